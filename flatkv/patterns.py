@@ -124,11 +124,13 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
         at = tokens[pos][2] if pos < len(tokens) else 0
         typed = take("num")
         digits = typed.lstrip("0") or "0"
-        if not typed.isdecimal() or digits == "0":  # 0x10, -1, 1.5, 1e3, 1², 0
-            raise ValueError(
-                f"layer pattern {quoted(text)}: repeat count {quoted(typed, 20)} at character "
-                f"{at} is not a whole number >= 1: write the count in digits, e.g. "
-                "(3*linear,full)*12")
+        where = f"layer pattern {quoted(text)}: repeat count {quoted(typed, 20)} at character {at}"
+        if not typed.isdecimal():  # 0x10, -1, 1.5, 1e3, 1²
+            raise ValueError(f"{where} is not a whole number >= 1: write the count in digits, "
+                             "e.g. (3*linear,full)*12")
+        if digits == "0":  # in digits already: "write it in digits" would not say what is wrong
+            raise ValueError(f"{where} is 0: give 1 or more, or leave the item out, e.g. "
+                             "(3*linear,full)*12")
         if len(digits) > 18:  # past any layer count, and int() refuses 4,300 digits
             raise ValueError(f"layer pattern {quoted(text)} expands to more than {max_layers} "
                              "cache layers: too large to be real")

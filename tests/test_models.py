@@ -412,7 +412,7 @@ def test_parse_pattern_forms():
         ("", "non-empty"),
         ("(a,b", r"expected '\)'"),
         ("a,,b", "expected a layer name at character 3, got ','"),
-        ("0*a", "repeat count '0' at character 1 is not a whole number >= 1"),
+        ("0*a", "repeat count '0' at character 1 is 0: give 1 or more"),
         ("a;b", "unexpected ';'"),
         ("(a)*10000000", "more than 2048 cache layers"),
         ("((a)*1000)*1000000000", "more than 2048 cache layers"),

@@ -174,7 +174,7 @@ def test_layer_patterns():
      ("full*", "expected a repeat count at character 6, got the end of the pattern"),
      ("(full", r"expected '\)'"),
      ("mlp*3", "unknown layer kind 'mlp': use one of"),
-     ("full*0", "'0' at character 6 is not a whole number >= 1"),
+     ("full*0", "'0' at character 6 is 0: give 1 or more"),
      ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 2048 cache layers"),
      ("(" * 500 + "full" + ")" * 500, "nests parentheses more than 32 deep"),
      # a long pattern is named by its start and length, not echoed whole
@@ -193,8 +193,6 @@ BAD_COUNTS = {
     "full*-1": "repeat count '-1' at character 6",
     "full*1.5": "repeat count '1.5' at character 6",
     "full*1e3": "repeat count '1e3' at character 6",
-    "full*0": "repeat count '0' at character 6",
-    "0*full": "repeat count '0' at character 1",
     "(full, swa)*2.": "repeat count '2.' at character 13",
     "3full": "repeat count '3full' at character 1",
 }
@@ -219,6 +217,13 @@ def test_a_pattern_missing_its_count_or_holding_a_stray_character_says_where():
     assert str(error.value) == ("layer pattern 'full*3;swa' has unexpected ';' at character 7: "
                                 "write names, counts, '*', ',' and parentheses, e.g. "
                                 "(3*gdn,full)*12")
+    # a count of 0 is in digits already: it is told to be 1 or more, not to be written in digits
+    for text, at in (("full*0", 6), ("0*full", 1), ("(full,swa)*00", 12)):
+        with pytest.raises(ValueError) as error:
+            parse_layer_pattern(text)
+        assert str(error.value) == (
+            f"layer pattern {text!r}: repeat count {text[at - 1:].split('*')[0]!r} at character "
+            f"{at} is 0: give 1 or more, or leave the item out, e.g. (3*linear,full)*12")
     # whitespace is ignored, as the grammar says: a space after '*' is no error
     assert parse_layer_pattern("full* 3") == ["full_attention"] * 3
 
