@@ -402,6 +402,17 @@ def _takes_a_value(known: Mapping[str, argparse.Action], option: str) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m flatkv``: the command's output and status; a ValueError one line and 2, and
+    Ctrl-C, wherever it lands (building the parser, the command, writing a long output a pager
+    holds), one line and 130 (128 + SIGINT, as a shell reports it), never a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # e.g. a named pipe no one writes to (--check-log)
+        print(f"{PROG}: stopped (Ctrl-C)", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -414,9 +425,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = in_option_terms(" ".join(str(exc).split()), parser)
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C (a named pipe no one writes to): one line, no traceback
-        print(f"{PROG}: stopped (Ctrl-C)", file=sys.stderr)
-        return 130  # 128 + SIGINT, as a shell reports it
     if isinstance(output, str):  # `model` and `presets` have no notes
         output = CommandOutput(output)
     try:

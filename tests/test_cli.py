@@ -556,6 +556,32 @@ def test_check_log_on_a_named_pipe_nothing_writes_to_says_it_waits_and_stops_on_
     assert err == "python -m flatkv: stopped (Ctrl-C)\n"
 
 
+@pytest.mark.parametrize("stage", ["parser", "output"])
+def test_ctrl_c_while_building_the_parser_or_printing_the_output_is_one_line_and_130(
+        stage, monkeypatch, capsys):
+    # Ctrl-C lands wherever the process is: building the parser, or writing a long output to
+    # a pipe a pager holds (SIGINT reaches the whole pipeline); each was a traceback, as only
+    # the command's run was guarded
+    import builtins
+
+    from flatkv import cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    if stage == "parser":
+        monkeypatch.setattr(cli, "build_parser", interrupted)
+    else:
+        real_print = builtins.print
+        monkeypatch.setattr(builtins, "print", lambda *a, **k: (
+            interrupted() if k.get("file") is None else real_print(*a, **k)))
+    try:
+        code, out, err = run(["presets"], capsys)
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C escaped main: a traceback")
+    assert (code, out, err) == (130, "", "python -m flatkv: stopped (Ctrl-C)\n")
+
+
 def test_check_log_reads_a_named_pipe_written_to(tmp_path):
     # the same pipe with a writer: read as any log, without the waiting line
     proc, fifo = _check_log_on_a_named_pipe(tmp_path)
