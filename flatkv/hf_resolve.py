@@ -260,9 +260,10 @@ def _not_modeled_text(model_type: str, why: str) -> str:
 
 
 # Where FlatKV does not read a config.json, the way out is to describe the model by hand: the
-# words are shared (BY_HAND_ADVICE), how is each front end's. The library raises BY_HAND, the
-# command line's (and the Python caller's) how; the app's Model page says it in its own terms,
-# BY_HAND_ON_PAGE, the one place the app words it (``on_the_model_page``).
+# words are shared (BY_HAND_ADVICE), how is each front end's. The library raises a ConfigError
+# (``by_hand``) that carries both: BY_HAND in its message, the command line's (and the Python
+# caller's) how, and BY_HAND_ON_PAGE in its ``on_page``, the Model page's, which the page shows
+# (``on_the_model_page``).
 BY_HAND_ADVICE = "describe the model by hand instead"
 BY_HAND = (f"{BY_HAND_ADVICE} (the Model page's 'Edit by hand', or `python -m flatkv model "
            "--preset NAME --export` edited and read back with --model-file)")

@@ -610,9 +610,10 @@ class ModelSpec:
     )
 
     def __post_init__(self) -> None:
-        """Check and normalise every field in the order its errors should surface: text first,
-        then the layers, sizes, length flags and layer-type lists, last the kind names and the
-        checks that need them (heads, the TP split)."""
+        """Check and normalise every field in the order its errors should surface: the name and
+        text first (source, notes, architectures, the config's ssm dtype), then the layers,
+        sizes, length flags and layer-type lists, last the kind names and the checks that need
+        them (heads, the TP split)."""
         check_name("name", self.name, fix=NAME_FIX)
         self._check_text()
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
