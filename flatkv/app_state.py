@@ -693,8 +693,9 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     """
     q = {k: _single(v) for k, v in params.items() if k not in IGNORED_KEYS}
     notices: list[str] = [
-        f"The link gives {_key_shown(k)} {len(v)} times ({listed([str(x) for x in v], _as_typed)})"
-        f": using the last, {_key_shown(k)}={_as_typed(str(v[-1]))}." for k, v in params.items()
+        f"The link gives {_key_shown(k)} {len(v):,} times "
+        f"({listed([str(x) for x in v], _as_typed)}): using the last, "
+        f"{_key_shown(k)}={_as_typed(str(v[-1]))}." for k, v in params.items()
         if k not in IGNORED_KEYS and isinstance(v, list) and len(set(v)) > 1]
     changes: dict[str, object] = {}
     for key, (name, parse, write) in _SETTINGS.items():

@@ -529,7 +529,8 @@ def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     # 33,924 characters)
     _, notices = decode_query({**{f"k{i}": "1" for i in range(5_000)},
                                "tp": [str(i) for i in range(5_000)]})
-    assert notices == ["The link gives tp 5000 times ('0', '1', '2', '3', '4', and 4,995 more): "
+    # the count with its thousands separator, as the 4,995 beside it and the notice under it
+    assert notices == ["The link gives tp 5,000 times ('0', '1', '2', '3', '4', and 4,995 more): "
                        "using the last, tp='4999'.",
                        "tp=4,999 is outside 1..1,024; using the default (tp=1).",
                        "Ignored unknown link parameter(s): 'k0', 'k1', 'k10', 'k100', 'k1000', "
