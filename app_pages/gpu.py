@@ -321,14 +321,6 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
                        on_click="ignore", icon=":material/download:")
 
 
-# The rounds and bytes of each figure, in a table of their own under the figures: in one table
-# at 1000 px the main column (538 px inside its border) showed the figures and the median, then
-# cut "rounds (ms)" at its edge and scrolled 846 px of columns sideways for a CPU run of one
-# layout. Each table now fits, the rows named alike; the bytes' headers short on screen.
-DETAIL_COLUMNS = (gpu_view.ROUNDS_COLUMN, "bytes per call", "bytes counted")
-DETAIL_LABELS = {"bytes per call": "B per call", "bytes counted": "B counted"}
-
-
 def results_tables(results: tuple) -> None:
     """The results: the figures, then each row's timed rounds and bytes (named by the same
     columns up to GB/s). A run of one timed round has no rounds column: its one round is the
@@ -336,14 +328,14 @@ def results_tables(results: tuple) -> None:
     rows = gpu_view.varying_columns(gpu_view.result_rows(results))
     names = list(rows[0])[:list(rows[0]).index("GB/s")]  # what each row timed
     one_round = all(len(f.samples_s) == 1 for r in results for f in r.figures)
-    detail = [c for c in DETAIL_COLUMNS if not (one_round and c == gpu_view.ROUNDS_COLUMN)]
-    table(pd.DataFrame([{k: v for k, v in row.items() if k not in DETAIL_COLUMNS}
+    detail = [c for c in gpu_view.DETAIL_COLUMNS if not (one_round and c == gpu_view.ROUNDS_COLUMN)]
+    table(pd.DataFrame([{k: v for k, v in row.items() if k not in gpu_view.DETAIL_COLUMNS}
                         for row in rows]),
           formats={"GB/s": "%.2f", gpu_view.MEDIAN_COLUMN: "%.3f"}, helps=gpu_view.RESULT_HELP)
     st.caption(gpu_view.table_names_text(results))
     st.caption(f"Each row's {'bytes' if one_round else 'timed rounds and bytes'}:")
     table(pd.DataFrame([{k: row[k] for k in (*names, *detail)} for row in rows]),
-          helps=gpu_view.RESULT_HELP, labels=DETAIL_LABELS)
+          helps=gpu_view.RESULT_HELP, labels=gpu_view.DETAIL_LABELS)
 
 
 def main() -> None:

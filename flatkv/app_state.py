@@ -692,11 +692,12 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     Never raises: every bad value falls back to its default, so any link opens the app.
     """
     q = {k: _single(v) for k, v in params.items() if k not in IGNORED_KEYS}
+    known = set(_SETTINGS) | set(_MODEL_KEYS)  # an unknown key repeated is only ignored, below
     notices: list[str] = [
         f"The link gives {_key_shown(k)} {len(v):,} times "
         f"({listed([str(x) for x in v], _as_typed)}): using the last, "
         f"{_key_shown(k)}={_as_typed(str(v[-1]))}." for k, v in params.items()
-        if k not in IGNORED_KEYS and isinstance(v, list) and len(set(v)) > 1]
+        if k in known and isinstance(v, list) and len(set(v)) > 1]
     changes: dict[str, object] = {}
     for key, (name, parse, write) in _SETTINGS.items():
         if key not in q:
@@ -714,7 +715,7 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     state, notice = _plannable(replace(DEFAULT, model=model, raw=raw, spec=spec, **changes))
     if notice:
         notices.append(notice)
-    unknown = sorted(set(q) - set(_SETTINGS) - set(_MODEL_KEYS))
+    unknown = sorted(set(q) - known)
     if unknown:
         notices.append("Ignored unknown link parameter(s): "
                        f"{listed(unknown, _as_typed)}.")

@@ -388,6 +388,13 @@ PAGES_COLUMN = "pages"
 MEDIAN_COLUMN = "median (ms)"
 ROUNDS_COLUMN = "rounds (ms)"
 PEAK_COLUMN = "peak"
+# The rounds and bytes of each figure, in a table of their own under the figures: in one table
+# at 1000 px the main column (538 px inside its border) showed the figures and the median, then
+# cut "rounds (ms)" at its edge and scrolled 846 px of columns sideways for a CPU run of one
+# layout. Each table now fits, the rows named alike; the bytes' headers short on screen.
+DETAIL_COLUMNS = (ROUNDS_COLUMN, "bytes per call", "bytes counted")
+DETAIL_LABELS = {"bytes per call": "B per call", "bytes counted": "B counted"}
+
 LAYOUT_RATIO_COLUMN = f"{PAGE_MAJOR} / {SLOT_MAJOR}"
 # on screen "ratio", its table titled "Page-major against slot-major": the full header pushed
 # the page-major GB/s past the main column's edge at 1000 px (581 px of columns in 538)
@@ -540,11 +547,13 @@ def noise_text(results: Sequence[BenchResult], threshold: float = NOISY_SPREAD) 
 
 
 MIN_ROUNDS_APART = 5  # timed rounds per layout before "rounds apart" says anything
+APART_COLUMN = "rounds apart"
+UNDECIDED = "cannot tell"  # what "rounds apart" says with fewer rounds than that
 
 
 def _apart_text(apart: bool | None, rounds: int) -> str:
     if apart is None:
-        return (f"cannot tell from {rounds} round{'s' if rounds != 1 else ''}: time "
+        return (f"{UNDECIDED} from {rounds} round{'s' if rounds != 1 else ''}: time "
                 f"{MIN_ROUNDS_APART} or more")
     return "yes" if apart else "no: the rounds overlap"
 
@@ -582,7 +591,7 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             KERNEL_COLUMN if text else "implementation": impl,
             # the ratio and whether it is noise first: what a scrolled table shows
             LAYOUT_RATIO_COLUMN: f"{ratio:.2f}x" if text else ratio,
-            "rounds apart": (_apart_text(apart, rounds) if text else apart),
+            APART_COLUMN: (_apart_text(apart, rounds) if text else apart),
             f"{SLOT_MAJOR} GB/s": round(slot.gbps, 2),
             f"{PAGE_MAJOR} GB/s": round(whole.gbps, 2),
         })
@@ -593,10 +602,10 @@ def apart_said_once(rows: Sequence[dict]) -> tuple[list[dict], str]:
     """``layout_rows`` for the screen, and a note for under the table: where every row cannot
     tell (too few rounds), "rounds apart" goes and its one sentence is said once. Repeated on
     each row it took a column of its own, and at 1000 px the table 877 px of its 538."""
-    said = {row.get("rounds apart") for row in rows}
-    if len(said) != 1 or not str(next(iter(said))).startswith("cannot tell"):
+    said = {row.get(APART_COLUMN) for row in rows}
+    if len(said) != 1 or not str(next(iter(said))).startswith(UNDECIDED):
         return list(rows), ""
-    return ([{k: v for k, v in row.items() if k != "rounds apart"} for row in rows],
+    return ([{k: v for k, v in row.items() if k != APART_COLUMN} for row in rows],
             f"Rounds apart: {next(iter(said))}.")
 
 

@@ -121,8 +121,8 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
         return tokens[pos - 1][1]
 
     def count() -> int:
-        at = tokens[pos][2] if pos < len(tokens) else 0
         typed = take("num")
+        at = tokens[pos - 1][2]
         digits = typed.lstrip("0") or "0"
         where = f"layer pattern {quoted(text)}: repeat count {quoted(typed, 20)} at character {at}"
         if not typed.isdecimal():  # 0x10, -1, 1.5, 1e3, 1²
@@ -155,8 +155,9 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
             take("(")
             depth.append(1)
             if len(depth) > MAX_NESTING:
-                raise ValueError(f"layer pattern nests parentheses more than {MAX_NESTING} deep: "
-                                 "write it flatter, e.g. (3*gdn,full)*12")
+                raise ValueError(f"layer pattern nests parentheses more than {MAX_NESTING} deep "
+                                 f"(at character {tokens[pos - 1][2]}): write it flatter, e.g. "
+                                 "(3*gdn,full)*12")
             atom: Any = sequence()
             depth.pop()
             take(")")

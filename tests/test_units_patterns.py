@@ -176,7 +176,9 @@ def test_layer_patterns():
      ("mlp*3", "unknown layer kind 'mlp': use one of"),
      ("full*0", "'0' at character 6 is 0: give 1 or more"),
      ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 2048 cache layers"),
-     ("(" * 500 + "full" + ")" * 500, "nests parentheses more than 32 deep"),
+     # the 33rd '(' is the 33rd character
+     ("(" * 500 + "full" + ")" * 500, r"nests parentheses more than 32 deep \(at character 33\)"),
+     ("full, " + "(" * 40 + "swa" + ")" * 40, r"more than 32 deep \(at character 39\)"),
      # a long pattern is named by its start and length, not echoed whole
      ("full," * 20_000 + "x", r"^layer pattern 'full,full,.*,'\.\.\. \(100,001 characters\) "
       "expands to more than 2048 cache layers")],

@@ -436,7 +436,8 @@ def _pool_blocks(planned_blocks: int, page_bytes: int, free: int, dev: torch.dev
 
 def _allocate_parts(slots: tuple[SlotLayout, ...], page_bytes: int, num_blocks: int,
                     dev: torch.device, *, layout: str, allocator: Allocator,
-                    names: SettingNames) -> tuple[tuple[torch.Tensor, ...], ...]:
+                    names: SettingNames
+                    ) -> tuple[tuple[torch.Tensor, ...], tuple[torch.Tensor, ...]]:
     """The slot tensors and the allocations behind them: one allocation a slot
     (slot-major), or one whose row is a page, each slot its columns (page-major). Out of
     memory, frees what it allocated and raises PoolAllocationError naming the part that did

@@ -94,7 +94,7 @@ def logged_padding(extras: dict[str, object]) -> tuple[bool, bool]:
     return bool(pools & {"kv", "hybrid swa"}), "state" in pools
 
 
-def _state_pool_line(log: StartUpLog, profile: CacheProfile, slots: int,
+def _add_state_pool_line(log: StartUpLog, profile: CacheProfile, slots: int,
                      tensors: Mapping[str, int], max_mamba_cache_size: int | None,
                      draft_buffers: tuple[int, int] | None, drafting: bool) -> None:
     """MambaPool's "Mamba Cache is allocated" line onto ``log``, its sizes of all ``slots``
@@ -157,7 +157,7 @@ def start_up_log(profile: CacheProfile, page: int, n_full: int, n_swa: int, full
     if state_cap:
         log.lines.append(state_cap)
     if slots is not None and tensors is not None:
-        _state_pool_line(log, profile, slots, tensors, max_mamba_cache_size, draft_buffers,
+        _add_state_pool_line(log, profile, slots, tensors, max_mamba_cache_size, draft_buffers,
                          drafting)
     if not n_full:
         if n_swa:
