@@ -61,9 +61,10 @@ METRIC_MIN_PX = 240
 # METRIC_QUARTER_PX (232: the main column at 1,440 px is 980 px, four cells of 233), else two
 # a line: in the grid above, at 1,440 px (and 1,366, 905 px) it read three and one, the last
 # alone on its line. Four only where every metric fits a quarter: one wider (keyed
-# ``metric-broad-``: Layout's "Dead share of a full_attention block", 234 px counted) keeps its
-# row two a line. The least cell is 232 px from 976 px (four cells and their gaps) up, else half
-# the row: ``(976px - 100%) * 999`` is 0 or less from 976 px, and huge under it. A row in the
+# ``metric-over-quarter-``: Layout's "Dead share of a full_attention block", 234 px counted)
+# keeps its row two a line. The least cell is 232 px from 976 px (four cells and their gaps)
+# up, else half the row: ``(976px - 100%) * 999`` is 0 or less from 976 px, and huge under it.
+# A row in the
 # grid of the row right above it (``metrics-under-``: Budget's requests to hold under its
 # figures) takes the same columns. A field in a row of metrics (Budget's requests to hold) has
 # its tooltip's icon beside its label, as the metrics have: streamlit puts a field's at the
@@ -73,9 +74,10 @@ METRIC_GAP_PX, LABEL_HELP_PX, DELTA_CHAR_PX = 16, 20, 6
 _FOUR_WIDE = 4 * METRIC_QUARTER_PX + 3 * METRIC_GAP_PX
 _WRAPPER = "[data-testid='stLayoutWrapper']"  # a keyed container's wrapper, the rows' siblings
 _ROW_OF_FOUR = (f"{_WRAPPER}:has(> [class*='st-key-metrics-'] > :nth-child(4):last-child)"
-                ":not(:has(> [class*='st-key-metrics-'] > * > [class*='st-key-metric-wide-']))")
+                ":not(:has(> [class*='st-key-metrics-'] > * > "
+                "[class*='st-key-metric-two-cells-']))")
 _QUARTERS = _ROW_OF_FOUR + (":not(:has(> [class*='st-key-metrics-'] > * > "
-                            "[class*='st-key-metric-broad-']))")
+                            "[class*='st-key-metric-over-quarter-']))")
 
 
 def _four_columns(row: str, least: str) -> str:
@@ -89,7 +91,7 @@ def _four_columns(row: str, least: str) -> str:
 METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important; "
                    f"grid-template-columns: repeat(auto-fill, minmax({METRIC_MIN_PX}px, 1fr));"
                    "grid-auto-flow: row dense;"
-                   "} [class*='st-key-metrics-'] > :has(> [class*='st-key-metric-wide-']) "
+                   "} [class*='st-key-metrics-'] > :has(> [class*='st-key-metric-two-cells-']) "
                    "{grid-column: span 2;} "  # the grid's item is the cell's wrapper
                    + _four_columns(_ROW_OF_FOUR, f"max({METRIC_MIN_PX}px, 50% - 9px)")
                    + _four_columns(_QUARTERS, f"clamp({METRIC_QUARTER_PX}px, "
@@ -135,8 +137,9 @@ class MetricRow:
 
     def metric(self, label: str, value: Any, delta: Any = None, **kwargs: Any) -> None:
         px = metric_px(label, delta if isinstance(delta, str) else None, bool(kwargs.get("help")))
-        kind = "wide" if px > metric_cell_px() else "broad" if px > METRIC_QUARTER_PX else None
-        if kind:  # a cell of its own, keyed by its kind (METRIC_GRID_CSS)
+        kind = ("two-cells" if px > metric_cell_px()
+                else "over-quarter" if px > METRIC_QUARTER_PX else None)
+        if kind:  # a cell of its own, keyed by what it needs (METRIC_GRID_CSS)
             self._keyed += 1
             cell = self._row.container(key=f"metric-{kind}-{self._name}-{self._keyed}")
         else:

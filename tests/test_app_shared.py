@@ -655,9 +655,9 @@ def test_a_metric_too_wide_for_a_grid_cell_takes_two():
 def test_a_metric_row_keys_each_metric_wider_than_a_quarter_or_a_cell_by_its_kind():
     # the grid (METRIC_GRID_CSS) reads a metric's width off its key, no browser needed to see
     # it: one of a quarter (232 px, four in the 980 px main column at 1,440 px less three
-    # gaps of 16: 233 each) goes straight in the row; one wider, a "broad" cell of its own
+    # gaps of 16: 233 each) goes straight in the row; one wider, an "over-quarter" cell of its own
     # (a row of four holding it stays two a line); one wider than a cell at 1000 px (262), a
-    # "wide" one (two cells). Budget's requests to hold sit in the grid of the figures above
+    # "two-cells" one. Budget's requests to hold sit in the grid of the figures above
     from app_pages._frame import METRIC_QUARTER_PX, metric_cell_px, metric_px
 
     assert (980 - 3 * 16) // 4 == 233 >= METRIC_QUARTER_PX == 232
@@ -683,8 +683,8 @@ def test_a_metric_row_keys_each_metric_wider_than_a_quarter_or_a_cell_by_its_kin
     cells = list(rows[0].children.values())
     assert cells[0].type == "metric" and cells[0].label == "Blocks"
     assert [(c.proto.id.split("-", 2)[2], c.children[0].label)
-            for c in cells[1:]] == [("metric-broad-t-1", labels[1]),
-                                    ("metric-wide-t-2", labels[2])]
+            for c in cells[1:]] == [("metric-over-quarter-t-1", labels[1]),
+                                    ("metric-two-cells-t-2", labels[2])]
 
 
 def test_layout_and_compare_name_the_kinds_the_planners_state_group_holds():
