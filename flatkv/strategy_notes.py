@@ -609,18 +609,22 @@ def capacity_ranks_apart_text(results: Sequence[StrategyResult], profile: CacheP
 def two_pool_blocks_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:
     """Why blocks x block bytes can exceed the budget: SGLang with full and sliding (or chunked)
     layers keeps two token pools, and its block is one page in both while the swa pool holds
-    only r_swa x as many pages. Empty when no layout here has two pools, or the product stays
-    within the budget (r_swa of 1 or more)."""
+    only r_swa x as many pages (or its SWA request cap's, with the radix cache off and a request
+    limit). Empty when no layout here has two pools, or the product stays within the budget
+    (r_swa of 1 or more)."""
     for r in results:
         if (r.applies and "swa_page_bytes" in r.extras
                 and r.num_blocks * r.block_bytes > r.budget_bytes):  # r_swa < 1
             x, which = r.extras, WINDOWED[swa_label(profile)].name
+            # the radix cache off with a request limit: the sliding pool is SGLang's SWA request
+            # cap, and no r_swa split the pools (its extras hold none)
+            sized = ("sized by SGLang's SWA request cap, not r_swa" if "swa_request_cap" in x
+                     else f"r_swa = {ratio_text(x['swa_full_tokens_ratio'])}")
             return (f"{title_of(r)}: a block is one page in both "
                     f"token pools ({x['full_page_bytes']:,} B full + {x['swa_page_bytes']:,} B "
                     f"{which}), and the {which} pool holds {x['swa_tokens']:,} tokens against "
-                    f"the full pool's {r.num_blocks * r.block_size:,} (r_swa = "
-                    f"{ratio_text(x['swa_full_tokens_ratio'])}), so blocks x block bytes is more "
-                    "than the budget.")
+                    f"the full pool's {r.num_blocks * r.block_size:,} ({sized}), so blocks x "
+                    "block bytes is more than the budget.")
     return ""
 
 

@@ -1503,3 +1503,29 @@ def test_compare_turns_sglangs_radix_cache_off():
     assert (76_968_728_985 - 471 * 77_266_944) // 24_576 // 64 == 25_797
     assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == round(
         25_797 / 128, 2) == 201.54
+
+
+def test_compare_explains_sglangs_two_pools_sized_by_its_swa_request_cap():
+    # gpt-oss-20b on a 40 GiB cache, SGLang's max_running_requests 64: 12 full and 12 sliding
+    # layers of 2,048 B a token (24,576 B a pool's token), so a block is one page (P 1) in both
+    # pools. With its radix cache the pools split by r_swa 0.8 (970,903 full, 776,722 sliding
+    # tokens: test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_request_cap). The
+    # radix cache off sizes the sliding pool by SGLang's SWA request cap, (127 + 128 + 1 + 1) x
+    # 64 + 2 x 8,192 + 1 = 32,833 tokens, the full pool the rest: (42,949,672,960 - 32,833 x
+    # 24,576) // 24,576 = 1,714,793. The note read r_swa from the result, which has none
+    # there: a KeyError, a traceback in place of the page (found by fuzzing the widgets).
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b", "gpu": "KV cache memory",
+                                           "kv_mem": "40GiB", "sg_maxrun": "64"})
+    assert_clean(at)
+    note = "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), "
+    assert note + ("and the sliding pool holds 776,722 tokens against the full pool's 970,903 "
+                   "(r_swa = 0.8), so blocks x block bytes is more than the budget."
+                   ) in [c.value for c in at.caption]
+    at.toggle(key="w.sglang_disable_radix_cache").set_value(True).run()
+    assert_clean(at)
+    assert 257 * 64 + 2 * 8_192 + 1 == 32_833
+    assert ((40 << 30) - 32_833 * 24_576) // 24_576 == 1_714_793
+    assert 1_714_793 * 2 * 24_576 > 40 << 30  # blocks x block bytes past the budget
+    assert note + ("and the sliding pool holds 32,833 tokens against the full pool's 1,714,793 "
+                   "(sized by SGLang's SWA request cap, not r_swa), so blocks x block bytes is "
+                   "more than the budget.") in [c.value for c in at.caption]

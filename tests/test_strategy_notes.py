@@ -125,6 +125,17 @@ def test_two_pool_text_explains_sglang_blocks_over_the_budget():
         "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), and "
         f"the sliding pool holds {int(0.8 * full):,} tokens against the full pool's {full:,} "
         "(r_swa = 0.8), so blocks x block bytes is more than the budget.")
+    # the radix cache off with max_running_requests 64: the sliding pool is SGLang's SWA
+    # request cap, (127 + 128 + 1 + 1) x 64 + 2 x 8,192 + 1 = 32,833 tokens, the full pool the
+    # rest in 24,576 B tokens; no r_swa split them (the note raised a KeyError for it)
+    capped = compare(gpt, budget_bytes=budget, context_tokens=None, options=StrategyOptions(
+        sglang_disable_radix_cache=True, sglang_max_running_requests=64))
+    full = (budget - 32_833 * 24_576) // 24_576
+    assert full == 3_099_032
+    assert notes.two_pool_blocks_text(capped, gpt) == (
+        "SGLang: a block is one page in both token pools (24,576 B full + 24,576 B sliding), and "
+        f"the sliding pool holds 32,833 tokens against the full pool's {full:,} (sized by "
+        "SGLang's SWA request cap, not r_swa), so blocks x block bytes is more than the budget.")
     # r_swa 1: both pools hold the same tokens, blocks x block bytes fits the budget: no note
     even = compare(profile_for("gpt-oss-20b", None, 1), budget_bytes=budget, context_tokens=None,
                    options=StrategyOptions(swa_full_tokens_ratio=1))
