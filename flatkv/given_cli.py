@@ -31,8 +31,8 @@ from flatkv.budget import (
 )
 from flatkv.models import mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
-from flatkv.plan import LINEAR_ATTENTION
-from flatkv.profile import MAX_WINDOW, CacheProfile
+from flatkv.plan import LINEAR_ATTENTION, check_int
+from flatkv.profile import MAX_ROW_BYTES, MAX_WINDOW, CacheProfile
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.units import (
@@ -158,9 +158,13 @@ def _sliding_kv_bytes(text: str | None) -> int | None:
     """--sliding-kv-bytes-per-slot's bytes, None where not given (sliding layers keep
     --kv-bytes-per-slot's)."""
     flag = "--sliding-kv-bytes-per-slot"
-    return None if text is None else positive_size(
-        text, flag, f"the sliding layers' bytes a token (1 or more), or drop {flag} where they "
-        "keep --kv-bytes-per-slot's")
+    if text is None:
+        return None
+    nbytes = positive_size(text, flag, f"the sliding layers' bytes a token (1 or more), or "
+                           f"drop {flag} where they keep --kv-bytes-per-slot's")
+    # bounded here, in the flag's words: the profile's bound says "or None" to a Python caller
+    return check_int(flag, nbytes, minimum=1, maximum=MAX_ROW_BYTES,
+                     hint=f"or drop {flag} where sliding layers keep --kv-bytes-per-slot's")
 
 
 def _raw_profile(args: argparse.Namespace) -> CacheProfile:

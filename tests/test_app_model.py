@@ -1087,6 +1087,16 @@ def test_raw_bytes_edit_the_sliding_layers_own_kv_bytes():
     at.number_input(key="edit.swa_kv").set_value(0).run()
     assert_clean(at)
     assert at.query_params["layers"] == "full*4" and metrics(at)["Cache layers"] == "4"
+    # past 1 TiB a row (2**41 B): refused with the field's own way out, its 0, where the
+    # profile's hint said "or None" (found by fuzzing the widgets)
+    at.text_input(key="edit.layers").set_value("(5*sliding,full)*10").run()
+    at.number_input(key="edit.window").set_value(1024).run()
+    at.number_input(key="edit.swa_kv").set_value(2**41).run()
+    assert [shown(e) for e in at.error] == [
+        "\"Sliding layers' KV bytes\" = 2199023255552 is too large to be real (at most "
+        '1,099,511,627,776); or 0 when sliding layers add "KV bytes per token per layer" too. '
+        "Until it is fixed, every page (and the summary below) shows the last valid model."]
+    assert at.query_params["layers"] == "(5*sliding,full)*10" and "swa_kv" not in at.query_params
 
 
 def test_kv_shared_layers_are_named_and_dropped_when_the_layers_are_edited():

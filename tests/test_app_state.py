@@ -1506,6 +1506,11 @@ def test_a_kv_shared_models_shared_layers_ride_in_its_links_and_files():
      'is 512 but "Layer pattern" has no sliding_attention layer'),
     (RawModel("linear*2", 1024, (("conv", 0),)), '"State tensors" conv must be positive, '
      "got 0"),
+    # past 1 TiB (2**40 B) a row: the profile's hint for a Python caller says "or None", which
+    # the field ("0 = the same") takes as 0
+    (RawModel("(sliding,full)*2", 1024, sliding_window=128, sliding_kv_bytes_per_slot=2**41),
+     "\"Sliding layers' KV bytes\" = 2199023255552 is too large to be real (at most "
+     '1,099,511,627,776); or 0 when sliding layers add "KV bytes per token per layer" too'),
 ])
 def test_the_raw_editors_errors_name_its_fields_by_their_labels(raw, said):
     # the profile's messages name its fields (kv_bytes_per_slot); the editor relabels them by
@@ -1516,6 +1521,7 @@ def test_the_raw_editors_errors_name_its_fields_by_their_labels(raw, said):
     assert said in shown
     assert not [f for f in app_model.RAW_LABELS if f in shown], shown
     assert "command line" not in shown  # the CLI's hint is for the CLI
+    assert "None" not in shown  # no field takes it: each says what its 0 means
 
 
 def test_sglang_slots_per_request_start_at_sglangs_own_for_the_model():

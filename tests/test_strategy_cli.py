@@ -575,6 +575,15 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
         assert code == 2 and err.strip() == (
             f"python -m flatkv: error: {said}give the sliding layers' bytes a token (1 or more), "
             "or drop --sliding-kv-bytes-per-slot where they keep --kv-bytes-per-slot's")
+    # past 1 TiB a row (2TiB = 2,199,023,255,552 B): the flag's way out, where the profile's
+    # bound gave its hint for a Python caller ("or None when sliding layers add
+    # kv_bytes_per_slot too")
+    code, out, err = run(["compare", *gemma[:4], "--sliding-kv-bytes-per-slot", "2TiB",
+                          "--sliding-window", "1024", "--budget", "1GiB"])
+    assert code == 2 and err.strip() == (
+        "python -m flatkv: error: --sliding-kv-bytes-per-slot = 2199023255552 is too large to be "
+        "real (at most 1,099,511,627,776); or drop --sliding-kv-bytes-per-slot where sliding "
+        "layers keep --kv-bytes-per-slot's")
 
 
 def _qwen3_next_sglang(*extra: str) -> dict:
