@@ -553,3 +553,23 @@ def test_gpu_lab_says_what_its_page_size_is_as_layout_does():
     (at_gpu,) = [m for m in gpu.metric if m.label == "P (tokens per page)"]
     assert (at_gpu.value, at_gpu.proto.delta) == (at_layout.value, at_layout.proto.delta) == (
         "544", "requested 16")
+
+
+def test_gpu_lab_names_a_swept_pages_per_call_past_two_pools_in_its_words(monkeypatch):
+    from flatkv.gpu import bench
+
+    # 2 GiB free, both pool layouts: each automatic pool is 40% of 1 GiB, 429,496,729 B, so
+    # 3,276 pages of 131,072 B, where the page's suggestion (no free memory read) is the
+    # 512 MiB default, 4,096 pages. A swept 4,000 passes the list's check and is refused
+    # before Run; the refusal named the entry "pages_per_call[2]", the library's index, not
+    # the lab's words (found by fuzzing the widgets)
+    monkeypatch.setattr(bench, "free_memory_bytes", lambda device: 2 << 30)
+    at = open_app("app_pages/gpu.py", {**TINY_LINK, "layouts": "slot-major,page-major",
+                                       "sweep": "pages per call", "sweep_pages": "1,2,4000"})
+    assert not at.exception
+    assert (1 << 30) * 40 // 100 // TINY_PAGE == 3_276 and (512 << 20) // TINY_PAGE == 4_096
+    assert [shown(e) for e in at.error] == [
+        "pages per call is 4,000, more than the 3,276 blocks of the pool: give at most 3,276, "
+        "or set max blocks (the automatic pool is a safe share of free memory; a run checks "
+        "that a larger one fits)"]
+    assert at.query_params["sweep_pages"] == "1,2,4000"  # the list as given, to mend

@@ -471,9 +471,9 @@ def check_sweep_fits(plans: Sequence[FlatMemoryPlan], device: str | torch.device
             else default_max_blocks(plan, dev, free[dev.type] // pools) for plan in plans]
     for plan, cap in zip(plans, caps, strict=True):
         blocks = min(cap, plan.geometry.num_blocks)
-        for i, n in enumerate(counts):
+        for n in counts:  # named in the caller's words: an index is the library's
             if n is not None:
-                check_pages_fit_pool(f"pages_per_call[{i}]", n, blocks, names.max_blocks,
+                check_pages_fit_pool(names.pages_per_call, n, blocks, names.max_blocks,
                                      plan.geometry.num_blocks,
                                      capped_by_user=max_blocks is not None)
         _check_fits(plan, dev, cap, counts, free, pools=pools, names=names)

@@ -229,7 +229,7 @@ def test_repeats_and_threads_are_bounded(monkeypatch):
 def test_more_pages_per_call_than_the_plan_has_blocks_is_not_fixed_by_the_cap():
     # a cap of 1,000 blocks over a plan of 637 (1,000,000 B // 1,568 B, gpu_plans): the pool
     # is the whole plan, so raising max blocks would not make room for 700 pages a call
-    with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 700, more than the 637 blocks "
+    with pytest.raises(ValueError, match=r"pages per call is 700, more than the 637 blocks "
                        r"of the pool: give at most 637, the plan's blocks \(a larger cache "
                        r"budget or a smaller block size plans more\)$"):
         run_benchmark(small_plan(), device="cpu", max_blocks=1000, pages_per_call=700, repeats=1)
@@ -237,7 +237,7 @@ def test_more_pages_per_call_than_the_plan_has_blocks_is_not_fixed_by_the_cap():
 
 def test_lock_is_released_after_a_failed_run(monkeypatch):
     # refused before anything is held: more pages per call than the pool has blocks
-    with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 99, more than the 4 blocks of "
+    with pytest.raises(ValueError, match=r"pages per call is 99, more than the 4 blocks of "
                        "the pool: give at most 4, or raise max blocks"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, pages_per_call=99, repeats=1)
 
@@ -306,7 +306,7 @@ def test_a_benchmark_that_would_not_fit_is_refused_before_allocating(monkeypatch
         bench.check_sweep_fits([small_plan()], "cpu", 637, [1], 1)
     # no cap told: the pool is 40% of free memory, 800,000 // 1,568 = 510 of the 637 blocks
     # planned, which a cap may raise (the fit check then decides), not "raise" an unset cap
-    with pytest.raises(ValueError, match=r"pages_per_call\[0\] is 600, more than the 510 blocks "
+    with pytest.raises(ValueError, match=r"pages per call is 600, more than the 510 blocks "
                        r"of the pool: give at most 510, or set max blocks \(the automatic pool "
                        r"is a safe share of free memory; a run checks that a larger one fits\)$"):
         bench.check_sweep_fits([small_plan()], "cpu", None, [600], 1)
