@@ -359,9 +359,11 @@ def with_given_budget(args: argparse.Namespace, model: GivenModel) -> argparse.N
             raise UsageError(f"{exc} (or one of {', '.join(map(repr, GPU_PRESETS))})") from None
     fraction = (DEFAULT_MEMORY_FRACTION if args.memory_fraction is None
                 else args.memory_fraction)
-    if not 0 < fraction <= 1:  # (NaN too)
-        raise UsageError(f"--memory-fraction {fraction_text(fraction)} is outside (0, 1]: give "
-                         "the share of the GPU an engine may use, e.g. 0.9")
+    if not 0 < fraction <= 1:  # (NaN too, which argparse's float read from 'nan' or 'NaN')
+        what = ("is not a number (NaN)" if fraction != fraction
+                else f"{fraction_text(fraction)} is outside (0, 1]")
+        raise UsageError(f"--memory-fraction {what}: give the share of the GPU an engine may "
+                         "use, e.g. 0.9")
     try:
         budget = cache_budget(gpu, fraction, args.weights or 0, model.tp,
                               splits=model.splits_over)

@@ -1064,6 +1064,10 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
              "derive: give --gpu-memory too, or drop them"),
             (["--gpu-memory", "80GB", "--memory-fraction", "1.5"],
              "--memory-fraction 1.5 is outside (0, 1]"),
+            # NaN is no figure outside a range: it read "nan is outside (0, 1]"
+            (["--gpu-memory", "80GB", "--memory-fraction", "NaN"],
+             "--memory-fraction is not a number (NaN): give the share of the GPU an engine "
+             "may use, e.g. 0.9"),
             (["--gpu-memory", "H100"], "--gpu-memory 'H100' is not a size: write a number with "
              "an optional unit, e.g. 80GB, 10GiB, 1.5TiB, 12e9 or 4096 (or one of 'H100 80GB',"),
             # 16 GB of weights on one rank leave nothing of 12 GB x 0.9: TP 2 would
