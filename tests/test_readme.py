@@ -228,3 +228,67 @@ def test_the_readme_lists_every_model_type_read():
     start = readme.index("Every model_type read, in full: ")
     listed = readme[start:readme.index(".", start)].split(": ", 1)[1]
     assert re.findall(r"`(\w+)`", listed) == list(SUPPORTED_MODEL_TYPES)
+
+
+ROOT = README.parent
+DOCS = ("README.md", "ARCHITECTURE.md")
+# where a cited `module.name` lives (`plan.TensorPlan`, `sglang.dp.attention_dp`, `_session.bind`)
+MODULE_DIRS = ("flatkv", "flatkv/strategies", "app_pages", "bench")
+# a cited path inside the repository (`strategies/vllm.py` is under flatkv/); others are engines'
+REPO_DIRS = {"flatkv", "app_pages", "tests", "bench", "assets", ".ci", "strategies", "gpu"}
+
+
+def cited() -> list[str]:
+    """Every `span` of README.md and ARCHITECTURE.md."""
+    return [span for doc in DOCS for span in re.findall(r"`([^`\n]+)`", (ROOT / doc).read_text())]
+
+
+def module_of(dotted: str) -> Path | None:
+    rel = dotted.replace(".", "/")
+    return next((p for base in MODULE_DIRS
+                 for p in (ROOT / base / f"{rel}.py", ROOT / base / rel / "__init__.py")
+                 if p.is_file()), None)
+
+
+def defines(path: Path, name: str) -> bool:
+    """``name`` is a def, class, assignment or field of ``path`` (a package re-exports it)."""
+    text = path.read_text()
+    if path.name == "__init__.py":
+        return re.search(rf"\b{name}\b", text) is not None
+    return re.search(rf"^\s*(?:(?:def|class)\s+{name}\b|{name}\s*[:=])", text, re.M) is not None
+
+
+def test_the_first_screen_shows_the_app_and_ci_s_own_test_command():
+    first = README.read_text().split("\n## ")[0]
+    (image,) = re.findall(r"!\[[^]]+\]\(([^)]+)\)", first)
+    assert (ROOT / image).is_file()
+    commands = [line for line in (ROOT / ".ci/run").read_text().splitlines() if "pytest" in line]
+    assert len(commands) == 1 and commands[0] in first.splitlines()
+
+
+def test_every_name_the_docs_cite_exists():
+    # a renamed function, test or file leaves the newcomer's map pointing nowhere; names the
+    # docs cite from the engines' code (vLLM's, SGLang's) resolve to no module here and pass
+    classes = {m[1]: p for p in ROOT.glob("flatkv/**/*.py")
+               for m in re.finditer(r"^class (\w+)", p.read_text(), re.M)}
+    tests = "\n".join(p.read_text() for p in ROOT.glob("tests/**/*.py"))
+    missing = []
+    for span in cited():
+        span = re.sub(r"\S*<\w+>\S*", " ", span)  # a placeholder: tests/test_app_<page>.py
+        for path in re.findall(r"[\w.]+/[\w./]*\w", span):
+            if path.split("/")[0] in REPO_DIRS and not any(
+                    (ROOT / base / path).exists() for base in ("", "flatkv")):
+                missing.append(path)
+        span = re.sub(r"[\w./-]+\.(?:py|json|md|sh|log)\b", " ", span)
+        missing += [t for t in re.findall(r"\btest_\w+", span)
+                    if not re.search(rf"^def {t}\(", tests, re.M)]
+        for dotted in re.findall(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", span):
+            parts = dotted.split(".")
+            for i in range(len(parts) - 1, 0, -1):
+                if path := module_of(".".join(parts[:i])):
+                    missing += [dotted] * (not defines(path, parts[i]))
+                    break
+            else:
+                if parts[0] in classes:
+                    missing += [dotted] * (not defines(classes[parts[0]], parts[1]))
+    assert missing == []
