@@ -233,7 +233,7 @@ def test_the_readme_lists_every_model_type_read():
 ROOT = README.parent
 DOCS = ("README.md", "ARCHITECTURE.md")
 # where a cited `module.name` lives (`plan.TensorPlan`, `sglang.dp.attention_dp`, `_session.bind`)
-MODULE_DIRS = ("flatkv", "flatkv/strategies", "app_pages", "bench")
+MODULE_DIRS = ("flatkv", "flatkv/strategies", "app_pages", "bench", "tests")
 # a cited path inside the repository (`strategies/vllm.py` is under flatkv/); others are engines'
 REPO_DIRS = {"flatkv", "app_pages", "tests", "bench", "assets", ".ci", "strategies", "gpu"}
 
