@@ -46,7 +46,7 @@ from flatkv.strategies.vllm import (
     DEFAULT_KERNEL_BLOCK_SIZE,
     DEFAULT_MAMBA_CHUNK_SIZE,
 )
-from flatkv.units import decimal_tokens_note, parse_tokens, tokens_text
+from flatkv.units import MAX_TOKENS, decimal_tokens_note, parse_tokens, tokens_text
 from flatkv.units import markdown_literal as literal
 
 # --------------------------------------------------------------------------------------------
@@ -66,6 +66,7 @@ def _help(field: str, own: str = "") -> str:
 # Engine options that are counts: label, range and what the widget adds to their help.
 _COUNT_WIDGETS = {
     "sglang_page_size": ("Page size (tokens)", 1, MAX_BLOCK_SIZE, ""),
+    "sglang_mamba_track_interval": ("Mamba track interval (tokens)", 1, MAX_TOKENS, ""),
     "sglang_attn_dp_size": ("Attention DP size", 1, MAX_ATTN_DP_SIZE,
                             "1 is none; it must divide the TP."),
     "prefill_checkpoint_blocks": (

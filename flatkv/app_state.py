@@ -146,6 +146,7 @@ class AppState:
     sglang_disable_radix_cache: bool = ENGINE_DEFAULTS.sglang_disable_radix_cache
     sglang_attn_dp_size: int = ENGINE_DEFAULTS.sglang_attn_dp_size  # 1: no attention DP
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
+    sglang_mamba_track_interval: int = ENGINE_DEFAULTS.sglang_mamba_track_interval
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
     sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
     # None: SGLang's own, by the GPU's memory (sglang_chunked_prefill)
@@ -588,6 +589,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_noradix": ("sglang_disable_radix_cache", _flag, lambda v: "1" if v else "0"),
     "sg_dp": ("sglang_attn_dp_size", _int(1, MAX_ATTN_DP_SIZE), str),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
+    "sg_track": ("sglang_mamba_track_interval", _int(1, MAX_TOKENS), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),
     "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),

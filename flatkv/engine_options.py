@@ -269,6 +269,17 @@ ENGINE_OPTIONS = (
         "sparse attention everywhere (applied here whatever this says). SGLang refuses a "
         "page size that does not divide its prefill chunk ($sglang_chunked_prefill_size), "
         "unless chunked prefill is off."),
+    # sizes nothing: SGLang checks it at start-up where its extra_buffer radix cache runs
+    # (radix_page_refusal, draft_track_refusal, track_chunk_refusal)
+    EngineOption(
+        "sglang_mamba_track_interval", "SGLang mamba track interval", ("sglang",),
+        SGLANG_COLUMN, lambda p: radix_cache(p, ENGINE_DEFAULTS) == "extra_buffer",
+        help="SGLang's --mamba-track-interval (256 by default): the tokens between the state "
+        "snapshots its extra_buffer radix cache takes in decode. It sizes no pool and no "
+        "slot; SGLang 0.5.23 starts only where $sglang_page_size divides it, it is at least "
+        "the tokens verified a step ($speculative_tokens + 1) and, for a Mamba2 model "
+        "(Nemotron-H, Falcon-H1, Granite 4.0-H), at least the model's mamba chunk. Raise it "
+        "with a page size past 256 (512 for pages of 512) or more than 255 tokens drafted."),
     # re-sizes the ssm tensors of a model's state layers
     EngineOption(
         "sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
@@ -379,7 +390,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     cache mode not set (``only_in_mode``), SGLang's sliding / full ratio without its sliding
     pool (its chunked prefill size always acts: its scheduler's log line prints it), the
     ratio where its request cap sizes that pool, overlap scheduling where S is told or the
-    radix cache is off, the radix cache where it leaves nothing (``_radix_cache_idle``)."""
+    radix cache is off, the radix cache where it leaves nothing (``_radix_cache_idle``), the
+    track interval where no extra_buffer radix cache runs (its radix cache off, or no_buffer
+    without overlap scheduling at page size 1)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
     if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
@@ -395,6 +408,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
         return "SGLang's radix cache is off, so it decides no state slots a request holds"
     if option.field == "sglang_disable_radix_cache":
         return _radix_cache_idle(profile, options)
+    if (option.field == "sglang_mamba_track_interval"
+            and radix_cache(profile, options) != "extra_buffer"):
+        return "SGLang runs no extra_buffer radix cache here, the only one that tracks state"
     return ""
 
 

@@ -180,6 +180,10 @@ def _add_sglang_arguments(parser: argparse.ArgumentParser, defaults: StrategyOpt
     parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
          help=_engine_help("sglang_page_size", f"default {defaults.sglang_page_size}, as "
                            "SGLang on Hopper and Ampere"))
+    _sglang_flag(parser, "mamba-track-interval", type=int,
+         default=defaults.sglang_mamba_track_interval, metavar="T",
+         help=_engine_help("sglang_mamba_track_interval",
+                           f"default {defaults.sglang_mamba_track_interval}, as SGLang"))
     parser.add_argument("--sglang-ssm-dtype", default=None, metavar="DTYPE",
          help=_engine_help("sglang_ssm_dtype",
                            "as SGLANG_MAMBA_SSM_DTYPE would; default: SGLang's own"))

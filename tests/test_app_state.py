@@ -86,7 +86,8 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "mamba_full_memory_ratio": 0.5, "swa_full_tokens_ratio": 0.25,
         "sglang_slots_per_request": 5, "sglang_max_running_requests": 20,
         "sglang_max_mamba_cache_size": 100,
-        "sglang_page_size": 64, "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": False,
+        "sglang_page_size": 64, "sglang_mamba_track_interval": 512,
+        "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": False,
         "max_batched_tokens": 4096, "sglang_chunked_prefill_size": 2048,
         "lcm_padding_bound": 0.1,
         "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
@@ -136,6 +137,29 @@ def test_engine_options_round_trip_and_feed_strategy_options():
     assert run_strategy("flat", DEFAULT.profile(), budget_bytes=10**11,
                         options=swept).block_size == 576
     assert state.changed_engine_options()["kernel_block_size"] == 64
+
+
+def test_sglang_mamba_track_interval_round_trips_through_the_link():
+    # sg_track carries SGLang's --mamba-track-interval; 256 (its default) stays out of a link.
+    # Pages of 512 start at 512, refused at 256
+    state = AppState(model="Qwen3-Next-80B-A3B", sglang_page_size=512,
+                     sglang_mamba_track_interval=512)
+    query = encode_query(state)
+    assert query == {"sg_page": "512", "sg_track": "512"}  # Qwen3-Next: the default model
+    assert decode_query(query) == (state, [])
+    assert state.changed_engine_options() == {"sglang_page_size": 512,
+                                              "sglang_mamba_track_interval": 512}
+    assert "sg_track" not in encode_query(replace(state, sglang_mamba_track_interval=256))
+    for interval, applies in ((512, True), (256, False)):
+        at = replace(state, sglang_mamba_track_interval=interval)
+        assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
+                            options=at.strategy_options()).applies is applies
+    for text, why in (("0", "must be 1 or more"), ("-512", "must be 1 or more"),
+                      ("x", "is not a whole number")):
+        back, notices = decode_query({**query, "sg_track": text})
+        assert back.sglang_mamba_track_interval == 256
+        shown = repr(text) if text == "x" else text
+        assert notices == [f"sg_track={shown} {why}; using the default (sg_track=256)."]
 
 
 def test_sglang_attention_dp_size_round_trips_through_the_link():
@@ -449,6 +473,8 @@ def test_a_preset_is_linked_by_name():
         ({"sg_mamba_size": "-1"}, "sglang_max_mamba_cache_size", "sg_mamba_size=-1 is outside"),
         ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa is '2': give a number in [0.000001, 1]"),
         ({"sg_page": "0"}, "sglang_page_size", "sg_page=0 is outside"),
+        ({"sg_track": "0"}, "sglang_mamba_track_interval", "sg_track=0 must be 1 or more"),
+        ({"sg_track": "2.5"}, "sglang_mamba_track_interval", "sg_track='2.5' is not a whole"),
         ({"sg_ssm": "int8"}, "sglang_ssm_dtype",
          "sg_ssm='int8' is not one of float32, bfloat16, float16"),
         ({"mbt": "-1"}, "max_batched_tokens", "mbt is '-1': give a positive number of tokens"),
@@ -910,7 +936,8 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     mamba_chunk_size=(128,), mamba_full_memory_ratio=(Fraction(1, 2),),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
                     sglang_max_running_requests=(20,), sglang_max_mamba_cache_size=(100,),
-                    sglang_page_size=(64,), sglang_ssm_dtype=("bfloat16", "float16"),
+                    sglang_page_size=(64,), sglang_mamba_track_interval=(64, 512),
+                    sglang_ssm_dtype=("bfloat16", "float16"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
                     sglang_overlap_schedule=(False,), sglang_disable_radix_cache=(True,),
                     sglang_attn_dp_size=(2,),
@@ -1034,7 +1061,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
         "sglang_max_running_requests", "sglang_max_mamba_cache_size",
         "sglang_disable_radix_cache", "sglang_attn_dp_size", "sglang_overlap_schedule",
-        "sglang_page_size",
+        "sglang_page_size", "sglang_mamba_track_interval",
         "sglang_ssm_dtype", "sglang_chunked_prefill_size")
     assert "sglang_overlap_schedule" not in strategy_fields(
         "sglang", load_preset("LFM2-1.2B").profile())

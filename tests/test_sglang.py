@@ -928,7 +928,91 @@ def test_sglang_refuses_more_drafted_tokens_than_its_track_interval():
                         options=StrategyOptions(speculative_tokens=255)).applies
     r = run_strategy("sglang", qwen, budget_bytes=1 << 40,
                      options=StrategyOptions(speculative_tokens=256))
-    assert not r.applies and "at least the 257 tokens it verifies a step" in r.reason
+    assert r.reason == (
+        "SGLang's extra_buffer radix cache needs its track interval, 256 tokens "
+        "(--mamba-track-interval, SGLang's default), at least the 257 tokens it verifies a step "
+        "(256 drafted + 1): draft at most 255 tokens a step, or set --mamba-track-interval 257")
+    # told 512, it takes up to 511 drafted; at page 64 the interval it offers is whole pages
+    assert run_strategy("sglang", qwen, budget_bytes=1 << 40, options=StrategyOptions(
+        speculative_tokens=256, sglang_mamba_track_interval=512)).applies
+    r = run_strategy("sglang", qwen, budget_bytes=1 << 40, options=StrategyOptions(
+        speculative_tokens=600, sglang_mamba_track_interval=512, sglang_page_size=64))
+    assert r.reason == (
+        "SGLang's extra_buffer radix cache needs its track interval, 512 tokens "
+        "(--mamba-track-interval 512), at least the 601 tokens it verifies a step (600 drafted "
+        "+ 1): draft at most 511 tokens a step, or set --mamba-track-interval 640")
+
+
+def test_sglang_takes_a_page_size_its_told_track_interval_takes():
+    # SGLang asserts mamba_track_interval % page_size == 0 (mamba_hook.py 134-135): at 512
+    # pages of 512 start (refused at the default 256), 384 does not divide 512
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    at_512 = StrategyOptions(sglang_page_size=512, sglang_mamba_track_interval=512)
+    default = run_strategy("sglang", qwen, budget_bytes=40 << 30,
+                           options=replace(at_512, sglang_mamba_track_interval=256))
+    told = run_strategy("sglang", qwen, budget_bytes=40 << 30, options=at_512)
+    assert not default.applies and told.applies
+    # the interval sizes nothing: pages of 512 at 512 hold what pages of 256 at 256 hold,
+    # in whole pages of 512 (the pool's tokens rounded down to them)
+    at_256 = run_strategy("sglang", qwen, budget_bytes=40 << 30,
+                          options=StrategyOptions(sglang_page_size=256))
+    assert told.logged_tokens == at_256.logged_tokens // 512 * 512
+    assert told.extras["request_state_slots"] == at_256.extras["request_state_slots"]
+    # 384 takes whole chunks (8,448 = 22 x 384) but does not divide 512: refused, naming the
+    # interval as told and both fixes (768, the least multiple of 384 past 512)
+    r = run_strategy("sglang", qwen, budget_bytes=40 << 30, options=replace(
+        at_512, sglang_page_size=384, sglang_chunked_prefill_size=8448))
+    assert r.reason == (
+        "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every 512 "
+        "tokens (--mamba-track-interval 512), which the page size must divide: 384 does not; "
+        "set a page size that divides 512 (1, 2, 4, ..., 512), or --mamba-track-interval 768")
+    # 96 divides 384 but neither divides the state's chunk (FLA's 64, Qwen3-Next's config
+    # giving none) nor is a multiple of it (overrides.mamba_cache_chunk_size 1919-1921)
+    r = run_strategy("sglang", qwen, budget_bytes=40 << 30, options=StrategyOptions(
+        sglang_page_size=96, sglang_mamba_track_interval=384, sglang_chunked_prefill_size=8064))
+    assert r.reason == (
+        "SGLang's extra_buffer radix cache caches Qwen3NextForCausalLM's state at its chunk "
+        "of 64 tokens, which the page size must divide or be a multiple of (\"either "
+        "chunk_size or page_size must be divisible by the other\"): 96 is neither; set a page "
+        "size that divides both 384 and 64 or is a multiple of 64 dividing 384 (1, 2, 4, ..., "
+        "384)")
+    # without the extra buffer (radix cache off) the interval is not checked
+    assert run_strategy("sglang", qwen, budget_bytes=40 << 30, options=replace(
+        at_512, sglang_page_size=384, sglang_chunked_prefill_size=8448,
+        sglang_disable_radix_cache=True)).applies
+
+
+def test_sglang_refuses_a_mamba2_track_interval_under_its_chunk():
+    # Mamba2AttnBackend asserts mamba_track_interval >= mamba_chunk_size with the extra
+    # buffer (hybrid_linear_attn_backend.py 1081-1083): Nemotron-H-8B's chunk is 128
+    nemotron = load_preset("Nemotron-H-8B").profile()
+    assert nemotron.mamba_chunk_size == 128
+    r = run_strategy("sglang", nemotron, budget_bytes=40 << 30,
+                     options=StrategyOptions(sglang_mamba_track_interval=64))
+    assert r.reason == (
+        "SGLang's Mamba2 backend needs the track interval, 64 tokens (--mamba-track-interval "
+        "64), at least NemotronHForCausalLM's mamba chunk of 128 tokens with its extra_buffer "
+        "radix cache (\"mamba_track_interval (64) must be >= mamba_chunk_size (128)\"): set "
+        "--mamba-track-interval 128")
+    assert run_strategy("sglang", nemotron, budget_bytes=40 << 30,
+                        options=StrategyOptions(sglang_mamba_track_interval=128)).applies
+    # no_buffer (overlap off at page 1) runs no such check; a GDN model (Qwen3-Next) neither
+    assert run_strategy("sglang", nemotron, budget_bytes=40 << 30, options=StrategyOptions(
+        sglang_mamba_track_interval=64, sglang_overlap_schedule=False)).applies
+    assert run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
+                        budget_bytes=40 << 30,
+                        options=StrategyOptions(sglang_mamba_track_interval=64)).applies
+
+
+@pytest.mark.parametrize("value, said", [
+    (0, "must be positive, got 0"), (-256, "must be positive, got -256"),
+    (2**41, "= 2199023255552 is too large to be real"), (256.0, "must be a whole number"),
+    (True, "must be a whole number")])
+def test_sglang_mamba_track_interval_out_of_bounds(value, said):
+    with pytest.raises(ValueError) as err:
+        StrategyOptions(sglang_mamba_track_interval=value)
+    assert str(err.value).startswith(f"sglang_mamba_track_interval {said}")
+    assert "SGLang's --mamba-track-interval" in str(err.value)
 
 
 def test_sglang_refuses_a_prefill_chunk_of_part_pages():
@@ -1045,10 +1129,13 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
     for page in (48, 512):
         r = run_strategy("sglang", qwen, budget_bytes=40 * 2**30,
                          options=StrategyOptions(sglang_page_size=page))
+        # 512 is a multiple of the state's chunk (64), so a track interval of 512 takes it;
+        # 48 is not (SGLang's chunk check refuses it at any interval): no interval offered
         assert r.reason == (
             "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
-            "--mamba-track-interval tokens (256 by default), which the page size must divide: "
-            f"{page} does not; set a page size that divides 256 (1, 2, 4, ..., 256)")
+            "256 tokens (--mamba-track-interval, SGLang's default), which the page size must "
+            f"divide: {page} does not; set a page size that divides 256 (1, 2, 4, ..., 256)"
+            + (", or --mamba-track-interval 512" if page == 512 else ""))
     # on a B200 told no page: TensorRT-LLM's backends, page 64, but where a model override
     # picks another backend, whose page stays 1 (arg_groups/model_overrides/*.py): LFM2 and a
     # Granite 4.0-H with mamba layers flashinfer, Falcon-H1 triton, an MLA model DeepSeek's
@@ -1805,8 +1892,8 @@ def test_sglang_disable_radix_cache_lifts_the_mamba_radix_cache_checks():
             "page size 1 only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang "
             "page size to 1" if page == 64 else
             "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
-            "--mamba-track-interval tokens (256 by default), which the page size must divide: "
-            "48 does not; set a page size that divides 256 (1, 2, 4, ..., 256)")
+            "256 tokens (--mamba-track-interval, SGLang's default), which the page size must "
+            "divide: 48 does not; set a page size that divides 256 (1, 2, 4, ..., 256)")
         assert _sglang_radix_off(profile, **told).applies
     b200 = "B200 192GB"
     for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B"):

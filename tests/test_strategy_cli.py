@@ -321,6 +321,13 @@ def test_plan_prints_sglangs_start_up_log():
         (["--budget", "1GiB", "--max-running-requests", "0"],
          "--sglang-max-running-requests must be positive, got 0; give the requests SGLang runs "
          "at once (its --max-running-requests), or leave it unset"),
+        (["--budget", "1GiB", "--mamba-track-interval", "0"],
+         "--sglang-mamba-track-interval must be positive, got 0; SGLang's "
+         "--mamba-track-interval, tokens between the state snapshots of its extra_buffer radix "
+         "cache (256 by default), a multiple of the page size"),
+        (["--budget", "1GiB", "--sglang-mamba-track-interval", "2.5"],
+         "argument --sglang-mamba-track-interval/--mamba-track-interval: invalid int value: "
+         "'2.5'"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(extra, needle):
@@ -774,3 +781,28 @@ def test_plan_breakdown_shares_sum_to_the_budget():
     assert shares["kv_history"] == "99.08%" and shares["state"] == "0.77%"
     assert shares["state_page_padding"] == "0.01%" and shares["unused"] == "0.14%"
     assert sum(int(s[:-1].replace(".", "")) for k, s in shares.items() if k != "total") == 10_000
+
+
+def test_sglang_mamba_track_interval_flag_takes_a_page_it_divides():
+    # SGLang's --mamba-track-interval (256 by default) must be a multiple of --page-size: at
+    # 512 pages of 512 start, as SGLang starts them; 384 does not divide 512
+    qwen = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--json"]
+
+    def sglang(*extra):
+        code, out, _ = run([*qwen, *extra])
+        assert code == 0
+        return next(r for r in json.loads(out) if r["strategy"] == "sglang")
+    refused = sglang("--sglang-page-size", "512")
+    assert not refused["applies"] and refused["reason"].endswith(
+        "set a page size that divides 256 (1, 2, 4, ..., 256), or --mamba-track-interval 512")
+    told = sglang("--sglang-page-size", "512", "--mamba-track-interval", "512")
+    assert told["applies"]
+    # the interval sizes no pool: the tokens of pages of 256 at 256, in whole pages of 512
+    at_256 = sglang("--sglang-page-size", "256")
+    assert told["logged_tokens"] == at_256["logged_tokens"] // 512 * 512
+    r = sglang("--sglang-page-size", "384", "--sglang-mamba-track-interval", "512",
+               "--chunked-prefill-size", "8448")
+    assert r["reason"] == (
+        "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every 512 "
+        "tokens (--mamba-track-interval 512), which the page size must divide: 384 does not; "
+        "set a page size that divides 512 (1, 2, 4, ..., 512), or --mamba-track-interval 768")

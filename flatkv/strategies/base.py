@@ -113,6 +113,9 @@ SGLANG_SWA_ARCHITECTURES = ", ".join(SGLANG_SWA_POOL_MODELS)
 # init_chunked_prefill 1372-1373, validation_hook.py 243, pool_configurator.py 996-1000); FlatKV
 # keeps the one value, which its CLI and links map 0 and the others to.
 CHUNKED_PREFILL_OFF = -1
+# SGLang's --mamba-track-interval when not told (fields/exec_.py 530-533, 0.5.23): the tokens
+# between the state snapshots its extra_buffer radix cache takes in decode
+DEFAULT_MAMBA_TRACK_INTERVAL = 256
 
 # The engines whose start-up log a strategy prints (its ``extras["log_lines"]``), by name.
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
@@ -309,6 +312,14 @@ class StrategyOptions:
         The figures are one group's, as SGLang logs them. 1 (default): no attention DP. D
         must divide the model's TP (``sglang.attention_dp``).
     sglang_page_size: tokens per page of SGLang's token pool (1 on most backends).
+    sglang_mamba_track_interval: SGLang's ``--mamba-track-interval``: the tokens between the
+        state snapshots its extra_buffer radix cache takes in decode (256, SGLang's default).
+        It sizes no pool and no slot (the tracking slots are 1 or 2 whatever it is); SGLang
+        only checks it at start-up, and FlatKV refuses as it does: the page size must divide
+        it, it must be at least the tokens verified a step, and for a Mamba2 model at least
+        the model's mamba chunk (``sglang.radix_page_refusal``, ``sglang.draft_track_refusal``,
+        ``sglang.track_chunk_refusal``). SGLang reads any integer; 1 or more here (0 divides
+        by zero in its scheduler, a negative snapshots nothing).
     sglang_swa_pool: whether SGLang keeps sliding-window layers in a token pool of their own
         (its hybrid SWA pool, sized by ``swa_full_tokens_ratio``). None (default): as SGLang
         decides for the model, a pool of their own only for the architectures on its list
@@ -368,6 +379,7 @@ class StrategyOptions:
     sglang_disable_radix_cache: bool = False
     sglang_attn_dp_size: int = 1
     sglang_page_size: int = 1
+    sglang_mamba_track_interval: int = DEFAULT_MAMBA_TRACK_INTERVAL
     sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
     sglang_chunked_prefill_size: int | None = None
@@ -452,6 +464,11 @@ class StrategyOptions:
                   maximum=MAX_ATTN_DP_SIZE,
                   hint="SGLang's --attn-dp-size (a divisor of the TP), or 1 without attention DP")
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
+        check_int("sglang_mamba_track_interval", self.sglang_mamba_track_interval, minimum=1,
+                  maximum=MAX_TOKENS,
+                  hint="SGLang's --mamba-track-interval, tokens between the state snapshots of "
+                  f"its extra_buffer radix cache ({DEFAULT_MAMBA_TRACK_INTERVAL} by default), "
+                  "a multiple of the page size")
         if self.sglang_ssm_dtype is not None:
             try:
                 ssm_dtype = canonical_dtype(self.sglang_ssm_dtype)

@@ -175,7 +175,7 @@ from flatkv.strategies.sglang.state import (
     CONV_DTYPE_WHY,
     EXTRA_BUFFER_ARCHITECTURES,
     EXTRA_BUFFER_SLOTS,
-    MAMBA_TRACK_INTERVAL,
+    MAMBA2_BACKEND_ARCHITECTURES,
     NO_BUFFER_ARCHITECTURES,
     NO_BUFFER_SLOTS,
     RADIX_OFF_SLOTS,
@@ -192,6 +192,7 @@ from flatkv.strategies.sglang.state import (
     state_pool_bytes,
     state_tensors,
     told_state,
+    track_chunk_refusal,
 )
 from flatkv.strategies.sglang.tokens import TokenPools
 
@@ -229,7 +230,7 @@ __all__ = [
     "CONV_DTYPE_WHY",
     "EXTRA_BUFFER_ARCHITECTURES",
     "EXTRA_BUFFER_SLOTS",
-    "MAMBA_TRACK_INTERVAL",
+    "MAMBA2_BACKEND_ARCHITECTURES",
     "NO_BUFFER_ARCHITECTURES",
     "NO_BUFFER_SLOTS",
     "RADIX_OFF_SLOTS",
@@ -240,6 +241,7 @@ __all__ = [
     "fixed_state_size",
     "radix_cache",
     "radix_page_refusal",
+    "track_chunk_refusal",
     "request_slots",
     "slots_per_request",
     "ssm_dtype",

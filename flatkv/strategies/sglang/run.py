@@ -55,6 +55,7 @@ from flatkv.strategies.sglang.state import (
     state_pools,
     state_size_source,
     told_state,
+    track_chunk_refusal,
 )
 from flatkv.strategies.sglang.tokens import (
     TokenPools,
@@ -307,6 +308,7 @@ def run_sglang(
         extras["attention_dp_groups"] = options.sglang_attn_dp_size
     if refusal := (radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
                    or draft_track_refusal(profile, options)
+                   or track_chunk_refusal(profile, options)
                    or mamba1_draft_refusal(profile, options)):
         return refuse(refusal)
     if speculative_not_modelled(profile, options):

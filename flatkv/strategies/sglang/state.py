@@ -15,7 +15,13 @@ from fractions import Fraction
 from flatkv.dtypes import dtype_bytes
 from flatkv.plan import LINEAR_ATTENTION, cdiv
 from flatkv.profile import CacheProfile
-from flatkv.strategies.base import StrategyOptions, StrategyResult, n, ratio_text
+from flatkv.strategies.base import (
+    DEFAULT_MAMBA_TRACK_INTERVAL,
+    StrategyOptions,
+    StrategyResult,
+    n,
+    ratio_text,
+)
 from flatkv.strategies.sglang.drafting import (
     draft_tokens,
     hook_requests_text,
@@ -83,9 +89,21 @@ NO_BUFFER_SLOTS = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
 # returns 1 (kv_cache_configurator.py 3063-3064), for every architecture
 RADIX_OFF_SLOTS = 1
 EXTRA_BUFFER_SLOTS = NO_BUFFER_SLOTS + 2  # get_mamba_tracking_slots(overlap=True)
-# The extra buffer snapshots a request's state every --mamba-track-interval tokens (256 by
-# default), which the page size must divide (mamba_hook.validate_mamba_extra_buffer).
-MAMBA_TRACK_INTERVAL = 256
+# The extra buffer snapshots a request's state every --mamba-track-interval tokens
+# (``StrategyOptions.sglang_mamba_track_interval``, 256 by default). SGLang 0.5.23 only checks
+# it: it sizes no pool and no slot (the tracking slots above are 1 or 2 whatever it is;
+# kv_cache_configurator and allocation_sizing never read it), and decode snapshots a request's
+# state where its length crosses a multiple of it (schedule_batch.py 3803-3819). Its checks
+# at start-up: the page size divides it and it is at least the tokens verified a step
+# (mamba_hook.validate_mamba_extra_buffer 132-135), and on the Mamba2 backend it is at least
+# the model's mamba chunk (hybrid_linear_attn_backend.Mamba2AttnBackend 1081-1083).
+# The architectures of EXTRA_BUFFER_ARCHITECTURES SGLang runs on that Mamba2 backend: those
+# whose config configs/hybrid_arch.mamba2_config returns (80-105), NemotronH's Omni by its
+# llm_config.
+MAMBA2_BACKEND_ARCHITECTURES = frozenset({
+    "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "NemotronHForCausalLM",
+    "NemotronHPuzzleForCausalLM", "NemotronH_Omni_Reasoning_V3",
+})
 
 
 def radix_cache(profile: CacheProfile, options: StrategyOptions) -> str | None:
@@ -132,35 +150,133 @@ def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[
                              "its extra_buffer radix cache)")
 
 
+def _interval_text(options: StrategyOptions) -> str:
+    """The track interval as a refusal names it: its tokens, and the flag, told or SGLang's
+    default."""
+    interval = options.sglang_mamba_track_interval
+    flag = ("--mamba-track-interval, SGLang's default" if interval == DEFAULT_MAMBA_TRACK_INTERVAL
+            else f"--mamba-track-interval {interval}")
+    return f"{n(interval)} tokens ({flag})"
+
+
+def _divisors(whole: int) -> list[int]:
+    """The numbers that divide ``whole``, smallest first."""
+    small = [d for d in range(1, math.isqrt(whole) + 1) if whole % d == 0]
+    return sorted({*small, *(whole // d for d in small)})
+
+
+def _pages_text(pages: list[int]) -> str:
+    """Page sizes as a refusal offers them: all where few, else the first three and the last
+    (256's divisors: 1, 2, 4, ..., 256)."""
+    if len(pages) <= 5:
+        return ", ".join(map(n, pages))
+    return ", ".join(map(n, pages[:3])) + f", ..., {n(pages[-1])}"
+
+
+def _on_chunk(page: int, chunk: int) -> bool:
+    """Whether SGLang's extra buffer takes ``page`` beside the state's ``chunk``: one divides
+    the other (overrides.mamba_cache_chunk_size 1919-1921)."""
+    return max(chunk, page) % min(chunk, page) == 0
+
+
+def _interval_fix(profile: CacheProfile, options: StrategyOptions, least: int) -> str:
+    """How to set --mamba-track-interval past a refusal: the least multiple of the page size
+    that is at least ``least``, the tokens verified a step and (Mamba2) the model's chunk, so
+    that no other of SGLang's checks refuses it."""
+    page = page_size(profile, options)
+    least = max(least, draft_tokens(profile, options), _mamba2_chunk(profile) or 1)
+    return f"--mamba-track-interval {n(cdiv(least, page) * page)}"
+
+
 def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """Why SGLang 0.5.23 would not start a state hybrid at this page size (None where it
     would): no_buffer takes page size 1 only; extra_buffer a page size that divides the
-    state's track interval."""
+    state's track interval (``mamba_track_interval % page_size == 0``,
+    mamba_hook.validate_mamba_extra_buffer 134-135) and that divides the state's chunk or is
+    a multiple of it (overrides.mamba_cache_chunk_size 1919-1921: at the default interval of
+    256 every page that divides it does; 48 at an interval of 288 does not)."""
     page, mode = page_size(profile, options), radix_cache(profile, options)
     arch = profile.architectures[0] if profile.architectures else None
+    interval = options.sglang_mamba_track_interval
     if mode == "no_buffer" and page > 1:
         return (f"SGLang runs {arch}'s state with its no_buffer radix cache, which takes page "
                 f"size 1 only (\"no_buffer only supports page_size=1\"), not {n(page)}: set "
                 "the SGLang page size to 1")
-    if mode == "extra_buffer" and MAMBA_TRACK_INTERVAL % page:
+    if mode != "extra_buffer":
+        return None
+    chunk = _cache_chunk(profile)
+    on_chunk = _on_chunk(page, chunk)
+    if interval % page or not on_chunk:  # the pages SGLang takes: only where refused
+        pages = _pages_text([d for d in _divisors(interval) if _on_chunk(d, chunk)])
+    if interval % page:
         return (f"SGLang's extra_buffer radix cache snapshots {arch}'s state every "
-                f"--mamba-track-interval tokens ({MAMBA_TRACK_INTERVAL} by default), which the "
-                f"page size must divide: {n(page)} does not; set a page size that divides "
-                f"{MAMBA_TRACK_INTERVAL} (1, 2, 4, ..., 256)")
+                f"{_interval_text(options)}, which the page size must divide: "
+                f"{n(page)} does not; set a page size that divides {n(interval)} "
+                f"({pages})"
+                + (f", or {_interval_fix(profile, options, interval)}" if on_chunk else ""))
+    if not on_chunk:
+        return (f"SGLang's extra_buffer radix cache caches {arch}'s state at its chunk of "
+                f"{n(chunk)} tokens, which the page size must divide or be a multiple of "
+                "(\"either chunk_size or page_size must be divisible by the other\"): "
+                f"{n(page)} is neither; set a page size that divides both {n(interval)} and "
+                f"{n(chunk)} or is a multiple of {n(chunk)} dividing {n(interval)} ({pages})")
     return None
 
 
 def draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """Why SGLang 0.5.23 would not start with these drafted tokens (None where it would): its
     extra_buffer radix cache snapshots state every --mamba-track-interval tokens, which must be
-    at least the D tokens verified a step (mamba_hook.validate_mamba_extra_buffer)."""
+    at least the D tokens verified a step (``mamba_track_interval >=
+    speculative_num_draft_tokens``, mamba_hook.validate_mamba_extra_buffer 132-133)."""
     drafts = draft_tokens(profile, options)
-    if drafts > MAMBA_TRACK_INTERVAL and radix_cache(profile, options) == "extra_buffer":
-        return (f"SGLang's extra_buffer radix cache needs --mamba-track-interval "
-                f"({MAMBA_TRACK_INTERVAL} by default) at least the {n(drafts)} tokens it "
-                f"verifies a step ({n(options.speculative_tokens)} drafted + 1): draft at most "
-                f"{MAMBA_TRACK_INTERVAL - 1} tokens a step")
+    interval = options.sglang_mamba_track_interval
+    if drafts > interval and radix_cache(profile, options) == "extra_buffer":
+        return (f"SGLang's extra_buffer radix cache needs its track interval, "
+                f"{_interval_text(options)}, at least the {n(drafts)} tokens it verifies a "
+                f"step ({n(options.speculative_tokens)} drafted + 1): draft at most "
+                f"{n(interval - 1)} tokens a step, or set "
+                f"{_interval_fix(profile, options, drafts)}")
     return None
+
+
+# The state's chunk SGLang reads where a config gives none: its FLA kernels' 64
+# (overrides.mamba_cache_chunk_size 1909-1917), and 256 in the configs of its Mamba2 models
+# (configs/falcon_h1.py 166, granitemoehybrid.py 166, nemotron_h.py 41)
+FLA_CHUNK_SIZE, MAMBA2_CONFIG_CHUNK_SIZE = 64, 256
+
+
+def _cache_chunk(profile: CacheProfile) -> int:
+    """The state's chunk SGLang's extra buffer caches at: the config's
+    (``profile.mamba_chunk_size``), else its architecture's default."""
+    if profile.mamba_chunk_size is not None:
+        return profile.mamba_chunk_size
+    arch = profile.architectures[0] if profile.architectures else None
+    return MAMBA2_CONFIG_CHUNK_SIZE if arch in MAMBA2_BACKEND_ARCHITECTURES else FLA_CHUNK_SIZE
+
+
+def _mamba2_chunk(profile: CacheProfile) -> int | None:
+    """The mamba chunk SGLang's Mamba2 backend checks the track interval against
+    (``_cache_chunk``) for an architecture it runs there (``MAMBA2_BACKEND_ARCHITECTURES``);
+    None elsewhere."""
+    arch = profile.architectures[0] if profile.architectures else None
+    return _cache_chunk(profile) if arch in MAMBA2_BACKEND_ARCHITECTURES else None
+
+
+def track_chunk_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not start a Mamba2 model at this track interval (None where it
+    would): with the extra buffer its Mamba2 backend asserts the interval is at least the
+    model's mamba chunk (Mamba2AttnBackend.__init__, hybrid_linear_attn_backend.py
+    1081-1083), so Nemotron-H-8B (chunk 128) does not start at 64."""
+    chunk = _mamba2_chunk(profile)
+    interval = options.sglang_mamba_track_interval
+    if chunk is None or interval >= chunk or radix_cache(profile, options) != "extra_buffer":
+        return None
+    arch = profile.architectures[0]
+    return (f"SGLang's Mamba2 backend needs the track interval, "
+            f"{_interval_text(options)}, at least {arch}'s mamba chunk of {n(chunk)} tokens "
+            "with its extra_buffer radix cache (\"mamba_track_"
+            f"interval ({interval}) must be >= mamba_chunk_size ({chunk})\"): set "
+            f"{_interval_fix(profile, options, chunk)}")
 
 
 # SGLang keeps every conv state in bfloat16 unless SGLANG_MAMBA_CONV_DTYPE names another
