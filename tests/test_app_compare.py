@@ -1505,6 +1505,42 @@ def test_compare_turns_sglangs_radix_cache_off():
         25_797 / 128, 2) == 201.54
 
 
+def test_compare_takes_sglangs_mamba_track_interval():
+    # Qwen3-Next on the default H100 at SGLang page 512, context 8,192: SGLang's extra buffer
+    # snapshots every --mamba-track-interval (256) tokens, which pages of 512 do not divide,
+    # so SGLang does not start; told 512 it does, with the state slots of any page
+    # (test_compare_turns_sglangs_radix_cache_off: 471, 470 // 5 = 94 running)
+    link = {"model": "Qwen3-Next-80B-A3B", "ctx": "8192", "sg_page": "512"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    widget = at.number_input(key="w.sglang_mamba_track_interval")
+    assert widget.value == 256
+    assert any("SGLang** does not apply: SGLang's extra_buffer radix cache snapshots "
+               "Qwen3NextForCausalLM's state every 256 tokens (--mamba-track-interval, "
+               "SGLang's default), which the page size must divide: 512 does not; set a page "
+               "size that divides 256 (1, 2, 4, ..., 256), or --mamba-track-interval 512"
+               in c.value for c in at.caption)
+    widget.set_value(512).run()
+    assert_clean(at)
+    assert at.query_params["sg_track"] == "512"
+    assert at.caption[0].value.endswith(
+        "engine options: SGLang page size 512, SGLang mamba track interval 512")
+    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 94
+    # the link alone reopens that view; a bad value falls back to 256 with a notice
+    again = open_app("app_pages/compare.py", {**link, "sg_track": "512"})
+    assert_clean(again)
+    assert again.number_input(key="w.sglang_mamba_track_interval").value == 512
+    assert again.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 94
+    bad = open_app(None, {**link, "sg_track": "0"})
+    assert not bad.exception
+    assert "sg_track=0 must be 1 or more; using the default (sg_track=256)." in " ".join(
+        shown(e) for e in bad.error)
+    bad.switch_page("app_pages/compare.py").run()
+    assert_clean(bad)
+    assert bad.number_input(key="w.sglang_mamba_track_interval").value == 256
+    assert "sg_track" not in bad.query_params
+
+
 def test_compare_explains_sglangs_two_pools_sized_by_its_swa_request_cap():
     # gpt-oss-20b on a 40 GiB cache, SGLang's max_running_requests 64: 12 full and 12 sliding
     # layers of 2,048 B a token (24,576 B a pool's token), so a block is one page (P 1) in both
