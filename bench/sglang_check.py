@@ -21,7 +21,9 @@ sliding-pool concurrency with chunked prefill off reads (``check_swa_admission``
 SGLang is taken as launched on one Hopper GPU (``--tp-size`` of them in random settings; not
 Blackwell: device capability 9.0 where it asks) with ``--context-length 32768`` (FlatKV's
 context is its context_len, which sets max_running_requests' estimate), its default triton
-linear-attention backend and radix cache, and the setting's ``--page-size``,
+linear-attention backend and radix cache (with the extra buffer, its start-up checks of the page,
+the drafted tokens and the state's chunk against ``--mamba-track-interval``, 256 or the row's
+``sglang_mamba_track_interval``: ``resolve_radix_cache``), and the setting's ``--page-size``,
 ``--disable-overlap-schedule``, ``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
 Without speculative decoding, except the rows that draft N tokens (``speculative_tokens``,
 FlatKV's option of that name, on the state models FlatKV models it for, a model of state
@@ -162,6 +164,7 @@ TOLD_SLOTS_PRESETS = ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Kimi-Linear-48B-A3
 RADIX_OFF = {"sglang_disable_radix_cache": True}
 CHUNK = "sglang_chunked_prefill_size"  # --chunked-prefill-size
 DP = "sglang_attn_dp_size"  # --attn-dp-size (--enable-dp-attention --dp-size)
+TRACK = "sglang_mamba_track_interval"  # --mamba-track-interval (SGLang's default 256)
 # --chunked-prefill-size off: SGLang's -1, and 0, which it reads the same (any value <= 0)
 CHUNK_OFF = (-1, 0)
 # the chunks SGLang picks on FlatKV's GPU presets when told none (4,096, 8,192, 16,384)
@@ -312,6 +315,29 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
              for more in ({}, {**RADIX_OFF, told: 64})]
     rows += [(p, EDGE, 1, True, {DP: d, **more}) for p, d in dps if d == 8
              for more in ({}, {**RADIX_OFF, told: 64})]
+    rows += track_interval_rows()
+    return rows
+
+
+def track_interval_rows() -> list[tuple[str, object, int, bool, dict]]:
+    """--mamba-track-interval T (``sglang_mamba_track_interval``) on the models SGLang runs
+    with its extra_buffer radix cache (``OVERLAP_MATTERS``): pages of 512 at 256 (refused)
+    and at 512, 1,024 at 512 (refused); 384 at 512 with whole prefill chunks (8,448 = 22 x
+    384: refused, 384 not dividing 512); 96 at 384 (8,064 = 84 x 96: refused, 96 neither
+    dividing nor a multiple of the state's chunk); T of 64, 128 and 1,024 at page 1 (a Mamba2
+    model's chunk of 128 or 256 refuses the smaller); tokens drafted past T (N 3, D 4, at T 2
+    and 4); and without the extra buffer (overlap off at page 1: no_buffer; the radix cache
+    off) T checked by nothing."""
+    rows = [(p, b, page, True, {TRACK: t}) for p in OVERLAP_MATTERS for b in BUDGETS
+            for page, t in ((512, 256), (512, 512), (1024, 512))]
+    rows += [(p, BUDGETS[0], page, True, {TRACK: t, CHUNK: chunk}) for p in OVERLAP_MATTERS
+             for page, t, chunk in ((384, 512, 8448), (96, 384, 8064), (384, 768, 8448))]
+    rows += [(p, BUDGETS[0], 1, True, {TRACK: t}) for p in OVERLAP_MATTERS
+             for t in (64, 128, 1024)]
+    rows += [(p, BUDGETS[0], 1, True, {TRACK: t, "speculative_tokens": 3}) for p in SPECULATIVE
+             for t in (2, 4)]
+    rows += [(p, BUDGETS[0], 1, False, {TRACK: 64}) for p in OVERLAP_MATTERS]
+    rows += [(p, BUDGETS[0], 512, True, {**RADIX_OFF, TRACK: 64}) for p in OVERLAP_MATTERS]
     return rows
 
 
@@ -389,8 +415,9 @@ _GETTERS = {"get_schedule": lambda: _NOW.bags.schedule, "get_memory": lambda: _N
             "get_spec": lambda: _NOW.bags.spec, "get_disagg": lambda: _NOW.bags.disagg,
             "get_context": lambda: _NOW.bags.context,
             "linear_attn_tp_size": lambda: _NOW.bags.parallel.attn_tp_size,
-            "get_platform": lambda: NS(is_xpu=False, is_npu=False, is_hip=False,
-                                       is_sm100=False)}
+            # a CUDA GPU (its extra_buffer's platform check), not a Blackwell one
+            "get_platform": lambda: NS(is_cuda=True, is_musa=False, is_xpu=False,
+                                       is_npu=False, is_hip=False, is_sm100=False)}
 
 
 def install_stand_ins(bags: NS) -> None:
@@ -445,6 +472,7 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
                         enable_unified_cache_external_linker=False),
               exec=NS(kernel=NS(dsa_prefill_backend=None, dsa_decode_backend=None),
                       mamba=NS(enable_mamba_extra_buffer=False,
+                               mamba_track_interval=ratios.get(TRACK, 256),
                                enable_mamba_extra_buffer_lazy=False,
                                enable_linear_replayssm_spec=False)),
               parallel=NS(tp_size=tp, attn_tp_size=tp // dp, attn_dp_size=dp, attn_dcp_size=1,
@@ -484,7 +512,7 @@ def sglang_hf_config(sg: NS, spec) -> object:
         return sg.configs.NemotronHConfig(
             **common, hybrid_override_pattern="".join("*" if x == "full" else "M" for x in names),
             mamba_num_heads=m.n_heads, mamba_head_dim=m.head_dim, n_groups=m.n_groups,
-            ssm_state_size=m.d_state, conv_kernel=m.conv_kernel)
+            ssm_state_size=m.d_state, conv_kernel=m.conv_kernel, **mamba2_chunk(spec))
     if arch == "Mamba2ForCausalLM":  # state layers alone
         m = kinds["Mamba2Layer"]
         hf = sg.configs.Mamba2Config(
@@ -514,7 +542,7 @@ def sglang_hf_config(sg: NS, spec) -> object:
         return sg.configs.FalconH1Config(
             **common, mamba_d_ssm=m.n_heads * m.head_dim, mamba_n_heads=m.n_heads,
             mamba_d_head=m.head_dim, mamba_n_groups=m.n_groups, mamba_d_state=m.d_state,
-            mamba_d_conv=m.conv_kernel)
+            mamba_d_conv=m.conv_kernel, **mamba2_chunk(spec))
     if arch == "KimiLinearForCausalLM":
         g, mla = kinds["GDNLayer"], kinds["MLALayer"]
         return sg.configs.KimiLinearConfig(
@@ -535,7 +563,7 @@ def sglang_hf_config(sg: NS, spec) -> object:
             **common, hidden_size=m.n_heads * m.head_dim // 2, mamba_expand=2,
             layer_types=["attention" if x == "full" else "mamba" for x in names],
             mamba_n_heads=m.n_heads, mamba_d_head=m.head_dim, mamba_n_groups=m.n_groups,
-            mamba_d_state=m.d_state, mamba_d_conv=m.conv_kernel)
+            mamba_d_state=m.d_state, mamba_d_conv=m.conv_kernel, **mamba2_chunk(spec))
     if arch == "Qwen3_5ForConditionalGeneration":  # Qwen3-Next's fields, in its text_config
         g = kinds["GDNLayer"]
         text = {k: v for k, v in common.items() if k != "architectures"}
@@ -563,6 +591,14 @@ def sglang_hf_config(sg: NS, spec) -> object:
                          else "full_attention" for k in spec.layers])
     hf.get_text_config = lambda: hf  # as PretrainedConfig answers for a text model
     return hf
+
+
+def mamba2_chunk(spec) -> dict:
+    """A Mamba2 hybrid's chunk as its SGLang config takes it (``mamba_chunk_size``), where the
+    model gives one (its config's mamba_chunk_size or chunk_size: Nemotron-H-8B's and
+    Falcon-H1-7B's 128): the class's default (256) otherwise, as SGLang would read that config.
+    The extra buffer's page and track-interval checks read it."""
+    return {} if spec.mamba_chunk_size is None else {"mamba_chunk_size": spec.mamba_chunk_size}
 
 
 def served_page(sg: NS, hf, page: int) -> int:
@@ -688,7 +724,11 @@ def resolve_dsa(sg: NS, bags: NS, hf) -> str | None:
 
 def resolve_radix_cache(sg: NS, bags: NS, hf, kvc) -> None:
     """Apply SGLang's "auto" mamba radix-cache resolution to the bags (extra_buffer, or
-    no_buffer with overlap scheduling turned off), and its no_buffer check of the page size."""
+    no_buffer with overlap scheduling turned off), and its checks of each: no_buffer's of the
+    page size, extra_buffer's of the page size, the prefill chunk's state chunk and the
+    drafted tokens against ``--mamba-track-interval`` (``validate_mamba_extra_buffer``, as
+    ``model_hook.handle_mamba_radix_cache`` runs it), and its Mamba2 backend's of the
+    interval against the model's chunk (``mamba2_backend_check``)."""
     view = NS(disable_radix_cache=bags.memory.disable_radix_cache,
               mamba_radix_cache_strategy="auto",
               disable_overlap_schedule=bags.schedule.disable_overlap_schedule,
@@ -704,6 +744,36 @@ def resolve_radix_cache(sg: NS, bags: NS, hf, kvc) -> None:
         "disable_overlap_schedule", view.disable_overlap_schedule)
     if mode == "no_buffer":
         sg.hooks.validate_mamba_no_buffer(view, hf.architectures[0])
+        return
+    view.mamba_radix_cache_strategy = mode
+    view.disaggregation_mode = bags.disagg.disaggregation_mode
+    view.speculative_num_draft_tokens = bags.spec.speculative_num_draft_tokens
+    view.mamba_track_interval = bags.exec.mamba.mamba_track_interval
+    view.chunked_prefill_size = bags.schedule.chunked_prefill_size
+    try:
+        sg.hooks.validate_mamba_extra_buffer(
+            view, hf, mamba_cache_chunk_size_of=lambda: sg.overrides.mamba_cache_chunk_size(
+                NS(page_size=view.page_size)))
+    except AssertionError as exc:  # its bare asserts say nothing: name the check
+        raise AssertionError(str(exc) or "validate_mamba_extra_buffer") from exc
+    mamba2_backend_check(sg, hf, bags.exec.mamba.mamba_track_interval)
+
+
+def mamba2_backend_check(sg: NS, hf, interval: int) -> None:
+    """Restated, unavoidable: SGLang's Mamba2 backend, which the attention registry builds for
+    a model ``configs/hybrid_arch.mamba2_config`` returns a config for (short-conv ones aside),
+    asserts with the extra buffer that ``--mamba-track-interval`` is at least the model's
+    mamba chunk (hybrid_linear_attn_backend.Mamba2AttnBackend 1081-1083, reading the text
+    config's ``mamba_chunk_size``, 64 where none); it runs at model load, which no sizing
+    code reaches. Which models, and their chunk, are SGLang's own."""
+    config = sg.arch.mamba2_config(NS(hf_config=hf, is_draft_model=False))
+    short_conv = ("ZayaConfig", "Lfm2Config", "Lfm2MoeConfig", "Lfm2VlConfig")
+    if config is None or type(config).__name__ in short_conv:
+        return
+    chunk = getattr(sg.text_config.get_hf_text_config(hf), "mamba_chunk_size", 64)
+    if interval < chunk:
+        raise AssertionError(f"mamba_track_interval ({interval}) must be >= "
+                             f"mamba_chunk_size ({chunk})")
 
 
 def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: dict,
@@ -860,8 +930,9 @@ def random_setting(sg: NS, rng: random.Random):
     ``--disable-radix-cache`` one time in five, with a ``--chunked-prefill-size`` (FlatKV's
     sglang_chunked_prefill_size) of its own one time in three of those (chunked prefill off,
     -1 or 0, among them); else chunked prefill off one time in twenty; ``--attn-dp-size`` D
-    (``sglang_attn_dp_size``) of 2 to 8 dividing the tp three times in ten where one does; a
-    context up to the model's;
+    (``sglang_attn_dp_size``) of 2 to 8 dividing the tp three times in ten where one does; for
+    a state model ``--mamba-track-interval`` (``sglang_mamba_track_interval``) of 2 to 1,024
+    one time in five, half of those at a page of 512 or 1,024; a context up to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = (rng.choice((STATE_ONLY, *MAMBA1_MODELS)) if rng.random() < 0.15
@@ -901,6 +972,10 @@ def random_setting(sg: NS, rng: random.Random):
     dps = [d for d in range(2, 9) if spec.tp % d == 0]
     if dps and rng.random() < 0.3:  # --attn-dp-size D dividing the tp
         ratios[DP] = rng.choice(dps)
+    if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.2:  # --mamba-track-interval
+        ratios[TRACK] = rng.choice((2, 64, 128, 384, 512, 768, 1024))
+        if rng.random() < 0.5:  # a page past 256, which only a larger interval takes
+            page = rng.choice((512, 1024))
     context = random_context(rng, spec)
     budget = edge_or_random_budget(rng, lambda b: "refused" in sglang_figures(
         sg, spec, b, page, overlap, ratios, context, kv_dtype))
