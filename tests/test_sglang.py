@@ -976,6 +976,14 @@ def test_sglang_takes_a_page_size_its_told_track_interval_takes():
         "chunk_size or page_size must be divisible by the other\"): 96 is neither; set a page "
         "size that divides both 384 and 64 or is a multiple of 64 dividing 384 (1, 2, 4, ..., "
         "384)")
+    # on a B200 told no page SGLang's Qwen3-Next override picks TensorRT-LLM's 64 whatever the
+    # interval (model_overrides/qwen3_5.py 48), which an interval of 32 then refuses
+    b200 = sglang_default_page("B200 192GB", qwen, StrategyOptions(sglang_mamba_track_interval=32))
+    assert b200.page == 64
+    r = run_strategy("sglang", qwen, budget_bytes=40 << 30, options=StrategyOptions(
+        sglang_page_size=64, sglang_mamba_track_interval=32))
+    assert r.reason.endswith("set a page size that divides 32 (1, 2, 4, ..., 32), or "
+                             "--mamba-track-interval 64")
     # without the extra buffer (radix cache off) the interval is not checked
     assert run_strategy("sglang", qwen, budget_bytes=40 << 30, options=replace(
         at_512, sglang_page_size=384, sglang_chunked_prefill_size=8448,

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n
+from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
 from flatkv.strategies.sglang.model import sglang_blocker
 from flatkv.strategies.sglang.pages import page_size
 from flatkv.strategies.sglang.state import radix_page_refusal
@@ -197,7 +198,8 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
     where its backend there pages by one token (``sm100_backend``: a model override's triton
     or flashinfer, an MLA model's flashinfer) or is not modelled, for DeepSeek's sparse
     attention, whose 64 on every GPU ``run_sglang`` applies itself, and where its mamba radix
-    cache takes no such page (``radix_page_refusal``)."""
+    cache takes no such page (``radix_page_refusal``, at the default track interval: a told
+    one SGLang checks after picking the page, model_overrides/qwen3_5.py 48)."""
     options = options or StrategyOptions()
     if (gpu not in BLACKWELL_GPUS or not profile.has_attention
             or profile.indexer_bytes_per_slot is not None or sglang_blocker(profile)):
@@ -206,7 +208,10 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
     if backend not in SM100_BACKEND_PAGES:
         return None
     page, words = SM100_BACKEND_PAGES[backend]
-    if radix_page_refusal(profile, replace(options, sglang_page_size=page)):
+    # the backend's page whatever the track interval: SGLang's override picks it first, and
+    # an interval it does not divide then refuses to start (``radix_page_refusal`` at it)
+    if radix_page_refusal(profile, replace(options, sglang_page_size=page,
+                                           sglang_mamba_track_interval=DEFAULT_TRACK)):
         return None
     return DefaultPage(page, f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens "
                              f"when not told a page size ({words}; without speculative "
