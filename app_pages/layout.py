@@ -12,7 +12,7 @@ from flatkv import app_data, charts, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.strategies import StrategyResult, last_served_text
-from flatkv.units import count_text, format_bytes, sentence_case, tokens_text
+from flatkv.units import count_text, format_bytes, percent_text, sentence_case, tokens_text
 
 
 def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> None:
@@ -50,10 +50,10 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     c.metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
     if analysis.planner == "packed":
         state_pad = h.state_row_padding
-        c.metric("Uniform pages would pad", f"{h.padding_share:.2%}",
+        c.metric("Uniform pages would pad", percent_text(h.padding_share),
                  delta=None if state_pad is None else
                  f"state row fills its page row at P {h.block_size:,}" if state_pad == 0 else
-                 f"state row padded by {state_pad:.2%} at P {h.block_size:,}",
+                 f"state row padded by {percent_text(state_pad)} at P {h.block_size:,}",
                  delta_color="off", delta_arrow="off",
                  help="What this plan would pad if its rows were uniform pages, as a "
                  "uniform-page engine such as vLLM makes them, every row padded to the page "
@@ -66,12 +66,12 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
                  "counted as vLLM logs it (\"Padding mamba page size by x%\"). vLLM pads "
                  "at its own P (Compare), which can differ from this plan's."))
     else:
-        c.metric("Padding of a block (per component)", f"{h.padding_share:.2%}",
+        c.metric("Padding of a block (per component)", percent_text(h.padding_share),
                  help="Every component is a tensor of its own row size: there is no page "
                  "row to pad to, so no padding by construction.")
     worst = max(h.dead_share_by_group, key=lambda g: g[1])
     # per block of one group, named so: Compare's dead weight is a share of the whole budget
-    c.metric(f"Dead share of a {worst[0]} block", f"{worst[1]:.2%}",
+    c.metric(f"Dead share of a {worst[0]} block", percent_text(worst[1]),
              help=f"Share of a block owned by {worst[0]} (the group whose blocks carry the "
              "most) that holds other groups' rows. Compare counts dead weight over the whole "
              "budget instead: every group's pages in the proportion one request needs them "

@@ -43,7 +43,9 @@ from flatkv.units import (
     concurrency_text,
     concurrency_value,
     count_text,
+    exact_bytes,
     format_bytes,
+    percent_text,
     sentence_case,
     tokens_text,
 )
@@ -83,24 +85,25 @@ class Headline:
     budget_bytes: int
     unused_bytes: int
     uniform_padding_per_block: int  # what padding rows to the page row would add per block
-    dead_share_by_group: tuple[tuple[str, float], ...]
+    dead_share_by_group: tuple[tuple[str, Fraction], ...]  # exact: shown by percent_text
     page_row_bytes: int  # the widest row at P, what a uniform page pads every row to
     state_row_bytes: int  # the widest state (constant) row; 0 without state
 
     @property
-    def padding_share(self) -> float:
-        """Share of a uniform-page block that would be padding (packed slabs allocate none)."""
+    def padding_share(self) -> Fraction:
+        """Share of a uniform-page block that would be padding (packed slabs allocate none),
+        exact, so that ``percent_text`` tells a few bytes of it from none."""
         padded = self.block_bytes + self.uniform_padding_per_block
-        return self.uniform_padding_per_block / padded if padded else 0.0
+        return Fraction(self.uniform_padding_per_block, padded) if padded else Fraction(0)
 
     @property
-    def state_row_padding(self) -> float | None:
+    def state_row_padding(self) -> Fraction | None:
         """What padding the state row to the page row adds, as a share of the state row, counted
         as vLLM logs it ("Padding mamba page size by 1.49% ..."; the same figure when vLLM's P
         is this plan's P). None without state."""
         if not self.state_row_bytes:
             return None
-        return (self.page_row_bytes - self.state_row_bytes) / self.state_row_bytes
+        return Fraction(self.page_row_bytes - self.state_row_bytes, self.state_row_bytes)
 
 
 def block_size_note(block_size: int, requested: int, has_attention: bool) -> str | None:
@@ -122,7 +125,8 @@ def headline(analysis: PlanAnalysis) -> Headline:
         budget_bytes=t.budget_bytes,
         unused_bytes=t.unused_bytes,
         uniform_padding_per_block=t.uniform_padding_bytes // t.num_blocks,
-        dead_share_by_group=tuple((g.group_id, g.dead_share) for g in analysis.groups),
+        dead_share_by_group=tuple((g.group_id, Fraction(g.dead_bytes_per_block, g.block_bytes))
+                                  for g in analysis.groups),
         page_row_bytes=analysis.equalizer.page_row_bytes,
         state_row_bytes=analysis.equalizer.max_const,
     )
@@ -239,8 +243,8 @@ def uniform_padding_text(analysis: PlanAnalysis) -> str | None:
     sliver = ("; under 1% of a row, a sliver at this scale (hover a row's end for its bytes)"
               if widest * 100 < h.page_row_bytes else "")
     return (f"Padded to the {h.page_row_bytes:,} B page row at P {h.block_size:,}: {which}. "
-            f"{h.uniform_padding_per_block:,} B ({format_bytes(h.uniform_padding_per_block)}) a "
-            f"block, {h.padding_share:.2%} of the padded block of {block:,} B{sliver}.")
+            f"{exact_bytes(h.uniform_padding_per_block)} a block, "
+            f"{percent_text(h.padding_share)} of the padded block of {block:,} B{sliver}.")
 
 
 def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[Segment]:
@@ -398,7 +402,8 @@ def dead_weight_rows(analysis: PlanAnalysis) -> list[dict]:
     return [{"group": g.group_id, "layers": g.num_layers,
              "used B/block": g.used_bytes_per_block,
              "dead B/block": g.dead_bytes_per_block,
-             "dead share": f"{g.dead_share:.2%}"} for g in analysis.groups]
+             "dead share": percent_text(g.dead_bytes_per_block, g.block_bytes)}
+            for g in analysis.groups]
 
 
 DEAD_WEIGHT_HELP = {
@@ -680,8 +685,8 @@ def sglang_idle_split_text(r: StrategyResult) -> str:
     said = []
     if shared := r.extras.get("kv_shared_pool_bytes"):
         said.append(f"SGLang keeps a pool layer for each kv-shared layer and never writes it: "
-                    f"{format_bytes(shared)} ({shared / r.budget_bytes:.2%} of the budget) sit "
-                    "idle at any request count.")
+                    f"{format_bytes(shared)} ({percent_text(shared, r.budget_bytes)} of the "
+                    "budget) sit idle at any request count.")
     if parts := sglang_split_idle(r):
         idle = sum(nbytes for _, nbytes in parts)
         whose = "Its" if said else "SGLang's"
@@ -691,8 +696,8 @@ def sglang_idle_split_text(r: StrategyResult) -> str:
             "running, " + " and ".join(f"{format_bytes(nbytes)} of its {what}" + (
                 f" ({r.extras['idle_swa_tokens_at_context']:,} tokens)"
                 if what == "sliding pool" else "") for what, nbytes in parts)
-            + f" sit idle ({idle / r.budget_bytes:.2%} of the budget), left so by its static "
-            "split; a paged layout's idle rows are its dead weight.")
+            + f" sit idle ({percent_text(idle, r.budget_bytes)} of the budget), left so by its "
+            "static split; a paged layout's idle rows are its dead weight.")
     return " ".join(said)
 
 

@@ -15,7 +15,7 @@ from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
 from flatkv.texttable import text_table
-from flatkv.units import concurrency_text, exact_bytes, tokens_text
+from flatkv.units import concurrency_text, exact_bytes, percent_text, tokens_text
 
 
 def requests_at(context: strategy_cli.RequestContext, profile: CacheProfile, planner: str,
@@ -91,7 +91,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
                     g.num_layers,
                     f"{g.used_bytes_per_block:,}",
                     f"{g.dead_bytes_per_block:,}",
-                    f"{g.dead_share:.2%}",
+                    percent_text(g.dead_bytes_per_block, g.block_bytes),
                 ]
                 for g in analysis.groups
             ],

@@ -67,6 +67,7 @@ from flatkv.units import (
     exact_bytes,
     format_bytes,
     markdown_literal,
+    percent_text,
     sentence_case,
     times_text,
     tokens_text,
@@ -680,9 +681,9 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
     worst = max(heavy, key=lambda r: r.bytes_of("dead_weight"))
     dead = worst.bytes_of("dead_weight")
     text = (f"{title_of(worst)}: {format_bytes(dead)} "
-            f"({dead / worst.budget_bytes:.2%} of the budget) is dead weight. Every page id "
-            "takes a row in every slot tensor, and a page one group uses leaves the other "
-            "groups' rows in it idle.")
+            f"({percent_text(dead, worst.budget_bytes)} of the budget) is dead weight. Every "
+            "page id takes a row in every slot tensor, and a page one group uses leaves the "
+            "other groups' rows in it idle.")
     counted = [r for r in applying if r.concurrency is not None]
     if worst.concurrency and counted:
         best = max(counted, key=lambda r: r.concurrency)

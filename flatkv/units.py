@@ -351,6 +351,21 @@ def times_text(ratio: Fraction) -> str:
     return f"{cut // 10**digits}.{cut % 10**digits:0{digits}d}"
 
 
+def percent_text(part: int | Fraction, total: int | Fraction = 1, *, digits: int = 2) -> str:
+    """``part`` as a percent of ``total`` (``1.49%``) to ``digits`` decimals, exactly, with as
+    many more decimals as tell a share that is neither nothing nor all of it from 0.00% and
+    100.00%, cut toward 0, as ``times_text`` does for 1.00x: 36 B of padding in a 100,663,296 B
+    block is 0.00003%, not "0.00%" (no padding); Llama-3.1-8B's KV rows in 80 GB, with
+    2,039,808 B unused beside them, 99.99%, not "100.00%" (the whole budget)."""
+    share = 100 * Fraction(part) / Fraction(total) if total else Fraction(0)
+    text = f"{float(share):.{digits}f}"
+    if share in (0, 100) or text not in (f"{0:.{digits}f}", f"{100:.{digits}f}"):
+        return f"{text}%"
+    while (cut := math.floor(share * 10**digits)) in (0, 100 * 10**digits):
+        digits += 1
+    return f"{cut // 10**digits}.{cut % 10**digits:0{digits}d}%"
+
+
 def shares_text(parts: Sequence[int], total: int, *, digits: int = 2) -> list[str]:
     """Each part's percent of ``total`` to ``digits`` decimals, rounded so that, where the parts
     sum to the total, the shares sum to exactly 100 (largest remainder: each share is its exact

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import re
+from fractions import Fraction
 
 import pytest
 from strategy_profiles import BLOCK_BYTES, KV_ROW, QWEN35, STATE_ROW, vllm_at_80gb
@@ -32,13 +33,14 @@ def test_headline_of_the_worked_example(analysis):
     assert h.unused_bytes == 80 * 10**9 - 775 * 103_219_200
     # uniform pages pad each of the 36 state rows from 2,146,304 to 2,162,688 B
     assert h.uniform_padding_per_block == 36 * (KV_ROW - STATE_ROW)
-    assert h.padding_share == pytest.approx(36 * 16_384 / (BLOCK_BYTES + 36 * 16_384))
+    # exact shares (Fractions), so that a few bytes of padding do not read as none
+    assert h.padding_share == Fraction(36 * 16_384, BLOCK_BYTES + 36 * 16_384)
     # the same padding per state row, as vLLM logs it: 16,384 / 2,146,304
     assert (h.page_row_bytes, h.state_row_bytes) == (KV_ROW, STATE_ROW) == (2_162_688, 2_146_304)
-    assert h.state_row_padding == 16_384 / 2_146_304
+    assert h.state_row_padding == Fraction(16_384, 2_146_304)
     shares = dict(h.dead_share_by_group)
-    assert shares["full_attention"] == pytest.approx(36 * STATE_ROW / BLOCK_BYTES)
-    assert shares["linear_attention"] == pytest.approx(12 * KV_ROW / BLOCK_BYTES)
+    assert shares["full_attention"] == Fraction(36 * STATE_ROW, BLOCK_BYTES)
+    assert shares["linear_attention"] == Fraction(12 * KV_ROW, BLOCK_BYTES)
 
 
 def test_packed_segments_sit_at_their_row_offsets(analysis):

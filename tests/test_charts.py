@@ -729,3 +729,19 @@ def test_the_sweep_panels_share_one_x_axis():
     assert fig.layout.xaxis2.title.text == "block" and fig.layout.xaxis.title.text is None
     assert fig.layout.xaxis.type == fig.layout.xaxis2.type == "log"
     assert [(t.xaxis, t.yaxis) for t in fig.data] == [("x", "y")] * 2 + [("x2", "y2")] * 2
+
+
+def test_icicle_hover_tells_nearly_all_of_the_budget_from_all_of_it():
+    # Llama-3.1-8B at 80 GB: a block is 32 layers x 16 tokens x 4,096 B = 2,097,152 B;
+    # 80e9 // 2,097,152 = 38,146 blocks, 79,997,960,192 B of KV rows (99.99745% of the budget),
+    # and 2,039,808 B unused (0.00254%), which plotly's percentRoot:.2% read as 100.00% and 0.00%
+    llama = preset_spec("Llama-3.1-8B").profile()
+    a = analyze(llama.components(), block_size=16, budget_bytes=80 * 10**9)
+    assert (a.totals.num_blocks, a.totals.unused_bytes) == (38_146, 2_039_808)
+    ic = charts.bytes_icicle(app_data.bytes_tree(a)).data[0]
+    hover = dict(zip(ic.ids, (c[2] for c in ic.customdata)))
+    assert (hover["budget"], hover["full_attention"], hover["unused"]) == (
+        "100.00%", "99.99%", "0.002%")
+    assert hover["full_attention/kv/0"] == "3.12%"  # 1 of 32 layers: 3.1249%
+    assert "%{customdata[2]} of the budget" in ic.hovertemplate
+    assert "percentRoot" not in ic.hovertemplate

@@ -2087,3 +2087,16 @@ def test_vllm_mode_all_sizes_a_drafted_state_by_its_logs_release():
             "a request (MambaSpec.num_speculative_blocks); P is sized from the state without "
             "them (Lfm2ForCausalLM's get_mamba_state_shape_from_config passes no num_spec in "
             "vLLM 0.31)") in r.formulas
+
+
+def test_lcm_formula_tells_a_sliver_of_padding_from_none():
+    # one full layer of 2,048 B a token at P 16 (payload 32,768 B) beside one state layer of
+    # 32,768,256 B: K_full = 32,768,256 // 32,768 = 1,000, B = align(32,768,256, 256) =
+    # 32,768,256 B, so a full page pads (32,768,256 / 1,000 - 32,768) / 32,768 = 0.256 /
+    # 32,768 = 0.00078125%; it read "0.00%", as the state group's none does
+    profile = CacheProfile(("linear_attention", "full_attention"), 2048, {"ssm": 32_768_256})
+    r = run_strategy("lcm", profile, budget_bytes=10 * 2**30)
+    assert r.extras["padding_fraction"] == {"linear_attention": 0,
+                                            "full_attention": float(Fraction(256, 32_768_000))}
+    padding = [f.rsplit(" = ", 1)[1] for f in r.formulas if "padding = (" in f]
+    assert padding == ["0.00%", "0.0007%"]

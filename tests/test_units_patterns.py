@@ -410,3 +410,28 @@ def test_times_text_tells_a_ratio_near_one_from_one():
         (2_001, 2_000), (10**12 + 1, 10**12), (12_345_678, 1_000), (199, 200))] == [
         "3.73", "1.00", "1.00", "0.999", "1.00001", "0.999", "1.0005", "1.000000000001",
         "12,345.68", "0.99"]
+
+
+def test_percent_text_tells_a_sliver_from_none_and_nearly_all_from_all():
+    from flatkv.units import percent_text
+
+    # two decimals where they tell the share: SPEC 3.1's state padding, 8,192 B on a state
+    # page of 548,864 B (1.4925%), and thirds, rounded half up as f"{x:.2%}" rounds them
+    assert [percent_text(a, b) for a, b in ((8_192, 548_864), (1, 3), (2, 3), (1, 8))] == [
+        "1.49%", "33.33%", "66.67%", "12.50%"]
+    # nothing is 0.00% and all of it 100.00%, exactly; so is an empty whole
+    assert [percent_text(0, 5), percent_text(5, 5), percent_text(0, 0)] == [
+        "0.00%", "100.00%", "0.00%"]
+    # a share that would read 0.00% or 100.00% and is neither gets the decimals that tell it
+    # from them, cut toward 0: 36 B of a 100,663,296 B block is 0.0000357...%; 1 B on a row of
+    # 2,097,151 B 0.0000476...%; 262,144 B of 40 GiB 0.00061...%; Llama-3.1-8B's 38,146 blocks
+    # of 2,097,152 B in 80 GB are 79,997,960,192 B, 99.99745%, beside 2,039,808 B, 0.00254%
+    # (just under the whole, the cut at two decimals tells it already: 99.99%)
+    assert [percent_text(a, b) for a, b in (
+        (36, 100_663_296), (1, 2_097_151), (262_144, 40 * 2**30),
+        (79_997_960_192, 80 * 10**9), (2_039_808, 80 * 10**9),
+        (10**12 - 1, 10**12), (10**12 + 1, 10**12))] == [
+        "0.00003%", "0.00004%", "0.0006%", "99.99%", "0.002%", "99.99%",
+        "100.0000000001%"]
+    # an exact share as a Fraction, the whole left out
+    assert percent_text(Fraction(16_384, 2_146_304)) == "0.76%"

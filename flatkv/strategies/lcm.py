@@ -41,7 +41,7 @@ from flatkv.strategies.paged import (
     history_or_state,
     label_groups,
 )
-from flatkv.units import count_text
+from flatkv.units import count_text, percent_text
 from flatkv.workload import PoolGroup
 
 MAX_CANDIDATES = 256
@@ -170,7 +170,7 @@ def run_lcm(
         formulas.append(
             f"{gname}: payload = {n(payload)} B, K = max(1, {n(largest)} // {n(payload)}) = {k}, "
             f"padding = ({n(b)} / {k} - {n(payload)}) / {n(payload)} = "
-            f"{float(geo.padding[gname]) * 100:.2f}%"
+            f"{percent_text(geo.padding[gname])}"
         )
     formulas += [
         f"B = align(max K_g x payload_g, {options.lcm_alignment_bytes}) = {n(b)} B per parent",
