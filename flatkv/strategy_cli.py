@@ -382,9 +382,13 @@ def format_result_table(result: StrategyResult) -> str:
     num_width = max(len(f"{b:,}") for _, b in result.breakdown)
     cat_width = max(len(c) for c in CATEGORIES)
     rows = (*result.breakdown, ("total", result.budget_bytes))
-    shares = shares_text([b for _, b in result.breakdown], result.budget_bytes) + ["100.00"]
+    shares = shares_text([b for _, b in result.breakdown], result.budget_bytes)
+    shares.append(shares_text([result.budget_bytes], result.budget_bytes,
+                              digits=len(shares[0].partition(".")[2]))[0])  # the total, 100
+    share_width = max(len(s) for s in shares)
     for (category, nbytes), share in zip(rows, shares):
-        lines.append(f"    {category.ljust(cat_width)}  {nbytes:>{num_width},} B  {share:>6}%")
+        lines.append(f"    {category.ljust(cat_width)}  {nbytes:>{num_width},} B  "
+                     f"{share:>{share_width}}%")
     lines.append("  math")
     lines += [f"    {f}" for f in result.formulas]
     return "\n".join(lines + _start_up_log_lines(result))

@@ -371,7 +371,22 @@ def shares_text(parts: Sequence[int], total: int, *, digits: int = 2) -> list[st
     sum to the total, the shares sum to exactly 100 (largest remainder: each share is its exact
     value cut down, and the units the cuts lost go to the largest remainders). Each share stays
     within one last digit of its exact value; rounded one by one, Falcon-H1-7B's vLLM budget of
-    17 GiB read 99.08 + 0.77 + 0.01 + 0.15 = 100.01%."""
+    17 GiB read 99.08 + 0.77 + 0.01 + 0.15 = 100.01%.
+
+    A part that is neither none nor the whole never reads 0.00 or 100.00: the shares take
+    more decimals, all of them alike, until none does (Llama-3.1-8B's vLLM budget of 80 GB:
+    its KV rows 99.997 beside 0.003 unused, which two decimals read 100.00 and 0.00)."""
+    while True:
+        units = _share_units(parts, total, digits)
+        scale = 100 * 10**digits
+        if all((part == 0 or u > 0) and (part >= total or u < scale)
+               for part, u in zip(parts, units)):
+            return [f"{u // 10**digits}.{u % 10**digits:0{digits}d}" for u in units]
+        digits += 1
+
+
+def _share_units(parts: Sequence[int], total: int, digits: int) -> list[int]:
+    """``shares_text``'s shares in units of the last of ``digits`` decimals."""
     scale = 100 * 10**digits
     floors = [part * scale // total for part in parts]
     if sum(parts) == total:
@@ -381,7 +396,7 @@ def shares_text(parts: Sequence[int], total: int, *, digits: int = 2) -> list[st
             floors[i] += 1
     else:  # parts of something else: each rounded half up on its own
         floors = [(2 * part * scale + total) // (2 * total) for part in parts]
-    return [f"{units // 10**digits}.{units % 10**digits:0{digits}d}" for units in floors]
+    return floors
 
 
 def concurrency_text(requests: float | Fraction) -> str:

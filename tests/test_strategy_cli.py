@@ -806,3 +806,19 @@ def test_sglang_mamba_track_interval_flag_takes_a_page_it_divides():
         "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every 512 "
         "tokens (--mamba-track-interval 512), which the page size must divide: 384 does not; "
         "set a page size that divides 512 (1, 2, 4, ..., 512), or --mamba-track-interval 768")
+
+
+def test_plan_breakdown_tells_nearly_all_of_the_budget_from_all_of_it():
+    # Llama-3.1-8B under vLLM at 80 GB: 32 layers x 16 x 4,096 B = 2,097,152 B a block id,
+    # 80e9 // 2,097,152 = 38,146 of them, 79,997,960,192 B (99.99745%) of KV beside 2,039,808 B
+    # (0.00255%) unused, which two decimals read 100.00% and 0.00%; with three, 99.997% and
+    # 0.003% (the units the cuts lose to the larger remainder, .55 over .45), the rows alike
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["plan", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--strategy",
+                     "vllm"]) == 0
+    part = out.getvalue().split("  breakdown\n")[1].split("  math\n")[0].splitlines()
+    shares = {line.split()[0]: line.split()[-1] for line in part}
+    assert (shares["kv_history"], shares["unused"], shares["state"], shares["total"]) == (
+        "99.997%", "0.003%", "0.000%", "100.000%")
+    assert part[0].endswith("B   99.997%") and part[-1].endswith("B  100.000%")  # aligned

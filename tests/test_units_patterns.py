@@ -347,16 +347,26 @@ def test_shares_of_a_whole_sum_to_100_percent():
     assert shares_text([1, 1, 1], 3) == ["33.34", "33.33", "33.33"]
     # parts of something else are each rounded on their own (half up)
     assert shares_text([1, 1], 8) == ["12.50", "12.50"] and shares_text([1], 3) == ["33.33"]
+    # a sliver beside nearly all of it takes the decimals that tell both from 0 and 100:
+    # 2,039,808 B unused of 80e9 is 0.00254976%, its KV rows 99.99745024%
+    assert shares_text([79_997_960_192, 0, 2_039_808], 80 * 10**9) == [
+        "99.997", "0.000", "0.003"]
+    assert shares_text([1, 10**6 - 1], 10**6) == ["0.0001", "99.9999"]
 
 
 @given(st.lists(st.integers(0, 10**12), min_size=1, max_size=9).filter(any))
 def test_shares_sum_to_100_and_each_stays_within_a_hundredth(parts):
     total = sum(parts)
     shares = shares_text(parts, total)
-    hundredths = [int(s.replace(".", "")) for s in shares]
-    assert sum(hundredths) == 10_000
-    for part, h in zip(parts, hundredths):
-        assert abs(Fraction(h, 100) - Fraction(100 * part, total)) < Fraction(1, 100)
+    decimals = len(shares[0].partition(".")[2])  # 2, or more where a sliver needs them
+    assert decimals >= 2 and {len(s.partition(".")[2]) for s in shares} == {decimals}
+    units = [int(s.replace(".", "")) for s in shares]
+    assert sum(units) == 100 * 10**decimals
+    for part, u in zip(parts, units):
+        assert abs(Fraction(u, 10**decimals) - Fraction(100 * part, total)) < Fraction(
+            1, 10**decimals)
+        # none reads as nothing or as all of it unless it is
+        assert (u > 0) == (part > 0) and (u < 100 * 10**decimals) == (part < total)
 
 
 def test_vllm_math_gives_the_logged_concurrency_where_ours_stays_under_a_request():
