@@ -364,6 +364,14 @@ def test_the_model_summary_gives_kv_per_token_and_state_per_request():
     assert {e.label: e.value for e in tp2.metric}["KV per token, all layers"] == "8.00 KiB"
     llama = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
     assert "State per request" not in {e.label for e in llama.metric}
+    # the layer counts beside them, cache layers not model layers (SPEC 2): 52 model layers,
+    # 24 of them MLP layers without a cache, 4 attention and 24 Mamba2 layers with one
+    assert (m["Cache layers"][0], m["Full attention"][0], m["Constant state"][0]) == (
+        f"{4 + 24}", "4 layers", "24 layers")
+    # Falcon-H1-7B runs attention and Mamba2 in each of its 44 layers: 44 + 44 cache layers
+    falcon = metrics(open_app("app_pages/model.py", {"model": "Falcon-H1-7B"}))
+    assert (falcon["Cache layers"], falcon["Full attention"], falcon["Constant state"]) == (
+        f"{44 + 44}", "44 layers", "44 layers")
 
 
 def test_the_editor_keeps_and_edits_the_mamba_chunk():
