@@ -22,7 +22,7 @@ from flatkv.gpu_settings import (
 from flatkv.gpu_view import POOL_LAYOUT_HELP, cap_reason_text, per_device_text
 from flatkv.plan import PACKED_NEEDS_HISTORY, alignment_or_block_size, plan_tensors
 from flatkv.profile import CacheProfile
-from flatkv.units import count_text
+from flatkv.units import count_text, percent_text
 
 if TYPE_CHECKING:
     from flatkv.gpu.bench import BenchResult
@@ -95,9 +95,9 @@ def format_result(result: BenchResult) -> str:
         f"{'operation':<18}{'impl':<8}{'GB/s':>10}  share",
     ]
     for f in result.figures:
-        share = f"{f.share_of_baseline:6.1%} of {f.baseline}"
+        share = f"{percent_text(f.share_of_baseline, digits=1):>6} of {f.baseline}"
         if f.share_of_peak is not None:
-            share += f", {f.share_of_peak:.1%} of nominal peak"
+            share += f", {percent_text(f.share_of_peak, digits=1)} of nominal peak"
         lines.append(f"{f.operation:<18}{f.implementation:<8}{f.gbps:>10.2f}  {share}")
     lines += ["", result.counting]
     return "\n".join(lines)

@@ -26,7 +26,7 @@ from flatkv.gpu_settings import (
     in_order,
 )
 from flatkv.plan import ComponentSpec, FlatMemoryPlan, cdiv
-from flatkv.units import count_text, format_bytes, markdown_literal
+from flatkv.units import count_text, format_bytes, markdown_literal, percent_text
 
 if TYPE_CHECKING:
     from flatkv.gpu.bench import BenchResult, Figure
@@ -363,7 +363,9 @@ def value_span(values: Sequence[int], fmt: Callable[[int], str] = "{:,}".format)
 
 
 def _percent(share: float | None) -> str | None:
-    return None if share is None else f"{share:.1%}"
+    """A measured share to one decimal, where 0.9996 of the baseline reads 99.9%, not the
+    baseline's own 100.0% (``percent_text``)."""
+    return None if share is None else percent_text(share, digits=1)
 
 
 def several_layouts(results: Sequence[BenchResult]) -> bool:

@@ -351,7 +351,7 @@ def times_text(ratio: Fraction) -> str:
     return f"{cut // 10**digits}.{cut % 10**digits:0{digits}d}"
 
 
-def percent_text(part: int | Fraction, total: int | Fraction = 1, *, digits: int = 2) -> str:
+def percent_text(part: float | Fraction, total: float | Fraction = 1, *, digits: int = 2) -> str:
     """``part`` as a percent of ``total`` (``1.49%``) to ``digits`` decimals, exactly, with as
     many more decimals as tell a share that is neither nothing nor all of it from 0.00% and
     100.00%, cut toward 0, as ``times_text`` does for 1.00x: 36 B of padding in a 100,663,296 B
