@@ -112,8 +112,9 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
 st.title("Compare")
 with user_errors():
     s = state()
-    b = s.budget()
-    st.caption(f"{literal(s.profile().name)} · budget {exact_bytes(b.cache_bytes)} per rank "
+    profile = s.profile()  # first: a TP that does not split the model is the page's error,
+    b = s.budget()  # a budget the weights fill too is the sidebar's
+    st.caption(f"{literal(profile.name)} · budget {exact_bytes(b.cache_bytes)} per rank "
                f"({b.derivation}) · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(s.acting_engine_options())}")

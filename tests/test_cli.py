@@ -1085,6 +1085,19 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
         "as one rank's share, or a larger --gpu-memory or --memory-fraction")
 
 
+def test_a_tp_that_does_not_split_the_model_is_said_before_weights_that_do_not_fit(capsys):
+    # gpt-oss-20b's 8 KV heads at TP 6, and 80 GB of weights in 8 GB x 0.9: the TP is the
+    # more basic problem (no TP 6 budget to speak of), so the one line names it, as the app's
+    # pages do
+    for command in ("plan", "compare"):
+        code, _, err = run([command, "--preset", "gpt-oss-20b", "--tp", "6", "--gpu-memory",
+                            "8GB", "--weights", "80GB"], capsys)
+        assert code == 2 and err.strip().splitlines() == [
+            "python -m flatkv: error: sliding.kv_heads = 8 is not divisible by tp = 6: choose a "
+            "tp that divides the KV heads or is a multiple of them (tp up to 64 that split the "
+            "model: 1, 2, 4, 8, 16, 32, 64)"], err
+
+
 def test_compare_on_a_b200_names_sglangs_default_page(capsys):
     """SGLang 0.5.23 told no page size runs pages of 64 on a B200: a note says which flag
     matches such a run, and none once it is given (or on a Hopper GPU)."""
