@@ -1,9 +1,10 @@
 """The current model's figures, cached: pure functions of hashable arguments, and the model
-helpers the pages share (an MTP layer added, the spec used)."""
+helpers the pages share (an MTP layer added, the spec used, a draft waiting for a TP)."""
 
 from __future__ import annotations
 
-from dataclasses import astuple, fields
+from dataclasses import astuple, dataclass, fields
+from typing import Any
 
 import streamlit as st
 
@@ -96,9 +97,56 @@ def plan_caption(a: PlanAnalysis) -> str:
 
 def use_spec(spec: ModelSpec) -> None:
     """Make ``spec`` the current model, an edited one (the Model page shows it so)."""
+    update(**_spec_fields(spec))
+
+
+def _spec_fields(spec: ModelSpec) -> dict[str, Any]:
+    """The view's fields that make ``spec`` the current model; the Model page's draft is in
+    step with it already (``spec.filled``: not filled afresh from it)."""
     text = app_model.spec_to_json(spec)
-    update(model=CUSTOM_SPEC, spec=text, raw=None)
     st.session_state["spec.filled"] = (CUSTOM_SPEC, text)
+    return {"model": CUSTOM_SPEC, "spec": text, "raw": None}
+
+
+# The Model page's draft (Edit by hand) that the sidebar's TP alone refused (a TP its heads do
+# not split over), a RefusedDraft: the TP field tries it again as it changes
+# (take_refused_draft), so TP 3's error does not outlive a move to TP 2
+TP_REFUSED = "spec.tp_refused"
+
+
+@dataclass(frozen=True)
+class RefusedDraft:
+    spec: ModelSpec  # the draft, a model at TP 1
+    over: tuple[str, str | None]  # the view's (model, spec) it was to replace, kept meanwhile
+
+
+def refuse_draft(spec: ModelSpec) -> None:
+    """Keep ``spec``, refused at the sidebar's TP alone, to try at the next TP."""
+    s = state()
+    st.session_state[TP_REFUSED] = RefusedDraft(spec, (s.model, s.spec))
+
+
+def tp_refusal(exc: ValueError) -> str:
+    """The draft's error where the model plans at TP 1 but not at the sidebar's TP."""
+    return f"The sidebar's TP does not split it: {exc}"
+
+
+def take_refused_draft(tp: int) -> dict[str, Any]:
+    """The TP field's ``also``: the draft refused at the TP before (``TP_REFUSED``), tried at
+    ``tp`` as the TP changes, on any page; taken, it is the model that run and the sidebar
+    show, its error gone; refused, its error names ``tp``. Nothing changes where none waits."""
+    ss = st.session_state
+    refused = ss.pop(TP_REFUSED, None)
+    if refused is None or refused.over != (state().model, state().spec):
+        return {}  # none, or another model came since (a preset picked): the draft is stale
+    try:
+        refused.spec.with_options(tp=tp).profile()
+    except ValueError as exc:
+        ss["spec.error"] = tp_refusal(exc)
+        ss[TP_REFUSED] = refused
+        return {}
+    ss.pop("spec.error", None)
+    return _spec_fields(refused.spec)
 
 
 def mtp_added() -> bool:

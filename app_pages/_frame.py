@@ -8,6 +8,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+from app_pages._figures import take_refused_draft
 from app_pages._session import ERRORS_KEY, REJECTED_SLOT, bind, pop_notices, start_run, state
 from flatkv import strategy_notes
 from flatkv.analysis import PLANNERS
@@ -369,9 +370,10 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
              "not split; or pick \"KV cache memory\" above and give the memory its log "
              "prints.")
     bind(side.number_input, "tp", "Tensor parallel (TP)", min_value=1, max_value=MAX_TP,
-         step=1, help="Each rank holds weights / TP, and a model's KV heads and state "
-         "tensors split across the ranks: every figure is per rank. A model "
-         "given in raw bytes is already per rank, so TP only splits its weights.")
+         step=1, also=take_refused_draft,  # the Model page's draft refused at the TP before
+         help="Each rank holds weights / TP, and a model's KV heads and state tensors split "
+         "across the ranks: every figure is per rank. A model given in raw bytes is already "
+         "per rank, so TP only splits its weights.")
     try:
         budget = state().budget()
         side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app_pages._figures import use_spec
+from app_pages._figures import TP_REFUSED, refuse_draft, tp_refusal, use_spec
 from app_pages._frame import chart, metric_row, table
 from app_pages._session import (
     show_value,
@@ -130,9 +130,6 @@ DRAFT = "spec.draft"
 # the number field whose entry was refused (-5, emptied): it keeps showing that entry beside the
 # error, so that typing the draft's value back is a change that clears it
 REFUSED = "spec.refused"
-# the sidebar's TP at which the draft was refused for that TP alone: a draft the TP did not
-# split is tried again at a new TP, so TP 3's error does not outlive a move to TP 2
-TP_REFUSED = "spec.tp_refused"
 # where the last edit was made: its error shows there, in view of the field just edited, not a
 # screen away. Tuples, so that no kind's name (a kind may be named "top") is taken for a place.
 EDITED_AT = "spec.edited_at"
@@ -142,7 +139,7 @@ KIND_LIST = ("kinds added or removed",)
 
 class _TpDoesNotSplit(ValueError):
     """A model that plans at TP 1 but not at the sidebar's TP (``_use_spec``): its draft is
-    tried again at the next TP (``TP_REFUSED``)."""
+    tried again as the TP changes (``TP_REFUSED``)."""
 
 
 def _kind_place(kind: str) -> tuple[str, str]:
@@ -158,11 +155,14 @@ def _set_draft(draft: SpecDraft) -> None:
     ss[DRAFT] = draft
     ss.pop(TP_REFUSED, None)
     try:
-        _use_spec(draft.to_spec())
+        spec = draft.to_spec()
+        _use_spec(spec)
+    except _TpDoesNotSplit as exc:
+        ss["spec.error"] = str(exc)
+        refuse_draft(spec)
+        return
     except ValueError as exc:
         ss["spec.error"] = str(exc)
-        if isinstance(exc, _TpDoesNotSplit):
-            ss[TP_REFUSED] = state().tp
         return
     ss.pop("spec.error", None)
 
@@ -250,7 +250,7 @@ def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
         if at != 1:
             spec.with_options(tp=at).profile()
     except ValueError as exc:  # (a model file's own TP was checked as it was read)
-        raise _TpDoesNotSplit(f"The sidebar's TP does not split it: {exc}") from None
+        raise _TpDoesNotSplit(tp_refusal(exc)) from None
     if at != state().tp:
         update(tp=at)
     use_spec(spec)
@@ -309,9 +309,7 @@ def spec_editor(spec: ModelSpec | None) -> None:
 
 def _filled_draft(spec: ModelSpec | None) -> SpecDraft:
     """The session's draft, made afresh from ``spec`` (or empty) when the model or its spec
-    changed since it was filled, its error and refusal dropped with it. A draft refused for the
-    sidebar's TP alone (``TP_REFUSED``) is tried again once the TP changes: taken, the page
-    runs again, as the sidebar drawn above it still named the model before."""
+    changed since it was filled, its error and refusal dropped with it."""
     key = (state().model, state().spec)
     if DRAFT not in ss or ss.get("spec.filled") != key:
         ss[DRAFT] = SpecDraft() if spec is None else SpecDraft.from_spec(spec)
@@ -319,10 +317,6 @@ def _filled_draft(spec: ModelSpec | None) -> SpecDraft:
         ss.pop(REFUSED, None)
         ss.pop(TP_REFUSED, None)
         ss["spec.filled"] = key
-    elif ss.get(TP_REFUSED, state().tp) != state().tp:
-        _set_draft(ss[DRAFT])  # adopted at the new TP, or refused with its own error
-        if not ss.get("spec.error"):
-            st.rerun()  # the sidebar, drawn before this, names the model taken
     return ss[DRAFT]
 
 

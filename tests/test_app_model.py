@@ -269,6 +269,42 @@ def test_an_edit_at_a_tp_that_does_not_split_the_model_waits_for_one_that_does()
     assert (at.query_params["model"], at.query_params["tp"]) == ("spec", "2")
 
 
+def test_a_draft_refused_for_its_tp_is_taken_where_the_tp_changes():
+    # the TP field tries the refused draft as it changes, on any page: TP 2 set on Layout
+    # shows the draft's 24 layers there at once, where Layout kept the preset's 48 until the
+    # Model page was drawn again; TP 5 refuses it again, in TP 5's words
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.sidebar.number_input(key="w.tp").set_value(3).run()
+    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*6").run()
+    at.switch_page("app_pages/layout.py").run()
+    at.sidebar.number_input(key="w.tp").set_value(5).run()
+    assert shown(at.error[0]).startswith("gdn.k_heads = 16 is not divisible by tp = 5")
+    at.switch_page("app_pages/model.py").run()
+    assert shown(at.error[0]).startswith(
+        "The sidebar's TP does not split it: gdn.k_heads = 16 is not divisible by tp = 5")
+    at.switch_page("app_pages/layout.py").run()
+    at.sidebar.number_input(key="w.tp").set_value(2).run()
+    assert_clean(at)
+    assert shown(at.sidebar.caption[0]) == (
+        "Model: **Qwen3-Next-80B-A3B (edited)** · 24 cache layers")
+    assert (at.query_params["model"], at.query_params["tp"]) == ("spec", "2")
+    at.switch_page("app_pages/model.py").run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "24"
+    assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*6"
+    # a refused draft waits only while the model it was to replace stays: Falcon-H1-7B, picked
+    # at TP 6 (which splits it) over a draft refused there, keeps TP 2
+    at.sidebar.number_input(key="w.tp").set_value(6).run()
+    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*3").run()
+    assert shown(at.error[0]).startswith("The sidebar's TP does not split it")
+    at.segmented_control(key="model.source").set_value("Preset").run()
+    at.selectbox(key="w.model").set_value("Falcon-H1-7B").run()
+    at.sidebar.number_input(key="w.tp").set_value(2).run()
+    assert_clean(at)
+    assert (at.query_params["model"], at.query_params["tp"]) == ("Falcon-H1-7B", "2")
+
+
 def test_start_from_scratch_after_a_tp_refusal_is_an_empty_draft_at_any_tp():
     # a draft refused at TP 3 and then dropped (Start from scratch) is not tried again at TP 2:
     # the empty draft says what it lacks as an empty draft does, with no error
