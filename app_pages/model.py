@@ -436,12 +436,15 @@ def _preset_source(s) -> None:
 @contextmanager
 def _nothing_loaded_on_error(what: str) -> Iterator[None]:
     """A load that fails says, beside why, that the current model stays on every page: the
-    page below still shows it, which must not read as the config's figures."""
+    page below still shows it, which must not read as the config's figures. A model in raw
+    bytes is said to be one: its name, custom on every page, alone read as no model at all."""
     try:
         yield
     except ValueError as exc:
         try:  # at TP 1 where the sidebar's TP does not split it, as the summary shows it
             current = state().plannable_tp()[0].profile().name
+            if state().model == CUSTOM:
+                current = f"the model given in raw bytes ({current})"
         except ValueError:  # a model that plans at no TP: the summary says why
             current = "the model before"
         said = on_the_model_page(exc)  # what to do here, not on the command line

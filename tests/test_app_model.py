@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from app_helpers import (
     APP,
+    QWEN35_LINK,
     assert_clean,
     caption_starting,
     metrics,
@@ -805,6 +806,25 @@ def test_a_malformed_repeat_count_shows_the_patterns_error_on_the_page():
         (error,) = [shown(e) for e in at.error]
         assert error.startswith(f"{said.value}. Until it is fixed")
         assert "at character 6" in error
+
+
+def test_a_failed_load_over_a_raw_model_says_the_raw_model_stays():
+    # a raw model shows as "custom" (the page's title, the sidebar): "every page still shows
+    # custom" read as no model named at all
+    at = open_app("app_pages/model.py", QWEN35_LINK)
+    assert shown(at.subheader[0]) == "custom"
+    kept = "every page still shows the model given in raw bytes (custom)."
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value("not json").run()
+    at.button(key="hf.load").click().run()
+    assert [shown(e) for e in at.error] == [
+        f"pasted config.json is not valid JSON (line 1, column 1: Expecting value). No "
+        f"config.json was loaded: {kept}"]
+    at.segmented_control(key="model.source").set_value("Model JSON").run()
+    at.text_area(key="model.paste").set_value('{"x": 1}').run()
+    at.button(key="model.load").click().run()
+    assert shown(at.error[0]).endswith(f"No model JSON was loaded: {kept}")
+    assert shown(at.subheader[0]) == "custom"
 
 
 def _load_config_text(config: str) -> AppTest:
