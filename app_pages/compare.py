@@ -177,7 +177,7 @@ with user_errors():
         why_not = "" if r.applies else f" ({strategy_notes.why_not_label(r)})"
         with st.expander(title_of(r) + why_not):
             if not r.applies:
-                st.caption(r.reason)
+                st.caption(strategy_notes.reason_text(r))
                 continue
             if r.why_block_size:
                 st.caption(r.why_block_size)

@@ -30,6 +30,7 @@ from flatkv.strategies import (
     logged_as,
     model_blocker,
 )
+from flatkv.strategies.aliased import TWO_LEVEL_HINT
 from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED as SGLANG_CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
@@ -120,6 +121,13 @@ def title_of(result: StrategyResult) -> str:
     return STRATEGY_TITLES.get(result.strategy, result.strategy)
 
 
+def reason_text(result: StrategyResult) -> str:
+    """Why a layout has no figures here, as the pages say it: the layout a reason points at
+    by its title, where the library (and the CLI) give its id (``TWO_LEVEL_HINT``)."""
+    return result.reason.replace(TWO_LEVEL_HINT,
+                                 f"unequal groups: see {STRATEGY_TITLES['lcm']}")
+
+
 # How a layout with no figures here is labelled (``why_not_label``), and in a table's last
 # column, where it is short (``WHY_NOT_SHORT``)
 DOES_NOT_APPLY, WONT_START = "does not apply", "refuses to start"
@@ -134,7 +142,7 @@ def why_not_label(result: StrategyResult) -> str:
 
 def why_not_text(result: StrategyResult) -> str:
     """A layout with no figures here and its reason, as Compare lists it under its table."""
-    reason = result.reason  # a refusal's reason opens with it: not said twice
+    reason = reason_text(result)  # a refusal's reason opens with it: not said twice
     for opening in (REFUSES_TO_START, FAILS_AT_START_UP):
         reason = reason.removeprefix(f"{opening}: ")
     return f"**{title_of(result)}** {why_not_label(result)}: {reason}"
@@ -204,7 +212,7 @@ def compare_table_row(result: StrategyResult) -> dict:
         "concurrency": (None if result.max_concurrency is None
                         else concurrency_value(result.max_concurrency)),
         **{breakdown_column(cat): v for cat, v in result.breakdown},
-        "note": result.reason,
+        "note": reason_text(result),
     }
 
 

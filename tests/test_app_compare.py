@@ -191,9 +191,14 @@ def test_compare_page_lists_every_strategy():
     # vLLM 0.19 and earlier: num_blocks // 4 groups x P, beside it; no other layout logs it
     assert vllm["older vLLM log"] == 2991 // 4 * 1088 == 812_736
     assert pd.isna(sglang["older vLLM log"]) and pd.isna(flat["older vLLM log"])
-    # state layers: no equal history groups, so aliasing is listed with its reason instead
+    # state layers: no equal history groups, so aliasing is listed with its reason instead,
+    # under the table and in its expander, naming the layout it points at as the page does
+    # (it read "see two-level pages, lcm in the CLI")
     assert any("slab aliasing** does not apply: the model has linear_attention state layers"
                in c.value for c in at.caption)
+    whys = [c.value for c in at.caption if "state layers: aliasing" in c.value]
+    assert len(whys) == 2 and all(
+        why.endswith("(unequal groups: see two-level pages)") for why in whys), whys
     assert len(at.get("plotly_chart")) == 3
     # the bars draw the table's figures: capacity (vLLM's 2,991 blocks less 3 state pages,
     # x 1,088), concurrency (2,991 / 34 = 87.97), and each layout's budget in GB (80e9 B =

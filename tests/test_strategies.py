@@ -367,7 +367,7 @@ def test_lcm_qwen3_next():
 ALIASED_STATE_REASON = (
     "the model has linear_attention state layers: aliasing needs every group to be KV history "
     "with rows of one size, and a state row is constant per page while a history row grows "
-    "with P (unequal groups: see two-level pages, lcm in the CLI)")
+    "with P (unequal groups: see lcm)")
 
 
 def test_aliased_does_not_apply_to_state_hybrids():
@@ -867,7 +867,7 @@ def test_aliased_unequal_groups_say_why():
     assert not r.applies and r.reason == (
         "groups have unequal layer counts (sliding_attention 5, full_attention 1): layer j of "
         "each group shares a slab only when every group has the same number of layers (unequal "
-        "groups: see two-level pages, lcm in the CLI)")
+        "groups: see lcm)")
 
 
 def test_lcm_padding_bound_not_met_says_why():

@@ -74,6 +74,8 @@ def test_compare_rows_carry_the_strategy_numbers():
     aliased = notes.compare_table_row(
         run_strategy("aliased", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768))
     assert not aliased["applies"] and aliased["blocks"] is None
+    # the layout its reason points at by the page's title: the library (and the CLI) say lcm
+    assert aliased["note"].endswith("row grows with P (unequal groups: see two-level pages)")
 
 
 def test_sglangs_own_ssm_dtype_is_named_where_it_changes_the_state():

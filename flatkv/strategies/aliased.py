@@ -24,11 +24,11 @@ from flatkv.strategies.base import (
 from flatkv.strategies.paged import finish_paged, label_groups
 from flatkv.units import count_text
 
-# Where a reason sends the reader, shown by the app (Compare) and the CLI alike: the layout that
-# pages unequal groups by the name the app's pages give it and the id the CLI's columns and
-# --strategy take. "See two-level pages, the CLI's lcm" read as if "the CLI's lcm" were one more
-# layout, and in the CLI named the CLI from inside it.
-TWO_LEVEL_HINT = "unequal groups: see two-level pages, lcm in the CLI"
+# Where a reason sends the reader: the layout that pages unequal groups, by its id, which the
+# CLI's columns and --strategy take (and run_strategy). The app names it by its title
+# (strategy_notes.reason_text): "see two-level pages, lcm in the CLI", one text for both, named
+# the CLI from inside it.
+TWO_LEVEL_HINT = "unequal groups: see lcm"
 
 
 def aliasing_blocker(profile: CacheProfile) -> str:
