@@ -93,6 +93,116 @@ def _tokenize(text: str) -> list[tuple[str, str, int]]:
 _EXPECTED = {"num": "a repeat count", "name": "a layer name"}
 
 
+# A parsed node: (repeat, name) or (repeat, [nodes]), a parenthesised pattern repeated.
+_Node = tuple[int, Any]
+
+
+class _PatternParser:
+    """The recursive descent over a pattern's tokens, one method a grammar rule; ``pos`` is the
+    next token. Errors name the pattern as typed and the character where reading stopped."""
+
+    def __init__(self, text: str, max_layers: int) -> None:
+        self.text, self.max_layers = text, max_layers
+        self.tokens = _tokenize(text)
+        self.pos = 0
+        self.depth = 0  # open parentheses: hostile nesting is an error, not a RecursionError
+
+    def peek(self) -> str | None:
+        return self.tokens[self.pos][0] if self.pos < len(self.tokens) else None
+
+    def take(self, kind: str) -> str:
+        """The next token's text, which must be of ``kind``."""
+        if self.peek() != kind:
+            got, at = ((repr(self.tokens[self.pos][1]), self.tokens[self.pos][2])
+                       if self.pos < len(self.tokens)
+                       else ("the end of the pattern", len(self.text.rstrip()) + 1))
+            raise ValueError(
+                f"layer pattern {quoted(self.text)}: expected {_EXPECTED.get(kind, repr(kind))} "
+                f"at character {at}, got {got} (write it like (3*linear,full)*12)"
+            )
+        self.pos += 1
+        return self.tokens[self.pos - 1][1]
+
+    def count(self) -> int:
+        """A repeat count: a whole number of 1 or more, in digits."""
+        typed = self.take("num")
+        at = self.tokens[self.pos - 1][2]
+        digits = typed.lstrip("0") or "0"
+        where = (f"layer pattern {quoted(self.text)}: repeat count {quoted(typed, 20)} at "
+                 f"character {at}")
+        if not typed.isdecimal():  # 0x10, -1, 1.5, 1e3, 1²
+            raise ValueError(f"{where} is not a whole number >= 1: write the count in digits, "
+                             "e.g. (3*linear,full)*12")
+        if digits == "0":  # in digits already: "write it in digits" would not say what is wrong
+            raise ValueError(f"{where} is 0: give 1 or more, or leave the item out, e.g. "
+                             "(3*linear,full)*12")
+        if len(digits) > 18:  # past any layer count, and int() refuses 4,300 digits
+            raise ValueError(f"layer pattern {quoted(self.text)} expands to more than "
+                             f"{self.max_layers} cache layers: too large to be real")
+        return int(digits)
+
+    def sequence(self) -> list[_Node]:
+        nodes = [self.item()]
+        while self.peek() == ",":
+            self.take(",")
+            nodes.append(self.item())
+        return nodes
+
+    def item(self) -> _Node:
+        repeat = 1
+        if self.peek() == "num":
+            repeat = self.count()
+            self.take("*")
+        atom: Any = self.group() if self.peek() == "(" else self.take("name")
+        while self.peek() == "*":
+            self.take("*")
+            repeat *= self.count()
+        return repeat, atom
+
+    def group(self) -> list[_Node]:
+        """A parenthesised pattern, no deeper than ``MAX_NESTING``."""
+        self.take("(")
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise ValueError(f"layer pattern nests parentheses more than {MAX_NESTING} deep "
+                             f"(at character {self.tokens[self.pos - 1][2]}): write it flatter, "
+                             "e.g. (3*gdn,full)*12")
+        nodes = self.sequence()
+        self.depth -= 1
+        self.take(")")
+        return nodes
+
+    def pattern(self) -> list[_Node]:
+        """The whole pattern: a sequence, and nothing after it."""
+        tree = self.sequence()
+        if self.pos != len(self.tokens):
+            raise ValueError(f"layer pattern {quoted(self.text)}: unexpected "
+                             f"{self.tokens[self.pos][1]!r} at character "
+                             f"{self.tokens[self.pos][2]}")
+        return tree
+
+
+def _check_length(nodes: list[_Node], text: str, max_layers: int) -> int:
+    """The layers ``nodes`` expand to, counted without expanding them: past ``max_layers`` is
+    an error as soon as the count passes it (``full*10**12`` is not built)."""
+    total = 0
+    for repeat, atom in nodes:
+        total += repeat * (1 if isinstance(atom, str) else _check_length(atom, text, max_layers))
+        if total > max_layers:
+            raise ValueError(
+                f"layer pattern {quoted(text)} expands to more than {max_layers} cache layers: "
+                "too large to be real"
+            )
+    return total
+
+
+def _expand(nodes: list[_Node]) -> list[str]:
+    out: list[str] = []
+    for repeat, atom in nodes:
+        out.extend(([atom] if isinstance(atom, str) else _expand(atom)) * repeat)
+    return out
+
+
 def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]:
     """Expand a layer pattern into one name per cache layer.
 
@@ -102,95 +212,9 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"layer pattern must be a non-empty string, got {text!r}")
-    tokens = _tokenize(text)
-    pos = 0
-
-    def peek() -> str | None:
-        return tokens[pos][0] if pos < len(tokens) else None
-
-    def take(kind: str) -> str:
-        nonlocal pos
-        if peek() != kind:
-            got, at = ((repr(tokens[pos][1]), tokens[pos][2]) if pos < len(tokens)
-                       else ("the end of the pattern", len(text.rstrip()) + 1))
-            raise ValueError(
-                f"layer pattern {quoted(text)}: expected {_EXPECTED.get(kind, repr(kind))} at "
-                f"character {at}, got {got} (write it like (3*linear,full)*12)"
-            )
-        pos += 1
-        return tokens[pos - 1][1]
-
-    def count() -> int:
-        typed = take("num")
-        at = tokens[pos - 1][2]
-        digits = typed.lstrip("0") or "0"
-        where = f"layer pattern {quoted(text)}: repeat count {quoted(typed, 20)} at character {at}"
-        if not typed.isdecimal():  # 0x10, -1, 1.5, 1e3, 1²
-            raise ValueError(f"{where} is not a whole number >= 1: write the count in digits, "
-                             "e.g. (3*linear,full)*12")
-        if digits == "0":  # in digits already: "write it in digits" would not say what is wrong
-            raise ValueError(f"{where} is 0: give 1 or more, or leave the item out, e.g. "
-                             "(3*linear,full)*12")
-        if len(digits) > 18:  # past any layer count, and int() refuses 4,300 digits
-            raise ValueError(f"layer pattern {quoted(text)} expands to more than {max_layers} "
-                             "cache layers: too large to be real")
-        return int(digits)
-
-    depth: list[int] = []  # open parentheses, so hostile nesting is an error, not a RecursionError
-
-    # A parsed node is (repeat, name) or (repeat, [nodes]).
-    def sequence() -> list[tuple[int, Any]]:
-        nodes = [item()]
-        while peek() == ",":
-            take(",")
-            nodes.append(item())
-        return nodes
-
-    def item() -> tuple[int, Any]:
-        repeat = 1
-        if peek() == "num":
-            repeat = count()
-            take("*")
-        if peek() == "(":
-            take("(")
-            depth.append(1)
-            if len(depth) > MAX_NESTING:
-                raise ValueError(f"layer pattern nests parentheses more than {MAX_NESTING} deep "
-                                 f"(at character {tokens[pos - 1][2]}): write it flatter, e.g. "
-                                 "(3*gdn,full)*12")
-            atom: Any = sequence()
-            depth.pop()
-            take(")")
-        else:
-            atom = take("name")
-        while peek() == "*":
-            take("*")
-            repeat *= count()
-        return repeat, atom
-
-    def length(nodes: list[tuple[int, Any]]) -> int:
-        total = 0
-        for repeat, atom in nodes:
-            total += repeat * (1 if isinstance(atom, str) else length(atom))
-            if total > max_layers:
-                raise ValueError(
-                    f"layer pattern {quoted(text)} expands to more than {max_layers} cache layers: "
-                    "too large to be real"
-                )
-        return total
-
-    def expand(nodes: list[tuple[int, Any]]) -> list[str]:
-        out: list[str] = []
-        for repeat, atom in nodes:
-            out.extend(([atom] if isinstance(atom, str) else expand(atom)) * repeat)
-        return out
-
-    tree = sequence()
-    if pos != len(tokens):
-        raise ValueError(f"layer pattern {quoted(text)}: unexpected {tokens[pos][1]!r} at "
-                         f"character {tokens[pos][2]}")
-    length(tree)
-    return expand(tree)
+    tree = _PatternParser(text, max_layers).pattern()
+    _check_length(tree, text, max_layers)
+    return _expand(tree)
 
 
 def layer_runs(names: Sequence[str]) -> list[tuple[str, int]]:
