@@ -116,6 +116,9 @@ TP_REFUSED = "spec.tp_refused"
 
 @dataclass(frozen=True)
 class RefusedDraft:
+    """A draft to try at the next TP, and the model it was to replace: another model since (a
+    preset picked, a file loaded) leaves the draft stale, as the editor then refills."""
+
     spec: ModelSpec  # the draft, a model at TP 1
     over: tuple[str, str | None]  # the view's (model, spec) it was to replace, kept meanwhile
 
