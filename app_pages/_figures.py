@@ -95,16 +95,18 @@ def plan_caption(a: PlanAnalysis) -> str:
             f"{exact_bytes(a.totals.budget_bytes)} per rank ({s.budget().derivation})")
 
 
-def use_spec(spec: ModelSpec) -> None:
+def use_spec(spec: ModelSpec, *, drafted: bool = False) -> None:
     """Make ``spec`` the current model, an edited one (the Model page shows it so)."""
-    update(**_spec_fields(spec))
+    update(**_spec_fields(spec, drafted=drafted))
 
 
-def _spec_fields(spec: ModelSpec) -> dict[str, Any]:
-    """The view's fields that make ``spec`` the current model; the Model page's draft is in
-    step with it already (``spec.filled``: not filled afresh from it)."""
+def _spec_fields(spec: ModelSpec, *, drafted: bool) -> dict[str, Any]:
+    """The view's fields that make ``spec`` the current model. ``drafted``: the Model page's
+    draft built it, so the editor keeps that draft (``spec.filled``); any other (a config
+    loaded, an MTP layer added) fills the editor afresh from it."""
     text = app_model.spec_to_json(spec)
-    st.session_state["spec.filled"] = (CUSTOM_SPEC, text)
+    if drafted:
+        st.session_state["spec.filled"] = (CUSTOM_SPEC, text)
     return {"model": CUSTOM_SPEC, "spec": text, "raw": None}
 
 
@@ -149,7 +151,7 @@ def take_refused_draft(tp: int) -> dict[str, Any]:
         ss[TP_REFUSED] = refused
         return {}
     ss.pop("spec.error", None)
-    return _spec_fields(refused.spec)
+    return _spec_fields(refused.spec, drafted=True)
 
 
 def mtp_added() -> bool:

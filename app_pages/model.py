@@ -156,7 +156,7 @@ def _set_draft(draft: SpecDraft) -> None:
     ss.pop(TP_REFUSED, None)
     try:
         spec = draft.to_spec()
-        _use_spec(spec)
+        _use_spec(spec, drafted=True)
     except _TpDoesNotSplit as exc:
         ss["spec.error"] = str(exc)
         refuse_draft(spec)
@@ -239,10 +239,10 @@ def _start_empty() -> None:
     ss.pop(TP_REFUSED, None)  # the refused draft is gone: no retry of the empty one at a new TP
 
 
-def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
+def _use_spec(spec: ModelSpec, tp: int | None = None, *, drafted: bool = False) -> None:
     """Make ``spec`` the current model at ``tp`` (None: the sidebar's); ValueError, and nothing
     changes, when it does not plan there (a loaded config.json or model JSON as much as an
-    edit)."""
+    edit, ``drafted``: the editor's draft, which it keeps)."""
     at = state().tp if tp is None else tp
     spec.with_options(tp=1).profile()  # an error of the model itself is not the TP's
     app_model.check_link_size(spec)  # the link written must reopen it
@@ -253,7 +253,7 @@ def _use_spec(spec: ModelSpec, tp: int | None = None) -> None:
         raise _TpDoesNotSplit(tp_refusal(exc)) from None
     if at != state().tp:
         update(tp=at)
-    use_spec(spec)
+    use_spec(spec, drafted=drafted)
 
 
 def _show_draft(draft: SpecDraft) -> None:

@@ -63,10 +63,10 @@ def assert_clean(at: AppTest) -> None:
     assert not at.error, [shown(e) for e in at.error]
 
 
-def open_falcon_mamba_config() -> AppTest:
-    """The Model page with falcon-mamba-7b's config.json loaded: it gives no length field, so
-    vLLM (and SGLang) assume 2,048 tokens."""
-    at = open_app("app_pages/model.py")
+def open_falcon_mamba_config(at: AppTest | None = None) -> AppTest:
+    """The Model page with falcon-mamba-7b's config.json loaded (in ``at``, on its Model page,
+    or a new session): it gives no length field, so vLLM (and SGLang) assume 2,048 tokens."""
+    at = at or open_app("app_pages/model.py")
     at.segmented_control(key="model.source").set_value("config.json").run()
     at.text_area(key="hf.paste").set_value(json.dumps({
         "model_type": "falcon_mamba", "num_hidden_layers": 64, "hidden_size": 4096,

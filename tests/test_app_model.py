@@ -808,6 +808,31 @@ def test_a_malformed_repeat_count_shows_the_patterns_error_on_the_page():
         assert "at character 6" in error
 
 
+def test_edit_by_hand_starts_from_a_model_loaded_after_it_was_opened():
+    # the editor, opened on Qwen3-Next, then falcon-mamba-7b's config.json loaded: the editor
+    # showed Qwen3-Next's (3*gdn,full)*12 under falcon-mamba's title, and an edit to it would
+    # have replaced the model loaded
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*12"
+    at = open_falcon_mamba_config(at)
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert_clean(at)
+    assert shown(at.subheader[0]) == "falcon_mamba"
+    assert at.text_input(key="spec.pattern").value == "64*mamba1"  # Mamba-1 layers
+    assert metrics(at)["Cache layers"] == "64"
+    # so with an MTP layer added on Budget (2 drafted tokens): 48 + 1 layers, the editor's too
+    at = open_app("app_pages/model.py", {"spec_tokens": "2"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.switch_page("app_pages/budget.py").run()
+    at.button(key="mtp.add").click().run()
+    at.switch_page("app_pages/model.py").run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers"] == "49"
+    assert (at.text_input(key="spec.name").value, at.text_input(key="spec.pattern").value) == (
+        "Qwen3-Next-80B-A3B + MTP layer", "(3*gdn,full)*11,3*gdn,2*full")
+
+
 def test_a_failed_load_over_a_raw_model_says_the_raw_model_stays():
     # a raw model shows as "custom" (the page's title, the sidebar): "every page still shows
     # custom" read as no model named at all
