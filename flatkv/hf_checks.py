@@ -15,7 +15,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any
 
-from flatkv.hf_json import NESTED, field_of, gives
+from flatkv.hf_json import NESTED, as_written, field_of, gives
 from flatkv.hf_resolve import (
     FAMILIES,
     LANGUAGE_MODELS,
@@ -173,7 +173,8 @@ def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:
             "by which vLLM and SGLang place the layers (the last of each group MLA, the others "
             "KDA; neither reads layer_types): drop layer_types or make them agree")
     if cfg.get("no_kda_lora") is not True:  # (its absence is _ENGINES_NEED's)
-        raise ValueError(f"bailing_hybrid config.json no_kda_lora = {cfg.get('no_kda_lora')!r}: "
+        raise ValueError(f"bailing_hybrid config.json no_kda_lora = "
+                         f"{as_written(cfg.get('no_kda_lora'))}: "
                          "vLLM's BailingMoeV3 refuses it (\"BailingMoeV3 KDA currently expects "
                          "no_kda_lora=True\"); check the model's values")
     if cfg.get("use_mla_nope"):
@@ -238,7 +239,7 @@ def refuse_top_level_text_fields(cfg: Mapping[str, Any], used: Mapping[str, int]
     ignored = [attr for attr, value in used.items()
                if attr in cfg and attr not in inner and cfg[attr] != value]
     if ignored:
-        given = ", ".join(f"{attr} = {cfg[attr]!r}" for attr in ignored)
+        given = ", ".join(f"{attr} = {as_written(cfg[attr])}" for attr in ignored)
         default = ", ".join(f"{attr} {used[attr]:,}" for attr in ignored)
         raise ValueError(
             f"config.json {given} at the top level is not read: {model_type} keeps its language "
@@ -286,19 +287,21 @@ def check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any])
                 or not set(types) <= {"full", "shared"}):
             raise ValueError(f"{model_type} config.json indexer_types must hold \"full\" or "
                              f"\"shared\" for each of its {n_layers} layers (as vLLM checks it), "
-                             f"got {textwrap.shorten(repr(types), 60, placeholder=' ...')}")
+                             f"got {as_written(types)}")
         field = "indexer_types"
         shared = [i for i, kind in enumerate(types) if kind == "shared"]
     elif pattern is not None:
         if not isinstance(pattern, (list, str)):
-            raise ValueError(f"{model_type} config.json index_topk_pattern = {pattern!r} must be "
+            raise ValueError(f"{model_type} config.json index_topk_pattern = "
+                             f"{as_written(pattern)} must be "
                              "a string or list of \"F\" / \"S\" a layer: fix or remove it")
         field = "index_topk_pattern"
         shared = [i for i in range(min(n_layers, len(pattern))) if pattern[i] == "S"]
     elif freq is not None:
         if isinstance(freq, bool) or not isinstance(freq, int) or freq <= 0:
-            raise ValueError(f"{model_type} config.json index_topk_freq = {freq!r} must be a "
-                             "positive whole number (as vLLM checks it): fix or remove it")
+            raise ValueError(f"{model_type} config.json index_topk_freq = {as_written(freq)} "
+                             "must be a positive whole number (as vLLM checks it): fix or "
+                             "remove it")
         field = f"index_topk_freq = {freq} (index_skip_topk_offset {offset})"
         shared = [i for i in range(n_layers) if max(i - offset + 1, 0) % freq]
     else:

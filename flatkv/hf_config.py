@@ -43,7 +43,7 @@ from flatkv.hf_fields import (
     gemma4_full_fields,
     whole_field,
 )
-from flatkv.hf_json import NESTED, field_of, load_config_dict
+from flatkv.hf_json import NESTED, as_written, field_of, load_config_dict
 from flatkv.hf_length import chunk_size_of, max_model_len_of
 from flatkv.hf_notes import model_notes
 from flatkv.hf_resolve import (
@@ -117,7 +117,8 @@ def _gemma4_full(text: Any, model_type: str, index: int) -> AttentionLayer:
     for attr, field in names.items():
         value = getattr(view, attr, None)
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"{model_type} config.json {field_name(text, field)} = {value!r}: the "
+            raise ValueError(f"{model_type} config.json {field_name(text, field)} = "
+                             f"{as_written(value)}: the "
                              "full-attention layers need a positive whole number; fix the "
                              "config")
         values[attr] = value
@@ -148,8 +149,9 @@ def _mimo_v2_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLaye
                          "checkpoint's config.json gives it")
     if (not isinstance(pattern, list) or len(pattern) != n_layers
             or any(bit not in (0, 1) or isinstance(bit, bool) for bit in pattern)):
-        raise ValueError(f"{model_type} config.json {field} = {pattern!r}: {why}, one entry a "
-                         f"layer of {n_layers}; give it as the checkpoint's config.json does")
+        raise ValueError(f"{model_type} config.json {field} = {as_written(pattern)}: {why}, one "
+                         f"entry a layer of {n_layers}; give it as the checkpoint's config.json "
+                         "does")
 
     def layer(prefix: str, window: int | None) -> AttentionLayer:
         dim = whole_field(text, f"{prefix}head_dim", model_type)
@@ -322,7 +324,8 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
             elif label == "linear_attention" and family in ("attention", "mla"):
                 field = field_name(text, "layer_types")
                 raise ValueError(
-                    f"{model_type} config.json {field}[{i}] is 'linear_attention', but "
+                    f"{model_type} config.json {field}, entry {i + 1:,} of {len(labels):,}, is "
+                    "'linear_attention', but "
                     f"{model_type} has no linear-attention (state) layers: write its layers as "
                     "the checkpoint's config.json does (full_attention, sliding_attention), "
                     f"or fix model_type")
@@ -399,8 +402,9 @@ def _mtp_layer_types(text: Any, cfg: Mapping[str, Any], model_type: str) -> tupl
     field, given = field_of(cfg, "mtp_layer_types")  # transformers splits a string up
     if given is not None and (not isinstance(given, list)
                               or not all(isinstance(k, str) for k in given)):
-        raise ValueError(f"config.json {field} = {given!r} must be a list of layer types, one "
-                         "per MTP layer (e.g. [\"sliding_attention\"]): fix or remove it")
+        raise ValueError(f"config.json {field} = {as_written(given)} must be a list of layer "
+                         "types, one per MTP layer (e.g. [\"sliding_attention\"]): fix or "
+                         "remove it")
     kinds = list(getattr(text, "mtp_layer_types", None) or [])
     if not kinds and model_type == "exaone_moe":
         # vLLM's ExaoneMoeMTP builds num_nextn_predict_layers of them, 1 unless given
@@ -409,7 +413,8 @@ def _mtp_layer_types(text: Any, cfg: Mapping[str, Any], model_type: str) -> tupl
         types = list(getattr(text, "layer_types", None) or [])
         if isinstance(modules, bool) or not isinstance(modules, int) or not (
                 0 <= modules <= len(types)):
-            raise ValueError(f"exaone_moe config.json num_nextn_predict_layers = {modules!r}: "
+            raise ValueError(f"exaone_moe config.json num_nextn_predict_layers = "
+                             f"{as_written(modules)}: "
                              f"vLLM reads each MTP layer's type from layer_types at its index, "
                              f"so give a whole number from 0 to its {len(types)} layers")
         kinds, field = types[:modules], "layer_types"
@@ -444,9 +449,9 @@ def _step3p5_heads(text: Any, cfg: Mapping[str, Any], heads: int | None,
     kinds = {layer.label for layer in layers if not layer.is_state}
     field, other = field_of(cfg, "attention_other_setting")
     if other is not None and not isinstance(other, Mapping):
-        raise ValueError(f"step3p5 config.json {field} = {other!r} must be an object (the "
-                         "sliding layers' num_attention_heads and num_attention_groups): fix or "
-                         "remove it")
+        raise ValueError(f"step3p5 config.json {field} = {as_written(other)} must be an object "
+                         "(the sliding layers' num_attention_heads and num_attention_groups): "
+                         "fix or remove it")
     other = other or {}
 
     def differs(name: str, theirs: Any, layer_kind: str) -> None:
@@ -478,9 +483,9 @@ def _step3p5_heads(text: Any, cfg: Mapping[str, Any], heads: int | None,
                  else "num_sliding_attention_heads")
         if sliding is not None and (isinstance(sliding, bool) or not isinstance(sliding, int)
                                     or sliding <= 0 or (groups and sliding % groups)):
-            raise ValueError(f"step3p5 config.json {named} = {sliding!r} must be a positive "
-                             f"multiple of the {groups} KV groups (the sliding layers' query "
-                             "heads): check the model's values")
+            raise ValueError(f"step3p5 config.json {named} = {as_written(sliding)} must be a "
+                             f"positive multiple of the {groups} KV groups (the sliding "
+                             "layers' query heads): check the model's values")
         if isinstance(sliding, int):
             heads, note = _two_query_heads(heads, sliding)
             if note:
@@ -692,8 +697,9 @@ def _architectures_of(cfg: Mapping[str, Any]) -> tuple[str, ...]:
     try:
         return check_architectures(names)
     except ValueError:
-        raise ValueError(f"config.json architectures = {names!r} must be a list of class names "
-                         "(e.g. [\"GptOssForCausalLM\"]): fix it or drop the field") from None
+        raise ValueError(f"config.json architectures = {as_written(names)} must be a list of "
+                         "class names (e.g. [\"GptOssForCausalLM\"]): fix it or drop the "
+                         "field") from None
 
 
 def _architectures_or_default(cfg: Mapping[str, Any], model_type: str

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from flatkv.hf_json import as_written
+
 
 class Recorded:
     """A resolved config that remembers the sizes the reader used (through ``whole_field``), so the
@@ -49,7 +51,7 @@ def whole_field(conf: Any, attr: str, model_type: str, *, default: Any = None,
         raise ValueError(f"{model_type} config.json has no {field}: add it to the config")
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{model_type} config.json {field} must be a whole number, got "
-                         f"{value!r}")
+                         f"{as_written(value)}")
     if value < minimum:
         least = "positive" if minimum == 1 else f"{minimum} or more"
         raise ValueError(f"{model_type} config.json {field} must be {least}, got {value}")

@@ -8,6 +8,7 @@ a torch AttributeError), or takes 1.5 as a period without a word.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 from flatkv.dtypes import canonical_dtype
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import MAX_CACHE_LAYERS, MAX_DIM
-from flatkv.plan import int_text
+from flatkv.plan import count_text, int_text
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW
 from flatkv.units import quoted
 
@@ -47,6 +48,17 @@ def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
     raise ValueError(f"config must be a dict, JSON text or a path, got {type(config).__name__}")
 
 
+def as_written(value: Any, width: int = 60) -> str:
+    """A config.json value as the file writes it (true, null, NaN, Infinity, [1, 2]), not as
+    Python does (True, None, nan, inf): an error names what the user sees in the file. A string
+    is quoted as the other messages quote names; past ``width`` characters, its start."""
+    try:
+        text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # (a config is JSON: only a caller's dict holds others)
+        text = repr(value)
+    return text if len(text) <= width else f"{text[:width]} ..."
+
+
 # Where multimodal configs keep the language model's own config.
 NESTED = ("text_config", "llm_config")
 
@@ -71,18 +83,13 @@ def field_of(cfg: Mapping[str, Any], key: str) -> tuple[str, Any]:
                  if level.get(key) is not None), (key, None))
 
 
-def _count_text(value: int) -> str:
-    """A count in an error: thousands separated, or how many digits past 30 (``int_text``)."""
-    return f"{value:,}" if abs(value) < 10**30 else int_text(value)
-
-
 def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
     """Refuse absurd layer counts before transformers builds per-layer lists from them."""
     for key in ("num_hidden_layers", "n_layer", "num_layers"):
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
             raise ValueError(
-                f"config.json {where}{key} = {_count_text(value)} is too large to be real "
+                f"config.json {where}{key} = {count_text(value)} is too large to be real "
                 f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
             )
     for key in ("layer_types", "layers_block_type", "hybrid_override_pattern"):
@@ -134,8 +141,8 @@ def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
             continue  # EXAONE 4's letters, read by hf_resolve._exaone_layer_types
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(  # transformers' own message names a dataclass, not the field
-                f"config.json {where}{key} = {value!r} must be a whole number: fix or remove "
-                "the field"
+                f"config.json {where}{key} = {as_written(value)} must be a whole number: fix or "
+                "remove the field"
             )
         if value < least:
             raise ValueError(
@@ -154,8 +161,8 @@ def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
     for key in ("torch_dtype", "dtype"):
         value = cfg.get(key)
         if value is not None and not isinstance(value, str):
-            raise ValueError(f"config.json {where}{key} = {value!r} must be a dtype name such as "
-                             "\"bfloat16\": fix or remove the field")
+            raise ValueError(f"config.json {where}{key} = {as_written(value)} must be a dtype "
+                             "name such as \"bfloat16\": fix or remove the field")
         if isinstance(value, str) and value != "auto":
             try:
                 canonical_dtype(value)
@@ -194,8 +201,9 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
         if rope is None:
             continue
         if not isinstance(rope, Mapping):
-            raise ValueError(f"config.json {where}{key} = {rope!r} must be an object such as "
-                             "{\"rope_type\": \"yarn\", \"factor\": 4.0}: fix or remove the field")
+            raise ValueError(f"config.json {where}{key} = {as_written(rope)} must be an object "
+                             "such as {\"rope_type\": \"yarn\", \"factor\": 4.0}: fix or "
+                             "remove the field")
         by_type = rope_by_layer_type(rope)
         parts = [("", rope)] if by_type is None else [
             (f"{kind}.", part) for kind, part in by_type.items()]
@@ -207,8 +215,8 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
                     continue
                 hint = (f"{value.lower()!r}: rope types are lowercase" if isinstance(value, str)
                         else f"a name such as {', '.join(_ROPE_TYPES[:6])}")
-                raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} is not "
-                                 f"a rope type vLLM builds: use {hint}")
+                raise ValueError(f"config.json {where}{key}.{inner}{field} = {as_written(value)} "
+                                 f"is not a rope type vLLM builds: use {hint}")
             rope_type = part.get("rope_type", part.get("type"))
             for field in ROPE_NUMBERS:
                 value = part.get(field)
@@ -217,11 +225,13 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
                                      f"{rope_type} rope scaling needs it as a number")
                 if value is not None and (isinstance(value, bool)
                                           or not isinstance(value, (int, float))):
-                    raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} must "
-                                     "be a number: fix or remove the field")
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} = "
+                                     f"{as_written(value)} must be a number: fix or remove "
+                                     "the field")
                 if isinstance(value, float) and not math.isfinite(value):
-                    raise ValueError(f"config.json {where}{key}.{inner}{field} = {value} must "
-                                     "be a finite number: fix or remove the field")
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} = "
+                                     f"{as_written(value)} must be a finite number: fix or "
+                                     "remove the field")
 
 
 # transformers 5 writes floats JSON cannot hold (nemotron_h's and falcon_h1's time_step_limit
@@ -264,8 +274,8 @@ def prechecked(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
     layer pattern pass the checks transformers would make less clearly (or not at all)."""
     for key in NESTED:  # a nested config is an object, or absent
         if cfg.get(key) is not None and not isinstance(cfg[key], Mapping):
-            raise ValueError(f"config.json {key} = {cfg[key]!r} must be an object (the language "
-                             "model's config): fix or remove it")
+            raise ValueError(f"config.json {key} = {as_written(cfg[key])} must be an object (the "
+                             "language model's config): fix or remove it")
     cfg = _special_floats(cfg)  # the checks below read {"__float__": "NaN"} as the float it is
     for where, level in levels(cfg):
         _precheck_sizes(level, where)

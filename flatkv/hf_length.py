@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from flatkv.hf_fields import Recorded, whole_field
-from flatkv.hf_json import rope_by_layer_type
+from flatkv.hf_json import as_written, rope_by_layer_type
 from flatkv.models import ASSUMED_MAX_MODEL_LEN
 from flatkv.plan import int_text
 from flatkv.profile import MAX_CHUNK_SIZE
@@ -85,7 +85,7 @@ def max_model_len_of(text: Any, model_type: str) -> ModelLength:
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOKENS:
-            said = int_text(value) if type(value) is int else repr(value)
+            said = int_text(value) if type(value) is int else as_written(value)
             raise ValueError(f"config.json {attr} is {said}: give the model's context length "
                              f"as a positive whole number of tokens (at most {MAX_TOKENS:,}), "
                              "e.g. 131072")
@@ -120,7 +120,7 @@ def max_model_len_of(text: Any, model_type: str) -> ModelLength:
             or model_type.startswith("gemma3")):
         return ModelLength(length, attr, assumed)
     # a whole-number factor is exact and unbounded: compared, never turned into a float
-    shown = int_text(factor) if type(factor) is int else repr(factor)
+    shown = int_text(factor) if type(factor) is int else as_written(factor)
     if not _positive_number(factor):
         raise ValueError(f"config.json rope scaling's factor is {shown}: give the {rope_type} "
                          "scaling factor as a positive number, e.g. 4.0")

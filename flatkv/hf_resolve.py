@@ -20,7 +20,14 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
-from flatkv.hf_json import NESTED, ROPE_NUMBERS, WHOLE_FIELDS, levels, prechecked
+from flatkv.hf_json import (
+    NESTED,
+    ROPE_NUMBERS,
+    WHOLE_FIELDS,
+    as_written,
+    levels,
+    prechecked,
+)
 from flatkv.models import FORMAT
 from flatkv.profile import PROFILE_FORMAT
 from flatkv.units import quoted
@@ -425,14 +432,15 @@ def _readable_model_type(cfg: Any) -> str:
         raise ConfigError(f"{said} ({cli})", f"{said} ({page})")
     if not isinstance(model_type, str):
         raise ValueError(
-            f"config.json model_type must be a string such as \"llama\", got {model_type!r}"
+            "config.json model_type must be a string such as \"llama\", got "
+            f"{as_written(model_type)}"
         )
     if model_type not in FAMILIES:
         inner = cfg.get("text_config")
         inner_type = inner.get("model_type") if isinstance(inner, Mapping) else None
         if inner_type is not None and not isinstance(inner_type, str):
             raise ValueError(f"config.json text_config.model_type must be a string such as "
-                             f"\"llama\", got {inner_type!r}")
+                             f"\"llama\", got {as_written(inner_type)}")
         if model_type in _MINIMAX_M3 and _minimax_m3_sparse(cfg):
             raise ValueError(_not_modeled_text(model_type, _MINIMAX_M3_WHY))
         if model_type in _MINIMAX_M3 and inner_type not in FAMILIES:
@@ -474,7 +482,32 @@ _NULL_FIELD = re.compile(r"expected (?P<expected>\w+)\W.*got NoneType")
 
 
 _JSON_KINDS = {"int": "a whole number", "float": "a number", "str": "a string",
-               "bool": "true/false", "list": "a list", "dict": "an object"}
+               "bool": "true/false", "list": "a list", "dict": "an object",
+               "list[str]": "a list of strings", "list[int]": "a list of whole numbers",
+               "PreTrainedConfig": "an object", "NoneType": "null"}
+
+
+# the types its strict check takes: "expected int, got list", or a union's "doesn't match any
+# type in (list[str], <class 'NoneType'>)"
+_EXPECTED = re.compile(r"expected (?P<one>\w+), got|match any type in \((?P<union>[^)]*)\)")
+
+
+def _field_error_text(cfg: Mapping[str, Any], model_type: str, where: str, field: str,
+                      why: str) -> str:
+    """transformers' strict check of one field (``why``: "Field 'vocab_size' expected int, got
+    list (value: [['lots']])", in Python's names) in the config's: the value as the file writes
+    it and the kinds of JSON value the field takes."""
+    level = cfg.get(where.rstrip(".")) if where else cfg
+    given = (f" = {as_written(level[field])}"
+             if isinstance(level, Mapping) and field in level else "")
+    takes = "a value of the kind the checkpoint's config.json gives"
+    if expected := _EXPECTED.search(why):
+        names = [re.sub(r"<class '(?:\w+\.)*(\w+)'>", r"\1", t.strip())
+                 for t in (expected["one"] or expected["union"]).split(",")]
+        kinds = list(dict.fromkeys(_JSON_KINDS.get(n, "an object") for n in names))
+        takes = " or ".join(kinds)
+    return (f"config.json {where}{field}{given} is not a value transformers' {model_type} "
+            f"config takes: give {takes}, or remove the field")
 
 
 _CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P<why>.+)")
@@ -517,8 +550,8 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
                 raise ValueError(f"config.json {where}{field['field']} is null, which "
                                  f"transformers' {model_type} config does not take: give "
                                  f"{kind} or remove the field") from None
-            raise ValueError(f"config.json {where}{field['field']}: {field['why']}; fix or "
-                             "remove the field") from None
+            raise ValueError(_field_error_text(cfg, model_type, where, field["field"],
+                                               field["why"])) from None
         check = _CLASS_ERROR.search(text)
         if check:
             # a null size overrides the class default, and its check computes with None
@@ -528,7 +561,7 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
                 whole = all("rope_" not in name for name in nulls)  # the others: sizes
                 raise ValueError(f"config.json {' and '.join(nulls)} {'is' if one else 'are'} "
                                  f"null: transformers' {model_type} config computes with "
-                                 f"{'it' if one else 'them'} ({check['why']}); give a "
+                                 f"{'it' if one else 'them'}; give a "
                                  f"{'whole number' if whole else 'number'} or remove the "
                                  f"field{'' if one else 's'}") from None
             if bad := _bad_layer_type(cfg, model_type, check["why"]):
@@ -538,18 +571,32 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
         culprit = _culprit(AutoConfig, read_as, kwargs)
         if culprit is not None:
             key, value = culprit
-            raise ValueError(
-                f"config.json {key} = {textwrap.shorten(repr(value), 60, placeholder=' ...')} "
-                f"is not a value transformers' {model_type} config takes "
-                f"({type(exc).__name__}: {text}): fix or remove the field"
-            ) from None
-        raise ValueError(
-            f"transformers could not read this {model_type} config.json: "
-            f"{type(exc).__name__}: {text}"
-        ) from None
+            # (its error is Python's: "'bool' object is not iterable", no setter of a property)
+            raise ValueError(f"config.json {key} = {as_written(value)} is not a value "
+                             f"transformers' {model_type} config takes: fix or remove the "
+                             "field") from None
+        raise ValueError(_unread_text(exc, text, model_type)) from None
     finally:
         hf_logging.set_verbosity(verbosity)
     return conf
+
+
+_NO_SETTER = re.compile(r"property '(?P<field>\w+)' of '\w+' object has no setter")
+
+
+def _unread_text(exc: Exception, text: str, model_type: str) -> str:
+    """Why transformers failed where no one field is to blame: its own words where they are
+    its message (a ValueError of its checks), a field its class derives (a property it cannot
+    set), never Python's ("KeyError: 9223372036854775808", "'bool' object is not iterable"),
+    which say nothing of the config."""
+    said = f"transformers could not read this {model_type} config.json"
+    if type(exc) is ValueError or type(exc).__name__.endswith("ValidationError"):
+        return f"{said}: {text}"
+    if derived := _NO_SETTER.search(text):
+        return (f"{said}: its class derives {derived['field']} from other fields; remove "
+                f"{derived['field']} and check the others against the checkpoint's config.json")
+    return (f"{said}, and no one field of it is to blame: compare its fields with the "
+            "checkpoint's config.json")
 
 
 def _bad_layer_type(cfg: Mapping[str, Any], model_type: str, why: str) -> str:
@@ -569,9 +616,11 @@ def _bad_layer_type(cfg: Mapping[str, Any], model_type: str, why: str) -> str:
             continue
         for i, label in enumerate(labels):
             if label not in known:
-                others = ", ".join(map(str, dict.fromkeys(x for x in labels if x != label)))
+                others = ", ".join(x if isinstance(x, str) else as_written(x)
+                                   for x in dict.fromkeys(x for x in labels if x != label))
                 beside = f" (the others in it: {others})" if others else ""
-                return (f"config.json {where}layer_types[{i}] is {label!r}, which transformers' "
+                return (f"config.json {where}layer_types, entry {i + 1:,} of {len(labels):,}, "
+                        f"is {as_written(label)}, which transformers' "
                         f"{model_type} config does not take{beside}: write the layer's type as "
                         "the checkpoint's config.json does")
     return ""
@@ -603,7 +652,7 @@ def _lightning_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str,
     values = kwargs[key]
     if not isinstance(values, list) or any(
             isinstance(v, bool) or v not in _ATTN_TYPES for v in values):
-        shown = textwrap.shorten(repr(values), 60, placeholder=" ...")
+        shown = as_written(values)
         raise ValueError(f"config.json {key} = {shown} must be a list of 0 (lightning "
                          "attention) and 1 (full attention), one per layer, as vLLM's MiniMax "
                          "reads it: fix the field")

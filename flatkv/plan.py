@@ -140,6 +140,11 @@ def int_text(value: int) -> str:
     return str(value) if abs(value) < 10**30 else f"a {len(str(abs(value)))}-digit number"
 
 
+def count_text(value: int) -> str:
+    """A count in an error: thousands separated, or how many digits past 30 (``int_text``)."""
+    return f"{value:,}" if abs(value) < 10**30 else int_text(value)
+
+
 def _is_count(value: object) -> bool:
     return type(value) is int and value >= 0
 

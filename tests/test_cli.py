@@ -205,6 +205,28 @@ def test_errors_are_one_line_exit_2(argv, needle, capsys):
     assert len(err) < 600  # nothing echoed whole
 
 
+@pytest.mark.parametrize(("config", "needle"), [
+    # transformers' strict check and Python's errors, in config.json's words (a fuzzer's
+    # findings: "Field 'vocab_size' expected int, got list", "(TypeError: 'bool' object is
+    # not iterable)", "= True", "= nan")
+    ('{"model_type": "llama", "vocab_size": [["lots"]]}', "error: config.json vocab_size = "
+     '[["lots"]] is not a value transformers\' llama config takes: give a whole number, or '
+     "remove the field\n"),
+    ('{"model_type": "deepseek_v2", "kv_lora_rank": 2, "qk_rope_head_dim": 64, '
+     '"layer_types": true}', "error: config.json layer_types = true is not a value "
+     "transformers' deepseek_v2 config takes: fix or remove the field\n"),
+    ('{"model_type": "llama", "head_dim": NaN}', "error: config.json head_dim = NaN must be a "
+     "whole number: fix or remove the field\n"),
+])
+def test_a_bad_config_json_is_one_line_exit_2_in_its_own_words(config, needle, tmp_path,
+                                                                capsys):
+    path = tmp_path / "config.json"
+    path.write_text(config)
+    code, out, err = run(["plan", "--hf-config", str(path), "--gpu-memory", "80GB"], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.endswith(needle)
+
+
 @pytest.mark.parametrize("pattern", ["full*0x10", "full*-1", "full*1.5", "full*", "full*1e3"])
 def test_a_malformed_repeat_count_is_one_line_exit_2_naming_where(pattern, capsys):
     from flatkv.patterns import parse_layer_pattern

@@ -439,7 +439,8 @@ def test_max_model_len_is_derived_from_the_config_as_vllm_derives_it():
     for factor in (float("inf"), {"__float__": "NaN"}, {"__float__": "-Infinity"}):
         for rope_type in ("linear", "llama3"):
             with pytest.raises(ValueError, match=r"^config.json rope_scaling.factor = "
-                               "(inf|nan|-inf) must be a finite number: fix or remove the field$"):
+                               "(Infinity|NaN|-Infinity) must be a finite number: fix or "
+                               "remove the field$"):
                 spec_from_hf_config(json.dumps({
                     "model_type": "llama", "max_position_embeddings": 4_096,
                     "rope_scaling": {"rope_type": rope_type, "factor": factor}}))
@@ -483,10 +484,12 @@ def test_a_rope_type_or_rope_number_no_engine_reads_is_refused_by_its_field():
                                              f"{rope_type!r} is not a rope type vLLM builds: "
                                              f"{use}"):
             spec_from_hf_config({**llama, "rope_scaling": {**rope, "rope_type": rope_type}})
-    for field, value in (("original_max_position_embeddings", "8192"), ("low_freq_factor", [1]),
-                         ("factor", True)):
+    # each as config.json writes it: true, not Python's True
+    for field, written in (("original_max_position_embeddings", "'8192'"),
+                           ("low_freq_factor", "[1]"), ("factor", "true")):
+        value = json.loads(written.replace("'", '"'))
         with pytest.raises(ValueError, match=rf"^config.json rope_scaling.{field} = "
-                                             rf"{re.escape(repr(value))} must be a number: fix"):
+                                             rf"{re.escape(written)} must be a number: fix"):
             spec_from_hf_config({**llama, "rope_scaling": {**rope, field: value}})
     with pytest.raises(ValueError, match=r"^config.json rope_scaling.high_freq_factor is null: "
                                          "llama3 rope scaling needs it as a number$"):
@@ -511,12 +514,13 @@ def test_a_rope_type_or_rope_number_no_engine_reads_is_refused_by_its_field():
 
 
 @pytest.mark.parametrize(("name", "change", "message"), [
-    # a null size overrides the class default: transformers multiplies None, unnamed
-    ("Falcon-H1-7B", {"mamba_d_head": None}, r"config.json mamba_d_head is null: transformers' "
-     r"falcon_h1 config computes with it \(unsupported operand .*\); give a whole number"),
+    # a null size overrides the class default: transformers multiplies None, unnamed (its
+    # "unsupported operand type(s) for *: 'int' and 'NoneType'" is Python's, left out)
+    ("Falcon-H1-7B", {"mamba_d_head": None}, r"^config.json mamba_d_head is null: transformers' "
+     r"falcon_h1 config computes with it; give a whole number or remove the field$"),
     # its mamba_d_ssm may be null (expand x hidden_size): not blamed beside mamba_d_head
     ("Falcon-H1-7B", {"mamba_d_head": None, "mamba_d_ssm": None}, r"config.json mamba_d_head "
-     r"is null: transformers' falcon_h1 config computes with it \("),
+     r"is null: transformers' falcon_h1 config computes with it; give"),
     ("Jamba-1.5-Mini", {"num_attention_heads": 8192}, r"jamba config.json num_attention_heads "
      r"= 8,192 is more than hidden_size = 4,096, which it divides into head_dim: fix the "
      r"config, or give head_dim"),
@@ -1567,7 +1571,7 @@ def test_bailing_hybrid_reads_as_kimi_linear_kda_and_mla_by_layer_group():
      "transformers KDA, and SGLang refuses the model"),
     ({"use_mla_nope": True}, "^bailing_hybrid config.json use_mla_nope is set: SGLang then "
      "keeps no rotary part"),
-    ({"no_kda_lora": False}, "^bailing_hybrid config.json no_kda_lora = False: vLLM's "
+    ({"no_kda_lora": False}, "^bailing_hybrid config.json no_kda_lora = false: vLLM's "
      "BailingMoeV3 refuses it"),
     ({"layer_group_size": None}, "^bailing_hybrid config.json has no layer_group_size: it "
      "places the MLA layers \\(the last of each group\\), and the engines' defaults differ: "
@@ -1993,7 +1997,7 @@ def test_path_and_pasted_text(tmp_path):
         # a text_config whose model_type is no string says so (it was a TypeError)
         ({"model_type": "foo", "text_config": {"model_type": ["gemma4_text"]}},
          "^config.json text_config.model_type must be a string such as \"llama\", got "
-         "\\['gemma4_text'\\]$"),
+         "\\[\"gemma4_text\"\\]$"),
         # ... and so does a wrapper whose text_config is one
         # a type FlatKV plans by hand but does not read yet says so
         ({"model_type": "mistral_large4_text"},
@@ -2082,7 +2086,7 @@ def test_path_and_pasted_text(tmp_path):
          "vLLM checks it\\): fix or remove it$"),
         ({"model_type": "deepseek_v32", "num_hidden_layers": 3, "indexer_types": ["full"]},
          "^deepseek_v32 config.json indexer_types must hold \"full\" or \"shared\" for each of "
-         "its 3 layers \\(as vLLM checks it\\), got \\['full'\\]$"),
+         "its 3 layers \\(as vLLM checks it\\), got \\[\"full\"\\]$"),
         # FlatKV's own model file offered as a config.json
         ({"format": "flatkv-model/1", "name": "x"}, "^this is a FlatKV model file \\(format "
          "'flatkv-model/1'\\), not a config.json: load it as a model file \\(the Model page's "
@@ -2095,20 +2099,23 @@ def test_path_and_pasted_text(tmp_path):
         ({"name": "x", "kv_bytes_per_slot": 4, "spec": {"format": "flatkv-model/1"}},
          "^this is a model report \\(`model --json`\\), not a config.json: its \"spec\" entry "
          "is a model file \\(--model-file\\)$"),
-        # a layer type transformers refuses: its index, and the spellings beside it (its own
-        # message lists every label it knows, cut short)
+        # a layer type transformers refuses: which entry (counted from 1, not Python's
+        # layer_types[1]), and the spellings beside it (its own message lists every label it
+        # knows, cut short)
         ({"model_type": "gpt_oss", "sliding_window": 128, "num_hidden_layers": 3,
           "layer_types": ["sliding_attention", "foo_attention", "full_attention"]},
-         "^config.json layer_types\\[1\\] is 'foo_attention', which transformers' gpt_oss "
+         "^config.json layer_types, entry 2 of 3, is 'foo_attention', which transformers' "
+         "gpt_oss "
          "config does not take \\(the others in it: sliding_attention, full_attention\\): "
          "write the layer's type as the checkpoint's config.json does$"),
         ({"model_type": "granitemoehybrid", "num_hidden_layers": 3,
           "layer_types": ["mamba", "attention", "attn"]},
-         "^config.json layer_types\\[2\\] is 'attn', .* \\(the others in it: mamba, "
+         "^config.json layer_types, entry 3 of 3, is 'attn', .* \\(the others in it: mamba, "
          "attention\\)"),
         ({"model_type": "qwen3_5", "text_config": {"num_hidden_layers": 2,
                                                    "layer_types": ["linear_attention", "full"]}},
-         "^config.json text_config.layer_types\\[1\\] is 'full', which transformers' qwen3_5 "
+         "^config.json text_config.layer_types, entry 2 of 2, is 'full', which transformers' "
+         "qwen3_5 "
          "config"),
         # vLLM picks a model by its architectures: one FlatKV reads names the type to add
         ({"architectures": ["Qwen3ForCausalLM"]}, "^config.json has no model_type: its "
@@ -2171,10 +2178,10 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "qwen3_next", "full_attention_interval": 1.5},
          "full_attention_interval = 1.5 must be a whole number"),
         ({"model_type": "qwen3_next", "full_attention_interval": float("nan")},
-         "full_attention_interval = nan must be a whole number"),
+         "full_attention_interval = NaN must be a whole number"),
         ({"model_type": "jamba", "attn_layer_offset": -1}, "attn_layer_offset = -1 must be at "
          "least 0"),
-        ({"model_type": "bamba", "head_dim": float("inf")}, "head_dim = inf must be a whole"),
+        ({"model_type": "bamba", "head_dim": float("inf")}, "head_dim = Infinity must be a whole"),
         ({"model_type": "zamba2", "n_mamba_heads": 0}, "n_mamba_heads = 0 must be positive"),
         ({"model_type": "zamba2", "n_mamba_heads": 7, "hidden_size": 2560, "mamba_expand": 2},
          "config.json n_mamba_heads = 7 does not divide mamba_expand x hidden_size = 5,120"),
@@ -2185,19 +2192,21 @@ def test_path_and_pasted_text(tmp_path):
          "the mamba heads would not cover the inner dimension; check the model's values; with "
          "mamba_headdim 128, give n_mamba_heads 5,120 / 128 = 40 \\(a config without it gets "
          "transformers' default\\)$"),
-        # fields transformers fails on without naming them: the one to blame is found
+        # fields transformers fails on without naming them: the one to blame is found, as
+        # config.json writes it (null, not None), without Python's error ("TypeError: 'int'
+        # object is not iterable", "property 'layer_types' of 'JambaConfig' object has no setter")
         ({"model_type": "llama", "layer_types": 5},
-         "config.json layer_types = 5 is not a value transformers' llama config takes "
-         "\\(TypeError: 'int' object is not iterable\\): fix or remove the field"),
+         "^config.json layer_types = 5 is not a value transformers' llama config takes: "
+         "fix or remove the field$"),
         ({"model_type": "qwen3_next", "full_attention_interval": None},
-         "config.json full_attention_interval = None is not a value transformers' qwen3_next"),
+         "config.json full_attention_interval = null is not a value transformers' qwen3_next"),
         ({"model_type": "nemotron_h", "hybrid_override_pattern": 1.5},
          "config.json hybrid_override_pattern = 1.5 is not a value"),
         ({"model_type": "qwen3_5", "text_config": {"quantization_config": "abc"}},
          "config.json text_config.quantization_config = 'abc' is not a value"),
         ({"model_type": "jamba", "layer_types": None},  # a property: transformers derives it
-         "config.json layer_types = None is not a value transformers' jamba config takes "
-         "\\(AttributeError: property 'layer_types' of 'JambaConfig' object has no setter\\)"),
+         "^config.json layer_types = null is not a value transformers' jamba config takes: "
+         "fix or remove the field$"),
         # nemotron_h counts its layer_types and would drop the config's 52 layers for 3
         ({"model_type": "nemotron_h", "num_hidden_layers": 52,
           "layer_types": ["full_attention"] * 3},
@@ -2209,10 +2218,41 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "llama", "text_config": 5},
          "config.json text_config = 5 must be an object \\(the language model's config\\)"),
         ({"model_type": "gemma3", "text_config": {"vocab_size": "lots"}},
-         "config.json text_config.vocab_size: Field 'vocab_size' expected int"),
+         "^config.json text_config.vocab_size = 'lots' is not a value transformers' gemma3 "
+         "config takes: give a whole number, or remove the field$"),
         ({"model_type": "llama", "vocab_size": "lots"},  # a field FlatKV does not read
-         "config.json vocab_size: Field 'vocab_size' expected int, got str \\(value: 'lots'\\); "
-         "fix or remove the field"),
+         "^config.json vocab_size = 'lots' is not a value transformers' llama config takes: "
+         "give a whole number, or remove the field$"),
+        # transformers' strict check in the config's words, not Python's ("Field
+        # 'layers_block_type' with value 7 doesn't match any type in (list[str], <class
+        # 'NoneType'>)"; "expected int, got list (value: [['lots']])"), as the fuzzer found them
+        ({"model_type": "nemotron_h", "layers_block_type": 7},
+         "^config.json layers_block_type = 7 is not a value transformers' nemotron_h config "
+         "takes: give a list of strings or null, or remove the field$"),
+        ({"model_type": "llama", "vocab_size": [["lots"]]},
+         "^config.json vocab_size = \\[\\[\"lots\"\\]\\] is not a value transformers' llama "
+         "config takes: give a whole number, or remove the field$"),
+        ({"model_type": "llama", "max_position_embeddings": 4096.0},
+         "^config.json max_position_embeddings = 4096.0 is not a value transformers' llama "
+         "config takes: give a whole number, or remove the field$"),
+        # JSON's true, null and NaN, not Python's True, None and nan
+        ({"model_type": "llama", "num_hidden_layers": True},
+         "^config.json num_hidden_layers = true must be a whole number: fix or remove the "
+         "field$"),
+        ({"model_type": float("nan")},
+         "^config.json model_type must be a string such as \"llama\", got NaN$"),
+        ({"model_type": "olmoe", "layer_types": ["full_attention", "M", None, "M"]},
+         "^config.json layer_types, entry 2 of 4, is 'M', which transformers' olmoe config does "
+         "not take \\(the others in it: full_attention, null\\)"),
+        # no one field to blame: no KeyError of a 19-digit number, no "object has no setter"
+        ({"model_type": "nemotron_h", "hybrid_override_pattern": [2**63], "layer_types": [1, 2]},
+         "^transformers could not read this nemotron_h config.json, and no one field of it is to "
+         "blame: compare its fields with the checkpoint's config.json$"),
+        ({"model_type": "jamba", "attn_layer_period": 4, "layer_types": ["x", "M"],
+          "layers_block_type": ["mamba"] * 8},
+         "^transformers could not read this jamba config.json: its class derives layer_types "
+         "from other fields; remove layer_types and check the others against the checkpoint's "
+         "config.json$"),
         ({"model_type": "llama", "torch_dtype": "float64"},
          "config.json torch_dtype = 'float64': unknown dtype"),
         ({"model_type": "gemma3", "text_config": {"torch_dtype": "float128"}},
@@ -2654,8 +2694,7 @@ def test_a_null_transformers_computes_with_or_does_not_take_is_named_with_its_fi
             "original_max_position_embeddings": None}
     with pytest.raises(ValueError, match=re.escape(
             "config.json rope_scaling.original_max_position_embeddings is null: transformers' "
-            "gpt_oss config computes with it (unsupported operand type(s) for /: 'int' and "
-            "'NoneType'); give a number or remove the field")):
+            "gpt_oss config computes with it; give a number or remove the field")):
         spec_from_hf_config({**oss, "rope_scaling": rope})
     with pytest.raises(ValueError, match=re.escape(
             "config.json rope_scaling.original_max_position_embeddings is null: transformers' "
@@ -2716,12 +2755,13 @@ def test_state_layer_refusals_name_the_config_field_and_fix():
     # "gpt_oss has linear_attention layers but no state kind is known": no field, no fix
     oss = PRESET_CONFIGS["gpt-oss-20b"]
     with pytest.raises(ValueError, match=re.escape(
-            "gpt_oss config.json layer_types[0] is 'linear_attention', but gpt_oss has no "
+            "gpt_oss config.json layer_types, entry 1 of 24, is 'linear_attention', but gpt_oss "
+            "has no "
             "linear-attention (state) layers: write its layers as the checkpoint's config.json "
             "does (full_attention, sliding_attention), or fix model_type")):
         spec_from_hf_config({**oss, "layer_types": [LINEAR] * oss["num_hidden_layers"]})
     with pytest.raises(ValueError, match=re.escape(
-            "gemma3 config.json text_config.layer_types[1] is 'linear_attention'")):
+            "gemma3 config.json text_config.layer_types, entry 2 of 2, is 'linear_attention'")):
         spec_from_hf_config({"model_type": "gemma3", "text_config": {
             "num_hidden_layers": 2, "layer_types": [SLIDING, LINEAR]}})
     # a conv kernel of 1 said "gdn.conv_kernel must be at least 2, got 1": FlatKV's name, not
