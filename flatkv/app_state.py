@@ -9,6 +9,7 @@ the round trip is tested without a browser.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -35,7 +36,7 @@ from flatkv.engine_options import (
     acting_engine_options,
 )
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
-from flatkv.plan import alignment_or_block_size
+from flatkv.plan import alignment_or_block_size, count_text, int_text
 from flatkv.profile import (
     MAX_CHUNK_SIZE,
     MAX_KERNEL_BLOCK_SIZE,
@@ -420,9 +421,9 @@ def _int(lo: int, hi: int) -> Callable[[str, str], int]:
         except ValueError:
             raise ValueError(f"{key}={quoted(text)} is not a whole number") from None
         if value < lo and hi >= _NO_REAL_BOUND:  # a range of 19 digits reads as noise
-            raise ValueError(f"{key}={value} must be {lo:,} or more")
-        if not lo <= value <= hi:
-            raise ValueError(f"{key}={value:,} is outside {lo:,}..{hi:,}")
+            raise ValueError(f"{key}={int_text(value)} must be {lo:,} or more")
+        if not lo <= value <= hi:  # (400 nines: "a 400-digit number", not 530 characters)
+            raise ValueError(f"{key}={count_text(value)} is outside {lo:,}..{hi:,}")
         return value
 
     return parse
@@ -763,6 +764,28 @@ def _plannable(state: AppState) -> tuple[AppState, str]:
                 f"{model_problem}; using the default model ({DEFAULT.model}) at TP 1.")
 
 
+# The raw model's fields as a link names them: a profile's error names its fields, and its
+# hints say "or None" where a link leaves the key out
+_LINK_KEYS = {"layer_types": "layers", "kv_bytes_per_slot": "kv", "state_const_bytes": "state",
+              **{name: key for key, (name, _parse, _write) in _CARRIED_KEYS.items()}}
+_LINK_FIELD = re.compile(r"\b(" + "|".join(_LINK_KEYS) + r")\b")
+_LINK_NONE = re.compile(r"\b(\w+) is None\b|\bor (\w+ )?None\b")
+
+
+def in_link_keys(message: str) -> str:
+    """A raw profile's error in a link's words: its fields by their keys (kv_bytes_per_slot
+    -> kv, conv_rows stays), and its "or None", "ssm_element_bytes is None" as a key left out
+    of the link; what the link gave, quoted, stays as given."""
+    def none(m: re.Match) -> str:
+        if m[1]:
+            return f"the link gives no {m[1]}"
+        return f"or leave {m[2].strip()} out" if m[2] else "or leave it out"
+
+    parts = app_model.QUOTED.split(message)
+    return "".join(part if i % 2 else _LINK_FIELD.sub(
+        lambda m: _LINK_KEYS[m[1]], _LINK_NONE.sub(none, part)) for i, part in enumerate(parts))
+
+
 def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None, str | None, str]:
     name = q.get("model", DEFAULT.model)
     fallback = f"using the default model ({DEFAULT.model})."
@@ -786,7 +809,10 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
         raw = app_model.RawModel(
             layers=q.get("layers", ""), kv_bytes_per_slot=kv,
             state=app_model.parse_state_text(q.get("state", "")), **carried)
-        raw.profile()  # validate now, so a bad link never reaches a page
+        try:
+            raw.profile()  # validate now, so a bad link never reaches a page
+        except ValueError as exc:  # the profile's fields named by the link's keys
+            raise ValueError(in_link_keys(str(exc))) from None
     except ValueError as exc:
         return (DEFAULT.model, None, None,
                 f"The custom model in the link is not valid ({exc}); {fallback}")

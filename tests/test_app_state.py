@@ -304,8 +304,7 @@ def test_a_preset_as_raw_bytes_keeps_its_ssm_element_size_and_sglangs_state():
     assert raw.with_state((("conv", 8), ("ssm", 7))).ssm_element_bytes is None
     assert raw.with_state((("conv", 8),)).ssm_element_bytes is None
     _, notices = decode_query({**query, "ssm_el": "3"})  # 524,288 B is no whole 3-byte count
-    assert "ssm_element_bytes is 3 but state_const_bytes has an ssm tensor of 524288 B" in (
-        notices[0])
+    assert "ssm_el is 3 but state has an ssm tensor of 524288 B" in notices[0]  # its keys
     # its conv rows (3, which vLLM widens per drafted token) ride in the link, and stay while
     # the conv tensor does: other conv bytes may be other rows, so they are then taken as given
     assert (raw.conv_rows, query["conv_rows"]) == (3, "3")
@@ -354,11 +353,11 @@ def test_a_raw_model_carries_its_sliding_layers_own_bytes_in_the_link_and_the_ex
     exported = profile_to_dict(profile)
     assert exported["sliding_kv_bytes_per_slot"] == 16_384
     assert app_model.load_model_json(json.dumps(exported)) == profile
-    # on a model without sliding layers the link's value is refused, with the field named
+    # on a model without sliding layers the link's value is refused, with its key named
     state, notices = decode_query({"model": CUSTOM, "layers": "full*4", "kv": "8192",
                                    "swa_kv": "16384"})
-    assert state.raw is None and "sliding_kv_bytes_per_slot is 16384 but layer_types has no " \
-        "sliding_attention layer" in notices[0]
+    assert state.raw is None and "swa_kv is 16384 but layers has no sliding_attention layer" \
+        in notices[0]
     # state layers without state=: the fix in the link's own syntax, not a Python dict
     _, notices = decode_query({"model": CUSTOM, "layers": "(3*linear,full)*12", "kv": "2048"})
     assert notices == ["The custom model in the link is not valid (the layers "
@@ -518,6 +517,48 @@ def test_a_links_long_value_is_named_by_its_start_not_echoed_whole():
     _, (notice,) = decode_query({"block": junk})
     assert notice == (f"block='{'x' * 80}'... (5,000 characters) is not a whole number; using "
                       "the default (block=16).")
+
+
+def test_a_links_huge_number_is_named_by_its_digits_not_written_whole():
+    # 400 nines in a whole-number key: "kv_blocks=9,999,...,999 is outside ..." ran 608
+    # characters, "sweep_pages: 9,999,..." 642 (a fuzzer's finding); the digits are counted
+    # as the CLI's errors count them
+    from flatkv.app_state import _SETTINGS
+
+    nines = "9" * 400
+    for key in [*_SETTINGS, "window", "ssm_el", "model_kernel"]:
+        link = {"model": "custom", "layers": "sliding*2,full", "kv": "8", key: nines}
+        _, notices = decode_query(link)
+        assert all(len(n) < 300 for n in notices), (key, notices)
+    assert decode_query({"kv_blocks": nines})[1] == [
+        "kv_blocks=a 400-digit number is outside 2..2,147,483,648; using the default "
+        "(kv_blocks=6000)."]
+    assert decode_query({"sweep_pages": nines})[1] == [
+        "sweep_pages: a 400-digit number is out of range; give values from 1 to "
+        "1,099,511,627,776; using the default (sweep_pages=auto)."]
+    # a figure short of 30 digits stays whole, grouped
+    assert decode_query({"tp": "2048"})[1] == ["tp=2,048 is outside 1..1,024; using the "
+                                               "default (tp=1)."]
+
+
+@pytest.mark.parametrize(("extra", "why"), [
+    # a profile's field names and "or None" were the notice's words, not the link's keys
+    ({"conv_rows": "5"}, "conv_rows is 5 but state has no conv tensor: give the rows of a "
+     "conv tensor that is whole rows, or leave it out"),
+    ({"ssm_dtype": "float32"}, "ssm_dtype is float32 (4-byte elements) but the link gives no "
+     "ssm_el: give the element size of that dtype, or leave ssm_dtype out"),
+    ({"indexer": "99999"}, "indexer is 99999 but kv is 4096: the indexer's keys are a part of "
+     "a token's KV bytes (DeepSeek-V3.2's 132 of 1,284 B in bfloat16), so give fewer bytes "
+     "than kv, or leave it out without an indexer"),
+    ({"kv": "0"}, "kv is 0 but layers has attention layers: give the bytes one token adds to "
+     "one attention layer"),
+])
+def test_a_broken_custom_model_in_a_link_is_named_by_the_links_keys(extra, why):
+    link = {"model": "custom", "layers": "full*2", "kv": "4096", **extra}
+    state, notices = decode_query(link)
+    assert state.model == DEFAULT.model
+    assert notices == [f"The custom model in the link is not valid ({why}); using the default "
+                       "model (Qwen3-Next-80B-A3B)."]
 
 
 def test_a_stale_model_or_a_broken_custom_model_falls_back_to_the_default_model():
