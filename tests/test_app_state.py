@@ -536,6 +536,11 @@ def test_a_links_huge_number_is_named_by_its_digits_not_written_whole():
     assert decode_query({"sweep_pages": nines})[1] == [
         "sweep_pages: a 400-digit number is out of range; give values from 1 to "
         "1,099,511,627,776; using the default (sweep_pages=auto)."]
+    # a ratio's text: its start quoted, then its length, where the quote was left open
+    # ("sg_ratio is '999...999...: give a number")
+    assert decode_query({"sg_ratio": nines})[1] == [
+        f"sg_ratio is '{'9' * 64}'... (400 characters): give a number in [0.000001, 1000000] "
+        "such as 0.9 or 9/10; using the default (sg_ratio=0.9)."]
     # a figure short of 30 digits stays whole, grouped
     assert decode_query({"tp": "2048"})[1] == ["tp=2,048 is outside 1..1,024; using the "
                                                "default (tp=1)."]

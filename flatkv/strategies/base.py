@@ -70,7 +70,7 @@ from flatkv.plan import (
     check_int,
 )
 from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED, CacheProfile
-from flatkv.units import MAX_BYTES, MAX_TOKENS, plain_number
+from flatkv.units import MAX_BYTES, MAX_TOKENS, plain_number, quoted
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
     PagePool,
@@ -157,6 +157,8 @@ def _shown(value: object) -> str:
         abs(value.numerator), value.denominator
     ).bit_length() > 128:
         return "a Fraction with more than 128-bit terms"
+    if isinstance(value, str):  # its start quoted, and its length ('99...'... (400 characters))
+        return quoted(value, MAX_NUMBER_TEXT)
     text = repr(value)
     return text if len(text) <= MAX_NUMBER_TEXT else text[:MAX_NUMBER_TEXT] + "..."
 
