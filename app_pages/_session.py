@@ -192,14 +192,20 @@ def whole_number_field(step: int = 1) -> dict[str, Any]:
     return {"step": float(step), "format": "%g"}
 
 
-def whole_number(label: str, value: float) -> int:
+def whole_number(label: str, value: float, least: int | None = None,
+                 most: int | None = None) -> int:
     """A whole-number field's entry (see ``whole_number_field``) as an int; a fraction is
-    refused in the field's words, with the whole numbers beside it."""
+    refused in the field's words, with the whole numbers beside it that the field takes
+    (``least`` to ``most``): a head dim of 0.5 suggests 1, not "0 or 1"."""
     if float(value).is_integer():
         return int(value)
     low = math.floor(value)
-    raise ValueError(f"{label} is {plain_number(value)}: give a whole number, such as {low:,} "
-                     f"or {low + 1:,}")
+    near = [n for n in (low, low + 1) if (least is None or n >= least)
+            and (most is None or n <= most)]
+    if not near:  # past the range: its nearer end
+        near = [least if least is not None and low < least else most]
+    raise ValueError(f"{label} is {plain_number(value)}: give a whole number, such as "
+                     f"{' or '.join(f'{n:,}' for n in near)}")
 
 
 def _checked_number(label: str, kwargs: dict[str, Any],
@@ -224,7 +230,7 @@ def _checked_number(label: str, kwargs: dict[str, Any],
         if value is None:
             raise ValueError(f"{label} is empty: {wanted}")
         if whole:
-            value = whole_number(label, value)
+            value = whole_number(label, value, low, high)
         if not low <= value <= high:
             raise ValueError(f"{label} is {shown(value)}: {wanted}")
         return from_widget(value)

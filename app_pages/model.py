@@ -79,7 +79,7 @@ def _whole(key: str, label: str, least: int = 0) -> int:
     value = ss[key]
     if value is None:
         raise ValueError(f"{label} is empty: give a whole number")
-    value = whole_number(label, value)  # a whole_number_field: a fraction arrives as typed
+    value = whole_number(label, value, least)  # a whole_number_field: a fraction as typed
     if value < least:  # the fields take any number, so that this says what is wrong
         raise ValueError(f"{label} is {value:,}: give a whole number of {least} or more")
     return value

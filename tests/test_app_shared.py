@@ -635,6 +635,21 @@ def test_whole_number_fields_refuse_a_typed_fraction_rather_than_cut_it():
         assert dict(at.query_params) == before, key  # no figure moved to the cut value
 
 
+def test_a_typed_fraction_below_a_fields_least_suggests_only_whole_numbers_it_takes():
+    # 0.5 KV heads suggested "such as 0 or 1", and 0 is refused in turn (a walk of odd
+    # entries over the hand editor found it); the sidebar's TP likewise, and 1,024.5 past TP's
+    # most suggested 1,025
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.number_input(key="spec.full.kv_heads").set_value(0.5).run()
+    assert any("full: kv heads is 0.5: give a whole number, such as 1." in shown(e)
+               for e in at.error), [shown(e) for e in at.error]
+    for typed, said in ((0.5, "such as 1"), (1024.5, "such as 1,024"), (2.5, "such as 2 or 3")):
+        at.number_input(key="w.tp").set_value(typed).run()
+        assert f"Tensor parallel (TP) is {typed:g}: give a whole number, {said}" in [
+            shown(e) for e in at.error], typed
+
+
 def test_a_metric_too_wide_for_a_grid_cell_takes_two():
     # the grid's cell at 1000 px: two in the 540 px main column, a 16 px gap between them
     from app_pages._frame import METRIC_MIN_PX, label_px, metric_cell_px, metric_px
