@@ -210,8 +210,11 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
     optional repeat count before (``3*gdn``) or after (``(gdn,full)*12``). The length is checked
     against ``max_layers`` before anything is expanded.
     """
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"layer pattern must be a non-empty string, got {text!r}")
+    if not isinstance(text, str):
+        raise ValueError(f"layer pattern must be a string, got {type(text).__name__}")
+    if not text.strip():  # an emptied field or flag, or a line break alone: said as such
+        raise ValueError("layer pattern is empty: write one name per cache layer, e.g. "
+                         "(3*linear,full)*12")
     tree = _PatternParser(text, max_layers).pattern()
     _check_length(tree, text, max_layers)
     return _expand(tree)

@@ -409,7 +409,7 @@ def test_parse_pattern_forms():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("", "non-empty"),
+        ("", "^layer pattern is empty: write one name per cache layer"),
         ("(a,b", r"expected '\)'"),
         ("a,,b", "expected a layer name at character 3, got ','"),
         ("0*a", "repeat count '0' at character 1 is 0: give 1 or more"),

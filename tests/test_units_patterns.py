@@ -170,7 +170,12 @@ def test_layer_patterns():
 
 @pytest.mark.parametrize(
     ("text", "match"),
-    [("", "non-empty"),
+    # empty, or blank (a line break pasted into the raw editor's field): said as empty, not
+    # as "must be a non-empty string, got '\\n'" (a fuzzer's finding)
+    [("", "^layer pattern is empty: write one name per cache layer, e.g. "
+      r"\(3\*linear,full\)\*12$"),
+     ("\n", "^layer pattern is empty: write one name per cache layer"),
+     (" \t", "^layer pattern is empty"),
      ("full*", "expected a repeat count at character 6, got the end of the pattern"),
      ("(full", r"expected '\)'"),
      ("mlp*3", "unknown layer kind 'mlp': use one of"),
