@@ -857,9 +857,11 @@ class ModelSpec:
         windows = {getattr(layer, windowed.field) for layer in self.kinds.values()
                    if isinstance(layer, AttentionLayer)} - {None}
         if len(windows) > 1:
+            spans = " and ".join(f"{w:,}" for w in sorted(windows))  # not a list's [4096, 8192]
             raise ValueError(
                 f"{windowed.name} layers of {self.name!r} have different {windowed.noun}s "
-                f"{sorted(windows)}: the planner takes one {windowed.field}"
+                f"({spans} tokens): the planner takes one {windowed.field}; give those kinds "
+                f"the same {windowed.noun}"
             )
         return windows.pop() if windows else None
 

@@ -314,8 +314,10 @@ def test_chunked_attention_layers_carry_their_chunk_to_the_profile():
         AttentionLayer(8, 128, 128, sliding_window=128, attention_chunk_size=8192)
     two = ModelSpec(name="two", layers=(AttentionLayer(8, 64, 64, attention_chunk_size=8192),
                                         AttentionLayer(8, 64, 64, attention_chunk_size=4096)))
-    with pytest.raises(ValueError, match="chunked layers of 'two' have different chunks "
-                       r"\[4096, 8192\]: the planner takes one attention_chunk_size"):
+    # the chunks as figures, not a Python list ("[4096, 8192]"), found by fuzzing the editor
+    with pytest.raises(ValueError, match="^chunked layers of 'two' have different chunks "
+                       r"\(4,096 and 8,192 tokens\): the planner takes one attention_chunk_size; "
+                       "give those kinds the same chunk$"):
         two.profile()
 
 
