@@ -389,7 +389,7 @@ RAW_LABELS = {"layer_types": "Layer pattern", "state_const_bytes": "State tensor
 _RAW_FIELD = re.compile(r"\b(" + "|".join(RAW_LABELS) + r")\b( None\b)?")
 # what the user typed, echoed in quotes, is theirs: it stays as typed
 QUOTED = re.compile(r"""((?<!\w)'[^']*'(?!\w)|"[^"]*")""")
-_COMMAND_LINE_HINT = re.compile(r" \([^()]*command line\)")
+COMMAND_LINE_HINT = re.compile(r" \([^()]*command line\)")
 # a hint's "or None when ...": the editor's "0 = the same" / "0 = none" fields take None as 0
 _NONE_HINT = re.compile(r"\bor None\b")
 _FIELD_ENTRY = re.compile(r"\b(" + "|".join(RAW_LABELS) + r")\['(\w+)'\]")
@@ -403,7 +403,7 @@ def in_raw_labels(message: str) -> str:
     is left (a message reworded past these patterns fails there)."""
     # a field's entry, state_const_bytes['conv'], as the editor writes it: "State tensors" conv
     message = _FIELD_ENTRY.sub(lambda m: f"{m[1]} {m[2]}", message)
-    parts = QUOTED.split(_COMMAND_LINE_HINT.sub("", message))
+    parts = QUOTED.split(COMMAND_LINE_HINT.sub("", message))
     return "".join(part if i % 2 else _NONE_HINT.sub("or 0", _RAW_FIELD.sub(
         lambda m: f'"{RAW_LABELS[m[1]]}"' + (" 0" if m[2] else ""), part))
         for i, part in enumerate(parts))

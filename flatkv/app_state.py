@@ -774,14 +774,16 @@ _LINK_NONE = re.compile(r"\b(\w+) is None\b|\bor (\w+ )?None\b")
 
 def in_link_keys(message: str) -> str:
     """A raw profile's error in a link's words: its fields by their keys (kv_bytes_per_slot
-    -> kv, conv_rows stays), and its "or None", "ssm_element_bytes is None" as a key left out
-    of the link; what the link gave, quoted, stays as given."""
+    -> kv, conv_rows stays), its "or None", "ssm_element_bytes is None" as a key left out of
+    the link, and no hint for a profile file or the command line ("(sliding_window in the
+    profile or config, --sliding-window on the command line)"); what the link gave, quoted,
+    stays as given."""
     def none(m: re.Match) -> str:
         if m[1]:
             return f"the link gives no {m[1]}"
         return f"or leave {m[2].strip()} out" if m[2] else "or leave it out"
 
-    parts = app_model.QUOTED.split(message)
+    parts = app_model.QUOTED.split(app_model.COMMAND_LINE_HINT.sub("", message))
     return "".join(part if i % 2 else _LINK_FIELD.sub(
         lambda m: _LINK_KEYS[m[1]], _LINK_NONE.sub(none, part)) for i, part in enumerate(parts))
 

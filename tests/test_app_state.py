@@ -557,6 +557,9 @@ def test_a_links_huge_number_is_named_by_its_digits_not_written_whole():
      "than kv, or leave it out without an indexer"),
     ({"kv": "0"}, "kv is 0 but layers has attention layers: give the bytes one token adds to "
      "one attention layer"),
+    # without the profile's hint for a profile file and the command line, which a link is not
+    ({"layers": "sliding*2,full"}, "window is not set but the model has sliding_attention "
+     "layers: give the window in tokens"),
 ])
 def test_a_broken_custom_model_in_a_link_is_named_by_the_links_keys(extra, why):
     link = {"model": "custom", "layers": "full*2", "kv": "4096", **extra}
