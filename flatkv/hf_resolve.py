@@ -18,6 +18,7 @@ import textwrap
 import warnings
 from collections.abc import Callable, Mapping
 from functools import partial
+from itertools import product
 from typing import Any
 
 from flatkv.hf_json import (
@@ -599,27 +600,42 @@ def _unread_text(exc: Exception, text: str, model_type: str) -> str:
             "checkpoint's config.json")
 
 
-def _bad_layer_type(cfg: Mapping[str, Any], model_type: str, why: str) -> str:
-    """Where transformers refused a ``layer_types`` entry (its message lists every label it
-    knows, cut short): the entry, its index and the labels beside it in that list, which are
-    the spellings this model type takes; "" when the refusal is another."""
-    if "`layer_types` entries must be in" not in why:
-        return ""
-    from transformers import configuration_utils
+# transformers' check of a layer list it reads under another name (nemotron_h's
+# layers_block_type): "`layers_block_type` contains invalid types: {'foo'}. Must be one of: ..."
+_INVALID_TYPES = re.compile(r"`(?P<field>\w+)` contains invalid types: \{(?P<bad>[^}]*)\}")
 
-    # the labels it takes, and the older spellings it renames (granite's mamba / attention)
-    known = {*configuration_utils.ALLOWED_LAYER_TYPES,
-             *getattr(configuration_utils, "_LEGACY_LAYER_TYPE_REMAP", {})}
-    for where, level in levels(cfg):
-        labels = level.get("layer_types")
+
+def _bad_layer_type(cfg: Mapping[str, Any], model_type: str, why: str) -> str:
+    """Where transformers refused a ``layer_types`` (or ``layers_block_type``) entry (its
+    message lists every label it knows, cut short, or Python's set of those it refused): the
+    entry, its index and the labels beside it in that list, which are the spellings this model
+    type takes; "" when the refusal is another."""
+    if invalid := _INVALID_TYPES.search(why):
+        # (its list as the config gives it: nemotron_h reads a layer_types as layers_block_type)
+        fields, known = (invalid["field"], "layer_types"), None
+        refused = {t.strip().strip("'\"") for t in invalid["bad"].split(",")}
+    elif "`layer_types` entries must be in" in why:
+        from transformers import configuration_utils
+
+        # the labels it takes, and the older spellings it renames (granite's mamba / attention)
+        fields, refused = ("layer_types",), set()
+        known = {*configuration_utils.ALLOWED_LAYER_TYPES,
+                 *getattr(configuration_utils, "_LEGACY_LAYER_TYPE_REMAP", {})}
+    else:
+        return ""
+    for (where, level), field in product(levels(cfg), fields):
+        labels = level.get(field)
         if not isinstance(labels, list):
             continue
         for i, label in enumerate(labels):
-            if label not in known:
+            named = isinstance(label, str)
+            # (a null entry is Python's None in its set of those refused)
+            if (label in refused if named else label is None and "None" in refused) or (
+                    known is not None and not (named and label in known)):
                 others = ", ".join(x if isinstance(x, str) else as_written(x)
                                    for x in dict.fromkeys(x for x in labels if x != label))
                 beside = f" (the others in it: {others})" if others else ""
-                return (f"config.json {where}layer_types, entry {i + 1:,} of {len(labels):,}, "
+                return (f"config.json {where}{field}, entry {i + 1:,} of {len(labels):,}, "
                         f"is {as_written(label)}, which transformers' "
                         f"{model_type} config does not take{beside}: write the layer's type as "
                         "the checkpoint's config.json does")

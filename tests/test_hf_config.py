@@ -2244,6 +2244,15 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "olmoe", "layer_types": ["full_attention", "M", None, "M"]},
          "^config.json layer_types, entry 2 of 4, is 'M', which transformers' olmoe config does "
          "not take \\(the others in it: full_attention, null\\)"),
+        # nemotron_h's own check of its layer list said Python's set of the types it refused
+        # ("contains invalid types: {None}. Must be one of: {'mlp', ...}"): the entry instead,
+        # in the list the config gives (layer_types, which it reads as layers_block_type)
+        ({"model_type": "nemotron_h", "layers_block_type": ["mamba", "foo"]},
+         "^config.json layers_block_type, entry 2 of 2, is 'foo', which transformers' "
+         "nemotron_h config does not take \\(the others in it: mamba\\)"),
+        ({"model_type": "nemotron_h", "layer_types": ["full_attention", "mamba", None]},
+         "^config.json layer_types, entry 3 of 3, is null, which transformers' nemotron_h "
+         "config does not take \\(the others in it: full_attention, mamba\\)"),
         # no one field to blame: no KeyError of a 19-digit number, no "object has no setter"
         ({"model_type": "nemotron_h", "hybrid_override_pattern": [2**63], "layer_types": [1, 2]},
          "^transformers could not read this nemotron_h config.json, and no one field of it is to "
