@@ -133,8 +133,8 @@ def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
         value = cfg.get(key)
         if value is None and key in cfg and key in _NO_NULL:
             raise ValueError(f"config.json {where}{key} is null, which transformers passes on "
-                             "as the size (None) instead of taking its default: give a whole "
-                             "number or remove the field")
+                             "as the size itself (no size) instead of taking its default: give "
+                             "a whole number or remove the field")
         if value is None or value == "auto":  # null: the class default; mamba_d_head "auto"
             continue
         if key == "sliding_window_pattern" and isinstance(value, str):

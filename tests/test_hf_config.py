@@ -2492,8 +2492,10 @@ def test_gemma4_kv_shared_layers_keep_no_cache_and_bad_heads_are_named():
     with pytest.raises(ValueError, match="^config.json text_config.num_global_key_value_heads = "
                        "'2' must be a whole number: fix or remove the field$"):
         _gemma4(num_global_key_value_heads="2")
+    # (no Python None in the words, which a fuzzer of config.json texts flagged)
     with pytest.raises(ValueError, match="^config.json text_config.global_head_dim is null, "
-                       "which transformers passes on as the size \\(None\\)"):
+                       "which transformers passes on as the size itself \\(no size\\) instead "
+                       "of taking its default: give a whole number or remove the field$"):
         _gemma4(global_head_dim=None)
     with pytest.raises(ValueError, match="text_config.num_attention_heads = 32 is not a multiple "
                        "of text_config.num_global_key_value_heads = 3"):
