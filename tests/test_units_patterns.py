@@ -450,3 +450,17 @@ def test_percent_text_tells_a_sliver_from_none_and_nearly_all_from_all():
         "100.0000000001%"]
     # an exact share as a Fraction, the whole left out
     assert percent_text(Fraction(16_384, 2_146_304)) == "0.76%"
+
+
+def test_percent_text_reads_a_float_as_written_and_keeps_a_negative_sign():
+    from flatkv.units import percent_text
+
+    # a measured float share is the decimal it prints as, not its binary neighbour below:
+    # 0.0003 of a baseline is 0.03% (its float, 0.000299999...%, cut to 0.02%), 1e-12 of the
+    # whole 0.0000000001% (read 0.00000000009%)
+    assert [percent_text(0.0003, digits=1), percent_text(1e-12), percent_text(3e-7)] == [
+        "0.03%", "0.0000000001%", "0.00003%"]
+    # a negative share that would read -0.00% takes its decimals too, cut toward 0 as a
+    # positive one is (math.floor alone cuts away from it)
+    assert [percent_text(-36, 100_663_296), percent_text(-1, 3), percent_text(-0.5)] == [
+        "-0.00003%", "-33.33%", "-50.00%"]
