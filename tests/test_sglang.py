@@ -1012,6 +1012,34 @@ def test_sglang_refuses_a_mamba2_track_interval_under_its_chunk():
                         options=StrategyOptions(sglang_mamba_track_interval=64)).applies
 
 
+def test_sglang_track_interval_refusals_write_the_flag_as_typed():
+    # the interval a refusal offers is a flag value to copy: 1024, as SGLang's and FlatKV's
+    # --mamba-track-interval read it (int("1,024") is refused by both), not 1,024
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    r = run_strategy("sglang", qwen, budget_bytes=40 << 30,
+                     options=StrategyOptions(sglang_page_size=1024))
+    assert r.reason.endswith("set a page size that divides 256 (1, 2, 4, ..., 256), or "
+                             "--mamba-track-interval 1024")
+    # one token is one token
+    nemotron = load_preset("Nemotron-H-8B").profile()
+    r = run_strategy("sglang", nemotron, budget_bytes=40 << 30,
+                     options=StrategyOptions(sglang_mamba_track_interval=1))
+    assert r.reason.startswith("SGLang's Mamba2 backend needs the track interval, 1 token "
+                               "(--mamba-track-interval 1), at least")
+    r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
+                     budget_bytes=40 << 30, options=StrategyOptions(
+                         sglang_mamba_track_interval=2, speculative_tokens=3))
+    assert r.reason.endswith("(3 drafted + 1): draft at most 1 token a step, or set "
+                             "--mamba-track-interval 4")
+    # the interval offered past a page it does not take clears the Mamba2 chunk too: at page
+    # 16 an interval of 40 is refused, and 48 (the next whole pages) is under Nemotron-H-8B's
+    # chunk of 128, which SGLang's Mamba2 backend then refuses: 128 is offered
+    r = run_strategy("sglang", nemotron, budget_bytes=40 << 30, options=StrategyOptions(
+        sglang_page_size=16, sglang_mamba_track_interval=40))
+    assert r.reason.endswith("set a page size that divides 40 (1, 2, 4, 8), or "
+                             "--mamba-track-interval 128")
+
+
 @pytest.mark.parametrize("value, said", [
     (0, "must be positive, got 0"), (-256, "must be positive, got -256"),
     (2**41, "= 2199023255552 is too large to be real"), (256.0, "must be a whole number"),

@@ -30,6 +30,7 @@ from flatkv.strategies.sglang.drafting import (
     spec_reserved_requests,
 )
 from flatkv.strategies.sglang.pages import bytes_text, page_size
+from flatkv.units import tokens_text
 
 # Architectures whose SGLang state params take mamba2_state_dtype() without the config, so a
 # config's mamba_ssm_dtype changes nothing there (KimiLinearCacheParams' dtype default_factory,
@@ -156,7 +157,7 @@ def _interval_text(options: StrategyOptions) -> str:
     interval = options.sglang_mamba_track_interval
     flag = ("--mamba-track-interval, SGLang's default" if interval == DEFAULT_MAMBA_TRACK_INTERVAL
             else f"--mamba-track-interval {interval}")
-    return f"{n(interval)} tokens ({flag})"
+    return f"{tokens_text(interval)} ({flag})"
 
 
 def _divisors(whole: int) -> list[int]:
@@ -182,10 +183,11 @@ def _on_chunk(page: int, chunk: int) -> bool:
 def _interval_fix(profile: CacheProfile, options: StrategyOptions, least: int) -> str:
     """How to set --mamba-track-interval past a refusal: the least multiple of the page size
     that is at least ``least``, the tokens verified a step and (Mamba2) the model's chunk, so
-    that no other of SGLang's checks refuses it."""
+    that no other of SGLang's checks refuses it. Its value as the flag takes it (1024, not
+    1,024: neither SGLang's nor FlatKV's --mamba-track-interval reads a comma)."""
     page = page_size(profile, options)
     least = max(least, draft_tokens(profile, options), _mamba2_chunk(profile) or 1)
-    return f"--mamba-track-interval {n(cdiv(least, page) * page)}"
+    return f"--mamba-track-interval {cdiv(least, page) * page}"
 
 
 def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
@@ -234,7 +236,7 @@ def draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str 
         return (f"SGLang's extra_buffer radix cache needs its track interval, "
                 f"{_interval_text(options)}, at least the {n(drafts)} tokens it verifies a "
                 f"step ({n(options.speculative_tokens)} drafted + 1): draft at most "
-                f"{n(interval - 1)} tokens a step, or set "
+                f"{tokens_text(interval - 1)} a step, or set "
                 f"{_interval_fix(profile, options, drafts)}")
     return None
 
