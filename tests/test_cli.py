@@ -1479,6 +1479,16 @@ def test_disable_radix_cache_notes_where_it_changes_no_figure(capsys):
             "with max running requests set)") in err.splitlines()
 
 
+def test_mamba_track_interval_notes_where_no_extra_buffer_checks_it(capsys):
+    # only SGLang's extra_buffer radix cache reads --mamba-track-interval: with the radix cache
+    # off (or no_buffer) 64 is checked by nothing, so Nemotron-H-8B (chunk 128) starts
+    code, _, err = run(["compare", "--preset", "Nemotron-H-8B", "--budget", "80GB",
+                        "--disable-radix-cache", "--mamba-track-interval", "64"], capsys)
+    assert code == 0 and ("python -m flatkv: note: --sglang-mamba-track-interval changes no "
+                          "figure here: SGLang runs no extra_buffer radix cache here, the only "
+                          "one that tracks state") in err.splitlines()
+
+
 def test_disable_radix_cache_without_a_sliding_pool_says_the_pool_is_what_is_missing(capsys):
     # gpt-oss-20b with its SWA pool turned off and max running requests told (64): SGLang's
     # request cap has no sliding pool to size, so --disable-radix-cache changes no figure;
