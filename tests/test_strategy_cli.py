@@ -774,13 +774,18 @@ def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
                   "--chunked-prefill-size", "off")["swa_tokens"] == 776_722
 
 
-def test_plan_breakdown_shares_sum_to_the_budget():
-    # Falcon-H1-7B under vLLM at 17 GiB: rounded one by one its shares summed to 100.01%
+def _breakdown_lines(preset: str, budget: str) -> list[str]:
+    """The breakdown lines of ``plan --strategy vllm`` for ``preset`` at ``budget``."""
     out = io.StringIO()
     with redirect_stdout(out):
-        assert main(["plan", "--preset", "Falcon-H1-7B", "--budget", "17GiB", "--strategy",
+        assert main(["plan", "--preset", preset, "--budget", budget, "--strategy",
                      "vllm"]) == 0
-    part = out.getvalue().split("  breakdown\n")[1].split("  math\n")[0].splitlines()
+    return out.getvalue().split("  breakdown\n")[1].split("  math\n")[0].splitlines()
+
+
+def test_plan_breakdown_shares_sum_to_the_budget():
+    # Falcon-H1-7B under vLLM at 17 GiB: rounded one by one its shares summed to 100.01%
+    part = _breakdown_lines("Falcon-H1-7B", "17GiB")
     shares = {line.split()[0]: line.split()[-1] for line in part}
     assert shares["kv_history"] == "99.08%" and shares["state"] == "0.77%"
     assert shares["state_page_padding"] == "0.01%" and shares["unused"] == "0.14%"
@@ -817,11 +822,7 @@ def test_plan_breakdown_tells_nearly_all_of_the_budget_from_all_of_it():
     # 80e9 // 2,097,152 = 38,146 of them, 79,997,960,192 B (99.99745%) of KV beside 2,039,808 B
     # (0.00255%) unused, which two decimals read 100.00% and 0.00%; with three, 99.997% and
     # 0.003% (the units the cuts lose to the larger remainder, .55 over .45), the rows alike
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert main(["plan", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--strategy",
-                     "vllm"]) == 0
-    part = out.getvalue().split("  breakdown\n")[1].split("  math\n")[0].splitlines()
+    part = _breakdown_lines("Llama-3.1-8B", "80GB")
     shares = {line.split()[0]: line.split()[-1] for line in part}
     assert (shares["kv_history"], shares["unused"], shares["state"], shares["total"]) == (
         "99.997%", "0.003%", "0.000%", "100.000%")
