@@ -363,7 +363,7 @@ def value_span(values: Sequence[int], fmt: Callable[[int], str] = "{:,}".format)
 
 
 def _percent(share: float | None) -> str | None:
-    """A measured share to one decimal, where 0.9996 of the baseline reads 99.9%, not the
+    """A measured share to one decimal, where 0.9996 of the baseline reads 99.96%, not the
     baseline's own 100.0% (``percent_text``)."""
     return None if share is None else percent_text(share, digits=1)
 

@@ -352,28 +352,30 @@ def times_text(ratio: Fraction) -> str:
 
 
 def percent_text(part: float | Fraction, total: float | Fraction = 1, *, digits: int = 2) -> str:
-    """``part`` as a percent of ``total`` (``1.49%``) to ``digits`` decimals, exactly, with as
-    many more decimals as tell a share that is neither nothing nor all of it from 0.00% and
-    100.00%, cut toward 0, as ``times_text`` does for 1.00x: 36 B of padding in a 100,663,296 B
-    block is 0.00003%, not "0.00%" (no padding); Llama-3.1-8B's KV rows in 80 GB, with
-    2,039,808 B unused beside them, 99.99%, not "100.00%" (the whole budget).
+    """``part`` as a percent of ``total`` (``1.49%``) to ``digits`` decimals, rounded half up
+    exactly, with as many more decimals as tell a share that is neither nothing nor all of it
+    from 0.00% and 100.00%: 36 B of padding in a 100,663,296 B block is 0.00004%, not "0.00%"
+    (no padding); Llama-3.1-8B's KV rows in 80 GB, with 2,039,808 B unused beside them,
+    99.997%, not "100.00%" (the whole budget). Rounded, not cut, so that a share reads as
+    ``shares_text`` gives it in a breakdown (0.003% unused there and in Layout's hover).
 
     A float is read as the decimal it prints as (``_as_written``), a negative share as its
-    size after its sign, so that neither is cut a digit low."""
+    size after its sign, so that neither is rounded a digit off."""
     share = 100 * _as_written(part) / _as_written(total) if total else Fraction(0)
     sign, share = "-" if share < 0 else "", abs(share)
-    text = f"{float(share):.{digits}f}"
-    if share in (0, 100) or text not in (f"{0:.{digits}f}", f"{100:.{digits}f}"):
-        return f"{sign}{text}%"
-    while (cut := math.floor(share * 10**digits)) in (0, 100 * 10**digits):
+    while True:  # a first digit the share has, then rounded: 0.00061% is 0.0006%, not 0.001%
+        scaled, ends = share * 10**digits, (0, 100 * 10**digits)
+        units = math.floor(scaled + Fraction(1, 2))
+        if share in (0, 100) or (math.floor(scaled) not in ends and units not in ends):
+            break
         digits += 1
-    return f"{sign}{cut // 10**digits}.{cut % 10**digits:0{digits}d}%"
+    return f"{sign}{units // 10**digits}.{units % 10**digits:0{digits}d}%"
 
 
 def _as_written(value: float | Fraction) -> Fraction:
     """``value`` exactly, a float as the decimal it prints as: 0.0003 is 3/10,000, where
-    ``Fraction(0.0003)`` is its binary neighbour 0.000299999..., which a cut toward 0 reads
-    0.02% (of a baseline, to one decimal) for 0.03%."""
+    ``Fraction(0.0003)`` is its binary neighbour 0.000299999..., and ``Fraction(0.00145)``
+    one just below 0.145%, which would round to 0.14%, not 0.15%."""
     return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
 
 

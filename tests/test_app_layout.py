@@ -362,7 +362,8 @@ def test_a_few_bytes_of_padding_do_not_read_as_none():
     2,097,150 = 2,097,151 B: ceil(2,097,151 / 2,048) = 1,024 slots, P 1,024 (a multiple of
     16), page row 1,024 x 2,048 = 2,097,152 B, each of the 36 state rows 1 B short. Block:
     12 x 2,097,152 + 36 x 2,097,151 = 100,663,260 B; padded 48 x 2,097,152 = 100,663,296 B,
-    of which 36 B is 0.0000357...%; 1 B of the state row 0.0000476...%, cut toward 0."""
+    of which 36 B is 0.0000357...%; 1 B of the state row 0.0000476...%, each rounded half up
+    at its first digit."""
     at = open_app("app_pages/layout.py", {
         "model": "custom", "layers": "(3*linear,full)*12", "kv": "2048",
         "state": "conv=1,ssm=2097150", "gpu": "Custom", "gpu_mem": "80GB", "frac": "1"})
@@ -371,11 +372,11 @@ def test_a_few_bytes_of_padding_do_not_read_as_none():
     help_texts = {mm.label: mm.help for mm in at.metric}
     assert (m["P (tokens per page)"], help_texts["Block bytes"]) == ("1,024", "100,663,260 B")
     (pad,) = [mm for mm in at.metric if mm.label == "Uniform pages would pad"]
-    assert pad.value == "0.00003%"
-    assert pad.proto.delta == "state row padded by 0.00004% at P 1,024"
+    assert pad.value == "0.00004%"
+    assert pad.proto.delta == "state row padded by 0.00005% at P 1,024"
     assert caption_starting(at, "Padded to the") == (
         "Padded to the 2,097,152 B page row at P 1,024: 36 linear_attention rows of 2,097,151 "
-        "B, padded by 1 B each. 36 B a block, 0.00003% of the padded block of 100,663,296 B; "
+        "B, padded by 1 B each. 36 B a block, 0.00004% of the padded block of 100,663,296 B; "
         "under 1% of a row, a sliver at this scale (hover a row's end for its bytes).")
     # the dead share of a block the full group owns, 36 x 2,097,151 / 100,663,260 = 74.99998%,
     # is told at two decimals: only 0 and 100 take more

@@ -741,7 +741,7 @@ def test_icicle_hover_tells_nearly_all_of_the_budget_from_all_of_it():
     ic = charts.bytes_icicle(app_data.bytes_tree(a)).data[0]
     hover = dict(zip(ic.ids, (c[2] for c in ic.customdata)))
     assert (hover["budget"], hover["full_attention"], hover["unused"]) == (
-        "100.00%", "99.99%", "0.002%")
+        "100.00%", "99.997%", "0.003%")
     assert hover["full_attention/kv/0"] == "3.12%"  # 1 of 32 layers: 3.1249%
     assert "%{customdata[2]} of the budget" in ic.hovertemplate
     assert "percentRoot" not in ic.hovertemplate

@@ -197,15 +197,15 @@ def test_result_rows_show_bytes_and_shares():
     assert gather["bytes per call"] == 8 * PAGE == 12_544  # pages per call x page bytes
     assert gather["bytes counted"] == 25_088  # read + written
     # a share just short of the baseline's does not read as the baseline's own 100.0%:
-    # 19.992 / 20 GB/s = 99.96% of copy is 99.9%, cut toward 0
+    # 19.992 / 20 GB/s = 99.96% of copy, a decimal more than the baseline's 100.0%
     near = gpu_view.result_rows([result(gbps=(20.0, 19.992, 16.0))])
-    assert [row["share"] for row in near[:2]] == ["100.0%", "99.9%"]
+    assert [row["share"] for row in near[:2]] == ["100.0%", "99.96%"]
     from flatkv.bench_cli import format_result  # the bench command's lines, alike
 
     lines = format_result(result(gbps=(20.0, 19.992, 16.0), peak=20.0)).splitlines()
     assert [line.split("  ")[-1].strip() for line in lines if line.startswith(
         ("copy ", "gather "))] == ["100.0% of copy, 100.0% of nominal peak",
-                                   "99.9% of copy, 99.9% of nominal peak"]
+                                   "99.96% of copy, 99.96% of nominal peak"]
     # the baseline in the operation column's words, as the row that timed it names it
     assert (gather["GB/s"], gather["share"], gather["baseline"]) == (10.0, "50.0%", "copy")
     assert raw_gather_baseline(gpu_view.result_rows([result()], text=False)) == "copy"

@@ -2099,4 +2099,4 @@ def test_lcm_formula_tells_a_sliver_of_padding_from_none():
     assert r.extras["padding_fraction"] == {"linear_attention": 0,
                                             "full_attention": float(Fraction(256, 32_768_000))}
     padding = [f.rsplit(" = ", 1)[1] for f in r.formulas if "padding = (" in f]
-    assert padding == ["0.00%", "0.0007%"]
+    assert padding == ["0.00%", "0.0008%"]

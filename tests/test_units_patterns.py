@@ -437,17 +437,22 @@ def test_percent_text_tells_a_sliver_from_none_and_nearly_all_from_all():
     # nothing is 0.00% and all of it 100.00%, exactly; so is an empty whole
     assert [percent_text(0, 5), percent_text(5, 5), percent_text(0, 0)] == [
         "0.00%", "100.00%", "0.00%"]
-    # a share that would read 0.00% or 100.00% and is neither gets the decimals that tell it
-    # from them, cut toward 0: 36 B of a 100,663,296 B block is 0.0000357...%; 1 B on a row of
-    # 2,097,151 B 0.0000476...%; 262,144 B of 40 GiB 0.00061...%; Llama-3.1-8B's 38,146 blocks
-    # of 2,097,152 B in 80 GB are 79,997,960,192 B, 99.99745%, beside 2,039,808 B, 0.00254%
-    # (just under the whole, the cut at two decimals tells it already: 99.99%)
+    # a share that would read 0.00% or 100.00% and is neither gets the decimals down to its
+    # first digit of its own, then rounds half up: 36 B of a 100,663,296 B block is
+    # 0.0000357...%; 1 B on a row of 2,097,151 B 0.0000476...%; 262,144 B of 40 GiB 0.00061...%
+    # (0.0006%, where rounding at its first nonzero rounding, 0.001%, would be 64% high);
+    # Llama-3.1-8B's 38,146 blocks of 2,097,152 B in 80 GB are 79,997,960,192 B, 99.99745%,
+    # beside 2,039,808 B, 0.00254...% (99.997% and 0.003%, as the plan breakdown reads them)
     assert [percent_text(a, b) for a, b in (
         (36, 100_663_296), (1, 2_097_151), (262_144, 40 * 2**30),
         (79_997_960_192, 80 * 10**9), (2_039_808, 80 * 10**9),
         (10**12 - 1, 10**12), (10**12 + 1, 10**12))] == [
-        "0.00003%", "0.00004%", "0.0006%", "99.99%", "0.002%", "99.99%",
+        "0.00004%", "0.00005%", "0.0006%", "99.997%", "0.003%", "99.9999999999%",
         "100.0000000001%"]
+    # half up, exactly: 1/800 is 0.125%, 0.13% (f"{100 * 0.00125:.2f}" reads 0.12%, half to
+    # even); the float 0.00145 is 0.145%, as written, not its binary neighbour below (0.14%)
+    assert [percent_text(1, 800), percent_text(0.00125), percent_text(0.00145)] == [
+        "0.13%", "0.13%", "0.15%"]
     # an exact share as a Fraction, the whole left out
     assert percent_text(Fraction(16_384, 2_146_304)) == "0.76%"
 
@@ -460,7 +465,7 @@ def test_percent_text_reads_a_float_as_written_and_keeps_a_negative_sign():
     # whole 0.0000000001% (read 0.00000000009%)
     assert [percent_text(0.0003, digits=1), percent_text(1e-12), percent_text(3e-7)] == [
         "0.03%", "0.0000000001%", "0.00003%"]
-    # a negative share that would read -0.00% takes its decimals too, cut toward 0 as a
-    # positive one is (math.floor alone cuts away from it)
+    # a negative share that would read -0.00% takes its decimals too, rounded as a positive
+    # one is (math.floor alone would round it away from 0)
     assert [percent_text(-36, 100_663_296), percent_text(-1, 3), percent_text(-0.5)] == [
-        "-0.00003%", "-33.33%", "-50.00%"]
+        "-0.00004%", "-33.33%", "-50.00%"]
