@@ -974,8 +974,14 @@ def test_sglang_takes_a_page_size_its_told_track_interval_takes():
         "SGLang's extra_buffer radix cache caches Qwen3NextForCausalLM's state at its chunk "
         "of 64 tokens, which the page size must divide or be a multiple of (\"either "
         "chunk_size or page_size must be divisible by the other\"): 96 is neither; set a page "
-        "size that divides both 384 and 64 or is a multiple of 64 dividing 384 (1, 2, 4, ..., "
-        "384)")
+        "size that divides both 384 and 64 or is a multiple of 64 dividing 384 (1, 2, 4, 8, "
+        "16, 32, 64, 128, 192, 384)")  # all ten: "1, 2, 4, ..., 384" read as powers of two
+    # 6,720 = 64 x 105: the powers of two to 64 and 64 x 3, 5, 7, 15, 21, 35, 105, fourteen
+    # pages, cut around an "e.g." (its last two say the steps are not doublings)
+    r = run_strategy("sglang", qwen, budget_bytes=40 << 30, options=StrategyOptions(
+        sglang_page_size=96, sglang_mamba_track_interval=6720, sglang_chunked_prefill_size=8064))
+    assert r.reason.endswith("or is a multiple of 64 dividing 6,720 (e.g. 1, 2, 4, ..., "
+                             "2,240, 6,720)")
     # on a B200 told no page SGLang's Qwen3-Next override picks TensorRT-LLM's 64 whatever the
     # interval (model_overrides/qwen3_5.py 48), which an interval of 32 then refuses
     b200 = sglang_default_page("B200 192GB", qwen, StrategyOptions(sglang_mamba_track_interval=32))
@@ -1031,6 +1037,12 @@ def test_sglang_track_interval_refusals_write_the_flag_as_typed():
                          sglang_mamba_track_interval=2, speculative_tokens=3))
     assert r.reason.endswith("(3 drafted + 1): draft at most 1 token a step, or set "
                              "--mamba-track-interval 4")
+    # an interval of 1 takes no drafted token at all: not "draft at most 0 tokens"
+    r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
+                     budget_bytes=40 << 30, options=StrategyOptions(
+                         sglang_mamba_track_interval=1, speculative_tokens=1))
+    assert r.reason.endswith("(1 drafted + 1): turn drafting off, or set "
+                             "--mamba-track-interval 2")
     # the interval offered past a page it does not take clears the Mamba2 chunk too: at page
     # 16 an interval of 40 is refused, and 48 (the next whole pages) is under Nemotron-H-8B's
     # chunk of 128, which SGLang's Mamba2 backend then refuses: 128 is offered

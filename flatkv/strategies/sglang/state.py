@@ -167,11 +167,14 @@ def _divisors(whole: int) -> list[int]:
 
 
 def _pages_text(pages: list[int]) -> str:
-    """Page sizes as a refusal offers them: all where few, else the first three and the last
-    (256's divisors: 1, 2, 4, ..., 256)."""
-    if len(pages) <= 5:
+    """Page sizes as a refusal offers them: all where few, or where they are not the powers of
+    two that "1, 2, 4, ..., 256" reads as (384's beside a chunk of 64 end 128, 192, 384);
+    else the first three and the last two, around an "e.g." that says the list is cut."""
+    if len(pages) <= 5 or (len(pages) <= 12 and any(p & (p - 1) for p in pages)):
         return ", ".join(map(n, pages))
-    return ", ".join(map(n, pages[:3])) + f", ..., {n(pages[-1])}"
+    if not any(p & (p - 1) for p in pages):
+        return ", ".join(map(n, pages[:3])) + f", ..., {n(pages[-1])}"
+    return "e.g. " + ", ".join(map(n, pages[:3])) + f", ..., {n(pages[-2])}, {n(pages[-1])}"
 
 
 def _on_chunk(page: int, chunk: int) -> bool:
@@ -235,9 +238,10 @@ def draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str 
     if drafts > interval and radix_cache(profile, options) == "extra_buffer":
         return (f"SGLang's extra_buffer radix cache needs its track interval, "
                 f"{_interval_text(options)}, at least the {n(drafts)} tokens it verifies a "
-                f"step ({n(options.speculative_tokens)} drafted + 1): draft at most "
-                f"{tokens_text(interval - 1)} a step, or set "
-                f"{_interval_fix(profile, options, drafts)}")
+                f"step ({n(options.speculative_tokens)} drafted + 1): "
+                + (f"draft at most {tokens_text(interval - 1)} a step" if interval > 1
+                   else "turn drafting off")  # an interval of 1 takes no drafted token
+                + f", or set {_interval_fix(profile, options, drafts)}")
     return None
 
 
