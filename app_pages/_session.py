@@ -193,19 +193,41 @@ def whole_number_field(step: int = 1) -> dict[str, Any]:
 
 
 def whole_number(label: str, value: float, least: int | None = None,
-                 most: int | None = None) -> int:
+                 most: int | None = None, takes: Callable[[int], bool] = lambda n: True) -> int:
     """A whole-number field's entry (see ``whole_number_field``) as an int; a fraction is
-    refused in the field's words, with the whole numbers beside it that the field takes
-    (``least`` to ``most``): a head dim of 0.5 suggests 1, not "0 or 1"."""
+    refused in the field's words, with the nearest whole numbers either side that the field
+    takes (``least`` to ``most``, and ``takes``): a head dim of 0.5 suggests 1, not "0 or 1",
+    and the GPU lab's Max blocks, which refuses 1, suggests "0 or 2" for 0.5."""
     if float(value).is_integer():
         return int(value)
     low = math.floor(value)
-    near = [n for n in (low, low + 1) if (least is None or n >= least)
-            and (most is None or n <= most)]
+
+    def fits(n: int) -> bool:
+        return (least is None or n >= least) and (most is None or n <= most) and takes(n)
+
+    below = next((n for n in range(low, low - _NEAR_STEPS, -1) if fits(n)), None)
+    above = next((n for n in range(low + 1, low + 1 + _NEAR_STEPS) if fits(n)), None)
+    near = [n for n in (below, above) if n is not None]
     if not near:  # past the range: its nearer end
         near = [least if least is not None and low < least else most]
     raise ValueError(f"{label} is {plain_number(value)}: give a whole number, such as "
                      f"{' or '.join(f'{n:,}' for n in near)}")
+
+
+# how far either side of a typed fraction ``whole_number`` looks for a whole number the field
+# takes (a field refuses a value or two inside its range, as Max blocks refuses 1)
+_NEAR_STEPS = 4
+
+
+def _takes(from_widget: Callable[[Any], Any]) -> Callable[[int], bool]:
+    """Whether ``from_widget`` takes a whole number: the field's own checks past its range."""
+    def takes(n: int) -> bool:
+        try:
+            from_widget(n)
+        except ValueError:
+            return False
+        return True
+    return takes
 
 
 def _checked_number(label: str, kwargs: dict[str, Any],
@@ -230,7 +252,7 @@ def _checked_number(label: str, kwargs: dict[str, Any],
         if value is None:
             raise ValueError(f"{label} is empty: {wanted}")
         if whole:
-            value = whole_number(label, value, low, high)
+            value = whole_number(label, value, low, high, _takes(from_widget))
         if not low <= value <= high:
             raise ValueError(f"{label} is {shown(value)}: {wanted}")
         return from_widget(value)

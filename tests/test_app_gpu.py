@@ -360,6 +360,16 @@ def test_gpu_page_says_the_device_is_busy(small_flush, monkeypatch):
         lock.release()
 
 
+def test_a_typed_fraction_in_max_blocks_suggests_only_caps_the_lab_takes():
+    # 0.5 suggested "such as 0 or 1", and the lab's two-page minimum then refused 1
+    at = open_app("app_pages/gpu.py", TINY_LINK)
+    for typed, said in ((0.5, "0 or 2"), (1.5, "0 or 2"), (2.5, "2 or 3")):
+        at.number_input(key="w.lab_max_blocks").set_value(typed).run()
+        assert not at.exception
+        assert f"Max blocks (0 = automatic) is {typed:g}: give a whole number, such as " \
+               f"{said}" in [shown(e) for e in at.error], typed
+
+
 def test_gpu_page_shows_bad_settings_as_errors(small_flush):
     at = open_app("app_pages/gpu.py", TINY_LINK)
     at.number_input(key="w.lab_max_blocks").set_value(1)
