@@ -136,8 +136,11 @@ def cdiv(a: int, b: int) -> int:
 
 def int_text(value: int) -> str:
     """``value`` for an error message: its digits, or how many there are past 30 of them (a
-    4,000-digit number would fill the screen)."""
-    return str(value) if abs(value) < 10**30 else f"a {len(str(abs(value)))}-digit number"
+    4,000-digit number would fill the screen), its sign kept ("a negative 40-digit number":
+    -10**39 is not 10**39)."""
+    if abs(value) < 10**30:
+        return str(value)
+    return f"a {'negative ' if value < 0 else ''}{len(str(abs(value)))}-digit number"
 
 
 def count_text(value: int) -> str:

@@ -533,6 +533,9 @@ def test_a_links_huge_number_is_named_by_its_digits_not_written_whole():
     assert decode_query({"kv_blocks": nines})[1] == [
         "kv_blocks=a 400-digit number is outside 2..2,147,483,648; using the default "
         "(kv_blocks=6000)."]
+    # "-" and 40 digits read "a 40-digit number", its minus sign lost
+    assert decode_query({"tp": "-" + "1" * 40})[1] == [
+        "tp=a negative 40-digit number is outside 1..1,024; using the default (tp=1)."]
     assert decode_query({"sweep_pages": nines})[1] == [
         "sweep_pages: a 400-digit number is out of range; give values from 1 to "
         "1,099,511,627,776; using the default (sweep_pages=auto)."]
