@@ -122,10 +122,10 @@ def check_int(field: str, value: object, *, minimum: int = 0, maximum: int | Non
         )
     if value < minimum:
         bound = "positive" if minimum == 1 else f"at least {minimum}"
-        raise ValueError(f"{field} must be {bound}, got {int_text(value)}{tail}")
-    if maximum is not None and value > maximum:
+        raise ValueError(f"{field} must be {bound}, got {count_text(value)}{tail}")
+    if maximum is not None and value > maximum:  # grouped as its bound is
         raise ValueError(
-            f"{field} = {int_text(value)} is too large to be real (at most {maximum:,}){tail}")
+            f"{field} = {count_text(value)} is too large to be real (at most {maximum:,}){tail}")
     return value
 
 

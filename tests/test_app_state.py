@@ -1588,7 +1588,7 @@ def test_a_kv_shared_models_shared_layers_ride_in_its_links_and_files():
     # past 1 TiB (2**40 B) a row: the profile's hint for a Python caller says "or None", which
     # the field ("0 = the same") takes as 0
     (RawModel("(sliding,full)*2", 1024, sliding_window=128, sliding_kv_bytes_per_slot=2**41),
-     "\"Sliding layers' KV bytes\" = 2199023255552 is too large to be real (at most "
+     "\"Sliding layers' KV bytes\" = 2,199,023,255,552 is too large to be real (at most "
      '1,099,511,627,776); or 0 when sliding layers add "KV bytes per token per layer" too'),
 ])
 def test_the_raw_editors_errors_name_its_fields_by_their_labels(raw, said):

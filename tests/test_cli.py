@@ -195,7 +195,7 @@ def test_per_component_planner(capsys):
       "too many to be real (at most 8; a state layer keeps one or two, conv and ssm)\n"),
      # the fix in the flag's terms (leave it unset), not the library's (None)
      (["plan", *QWEN35, "--budget", "1GB", "--alignment", str(2**62)], "--alignment = "
-      "4611686018427387904 is too large to be real (at most 1,099,511,627,776); or leave it "
+      "4,611,686,018,427,387,904 is too large to be real (at most 1,099,511,627,776); or leave it "
       "unset for the block size\n")],
 )
 def test_errors_are_one_line_exit_2(argv, needle, capsys):

@@ -54,13 +54,14 @@ def test_profile_components_and_counts():
      # a terabyte per token or per state tensor is a typo; a link's 2**60 became 0 in the
      # browser's number field
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=2**40 + 1),
-      r"kv_bytes_per_slot = 1099511627777 is too large to be real \(at most 1,099,511,627,776\)"),
+      r"kv_bytes_per_slot = 1,099,511,627,777 is too large to be real "
+      r"\(at most 1,099,511,627,776\)"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
-           state_const_bytes={"conv": 2**60}), r"state_const_bytes\['conv'\] = 1152921504606846976"
-      " is too large"),
+           state_const_bytes={"conv": 2**60}),
+      r"state_const_bytes\['conv'\] = 1,152,921,504,606,846,976 is too large"),
      # the caps the app's link reads them with: a model it writes, it reopens
      (dict(layer_types=["sliding_attention"], kv_bytes_per_slot=8, sliding_window=2**31 + 1),
-      r"sliding_window = 2147483649 is too large to be real \(at most 2,147,483,648\)"),
+      r"sliding_window = 2,147,483,649 is too large to be real \(at most 2,147,483,648\)"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kernel_block_size=10**30),
       "kernel_block_size = a 31-digit number is too large to be real"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,

@@ -1054,7 +1054,7 @@ def test_sglang_track_interval_refusals_write_the_flag_as_typed():
 
 @pytest.mark.parametrize("value, said", [
     (0, "must be positive, got 0"), (-256, "must be positive, got -256"),
-    (2**41, "= 2199023255552 is too large to be real"), (256.0, "must be a whole number"),
+    (2**41, "= 2,199,023,255,552 is too large to be real"), (256.0, "must be a whole number"),
     (True, "must be a whole number")])
 def test_sglang_mamba_track_interval_out_of_bounds(value, said):
     with pytest.raises(ValueError) as err:
@@ -1398,8 +1398,8 @@ def test_sglang_max_mamba_cache_size_is_checked():
     with pytest.raises(ValueError, match="sglang_max_mamba_cache_size must be a whole number, "
                        "got 1.5"):
         StrategyOptions(sglang_max_mamba_cache_size=1.5)
-    with pytest.raises(ValueError, match=r"sglang_max_mamba_cache_size = 1073741825 is too large "
-                       r"to be real \(at most 1,073,741,824\)"):  # MAX_MAMBA_CACHE_SIZE, 2**30
+    with pytest.raises(ValueError, match=r"sglang_max_mamba_cache_size = 1,073,741,825 is too "
+                       r"large to be real \(at most 1,073,741,824\)"):  # MAX_MAMBA_CACHE_SIZE
         StrategyOptions(sglang_max_mamba_cache_size=2**30 + 1)
 
 
@@ -1410,7 +1410,7 @@ def test_sglang_slots_per_request_is_checked_as_the_other_counts():
             "own (3, or 5 with its extra buffer)")):
         StrategyOptions(sglang_slots_per_request=0)
     with pytest.raises(ValueError, match=re.escape(
-            "sglang_slots_per_request = 1025 is too large to be real (at most 1,024)")):
+            "sglang_slots_per_request = 1,025 is too large to be real (at most 1,024)")):
         StrategyOptions(sglang_slots_per_request=1025)
     assert StrategyOptions(sglang_slots_per_request=1024).sglang_slots_per_request == 1024
 

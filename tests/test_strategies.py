@@ -950,7 +950,7 @@ def test_unknown_strategy_lists_known_ones():
         # past float range once multiplied out: refused with the cap, not an OverflowError
         ({"budget_bytes": 10**400}, "budget_bytes = a 401-digit number is too large to be real "
          r"\(at most 1,152,921,504,606,846,976\)"),
-        ({"budget_bytes": GIB8, "context_tokens": 2**40 + 1}, "context_tokens = 1099511627777 "
+        ({"budget_bytes": GIB8, "context_tokens": 2**40 + 1}, "context_tokens = 1,099,511,627,777 "
          "is too large"),
     ],
 )
@@ -975,16 +975,16 @@ def test_a_strategy_is_named_by_a_string():
         ({"kernel_block_size": -16}, "kernel_block_size"),
         ({"lcm_padding_bound": -0.1}, "lcm_padding_bound"),
         ({"block_size": 10**320}, "block_size = a 321-digit number is too large"),
-        ({"kernel_block_size": 2**40 + 1}, "kernel_block_size = 1099511627777 is too large"),
-        ({"mamba_chunk_size": 2**41}, "mamba_chunk_size = 2199023255552 is too large"),
-        ({"lcm_alignment_bytes": 2**61}, "lcm_alignment_bytes = 2305843009213693952 is too "
+        ({"kernel_block_size": 2**40 + 1}, "kernel_block_size = 1,099,511,627,777 is too large"),
+        ({"mamba_chunk_size": 2**41}, "mamba_chunk_size = 2,199,023,255,552 is too large"),
+        ({"lcm_alignment_bytes": 2**61}, "lcm_alignment_bytes = 2,305,843,009,213,693,952 is too "
          "large"),
-        ({"sglang_page_size": 2**40 + 1}, "sglang_page_size = 1099511627777 is too large"),
+        ({"sglang_page_size": 2**40 + 1}, "sglang_page_size = 1,099,511,627,777 is too large"),
         # the bounds the app's fields and links take, so the CLI and the app agree: SGLang's
         # sliding pool is at most the full one's tokens, S at most 1,024 slots
         ({"swa_full_tokens_ratio": 2},
          r"swa_full_tokens_ratio is 2: give a number in \[0.000001, 1\]"),
-        ({"sglang_slots_per_request": 1025}, "sglang_slots_per_request = 1025 is too large to "
+        ({"sglang_slots_per_request": 1025}, "sglang_slots_per_request = 1,025 is too large to "
          "be real \\(at most 1,024\\)"),
     ],
 )
@@ -1649,7 +1649,7 @@ def test_speculative_tokens_is_checked():
     with pytest.raises(ValueError, match="speculative_tokens must be at least 0, got -1; 0 "
                        "without speculative decoding"):
         StrategyOptions(speculative_tokens=-1)
-    with pytest.raises(ValueError, match=r"speculative_tokens = 1025 is too large to be real "
+    with pytest.raises(ValueError, match=r"speculative_tokens = 1,025 is too large to be real "
                        r"\(at most 1,024\)"):
         StrategyOptions(speculative_tokens=1025)
 

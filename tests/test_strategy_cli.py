@@ -592,8 +592,8 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
     code, out, err = run(["compare", *gemma[:4], "--sliding-kv-bytes-per-slot", "2TiB",
                           "--sliding-window", "1024", "--budget", "1GiB"])
     assert code == 2 and err.strip() == (
-        "python -m flatkv: error: --sliding-kv-bytes-per-slot = 2199023255552 is too large to be "
-        "real (at most 1,099,511,627,776); or drop --sliding-kv-bytes-per-slot where sliding "
+        "python -m flatkv: error: --sliding-kv-bytes-per-slot = 2,199,023,255,552 is too large to "
+        "be real (at most 1,099,511,627,776); or drop --sliding-kv-bytes-per-slot where sliding "
         "layers keep --kv-bytes-per-slot's")
 
 
