@@ -131,9 +131,12 @@ def refuse_draft(spec: ModelSpec) -> None:
     st.session_state[TP_REFUSED] = RefusedDraft(spec, (s.model, s.spec))
 
 
-def tp_refusal(exc: ValueError) -> str:
-    """The draft's error where the model plans at TP 1 but not at the sidebar's TP."""
-    return f"The sidebar's TP does not split it: {exc}"
+def tp_refusal(exc: ValueError, draft: ModelSpec | None) -> str:
+    """The error of a model that plans at TP 1 but not at the sidebar's TP: a ``draft``'s in
+    the hand editor's words (``gdn's k heads``, not the model file's ``gdn.k_heads``), a
+    loaded file's (None) in its own."""
+    said = str(exc) if draft is None else app_model.editor_words(str(exc), draft.kinds)
+    return f"The sidebar's TP does not split it: {said}"
 
 
 def take_refused_draft(tp: int) -> dict[str, Any]:
@@ -147,7 +150,7 @@ def take_refused_draft(tp: int) -> dict[str, Any]:
     try:
         refused.spec.with_options(tp=tp).profile()
     except ValueError as exc:
-        ss["spec.error"] = tp_refusal(exc)
+        ss["spec.error"] = tp_refusal(exc, refused.spec)
         ss[TP_REFUSED] = refused
         return {}
     ss.pop("spec.error", None)

@@ -250,7 +250,7 @@ def _use_spec(spec: ModelSpec, tp: int | None = None, *, drafted: bool = False) 
         if at != 1:
             spec.with_options(tp=at).profile()
     except ValueError as exc:  # (a model file's own TP was checked as it was read)
-        raise _TpDoesNotSplit(tp_refusal(exc)) from None
+        raise _TpDoesNotSplit(tp_refusal(exc, spec if drafted else None)) from None
     if at != state().tp:
         update(tp=at)
     use_spec(spec, drafted=drafted)
@@ -599,11 +599,13 @@ def geometry_by_field(rows: list[dict]) -> list[dict]:
 
 def summary() -> None:
     s, tp_problem = state().plannable_tp()  # a TP that does not split the model: TP 1, why
+    spec = s.model_spec()
+    if tp_problem and spec is not None and ss.get("model.source") == "Edit by hand":
+        tp_problem = app_model.editor_words(tp_problem, spec.kinds)  # under the editor: its words
     if tp_problem:
         st.error(f"{literal(tp_problem)}. Shown below at TP 1; the other pages need a TP that "
                  "splits the model (the sidebar's).")
     profile = s.profile()
-    spec = s.model_spec()
     st.subheader(literal(profile.name), divider="gray")
     if spec is not None and spec.source:
         st.caption(literal(spec.source))

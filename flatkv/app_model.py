@@ -15,7 +15,7 @@ import base64
 import json
 import re
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -524,8 +524,13 @@ KIND_TEMPLATES: dict[str, dict[str, Any]] = {
 DTYPE_FIELDS = ("kv_dtype", "conv_dtype", "ssm_dtype")
 # geometry fields a kind may leave out (None); the editor shows none as 0
 OPTIONAL_FIELDS = ("sliding_window", "attention_chunk_size", "index_head_dim")
-# an editor label shorter than the field's name, where the name would wrap at 1000 px
-FIELD_LABELS = {"attention_chunk_size": "attention chunk"}
+# an editor label shorter than the field's name, where the name would wrap at 1000 px (the
+# model's mamba chunk too: "mamba chunk, tokens (0 = none)")
+FIELD_LABELS = {"attention_chunk_size": "attention chunk", "mamba_chunk_size": "mamba chunk"}
+# the model's own fields that the editor shows under the kinds, as a model file names them
+# ("the model's mamba_chunk_size": not the strategy option's flag); tp is the sidebar's TP
+_SPEC_FIELD = re.compile(r"(?:\bthe model's )?\b(attention_heads|mamba_chunk_size|max_model_len"
+                         r"|tp)\b")
 
 
 def _check_type_kept(name: str, field: str, value: int | None,
@@ -552,13 +557,28 @@ def field_label(field: str) -> str:
     return FIELD_LABELS.get(field, field.replace("_", " "))
 
 
-def editor_words(message: str) -> str:
+def editor_words(message: str, kind_names: Iterable[str] = ()) -> str:
     """A model file's error in the hand editor's words: ``kinds['gdn']: gdn.v_heads = 2 ...``
     -> ``gdn: v heads = 2 ...`` (the kind's name and its fields' labels, as the editor shows
-    them, not the model file's keys)."""
-    message = re.sub(r"kinds\['([^']*)'\]: ", r"\1: ", message)
-    kinds = "|".join(re.escape(k) for k in LAYER_KINDS)
-    return re.sub(rf"\b(?:{kinds})\.(\w+)", lambda m: field_label(m.group(1)), message)
+    them, not the model file's keys); a model's check that names a kind's field under the
+    kind's name (``kind_names``), ``gdn.k_heads = 16 is not divisible by tp = 3``, -> ``gdn's
+    k heads = 16 is not divisible by TP = 3``; the model's own fields by their labels
+    (``the model's mamba_chunk_size`` -> ``mamba chunk``)."""
+    if "kinds[" in message:  # a kind's own check: its type's fields, after the kind's name
+        message = re.sub(r"kinds\['([^']*)'\]: ", r"\1: ", message)
+        kinds = "|".join(re.escape(k) for k in LAYER_KINDS)
+        field = re.compile(rf"\b()(?:{kinds})\.(\w+)")  # (no owner to name: it leads)
+    else:  # a model's check: a field under its kind's name in this model
+        names = "|".join(re.escape(n) for n in kind_names) or "(?!)"
+        field = re.compile(rf"(?<![\w.])({names})\.(\w+)")
+
+    def in_words(part: str) -> str:
+        part = field.sub(lambda m: (f"{m[1]}'s " if m[1] else "") + field_label(m[2]), part)
+        return _SPEC_FIELD.sub(lambda m: "TP" if m[1] == "tp" else field_label(m[1]), part)
+
+    # what the user typed, echoed in quotes, stays as typed (a kind named "tp")
+    return "".join(part if i % 2 else in_words(part)
+                   for i, part in enumerate(QUOTED.split(message)))
 
 
 def _freeze(geometry: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -777,7 +797,7 @@ class SpecDraft:
         try:
             return ModelSpec.from_dict(self.to_dict())
         except ValueError as exc:
-            raise ValueError(editor_words(str(exc))) from None
+            raise ValueError(editor_words(str(exc), self.kind_names)) from None
 
 
 def pattern_without(pattern: str, name: str) -> str:

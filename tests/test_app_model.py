@@ -189,7 +189,8 @@ def test_model_editor_refuses_an_emptied_number():
                for e in at.error)
     assert at.query_params.get("model", "gpt-oss-20b") == "gpt-oss-20b"  # still the preset
     at.number_input(key="spec.mamba_chunk_size").set_value(None).run()
-    assert any(shown(e).startswith("mamba chunk size is empty") for e in at.error)
+    # in the field's label's words ("mamba chunk, tokens"), not "mamba chunk size"
+    assert any(shown(e).startswith("mamba chunk is empty") for e in at.error)
 
 
 def test_model_editor_warns_of_a_kind_no_layer_uses():
@@ -229,8 +230,9 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
     at.sidebar.number_input(key="w.tp").set_value(3).run()
     assert not at.exception
+    # in the editor's words: the kind gdn's "k heads" field, the sidebar's TP
     assert [shown(e) for e in at.error] == [
-        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
+        "gdn's k heads = 16 is not divisible by TP = 3: choose a TP that divides it (TP up to 64 "
         "that split the model: 1, 2, 4, 8, 16). Shown below at TP 1; the other pages "
         "need a TP that splits the model (the sidebar's)."]
     assert at.number_input(key="spec.gdn.k_heads").value == 16
@@ -251,7 +253,7 @@ def test_an_edit_at_a_tp_that_does_not_split_the_model_waits_for_one_that_does()
     at.sidebar.number_input(key="w.tp").set_value(3).run()
     at.text_input(key="spec.pattern").set_value("(3*gdn,full)*6").run()
     assert not at.exception
-    tp_3 = ("gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up "
+    tp_3 = ("gdn's k heads = 16 is not divisible by TP = 3: choose a TP that divides it (TP up "
             "to 64 that split the model: 1, 2, 4, 8, 16)")
     assert [shown(e) for e in at.error] == [
         f"The sidebar's TP does not split it: {tp_3}. Until it is fixed, every page (and the "
@@ -283,7 +285,7 @@ def test_a_draft_refused_for_its_tp_is_taken_where_the_tp_changes():
     assert shown(at.error[0]).startswith("gdn.k_heads = 16 is not divisible by tp = 5")
     at.switch_page("app_pages/model.py").run()
     assert shown(at.error[0]).startswith(
-        "The sidebar's TP does not split it: gdn.k_heads = 16 is not divisible by tp = 5")
+        "The sidebar's TP does not split it: gdn's k heads = 16 is not divisible by TP = 5")
     at.switch_page("app_pages/layout.py").run()
     at.sidebar.number_input(key="w.tp").set_value(2).run()
     assert_clean(at)
@@ -367,9 +369,10 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     assert shown(at.subheader[0]) == "Llama-3.1-8B (edited)"
     # 64 KV heads under Llama's 32 query heads: no model, refused as the config reader does
     at.number_input(key="spec.full.kv_heads").set_value(64).run()
-    assert [shown(e) for e in at.error if "kv_heads" in shown(e)] == [
-        "attention_heads = 32 is not a multiple of full.kv_heads = 64: no engine loads such a "
-        "model; check the model's heads, or leave attention_heads unset (0 in the Model page's "
+    # in the editor's labels: "attention heads", the kind full's "kv heads"
+    assert [shown(e) for e in at.error if "kv heads" in shown(e)] == [
+        "attention heads = 32 is not a multiple of full's kv heads = 64: no engine loads such a "
+        "model; check the model's heads, or leave attention heads unset (0 in the Model page's "
         "editor). Until it is fixed, "
         "every page (and the summary below) shows the last valid model."]
     assert at.dataframe[0].value.iloc[0]["KV B per token"] == 1024
@@ -454,9 +457,10 @@ def test_the_editor_keeps_and_edits_the_max_model_len():
 
 
 @pytest.mark.parametrize(("field", "value", "said"), [
-    ("max_model_len", 2**40 + 1, "max_model_len = 1,099,511,627,777 is too large to be real "
+    # in the fields' labels' words ("max model len, tokens", "mamba chunk, tokens")
+    ("max_model_len", 2**40 + 1, "max model len = 1,099,511,627,777 is too large to be real "
      "(at most 1,099,511,627,776)"),
-    ("mamba_chunk_size", 2**20 + 1, "the model's mamba_chunk_size = 1,048,577 is too large to "
+    ("mamba_chunk_size", 2**20 + 1, "mamba chunk = 1,048,577 is too large to "
      "be real (at most 1,048,576)"),
 ])
 def test_the_editor_says_why_a_length_or_chunk_past_its_bound_is_refused(field, value, said):
@@ -534,8 +538,8 @@ def test_the_editor_keeps_and_edits_the_attention_heads():
     at.number_input(key="spec.attention_heads").set_value(24).run()
     assert not at.exception
     assert [shown(e) for e in at.error] == [
-        "The sidebar's TP does not split it: attention_heads = 24 is not divisible by tp = 16: "
-        "choose a tp that divides it, as engines split the query heads over the ranks (tp up "
+        "The sidebar's TP does not split it: attention heads = 24 is not divisible by TP = 16: "
+        "choose a TP that divides it, as engines split the query heads over the ranks (TP up "
         "to 64 that split the model: 1, 2, 4, 8, 24). Until it is fixed, every page (and the "
         "summary below) shows the last valid model."]
     assert at.query_params["model"] == "Llama-3.1-8B"

@@ -822,6 +822,16 @@ def test_a_drafts_model_errors_speak_the_editors_words():
     assert app_model.editor_words("kinds['full']: attention.head_dim_k = 99 is too large") == (
         "full: head dim k = 99 is too large")
     assert app_model.editor_words("full_attention.kv_heads") == "full_attention.kv_heads"
+    # a model's own check names a kind's field under the kind's name, and the model's fields
+    # and the TP by their keys (the hand editor showed "gdn.k_heads ... tp = 128"): the
+    # editor's labels; a quoted entry stays as typed
+    assert app_model.editor_words(
+        "gdn.k_heads = 16 is not divisible by tp = 128: choose a tp that divides it", ["gdn"]) == (
+        "gdn's k heads = 16 is not divisible by TP = 128: choose a TP that divides it")
+    assert app_model.editor_words(
+        "the model's mamba_chunk_size = 9 is too large; attention_heads = 3; max_model_len = 1; "
+        "'tp.x'", ["tp"]) == "mamba chunk = 9 is too large; attention heads = 3; max model len " \
+        "= 1; 'tp.x'"
 
 
 def test_draft_names_kinds_and_refuses_bad_names():
