@@ -85,7 +85,7 @@ def _split(where: str, value: int, tp: int) -> int:
     """``value / tp`` for a dimension tensor parallelism shards; an uneven split is an error."""
     if value % tp:
         raise ValueError(
-            f"{where} = {value} is not divisible by tp = {tp}: choose a tp that divides it"
+            f"{where} = {value:,} is not divisible by tp = {tp}: choose a tp that divides it"
         )
     return value // tp
 
@@ -191,11 +191,11 @@ class AttentionLayer(CacheLayer):
         fix = "choose a tp that divides the KV heads or is a multiple of them"
         if self.kv_heads >= tp and self.kv_heads % tp:
             raise ValueError(
-                f"attention.kv_heads = {self.kv_heads} is not divisible by tp = {tp}: {fix}")
+                f"attention.kv_heads = {self.kv_heads:,} is not divisible by tp = {tp}: {fix}")
         if self.kv_heads < tp and tp % self.kv_heads:
             raise ValueError(
-                f"attention.kv_heads = {self.kv_heads} cannot be replicated evenly over tp = {tp}:"
-                f" {fix}"
+                f"attention.kv_heads = {self.kv_heads:,} cannot be replicated evenly over "
+                f"tp = {tp}: {fix}"
             )
         return max(1, self.kv_heads // tp)
 
@@ -288,8 +288,8 @@ class GDNLayer(CacheLayer):
     def __post_init__(self) -> None:
         self._validate()
         if self.v_heads % self.k_heads:  # each key head serves whole value heads
-            raise ValueError(f"gdn.v_heads = {self.v_heads} is not a multiple of gdn.k_heads = "
-                             f"{self.k_heads}: no engine loads such a model; check the model's "
+            raise ValueError(f"gdn.v_heads = {self.v_heads:,} is not a multiple of gdn.k_heads = "
+                             f"{self.k_heads:,}: no engine loads such a model; check the model's "
                              "values")
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
@@ -326,8 +326,8 @@ class Mamba2Layer(CacheLayer):
     def __post_init__(self) -> None:
         self._validate()
         if self.n_heads % self.n_groups:  # each group serves whole heads
-            raise ValueError(f"mamba2.n_heads = {self.n_heads} is not a multiple of "
-                             f"mamba2.n_groups = {self.n_groups}: no engine loads such a model; "
+            raise ValueError(f"mamba2.n_heads = {self.n_heads:,} is not a multiple of "
+                             f"mamba2.n_groups = {self.n_groups:,}: no engine loads such a model; "
                              "check the model's values")
 
     @property
@@ -343,7 +343,7 @@ class Mamba2Layer(CacheLayer):
         if self.n_groups == 1:
             return tp
         raise ValueError(
-            f"mamba2.n_groups = {self.n_groups} is not divisible by tp = {tp}: choose a tp that "
+            f"mamba2.n_groups = {self.n_groups:,} is not divisible by tp = {tp}: choose a tp that "
             "divides it (engines replicate only a single group across ranks: vLLM's MambaMixer2 "
             "asserts \"num_groups must equal 1\")"
         )
@@ -709,8 +709,8 @@ class ModelSpec:
             if (isinstance(layer, AttentionLayer) and self.attention_heads is not None
                     and self.attention_heads % layer.kv_heads):
                 raise ValueError(
-                    f"attention_heads = {self.attention_heads} is not a multiple of "
-                    f"{name}.kv_heads = {layer.kv_heads}: no engine loads such a model; check "
+                    f"attention_heads = {self.attention_heads:,} is not a multiple of "
+                    f"{name}.kv_heads = {layer.kv_heads:,}: no engine loads such a model; check "
                     "the model's heads, or leave attention_heads unset (0 in the Model page's "
                     "editor)")
         try:
@@ -737,7 +737,7 @@ class ModelSpec:
                 raise ValueError(text) from None
         if self.attention_heads is not None and self.attention_heads % tp:
             raise ValueError(
-                f"attention_heads = {self.attention_heads} is not divisible by tp = {tp}: "
+                f"attention_heads = {self.attention_heads:,} is not divisible by tp = {tp}: "
                 "choose a tp that divides it, as engines split the query heads over the ranks")
 
     @property

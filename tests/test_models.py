@@ -193,7 +193,7 @@ def test_short_conv_state_per_rank_is_conv_only():
     lfm2 = ShortConvLayer(channels=2048, conv_kernel=3)
     assert lfm2.state_bytes(1, "bf16", "fp32") == {"conv": 2048 * 2 * 2}
     assert lfm2.state_bytes(4, "fp32", "bf16") == {"conv": 512 * 2 * 4}
-    with pytest.raises(ValueError, match=r"short_conv.channels = 2048 is not divisible by tp = 3"):
+    with pytest.raises(ValueError, match=r"short_conv.channels = 2,048 is not divisible by tp = 3"):
         lfm2.state_shapes(3)
     spec = read_back_hybrid(lfm2, "conv")
     assert spec.to_dict()["kinds"]["conv"] == {"kind": "short_conv", "channels": 2048,
