@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 from flatkv.plan import (
     ComponentSpec,
@@ -105,8 +106,10 @@ class GroupShare:
     block_bytes: int
 
     @property
-    def dead_share(self) -> float:
-        return self.dead_bytes_per_block / self.block_bytes
+    def dead_share(self) -> Fraction:
+        """The share of this group's block that other groups' rows fill, exact, so that the
+        pages and the CLI show it by ``percent_text`` alike (a float in the JSON)."""
+        return Fraction(self.dead_bytes_per_block, self.block_bytes)
 
 
 @dataclass(frozen=True)
@@ -501,7 +504,7 @@ def analysis_to_dict(analysis: PlanAnalysis) -> dict:
                 "num_layers": g.num_layers,
                 "used_bytes_per_block": g.used_bytes_per_block,
                 "dead_bytes_per_block": g.dead_bytes_per_block,
-                "dead_share": g.dead_share,
+                "dead_share": float(g.dead_share),
             }
             for g in analysis.groups
         ],

@@ -125,8 +125,7 @@ def headline(analysis: PlanAnalysis) -> Headline:
         budget_bytes=t.budget_bytes,
         unused_bytes=t.unused_bytes,
         uniform_padding_per_block=t.uniform_padding_bytes // t.num_blocks,
-        dead_share_by_group=tuple((g.group_id, Fraction(g.dead_bytes_per_block, g.block_bytes))
-                                  for g in analysis.groups),
+        dead_share_by_group=tuple((g.group_id, g.dead_share) for g in analysis.groups),
         page_row_bytes=analysis.equalizer.page_row_bytes,
         state_row_bytes=analysis.equalizer.max_const,
     )
@@ -402,7 +401,7 @@ def dead_weight_rows(analysis: PlanAnalysis) -> list[dict]:
     return [{"group": g.group_id, "layers": g.num_layers,
              "used B/block": g.used_bytes_per_block,
              "dead B/block": g.dead_bytes_per_block,
-             "dead share": percent_text(g.dead_bytes_per_block, g.block_bytes)}
+             "dead share": percent_text(g.dead_share)}
             for g in analysis.groups]
 
 

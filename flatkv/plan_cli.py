@@ -91,7 +91,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
                     g.num_layers,
                     f"{g.used_bytes_per_block:,}",
                     f"{g.dead_bytes_per_block:,}",
-                    percent_text(g.dead_bytes_per_block, g.block_bytes),
+                    percent_text(g.dead_share),
                 ]
                 for g in analysis.groups
             ],
