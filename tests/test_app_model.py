@@ -333,9 +333,12 @@ def test_model_page_names_the_configs_mamba_ssm_dtype():
 
 
 def test_model_page_shows_the_sliding_window():
-    # gpt-oss-20b slides over 128 tokens (SPEC section 2); Llama has no sliding layer
-    assert metrics(open_app("app_pages/model.py", {"model": "gpt-oss-20b"}))[
-        "Sliding window"] == "128 tokens"
+    # gpt-oss-20b: 24 layers, alternating sliding (window 128) and full (SPEC section 2), so
+    # 12 of each; Llama has no sliding layer
+    oss = metrics(open_app("app_pages/model.py", {"model": "gpt-oss-20b"}))
+    assert (oss["Cache layers"], oss["Sliding attention"], oss["Full attention"]) == (
+        "24", "12 layers", "12 layers")
+    assert oss["Sliding window"] == "128 tokens"
     assert "Sliding window" not in metrics(open_app("app_pages/model.py",
                                                     {"model": "Llama-3.1-8B"}))
 

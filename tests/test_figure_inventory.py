@@ -1,0 +1,111 @@
+"""Every metric the pages show is pinned by a test that derives its value by hand or from
+SPEC.md (the project's standard, which nothing else enforces: a metric added to a page passes
+every other test). The pages are opened at views chosen to draw every kind of metric they have,
+and each label they show must be listed in ``PINNED_BY`` under the test that pins it; that test
+must exist and read the label. A new metric fails here until its test is written and named.
+
+Charts and tables are pinned by the tests of their builders (test_charts, test_app_data) and
+of their pages; this inventory covers the metrics, the figures a reviewer reads first."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from app_helpers import ROOT, STATE_ONLY_LINK, open_app
+
+# page and link: between them every metric the pages draw before a GPU lab run (the lab's run
+# metrics are pinned by test_app_gpu's run tests, which take seconds each)
+VIEWS = (
+    ("model", {}),  # a state hybrid: Constant state, State per request
+    ("model", {"model": "gpt-oss-20b"}),  # sliding layers and their window
+    ("model", {"model": "Llama-4-Scout-17B-16E"}),  # chunked layers and their chunk
+    ("layout", {}),
+    ("layout", {"planner": "per-component"}),
+    ("layout", {**STATE_ONLY_LINK, "planner": "per-component"}),  # no token slots
+    ("budget", {}),
+    ("budget", {"b_layout": "vllm"}),  # the engine's logged tokens, old and new
+    ("gpu", {}),
+    ("compare", {}),
+)
+
+# each test that pins metrics -> their labels, figures as # and groups as <group>
+PINNED_BY = {
+    ("test_app_model.py", "test_the_model_summary_gives_kv_per_token_and_state_per_request"): (
+        "Cache layers", "Full attention", "Constant state", "KV per token, all layers",
+        "State per request"),
+    ("test_app_model.py", "test_model_page_shows_the_sliding_window"): (
+        "Sliding attention", "Sliding window"),
+    ("test_app_model.py", "test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes"): (
+        "Chunked attention", "Attention chunk"),
+    ("test_app_shared.py", "test_the_sidebar_shows_the_cache_budget_per_rank"): (
+        "Cache budget per rank",),
+    ("test_app_layout.py", "test_layout_shows_the_worked_example_from_a_link"): (
+        "P (tokens per page)", "Block bytes", "Blocks", "Capacity (tokens)", "Budget", "Unused"),
+    ("test_app_layout.py",
+     "test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload"): (
+        "Token slots (blocks x P)",),
+    ("test_app_layout.py", "test_layout_names_the_padding_its_planner_has"): (
+        "Uniform pages would pad", "Padding of a block (per component)"),
+    ("test_app_layout.py", "test_layout_names_the_dead_weight_of_one_page"): (
+        "Dead share of a <group> block",),
+    ("test_app_budget.py", "test_budget_page_concurrency_by_hand"): ("Concurrency at # tokens",),
+    ("test_app_budget.py",
+     "test_budget_gives_the_least_budget_and_gpu_for_the_requests_to_hold"): (
+        "Budget for # requests", "GPU memory for it"),
+    ("test_app_budget.py", "test_budget_page_for_a_state_only_model_has_no_capacity"): (
+        'vLLM\'s "GPU KV cache size" (tokens)',),
+    ("test_app_budget.py", "test_budget_sweeps_an_engine_layout_picked_on_the_page"): (
+        "Older vLLM log (tokens)",),
+    ("test_app_gpu.py", "test_planned_blocks_bytes_budget_and_unused_are_the_worked_example"): (
+        "Planned blocks", "Planned bytes"),
+}
+PINNED = {label: test for test, labels in PINNED_BY.items() for label in labels}
+
+GROUPS = "full_attention|sliding_attention|chunked_attention|linear_attention"
+
+
+def label_key(label: str) -> str:
+    """A metric's label as ``PINNED`` lists it: its figures as #, its group as <group>."""
+    return re.sub(rf"\b({GROUPS})\b", "<group>", re.sub(r"\d[\d,]*", "#", label))
+
+
+def test_label_key_reads_figures_and_groups_alike():
+    assert [label_key(s) for s in ("Concurrency at 262,144 tokens", "Budget for 4 requests",
+                                   "Dead share of a sliding_attention block", "Blocks")] == [
+        "Concurrency at # tokens", "Budget for # requests", "Dead share of a <group> block",
+        "Blocks"]
+
+
+def test_every_metric_the_pages_show_is_pinned_by_a_named_test():
+    shown: dict[str, str] = {}
+    for page, link in VIEWS:
+        at = open_app(f"app_pages/{page}.py", link)
+        assert not at.exception and not at.error, (page, link)
+        for m in at.metric:
+            shown.setdefault(label_key(m.label), f"{page} {link}")
+    unlisted = {k: v for k, v in shown.items() if k not in PINNED}
+    assert not unlisted, (f"metrics shown without a test named in PINNED: {unlisted}: write "
+                          "the test that derives each value by hand and name it there")
+    # and each listed one is still drawn at these views (a renamed label leaves a stale entry)
+    assert set(PINNED) <= set(shown), set(PINNED) - set(shown)
+
+
+def test_each_pinning_test_exists_and_reads_its_metric():
+    sources: dict[str, dict[str, str]] = {}
+    for key, (file, name) in PINNED.items():
+        if file not in sources:
+            text = (ROOT / "tests" / file).read_text()
+            sources[file] = {node.name: ast.get_source_segment(text, node) or ""
+                             for node in ast.parse(text).body
+                             if isinstance(node, ast.FunctionDef)}
+        assert name in sources[file], f"{file}::{name}, named for {key!r}, is not there"
+        # the label's longest fixed part, as the test writes it
+        stem = max(re.split(r"#|<group>", key), key=len).strip()
+        assert _bare(stem) in _bare(sources[file][name]), f"{file}::{name} does not read {key!r}"
+
+
+def _bare(text: str) -> str:
+    """Text without quotes or backslashes: a label as a test's source writes it (escaped) or as
+    the page shows it."""
+    return re.sub(r"[\\'\"]", "", text)
