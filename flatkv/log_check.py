@@ -485,6 +485,24 @@ def _wrapped(lines: Sequence[LogLine], i: int, t: _Template) -> LogLine | None:
     return None
 
 
+# The rest of a number a terminal's wrap cut: digits on a line of their own, then the line's end
+# or what goes on after a number (a comma, a space); not a date (2026-12-06) or a progress bar
+_NUMBER_REST = re.compile(r"\d+(?:\.\d+)?(?=$|[\s,;)])")
+
+
+def _cut_in_figure(lines: Sequence[LogLine], i: int, match: re.Match[str]) -> bool:
+    """Whether line ``i``, of no prefix, may end inside the figure that ends ``match`` (FlatKV's
+    line read in it): that figure runs to the line's end, and the next line of the paste, of
+    no prefix either, is the number's rest (``_NUMBER_REST``). ``_wrapped`` then joins them: a
+    bare line of 81 characters wrapped at 80 ("swa_layer_tokens=51781", "5") read as 51,781."""
+    message = lines[i].message
+    if not match.re.groups or match.end(match.re.groups) != len(message) or i + 1 == len(lines):
+        return False
+    after = lines[i + 1]
+    return (after.engine is None and after.number == lines[i].number + 1
+            and _NUMBER_REST.match(after.message) is not None)
+
+
 # Figures whose every value of 0 or less means one thing: SGLang prints the chunked prefill
 # size it was told, and reads any told 0 or less as chunked prefill off (scheduler.py 1372-1373)
 _OFF_AT_ZERO_OR_LESS = frozenset({"chunked_prefill_size"})
@@ -550,7 +568,7 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
         found = []
         for i, line in enumerate(lines):
             match = t.find(line)
-            if match is None and line.engine is None and (
+            if line.engine is None and (match is None or _cut_in_figure(lines, i, match)) and (
                     joined := _wrapped(lines, i, t)) is not None:
                 line, match = joined, t.find(joined)
             if match is not None:

@@ -308,6 +308,31 @@ def test_wrapped_and_unprefixed_lines():
     assert check.log_engine == "vllm"  # by its words: "GPU KV cache size"
 
 
+# SGLang's hybrid SWA split as FlatKV words it for gpt-oss-120b at 40 GiB and 32,768 tokens: 81
+# characters, its last figure the line's end
+SWA_SPLIT = "Use sliding window memory pool. full_layer_tokens=647269, swa_layer_tokens=517815"
+
+
+def test_an_unprefixed_line_wrapped_inside_its_last_figure_is_joined():
+    # a terminal of 80 columns wraps the bare line one digit before its end: "51781" alone
+    # read as the figure said the log differs (FlatKV 517815, log 51781); the digit on the
+    # next line is its rest
+    assert len(SWA_SPLIT) == 81
+    wrapped = f"{SWA_SPLIT[:80]}\n{SWA_SPLIT[80:]}\nnext line"
+    assert wrapped.splitlines()[:2] == [SWA_SPLIT[:80], "5"]
+    check = check_log([SWA_SPLIT], "sglang", wrapped)
+    assert check.lines[0].outcome == SAME and check.lines[0].detail() == "line 1 agrees"
+    # a line of its own after it is not its rest, though it starts with digits: a date (Python
+    # logging's default), a progress bar, a blank line between
+    for after in ("2026-12-06 07:00:00,123 INFO loaded", "100%|##########| 4/4 [00:02<00:00]",
+                  "\n5"):
+        check = check_log([SWA_SPLIT], "sglang", f"{SWA_SPLIT}\n{after}")
+        assert check.lines[0].outcome == SAME, after
+    # a figure cut and its rest changed still differs
+    check = check_log([SWA_SPLIT], "sglang", f"{SWA_SPLIT[:80]}\n6")
+    assert check.lines[0].detail() == "line 1: swa_layer_tokens: FlatKV 517815, log 517816"
+
+
 def test_a_prefixed_line_is_matched_where_its_message_starts():
     # "Full KV Cache is allocated" is not "KV Cache is allocated"
     expected = ["KV Cache is allocated. dtype: torch.bfloat16, #tokens: 100, K size: 0.01 GB, "
