@@ -9,6 +9,8 @@ thousands separators; so a line is found by its words with its figures masked, a
 the engine's message starts, and its figures compared exactly (as decimals, never floats that
 could hide a difference). Where FlatKV elides a part of a line (``...``: the run's own GPU
 figures in vLLM's "Memory after warmup" line) that part matches anything and is not compared.
+A line of its words whose figure reads as no number (nan, a copy's damaged 4,413,4400) differs,
+naming what it holds, rather than go unread beside another rank's that agrees.
 Pure functions of text: the Compare page and ``compare --check-log`` share them.
 """
 
@@ -64,6 +66,8 @@ _FIGURE = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)|to
 # chunked_prefill_size=-1, off, beside FlatKV's chunk: it differs, rather than going unfound).
 _LOG_NUMBER = r"(?<![\d.,])(-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?))(?!\d)"
 _LOG_DTYPE = r"(torch\.\w+)"
+# A figure the log prints, whole: what ``_LOG_NUMBER`` captures
+_WHOLE_NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 # Colour codes, with their ESC or with it lost in a copy ("[32mINFO[0m"), and terminal titles
 # (OSC: ESC ], to a BEL or ESC \): one runs to the next ESC at most, so that a line of many
 # never ended is not searched to its end from each (90 s for a line of 333,000).
@@ -284,12 +288,17 @@ class _Template:
     figures: tuple[str, ...]
     names: tuple[str, ...]
     words: tuple[str, ...]  # its words, each in any line that reads as it: a quick test first
+    # the words alone, each figure any text (``_ANY_FIGURE``): a line of ours whose figure
+    # reads as no number (nan, a damaged 4,413,4400) differs, never goes unread
+    loose: re.Pattern[str] | None = None
 
-    def find(self, line: LogLine) -> re.Match[str] | None:
-        """The pattern in ``line`` (see ``_find``), after a quick test that its words are."""
+    def find(self, line: LogLine, *, loose: bool = False) -> re.Match[str] | None:
+        """The pattern in ``line`` (see ``_find``; ``loose``: its ``loose`` one), after a quick
+        test that its words are."""
         if not all(word in line.message for word in self.words):
             return None
-        return _find(line, self.pattern)
+        pattern = self.loose if loose else self.pattern
+        return None if pattern is None else _find(line, pattern)
 
 
 def _literal(text: str) -> str:
@@ -297,6 +306,11 @@ def _literal(text: str) -> str:
     return r"\s*".join(re.escape(word) for word in text.split())
 
 
+# Where a figure goes in ``template``'s parts, and what one matches in a line of its words whose
+# figure reads as no number (``_Template.loose``): any text but a space, as short as it can be,
+# and bounded (a line of many slots is not searched from each for long)
+_FIGURE_SLOT = "\x00figure"
+_ANY_FIGURE = r"(\S{1,64}?)"
 # Words a figure's name does not end in ("block size to 544": "block size")
 _LINKING_WORDS = frozenset({"to", "for", "of", "by", "per", "is", "at"})
 # An earlier figure of the same phrase, masked where a name is looked for
@@ -352,15 +366,23 @@ def template(expected: str) -> _Template:
         for match in _FIGURE.finditer(segment):
             parts.append(_literal(segment[at:match.start()]))
             words += segment[at:match.start()].split()
-            parts.append(_LOG_DTYPE if match[0].startswith("torch.") else _LOG_NUMBER)
+            parts.append(_FIGURE_SLOT)
             figures.append(match[0])
             names.append(_name(_FIGURE.sub(_EARLIER, segment[:match.start()]),
                                segment[match.end():]))
             at = match.end()
         parts.append(_literal(segment[at:]))
         words += segment[at:].split()
-    pattern = r"\s*".join(p for p in parts if p)
-    return _Template(re.compile(pattern), tuple(figures), tuple(names), tuple(words))
+
+    def joined(*figure_patterns: str) -> re.Pattern[str]:
+        each = iter(figure_patterns)
+        return re.compile(r"\s*".join(next(each) if p == _FIGURE_SLOT else p
+                                       for p in parts if p))
+
+    return _Template(
+        joined(*(_LOG_DTYPE if f.startswith("torch.") else _LOG_NUMBER for f in figures)),
+        tuple(figures), tuple(names), tuple(words),
+        joined(*(_ANY_FIGURE for _ in figures)) if figures else None)
 
 
 def _clean(line: str) -> str:
@@ -455,7 +477,16 @@ def _same(flatkv: str, logged: str) -> bool:
     (thousands separators dropped: 1,736,095 is 1736095; 40.0 is 40.00)."""
     if flatkv.startswith("torch.") or logged.startswith("torch."):
         return flatkv == logged
-    return Decimal(flatkv.replace(",", "")) == Decimal(logged.replace(",", ""))
+    number = _number(logged)
+    return number is not None and Decimal(flatkv.replace(",", "")) == number
+
+
+def _number(logged: str) -> Decimal | None:
+    """A logged figure as a number, thousands separators dropped; None where it reads as none
+    (a ``_Template.loose`` match's nan, 2155.0.0, 20.0, or 4,413,4400, or a dtype)."""
+    if _WHOLE_NUMBER.fullmatch(logged) is None:
+        return None
+    return Decimal(logged.replace(",", ""))
 
 
 def _find(line: LogLine, pattern: re.Pattern[str]) -> re.Match[str] | None:
@@ -513,8 +544,8 @@ def _agrees(name: str, flatkv: str, logged: str) -> bool:
     off (FlatKV writes chunked prefill off as -1; a run told 0 logs 0)."""
     if _same(flatkv, logged):
         return True
-    return (name in _OFF_AT_ZERO_OR_LESS and not logged.startswith("torch.")
-            and Decimal(flatkv) <= 0 and Decimal(logged.replace(",", "")) <= 0)
+    return (name in _OFF_AT_ZERO_OR_LESS and (number := _number(logged)) is not None
+            and Decimal(flatkv) <= 0 and number <= 0)
 
 
 def _differences(templates: Sequence[_Template],
@@ -576,6 +607,8 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
             elif seen := [o for name, ts in older
                           if (o := _form_at(lines, i, name, ts, taken))]:
                 found.append(min(seen, key=lambda o: len(o.differences)))
+            elif (match := t.find(line, loose=True)) is not None:
+                found.append(Occurrence(line, _differences([t], [match])))
         if pool := (later_pools or {}).get(text):
             found = _later_pool(found, pool)
         checks.append(LineCheck(text.strip(), tuple(found)))
@@ -593,7 +626,8 @@ def _later_pool(found: Sequence[Occurrence], pool: str) -> list[Occurrence]:
     for o in found:
         source = o.line.source
         if (source in first and source not in later and o.differences
-                and all("size" in f.name for f in o.differences)):
+                and all("size" in f.name and _number(f.log) is not None
+                        for f in o.differences)):
             o = replace(o, not_compared=pool)
             later.add(source)
         first.add(source)

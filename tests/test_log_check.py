@@ -333,6 +333,34 @@ def test_an_unprefixed_line_wrapped_inside_its_last_figure_is_joined():
     assert check.lines[0].detail() == "line 1: swa_layer_tokens: FlatKV 517815, log 517816"
 
 
+def test_a_line_of_our_words_whose_figure_is_no_number_differs():
+    # falcon-mamba's vLLM lines, TP0's as FlatKV's, TP1's with a figure that reads as no
+    # number: a damaged copy, a NaN. Such a line went unread, so TP0's alone made "same"
+    expected = falcon("vllm")
+    for bad, figure in (("Available KV cache memory: nan GiB", "nan"),
+                        ("Available KV cache memory: 40.0, GiB", "40.0,"),
+                        ("GPU KV cache size: 4,413,4400 tokens, Maximum concurrency for 2,048 "
+                         "tokens per request: 2155.00x", "4,413,4400"),
+                        ("GPU KV cache size: 4,413,440 tokens, Maximum concurrency for 2,048 "
+                         "tokens per request: 2155.0.0x", "2155.0.0")):
+        k = 0 if bad.startswith("Available") else 2
+        log = f"{vllm_prefix(0, 1)}{expected[k]}\n{vllm_prefix(1, 1)}{bad}"
+        check = check_log(expected, "vllm", log)
+        assert check.lines[k].outcome == DIFFERS, bad
+        assert "line 2 (Worker_TP1 pid=4101): " in check.lines[k].detail()
+        assert f", log {figure}" in check.lines[k].detail()
+        assert "line 1 (Worker_TP0 pid=4100) agrees" in check.lines[k].detail()
+    # nor is it read as SGLang's drafter's pool, whose sizes are numbers of its own
+    kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 100, K size: 0.01 GB, "
+          "V size: 0.01 GB")
+    log = f"{sglang_prefix(0, 1)}{kv}\n{sglang_prefix(0, 2)}{kv.replace('0.01 GB,', 'nan GB,')}"
+    (line,) = check_lines([kv], "sglang", read_log(log), later_pools={kv: DRAFTER_POOL}).lines
+    assert line.detail() == "line 2 (TP0): K size (GB): FlatKV 0.01, log nan | line 1 (TP0) agrees"
+    # alone in a log it differs too, where it read as not in the log
+    (line,) = check_log(expected[:1], "vllm", "Available KV cache memory: NaN GiB").lines
+    assert line.detail() == "line 1: KV cache memory (GiB): FlatKV 40.0, log NaN"
+
+
 def test_a_prefixed_line_is_matched_where_its_message_starts():
     # "Full KV Cache is allocated" is not "KV Cache is allocated"
     expected = ["KV Cache is allocated. dtype: torch.bfloat16, #tokens: 100, K size: 0.01 GB, "
