@@ -9,8 +9,9 @@ thousands separators; so a line is found by its words with its figures masked, a
 the engine's message starts, and its figures compared exactly (as decimals, never floats that
 could hide a difference). Where FlatKV elides a part of a line (``...``: the run's own GPU
 figures in vLLM's "Memory after warmup" line) that part matches anything and is not compared.
-A line of its words whose figure reads as no number (nan, a copy's damaged 4,413,4400) differs,
-naming what it holds, rather than go unread beside another rank's that agrees.
+A line of its words whose figure reads as no number (nan, a copy's damaged 4,413,4400, or
+40. 0 with a space inside) differs, naming what it holds, rather than go unread beside another
+rank's that agrees.
 Pure functions of text: the Compare page and ``compare --check-log`` share them.
 """
 
@@ -308,9 +309,10 @@ def _literal(text: str) -> str:
 
 # Where a figure goes in ``template``'s parts, and what one matches in a line of its words whose
 # figure reads as no number (``_Template.loose``): any text but a space, as short as it can be,
-# and bounded (a line of many slots is not searched from each for long)
+# or a figure's characters with one space inside (a copy's "40. 0", "torch.bf oat16"); bounded
+# (a line of many slots is not searched from each for long)
 _FIGURE_SLOT = "\x00figure"
-_ANY_FIGURE = r"(\S{1,64}?)"
+_ANY_FIGURE = r"(\S{1,64}?|[\w.,]{1,32} [\w.,]{1,32})"
 # Words a figure's name does not end in ("block size to 544": "block size")
 _LINKING_WORDS = frozenset({"to", "for", "of", "by", "per", "is", "at"})
 # An earlier figure of the same phrase, masked where a name is looked for

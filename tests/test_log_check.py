@@ -8,6 +8,7 @@ one line per TP rank; the figures the checks expect are derived by hand in comme
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -359,6 +360,33 @@ def test_a_line_of_our_words_whose_figure_is_no_number_differs():
     # alone in a log it differs too, where it read as not in the log
     (line,) = check_log(expected[:1], "vllm", "Available KV cache memory: NaN GiB").lines
     assert line.detail() == "line 1: KV cache memory (GiB): FlatKV 40.0, log NaN"
+
+
+def test_a_figure_damaged_by_a_space_differs():
+    # a copy's space inside a figure ("40. 0", "4,413, 440", a dtype's "torch.bf oat16") on
+    # TP1: its line went unread, so TP0's alone made "same"
+    expected = falcon("vllm")
+    for bad, figure in (("Available KV cache memory: 40. 0 GiB", "40. 0"),
+                        ("GPU KV cache size: 4,413, 440 tokens, Maximum concurrency for 2,048 "
+                         "tokens per request: 2155.00x", "4,413, 440")):
+        k = 0 if bad.startswith("Available") else 2
+        log = f"{vllm_prefix(0, 1)}{expected[k]}\n{vllm_prefix(1, 1)}{bad}"
+        check = check_log(expected, "vllm", log)
+        assert check.lines[k].outcome == DIFFERS, bad
+        assert check.lines[k].detail().startswith("line 2 (Worker_TP1 pid=4101): "), bad
+        assert f", log {figure} | line 1 (Worker_TP0 pid=4100) agrees" in check.lines[k].detail()
+    kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 100, K size: 0.01 GB, "
+          "V size: 0.01 GB")
+    log = (f"{sglang_prefix(0, 1)}{kv}\n"
+           f"{sglang_prefix(1, 1)}{kv.replace('bfloat16', 'bf oat16')}")
+    (line,) = check_log([kv], "sglang", log).lines
+    assert line.detail() == ("line 2 (TP1): dtype: FlatKV torch.bfloat16, log torch.bf oat16 | "
+                             "line 1 (TP0) agrees")
+    # a line of such figures near a megabyte long is read in bounded time
+    long = "GiB " + "Available KV cache memory: 4 0. " * 31_000
+    start = time.perf_counter()
+    assert check_log(expected[:1], "vllm", long).lines[0].outcome == MISSING
+    assert time.perf_counter() - start < 2
 
 
 def test_a_prefixed_line_is_matched_where_its_message_starts():
