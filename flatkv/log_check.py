@@ -11,7 +11,8 @@ could hide a difference). Where FlatKV elides a part of a line (``...``: the run
 figures in vLLM's "Memory after warmup" line) that part matches anything and is not compared.
 A line of its words whose figure reads as no number (nan, a copy's damaged 4,413,4400, or
 40. 0 with a space inside) differs, naming what it holds, rather than go unread beside another
-rank's that agrees.
+rank's that agrees; so does one that prints a figure in the other memory unit (GB for GiB: an
+engine prints one a release), naming both and whether the value agrees once converted.
 Pure functions of text: the Compare page and ``compare --check-log`` share them.
 """
 
@@ -21,7 +22,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
 from flatkv.models import MAX_TP
@@ -33,6 +34,7 @@ from flatkv.strategies.base import (
 )
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
+from flatkv.strategies.sglang_log import GB as SGLANG_GB
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
 from flatkv.units import MAX_TOKENS, control_character, count_text, parse_size
 
@@ -126,8 +128,13 @@ class Figure:
     name: str
     flatkv: str
     log: str
+    # where the log prints the figure in another memory unit than FlatKV's: both told with
+    # their units, and what the log's is in FlatKV's (``_with_units``)
+    with_units: str = ""
 
     def text(self) -> str:
+        if self.with_units:
+            return f"{self.name}: {self.with_units}"
         return f"{self.name}: FlatKV {self.flatkv}, log {self.log}"
 
 
@@ -292,6 +299,9 @@ class _Template:
     # the words alone, each figure any text (``_ANY_FIGURE``): a line of ours whose figure
     # reads as no number (nan, a damaged 4,413,4400) differs, never goes unread
     loose: re.Pattern[str] | None = None
+    # the memory unit FlatKV prints after each figure (GiB, GB; "" none): the log may print
+    # the other, and its line is found and differs (``_with_units``), not read as missing
+    units: tuple[str, ...] = ()
 
     def find(self, line: LogLine, *, loose: bool = False) -> re.Match[str] | None:
         """The pattern in ``line`` (see ``_find``; ``loose``: its ``loose`` one), after a quick
@@ -352,6 +362,15 @@ def _name(before: str, after: str) -> str:
 _UNIT = re.compile(r"^\s*(GiB|GB|tokens|x|%)(?![\w])")
 
 
+# A memory unit right after a figure, and what one matches in a log: an engine prints one
+# unit a release (vLLM GiB, SGLang its GB), so the other is another release's or a hand edit
+_MEMORY_UNIT = re.compile(r"\s*(GiB|GB)(?!\w)")
+_ANY_MEMORY_UNIT = r"(?:GiB|GB)"
+# Bytes a memory unit stands for in each engine's log: SGLang's GB is 1024**3 (memory_pool.py)
+_UNIT_BYTES = {"vllm": {"GiB": 1 << 30, "GB": 10**9},
+               "sglang": {"GiB": 1 << 30, "GB": SGLANG_GB}}
+
+
 def _unit(after: str) -> str:
     """`` (GiB)``, `` (tokens)``...: the unit right after a figure, for its name; else ""."""
     unit = _UNIT.match(after)
@@ -359,8 +378,9 @@ def _unit(after: str) -> str:
 
 
 def template(expected: str) -> _Template:
-    """The pattern of one of FlatKV's lines (see ``_Template``)."""
-    parts, figures, names, words = [], [], [], []
+    """The pattern of one of FlatKV's lines (see ``_Template``); a memory unit after a figure
+    matches either (``_MEMORY_UNIT``)."""
+    parts, figures, names, words, units = [], [], [], [], []
     for i, segment in enumerate(expected.strip().split(ELISION)):
         if i:
             parts.append(f".{{0,{MAX_ELIDED_CHARS}}}?")
@@ -373,6 +393,11 @@ def template(expected: str) -> _Template:
             names.append(_name(_FIGURE.sub(_EARLIER, segment[:match.start()]),
                                segment[match.end():]))
             at = match.end()
+            unit = _MEMORY_UNIT.match(segment, at)
+            units.append(unit[1] if unit else "")
+            if unit:
+                parts.append(_ANY_MEMORY_UNIT)
+                at = unit.end()
         parts.append(_literal(segment[at:]))
         words += segment[at:].split()
 
@@ -384,7 +409,7 @@ def template(expected: str) -> _Template:
     return _Template(
         joined(*(_LOG_DTYPE if f.startswith("torch.") else _LOG_NUMBER for f in figures)),
         tuple(figures), tuple(names), tuple(words),
-        joined(*(_ANY_FIGURE for _ in figures)) if figures else None)
+        joined(*(_ANY_FIGURE for _ in figures)) if figures else None, tuple(units))
 
 
 def _clean(line: str) -> str:
@@ -550,16 +575,44 @@ def _agrees(name: str, flatkv: str, logged: str) -> bool:
             and Decimal(flatkv) <= 0 and number <= 0)
 
 
-def _differences(templates: Sequence[_Template],
-                 matches: Sequence[re.Match[str]]) -> tuple[Figure, ...]:
-    """The figures of ``matches`` (one a template, in order) that differ from FlatKV's."""
-    return tuple(Figure(name, want, got) for t, m in zip(templates, matches, strict=True)
-                 for name, want, got in zip(t.names, t.figures, m.groups(), strict=True)
-                 if not _agrees(name, want, got))
+def _differences(templates: Sequence[_Template], matches: Sequence[re.Match[str]],
+                 engine: str) -> tuple[Figure, ...]:
+    """The figures of ``matches`` (one a template, in order) that differ from FlatKV's: in
+    value, or printed in another memory unit (``_with_units``)."""
+    found = []
+    for t, m in zip(templates, matches, strict=True):
+        for k, (name, want, got) in enumerate(zip(t.names, t.figures, m.groups(), strict=True)):
+            unit = t.units[k] if t.units else ""
+            logged = _MEMORY_UNIT.match(m.string, m.end(k + 1)) if unit else None
+            if logged and logged[1] != unit:
+                found.append(Figure(name, want, got,
+                                    _with_units(engine, want, unit, got, logged[1])))
+            elif not _agrees(name, want, got):
+                found.append(Figure(name, want, got))
+    return tuple(found)
+
+
+def _with_units(engine: str, flatkv: str, unit: str, logged: str, log_unit: str) -> str:
+    """A figure the log prints in another memory unit than FlatKV's: both, with their units,
+    and the log's set in FlatKV's unit at FlatKV's precision, and whether that is FlatKV's
+    (``FlatKV 40.0 GiB, log 42.95 GB (the log prints GB, FlatKV GiB: 42.95 GB is 40.0 GiB, as
+    FlatKV's)``). A differing unit is told as a difference even where the value agrees: an
+    engine prints one unit a release, so the log is another release's or was edited."""
+    bytes_of = _UNIT_BYTES[engine]
+    said = f"the log prints {log_unit}, FlatKV {unit}"
+    if bytes_of[log_unit] == bytes_of[unit]:
+        said += f", {ENGINE_NAMES[engine]}'s GB being a GiB"
+    if (number := _number(logged)) is not None:
+        exact = Decimal(flatkv.replace(",", ""))
+        value = (number * bytes_of[log_unit] / bytes_of[unit]).quantize(
+            Decimal(1).scaleb(exact.as_tuple().exponent), rounding=ROUND_HALF_EVEN)
+        said += (f": {logged} {log_unit} is {value} {unit}, "
+                 + ("as FlatKV's" if value == exact else f"not FlatKV's {flatkv}"))
+    return f"FlatKV {flatkv} {unit}, log {logged} {log_unit} ({said})"
 
 
 def _form_at(lines: Sequence[LogLine], i: int, form: str, templates: Sequence[_Template],
-             taken: frozenset[int]) -> Occurrence | None:
+             taken: frozenset[int], engine: str) -> Occurrence | None:
     """An older form of FlatKV's line (``templates``: its lines) where it starts in line ``i``:
     each of its next lines in one of the ``MAX_FORM_GAP`` lines after the last, of the same
     process or rank. ``taken``: the log lines that read as one of FlatKV's own lines, which a
@@ -577,7 +630,7 @@ def _form_at(lines: Sequence[LogLine], i: int, form: str, templates: Sequence[_T
                 break
         else:
             return None
-    return Occurrence(lines[i], _differences(templates, matches), form,
+    return Occurrence(lines[i], _differences(templates, matches, engine), form,
                       lines[at].number if at != i else None)
 
 
@@ -605,12 +658,12 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
                     joined := _wrapped(lines, i, t)) is not None:
                 line, match = joined, t.find(joined)
             if match is not None:
-                found.append(Occurrence(line, _differences([t], [match])))
+                found.append(Occurrence(line, _differences([t], [match], engine)))
             elif seen := [o for name, ts in older
-                          if (o := _form_at(lines, i, name, ts, taken))]:
+                          if (o := _form_at(lines, i, name, ts, taken, engine))]:
                 found.append(min(seen, key=lambda o: len(o.differences)))
             elif (match := t.find(line, loose=True)) is not None:
-                found.append(Occurrence(line, _differences([t], [match])))
+                found.append(Occurrence(line, _differences([t], [match], engine)))
         if pool := (later_pools or {}).get(text):
             found = _later_pool(found, pool)
         checks.append(LineCheck(text.strip(), tuple(found)))

@@ -389,6 +389,40 @@ def test_a_figure_damaged_by_a_space_differs():
     assert time.perf_counter() - start < 2
 
 
+def test_a_line_in_the_other_memory_unit_differs_naming_both_units():
+    # vLLM prints GiB (format_gib); a log's GB is another release's or a hand edit: the line is
+    # found (it read "not in the log") and differs, its value set in FlatKV's unit, at FlatKV's
+    # precision: 42.95 GB = 42,950,000,000 B = 40.0004 GiB, which is FlatKV's 40.0
+    expected = falcon("vllm")
+    (line,) = check_log(expected[:1], "vllm", "Available KV cache memory: 42.95 GB").lines
+    assert line.outcome == DIFFERS
+    assert line.detail() == ("line 1: KV cache memory (GiB): FlatKV 40.0 GiB, log 42.95 GB (the "
+                             "log prints GB, FlatKV GiB: 42.95 GB is 40.0 GiB, as FlatKV's)")
+    # 45.00 GB = 45,000,000,000 B = 41.909 GiB
+    (line,) = check_log(expected[:1], "vllm", "Available KV cache memory: 45.00 GB").lines
+    assert line.detail().endswith("(the log prints GB, FlatKV GiB: 45.00 GB is 41.9 GiB, "
+                                  "not FlatKV's 40.0)")
+    # on one rank of two, beside a rank that agrees
+    log = (f"{vllm_prefix(0, 1)}{expected[0]}\n"
+           f"{vllm_prefix(1, 1)}Available KV cache memory: 42.95 GB")
+    check = check_log(expected, "vllm", log)
+    assert check.lines[0].outcome == DIFFERS
+    assert check.lines[0].detail().endswith("| line 1 (Worker_TP0 pid=4100) agrees")
+    # SGLang's GB is 1024**3 bytes (sglang_log.GB): its GiB is the same figure, said so
+    kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 100, K size: 0.01 GB, "
+          "V size: 0.02 GB")
+    (line,) = check_log([kv], "sglang", kv.replace("GB", "GiB")).lines
+    assert line.detail() == (
+        "line 1: K size (GB): FlatKV 0.01 GB, log 0.01 GiB (the log prints GiB, FlatKV GB, "
+        "SGLang's GB being a GiB: 0.01 GiB is 0.01 GB, as FlatKV's); V size (GB): FlatKV "
+        "0.02 GB, log 0.02 GiB (the log prints GiB, FlatKV GB, SGLang's GB being a GiB: "
+        "0.02 GiB is 0.02 GB, as FlatKV's)")
+    # a figure that reads as no number in the other unit differs, both units named
+    (line,) = check_log(expected[:1], "vllm", "Available KV cache memory: nan GB").lines
+    assert line.detail() == ("line 1: KV cache memory (GiB): FlatKV 40.0 GiB, log nan GB (the "
+                             "log prints GB, FlatKV GiB)")
+
+
 def test_a_prefixed_line_is_matched_where_its_message_starts():
     # "Full KV Cache is allocated" is not "KV Cache is allocated"
     expected = ["KV Cache is allocated. dtype: torch.bfloat16, #tokens: 100, K size: 0.01 GB, "
