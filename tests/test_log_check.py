@@ -382,11 +382,12 @@ def test_a_figure_damaged_by_a_space_differs():
     (line,) = check_log([kv], "sglang", log).lines
     assert line.detail() == ("line 2 (TP1): dtype: FlatKV torch.bfloat16, log torch.bf oat16 | "
                              "line 1 (TP0) agrees")
-    # a line of such figures near a megabyte long is read in bounded time
+    # a line of such figures near a megabyte long is read in bounded time (about 0.4 s here):
+    # a hang guard, as for the near misses below, not a timing
     long = "GiB " + "Available KV cache memory: 4 0. " * 31_000
     start = time.perf_counter()
     assert check_log(expected[:1], "vllm", long).lines[0].outcome == MISSING
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < 20
 
 
 def test_a_line_in_the_other_memory_unit_differs_naming_both_units():
