@@ -345,7 +345,7 @@ def test_compare_page_lists_every_strategy():
             "max_model_len is the logged concurrency). These count mamba cache mode none: vLLM "
             "0.28 and later start a hybrid model with prefix caching on, in mamba cache mode "
             "align by default; the log says which (\"Mamba cache mode is set to ...\"): set the "
-            "same mode here to match such a log. None, the default here, is "
+            "same mode here to match such a log. Mode none, the default here, is "
             "--no-enable-prefix-caching or vLLM up to 0.27.") in captions
     # a strategy that does not apply says why under the table and once in its expander
     assert sum("state layers: aliasing" in c.value for c in at.caption) == 2

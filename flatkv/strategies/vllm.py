@@ -490,7 +490,7 @@ REFUSES_TO_START, FAILS_AT_START_UP = "vLLM refuses to start", "vLLM fails at st
 ALIGN_BY_DEFAULT = (
     "vLLM 0.28 and later start a hybrid model with prefix caching on, in mamba cache mode align "
     "by default; the log says which (\"Mamba cache mode is set to ...\"): set the same mode "
-    "here to match such a log. None, the default here, is --no-enable-prefix-caching or "
+    "here to match such a log. Mode none, the default here, is --no-enable-prefix-caching or "
     "vLLM up to 0.27"
 )
 
