@@ -60,8 +60,8 @@ def test_compare_rows_carry_the_strategy_numbers():
         "the smallest block size; the current figure divided by max_model_len is the logged "
         "concurrency). These count mamba cache mode none: vLLM 0.28 and later start a hybrid "
         "model with prefix caching on, in mamba cache mode align by default; the log says which "
-        "(\"Mamba cache mode is set to ...\"): set the same mode here to match such a log. None, "
-        "the default here, is --no-enable-prefix-caching or vLLM up to 0.27.")
+        "(\"Mamba cache mode is set to ...\"): set the same mode here to match such a log. "
+        "Mode none, the default here, is --no-enable-prefix-caching or vLLM up to 0.27.")
     # in align, vLLM's own default for a hybrid, nothing to warn of: 2 state pages a request
     # in each of 3 groups, 2,991 x 32,768 // (31 + 6) = 2,648,894
     align = run_strategy("vllm", QWEN35, budget_bytes=80 * 10**9, context_tokens=32768,
