@@ -2179,3 +2179,29 @@ def test_sglang_attention_dp_says_a_groups_share_of_the_speculative_hooks_48():
     assert "the 48 its speculative hook resets it to" not in text
     assert ("max_running_requests is a group's share (// 4) of the 48 its speculative hook "
             "sets, or fewer where the pools hold fewer;") in sglang_start_up_log_text(r)
+
+
+def test_sglang_state_pool_starved_by_a_small_ratio_names_a_larger_one():
+    # granite-4.0-h-small: a state slot is 152,819,712 B; one running request holds S = 5 and
+    # SGLang keeps a padding slot: 6 x 152,819,712 = 916,918,272 B of state pool. From 10 GB at
+    # r = 1e-06 the pool is 10**10 x r / (1 + r) = 9,999 B, 0 slots; the fuzzed page named only
+    # a budget (a petabyte at r = 1e-06 on an H100), not the ratio that starved it
+    granite = load_preset("granite-4.0-h-small").profile()
+
+    def sglang(ratio: Fraction, budget: int) -> StrategyResult:
+        return run_strategy("sglang", granite, budget_bytes=budget,
+                            options=StrategyOptions(mamba_full_memory_ratio=ratio))
+
+    starved = sglang(Fraction(1, 10**6), 10**10)
+    assert starved.reason.startswith("the state pool (9,999 B) holds 0 slot(s) of 152,819,712 B")
+    # r = 0.1 gives 10**10 / 11 = 909,090,909 B, 5 slots, still short; SGLang's own 0.9 gives
+    # 10**10 x 9 / 19 = 4,736,842,105 B, 30 slots: the least of the two that holds them is 0.9
+    assert not sglang(Fraction(1, 10), 10**10).applies
+    assert sglang(Fraction(9, 10), 10**10).applies
+    assert starved.reason.endswith(
+        "or more holds them, as does a larger SGLang mamba/full memory ratio "
+        "(--mamba-full-memory-ratio), e.g. 0.9")
+    # from 1 GB even 0.9 leaves 10**9 x 9 / 19 = 473,684,210 B, 3 slots: only a budget does
+    assert sglang(Fraction(1, 10**6), 10**9).reason.endswith("B or more holds them")
+    # and at SGLang's own ratio the ratio is not named (a larger one is no fix it would take)
+    assert sglang(Fraction(9, 10), 10**9).reason.endswith("B or more holds them")

@@ -5,6 +5,7 @@ from the rest, and the StrategyResult with its breakdown, concurrency and start-
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 from flatkv.plan import LINEAR_ATTENTION, cdiv
@@ -203,8 +204,33 @@ def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes
             f"the state pool ({n(state.state_pool)} B) holds {n(state.slots)} slot(s) of "
             f"{n(state.slot_bytes)} B{buffered}, fewer than {per_request + 1}: one running "
             f"request needs {per_request} and SGLang keeps one for padding; a budget of "
-            f"{n(enough_budget(profile, options, state.slot_bytes))} B or more holds them")
+            f"{n(enough_budget(profile, options, state.slot_bytes))} B or more holds them"
+            + _larger_ratio_clause(profile, options, budget_bytes, state.slot_bytes))
     return None
+
+
+# SGLang's own mamba/full memory ratio (its --mamba-full-memory-ratio default, 0.9)
+OWN_RATIO = Fraction(StrategyOptions().mamba_full_memory_ratio)
+
+
+def _larger_ratio_clause(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                         slot_bytes: int) -> str:
+    """", as does a larger ratio r, e.g. 0.1" where r was set under SGLang's own, the state
+    pool is the budget's share r / (1 + r) (no fixed state size), and a larger r up to SGLang's
+    holds the slots within this budget: the small r, not the budget, starves the pool (r =
+    1e-06 left granite-4.0-h-small's 76,968 B, and the only fix named was a budget of
+    916,919,188,918,272 B). The example is the least power of ten above r, or SGLang's own,
+    that does (``enough_budget``); none where none does."""
+    if fixed_state_size(options, draft_tokens(profile, options)) is not None:
+        return ""
+    r, own = Fraction(options.mamba_full_memory_ratio), OWN_RATIO
+    tried = sorted({own, *(Fraction(10) ** k for k in range(-6, 0))})
+    for larger in (x for x in tried if r < x <= own):
+        at = replace(options, mamba_full_memory_ratio=larger)
+        if enough_budget(profile, at, slot_bytes) <= budget_bytes:
+            return (", as does a larger SGLang mamba/full memory ratio "
+                    f"(--mamba-full-memory-ratio), e.g. {float(larger):g}")
+    return ""
 
 
 def _breakdown(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
