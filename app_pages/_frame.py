@@ -182,7 +182,10 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
         # whole numbers, or gaps only: a column of figures none of whose rows apply (vLLM's
         # older log line where vLLM does not start) stays numbers, its dashes aligned as theirs
         if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            df[col] = df[col].astype("Int64")
+            if all(abs(v) < 2**63 for v in values):
+                df[col] = df[col].astype("Int64")
+            else:  # past int64 (SGLang's least budget at r = 1e-06, 10**21 B): exact as text
+                df[col] = df[col].map(lambda v: v if v is None else f"{v:,}")
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
     helps, labels = helps or {}, labels or {}

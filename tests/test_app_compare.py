@@ -1570,3 +1570,17 @@ def test_compare_explains_sglangs_two_pools_sized_by_its_swa_request_cap():
     assert note + ("and the sliding pool holds 32,833 tokens against the full pool's 1,714,793 "
                    "(sized by SGLang's SWA request cap, not r_swa), so blocks x block bytes is "
                    "more than the budget.") in [c.value for c in at.caption]
+
+
+def test_a_least_budget_past_int64_shows_exact_not_a_crash():
+    # qwen3.5-27b at r = 1e-06 holding 1,378 requests: SGLang's least cache budget is
+    # 1,060,829,605,852,544,960 B, and at memory fraction 0.05 its GPU memory 20 times that,
+    # 21,216,592,117,050,899,200 B, past int64 (9.2e18): the table cast it to Int64 and the
+    # page showed streamlit's redacted OverflowError; now the cell is the exact figure as text
+    at = open_app("app_pages/compare.py", query={"model": "qwen3.5-27b", "sg_ratio": "1e-06",
+                                                  "hold": "1378", "frac": "0.05"})
+    assert not at.exception
+    (hold,) = [d.value for d in at.dataframe if "GPU memory (B)" in d.value.columns]
+    sglang = hold.set_index("strategy").loc["SGLang"]
+    assert int(sglang["cache budget (B)"]) == 1_060_829_605_852_544_960
+    assert sglang["GPU memory (B)"] == f"{1_060_829_605_852_544_960 * 20:,}"
