@@ -334,6 +334,17 @@ def test_an_unprefixed_line_wrapped_inside_its_last_figure_is_joined():
     assert check.lines[0].detail() == "line 1: swa_layer_tokens: FlatKV 517815, log 517816"
 
 
+def _assert_tp1_copy_differs(expected: list[str], bad: str, figure: str) -> None:
+    """falcon-mamba's vLLM line on TP0 as FlatKV's, ``bad`` on TP1: the line differs, naming
+    TP1's ``figure`` and TP0's agreeing copy."""
+    k = 0 if bad.startswith("Available") else 2
+    log = f"{vllm_prefix(0, 1)}{expected[k]}\n{vllm_prefix(1, 1)}{bad}"
+    line = check_log(expected, "vllm", log).lines[k]
+    assert line.outcome == DIFFERS, bad
+    assert line.detail().startswith("line 2 (Worker_TP1 pid=4101): "), bad
+    assert f", log {figure} | line 1 (Worker_TP0 pid=4100) agrees" in line.detail(), bad
+
+
 def test_a_line_of_our_words_whose_figure_is_no_number_differs():
     # falcon-mamba's vLLM lines, TP0's as FlatKV's, TP1's with a figure that reads as no
     # number: a damaged copy, a NaN. Such a line went unread, so TP0's alone made "same"
@@ -344,13 +355,7 @@ def test_a_line_of_our_words_whose_figure_is_no_number_differs():
                          "tokens per request: 2155.00x", "4,413,4400"),
                         ("GPU KV cache size: 4,413,440 tokens, Maximum concurrency for 2,048 "
                          "tokens per request: 2155.0.0x", "2155.0.0")):
-        k = 0 if bad.startswith("Available") else 2
-        log = f"{vllm_prefix(0, 1)}{expected[k]}\n{vllm_prefix(1, 1)}{bad}"
-        check = check_log(expected, "vllm", log)
-        assert check.lines[k].outcome == DIFFERS, bad
-        assert "line 2 (Worker_TP1 pid=4101): " in check.lines[k].detail()
-        assert f", log {figure}" in check.lines[k].detail()
-        assert "line 1 (Worker_TP0 pid=4100) agrees" in check.lines[k].detail()
+        _assert_tp1_copy_differs(expected, bad, figure)
     # nor is it read as SGLang's drafter's pool, whose sizes are numbers of its own
     kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 100, K size: 0.01 GB, "
           "V size: 0.01 GB")
@@ -369,12 +374,7 @@ def test_a_figure_damaged_by_a_space_differs():
     for bad, figure in (("Available KV cache memory: 40. 0 GiB", "40. 0"),
                         ("GPU KV cache size: 4,413, 440 tokens, Maximum concurrency for 2,048 "
                          "tokens per request: 2155.00x", "4,413, 440")):
-        k = 0 if bad.startswith("Available") else 2
-        log = f"{vllm_prefix(0, 1)}{expected[k]}\n{vllm_prefix(1, 1)}{bad}"
-        check = check_log(expected, "vllm", log)
-        assert check.lines[k].outcome == DIFFERS, bad
-        assert check.lines[k].detail().startswith("line 2 (Worker_TP1 pid=4101): "), bad
-        assert f", log {figure} | line 1 (Worker_TP0 pid=4100) agrees" in check.lines[k].detail()
+        _assert_tp1_copy_differs(expected, bad, figure)
     kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 100, K size: 0.01 GB, "
           "V size: 0.01 GB")
     log = (f"{sglang_prefix(0, 1)}{kv}\n"
