@@ -244,14 +244,21 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     assert pd.isna(kinds.loc["gdn", "KV B per token"])  # a state kind keeps no KV: a gap
 
 
-def test_an_edit_at_a_tp_that_does_not_split_the_model_waits_for_one_that_does():
-    # an edit at TP 3 (Qwen3-Next's 16 GDN key heads do not split) is refused for the TP, not
-    # a traceback (the callback read the model at TP 3); at TP 2 the edit is taken, its error
-    # gone: 6 x (3 GDN + 1 full) = 24 layers where the preset has 48
+def _qwen3_next_draft_at_tp_3():
+    """The Model page, Edit by hand on Qwen3-Next at TP 3 (its 16 GDN key heads do not
+    split), the pattern (3*gdn,full)*6 typed: a draft refused for the TP alone."""
     at = open_app("app_pages/model.py")
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
     at.sidebar.number_input(key="w.tp").set_value(3).run()
     at.text_input(key="spec.pattern").set_value("(3*gdn,full)*6").run()
+    return at
+
+
+def test_an_edit_at_a_tp_that_does_not_split_the_model_waits_for_one_that_does():
+    # an edit at TP 3 (Qwen3-Next's 16 GDN key heads do not split) is refused for the TP, not
+    # a traceback (the callback read the model at TP 3); at TP 2 the edit is taken, its error
+    # gone: 6 x (3 GDN + 1 full) = 24 layers where the preset has 48
+    at = _qwen3_next_draft_at_tp_3()
     assert not at.exception
     tp_3 = ("gdn's k heads = 16 is not divisible by TP = 3: choose a TP that divides it (TP up "
             "to 64 that split the model: 1, 2, 4, 8, 16)")
@@ -276,10 +283,7 @@ def test_a_draft_refused_for_its_tp_is_taken_where_the_tp_changes():
     # the TP field tries the refused draft as it changes, on any page: TP 2 set on Layout
     # shows the draft's 24 layers there at once, where Layout kept the preset's 48 until the
     # Model page was drawn again; TP 5 refuses it again, in TP 5's words
-    at = open_app("app_pages/model.py")
-    at.segmented_control(key="model.source").set_value("Edit by hand").run()
-    at.sidebar.number_input(key="w.tp").set_value(3).run()
-    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*6").run()
+    at = _qwen3_next_draft_at_tp_3()
     at.switch_page("app_pages/layout.py").run()
     at.sidebar.number_input(key="w.tp").set_value(5).run()
     assert shown(at.error[0]).startswith("gdn.k_heads = 16 is not divisible by tp = 5")
@@ -311,10 +315,7 @@ def test_a_draft_refused_for_its_tp_is_taken_where_the_tp_changes():
 def test_start_from_scratch_after_a_tp_refusal_is_an_empty_draft_at_any_tp():
     # a draft refused at TP 3 and then dropped (Start from scratch) is not tried again at TP 2:
     # the empty draft says what it lacks as an empty draft does, with no error
-    at = open_app("app_pages/model.py")
-    at.segmented_control(key="model.source").set_value("Edit by hand").run()
-    at.sidebar.number_input(key="w.tp").set_value(3).run()
-    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*6").run()
+    at = _qwen3_next_draft_at_tp_3()
     at.button(key="spec.scratch").click().run()
     at.sidebar.number_input(key="w.tp").set_value(2).run()
     assert_clean(at)
