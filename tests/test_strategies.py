@@ -135,18 +135,42 @@ def test_vllm_anchor_by_hand():
     }
 
 
-def test_vllm_capacity_formula_line_states_its_numbers_and_its_floor_at_zero():
+def test_vllm_capacity_formula_line_states_its_numbers():
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                      context_tokens=ANCHOR_CONTEXT)
     assert ("capacity_tokens = N x P, N = (7,162 - 3 state group(s) x 1 page(s) per request, "
             "mode none) // 1 attention group(s) = 7,159; 7,159 x 544 = 3,894,496") in r.formulas
-    # 2 blocks of 12 pages: vLLM starts, but the 3 state groups' pages outnumber the blocks
-    tiny = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=2 * 12 * 557_056,
+
+
+def test_vllm_without_a_context_still_checks_a_one_token_request():
+    # vLLM always has a max_model_len (the model's when none is given), so one token's pages
+    # in its 4 groups (3 state, 1 attention), a block of 12 pages of 557,056 B each, must fit
+    # beside the null block: 4 x 6,684,672 = 26,738,688 B, so 5 blocks = 33,423,360 B at least
+    block = 12 * 557_056
+    tiny = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=5 * block - 1,
                         context_tokens=None)
+    assert not tiny.applies and tiny.reason == (
+        "vLLM refuses to start: one request of 1 token (the least any max_model_len asks; no "
+        "context given) needs 26,738,688 B of KV cache (25.50 MiB: its pages in every group, "
+        "12 layers a page, at P 544), more than the 33,423,359 B (31.87 MiB) available less "
+        "the 6,684,672 B block vLLM holds back as its null block (\"To serve at least one "
+        "request with the model's max seq len\"); not even one token fits: give a budget of "
+        "at least 33,423,360 B")
+    least = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=5 * block, context_tokens=None)
+    assert (least.num_blocks, least.capacity_tokens) == (5, (5 - 3) * 544)
+
+
+def test_flat_capacity_floors_at_zero_when_the_state_pages_outnumber_the_blocks():
+    # Falcon-H1-7B drafting 2 tokens: a request holds 1 + 2 state pages (mode none), and 2
+    # blocks hold fewer; our layout has no start-up check, so it plans 0 tokens and says why
+    profile = load_preset("Falcon-H1-7B").profile()
+    options = StrategyOptions(speculative_tokens=2)
+    block = run_strategy("flat", profile, budget_bytes=10**11, options=options).block_bytes
+    tiny = run_strategy("flat", profile, budget_bytes=2 * block, options=options)
     assert (tiny.num_blocks, tiny.capacity_tokens) == (2, 0)
-    assert ("capacity_tokens = N x P, N = max(0, (2 - 3 state group(s) x 1 page(s) per request, "
-            "mode none) // 1 attention group(s)) (not even the state pages fit) = 0; 0 x 544 = 0"
-            ) in tiny.formulas
+    assert ("capacity_tokens = N x P, N = max(0, (2 - 1 state group(s) x 3 page(s) per request, "
+            "mode none, 2 speculative) // 1 attention group(s)) (not even the state pages fit) "
+            "= 0; 0 x 1,568 = 0") in tiny.formulas
 
 
 def test_vllm_align_mode_holds_two_state_pages_per_group():
@@ -900,15 +924,16 @@ def test_lcm_padding_past_any_bound_names_the_alignment():
 
 
 def test_budget_too_small_does_not_apply():
-    # Qwen3-Next at TP 2: KV 1,024 B a token, state 24,576 + 524,288 = 548,864 B a GDN layer;
-    # P = 16 x ceil(536 / 16) = 544, a KV row 557,056 B. Flat: 12 x (557,056 + 548,864) +
-    # 24 x 548,864 = 26,443,776 B a block (per-component's 12 x 557,056 + 36 x 548,864 is
-    # the same), two blocks 52,887,552 B. vLLM: 12 layers a group of 557,056 B pages, two
-    # blocks 2 x 12 x 557,056 = 13,369,344 B. SGLang: a state pool of floor(10**6 x 0.9 / 1.9)
-    # = 473,684 B, a slot 36 x 548,864 = 19,759,104 B; 4 slots (79,036,416 B) need a budget of
-    # 79,036,416 x 19 / 9 = 166,854,656 B. lcm: parents of the largest group's payload, the
-    # 36 state rows' 19,759,104 B (the 12 KV rows' 6,684,672 twice is 13,369,344), and two of
-    # them, one the null parent: 39,518,208 B. aliased: no budget makes a state hybrid fit.
+    # Qwen3-Next at TP 2: KV 1,024 B a token, state 24,576 + 524,288 = 548,864 B a GDN layer; P = 16
+    # x ceil(536 / 16) = 544, a KV row 557,056 B. Flat: 12 x (557,056 + 548,864) + 24 x 548,864 =
+    # 26,443,776 B a block (per-component's 12 x 557,056 + 36 x 548,864 is the same), two blocks
+    # 52,887,552 B. vLLM: 12 layers a group of 557,056 B pages, a block 12 x 557,056 = 6,684,672 B;
+    # even a one-token request holds a page in each of its 4 groups (26,738,688 B) beside the null
+    # block: 5 blocks, 33,423,360 B. SGLang: a state pool of floor(10**6 x 0.9 / 1.9) = 473,684 B, a
+    # slot 36 x 548,864 = 19,759,104 B; 4 slots (79,036,416 B) need a budget of 79,036,416 x 19 / 9
+    # = 166,854,656 B. lcm: parents of the largest group's payload, the 36 state rows' 19,759,104 B
+    # (the 12 KV rows' 6,684,672 twice is 13,369,344), and two of them, one the null parent:
+    # 39,518,208 B. aliased: no budget makes a state hybrid fit.
     reasons = {r.strategy: (r.applies, r.num_blocks, r.reason)
                for r in compare(qwen3_next_tp2(), budget_bytes=1_000_000)}
     planner = ("the budget of 1,000,000 B holds 0 blocks of 26,443,776 B ({}); a plan needs "
@@ -918,7 +943,9 @@ def test_budget_too_small_does_not_apply():
         "per-component": (False, None, planner.format("all component rows")),
         "vllm": (False, None, "the budget of 1,000,000 B holds num_blocks = 1,000,000 // "
                  "557,056 // 12 = 0 and vLLM needs at least 2 (\"No available memory for the "
-                 "cache blocks\"); give at least 13,369,344 B"),
+                 "cache blocks\"), and one request of 1 token (the least any max_model_len "
+                 "asks; no context given) needs 26,738,688 B beside the null block's "
+                 "6,684,672 B; give at least 33,423,360 B"),
         "sglang": (False, None, "the state pool (473,684 B) holds 0 slot(s) of 19,759,104 B, "
                    "fewer than 4: one running request needs 3 and SGLang keeps one for padding; "
                    "a budget of 166,854,656 B or more holds them"),
@@ -927,7 +954,7 @@ def test_budget_too_small_does_not_apply():
                 "and one is the null parent; give at least 39,518,208 B")}
     # and a byte under each named budget still does not apply, the named budget does
     for name, least in (("flat", 52_887_552), ("per-component", 52_887_552),
-                        ("vllm", 13_369_344), ("sglang", 166_854_656), ("lcm", 39_518_208)):
+                        ("vllm", 33_423_360), ("sglang", 166_854_656), ("lcm", 39_518_208)):
         assert not run_strategy(name, qwen3_next_tp2(), budget_bytes=least - 1).applies, name
         assert run_strategy(name, qwen3_next_tp2(), budget_bytes=least).applies, name
 

@@ -713,19 +713,34 @@ def _drafted_state_refusal(sizing: CacheProfile, state: int, p: int, page: int) 
         "may hold the drafted rows")
 
 
+def request_tokens(context_tokens: int | None) -> int:
+    """The tokens of the one request vLLM's start-up check sizes: the context, or without one
+    a single token. vLLM always has a max_model_len (the model's own where none is given), and
+    every max_model_len asks at least this much, so a layout that cannot hold one token's pages
+    beside the null block never starts, whatever the context."""
+    return 1 if context_tokens is None else context_tokens
+
+
+def _request_words(context_tokens: int | None) -> str:
+    """How a refusal names the one request vLLM checks (``request_tokens``)."""
+    if context_tokens is None:
+        return "one request of 1 token (the least any max_model_len asks; no context given)"
+    return f"one request of {n(context_tokens)} tokens"
+
+
 def _too_few_blocks(profile: CacheProfile, budget_bytes: int, context_tokens: int | None,
-                    num_blocks: int, unit_bytes: int, needed: int | None,
+                    num_blocks: int, unit_bytes: int, needed: int,
                     division: str) -> StrategyResult | None:
-    """vLLM's refusal where the budget holds fewer than two blocks ("No available memory for
-    the cache blocks"; ``division``: the arithmetic of ``num_blocks``), with the least budget
-    that starts: two blocks, and one request's ``needed`` bytes beside the null block. With a
-    context, one block is the request check's to refuse (``_one_request_refusal``), as vLLM
-    does. None where the blocks are enough."""
-    if num_blocks > 1 or (num_blocks == 1 and needed is not None):
+    """vLLM's refusal where the budget holds no block ("No available memory for the cache
+    blocks"; ``division``: the arithmetic of ``num_blocks``), with the least budget that
+    starts: two blocks, and one request's ``needed`` bytes beside the null block. One block is
+    the request check's to refuse (``_one_request_refusal``), as vLLM does. None where there
+    are blocks."""
+    if num_blocks > 0:
         return None
-    least = 2 * unit_bytes if needed is None else max(2 * unit_bytes, needed + unit_bytes)
-    request = (f", and one request of {n(context_tokens)} tokens needs {n(needed)} B beside "
-               f"the null block's {n(unit_bytes)} B" if least > 2 * unit_bytes else "")
+    least = max(2 * unit_bytes, needed + unit_bytes)
+    request = (f", and {_request_words(context_tokens)} needs {n(needed)} B beside the null "
+               f"block's {n(unit_bytes)} B" if least > 2 * unit_bytes else "")
     return budget_too_small(
         "vllm", budget_bytes,
         holds=f"num_blocks = {division} = {num_blocks} and vLLM needs at least 2 (\"No "
@@ -733,15 +748,15 @@ def _too_few_blocks(profile: CacheProfile, budget_bytes: int, context_tokens: in
         least_bytes=least, profile_name=profile.name, context_tokens=context_tokens)
 
 
-def _one_request_refusal(profile: CacheProfile, context_tokens: int, needed: int,
+def _one_request_refusal(profile: CacheProfile, context_tokens: int | None, needed: int,
                          budget_bytes: int, unit_bytes: int, block: str,
                          longest: int) -> StrategyResult:
-    """vLLM's refusal where one request of max_model_len does not fit beside the null block,
-    in its words, with the longest context that would fit and the budget this one needs;
-    ``block``: what a request's ``needed`` bytes are made of."""
+    """vLLM's refusal where one request of max_model_len (``request_tokens``) does not fit
+    beside the null block, in its words, with the longest context that would fit and the
+    budget this one needs; ``block``: what a request's ``needed`` bytes are made of."""
     least = needed + unit_bytes
     return not_applicable("vllm", budget_bytes, (
-        f"{REFUSES_TO_START}: one request of {n(context_tokens)} tokens needs {n(needed)} B "
+        f"{REFUSES_TO_START}: {_request_words(context_tokens)} needs {n(needed)} B "
         f"of KV cache ({format_bytes(needed)}: {block}), more than the {n(budget_bytes)} B "
         f"({format_bytes(budget_bytes)}) available less the {n(unit_bytes)} B block vLLM "
         "holds back as its null block (\"To serve at least one request with the model's max "
@@ -976,8 +991,9 @@ def _grouped_layout(
     unit_bytes = pages.page * group_size
     num_blocks = budget_bytes // pages.page // group_size
     # what one request of the context needs, beside the null block (vLLM 0.29+ checks it)
-    needed = None if context_tokens is None else request_bytes(
-        profile, options, counts, group_size, context_tokens, pages.block_sizes, pages.page)
+    asked = request_tokens(context_tokens)
+    needed = request_bytes(profile, options, counts, group_size, asked, pages.block_sizes,
+                           pages.page)
     if too_few := _too_few_blocks(
             profile, budget_bytes, context_tokens, num_blocks, unit_bytes, needed,
             f"{n(budget_bytes)} // {n(pages.page)} // {group_size}"):
@@ -987,12 +1003,12 @@ def _grouped_layout(
                              budget_bytes, num_blocks)
     extras.update(group_size=group_size, num_groups=len(groups),
                   padding_layers_per_type=padding, page_bytes=pages.page)
-    if needed is not None and needed > budget_bytes - unit_bytes:  # less the null block
+    if needed > budget_bytes - unit_bytes:  # less the null block
         return _one_request_refusal(
             profile, context_tokens, needed, budget_bytes, unit_bytes,
             f"its pages in every group, {group_size} layers a page, at P {n(pages.p)}",
             longest_context(profile, options, counts, group_size, budget_bytes - unit_bytes,
-                            context_tokens, pages.block_sizes, pages.page))
+                            asked, pages.block_sizes, pages.page))
     result = finish_paged(
         "vllm", profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
         options=options, block_size=pages.p, unit_bytes=unit_bytes, num_units=num_blocks,
@@ -1055,16 +1071,17 @@ def _one_group_of_two_page_sizes(
     num_blocks = budget_bytes // unit_bytes
     promoted = _as_full_attention(profile)
     # one request: cdiv(L, P) blocks, beside the null block (vLLM 0.29+ checks it)
-    needed = None if context_tokens is None else cdiv(context_tokens, p) * unit_bytes
+    asked = request_tokens(context_tokens)
+    needed = cdiv(asked, p) * unit_bytes
     if too_few := _too_few_blocks(profile, budget_bytes, context_tokens, num_blocks, unit_bytes,
                                   needed, f"{n(budget_bytes)} // {n(unit_bytes)}"):
         return too_few
-    if needed is not None and needed > budget_bytes - unit_bytes:
+    if needed > budget_bytes - unit_bytes:
         return _one_request_refusal(
             profile, context_tokens, needed, budget_bytes, unit_bytes,
-            f"{cdiv(context_tokens, p):,} blocks of {layers} pages, one a layer, at P {n(p)}",
+            f"{cdiv(asked, p):,} blocks of {layers} pages, one a layer, at P {n(p)}",
             # the longest context whose cdiv(L, P) blocks fit: whole blocks of P tokens
-            min(context_tokens, (budget_bytes - unit_bytes) // unit_bytes * p))
+            min(asked, (budget_bytes - unit_bytes) // unit_bytes * p))
     formulas.append(f"num_blocks = available // block_bytes = {n(budget_bytes)} // "
                     f"{n(unit_bytes)} = {n(num_blocks)}")
     log_lines = start_up_log(promoted, options, p, p * profile.kv_bytes_per_slot, budget_bytes,
