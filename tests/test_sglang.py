@@ -583,11 +583,22 @@ def test_sglang_too_small_for_one_request_names_the_budget_that_fits():
     r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=10**8, context_tokens=1000)
     assert not r.applies
     assert r.reason == (
-        "the state pool (47,368,421 B) holds 2 slot(s) of 19,759,104 B, fewer than 4: one "
+        "the state pool (47,368,421 B) holds 2 slots of 19,759,104 B, fewer than 4: one "
         "running request needs 3 and SGLang keeps one for padding; a budget of 166,854,656 B "
         "or more holds them")
     assert run_strategy("sglang", qwen3_next_tp2(), budget_bytes=166_854_656).applies
     assert not run_strategy("sglang", qwen3_next_tp2(), budget_bytes=166_854_655).applies
+
+
+@pytest.mark.parametrize(("budget", "holds"), [
+    # state pool int(budget x 0.9 / 1.9) over slots of 36 x 548,864 = 19,759,104 B:
+    # 10**6 -> 473,684 B, 0 slots; 5 x 10**7 -> 23,684,210 B, 1 slot; 10**8 -> 47,368,421 B, 2
+    (10**6, "holds 0 slots of"), (5 * 10**7, "holds 1 slot of"), (10**8, "holds 2 slots of")])
+def test_sglang_state_pool_refusal_counts_its_slots_in_words(budget, holds):
+    # it read "holds 1 slot(s)": the count is at hand, so the noun agrees with it
+    r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=budget, context_tokens=1000)
+    assert r.reason.startswith(f"the state pool ({budget * 9 // 19:,} B) {holds} 19,759,104 B")
+    assert "(s)" not in r.reason
 
 
 @pytest.mark.parametrize("page", [1, 64])
@@ -1451,7 +1462,7 @@ def test_sglang_told_mamba_cache_size_fixes_the_state_slots():
     # no token at all: the fix is fewer told slots, not the ratio SGLang leaves unread
     none = sglang(101 * slot + 24_575)
     assert not none.applies and none.reason.endswith(
-        "the KV pool (24,575 B) holds no page of 1 tokens: a budget of 7,804,010,496 B or more "
+        "the KV pool (24,575 B) holds no page of 1 token: a budget of 7,804,010,496 B or more "
         "holds one, as does a smaller --max-mamba-cache-size")
     assert "--mamba-full-memory-ratio" not in none.reason
     # more slots than the budget holds, or fewer than one request's S: refused
@@ -2193,7 +2204,7 @@ def test_sglang_state_pool_starved_by_a_small_ratio_names_a_larger_one():
                             options=StrategyOptions(mamba_full_memory_ratio=ratio))
 
     starved = sglang(Fraction(1, 10**6), 10**10)
-    assert starved.reason.startswith("the state pool (9,999 B) holds 0 slot(s) of 152,819,712 B")
+    assert starved.reason.startswith("the state pool (9,999 B) holds 0 slots of 152,819,712 B")
     # r = 0.1 gives 10**10 / 11 = 909,090,909 B, 5 slots, still short; SGLang's own 0.9 gives
     # 10**10 x 9 / 19 = 4,736,842,105 B, 30 slots: the least of the two that holds them is 0.9
     assert not sglang(Fraction(1, 10), 10**10).applies

@@ -65,6 +65,7 @@ from flatkv.strategies.sglang.tokens import (
     token_pools_after_state,
 )
 from flatkv.strategies.sglang_log import scheduler_line, start_up_log
+from flatkv.units import count_text, tokens_text
 
 
 def enough_budget(profile: CacheProfile, options: StrategyOptions,
@@ -150,7 +151,7 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
                      "(--mamba-full-memory-ratio)")
     if profile.has_attention and pool_tokens < page:
         return (
-            f"the KV pool ({n(kv_memory)} B) holds no page of {page} tokens: a budget of "
+            f"the KV pool ({n(kv_memory)} B) holds no page of {tokens_text(page)}: a budget of "
             f"{n(enough_budget(profile, options, slot_bytes))} B or more holds one"
             + smaller_state)
     if slot_bytes and not profile.has_attention and pools.sized and pool_tokens < 2:
@@ -201,7 +202,7 @@ def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes
         buffered = (f" beside their draft-token buffers ({drafts} tokens verified a "
                     "step)" if drafts else "")
         return (
-            f"the state pool ({n(state.state_pool)} B) holds {n(state.slots)} slot(s) of "
+            f"the state pool ({n(state.state_pool)} B) holds {count_text(state.slots, 'slot')} of "
             f"{n(state.slot_bytes)} B{buffered}, fewer than {per_request + 1}: one running "
             f"request needs {per_request} and SGLang keeps one for padding; a budget of "
             f"{n(enough_budget(profile, options, state.slot_bytes))} B or more holds them"
