@@ -590,6 +590,52 @@ def test_sglang_too_small_for_one_request_names_the_budget_that_fits():
     assert not run_strategy("sglang", qwen3_next_tp2(), budget_bytes=166_854_655).applies
 
 
+def test_sglang_refusal_with_s_set_names_the_most_slots_per_request_its_pool_holds():
+    # Qwen3-Next TP 2, a slot 36 x 548,864 = 19,759,104 B. S told 40 at 3 x 10**8 B: the pool
+    # int(3 x 10**8 x 0.9 / 1.9) = 142,105,263 B holds 142,105,263 // 19,759,104 = 7 slots,
+    # one the padding slot: 6 for requests, so S = 6 is the most one request can hold
+    def sglang(budget: int, **options) -> StrategyResult:
+        return run_strategy("sglang", qwen3_next_tp2(), budget_bytes=budget,
+                            context_tokens=1000, options=StrategyOptions(**options))
+
+    r = sglang(3 * 10**8, sglang_slots_per_request=40)
+    assert r.reason == (
+        "the state pool (142,105,263 B) holds 7 slots of 19,759,104 B, fewer than 41: one "
+        "running request needs 40 and SGLang keeps one for padding; a budget of 1,710,260,224 "
+        "B or more holds them, or SGLang slots per request (--sglang-slots-per-request) of 6, "
+        "the most this state pool holds")
+    assert sglang(3 * 10**8, sglang_slots_per_request=6).applies
+    assert not sglang(3 * 10**8, sglang_slots_per_request=7).applies
+    # at 10**8 B: 47,368,421 // 19,759,104 = 2 slots, 1 for requests: S = 1
+    assert sglang(10**8, sglang_slots_per_request=3).reason.endswith(
+        "holds them, or SGLang slots per request (--sglang-slots-per-request) of 1, the most "
+        "this state pool holds")
+    assert sglang(10**8, sglang_slots_per_request=1).applies
+    # S left to SGLang (its own 3 here) is not the user's to lower: no such clause
+    assert "--sglang-slots-per-request" not in sglang(10**8).reason
+    # a pool of the padding slot alone (5 x 10**7 B: 23,684,210 B, 1 slot) or none holds no S
+    for budget in (5 * 10**7, 10**6):
+        assert "--sglang-slots-per-request" not in sglang(
+            budget, sglang_slots_per_request=3).reason
+    # drafting 3 (D = 4) at 10**9 B: the state budget 10**9 x 0.9 / 1.9 = 473,684,210.5 B
+    # less the padding slot's 1 + D slots (5 x 19,759,104 = 98,795,520) is 18.97 slots, and
+    # K = int(18.97 / (1 + D / S)) >= S while S + D <= 18.97: S = 14 (K = 14, 14.76 down),
+    # not 15 (K = int(14.98) = 14)
+    drafted = sglang(10**9, sglang_slots_per_request=40, speculative_tokens=3)
+    assert drafted.reason.endswith("or SGLang slots per request (--sglang-slots-per-request) "
+                                   "of 14, the most this state pool holds")
+    assert sglang(10**9, sglang_slots_per_request=14, speculative_tokens=3).extras[
+        "request_state_slots"] == 14
+    assert not sglang(10**9, sglang_slots_per_request=15, speculative_tokens=3).applies
+    # told --max-mamba-cache-size 3 beside S = 5: M // S = 0 requests; S = 3 gives 3 // 3 = 1
+    told = sglang(40 << 30, sglang_slots_per_request=5, sglang_max_mamba_cache_size=3)
+    assert told.reason == (
+        "--max-mamba-cache-size 3 gives fewer request slots than the 5 one running request "
+        "holds (S): SGLang refuses to start; give at least 5, or SGLang slots per request "
+        "(--sglang-slots-per-request) of 3, the most this state pool holds")
+    assert sglang(40 << 30, sglang_slots_per_request=3, sglang_max_mamba_cache_size=3).applies
+
+
 @pytest.mark.parametrize(("budget", "holds"), [
     # state pool int(budget x 0.9 / 1.9) over slots of 36 x 548,864 = 19,759,104 B:
     # 10**6 -> 473,684 B, 0 slots; 5 x 10**7 -> 23,684,210 B, 1 slot; 10**8 -> 47,368,421 B, 2

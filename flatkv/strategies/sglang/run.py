@@ -175,20 +175,27 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
 
 
 def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
-                   state: StatePools) -> str | None:
+                   state: StatePools, *, offer_fewer_slots: bool = True) -> str | None:
     """Why SGLang refuses to start on its state pool, with what would do; None where it
     starts: a fixed state size (``fixed_state_size``) under one request's S slots, or whose
     slots (and draft-token buffers) take the whole budget, or a pool short of one request's S
-    slots and the padding slot."""
+    slots and the padding slot. Where S is set (--sglang-slots-per-request) and too many, the
+    most this state holds too (``_fewer_slots_clause``; not with ``offer_fewer_slots`` off,
+    as that clause's own search asks)."""
     per_request = slots_per_request(profile, options)[0]
     drafts = draft_tokens(profile, options)
     told_size = fixed_state_size(options, drafts)
     flag, source = state_size_source(options)
+
+    def fewer_slots() -> str:
+        return (_fewer_slots_clause(profile, options, budget_bytes, per_request)
+                if offer_fewer_slots else "")
+
     if told_size is not None and told_size // per_request < 1:
         return (
             f"{source} {n(told_size)} gives fewer request slots than the "
             f"{per_request} one running request holds (S): SGLang refuses to start; give "
-            f"at least {per_request}")
+            f"at least {per_request}" + fewer_slots())
     if told_size is not None and state.held >= budget_bytes:
         return (
             f"the {n(state.slots)} state slots ({source} {n(told_size)} + 1) of "
@@ -206,8 +213,48 @@ def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes
             f"{n(state.slot_bytes)} B{buffered}, fewer than {per_request + 1}: one running "
             f"request needs {per_request} and SGLang keeps one for padding; a budget of "
             f"{n(enough_budget(profile, options, state.slot_bytes))} B or more holds them"
-            + _larger_ratio_clause(profile, options, budget_bytes, state.slot_bytes))
+            + _larger_ratio_clause(profile, options, budget_bytes, state.slot_bytes)
+            + fewer_slots())
     return None
+
+
+def _fewer_slots_clause(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                        per_request: int) -> str:
+    """", or SGLang slots per request (--sglang-slots-per-request) of 2, the most this state
+    holds" where S was set (``sglang_slots_per_request``) to more than the state holds for one
+    running request: the largest S under it at which this budget's state raises no refusal
+    (``_state_refusal``); "" where S is SGLang's own, or where no S of 1 or more is held (the
+    pool holds the padding slot alone, or none).
+
+    S sizes no slot where the budget sizes the pool (slots = pool // slot bytes): the pool
+    holds S while ``slots - 1 >= S``. Drafting, its K request slots beside the draft-token
+    buffers shrink with S but stay at least S while ``S + D`` fits the state budget in slots
+    (``spec_request_slots``): both hold every S up to the most, so a binary search finds it.
+    Where the state size M is fixed, S = M is the most, and the draft-token buffers (for
+    min(max_running_requests, M // S) + 1 requests) are fewest at the largest S, so it alone
+    is tried."""
+    if options.sglang_slots_per_request is None or per_request <= 1:
+        return ""
+
+    def holds(s: int) -> bool:
+        at = replace(options, sglang_slots_per_request=s)
+        state = state_pools(profile, at, budget_bytes, [], {})
+        return _state_refusal(profile, at, budget_bytes, state, offer_fewer_slots=False) is None
+
+    fixed = fixed_state_size(options, draft_tokens(profile, options))
+    if fixed is not None:
+        most = min(fixed, per_request - 1)
+        fits = most if most >= 1 and holds(most) else 0
+    else:
+        low, high = 0, per_request - 1  # holds(low) (0: none), and none past high
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if holds(mid) else (low, mid - 1)
+        fits = low
+    if not fits:
+        return ""
+    return (", or SGLang slots per request (--sglang-slots-per-request) of "
+            f"{n(fits)}, the most this state pool holds")
 
 
 # SGLang's own mamba/full memory ratio (its --mamba-full-memory-ratio default, 0.9)
