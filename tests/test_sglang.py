@@ -1075,6 +1075,51 @@ def test_sglang_refuses_a_mamba2_track_interval_under_its_chunk():
                         options=StrategyOptions(sglang_mamba_track_interval=64)).applies
 
 
+# what SGLang's checks say of the 256 they take for a Mamba2 model that gives no chunk
+STAND_IN = ("SGLang's config class default for a Mamba2 model, standing in for a chunk the "
+            "model does not give")
+
+
+def test_sglang_says_its_mamba2_chunk_of_256_stands_in_for_one_the_model_does_not_give():
+    # Nemotron-H-8B typed by hand without its chunk (its config's 128): SGLang's Mamba2 config
+    # classes default chunk_size to 256 (configs/nemotron_h.py 41), which its checks then take
+    nemotron = load_preset("Nemotron-H-8B").profile()
+    hand = replace(nemotron, mamba_chunk_size=None)
+
+    def sglang(profile: CacheProfile, **options) -> StrategyResult:
+        return run_strategy("sglang", profile, budget_bytes=40 << 30,
+                            options=StrategyOptions(**options))
+
+    # interval 128 clears the model's 128 but not the 256 standing in: refused, and it says so
+    r = sglang(hand, sglang_mamba_track_interval=128)
+    assert r.reason == (
+        "SGLang's Mamba2 backend needs the track interval, 128 tokens (--mamba-track-interval "
+        f"128), at least a mamba chunk of 256 tokens ({STAND_IN}) with its extra_buffer radix "
+        "cache (\"mamba_track_interval (128) must be >= mamba_chunk_size (256)\"): set "
+        "--mamba-track-interval 256")
+    assert sglang(nemotron, sglang_mamba_track_interval=128).applies
+    # page 96 at interval 384: neither divides 256 nor is a multiple of it
+    r = sglang(hand, sglang_page_size=96, sglang_mamba_track_interval=384,
+               sglang_chunked_prefill_size=8064)
+    assert r.reason.startswith(
+        "SGLang's extra_buffer radix cache caches NemotronHForCausalLM's state at a chunk of "
+        f"256 tokens ({STAND_IN}), which the page size must divide")
+    # where the checks pass (SGLang's 256 >= 256, page 1 divides it), a formula says which
+    # chunk they took; none where the model gives its own, or no extra buffer checks it
+    line = (f"mamba chunk = 256 tokens ({STAND_IN}), which SGLang's extra_buffer radix cache "
+            "checks the track interval, 256 tokens (--mamba-track-interval, SGLang's default), "
+            "and the page size, 1, against; set the model's mamba chunk where its config gives "
+            "another")
+    assert line in sglang(hand).formulas
+    assert not [f for f in sglang(nemotron).formulas if "mamba chunk" in f]
+    assert not [f for f in sglang(hand, sglang_overlap_schedule=False).formulas
+                if "mamba chunk" in f]  # no_buffer at page 1
+    # Qwen3-Next's 64 is FLA's, SGLang's own for a GDN config (which gives none): no stand-in
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    assert qwen.mamba_chunk_size is None
+    assert STAND_IN not in "\n".join(sglang(qwen).formulas)
+
+
 def test_sglang_track_interval_refusals_write_the_flag_as_typed():
     # the interval a refusal offers is a flag value to copy: 1024, as SGLang's and FlatKV's
     # --mamba-track-interval read it (int("1,024") is refused by both), not 1,024

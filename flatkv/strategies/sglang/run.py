@@ -46,6 +46,7 @@ from flatkv.strategies.sglang.sliding import (
 )
 from flatkv.strategies.sglang.state import (
     StatePools,
+    assumed_chunk_formula,
     budget_for_spec_slots,
     budget_for_state_pool,
     draft_track_refusal,
@@ -385,6 +386,8 @@ def run_sglang(
                    or track_chunk_refusal(profile, options)
                    or mamba1_draft_refusal(profile, options)):
         return refuse(refusal)
+    if chunk_line := assumed_chunk_formula(profile, options):
+        formulas.append(chunk_line)
     if speculative_not_modelled(profile, options):
         formulas.append(SPECULATIVE_NOT_MODELLED)
         extras["speculative_not_modelled"] = True

@@ -220,8 +220,10 @@ def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
                 f"({pages})"
                 + (f", or {_interval_fix(profile, options, interval)}" if on_chunk else ""))
     if not on_chunk:
-        return (f"SGLang's extra_buffer radix cache caches {arch}'s state at its chunk of "
-                f"{n(chunk)} tokens, which the page size must divide or be a multiple of "
+        at_chunk = (f"a chunk of {n(chunk)} tokens ({_STAND_IN})" if _chunk_stands_in(profile)
+                    else f"its chunk of {n(chunk)} tokens")
+        return (f"SGLang's extra_buffer radix cache caches {arch}'s state at {at_chunk}, "
+                "which the page size must divide or be a multiple of "
                 "(\"either chunk_size or page_size must be divisible by the other\"): "
                 f"{n(page)} is neither; set a page size that divides both {n(interval)} and "
                 f"{n(chunk)} or is a multiple of {n(chunk)} dividing {n(interval)} ({pages})")
@@ -251,6 +253,36 @@ def draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str 
 FLA_CHUNK_SIZE, MAMBA2_CONFIG_CHUNK_SIZE = 64, 256
 
 
+# What a refusal or formula says of MAMBA2_CONFIG_CHUNK_SIZE where the model gives no chunk (a
+# model typed by hand, a --model-file without it; a config.json's is read with its class's
+# default, ``hf_length.chunk_size_of``), as vLLM's side says its 2,048 is "vLLM's for a config
+# without one"
+_STAND_IN = ("SGLang's config class default for a Mamba2 model, standing in for a chunk the "
+             "model does not give")
+
+
+def _chunk_stands_in(profile: CacheProfile) -> bool:
+    """Whether the chunk SGLang's checks take (``_cache_chunk``) is its Mamba2 config classes'
+    256 standing in for one the model does not give: a Mamba2 backend architecture
+    (``MAMBA2_BACKEND_ARCHITECTURES``) without ``mamba_chunk_size``. (FLA's 64 is SGLang's own
+    where a GDN or KDA config gives none, as theirs never do: no stand-in.)"""
+    arch = profile.architectures[0] if profile.architectures else None
+    return profile.mamba_chunk_size is None and arch in MAMBA2_BACKEND_ARCHITECTURES
+
+
+def assumed_chunk_formula(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """The formula line that says which chunk SGLang's extra_buffer checks took where the model
+    gives none and its Mamba2 config classes' 256 stands in (``_chunk_stands_in``): those checks
+    passed silently, and the model's real chunk may be another. None elsewhere, or where SGLang
+    runs no extra_buffer radix cache (no such check)."""
+    if not _chunk_stands_in(profile) or radix_cache(profile, options) != "extra_buffer":
+        return None
+    return (f"mamba chunk = {n(MAMBA2_CONFIG_CHUNK_SIZE)} tokens ({_STAND_IN}), which "
+            "SGLang's extra_buffer radix cache checks the track interval, "
+            f"{_interval_text(options)}, and the page size, {n(page_size(profile, options))}, "
+            "against; set the model's mamba chunk where its config gives another")
+
+
 def _cache_chunk(profile: CacheProfile) -> int:
     """The state's chunk SGLang's extra buffer caches at: the config's
     (``profile.mamba_chunk_size``), else its architecture's default."""
@@ -278,8 +310,10 @@ def track_chunk_refusal(profile: CacheProfile, options: StrategyOptions) -> str 
     if chunk is None or interval >= chunk or radix_cache(profile, options) != "extra_buffer":
         return None
     arch = profile.architectures[0]
+    of_chunk = (f"a mamba chunk of {n(chunk)} tokens ({_STAND_IN})" if _chunk_stands_in(profile)
+                else f"{arch}'s mamba chunk of {n(chunk)} tokens")
     return (f"SGLang's Mamba2 backend needs the track interval, "
-            f"{_interval_text(options)}, at least {arch}'s mamba chunk of {n(chunk)} tokens "
+            f"{_interval_text(options)}, at least {of_chunk} "
             "with its extra_buffer radix cache (\"mamba_track_"
             f"interval ({interval}) must be >= mamba_chunk_size ({chunk})\"): set "
             f"{_interval_fix(profile, options, chunk)}")
