@@ -164,6 +164,8 @@ with user_errors():
                  strategy_notes.short_of_one_request_text(results, context),
                  strategy_notes.sglang_pools_text(s.profile(), s.strategy_options()),
                  strategy_notes.sglang_gpu_page_text(s.gpu, s.strategy_options(), s.profile()),
+                 strategy_notes.idle_values_text(s.strategy_options(), s.profile(),
+                                                 s.acting_engine_options()),
                  strategy_notes.mamba_all_text(s.strategy_options(), s.profile()),
                  strategy_notes.prefill_checkpoint_text(s.strategy_options(), s.profile(),
                                                   gdn_gpu=s.gpu if s.vllm_checkpoint_blocks()

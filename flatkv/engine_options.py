@@ -29,6 +29,7 @@ from flatkv.strategies.sglang import (
     radix_cache,
     radix_page_refusal,
     swa_request_cap,
+    track_interval_changes_nothing,
 )
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
 from flatkv.strategies.sglang import pool_layers as sglang_pool_layers
@@ -439,6 +440,27 @@ def _radix_cache_idle(profile: CacheProfile, options: StrategyOptions) -> str:
             and fixed_state_size(off, sglang_draft_tokens(profile, off))
             == options.sglang_max_mamba_cache_size):
         return "SGLang slots per request is set, which the radix cache would decide"
+    return ""
+
+
+# Why an option that acts here changes no figure at the value set (``idle_at_its_value``)
+TRACK_INTERVAL_IDLE = (
+    "SGLang sizes no pool or slot by it and only checks it at start-up (the page size divides "
+    "it; it is at least the tokens verified a step and a Mamba2 model's chunk), which it passes "
+    "here as SGLang's default of 256 does")
+
+
+def idle_at_its_value(option: EngineOption, profile: CacheProfile,
+                      options: StrategyOptions) -> str:
+    """Why ``option``, acting here, changes no figure at the value ``options`` sets ("" where
+    it does, or where it is at its default): SGLang's track interval, which only its start-up
+    checks read (``sglang.track_interval_changes_nothing``; at its default page size 1 without
+    drafted tokens, on a model SGLang does not run on its Mamba2 backend, none can fail). Apart
+    from ``idle_engine_option``, which hides an option another one idles: this one idles by its
+    own value, and its widget must stay to take another (the app's and the CLI's notes say it)."""
+    if option.field == "sglang_mamba_track_interval" and track_interval_changes_nothing(
+            profile, options):
+        return TRACK_INTERVAL_IDLE
     return ""
 
 

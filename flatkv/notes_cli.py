@@ -21,6 +21,7 @@ from flatkv.budget import GPU_PRESETS
 from flatkv.engine_options import (
     ENGINE_OPTIONS,
     acting_engine_options,
+    idle_at_its_value,
     idle_engine_option,
     strategy_fields,
 )
@@ -126,16 +127,21 @@ def _flag_as_typed(field: str, value: object) -> str:
 def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
                       strategies: Sequence[str]) -> tuple[str, ...]:
     """A note for each engine option set to other than its default that changes no figure of
-    ``strategies`` for this model (``engine_options.acting_engine_options``): the figures are right,
-    but a command that names the option reads as if it counted."""
+    ``strategies`` for this model (``engine_options.acting_engine_options``), or none at the
+    value set (``engine_options.idle_at_its_value``): the figures are right, but a command that
+    names the option reads as if it counted."""
     defaults = StrategyOptions()
     acting = acting_engine_options(profile, options, strategies)
     notes = []
     for option in ENGINE_OPTIONS:
         value = getattr(options, option.field)
-        if value == getattr(defaults, option.field) or option.field in acting:
+        if value == getattr(defaults, option.field):
             continue
-        if any(option.field in strategy_fields(s, profile) for s in strategies):
+        if option.field in acting:  # it acts here, but maybe not at this value
+            why = idle_at_its_value(option, profile, options)
+            if not why:
+                continue
+        elif any(option.field in strategy_fields(s, profile) for s in strategies):
             why = idle_engine_option(option, profile, options)  # another option idles it
         elif all(model_blocker(s, profile) for s in strategies if s in option.read_by):
             why = "no layout that reads it serves this model"

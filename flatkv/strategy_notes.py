@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from flatkv import sizing
 from flatkv.budget import Budget
+from flatkv.engine_options import ENGINE_OPTIONS, idle_at_its_value
 from flatkv.models import DRAFTER_NOT_COUNTED
 from flatkv.plan import (
     PACKED_NEEDS_HISTORY,
@@ -385,6 +386,20 @@ def sglang_gpu_page_text(gpu: str, options: StrategyOptions, profile: CacheProfi
         return ""
     return (f"{default.said} and rounds its pools down to whole pages: set the SGLang page size "
             f"to {default.page} in the engine options to match such a run's log.")
+
+
+def idle_values_text(options: StrategyOptions, profile: CacheProfile,
+                     acting: Sequence[str]) -> str:
+    """Compare's line for each engine option among ``acting`` (those the page offers) that
+    changes no figure at the value set (``engine_options.idle_at_its_value``: SGLang's track
+    interval where only its start-up checks read it, and it passes them as its default does),
+    as the CLI's notes say it (``notes_cli.idle_option_notes``): its widget stays, to take
+    another value, so the user is not left guessing why the figures did not move. Empty
+    where none."""
+    return " ".join(
+        f"{option.label} {getattr(options, option.field)} changes no figure here: {why}."
+        for option in ENGINE_OPTIONS
+        if option.field in acting and (why := idle_at_its_value(option, profile, options)))
 
 
 def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:

@@ -1510,6 +1510,24 @@ def test_compare_turns_sglangs_radix_cache_off():
         25_797 / 128, 2) == 201.54
 
 
+def test_compare_says_a_track_interval_that_changes_no_figure():
+    # Qwen3-Next at SGLang's default page 1: 512 passes SGLang's checks as 256 does, and the
+    # interval sizes nothing, so the figures stay; a caption says why, and the widget stays
+    # to take another value (it acts: at pages of 512 it decides whether SGLang starts)
+    link = {"model": "Qwen3-Next-80B-A3B", "ctx": "8192"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    before = at.dataframe[0].value.set_index("strategy").loc["SGLang"].to_dict()
+    note = ("SGLang mamba track interval 512 changes no figure here: SGLang sizes no pool or "
+            "slot by it and only checks it at start-up")
+    assert not any(note in c.value for c in at.caption)
+    at.number_input(key="w.sglang_mamba_track_interval").set_value(512).run()
+    assert_clean(at)
+    assert any(note in c.value for c in at.caption)
+    assert at.number_input(key="w.sglang_mamba_track_interval").value == 512
+    assert at.dataframe[0].value.set_index("strategy").loc["SGLang"].to_dict() == before
+
+
 def test_compare_takes_sglangs_mamba_track_interval():
     # Qwen3-Next on the default H100 at SGLang page 512, context 8,192: SGLang's extra buffer
     # snapshots every --mamba-track-interval (256) tokens, which pages of 512 do not divide,

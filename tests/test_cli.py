@@ -1489,6 +1489,23 @@ def test_mamba_track_interval_notes_where_no_extra_buffer_checks_it(capsys):
                           "one that tracks state") in err.splitlines()
 
 
+def test_mamba_track_interval_notes_where_it_passes_every_check_as_256_does(capsys):
+    # Qwen3-Next at SGLang's page size 1, nothing drafted: SGLang's extra buffer reads 512
+    # but sizes nothing by it, and 512 and 256 pass its checks alike: the figures are the
+    # default's, and the note says why. At pages of 512, 256 is refused and 512 is not: no note
+    note = ("python -m flatkv: note: --sglang-mamba-track-interval changes no figure here: "
+            "SGLang sizes no pool or slot by it and only checks it at start-up (the page size "
+            "divides it; it is at least the tokens verified a step and a Mamba2 model's "
+            "chunk), which it passes here as SGLang's default of 256 does")
+    args = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB"]
+    code, told, err = run([*args, "--mamba-track-interval", "512"], capsys)
+    assert code == 0 and note in err.splitlines()
+    assert told == run(args, capsys)[1]
+    code, _, err = run([*args, "--mamba-track-interval", "512", "--sglang-page-size", "512"],
+                       capsys)
+    assert code == 0 and "track-interval" not in err
+
+
 def test_disable_radix_cache_without_a_sliding_pool_says_the_pool_is_what_is_missing(capsys):
     # gpt-oss-20b with its SWA pool turned off and max running requests told (64): SGLang's
     # request cap has no sliding pool to size, so --disable-radix-cache changes no figure;

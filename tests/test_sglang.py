@@ -49,6 +49,7 @@ from flatkv.strategies.sglang import (
     sglang_window,
     slots_per_request,
     ssm_dtype,
+    track_interval_changes_nothing,
 )
 from flatkv.strategies.sglang_log import NO_DRAFT_BUFFERS_LINE, NO_LAYERLESS_KV_LINE
 
@@ -1152,6 +1153,52 @@ def test_sglang_track_interval_refusals_write_the_flag_as_typed():
         sglang_page_size=16, sglang_mamba_track_interval=40))
     assert r.reason.endswith("set a page size that divides 40 (1, 2, 4, 8), or "
                              "--mamba-track-interval 128")
+
+
+def test_sglang_track_interval_changes_nothing_where_both_it_and_256_pass_the_checks():
+    # the interval sizes no pool or slot (state.py's comment, SGLang 0.5.23): where SGLang runs
+    # its extra buffer and neither the interval set nor its default 256 is refused, the
+    # figures are the default's; where either is refused, it decides whether SGLang starts
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    nemotron = load_preset("Nemotron-H-8B").profile()  # Mamba2 backend, chunk 128
+    assert track_interval_changes_nothing(qwen, StrategyOptions(sglang_mamba_track_interval=512))
+    # at the default itself nothing is set; without the extra buffer (no_buffer at page 1
+    # with overlap off, or the radix cache off) the option is idle for another reason
+    for options in (StrategyOptions(), StrategyOptions(sglang_mamba_track_interval=512,
+                                                       sglang_overlap_schedule=False),
+                    StrategyOptions(sglang_mamba_track_interval=512,
+                                    sglang_disable_radix_cache=True),
+                    # pages of 512 start at 512, not at 256 (512 does not divide 256)
+                    StrategyOptions(sglang_mamba_track_interval=512, sglang_page_size=512),
+                    # 256 drafted is D = 257 tokens a step: over 256, within 512
+                    StrategyOptions(sglang_mamba_track_interval=512, speculative_tokens=256),
+                    # 64 is under Nemotron-H-8B's chunk of 128: refused
+                    StrategyOptions(sglang_mamba_track_interval=64)):
+        assert not track_interval_changes_nothing(nemotron, options)
+    assert track_interval_changes_nothing(nemotron, StrategyOptions(
+        sglang_mamba_track_interval=128))  # 128 >= its chunk, as 256 is
+
+
+@pytest.mark.parametrize("name", ["Qwen3-Next-80B-A3B", "Nemotron-H-8B", "granite-4.0-h-small"])
+def test_sglang_track_interval_said_to_change_nothing_leaves_every_figure(name):
+    # wherever it is said to change nothing, the whole result (figures, formulas, log lines,
+    # reason) is the default interval's, and somewhere it is said
+    profile = load_preset(name).profile()
+    said = 0
+    for page in (1, 64, 512):
+        for interval in (64, 128, 512, 1024):
+            for drafted in (0, 3, 256):
+                base = StrategyOptions(sglang_page_size=page, speculative_tokens=drafted,
+                                       sglang_chunked_prefill_size=8192 // page * page)
+                options = replace(base, sglang_mamba_track_interval=interval)
+                if not track_interval_changes_nothing(profile, options):
+                    continue
+                said += 1
+                assert (run_strategy("sglang", profile, budget_bytes=40 << 30,
+                                     context_tokens=32_768, options=options).to_dict()
+                        == run_strategy("sglang", profile, budget_bytes=40 << 30,
+                                        context_tokens=32_768, options=base).to_dict())
+    assert said
 
 
 @pytest.mark.parametrize("value, said", [

@@ -826,3 +826,27 @@ def test_attention_dp_says_sglangs_figures_are_one_groups():
     # without attention DP, or a layout that is not SGLang's: nothing to say
     assert notes.attention_dp_text([sglang(1)]) == ""
     assert "attention_dp_groups" not in sglang(1).extras
+
+
+def test_a_track_interval_that_changes_no_figure_says_so_on_compare():
+    # Qwen3-Next at SGLang's page size 1: its extra buffer's only checks on the interval are
+    # the page dividing it (1 divides every one) and D tokens a step within it (none
+    # drafted), and it sizes no pool or slot, so 512 leaves every figure as 256 does
+    from flatkv.engine_options import acting_engine_options
+
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+
+    def text(**options) -> str:
+        at = StrategyOptions(**options)
+        return notes.idle_values_text(at, qwen, acting_engine_options(qwen, at))
+
+    assert text(sglang_mamba_track_interval=512) == (
+        "SGLang mamba track interval 512 changes no figure here: SGLang sizes no pool or slot "
+        "by it and only checks it at start-up (the page size divides it; it is at least the "
+        "tokens verified a step and a Mamba2 model's chunk), which it passes here as SGLang's "
+        "default of 256 does.")
+    # at 256 nothing is set; at pages of 512 the interval 512 is what lets SGLang start
+    # (256 is refused), so it acts; with the radix cache off the option is not offered at all
+    assert text() == ""
+    assert text(sglang_mamba_track_interval=512, sglang_page_size=512) == ""
+    assert text(sglang_mamba_track_interval=512, sglang_disable_radix_cache=True) == ""

@@ -193,6 +193,7 @@ from flatkv.strategies.sglang.state import (
     state_tensors,
     told_state,
     track_chunk_refusal,
+    track_interval_changes_nothing,
 )
 from flatkv.strategies.sglang.tokens import TokenPools
 
@@ -242,6 +243,7 @@ __all__ = [
     "radix_cache",
     "radix_page_refusal",
     "track_chunk_refusal",
+    "track_interval_changes_nothing",
     "request_slots",
     "slots_per_request",
     "ssm_dtype",

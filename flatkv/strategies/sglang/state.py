@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from flatkv.dtypes import dtype_bytes
@@ -317,6 +317,21 @@ def track_chunk_refusal(profile: CacheProfile, options: StrategyOptions) -> str 
             "with its extra_buffer radix cache (\"mamba_track_"
             f"interval ({interval}) must be >= mamba_chunk_size ({chunk})\"): set "
             f"{_interval_fix(profile, options, chunk)}")
+
+
+def track_interval_changes_nothing(profile: CacheProfile, options: StrategyOptions) -> bool:
+    """Whether the track interval set (``sglang_mamba_track_interval``) leaves every figure as
+    SGLang's default 256 leaves it: it sizes no pool and no slot (the comment on
+    ``EXTRA_BUFFER_SLOTS``' snapshots), so where SGLang runs its extra_buffer radix cache (the
+    only one that reads it) and neither the interval set nor the default fails a start-up check
+    (``radix_page_refusal``, ``draft_track_refusal``, ``track_chunk_refusal``), it changes
+    nothing. False at the default itself, and where either is refused: there it decides whether
+    SGLang starts (pages of 512 start at 512 and not at 256)."""
+    default = replace(options, sglang_mamba_track_interval=DEFAULT_MAMBA_TRACK_INTERVAL)
+    if options == default or radix_cache(profile, options) != "extra_buffer":
+        return False
+    return not any(check(profile, at) for at in (options, default)
+                   for check in (radix_page_refusal, draft_track_refusal, track_chunk_refusal))
 
 
 # SGLang keeps every conv state in bfloat16 unless SGLANG_MAMBA_CONV_DTYPE names another
