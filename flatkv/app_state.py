@@ -720,7 +720,7 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
         notices.append(notice)
     unknown = sorted(set(q) - known)
     if unknown:
-        notices.append("Ignored unknown link parameter(s): "
+        notices.append(f"Ignored unknown link parameter{'s' if len(unknown) > 1 else ''}: "
                        f"{listed(unknown, _as_typed)}.")
     notices.extend(_unread_model_keys(q, state.model))
     return state, notices
@@ -741,8 +741,9 @@ def _unread_model_keys(q: Mapping[str, str], model: str) -> list[str]:
         unread = sorted(k for k in keys if k in q and q.get("model") != reader)
         if unread:
             them = "them" if len(unread) > 1 else "it"
-            said.append(f"Ignored link parameter(s) {', '.join(unread)}: only {what} "
-                        f"(model={reader}) reads {them}; the link's model is {model}.")
+            said.append(f"Ignored link parameter{'s' if len(unread) > 1 else ''} "
+                        f"{', '.join(unread)}: only {what} (model={reader}) reads {them}; "
+                        f"the link's model is {model}.")
     return said
 
 

@@ -317,7 +317,8 @@ def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: i
     if strategy == "sglang":
         return (f"Speculative decoding: "
                 f"{sglang_speculative_text(profile, speculative_tokens, options)} {drafter}")
-    counted = (f"these figures count the {speculative_tokens} drafted token(s)' state pages. "
+    counted = (f"these figures count the {count_text(speculative_tokens, 'drafted token')}'"
+               " state pages. "
                if profile.has_state else "")
     return f"Speculative decoding: {counted}{drafter}"
 
@@ -347,8 +348,9 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
         kept = ("the other layouts keep the model's conv rows" + (
             f": an engine whose kernels verify drafts in the conv state as vLLM's do would "
             f"widen them too, {wider:,} B more a state layer here" if wider else ""))
-        drafting = (f"With {speculative_tokens} drafted token(s) a step, a request holds "
-                    f"{speculative_tokens} more state page(s) in each state group in every "
+        drafting = (f"With {count_text(speculative_tokens, 'drafted token')} a step, a request "
+                    f"holds {count_text(speculative_tokens, 'more state page')} in each state "
+                    "group in every "
                     f"paged layout, and vLLM widens {DRAFT_WIDENED_CONV} conv states by a row "
                     f"per drafted token ({kept}). "
                     f"{sglang_speculative_text(profile, speculative_tokens, options)} "

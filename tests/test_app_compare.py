@@ -707,7 +707,7 @@ def test_a_vllm_log_taken_with_speculative_decoding_checks_out():
     assert at.selectbox(key="w.mamba_cache_mode").options == [
         "none (1 page)", "align (2 pages)", "all (1 per P)"]
     assert "A request holds align (2 state pages) + 2 drafted." in [c.value for c in at.caption]
-    assert any("With 2 drafted token(s) a step" in c.value for c in at.caption)
+    assert any("With 2 drafted tokens a step" in c.value for c in at.caption)
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
     assert any(c.value.startswith("Speculative decoding: these figures count the 2 drafted")
                for c in budget.caption)

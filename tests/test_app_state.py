@@ -54,7 +54,7 @@ def test_a_links_notices_quote_what_it_typed_short_or_long():
         f"last, block='{'x' * 40}'... (50 characters).",
         f"block='{'x' * 50}' is not a whole number; using the default (block=16).",
         "tp='4\\x1b' is not a whole number; using the default (tp=1).",
-        f"Ignored unknown link parameter(s): 'a b\\x1b', '{'y' * 40}'... (50 characters), "
+        f"Ignored unknown link parameters: 'a b\\x1b', '{'y' * 40}'... (50 characters), "
         "'zoom'."]
 
 
@@ -603,7 +603,7 @@ def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     state, notices = decode_query({"zoom": "2", "embed": "true", "block": ["8", "32"]})
     assert state.block_size == 32  # the last of repeated values, as st.query_params reads it
     assert notices == ["The link gives block 2 times ('8', '32'): using the last, block='32'.",
-                       "Ignored unknown link parameter(s): 'zoom'."]
+                       "Ignored unknown link parameter: 'zoom'."]
     # many of them: five named, then how many more (5,000 unknown keys made a notice of
     # 33,924 characters)
     _, notices = decode_query({**{f"k{i}": "1" for i in range(5_000)},
@@ -612,7 +612,7 @@ def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     assert notices == ["The link gives tp 5,000 times ('0', '1', '2', '3', '4', and 4,995 more): "
                        "using the last, tp='4999'.",
                        "tp=4,999 is outside 1..1,024; using the default (tp=1).",
-                       "Ignored unknown link parameter(s): 'k0', 'k1', 'k10', 'k100', 'k1000', "
+                       "Ignored unknown link parameters: 'k0', 'k1', 'k10', 'k100', 'k1000', "
                        "and 4,995 more."]
 
 
@@ -623,16 +623,16 @@ def test_model_parameters_another_model_reads_are_named_not_dropped_silently():
     # silently read as the default or the preset
     state, notices = decode_query({"model": "DeepSeek-V3", "kv_dtype": "fp8", "tp": "8"})
     assert state.model == "DeepSeek-V3" and state.raw is None and state.tp == 8
-    assert notices == ["Ignored link parameter(s) kv_dtype: only a model given as raw bytes "
+    assert notices == ["Ignored link parameter kv_dtype: only a model given as raw bytes "
                        "(model=custom) reads it; the link's model is DeepSeek-V3."]
     state, notices = decode_query({"layers": "full*4", "kv": "100"})
     assert state.model == DEFAULT.model and notices == [
-        "Ignored link parameter(s) kv, layers: only a model given as raw bytes (model=custom) "
+        "Ignored link parameters kv, layers: only a model given as raw bytes (model=custom) "
         f"reads them; the link's model is {DEFAULT.model}."]
     state, notices = decode_query({"model": "custom", "layers": "full*4", "kv": "100",
                                    "spec": "abc"})
     assert state.model == CUSTOM and notices == [
-        "Ignored link parameter(s) spec: only an edited model (model=spec) reads it; the "
+        "Ignored link parameter spec: only an edited model (model=spec) reads it; the "
         "link's model is custom."]
     # every link the app writes reads back with no notice
     for model in ("Jamba-1.5-Mini", CUSTOM):

@@ -138,8 +138,8 @@ def test_vllm_anchor_by_hand():
 def test_vllm_capacity_formula_line_states_its_numbers():
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                      context_tokens=ANCHOR_CONTEXT)
-    assert ("capacity_tokens = N x P, N = (7,162 - 3 state group(s) x 1 page(s) per request, "
-            "mode none) // 1 attention group(s) = 7,159; 7,159 x 544 = 3,894,496") in r.formulas
+    assert ("capacity_tokens = N x P, N = (7,162 - 3 state groups x 1 page per request, "
+            "mode none) // 1 attention group = 7,159; 7,159 x 544 = 3,894,496") in r.formulas
 
 
 def test_vllm_without_a_context_still_checks_a_one_token_request():
@@ -168,8 +168,8 @@ def test_flat_capacity_floors_at_zero_when_the_state_pages_outnumber_the_blocks(
     block = run_strategy("flat", profile, budget_bytes=10**11, options=options).block_bytes
     tiny = run_strategy("flat", profile, budget_bytes=2 * block, options=options)
     assert (tiny.num_blocks, tiny.capacity_tokens) == (2, 0)
-    assert ("capacity_tokens = N x P, N = max(0, (2 - 1 state group(s) x 3 page(s) per request, "
-            "mode none, 2 speculative) // 1 attention group(s)) (not even the state pages fit) "
+    assert ("capacity_tokens = N x P, N = max(0, (2 - 1 state group x 3 pages per request, "
+            "mode none, 2 speculative) // 1 attention group) (not even the state pages fit) "
             "= 0; 0 x 1,568 = 0") in tiny.formulas
 
 
@@ -1307,7 +1307,7 @@ def test_vllm_mode_all_sizes_p_as_vllm_031_with_drafted_tokens():
                          options=StrategyOptions(mamba_cache_mode="all", speculative_tokens=16))
     assert not fails.applies and fails.reason.startswith(
         "vLLM fails at start-up: it sizes P (1,664) and the page (1,703,936 B)")
-    assert "at this P it starts with at most 15 speculative token(s)" in fails.reason
+    assert "at this P it starts with at most 15 speculative tokens" in fails.reason
     # align is a current release's: P from the widened state, 16 x cdiv(1,709,056, 16 x
     # 1,024) = 1,680
     assert run_strategy("vllm", falcon, budget_bytes=40 * 2**30, context_tokens=32_768,
@@ -1547,8 +1547,8 @@ def test_vllm_widens_the_gdn_conv_state_and_holds_n_more_state_pages():
     assert r.logged_tokens == int(6_957 / 481 * 262_144) == 3_791_550
     assert ("  pages per request, linear_attention: 2 + 2 speculative = 4 (mamba cache mode "
             "align; a state page per drafted token)") in r.formulas
-    assert ("capacity_tokens = N x P, N = (6,957 - 3 state group(s) x 4 page(s) per request, "
-            "mode align, 2 speculative) // 1 attention group(s) = 6,945; 6,945 x 560 = "
+    assert ("capacity_tokens = N x P, N = (6,957 - 3 state groups x 4 pages per request, "
+            "mode align, 2 speculative) // 1 attention group = 6,945; 6,945 x 560 = "
             "3,889,200") in r.formulas
     assert bd(r)["state"] == r.extras["owned_units"]["linear_attention.0"] * 3 * 12 * 565_248
     # N = 1 in mode none: conv 4 rows = 32,768 B, state 557,056 = 544 x 1,024: P stays 544,
@@ -1609,7 +1609,7 @@ def test_vllm_033_holds_a_prefill_checkpoint_block_in_align():
     assert ("pages per request, linear_attention: 2 + 1 prefill checkpoint = 3 (mamba cache mode "
             "align; vLLM's prefill checkpoint blocks: 0.32+ for Mamba2 layers, 0.33+ for GDN on "
             "FlashInfer)") in text
-    assert "3 page(s) per request, mode align, 1 prefill checkpoint)" in text
+    assert "3 pages per request, mode align, 1 prefill checkpoint)" in text
     # a Qwen3-Next class aligns A to the checkpoints' grid of 64 itself: the same figures at
     # kernel block 16 (544 without checkpoint blocks, which no GDN keeps off FlashInfer)
     qwen = replace(qwen3_next_tp2(), architectures=("Qwen3NextForCausalLM",))
@@ -1712,7 +1712,7 @@ def test_vllm_sizes_p_by_the_narrow_state_where_the_config_passes_no_num_spec():
                                  "(1,605,632 B) from the state without the drafted conv rows, "
                                  "and its layers keep the widened state of 1,608,704 B")
     # the page's 11,264 B of padding holds one 7,168 B row
-    assert ("at this P it starts with at most 1 speculative token(s); a larger P (kernel block "
+    assert ("at this P it starts with at most 1 speculative token; a larger P (kernel block "
             "size, block size or mode all) pads the page more, and may hold the drafted rows"
             ) in two.reason
     # A = 64: P = 64 x cdiv(1,594,368, 64 x 1,024) = 64 x 25 = 1,600, 1,638,400 B a page
@@ -2110,7 +2110,7 @@ def test_vllm_mode_all_sizes_a_drafted_state_by_its_logs_release():
                      options=StrategyOptions(mamba_cache_mode="all", speculative_tokens=2))
     assert r.extras["log_release"] == "0.31"
     assert ("speculative tokens 2: conv state 8,192 B of 2 rows widened to 2 + 2 rows = 16,384 B "
-            "(num_spec in vLLM's state shapes), and each state group holds 2 more state page(s) "
+            "(num_spec in vLLM's state shapes), and each state group holds 2 more state pages "
             "a request (MambaSpec.num_speculative_blocks); P is sized from the state without "
             "them (Lfm2ForCausalLM's get_mamba_state_shape_from_config passes no num_spec in "
             "vLLM 0.31)") in r.formulas

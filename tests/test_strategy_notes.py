@@ -333,7 +333,7 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     # layers
     assert ("Without speculative decoding: set Speculative tokens under Engine options"
             in notes.how_to_read_text(qwen, 0))
-    assert ("With 2 drafted token(s) a step, a request holds 2 more state page(s) in each "
+    assert ("With 2 drafted tokens a step, a request holds 2 more state pages in each "
             "state group in every paged layout, and vLLM widens GDN, KDA, Mamba2 and "
             "short-conv conv states by a row per drafted token (the other layouts keep the "
             "model's conv rows: an engine whose kernels verify drafts in the conv state as "
@@ -351,7 +351,7 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     assert "48 running requests" not in notes.how_to_read_text(qwen, 2, options=told)
     # Budget and Layout say it beside their figures, SGLang's that it is not modelled
     assert notes.speculative_text(qwen, "vllm", 2) == (
-        "Speculative decoding: these figures count the 2 drafted token(s)' state pages. "
+        "Speculative decoding: these figures count the 2 drafted tokens' state pages. "
         + notes.DRAFTER_TEXT)
     # SGLang's: its draft-token buffers where it models them, else that it does not
     assert notes.speculative_text(qwen, "sglang", 2) == (

@@ -58,7 +58,7 @@ from flatkv.gpu_settings import (
     check_pages_fit_pool,
 )
 from flatkv.plan import FlatMemoryPlan, cdiv, check_int
-from flatkv.units import format_bytes
+from flatkv.units import count_text, format_bytes
 
 MiB = 1 << 20
 
@@ -417,11 +417,11 @@ def _check_fits(plan: FlatMemoryPlan, device: torch.device, cap: int,
     pool_text = (f"a pool of {blocks:,} blocks" if pools == 1 else
                  f"{pools} pools (one per layout) of {blocks:,} blocks")
     places = [(device, pools * blocks * page + 2 * pages * page + flush + index,
-               f"{pool_text} of {page:,} bytes, {pages:,} page(s) per call in staging and copy "
-               "buffers, the cache flush, the page ids")]
+               f"{pool_text} of {page:,} bytes, {count_text(pages, 'page')} per call in staging "
+               "and copy buffers, the cache flush, the page ids")]
     if device.type == "cuda":
         places.append((torch.device("cpu"), pages * page,
-                       f"a pinned buffer of {pages:,} page(s) of {page:,} bytes"))
+                       f"a pinned buffer of {count_text(pages, 'page')} of {page:,} bytes"))
     for where, nbytes, what in places:
         free = free_bytes[where.type]
         allowed = free * BENCH_SHARE_PERCENT // 100

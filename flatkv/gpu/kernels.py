@@ -31,6 +31,7 @@ import torch
 
 from flatkv.gpu.pool import FlatPool, empty_bytes
 from flatkv.gpu_settings import TORCH_KERNEL, TRITON_KERNEL
+from flatkv.units import count_text
 
 # Element sizes tried for the copies, widest first: torch's indexing kernels copy one element at
 # a time within a row, so wider elements mean fewer, larger moves. complex128 is only a 16-byte
@@ -256,7 +257,8 @@ def copy_state_rows(pool: FlatPool, src: int | PageIds | Sequence[int] | torch.T
     dst_ids = unique_ids(pool, [dst] if isinstance(dst, int) else dst, "dst")
     if src_ids.count != dst_ids.count:
         raise ValueError(
-            f"src has {src_ids.count} page id(s) and dst {dst_ids.count}: pair them one to one"
+            f"src has {count_text(src_ids.count, 'page id')} and dst {dst_ids.count}: pair them "
+            "one to one"
         )
     if bool(torch.isin(dst_ids.host, src_ids.host).any()):
         raise ValueError("src and dst share a page id: copy into pages that are not sources")

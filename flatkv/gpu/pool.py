@@ -56,6 +56,7 @@ from flatkv.plan import (
     check_layer_labels,
     slot_offsets,
 )
+from flatkv.units import count_text
 
 
 class PoolAllocationError(ValueError):
@@ -82,8 +83,8 @@ def resolve_device(device: str | torch.device) -> torch.device:
     index = torch.cuda.current_device() if match.group(1) is None else int(match.group(1))
     if index >= count:
         raise ValueError(
-            f"device is {text!r} but this machine has {count} CUDA device(s): use cuda:0 to "
-            f"cuda:{count - 1}"
+            f"device is {text!r} but this machine has {count_text(count, 'CUDA device')}: use "
+            f"cuda:0 to cuda:{count - 1}"
         )
     return torch.device("cuda", index)
 

@@ -163,7 +163,7 @@ def run_lcm(
             f"{ratio_text(bound)}; {n(p)} is the smallest multiple of "
             f"{options.effective_alignment} that keeps every group under it"
         )
-    formulas = [f"P = {n(p)} (tried {tried} candidate(s))"]
+    formulas = [f"P = {n(p)} (tried {count_text(tried, 'candidate')})"]
     for g in uses:
         gname = g.group.name
         payload, k = geo.payloads[gname], geo.pages_per_parent[gname]

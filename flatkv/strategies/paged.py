@@ -26,7 +26,7 @@ from flatkv.strategies.base import (
     state_pages_per_request,
     unit_breakdown,
 )
-from flatkv.units import concurrency_text, logged_concurrency_note
+from flatkv.units import concurrency_text, count_text, logged_concurrency_note
 from flatkv.workload import (
     PAGES_NEEDED_TEXT,
     PagePool,
@@ -89,10 +89,11 @@ def capacity_text(num_units: int, groups: Sequence[PoolGroup], options: Strategy
     if all(g.pages_per_unit == 1 for g in groups) and (not state or mode != "all"):
         held = state_pages_per_request(options, 0, block_size)
         state_term = (
-            f"({n(num_units)} - {len(state)} state group(s) x {held} page(s) per request, mode "
-            f"{mode}{more})" if state else n(num_units)
+            f"({n(num_units)} - {count_text(len(state), 'state group')} x "
+            f"{count_text(held, 'page')} per request, mode {mode}{more})" if state
+            else n(num_units)
         )
-        n_text = f"{state_term} // {len(history)} attention group(s)"
+        n_text = f"{state_term} // {count_text(len(history), 'attention group')}"
         if num_units < len(state) * held:  # the state pages alone take more than the pool
             n_text = f"max(0, {n_text}) (not even the state pages fit)"
         return (
@@ -170,7 +171,8 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     extras["workload_max_requests"] = fits
     lines = [
         f"workload with prefix-cache state snapshots (one dummy page a group, margin "
-        f"{options.margin}): at most {n(fits)} request(s) of {n(context_tokens)} tokens fit"
+        f"{options.margin}): at most {count_text(fits, 'request')} of {n(context_tokens)} "
+        "tokens fit"
         + (", a what-if that charges a snapshot every P tokens in any mamba cache mode, not "
            "max_concurrency" if profile.has_state else "")
     ]

@@ -337,7 +337,8 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
     if not speculative_tokens or not profile.has_state:
         return profile, profile
     conv = profile.state_const_bytes.get("conv")
-    pages = (f"and each state group holds {speculative_tokens} more state page(s) a request "
+    pages = (f"and each state group holds {count_text(speculative_tokens, 'more state page')} a "
+             "request "
              "(MambaSpec.num_speculative_blocks)")
     if conv is None:
         formulas.append(f"speculative tokens {speculative_tokens}: no conv state to widen (the "
@@ -707,7 +708,7 @@ def _drafted_state_refusal(sizing: CacheProfile, state: int, p: int, page: int) 
         f"without the drafted conv rows, and its layers keep the widened state of {n(state)} B, "
         "which the page does not hold (MambaSpec.page_size_bytes asserts page_size_padded >= "
         "page_size); "
-        + (f"at this P it starts with at most {most} speculative token(s)" if most
+        + (f"at this P it starts with at most {count_text(most, 'speculative token')}" if most
            else "at this P it starts only without speculative decoding")
         + "; a larger P (kernel block size, block size or mode all) pads the page more, and "
         "may hold the drafted rows")

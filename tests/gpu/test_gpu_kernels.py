@@ -263,8 +263,10 @@ def test_state_row_copy_in_bulk_matches_one_by_one(pool):
 def test_state_row_copy_refusals(pool):
     with pytest.raises(ValueError, match="share a page id"):
         kernels.copy_state_rows(pool, [1, 2], [2, 3])
-    with pytest.raises(ValueError, match="src has 2 page id"):
+    with pytest.raises(ValueError, match="^src has 2 page ids and dst 1: pair them one to one$"):
         kernels.copy_state_rows(pool, [1, 2], [3])
+    with pytest.raises(ValueError, match="^src has 1 page id and dst 2: pair them one to one$"):
+        kernels.copy_state_rows(pool, [1], [3, 4])
     plan = plan_tensors(components_from_layers(layer_types=["full_attention"] * 2,
                                                kv_bytes_per_slot=8, state_const_bytes={}),
                         block_size=4, alignment=4, budget_bytes=640)
