@@ -719,7 +719,7 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
             # (where not one request fits, the concurrencies still compare: no "fit")
             fit = ("as many requests fit" if worst.concurrency >= 1 else
                    "the concurrency is reached")
-            text += (f" At this context {concurrency_text(ratio)}x {fit} under "
+            text += (f" At this context {times_text(ratio)}x {fit} under "
                      f"{title_of(best)}: {why}.")
     return text
 

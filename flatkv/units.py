@@ -338,17 +338,14 @@ def logged_concurrency_note(requests: float | Fraction) -> str:
 
 
 def times_text(ratio: Fraction) -> str:
-    """A ratio of two exact figures to two decimals (``3.73``), where that would read 1.00 for
-    a ratio that is not 1 with as many more decimals as tell it from 1, cut toward 0 (38,196 /
-    38,199 is 0.999 and 611,191 / 611,184 is 1.00001: "1.00x ours" says the two hold the same,
-    and a layout that holds fewer must not read as holding as many)."""
-    text = f"{float(ratio):,.2f}"
-    if text != "1.00" or ratio == 1:
-        return text
-    digits = 3
-    while (cut := math.floor(ratio * 10**digits)) == 10**digits:
-        digits += 1
-    return f"{cut // 10**digits}.{cut % 10**digits:0{digits}d}"
+    """A ratio of two exact figures (``3.73``, ``12,345.68``) to two decimals, rounded half up
+    exactly, as ``percent_text`` rounds a share; where that would read as a whole number the
+    ratio is not (1.00 for 1.004, 2.00 for 1.996, 0.00 for a sliver), with the decimals down
+    to its first digit of its own, then rounded: 38,196 / 38,199 is 0.9999 and 611,191 /
+    611,184 1.00001. "1.00x ours" says the two hold the same and "2.00x as many" twice as
+    many, as ``concurrency_value`` never shows a whole request that is not there; a ratio that
+    is whole reads so (2.00, 1.00)."""
+    return _rounded_apart(_as_written(ratio), 2, lambda units, one: units % one == 0)
 
 
 def percent_text(part: float | Fraction, total: float | Fraction = 1, *, digits: int = 2) -> str:
@@ -362,14 +359,31 @@ def percent_text(part: float | Fraction, total: float | Fraction = 1, *, digits:
     A float is read as the decimal it prints as (``_as_written``), a negative share as its
     size after its sign, so that neither is rounded a digit off."""
     share = 100 * _as_written(part) / _as_written(total) if total else Fraction(0)
-    sign, share = "-" if share < 0 else "", abs(share)
-    while True:  # a first digit the share has, then rounded: 0.00061% is 0.0006%, not 0.001%
-        scaled, ends = share * 10**digits, (0, 100 * 10**digits)
+    return _rounded_apart(share, digits, lambda units, one: units in (0, 100 * one)) + "%"
+
+
+def _rounded_apart(value: Fraction, digits: int, looks_round: Callable[[int, int], bool]) -> str:
+    """``value`` to ``digits`` decimals, rounded half up exactly, with thousands separators;
+    where its figure cut or rounded there ``looks_round`` (say 0.00 or 100.00, given in units
+    of the last decimal and what one is in them) and the value is not that figure, more
+    decimals, down to a first digit of its own, then rounded: 0.00061 is 0.0006, not 0.001 (64%
+    high). A negative value reads as its size after its sign, rounded alike."""
+    sign, value = "-" if value < 0 else "", abs(value)
+    while True:
+        one = 10**digits
+        scaled = value * one
         units = math.floor(scaled + Fraction(1, 2))
-        if share in (0, 100) or (math.floor(scaled) not in ends and units not in ends):
-            break
+        if ((scaled.denominator == 1 and looks_round(int(scaled), one))  # it is that figure
+                or not (looks_round(math.floor(scaled), one) or looks_round(units, one))):
+            return sign + _decimals(units, digits)
         digits += 1
-    return f"{sign}{units // 10**digits}.{units % 10**digits:0{digits}d}%"
+
+
+def _decimals(units: int, digits: int) -> str:
+    """``units`` of the last of ``digits`` decimals as the figure they make, with thousands
+    separators: (123456, 2) is ``1,234.56``."""
+    whole, rest = divmod(units, 10**digits)
+    return f"{whole:,}.{rest:0{digits}d}" if digits else f"{whole:,}"
 
 
 def _as_written(value: float | Fraction) -> Fraction:

@@ -416,7 +416,8 @@ def test_layout_tells_a_ratio_near_one_from_one():
     # = 70,272 B a token. Our blocks of 16 tokens: 42,949,672,960 // (16 x 70,272) = 38,199
     # (611,184 tokens); vLLM's MLA blocks of 64: 9,549 (611,136); SGLang's pages of one token:
     # 611,191. All three read 3.73 requests; vLLM holds 48 tokens fewer than ours (38,196 /
-    # 38,199 = 0.99992, cut to 0.999 where 1.00 would say as many), SGLang 7 more (1.0000115)
+    # 38,199 = 0.99992, to its first digit of its own 0.9999, where 1.00 would say as many),
+    # SGLang 7 more (1.0000115, 1.00001)
     budget = 40 * 2**30
     assert (budget // (16 * 70_272), budget // (64 * 70_272), budget // 70_272) == (
         38_199, 9_549, 611_191)
@@ -429,7 +430,7 @@ def test_layout_tells_a_ratio_near_one_from_one():
     assert_clean(at)
     (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
     assert line == ("At 163,840 tokens per request, this plan holds 3.73 requests; in the same "
-                    "budget vLLM v1 3.73 (0.999x ours), SGLang 3.73 (1.00001x ours). Compare "
+                    "budget vLLM v1 3.73 (0.9999x ours), SGLang 3.73 (1.00001x ours). Compare "
                     "shows where each layout's bytes go.")
 
 

@@ -217,6 +217,12 @@ def test_dead_weight_text_says_what_one_page_id_space_costs():
     assert notes.dead_weight_text([by["flat"], vllm_at(Fraction(101, 100))]).endswith(
         "1.01x as many requests fit under vLLM v1: a block id belongs to one group and "
         "addresses only its layers' pages.")
+    # the ratio reads as Layout's "x ours" does (units.times_text): 1,999 / 1,000 is 1.999x,
+    # not 2.00x (twice as many) nor cut to 1.99x; 107 / 40 = 2.675 exactly rounds half up,
+    # 2.68x (its float, 2.67499999..., printed 2.67x)
+    assert [notes.dead_weight_text([by["flat"], vllm_at(ratio)]).split("At this context ")[1]
+            .split(" as many")[0] for ratio in (Fraction(1_999, 1_000), Fraction(107, 40))] == [
+        "1.999x", "2.68x"]
 
 
 def test_every_layout_has_a_title_and_its_options():

@@ -418,13 +418,28 @@ def test_times_text_tells_a_ratio_near_one_from_one():
 
     from flatkv.units import times_text
 
-    # two decimals as engines print them; a ratio that would read 1.00 and is not 1 gets the
-    # decimals that tell it from 1, cut toward 0, so fewer never reads as many
+    # two decimals, rounded half up exactly as percent_text rounds: 373/100; a whole ratio
+    # reads whole; 1,378 / 700 = 1.968571... is 1.97; 21/8 = 2.625 is 2.63 (its float is
+    # exactly 2.625, which f"{x:.2f}" rounds half to even, 2.62)
     assert [times_text(Fraction(a, b)) for a, b in (
-        (373, 100), (1, 1), (7, 7), (38_196, 38_199), (611_191, 611_184), (1_999, 2_000),
-        (2_001, 2_000), (10**12 + 1, 10**12), (12_345_678, 1_000), (199, 200))] == [
-        "3.73", "1.00", "1.00", "0.999", "1.00001", "0.999", "1.0005", "1.000000000001",
-        "12,345.68", "0.99"]
+        (373, 100), (1, 1), (7, 7), (2, 1), (0, 5), (1_378, 700), (21, 8), (1, 8),
+        (12_345_678, 1_000))] == [
+        "3.73", "1.00", "1.00", "2.00", "0.00", "1.97", "2.63", "0.13", "12,345.68"]
+    # a ratio that would read as a whole number it is not gets the decimals down to its first
+    # digit of its own, then rounds half up: 38,196 / 38,199 = 0.99992..., 0.9999; 611,191 /
+    # 611,184 = 1.0000114..., 1.00001; 1,999 / 2,000 = 0.9995 and 199 / 200 = 0.995 exactly;
+    # 2,001 / 2,000 = 1.0005; 1,996 / 1,000 = 1.996 (two decimals: 2.00, twice as many); one
+    # in 10**9 is 0.000000001, not 0.00 (none)
+    assert [times_text(Fraction(a, b)) for a, b in (
+        (38_196, 38_199), (611_191, 611_184), (1_999, 2_000), (199, 200), (2_001, 2_000),
+        (10**12 + 1, 10**12), (1_996, 1_000), (14_999, 1_000), (1, 10**9),
+        (1_000_001, 1_000))] == [
+        "0.9999", "1.00001", "0.9995", "0.995", "1.0005", "1.000000000001", "1.996",
+        "14.999", "0.000000001", "1,000.001"]
+    # thousands grouped as the app's other figures, in ratios and percents alike
+    from flatkv.units import percent_text
+    assert (times_text(Fraction(123_456_789, 100)), percent_text(12_345, 10)) == (
+        "1,234,567.89", "123,450.00%")
 
 
 def test_percent_text_tells_a_sliver_from_none_and_nearly_all_from_all():
