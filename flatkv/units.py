@@ -209,17 +209,21 @@ def memory_size(text: str, field: str, *, weights: bool = False) -> int:
 
 
 def format_bytes(nbytes: int, *, digits: int = 2) -> str:
-    """``1536`` -> ``1.50 KiB``: binary units for display only (figures stay exact ints). The
-    unit is the one whose rounded figure stays under 1,024 (1,048,575 B is 1.00 MiB, not
-    1,024.00 KiB)."""
+    """``1536`` -> ``1.50 KiB``: binary units for display only (figures stay exact ints),
+    rounded half up exactly as ``percent_text`` rounds: a budget of 10.125 GiB reads 10.13 GiB
+    in Budget's metric as in its chart's hover (Plotly's ``,.2f``, JavaScript's toFixed, rounds
+    the tie up), where Python's float format, half to even, read 10.12. The unit is the one
+    whose rounded figure stays under 1,024 (1,048,575 B is 1.00 MiB, not 1,024.00 KiB)."""
     sign = "-" if nbytes < 0 else ""
     value = abs(nbytes)
     if value < 1024:
         return f"{sign}{value:,} B"
+    scale = 1
     for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
-        value /= 1024
-        if float(f"{value:.{digits}f}") < 1024 or unit == "PiB":
-            return f"{sign}{value:,.{digits}f} {unit}"
+        scale *= 1024
+        units = (2 * value * 10**digits + scale) // (2 * scale)  # value / scale, half up
+        if units < 1024 * 10**digits or unit == "PiB":
+            return f"{sign}{_decimals(units, digits)} {unit}"
     raise AssertionError("unreachable")
 
 

@@ -707,12 +707,13 @@ def test_vllm_block_text_of_a_state_only_model_gives_no_p():
     text = app_data.vllm_block_text(result, profile, analyze(
         profile.components(), block_size=16, alignment=16, budget_bytes=80 * 10**9,
         planner="per-component"))
+    # 26,345,472 B = 25.125 MiB exactly: 25.13 MiB, rounded half up
     assert text == (
         "vLLM at these settings (Compare's column): no P (a state-only model's page is one "
         "state page, whatever the tokens), pages of 1,097,728 B in 24 tensors (group_size). A "
-        "block id is 24 pages, 26,345,472 B (25.12 MiB), and holds a page of every layer (one "
+        "block id is 24 pages, 26,345,472 B (25.13 MiB), and holds a page of every layer (one "
         "group: no other group's rows to sit beside them). Our block id above: 26,345,472 B "
-        "(25.12 MiB), a row for every group.")
+        "(25.13 MiB), a row for every group.")
     assert 24 * (49_152 + 1_048_576) == 26_345_472
 
 

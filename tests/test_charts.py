@@ -512,9 +512,9 @@ def test_bandwidth_sweep_over_pages_and_page_bytes():
     assert gather.line.dash == "solid" and gather.line.color == COLORS["gather"]
     assert _trace(fig, "scatter (triton)").marker.symbol == "diamond"
     # the hover counts pages as said: one page a call is "1 page per call", not "1 pages"
-    # and the bytes a call: 1,568 B = 1.53 KiB, 4 x 1,568 = 6,272 B = 6.125 KiB (to even: 6.12)
+    # and the bytes a call: 1,568 B = 1.53 KiB, 4 x 1,568 = 6,272 B = 6.125 KiB (half up: 6.13)
     assert [list(row) for row in gather.customdata] == [
-        ["1 page per call", "1,568", "1.53 KiB"], ["4 pages per call", "6,272", "6.12 KiB"]]
+        ["1 page per call", "1,568", "1.53 KiB"], ["4 pages per call", "6,272", "6.13 KiB"]]
     assert gather.hovertemplate == ("gather (torch)<br>%{y:,.2f} GB/s<br>%{customdata[0]}<br>"
                                     "%{customdata[1]} B (%{customdata[2]}) per call"
                                     "<extra></extra>")

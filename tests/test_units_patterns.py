@@ -159,6 +159,14 @@ def test_format_bytes():
     assert format_bytes(2**40 - 2**20) == "1.00 TiB"
     assert format_bytes(1_048_570) == "1,023.99 KiB"  # 1,023.994: under 1,024 rounded
     assert format_bytes(-(2**20 - 1)) == "-1.00 MiB"
+    # a tie rounds half up, exactly, as percent_text and Plotly's hovers round: 1,152 B (a
+    # token of 9 x 128 B) is 9/8 = 1.125 KiB, 1.13; 2,228,224 B = 17/8 MiB, 2.13; a budget of
+    # 10,871,635,968 B = 81/8 GiB, 10.13 GiB, as Budget's chart hover shows it (10.12 to even)
+    assert [format_bytes(n) for n in (1_152, 2_228_224, 10_871_635_968, 81 * 2**47)] == [
+        "1.13 KiB", "2.13 MiB", "10.13 GiB", "10.13 PiB"]
+    # exact past 2**53 B, a float's 53 bits: 67 x 2**47 - 1 B is a byte under 8.375 PiB, so
+    # 8.37 (its float is 8.375 PiB exactly, which read 8.38)
+    assert format_bytes(67 * 2**47 - 1) == "8.37 PiB"
 
 
 def test_layer_patterns():
