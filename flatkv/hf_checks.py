@@ -11,7 +11,6 @@ transformers itself cannot read is refused earlier, by ``hf_resolve``.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +24,7 @@ from flatkv.hf_resolve import (
     default_class,
     types_by_class,
 )
+from flatkv.plan import count_text
 
 
 def check_config(cfg: Mapping[str, Any], model_type: str) -> None:
@@ -131,16 +131,16 @@ def _check_one_window(text: Any, model_type: str, cfg: Mapping[str, Any]) -> Non
     window = getattr(text, "sliding_window", None)
     if not isinstance(windows, list) or len(windows) < len(types):
         raise ValueError(f"{model_type} config.json {field} must list a window for each of its "
-                         f"{len(types)} layers (as vLLM indexes it), got "
-                         f"{textwrap.shorten(repr(windows), 60, placeholder=' ...')}")
+                         f"{count_text(len(types))} layers (as vLLM indexes it), got "
+                         f"{as_written(windows)}")
     sliding = [i for i, kind in enumerate(types) if kind == "sliding_attention"]
-    other = sorted({repr(windows[i]) for i in sliding if windows[i] != window})
+    other = sorted({as_written(windows[i]) for i in sliding if windows[i] != window})
     if other:
-        same = len({repr(windows[i]) for i in sliding}) == 1
+        same = len({as_written(windows[i]) for i in sliding}) == 1
         raise ValueError(
             f"{model_type} config.json {field} gives its sliding layers "
-            f"{', '.join(other)} where sliding_window is {window!r}: vLLM slides each layer over "
-            "its own entry, and FlatKV plans one window for every sliding layer; "
+            f"{', '.join(other)} where sliding_window is {as_written(window)}: vLLM slides each "
+            "layer over its own entry, and FlatKV plans one window for every sliding layer; "
             + (f"a copy with sliding_window {other[0]} and no {field} plans it" if same else
                "it plans no model whose sliding layers differ in window"))
 
@@ -160,9 +160,9 @@ def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:
     if type(layers) is int and type(group) is int and layers % group:
         raise ValueError(
             f"bailing_hybrid config.json num_hidden_layers = {layers} is not a multiple of "
-            f"layer_group_size = {group}: vLLM makes the {layers % group} layers past the last "
-            "whole group MLA, transformers KDA, and SGLang refuses the model, so its layers "
-            "are no one engine's; check the model's values")
+            f"layer_group_size = {group}: vLLM makes the {count_text(layers % group)} layers past "
+            "the last whole group MLA, transformers KDA, and SGLang refuses the model, so its "
+            "layers are no one engine's; check the model's values")
     types = cfg.get("layer_types")
     placed = ([] if type(layers) is not int or type(group) is not int else
               ["full_attention" if (i + 1) % group == 0 else "linear_attention"
@@ -286,7 +286,8 @@ def check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any])
         if (not isinstance(types, (list, tuple)) or len(types) != n_layers
                 or not set(types) <= {"full", "shared"}):
             raise ValueError(f"{model_type} config.json indexer_types must hold \"full\" or "
-                             f"\"shared\" for each of its {n_layers} layers (as vLLM checks it), "
+                             f"\"shared\" for each of its {count_text(n_layers)} layers (as vLLM "
+                             "checks it), "
                              f"got {as_written(types)}")
         field = "indexer_types"
         shared = [i for i, kind in enumerate(types) if kind == "shared"]
@@ -307,13 +308,14 @@ def check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any])
     else:
         return
     if shared:
-        listed = ", ".join(map(str, shared[:6])) + (", ..." if len(shared) > 6 else "")
+        listed = ", ".join(map(count_text, shared[:6])) + (", ..." if len(shared) > 6 else "")
         # the field the config.json gives (transformers' class may derive indexer_types from it)
         given = [key for key in _INDEXER_LAYOUT_KEYS if gives(cfg, key)]
         if given and not field.startswith(given[0]):
             field = f"{given[0]} (as transformers reads it: {field})"
         raise ValueError(
-            f"{model_type} config.json {field} leaves {len(shared)} of its {n_layers} layers "
+            f"{model_type} config.json {field} leaves {count_text(len(shared))} of its "
+            f"{count_text(n_layers)} layers "
             f"without the indexer's keys (layer{'s' if len(shared) > 1 else ''} {listed}): "
             "vLLM keeps them only on the others, so its MLA layers differ in bytes per token, "
             "which FlatKV does not model (one KV size for every attention layer); without the "

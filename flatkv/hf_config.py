@@ -150,8 +150,8 @@ def _mimo_v2_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLaye
     if (not isinstance(pattern, list) or len(pattern) != n_layers
             or any(bit not in (0, 1) or isinstance(bit, bool) for bit in pattern)):
         raise ValueError(f"{model_type} config.json {field} = {as_written(pattern)}: {why}, one "
-                         f"entry a layer of {n_layers}; give it as the checkpoint's config.json "
-                         "does")
+                         f"entry a layer of {n_layers:,}; give it as the checkpoint's "
+                         "config.json does")
 
     def layer(prefix: str, window: int | None) -> AttentionLayer:
         dim = whole_field(text, f"{prefix}head_dim", model_type)
@@ -310,8 +310,8 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
             elif label == "sliding_attention":
                 if window is None:
                     raise ValueError(
-                        f"{model_type} layer {i} is sliding_attention but sliding_window is not "
-                        "set: add sliding_window to the config"
+                        f"{model_type} layer {i:,} is sliding_attention but sliding_window is "
+                        "not set: add sliding_window to the config"
                     )
                 cache[label] = _attention(text, model_type, whole_field(text, "sliding_window",
                                                                  model_type))
@@ -337,7 +337,7 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                                 _state_layer(text, model_type))
             else:
                 raise ValueError(
-                    f"{model_type} layer {i} has layer type {label!r}, which FlatKV does not "
+                    f"{model_type} layer {i:,} has layer type {label!r}, which FlatKV does not "
                     "model: known types are full_attention, sliding_attention, "
                     "chunked_attention, linear_attention, mlp, moe (hybrid in zamba2, conv in "
                     "lfm2)"
@@ -388,8 +388,8 @@ def _kv_shared_layers(text: Any, model_type: str, n_layers: int) -> int:
     if shared >= n_layers:
         raise ValueError(f"{model_type} config.json {field_name(text, 'num_kv_shared_layers')} = "
                          f"{shared} leaves none "
-                         f"of its {n_layers} layers a KV cache of its own: give fewer than "
-                         f"{n_layers}")
+                         f"of its {n_layers:,} layers a KV cache of its own: give fewer than "
+                         f"{n_layers:,}")
     return shared
 
 
@@ -416,7 +416,7 @@ def _mtp_layer_types(text: Any, cfg: Mapping[str, Any], model_type: str) -> tupl
             raise ValueError(f"exaone_moe config.json num_nextn_predict_layers = "
                              f"{as_written(modules)}: "
                              f"vLLM reads each MTP layer's type from layer_types at its index, "
-                             f"so give a whole number from 0 to its {len(types)} layers")
+                             f"so give a whole number from 0 to its {len(types):,} layers")
         kinds, field = types[:modules], "layer_types"
     if odd := next((k for k in kinds if k not in ATTENTION_LABELS), None):
         raise ValueError(f"config.json {field} gives an MTP layer the type {odd!r}: an MTP "
@@ -457,10 +457,11 @@ def _step3p5_heads(text: Any, cfg: Mapping[str, Any], heads: int | None,
     def differs(name: str, theirs: Any, layer_kind: str) -> None:
         if layer_kind in kinds and groups is not None and theirs != groups:
             raise ValueError(
-                f"step3p5 config.json {name} = {theirs!r} is not the {groups!r} KV groups vLLM "
-                f"gives every layer (num_attention_groups): SGLang gives the {layer_kind} layers "
-                f"{theirs!r}, so the engines keep different bytes a token, which FlatKV does not "
-                "model (one KV size for every attention layer); check the model's values")
+                f"step3p5 config.json {name} = {as_written(theirs)} is not the {groups} KV "
+                "groups vLLM gives every layer (num_attention_groups): SGLang gives the "
+                f"{layer_kind} layers {as_written(theirs)}, so the engines keep different bytes "
+                "a token, which FlatKV does not model (one KV size for every attention layer); "
+                "check the model's values")
 
     given_name, given = field_of(cfg, "num_attention_groups")
     differs(given_name if given is not None else "num_attention_groups (SGLang's default)",
@@ -500,7 +501,7 @@ def _two_query_heads(full: int | None, sliding: int) -> tuple[int | None, str]:
         return full, ""
     both = math.gcd(full, sliding)
     return both, (f"Its sliding layers have {sliding} query heads and its full layers {full}: "
-                  f"a tp must divide both, so attention_heads reads as {both}, their greatest "
+                  f"a tp must divide both, so attention_heads reads as {both:,}, their greatest "
                   "common divisor.")
 
 

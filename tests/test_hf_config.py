@@ -860,6 +860,19 @@ def test_exaone_moe_reads_as_exaone_4_with_vllms_window_a_layer():
             "exaone_moe config.json sliding_windows must list a window for each of its 8 layers "
             "(as vLLM indexes it), got [128, 128]")):
         spec_from_hf_config({**K_EXAONE, "sliding_windows": [128, 128]})
+    # a count of ours grouped, the config's own values as it writes them: 1,024 layers, an MTP
+    # count of 1025 past them, a list of 2 windows short of them
+    wide = {**K_EXAONE, "num_hidden_layers": 1_024,
+            "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 256}
+    with pytest.raises(ValueError, match=re.escape(
+            "exaone_moe config.json num_nextn_predict_layers = 1025: vLLM reads each MTP layer's "
+            "type from layer_types at its index, so give a whole number from 0 to its 1,024 "
+            "layers")):
+        spec_from_hf_config({**wide, "num_nextn_predict_layers": 1_025})
+    with pytest.raises(ValueError, match=re.escape(
+            "exaone_moe config.json sliding_windows must list a window for each of its 1,024 "
+            "layers (as vLLM indexes it), got [128, 128]")):
+        spec_from_hf_config({**wide, "sliding_windows": [128, 128]})
     # entries past the layers are not read (vLLM indexes by layer)
     longer = spec_from_hf_config({**K_EXAONE, "sliding_windows": [128] * 9})
     assert longer.profile() == profile
@@ -897,6 +910,14 @@ def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
                           "only.")
     # the spec keeps them (a model file too), and adds no full-attention MTP layer for them
     assert spec.mtp_layer_types == ("sliding_attention",) * 3
+    # their greatest common divisor is ours, grouped; the heads as the config writes them:
+    # 3,072 = 3 x 1,024 and 2,048 = 2 x 1,024 share 1,024
+    wide = spec_from_hf_config({**STEP35, "num_attention_heads": 2_048, "attention_other_setting": {
+        **STEP35["attention_other_setting"], "num_attention_heads": 3_072}})
+    assert wide.attention_heads == 1_024 == math.gcd(2_048, 3_072)
+    assert wide.notes.startswith("Its sliding layers have 3072 query heads and its full layers "
+                                 "2048: a tp must divide both, so attention_heads reads as "
+                                 "1,024, their greatest common divisor.")
     assert ModelSpec.from_dict(spec.to_dict()).mtp_layer_types == spec.mtp_layer_types
     with pytest.raises(ValueError, match=re.escape(
             "step3p5's MTP layers are sliding_attention (its config's mtp_layer_types): an added "
@@ -919,6 +940,13 @@ def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
         spec_from_hf_config({**four, "num_key_value_heads": 4,
                              "attention_other_setting": {"num_attention_groups": 4}})
     # the sliding layers' query heads: named where the config gives them
+    # a value of another kind reads as config.json writes it: true, not Python's True
+    with pytest.raises(ValueError, match=re.escape(
+            "step3p5 config.json attention_other_setting.num_attention_groups = true is not the "
+            "8 KV groups vLLM gives every layer (num_attention_groups): SGLang gives the "
+            "sliding_attention layers true")):
+        spec_from_hf_config({**STEP35, "attention_other_setting": {
+            **STEP35["attention_other_setting"], "num_attention_groups": True}})
     with pytest.raises(ValueError, match=re.escape(
             "step3p5 config.json attention_other_setting.num_attention_heads = 12 must be a "
             "positive multiple of the 8 KV groups")):
@@ -1586,6 +1614,11 @@ def test_bailing_hybrid_reads_as_kimi_linear_kda_and_mla_by_layer_group():
     # the engines place the layers by layer_group_size alone
     ({"layer_types": ["full_attention"] * 42}, "^bailing_hybrid config.json layer_types "
      "disagree with layer_group_size = 6, by which vLLM and SGLang place the layers"),
+    # the config's values as it writes them, the count derived from them grouped: 2,047 =
+    # 1 x 1,024 + 1,023 layers, 1,023 past the last whole group
+    ({"num_hidden_layers": 2_047, "layer_group_size": 1_024}, "^bailing_hybrid config.json "
+     "num_hidden_layers = 2047 is not a multiple of layer_group_size = 1024: vLLM makes the "
+     "1,023 layers past the last whole group MLA"),
 ])
 def test_bailing_hybrid_is_refused_where_its_engines_part(change, said):
     cfg = {k: v for k, v in {**BAILING, **change}.items() if v is not None}
