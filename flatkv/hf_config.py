@@ -97,8 +97,8 @@ def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer
         if hidden < heads:
             raise ValueError(f"{model_type} config.json "
                              f"{field_name(text, 'num_attention_heads')} = "
-                             f"{heads:,} is more than {field_name(text, 'hidden_size')} = "
-                             f"{hidden:,}, which it divides into head_dim: fix the config, or "
+                             f"{heads} is more than {field_name(text, 'hidden_size')} = "
+                             f"{hidden}, which it divides into head_dim: fix the config, or "
                              "give head_dim")
         head_dim = hidden // heads
     else:
@@ -218,9 +218,9 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
         if (model_type != "lfm3" and getattr(text, "conv_dim", None) is not None
                 and g("conv_dim") != channels):
             raise ValueError(
-                f"{model_type} config.json {field_name(text, 'conv_dim')} = {g('conv_dim'):,} is "
+                f"{model_type} config.json {field_name(text, 'conv_dim')} = {g('conv_dim')} is "
                 f"not {field_name(text, 'hidden_size')} = "
-                f"{channels:,}: vLLM's LFM2 sizes its conv state by conv_dim, SGLang's (and "
+                f"{channels}: vLLM's LFM2 sizes its conv state by conv_dim, SGLang's (and "
                 "vLLM's LFM2-MoE) by hidden_size, so the engines would differ; check the "
                 "model's values")
         return ShortConvLayer(channels=channels, conv_kernel=g("conv_L_cache"))

@@ -521,8 +521,9 @@ def test_a_rope_type_or_rope_number_no_engine_reads_is_refused_by_its_field():
     # its mamba_d_ssm may be null (expand x hidden_size): not blamed beside mamba_d_head
     ("Falcon-H1-7B", {"mamba_d_head": None, "mamba_d_ssm": None}, r"config.json mamba_d_head "
      r"is null: transformers' falcon_h1 config computes with it; give"),
+    # the config's values as it writes them (8192 heads, Jamba's hidden_size 4096)
     ("Jamba-1.5-Mini", {"num_attention_heads": 8192}, r"jamba config.json num_attention_heads "
-     r"= 8,192 is more than hidden_size = 4,096, which it divides into head_dim: fix the "
+     r"= 8192 is more than hidden_size = 4096, which it divides into head_dim: fix the "
      r"config, or give head_dim"),
     ("Llama-3.1-8B", {"torch_dtype": 16}, r"config.json torch_dtype = 16 must be a dtype name"),
     ("Llama-3.1-8B", {"rope_scaling": "abc"}, r"config.json rope_scaling = 'abc' must be an "
@@ -1755,8 +1756,8 @@ def test_lfm2_conv_dim_and_layer_types_as_the_engines_read_them():
     # vLLM's LFM2 (conv_dim) and SGLang's (hidden_size) differently: refused
     same = spec_from_hf_config({**LFM2, "conv_dim": 2048})
     assert same.profile().state_const_bytes == {"conv": 2048 * 2 * BF16}
-    with pytest.raises(ValueError, match=r"^lfm2 config.json conv_dim = 1,024 is not "
-                                         r"hidden_size = 2,048: vLLM's LFM2 sizes"):
+    with pytest.raises(ValueError, match=r"^lfm2 config.json conv_dim = 1024 is not "
+                                         r"hidden_size = 2048: vLLM's LFM2 sizes"):
         spec_from_hf_config({**LFM2, "conv_dim": 1024})
     with pytest.raises(ValueError, match=r"^lfm2_moe config.json has no layer_types"):
         spec_from_hf_config({k: v for k, v in LFM2.items() if k != "layer_types"}
