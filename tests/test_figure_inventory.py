@@ -4,12 +4,15 @@ every other test). The pages are opened at views chosen to draw every kind of me
 and each label they show must be listed in ``PINNED_BY`` under the test that pins it; that test
 must exist and read the label. A new metric fails here until its test is written and named.
 
-Charts and tables are pinned by the tests of their builders (test_charts, test_app_data) and
-of their pages; this inventory covers the metrics, the figures a reviewer reads first."""
+The tables are held to the same rule by their headers: each table the views draw is listed in
+``TABLES_PINNED_BY`` under a test that reads every one of its columns, so a column added to a
+table fails here until a test derives its figures. Charts are pinned by the tests of their
+builders (test_charts, test_app_data) and of their pages."""
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 from app_helpers import ROOT, STATE_ONLY_LINK, open_app
@@ -62,6 +65,32 @@ PINNED_BY = {
 }
 PINNED = {label: test for test, labels in PINNED_BY.items() for label in labels}
 
+# each test that derives a table's figures -> the tables, by their headers (``table_key``)
+TABLES_PINNED_BY = {
+    ("test_app_model.py", "test_model_page_builds_a_hybrid_from_scratch"): (
+        ("name", "layers", "KV B per token", "state B per layer", "conv shape", "ssm shape",
+         "kind"),
+        ("name", "layers", "KV B per token", "kind"),  # a model without state
+        ("config field", "<kinds>"),
+    ),
+    ("test_app_state.py", "test_layer_rows_and_kind_summary_by_hand"): (
+        ("cache layer", "kind", "group", "slot", "bytes per token", "state bytes"),),
+    ("test_app_data.py", "test_dead_weight_rows_by_hand_under_the_clis_headers"): (
+        ("group", "layers", "used B/block", "dead B/block", "dead share"),),
+    ("test_app_data.py", "test_budget_curves_by_hand"): (
+        ("block size (tokens)", "P (tokens)", "capacity (tokens)", "concurrency"),),
+    ("test_app_compare.py", "test_compare_page_lists_every_strategy"): (
+        ("strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks", "engine log",
+         "older vLLM log", "block bytes"),
+        ("context", "packed", "per component", "vLLM", "SGLang", "two-level"),
+        ("category (bytes)", "FlatKV packed slabs", "FlatKV per component", "vLLM v1", "SGLang",
+         "two-level pages"),
+    ),
+    ("test_app_compare.py", "test_compare_gives_each_layouts_budget_for_the_requests_to_hold"): (
+        ("strategy", "cache budget", "GPU memory", "cache budget (B)", "GPU memory (B)"),),
+}
+TABLES_PINNED = {key: test for test, keys in TABLES_PINNED_BY.items() for key in keys}
+
 GROUPS = "full_attention|sliding_attention|chunked_attention|linear_attention"
 
 
@@ -91,18 +120,49 @@ def test_every_metric_the_pages_show_is_pinned_by_a_named_test():
     assert set(PINNED) <= set(shown), set(PINNED) - set(shown)
 
 
+def table_key(columns) -> tuple[str, ...]:
+    """A table as ``TABLES_PINNED`` lists it: its headers, the Model page's config-field table
+    by its first (its other columns are the model's own kind names, whatever the model)."""
+    columns = tuple(str(c) for c in columns)
+    return (columns[0], "<kinds>") if columns[0] == "config field" else columns
+
+
+def test_every_table_the_pages_show_is_pinned_by_a_named_test():
+    shown: dict[tuple[str, ...], str] = {}
+    for page, link in VIEWS:
+        at = open_app(f"app_pages/{page}.py", link)
+        assert not at.exception and not at.error, (page, link)
+        for frame in at.dataframe:
+            shown.setdefault(table_key(frame.value.columns), f"{page} {link}")
+    unlisted = {k: v for k, v in shown.items() if k not in TABLES_PINNED}
+    assert not unlisted, (f"tables shown without a test named in TABLES_PINNED: {unlisted}: "
+                          "write the test that derives their figures and name it there")
+    assert set(TABLES_PINNED) <= set(shown), set(TABLES_PINNED) - set(shown)
+
+
+def test_each_table_pinning_test_exists_and_reads_every_column():
+    for key, (file, name) in TABLES_PINNED.items():
+        source = _test_sources(file).get(name)
+        assert source is not None, f"{file}::{name}, named for {key}, is not there"
+        unread = [c for c in key if c != "<kinds>" and _bare(c) not in _bare(source)]
+        assert not unread, f"{file}::{name} does not read the columns {unread} of {key}"
+
+
 def test_each_pinning_test_exists_and_reads_its_metric():
-    sources: dict[str, dict[str, str]] = {}
     for key, (file, name) in PINNED.items():
-        if file not in sources:
-            text = (ROOT / "tests" / file).read_text()
-            sources[file] = {node.name: ast.get_source_segment(text, node) or ""
-                             for node in ast.parse(text).body
-                             if isinstance(node, ast.FunctionDef)}
-        assert name in sources[file], f"{file}::{name}, named for {key!r}, is not there"
+        source = _test_sources(file).get(name)
+        assert source is not None, f"{file}::{name}, named for {key!r}, is not there"
         # the label's longest fixed part, as the test writes it
         stem = max(re.split(r"#|<group>", key), key=len).strip()
-        assert _bare(stem) in _bare(sources[file][name]), f"{file}::{name} does not read {key!r}"
+        assert _bare(stem) in _bare(source), f"{file}::{name} does not read {key!r}"
+
+
+@functools.cache
+def _test_sources(file: str) -> dict[str, str]:
+    """The source of each test function in ``tests/<file>``, by name."""
+    text = (ROOT / "tests" / file).read_text()
+    return {node.name: ast.get_source_segment(text, node) or ""
+            for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)}
 
 
 def _bare(text: str) -> str:
