@@ -1062,10 +1062,11 @@ def test_an_option_not_offered_for_a_model_changes_none_of_its_figures(model):
 
 
 def test_the_padding_bound_decides_two_level_pages_for_unequal_attention_groups():
-    # why the bound is offered for 3 + 5 layers: at 1/4 no P fits, at 7/10 it does
+    # why the bound is offered for 3 + 5 layers: at 1/4 no P fits, at 7/10 it does (a parent
+    # holds the 5 sliding rows; 5 // 3 = 1 page of 3 full rows in it pads by 2/3, 66.67%)
     refused = run_strategy("lcm", UNEQUAL_ATTENTION, budget_bytes=2**30)
     assert not refused.applies
-    assert refused.reason.endswith("pads full_attention by 66.7%; raise the two-level padding "
+    assert refused.reason.endswith("pads full_attention by 66.67%; raise the two-level padding "
                                    "bound (--lcm-padding-bound) to accept it")
     r = run_strategy("lcm", UNEQUAL_ATTENTION, budget_bytes=2**30,
                      options=StrategyOptions(lcm_padding_bound=Fraction(7, 10)))

@@ -900,10 +900,10 @@ def test_lcm_padding_bound_not_met_says_why():
                         sliding_window=128)
     r = run_strategy("lcm", prof, budget_bytes=GIB8)
     # P 16: the 3 full rows are a payload of 3 x 16 x 1,024 = 49,152 B, the 2 sliding rows
-    # 32,768 B; K = 49,152 // 32,768 = 1, so a sliding page pads by 16,384 / 32,768 = 50.0%
+    # 32,768 B; K = 49,152 // 32,768 = 1, so a sliding page pads by 16,384 / 32,768 = 50%
     assert not r.applies and r.reason == (
         "no P among 256 candidates keeps every group's padding under 0.25: the best, P = 16, "
-        "pads sliding_attention by 50.0%; raise the two-level padding bound "
+        "pads sliding_attention by 50.00%; raise the two-level padding bound "
         "(--lcm-padding-bound) to accept it")
     ok = run_strategy("lcm", prof, budget_bytes=GIB8,
                       options=StrategyOptions(lcm_padding_bound="1/2"))
@@ -918,7 +918,7 @@ def test_lcm_padding_past_any_bound_names_the_alignment():
                      options=StrategyOptions(lcm_alignment_bytes=2**40))
     assert not r.applies
     assert r.reason.endswith(
-        "the best, P = 4096, pads full_attention by 204700.0%; more than the padding bound "
+        "the best, P = 4,096, pads full_attention by 204,700.00%; more than the padding bound "
         "can accept (10): lower the parent alignment (--lcm-alignment-bytes, "
         "1,099,511,627,776 B)")
 

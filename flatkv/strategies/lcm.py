@@ -106,8 +106,8 @@ def _bound_unmet(best: ParentGeometry, tried: int, options: StrategyOptions) -> 
     bound accepted would not."""
     worst, pad = best.worst
     return (f"no P among {tried} candidates keeps every group's padding under "
-            f"{ratio_text(options.lcm_padding_bound)}: the best, P = {best.block_size}, pads "
-            f"{worst} by {float(pad) * 100:.1f}%; " + (
+            f"{ratio_text(options.lcm_padding_bound)}: the best, P = {n(best.block_size)}, pads "
+            f"{worst} by {percent_text(pad)}; " + (
                 "raise the two-level padding bound (--lcm-padding-bound) to accept it"
                 if pad <= PADDING_BOUND_RANGE[1] else
                 f"more than the padding bound can accept ({ratio_text(PADDING_BOUND_RANGE[1])}): "
