@@ -52,6 +52,7 @@ from flatkv.gpu.pool import resolve_device  # noqa: E402
 from flatkv.gpu_settings import PAGE_MAJOR, SLOT_MAJOR  # noqa: E402
 from flatkv.gpu_view import layout_rows  # noqa: E402
 from flatkv.plan import components_from_layers, plan_tensors  # noqa: E402
+from flatkv.units import times_text  # noqa: E402
 
 MiB = 1 << 20
 KiB = 1 << 10
@@ -122,7 +123,7 @@ def layout_ratios(results: list[BenchResult]) -> list[str]:
     for row in layout_rows(results, text=False):
         if row["operation"] in ("gather", "scatter") and row["implementation"] == "torch":
             by_call.setdefault((row["page bytes"], row["pages per call"]), []).append(
-                f"{row['operation']} {row['page-major / slot-major']:.2f}x")
+                f"{row['operation']} {times_text(row['page-major / slot-major'])}x")
     return [f"page-major / slot-major (torch), page {page} B x {pages}: {', '.join(ratios)}"
             for (page, pages), ratios in by_call.items()]
 

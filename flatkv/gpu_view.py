@@ -26,7 +26,7 @@ from flatkv.gpu_settings import (
     in_order,
 )
 from flatkv.plan import ComponentSpec, FlatMemoryPlan, cdiv
-from flatkv.units import count_text, format_bytes, markdown_literal, percent_text
+from flatkv.units import count_text, format_bytes, markdown_literal, percent_text, times_text
 
 if TYPE_CHECKING:
     from flatkv.gpu.bench import BenchResult, Figure
@@ -540,7 +540,7 @@ def noise_text(results: Sequence[BenchResult], threshold: float = NOISY_SPREAD) 
     if not noisy:
         return ""
     parts = [f"{n.name} rounds spread from {n.fastest_s * 1e3:.3f} to {n.slowest_s * 1e3:.3f} "
-             f"ms ({n.spread:.2f}x)" for n in noisy[:NOISY_SHOWN]]
+             f"ms ({times_text(n.spread)}x)" for n in noisy[:NOISY_SHOWN]]
     if (more := len(noisy) - NOISY_SHOWN) > 0:
         parts.append(f"{count_text(more, 'more figure')} over {threshold:g}x")
     return (f"Noisy: {'; '.join(parts)}. Medians this unsteady can differ by as much in the "
@@ -592,7 +592,7 @@ def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[di
             "operation": _operation_name(op) if text else op,
             KERNEL_COLUMN if text else "implementation": impl,
             # the ratio and whether it is noise first: what a scrolled table shows
-            LAYOUT_RATIO_COLUMN: f"{ratio:.2f}x" if text else ratio,
+            LAYOUT_RATIO_COLUMN: f"{times_text(ratio)}x" if text else ratio,
             APART_COLUMN: (_apart_text(apart, rounds) if text else apart),
             f"{SLOT_MAJOR} GB/s": round(slot.gbps, 2),
             f"{PAGE_MAJOR} GB/s": round(whole.gbps, 2),

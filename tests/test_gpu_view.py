@@ -284,6 +284,10 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
         ("gather", 8.0, 16.0, "2.00x"), ("scatter", 9.0, 17.0, "1.89x"),
         ("state rows", 5.0, 5.0, "1.00x")]
     assert gpu_view.layout_rows(runs, text=False)[0]["page-major / slot-major"] == 2.0
+    # a ratio that is not one does not read as one: 9.96 / 10.0 = 0.996, not "1.00x"
+    close = [result(pages=1, gbps=(20.0, 10.0, 9.0)),
+             result(pages=1, gbps=(20.0, 9.96, 9.0), layout="page-major")]
+    assert gpu_view.layout_rows(close)[0]["page-major / slot-major"] == "0.996x"
     assert list(rows[0])[3:7] == ["operation", "kernel", "page-major / slot-major",
                                   "rounds apart"]
     assert gpu_view.layout_rows(runs[:1]) == []  # one layout: nothing to set side by side
