@@ -8,7 +8,8 @@ prefixes (vLLM: ``(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 [gpu_worker.py:12
 thousands separators; so a line is found by its words with its figures masked, anchored where
 the engine's message starts, and its figures compared exactly (as decimals, never floats that
 could hide a difference). Where FlatKV elides a part of a line (``...``: the run's own GPU
-figures in vLLM's "Memory after warmup" line) that part matches anything and is not compared.
+figures in vLLM's "Memory after warmup" line) that part matches anything and is not compared;
+a memory unit right after it ("the requested ... GiB") is that elided figure's, in either unit.
 A line of its words whose figure reads as no number (nan, a copy's damaged 4,413,4400, or
 40. 0 with a space inside) differs, naming what it holds, rather than go unread beside another
 rank's that agrees; so does one that prints a figure in the other memory unit (GB for GiB: an
@@ -366,6 +367,8 @@ _UNIT = re.compile(r"^\s*(GiB|GB|tokens|x|%)(?![\w])")
 # unit a release (vLLM GiB, SGLang its GB), so the other is another release's or a hand edit
 _MEMORY_UNIT = re.compile(r"\s*(GiB|GB)(?!\w)")
 _ANY_MEMORY_UNIT = r"(?:GiB|GB)"
+# ... and after an elision (a figure FlatKV does not print): a unit word, not a word's letters
+_ELIDED_UNIT = rf"(?<![A-Za-z]){_ANY_MEMORY_UNIT}(?!\w)"
 # Bytes a memory unit stands for in each engine's log: SGLang's GB is 1024**3 (memory_pool.py)
 _UNIT_BYTES = {"vllm": {"GiB": 1 << 30, "GB": 10**9},
                "sglang": {"GiB": 1 << 30, "GB": SGLANG_GB}}
@@ -382,9 +385,15 @@ def template(expected: str) -> _Template:
     matches either (``_MEMORY_UNIT``)."""
     parts, figures, names, words, units = [], [], [], [], []
     for i, segment in enumerate(expected.strip().split(ELISION)):
+        at = 0
         if i:
             parts.append(f".{{0,{MAX_ELIDED_CHARS}}}?")
-        at = 0
+            # an elided figure's unit ("the requested ... GiB"): the elision ends at the first
+            # unit, in either unit, so it is not read as a later figure's ("... Torch may
+            # reserve up to 4.61 GiB"), nor a log in GB read as missing; elided, not compared
+            if elided_unit := _MEMORY_UNIT.match(segment):
+                parts.append(_ELIDED_UNIT)
+                at = elided_unit.end()
         for match in _FIGURE.finditer(segment):
             parts.append(_literal(segment[at:match.start()]))
             words += segment[at:match.start()].split()

@@ -92,7 +92,7 @@ def test_hand_derived_lines_falcon_mamba():
     # vLLM at 40 GiB, mode none: one group of 64 Mamba1 layers, a page one layer's state
     # (conv 8,192 x 3 + ssm 8,192 x 16, bfloat16: 311,296 B), one page a request of 2,048
     # tokens: 42,949,672,960 // 311,296 // 64 = 2,155 blocks = 2,155 x 311,296 x 64 =
-    # 42,934,927,360 B = 39.986 GiB ("39.99"); logged tokens 2,155 x 2,048 = 4,413,440,
+    # 42,933,944,320 B = 39.985 GiB ("39.99"); logged tokens 2,155 x 2,048 = 4,413,440,
     # concurrency 2,155 / 1 = 2155.00x
     blocks = GIB40 // 311_296 // 64
     assert (blocks, blocks * 2048) == (2_155, 4_413_440)
@@ -422,6 +422,52 @@ def test_a_line_in_the_other_memory_unit_differs_naming_both_units():
     (line,) = check_log(expected[:1], "vllm", "Available KV cache memory: nan GB").lines
     assert line.detail() == ("line 1: KV cache memory (GiB): FlatKV 40.0 GiB, log nan GB (the "
                              "log prints GB, FlatKV GiB)")
+
+
+# vLLM 0.34's warm-up line of falcon-mamba's run (WARMUP_FIGURES' format), its figures as one
+# printing GB (10**9 B) would give them: the requested 70.52 GiB = 75,718,883,246 B = 75.72 GB;
+# the 2,155 blocks' 42,933,944,320 B (test_hand_derived_lines_falcon_mamba) = 42.93 GB
+WARMUP_IN_GB = ("Memory after warmup: 1.34 GB free, 42.94 GB committed to the KV cache, 2.25 GB "
+                "kept for transient activations (2.01 GB allocated at peak, 2.25 GB of torch "
+                "reservation growth); 2155 KV cache blocks (42.93 GB) fit within the requested "
+                "75.72 GB. Torch may reserve up to 80.55 GB.")
+
+
+def test_an_elided_figures_unit_is_its_own_not_a_later_figures():
+    # FlatKV's "fit within the requested ... GiB. ...": the requested figure is the run's,
+    # elided, and its unit is the one right after it, in either unit. A log whose requested
+    # figure is in GB (75.72) read the elision on to the Torch sentence's "75.02 GiB." and
+    # took that GiB as the requested figure's; with no GiB after, not in the log at all
+    (expected,) = falcon("vllm")[1:2]
+    assert expected == ("Memory after warmup: ... 2155 KV cache blocks (39.99 GiB) fit within "
+                        "the requested ... GiB. ...")
+    requested_gb = as_logged(expected).replace("70.52 GiB.", "75.72 GB.")
+    assert "requested 75.72 GB. Torch may reserve up to 75.02 GiB." in requested_gb
+    match = template(expected).pattern.match(requested_gb)
+    # the pattern's last elision matches nothing: it ends after the requested figure's unit
+    assert requested_gb[:match.end()].endswith("the requested 75.72 GB. ")
+    without_torch = requested_gb.removesuffix(" Torch may reserve up to 75.02 GiB.")
+    for log in (requested_gb, without_torch, vllm_prefix(0, 1) + without_torch):
+        (line,) = check_log([expected], "vllm", log).lines
+        assert line.outcome == SAME, log
+    # a line of the whole in GB is found, and its one compared figure differs naming both units:
+    # 42.93 GB = 42,930,000,000 B = 39.98 GiB (39.9817), not FlatKV's 39.99; the elided figures'
+    # GB (free, requested, Torch's) are not compared
+    (line,) = check_log([expected], "vllm", vllm_prefix(0, 1) + WARMUP_IN_GB).lines
+    assert line.detail() == ("line 1 (Worker_TP0 pid=4100): KV cache blocks (GiB): FlatKV 39.99 "
+                             "GiB, log 42.93 GB (the log prints GB, FlatKV GiB: 42.93 GB is "
+                             "39.98 GiB, not FlatKV's 39.99)")
+    # the Available line elided (a budget given as vLLM 0.34's blocks): a log of it in GB is
+    # found and agrees, its figure not compared, where it read as not in the log; 44.59 GiB as
+    # GB is 47.88 (47,878,518,456 B)
+    for available in ("44.59 GiB", "47.88 GB", "47.88GB"):
+        log = f"{vllm_prefix(0, 1)}Available KV cache memory: {available}"
+        (line,) = check_log(["Available KV cache memory: ... GiB"], "vllm", log).lines
+        assert line.outcome == SAME, available
+    # a unit word's letters are no unit: "GBs" (no vLLM line) leaves it not in the log
+    log = f"{vllm_prefix(0, 1)}Available KV cache memory: 47.88 GBs"
+    assert check_log(["Available KV cache memory: ... GiB"], "vllm", log).lines[0].outcome == (
+        MISSING)
 
 
 def test_a_prefixed_line_is_matched_where_its_message_starts():
@@ -889,7 +935,7 @@ def test_a_budget_in_vllm_blocks_elides_the_available_memory_vllm_estimates():
     from flatkv.strategies.vllm_log import with_available_elided
 
     profile = spec_from_hf_config(FALCON_MAMBA).profile()
-    # 2,155 blocks of 311,296 x 64 B = 42,934,026,240 B: 39.99 GiB, where the run's log said
+    # 2,155 blocks of 311,296 x 64 B = 42,933,944,320 B: 39.99 GiB, where the run's log said
     # 40.0 before warm-up; the line is kept, its figure elided, so a log's line is found
     blocks = run_strategy("vllm", profile, budget_bytes=2_155 * 311_296 * 64,
                           context_tokens=2048)
