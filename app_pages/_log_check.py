@@ -91,9 +91,11 @@ def _run_settings(s: AppState) -> log_check.RunSettings:
         tp=s.tp, attn_dp=s.sglang_attn_dp_size, mamba_cache_mode=s.mamba_cache_mode,
         context=s.context_length(), chunk=s.sglang_chunked_prefill(),
         vllm_blocks=(vllm.num_blocks,) if vllm.applies else (),
-        available=tuple(line.removeprefix(AVAILABLE_LINE)
-                        for line in vllm.extras.get("log_lines", ()) if line.startswith(
-                            AVAILABLE_LINE)),
+        # its Available line's figure, in GiB and as GB; none where it is elided (a budget of
+        # blocks: the log's is vLLM's own estimate)
+        available=(log_check.printed_available(vllm.budget_bytes) if any(
+            line.startswith(AVAILABLE_LINE) and log_check.ELISION not in line
+            for line in vllm.extras.get("log_lines", ())) else ()),
         **log_check.sglang_pool_settings(sglang),
         sglang_budget=sglang_budget_search(s.profile(), s.context_length(),
                                            s.strategy_options()),
@@ -114,8 +116,13 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
             said.append(f"{value:,} vLLM KV cache blocks a rank (fit after warm-up)")
         elif name == "kv_memory":
             changes.update(gpu=KV_MEMORY, kv_memory=kv_memory_size(value))
+            # a log in GB (10**9 B) gives its budget exactly, as printed; FlatKV's line is
+            # vLLM's GiB, and differs in its unit alone
+            in_gb = (f", which prints GB to 0.01 GB: the budget is the figure as printed, "
+                     f"{changes['kv_memory']:,} B, and FlatKV's line, in GiB, differs in its "
+                     "unit alone" if value.endswith(" GB") else "")
             said.append(f"{value} of KV cache memory a rank (its \"Available KV cache "
-                        "memory\" line)")
+                        f"memory\" line{in_gb})")
         elif name == "sglang_budget":
             changes.update(gpu=KV_MEMORY, kv_memory=value)
             # state layers alone log the context as their tokens: their slots size the pool
@@ -158,15 +165,15 @@ def _not_agreeing(s: AppState, lines: list[log_check.LogLine],
     of their figures would differ, for the engines whose lines it holds (``found``: how many
     of each engine's it holds now): lines that differ, those it would no longer hold, and all
     an engine's where it would not start at ``s``. A line the log lacks either way (an older
-    release's) is left out."""
+    release's) is left out, as is a figure that differs in its unit alone (a log in GB: no
+    setting changes the unit, ``LineCheck.value_differences``)."""
     checks = {r.strategy: log_check.check_result(r, lines)
               for r in current_strategies(s, tuple(found))
               if r.applies and r.extras.get("log_lines")}
     lines_off = sum(held if (c := checks.get(name)) is None else
-                    c.count(log_check.DIFFERS) + max(held - c.found, 0)
-                    for name, held in found.items())
-    figures_off = sum(len(o.differences) for c in checks.values() for line in c.lines
-                      for o in line.occurrences if not o.not_compared)
+                    sum(1 for line in c.lines if line.value_differences)
+                    + max(held - c.found, 0) for name, held in found.items())
+    figures_off = sum(line.value_differences for c in checks.values() for line in c.lines)
     return lines_off, figures_off
 
 

@@ -37,6 +37,7 @@ from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import GB as SGLANG_GB
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
+from flatkv.strategies.vllm_log import format_gib
 from flatkv.units import MAX_TOKENS, control_character, count_text, parse_size
 
 # The most a pasted log may hold: a start-up log is some hundred lines (~100 KB); a pasted
@@ -132,6 +133,8 @@ class Figure:
     # where the log prints the figure in another memory unit than FlatKV's: both told with
     # their units, and what the log's is in FlatKV's (``_with_units``)
     with_units: str = ""
+    # ... and whether its value, set in FlatKV's unit, is FlatKV's: it differs in its unit alone
+    unit_alone: bool = False
 
     def text(self) -> str:
         if self.with_units:
@@ -182,6 +185,14 @@ class LineCheck:
             return MISSING
         return (DIFFERS if any(o.differences and not o.not_compared for o in self.occurrences)
                 else SAME)
+
+    @property
+    def value_differences(self) -> int:
+        """How many figures of the compared log lines differ in value: a figure the log prints
+        in another unit whose value agrees (``Figure.unit_alone``) is left out, as no setting
+        changes the unit an engine prints."""
+        return sum(1 for o in self.occurrences if not o.not_compared
+                   for f in o.differences if not f.unit_alone)
 
     def detail(self) -> str:
         """Which figures differ, in which log lines (those that differ alike together), which
@@ -594,30 +605,34 @@ def _differences(templates: Sequence[_Template], matches: Sequence[re.Match[str]
             unit = t.units[k] if t.units else ""
             logged = _MEMORY_UNIT.match(m.string, m.end(k + 1)) if unit else None
             if logged and logged[1] != unit:
-                found.append(Figure(name, want, got,
-                                    _with_units(engine, want, unit, got, logged[1])))
+                said, agrees = _with_units(engine, want, unit, got, logged[1])
+                found.append(Figure(name, want, got, said, agrees))
             elif not _agrees(name, want, got):
                 found.append(Figure(name, want, got))
     return tuple(found)
 
 
-def _with_units(engine: str, flatkv: str, unit: str, logged: str, log_unit: str) -> str:
+def _with_units(engine: str, flatkv: str, unit: str, logged: str,
+                log_unit: str) -> tuple[str, bool]:
     """A figure the log prints in another memory unit than FlatKV's: both, with their units,
     and the log's set in FlatKV's unit at FlatKV's precision, and whether that is FlatKV's
     (``FlatKV 40.0 GiB, log 42.95 GB (the log prints GB, FlatKV GiB: 42.95 GB is 40.0 GiB, as
-    FlatKV's)``). A differing unit is told as a difference even where the value agrees: an
-    engine prints one unit a release, so the log is another release's or was edited."""
+    FlatKV's)``), and whether it is. A differing unit is told as a difference even where the
+    value agrees: an engine prints one unit a release, so the log is another release's or was
+    edited."""
     bytes_of = _UNIT_BYTES[engine]
     said = f"the log prints {log_unit}, FlatKV {unit}"
     if bytes_of[log_unit] == bytes_of[unit]:
         said += f", {ENGINE_NAMES[engine]}'s GB being a GiB"
+    agrees = False
     if (number := _number(logged)) is not None:
         exact = Decimal(flatkv.replace(",", ""))
         value = (number * bytes_of[log_unit] / bytes_of[unit]).quantize(
             Decimal(1).scaleb(exact.as_tuple().exponent), rounding=ROUND_HALF_EVEN)
+        agrees = value == exact
         said += (f": {logged} {log_unit} is {value} {unit}, "
-                 + ("as FlatKV's" if value == exact else f"not FlatKV's {flatkv}"))
-    return f"FlatKV {flatkv} {unit}, log {logged} {log_unit} ({said})"
+                 + ("as FlatKV's" if agrees else f"not FlatKV's {flatkv}"))
+    return f"FlatKV {flatkv} {unit}, log {logged} {log_unit} ({said})", agrees
 
 
 def _form_at(lines: Sequence[LogLine], i: int, form: str, templates: Sequence[_Template],
@@ -753,8 +768,10 @@ class LoggedRun:
     in every figure, and the reader wants the ones that differ at the same settings.
     ``blocks``: the KV cache blocks vLLM 0.34 fits after warm-up (its cache's size there);
     ``memory``: vLLM's Available KV cache memory as printed ("44.59 GiB"; up to 0.33 the
-    cache's size); ``context``: the tokens per request of vLLM's Maximum concurrency line (its
-    --max-model-len) or SGLang's scheduler line's context_len (its --context-length);
+    cache's size), or in GB where a build prints GB (10**9 B: "47.88 GB"), each rounded to
+    0.01 of its unit, so the budget it gives is the figure as printed; ``context``: the tokens
+    per request of vLLM's Maximum concurrency line (its --max-model-len) or SGLang's scheduler
+    line's context_len (its --context-length);
     ``chunk``: that line's chunked_prefill_size (``CHUNKED_PREFILL_OFF`` for any 0 or less,
     as SGLang reads it); ``tp``: the tensor parallel size its settings line gives (vLLM's
     engine config, SGLang's server_args); ``least_tp``: where no settings line gives it and its
@@ -791,7 +808,9 @@ _RUN_FIGURES = (
     ("sglang_state_slots", "sglang", re.compile(
         r"capped to \d+ by the mamba state cache \(max_mamba_cache_size=(\d+),")),
     ("blocks", "vllm", re.compile(r"Memory after warmup:.*?(?<![\d.,])(\d+) KV cache blocks \(")),
-    ("memory", "vllm", re.compile(r"Available KV cache memory: (\d+(?:\.\d+)? GiB)")),
+    # its memory in GiB (format_gib), or in GB where a build or another engine prints GB
+    ("memory", "vllm", re.compile(
+        r"Available KV cache memory: (\d+(?:\.\d+)? (?:GiB|GB))(?!\w)")),
     ("context", "vllm", re.compile(
         r"Maximum concurrency for (\d{1,3}(?:,\d{3})+|\d+) tokens per request")),
     ("context", "sglang", re.compile(_SGLANG_SCHEDULER + r".*?\bcontext_len=(\d+)")),
@@ -861,8 +880,9 @@ class RunSettings:
     (``logged_changes``): its TP (None: a profile of bytes, told none), SGLang's attention DP,
     vLLM's mamba cache mode, the context, the SGLang chunk its figures take
     (``CHUNKED_PREFILL_OFF``: off), the blocks vLLM fits there and the Available memory its
-    lines print, SGLang's token pool and state slots there (each where known: a figure of the
-    run found among them is not offered; ``sglang_pool_settings``), and ``sglang_budget``:
+    lines print (``printed_available``), SGLang's token pool and state slots there (each
+    where known: a figure of the run found among them is not offered;
+    ``sglang_pool_settings``), and ``sglang_budget``:
     the budget at these settings that gives SGLang's pool the tokens and state slots (None:
     not known) a log gives, where one does (``sizing.budget_for_sglang_token_pool``); None
     where budgets are not searched."""
@@ -901,6 +921,25 @@ def sglang_pool_settings(result: StrategyResult) -> dict[str, int | None]:
             "sglang_state_slots": result.extras.get("request_state_slots")}
 
 
+def printed_available(budget_bytes: int) -> tuple[str, str]:
+    """The figure of vLLM's Available KV cache memory line at ``budget_bytes`` as it prints it
+    (``format_gib``: to 0.01 GiB, ``44.59 GiB``) and as a build that prints GB would (to 0.01
+    GB, GB 10**9 B, half to even: ``47.88 GB``): ``RunSettings.available``, so that a log's
+    figure that the settings print already, in either unit, is not offered as their budget."""
+    gb = (Decimal(budget_bytes) / 10**9).quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN)
+    return f"{format_gib(budget_bytes)} GiB", f"{gb} GB"
+
+
+def _printed_among(memory: str, printed: Sequence[str]) -> bool:
+    """Whether a logged memory figure (``44.59 GiB``, ``47.88 GB``) is one of ``printed``: the
+    same number in the same unit (``47.9 GB`` is ``47.90 GB``)."""
+    def figure(text: str) -> tuple[Decimal, str] | None:
+        number, _, unit = text.partition(" ")
+        return (Decimal(number), unit) if _number(number) is not None else None
+
+    return (said := figure(memory)) is not None and said in {figure(p) for p in printed}
+
+
 def _budget_takes(memory: str) -> bool:
     """Whether a budget (--budget, the KV cache memory field) takes a log's Available memory
     (``44.59 GiB``): 0 B (a run that had no room) or past 1 EiB is no budget, and offering it
@@ -915,10 +954,10 @@ def logged_changes(run: LoggedRun, now: RunSettings,
                    at: Callable[[Mapping[str, object]], RunSettings]) -> dict[str, object]:
     """The settings of the log's ``run`` that the ones ``now`` lack, by their options' names
     (``tp``, ``sglang_attn_dp_size``, ``mamba_cache_mode``, ``vllm_blocks``, ``kv_memory``: the
-    Available memory as printed, ``sglang_budget``: the bytes that size SGLang's pools as its
-    log gives them, ``context``, ``sglang_chunked_prefill_size``), in the order
-    a reader takes them: first what moves every figure a rank holds (TP, attention DP, mamba
-    cache mode), then the budget, context and chunk at the settings with those taken
+    Available memory as printed, in GiB or GB, ``sglang_budget``: the bytes that size
+    SGLang's pools as its log gives them, ``context``, ``sglang_chunked_prefill_size``), in
+    the order a reader takes them: first what moves every figure a rank holds (TP, attention
+    DP, mamba cache mode), then the budget, context and chunk at the settings with those taken
     (``at``). vLLM 0.34 sizes its cache by the blocks it fits after warm-up, so those are
     taken over the Available memory an older release sizes it by; under attention DP SGLang
     logs a group's chunk, chunked_prefill_size // D, so the option is D times it. A budget of
@@ -937,7 +976,7 @@ def logged_changes(run: LoggedRun, now: RunSettings,
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if run.blocks not in then.vllm_blocks:
             changes["vllm_blocks"] = run.blocks
-    elif (run.memory is not None and run.memory not in then.available
+    elif (run.memory is not None and not _printed_among(run.memory, then.available)
           and _budget_takes(run.memory)):
         changes["kv_memory"] = run.memory
     after: dict[str, object] = {}

@@ -23,7 +23,6 @@ from flatkv.profile import CacheProfile
 from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import run_strategy
 from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
-from flatkv.strategies.vllm_log import format_gib
 from flatkv.units import count_text, format_size, quoted
 
 # The flag that sets each of a log's run's settings (``log_check.logged_changes``' names)
@@ -67,7 +66,7 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
         vllm_blocks=(args.vllm_blocks,) if getattr(args, "vllm_blocks", None) else (),
         # with --vllm-blocks its Available line is elided: the budget is the blocks'
         available=() if getattr(args, "vllm_blocks", None) else (
-            f"{format_gib(args.budget)} GiB",),
+            log_check.printed_available(args.budget)),
         gpu_chunk=log_check.kept_gpu_chunk(
             options.sglang_chunked_prefill_size,
             told=getattr(args, "sglang_chunked_prefill_size", None) is not None,

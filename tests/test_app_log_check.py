@@ -295,6 +295,34 @@ def test_compare_takes_a_logs_tp_from_its_settings_line_or_its_ranks():
         assert agreed == ["vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
 
 
+def test_compare_takes_an_available_line_in_gb_as_its_budget_exactly():
+    # SPEC's anchor log (its ranks give TP 2) with its Available lines in GB, as a build
+    # printing GB (10**9 B) would: the 44.59 GiB budget is 47.88 GB there, rounded to 0.01 GB,
+    # so the budget taken is the figure as printed, 47,880,000,000 B (its link's 47.88GB).
+    # There FlatKV's Available line prints 44.59 GiB (47,880,000,000 / 2**30 = 44.5917) and
+    # differs from the log's in its unit alone, as the offer says; the KV cache size agrees
+    # (7,162 blocks at 47,880,000,000 B as at 44.59 GiB: 973,760 tokens in 0.10's form)
+    from test_log_check import ANCHOR_LOG
+
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    (offer,) = offers_after_pasting(at, ANCHOR_LOG.replace("44.59 GiB", "47.88 GB"))
+    assert offer == ("This log's run had TP 2 and 47.88 GB of KV cache memory a rank (its "
+                     "\"Available KV cache memory\" line, which prints GB to 0.01 GB: the "
+                     "budget is the figure as printed, 47,880,000,000 B, and FlatKV's line, in "
+                     "GiB, differs in its unit alone): the figures here are at other settings, "
+                     "so its lines differ for that alone. Take its settings, then read the "
+                     "check again.")
+    take_offer(at)
+    assert (at.query_params["tp"], at.query_params["kv_mem"]) == ("2", "47.88GB")
+    assert [shown(e) for e in at.error] == [
+        "vLLM: 1 of 5 lines differs from the log, 3 agree; 1 not in the log."]
+    rows = at.table[0].value
+    assert rows["in the log"][2].endswith(
+        "47\\.88 GB is 44\\.59 GiB\\, as FlatKV\\'s\\)")
+    # taken, its budget is the settings' own: nothing more is offered
+    assert not [shown(i) for i in at.info if "This log's run had" in shown(i)]
+
+
 def test_compare_takes_the_mamba_cache_mode_a_vllm_log_says_it_set():
     # Qwen3-Next-80B-A3B on the default pages (mamba cache mode none): a vLLM 0.28+ log of a
     # run with prefix caching says it set align, and its lines are FlatKV's at align; the mode

@@ -718,6 +718,20 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget",
                         "44.59GiB", "--check-log", str(anchor)], capsys)
     assert code == 0 and "this log's run had" not in err
+    # its Available lines in GB, as a build printing GB would (44.59 GiB is 47.88 GB): the
+    # budget named is the figure as printed, 47,880,000,000 B; at it the Available line
+    # differs in its unit alone (1), and no flag is named again
+    in_gb = tmp_path / "gb.log"
+    in_gb.write_text(anchor.read_text().replace("44.59 GiB", "47.88 GB"))
+    assert_log_run_named(
+        ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--check-log",
+         str(in_gb)],
+        "--tp 2 --budget 47.88GB", capsys)
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget",
+                          "47.88GB", "--check-log", str(in_gb)], capsys)
+    assert code == 1 and "this log's run had" not in err
+    assert out.splitlines()[0] == ("vLLM: 1 of 5 lines differs from the log, 3 agree; 1 not "
+                                   "in the log.")
     # an Available memory of 0.00 GiB (a run that had no room) is no budget --budget takes:
     # the note names the TP alone, not a --budget 0.00GiB that the CLI would refuse
     empty = tmp_path / "empty.log"

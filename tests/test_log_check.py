@@ -837,6 +837,46 @@ def test_the_logged_run_gives_its_blocks_memory_and_context_once_they_agree():
     assert logged_run(read_log("\n".join([*lines, sglang]))).context == 2_048
 
 
+def test_an_available_line_in_gb_is_offered_as_its_budget_exactly():
+    from flatkv.log_check import LoggedRun, RunSettings, logged_changes, logged_run
+    from flatkv.log_check import printed_available as printed
+
+    # SPEC's anchor log with its Available lines as a build printing GB (10**9 B) would print
+    # them: the 44.59 GiB budget (floor(44.59 x 2**30) = 47,878,147,932 B) is 47.88 GB. Its
+    # figure is read as printed, "47.88 GB", a budget of 47,880,000,000 B exactly
+    gb = ANCHOR_LOG.replace("44.59 GiB", "47.88 GB")
+    assert logged_run(read_log(gb)) == LoggedRun(memory="47.88 GB", context=262_144,
+                                                 least_tp=2)
+    assert logged_run(read_log(gb.replace("47.88 GB", "47.88 GBs"))).memory is None
+    # the settings' own figure in both units, each to 0.01 as printed: 40 GiB =
+    # 42,949,672,960 B = 40.0 GiB = 42.95 GB; 47,880,000,000 B = 44.5917 GiB = 44.59 GiB
+    assert printed(40 << 30) == ("40.0 GiB", "42.95 GB")
+    assert printed(47_880_000_000) == ("44.59 GiB", "47.88 GB")
+    assert printed(47_878_147_932) == ("44.59 GiB", "47.88 GB")
+    now = RunSettings(tp=2, attn_dp=1, mamba_cache_mode="none", context=262_144, chunk=8_192,
+                      available=printed(40 << 30))
+    # offered at 40 GiB, as the GiB figure is; not where the settings print it already, in
+    # either unit (47.9 GB is 47.90 GB: the same number as printed)
+    assert logged_changes(LoggedRun(memory="47.88 GB"), now, lambda c: now) == {
+        "kv_memory": "47.88 GB"}
+    for memory in ("42.95 GB", "40.0 GiB", "40.00 GiB"):
+        assert logged_changes(LoggedRun(memory=memory), now, lambda c: now) == {}, memory
+    at_47 = RunSettings(tp=2, attn_dp=1, mamba_cache_mode="none", context=262_144,
+                        chunk=8_192, available=printed(47_900_000_000))
+    assert logged_changes(LoggedRun(memory="47.9 GB"), at_47, lambda c: at_47) == {}
+    # FlatKV's 44.59 GiB line beside the log's 47.88 GB differs in its unit alone (47.88 GB
+    # is 44.59 GiB): no setting changes that, so it is no figure a setting would make agree;
+    # 45.00 GB (41.91 GiB) differs in value too
+    r = anchor_result()
+    (line,) = [c for c in check_result(r, read_log(gb)).lines
+               if c.expected.startswith("Available")]
+    assert line.outcome == DIFFERS and line.value_differences == 0
+    assert line.detail().endswith("(the log prints GB, FlatKV GiB: 47.88 GB is 44.59 GiB, as "
+                                  "FlatKV's)")
+    (line,) = check_log(falcon("vllm")[:1], "vllm", "Available KV cache memory: 45.00 GB").lines
+    assert line.value_differences == 1
+
+
 def test_the_logged_run_gives_the_tp_its_settings_line_names():
     from flatkv.log_check import logged_run
 
