@@ -563,18 +563,33 @@ def _wrapped(lines: Sequence[LogLine], i: int, t: _Template) -> LogLine | None:
     return None
 
 
-# The rest of a number a terminal's wrap cut: digits on a line of their own, then the line's end
-# or what goes on after a number (a comma, a space); not a date (2026-12-06) or a progress bar
-_NUMBER_REST = re.compile(r"\d+(?:\.\d+)?(?=$|[\s,;)])")
+# The rest of a number a terminal's wrap cut: digits at a line's start, then the line's end or
+# what an engine writes after a figure that ends one of FlatKV's lines (SGLang's key=value
+# lines: a comma, ", available_gpu_mem=..."); not a date (2026-12-06), a progress bar, nor a
+# figure a line of its own starts with, a word after it ("1765004401.250 INFO ...", an epoch
+# time; "12 requests ...")
+_NUMBER_REST = re.compile(r"\d+(?:\.\d+)?(?:\s*$|[,;)])")
 
 
-def _cut_in_figure(lines: Sequence[LogLine], i: int, match: re.Match[str]) -> bool:
+def _bare_width(lines: Sequence[LogLine]) -> int:
+    """The widest line of no prefix in the paste, in characters: each is one line of the paste
+    as written (``read_log`` joins only a prefixed line's rests), so where a terminal wrapped
+    them, none is wider than it, and a line it cut is this wide."""
+    return max((len(line.message) for line in lines if line.engine is None), default=0)
+
+
+def _cut_in_figure(lines: Sequence[LogLine], i: int, match: re.Match[str], width: int) -> bool:
     """Whether line ``i``, of no prefix, may end inside the figure that ends ``match`` (FlatKV's
-    line read in it): that figure runs to the line's end, and the next line of the paste, of
-    no prefix either, is the number's rest (``_NUMBER_REST``). ``_wrapped`` then joins them: a
-    bare line of 81 characters wrapped at 80 ("swa_layer_tokens=51781", "5") read as 51,781."""
+    line read in it): that figure runs to the line's end; the line is as wide as the paste's
+    widest of no prefix (``width``, ``_bare_width``: a terminal cuts a line at its width, so a
+    wider line shows this one ended where its engine ended it); and the next line of the paste,
+    of no prefix either, is the number's rest (``_NUMBER_REST``). ``_wrapped``
+    then joins them: a bare line of 81 characters wrapped at 80 ("swa_layer_tokens=51781",
+    "5") read as 51,781. A line of its own that starts with a figure after FlatKV's whole line
+    (an epoch time, a count) is not joined to its last figure."""
     message = lines[i].message
-    if not match.re.groups or match.end(match.re.groups) != len(message) or i + 1 == len(lines):
+    if (not match.re.groups or match.end(match.re.groups) != len(message) or i + 1 == len(lines)
+            or len(message) < width):
         return False
     after = lines[i + 1]
     return (after.engine is None and after.number == lines[i].number + 1
@@ -670,6 +685,7 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
     in the same process logs in the same words (SGLang's drafter: ``sglang_log.DRAFTER_POOL``),
     that pool's name; see ``_later_pool``."""
     checks, templates = [], [template(text) for text in expected]
+    width = _bare_width(lines)
     taken = frozenset(i for i, line in enumerate(lines) if forms
                       and any(t.find(line) is not None for t in templates))
     for text, t in zip(expected, templates, strict=True):
@@ -678,7 +694,8 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
         found = []
         for i, line in enumerate(lines):
             match = t.find(line)
-            if line.engine is None and (match is None or _cut_in_figure(lines, i, match)) and (
+            if line.engine is None and (
+                    match is None or _cut_in_figure(lines, i, match, width)) and (
                     joined := _wrapped(lines, i, t)) is not None:
                 line, match = joined, t.find(joined)
             if match is not None:

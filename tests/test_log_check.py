@@ -334,6 +334,53 @@ def test_an_unprefixed_line_wrapped_inside_its_last_figure_is_joined():
     assert check.lines[0].detail() == "line 1: swa_layer_tokens: FlatKV 517815, log 517816"
 
 
+def terminal(lines: list[str], width: int) -> str:
+    """``lines`` as a terminal of ``width`` columns shows them: each cut every ``width``
+    characters, wherever that falls (mid-word, mid-figure)."""
+    return "\n".join(line[k:k + width] for line in lines for k in range(0, len(line), width))
+
+
+# SGLang's lines around SWA_SPLIT in its words, as a paste without prefixes holds them, each
+# FlatKV's and the log's alike (no figure of theirs is derived here): a labelled KV line (100
+# characters, wider than the split's 81) and the scheduler line, whose context_len SGLang
+# follows with the memory left
+SWA_KV = ("Full KV Cache is allocated. dtype: torch.bfloat16, #tokens: 647269, K size: 2.22 GB, "
+          "V size: 2.22 GB")
+SWA_SCHEDULER = ("max_total_num_tokens=647269, chunked_prefill_size=8192, max_prefill_tokens=..., "
+                 "max_running_requests=..., context_len=131072")
+
+
+def test_a_wrap_is_joined_where_the_terminals_width_shows_it_and_a_line_of_its_own_is_not():
+    # a true wrap: the paste at 80 columns, every line cut there (the KV line after 80 too);
+    # the split line's last digit goes on the next line, its rest, and it agrees
+    assert (len(SWA_KV), len(SWA_SPLIT)) == (100, 81)
+    paste = terminal([SWA_KV, SWA_SPLIT, "next line"], 80)
+    assert paste.splitlines()[2:4] == [SWA_SPLIT[:80], "5"]
+    check = check_log([SWA_KV, SWA_SPLIT], "sglang", paste)
+    assert [c.detail() for c in check.lines] == ["line 1 agrees", "line 3 agrees"]
+    # ... and at 124 columns the scheduler line (154 characters, its context_len 131,072 at
+    # its characters 122-127) is cut after "131": its rest "072" goes on with SGLang's ", "
+    logged = SWA_SCHEDULER.replace("=...", "=16384", 1).replace("=...", "=2048") + (
+        ", available_gpu_mem=3.10 GB")
+    assert (len(logged), logged.index("context_len=") + len("context_len=")) == (154, 121)
+    paste = terminal([SWA_KV, SWA_SPLIT, logged], 124)
+    assert paste.splitlines()[2:] == [logged[:124], "072, available_gpu_mem=3.10 GB"]
+    check = check_log([SWA_SPLIT, SWA_SCHEDULER], "sglang", paste)
+    assert [c.detail() for c in check.lines] == ["line 2 agrees", "line 3 agrees"]
+    # a line of its own that starts with a figure after FlatKV's whole line is not its rest:
+    # an epoch time (Python logging's %(created)f) read "517815" + "1765004401.250" as
+    # swa_layer_tokens 5,178,151,765,004,401.250; a count printed after it, "12 requests"
+    for after in ("1765004401.250 INFO Started server process [4100]", "12 requests waiting"):
+        (line,) = check_log([SWA_SPLIT], "sglang", f"{SWA_SPLIT}\n{after}").lines
+        assert line.detail() == "line 1 agrees", after
+    # a line wider than the split's in the paste (the KV line, 97 > 81) shows no terminal cut
+    # it at 81: a line of its own after it, though digits then a comma (CUDA_VISIBLE_DEVICES
+    # echoed, "0,1,2,3"), is not read as its rest (swa_layer_tokens 5,178,150 before)
+    paste = "\n".join([SWA_KV, SWA_SPLIT, "0,1,2,3"])
+    check = check_log([SWA_KV, SWA_SPLIT], "sglang", paste)
+    assert [c.detail() for c in check.lines] == ["line 1 agrees", "line 2 agrees"]
+
+
 def _assert_tp1_copy_differs(expected: list[str], bad: str, figure: str) -> None:
     """falcon-mamba's vLLM line on TP0 as FlatKV's, ``bad`` on TP1: the line differs, naming
     TP1's ``figure`` and TP0's agreeing copy."""
