@@ -101,7 +101,8 @@ def _run_settings(s: AppState) -> log_check.RunSettings:
                                            s.strategy_options()),
         gpu_chunk=log_check.kept_gpu_chunk(
             s.sglang_chunked_prefill(), told=s.sglang_chunked_prefill_size is not None,
-            on_gpu=s.gpu not in (KV_MEMORY, KV_BLOCKS)))
+            on_gpu=s.gpu not in (KV_MEMORY, KV_BLOCKS)),
+        **log_check.sglang_page_settings(s.profile(), s.strategy_options()))
 
 
 def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, list[str]]:
@@ -151,6 +152,10 @@ def _setting_words(name: str, value: object, run: log_check.LoggedRun) -> str:
         return f"SGLang's attention DP {value}"
     if name == "mamba_cache_mode":
         return f"vLLM's mamba cache mode {value}"
+    if name == "sglang_page_size":
+        return f"SGLang's page size {value}"
+    if name == "sglang_mamba_track_interval":
+        return f"SGLang's mamba track interval of {tokens_text(value)}"
     if name == "context":
         return f"{tokens_text(value)} a request"
     if value == CHUNKED_PREFILL_OFF:

@@ -77,6 +77,7 @@ from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
 from flatkv.strategies.vllm_releases import RECENT_VLLM_BLOCK_SIZE
 from flatkv.units import (
+    MAX_BLOCK_SIZE,
     MAX_BYTES,
     MAX_TOKENS,
     format_size,
@@ -99,7 +100,6 @@ MEMORY_SOURCES = (CUSTOM_GPU, KV_MEMORY, KV_BLOCKS)  # after the GPU presets
 # as the GPU picker shows them: help texts name them by the words before " (log)" (the
 # whole of "vLLM KV cache blocks (from a log)" did not fit the sidebar)
 MEMORY_SOURCE_TITLES = {source: f"{source} (log)" for source in (KV_MEMORY, KV_BLOCKS)}
-MAX_BLOCK_SIZE = 1 << 20
 MAX_CONTEXT = MAX_TOKENS
 DEFAULT_CONTEXT = app_model.DEFAULT_CONTEXT
 MAX_REQUESTS = 4096

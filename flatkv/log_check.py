@@ -26,11 +26,14 @@ from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
+from flatkv.engine_options import strategy_fields
 from flatkv.models import MAX_TP
+from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
     ENGINE_NAMES,
     MAMBA_CACHE_MODES,
+    StrategyOptions,
     StrategyResult,
 )
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED
@@ -38,7 +41,13 @@ from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import GB as SGLANG_GB
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
 from flatkv.strategies.vllm_log import format_gib
-from flatkv.units import MAX_TOKENS, control_character, count_text, parse_size
+from flatkv.units import (
+    MAX_BLOCK_SIZE,
+    MAX_TOKENS,
+    control_character,
+    count_text,
+    parse_size,
+)
 
 # The most a pasted log may hold: a start-up log is some hundred lines (~100 KB); a pasted
 # day of request logs would make the page slow for nothing, so it is refused, and said so.
@@ -797,10 +806,13 @@ class LoggedRun:
     ("Mamba cache mode is set to 'align'", models/config.py 1096-1117) or, 0.31, that all is
     deprecated (config/cache.py 346); ``attn_dp``: SGLang's attention DP size in its
     server_args (``attn_dp_size``; before its arg groups, ``dp_size`` with
-    ``enable_dp_attention`` True, 1 with it False). None where the log does not say, or says
-    two things (two runs). ``sglang_tokens``: SGLang's token pool, its scheduler line's
-    max_total_num_tokens (SGLang logs no budget: the pools are what a budget is found for),
-    ``sglang_state_slots`` its state pool's max_mamba_cache_size."""
+    ``enable_dp_attention`` True, 1 with it False); ``sglang_page_size`` and
+    ``sglang_mamba_track_interval``: its server_args' page_size and mamba_track_interval
+    (--page-size, --mamba-track-interval; a page_size of None, left to SGLang, is not read).
+    None where the log does not say, or says two things (two runs). ``sglang_tokens``:
+    SGLang's token pool, its scheduler line's max_total_num_tokens (SGLang logs no budget:
+    the pools are what a budget is found for), ``sglang_state_slots`` its state pool's
+    max_mamba_cache_size."""
 
     blocks: int | None = None
     memory: str | None = None
@@ -812,6 +824,14 @@ class LoggedRun:
     least_tp: int | None = None
     sglang_tokens: int | None = None
     sglang_state_slots: int | None = None
+    sglang_page_size: int | None = None
+    sglang_mamba_track_interval: int | None = None
+
+
+def _server_arg(name: str) -> re.Pattern[str]:
+    """SGLang's server_args field ``name`` as a whole number: ``'name': 4`` in its dict (since
+    its arg groups, entrypoints/engine.py 311), ``name=4`` in its ServerArgs(...) before."""
+    return re.compile(rf"\bserver_args=.*?(?:'{name}':\s*|\b{name}=)(\d+)")
 
 
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
@@ -836,9 +856,12 @@ _RUN_FIGURES = (
     # (config/vllm.py 2904); SGLang's server_args, a dict since its arg groups ('tp_size': 4,
     # entrypoints/engine.py 311), a ServerArgs(...) before (tp_size=4)
     ("tp", "vllm", re.compile(r"\btensor_parallel_size=(\d+)")),
-    ("tp", "sglang", re.compile(r"\bserver_args=.*?(?:'tp_size':\s*|\btp_size=)(\d+)")),
-    ("attn_dp", "sglang", re.compile(
-        r"\bserver_args=.*?(?:'attn_dp_size':\s*|\battn_dp_size=)(\d+)")),
+    ("tp", "sglang", _server_arg("tp_size")),
+    ("attn_dp", "sglang", _server_arg("attn_dp_size")),
+    # its --page-size and --mamba-track-interval (the names its checks read them by:
+    # validate_mamba_extra_buffer's mamba_track_interval % page_size, sglang/state.py)
+    ("sglang_page_size", "sglang", _server_arg("page_size")),
+    ("sglang_mamba_track_interval", "sglang", _server_arg("mamba_track_interval")),
     # the older spelling, read where the log gives no attn_dp_size: with enable_dp_attention
     # True its dp_size groups share the TP; False, attention runs over the whole TP (D is 1)
     ("dp_attention", "sglang", re.compile(
@@ -888,6 +911,7 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         sglang_tokens=int(one["sglang_tokens"]) if "sglang_tokens" in one else None,
         sglang_state_slots=(int(one["sglang_state_slots"]) if "sglang_state_slots" in one
                             else None),
+        **{key: int(one[key]) for key in SGLANG_PAGE_FIELDS if key in one},
     )
 
 
@@ -919,6 +943,27 @@ class RunSettings:
     # the one assumed without a GPU: a budget of its own (blocks, memory) leaves the GPU, and
     # the log's lines were at this chunk, so it is kept as told
     gpu_chunk: int | None = None
+    # SGLang's page size and mamba track interval, each where it acts on the model (None:
+    # not compared; ``sglang_page_settings``)
+    sglang_page_size: int | None = None
+    sglang_mamba_track_interval: int | None = None
+
+
+# SGLang's options of its pages that a log's server_args gives, by their StrategyOptions (and
+# RunSettings, LoggedRun) names
+SGLANG_PAGE_FIELDS = ("sglang_page_size", "sglang_mamba_track_interval")
+
+
+def sglang_page_settings(profile: CacheProfile,
+                         options: StrategyOptions) -> dict[str, int | None]:
+    """SGLang's page size and mamba track interval in ``options``, as ``RunSettings`` holds
+    them: each None where it acts on no SGLang figure or check of ``profile``
+    (``engine_options.strategy_fields``: DeepSeek's sparse attention runs its own page of 64
+    whatever is told; the interval acts only where an extra_buffer radix cache runs), so that
+    a log's is not offered where taking it would change nothing."""
+    acting = strategy_fields("sglang", profile)
+    return {name: getattr(options, name) if name in acting else None
+            for name in SGLANG_PAGE_FIELDS}
 
 
 def kept_gpu_chunk(chunk: int, *, told: bool, on_gpu: bool) -> int | None:
@@ -970,11 +1015,13 @@ def _budget_takes(memory: str) -> bool:
 def logged_changes(run: LoggedRun, now: RunSettings,
                    at: Callable[[Mapping[str, object]], RunSettings]) -> dict[str, object]:
     """The settings of the log's ``run`` that the ones ``now`` lack, by their options' names
-    (``tp``, ``sglang_attn_dp_size``, ``mamba_cache_mode``, ``vllm_blocks``, ``kv_memory``: the
+    (``tp``, ``sglang_attn_dp_size``, ``mamba_cache_mode``, ``sglang_page_size``,
+    ``sglang_mamba_track_interval``, ``vllm_blocks``, ``kv_memory``: the
     Available memory as printed, in GiB or GB, ``sglang_budget``: the bytes that size
     SGLang's pools as its log gives them, ``context``, ``sglang_chunked_prefill_size``), in
     the order a reader takes them: first what moves every figure a rank holds (TP, attention
-    DP, mamba cache mode), then the budget, context and chunk at the settings with those taken
+    DP, mamba cache mode, SGLang's page size and the track interval its radix cache checks),
+    then the budget, context and chunk at the settings with those taken
     (``at``). vLLM 0.34 sizes its cache by the blocks it fits after warm-up, so those are
     taken over the Available memory an older release sizes it by; under attention DP SGLang
     logs a group's chunk, chunked_prefill_size // D, so the option is D times it. A budget of
@@ -989,6 +1036,12 @@ def logged_changes(run: LoggedRun, now: RunSettings,
         changes["sglang_attn_dp_size"] = run.attn_dp
     if run.mamba_cache_mode in MAMBA_CACHE_MODES and run.mamba_cache_mode != now.mamba_cache_mode:
         changes["mamba_cache_mode"] = run.mamba_cache_mode
+    # SGLang's page (its pools are whole pages) and the track interval its radix cache checks
+    for name, most in zip(SGLANG_PAGE_FIELDS, (MAX_BLOCK_SIZE, MAX_TOKENS), strict=True):
+        logged, set_now = getattr(run, name), getattr(now, name)
+        if logged is not None and set_now is not None and logged != set_now and (
+                0 < logged <= most):
+            changes[name] = logged
     then = at(changes) if changes else now
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if run.blocks not in then.vllm_blocks:

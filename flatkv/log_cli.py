@@ -29,7 +29,9 @@ from flatkv.units import count_text, format_size, quoted
 _LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
                  "mamba_cache_mode": "--mamba-cache-mode", "vllm_blocks": "--vllm-blocks",
                  "kv_memory": "--budget", "sglang_budget": "--budget", "context": "--context",
-                 "sglang_chunked_prefill_size": "--sglang-chunked-prefill-size"}
+                 "sglang_chunked_prefill_size": "--sglang-chunked-prefill-size",
+                 "sglang_page_size": "--sglang-page-size",
+                 "sglang_mamba_track_interval": "--mamba-track-interval"}
 # ... and the RunSettings field each sets
 _SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
                    "sglang_chunked_prefill_size": "chunk"}
@@ -49,14 +51,16 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     def at(taken: Mapping[str, object]) -> log_check.RunSettings:
         then = replace(now, **{_SETTING_FIELDS.get(name, name): value
                                for name, value in taken.items()
-                               if name in ("tp", "context", *_SETTING_FIELDS)})
+                               if name in ("tp", "context", *_SETTING_FIELDS,
+                                           *log_check.SGLANG_PAGE_FIELDS)})
         ranked = profile if then.tp == now.tp else model.profile_at(then.tp)
         if ranked is None:
             return replace(then, sglang_tokens=None, sglang_state_slots=None,
                            sglang_budget=None)
         return _with_sglang_pool(then, ranked, replace(
             options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
-            mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode)),
+            mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode),
+            **{name: taken[name] for name in log_check.SGLANG_PAGE_FIELDS if name in taken}),
             args.budget)
 
     now = _with_sglang_pool(log_check.RunSettings(
@@ -70,7 +74,8 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
         gpu_chunk=log_check.kept_gpu_chunk(
             options.sglang_chunked_prefill_size,
             told=getattr(args, "sglang_chunked_prefill_size", None) is not None,
-            on_gpu=getattr(args, "gpu_memory", None) is not None)),
+            on_gpu=getattr(args, "gpu_memory", None) is not None),
+        **log_check.sglang_page_settings(profile, options)),
         profile, options, args.budget)
     changes = log_check.logged_changes(run, now, at)
     if not changes:

@@ -34,6 +34,8 @@ MAX_BYTES = 2**60
 # Far past any model's context and any page: a larger token count is a typo (and past float
 # range once multiplied out, where the formulas print ratios).
 MAX_TOKENS = 2**40
+# The most tokens a block or page the pages, their links and a log's offered settings take
+MAX_BLOCK_SIZE = 1 << 20
 
 
 # Suffixes as vLLM's --max-model-len reads them (vllm human_readable_int): lowercase decimal,

@@ -103,6 +103,47 @@ def test_compare_takes_an_sglang_logs_context_and_chunk_from_its_scheduler_line(
         "SGLang: both lines are in the log and agree with it."]
 
 
+def test_compare_takes_an_sglang_logs_page_size_from_its_server_args():
+    # Llama-3.1-8B in 40 GB (40,000,000,000 B) of KV cache, 32 layers x 4,096 B a token =
+    # 131,072 B: 40,000,000,000 // 131,072 = 305,175 tokens at page 1; a run at --page-size 64
+    # keeps whole pages, 305,175 // 64 = 4,768 pages = 305,152 tokens (K size 32 x (305,152 +
+    # 64) x 2,048 B = 18.63 GiB, as at page 1). Its server_args gives page_size 64: offered and
+    # taken, both lines agree. Its mamba_track_interval (512) is not: no state layer tracks it
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    assert (40 * 10**9 // 131_072, 40 * 10**9 // 131_072 // 64 * 64) == (305_175, 305_152)
+    r = run_strategy("sglang", load_preset("Llama-3.1-8B").profile(), budget_bytes=40 * 10**9,
+                     context_tokens=4_096, options=StrategyOptions(sglang_page_size=64))
+    assert "#tokens: 305152, K size: 18.63 GB" in r.extras["log_lines"][0]
+    log = as_sglang_log(["server_args={'model_path': 'meta-llama/Llama-3.1-8B-Instruct', "
+                         "'tp_size': 1, 'page_size': 64, 'mamba_track_interval': 512}",
+                         *r.extras["log_lines"]])
+    offer, agreed, taken = offer_taken({"model": "Llama-3.1-8B", "ctx": "4096",
+                                        "gpu": "KV cache memory", "kv_mem": "40GB"}, log)
+    assert offer == ("This log's run had SGLang's page size 64: the figures here are at other "
+                     "settings, so its lines differ for that alone. Take its settings, then "
+                     "read the check again.")
+    assert taken["sg_page"] == "64" and "sg_track" not in taken
+    assert agreed == ["SGLang: both lines are in the log and agree with it."]
+    # Qwen3-Next-80B-A3B's, whose extra_buffer radix cache tracks state, at 40 GiB and
+    # 262,144 tokens: at page 64 its pool keeps 920,754 // 64 = 14,386 pages = 920,704 tokens;
+    # the interval, which sizes nothing, is offered beside the page it is checked against
+    assert 920_754 // 64 * 64 == 920_704
+    r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
+                     budget_bytes=40 << 30, context_tokens=262_144,
+                     options=StrategyOptions(sglang_page_size=64,
+                                             sglang_mamba_track_interval=512))
+    assert "#tokens: 920704," in r.extras["log_lines"][2]
+    log = as_sglang_log(["server_args={'tp_size': 1, 'page_size': 64, "
+                         "'mamba_track_interval': 512}", *r.extras["log_lines"]])
+    offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "ctx": "262144",
+                                        "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
+    assert offer.startswith("This log's run had SGLang's page size 64 and SGLang's mamba track "
+                            "interval of 512 tokens: the figures here are at other settings")
+    assert (taken["sg_page"], taken["sg_track"]) == ("64", "512")
+    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
+
+
 def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_slots():
     # Nemotron-H-8B's SGLang lines at 17,000,000,999 B and 32,768 tokens: 551,345 tokens
     # beside 77 request state slots (78 with the padding slot, of 102,137,856 B each); 4

@@ -542,6 +542,36 @@ def assert_log_run_named(argv, flags, capsys):
                           ) in err.splitlines()
 
 
+def test_compare_check_log_names_sglangs_page_size_and_track_interval(tmp_path, capsys):
+    # Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 262,144 tokens, run at --page-size 64
+    # and --mamba-track-interval 512 (its extra_buffer radix cache tracks state): its token
+    # pool keeps whole pages, 920,754 // 64 = 14,386 pages = 920,704 tokens, so its KV and
+    # scheduler lines differ at page 1; its server_args names both, and the note names both
+    # flags (the interval sizes nothing, but SGLang checks it against the page); with them,
+    # every line agrees and nothing is named
+    from flatkv.presets import load_preset
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    assert 920_754 // 64 * 64 == 920_704
+    r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
+                     budget_bytes=40 << 30, context_tokens=262_144,
+                     options=StrategyOptions(sglang_page_size=64,
+                                             sglang_mamba_track_interval=512))
+    assert "#tokens: 920704," in r.extras["log_lines"][2]
+    log = tmp_path / "sglang.log"
+    log.write_text("\n".join(
+        f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}" for i, line in
+        enumerate(("server_args={'tp_size': 1, 'page_size': 64, 'mamba_track_interval': 512}",
+                   *r.extras["log_lines"]))))
+    argv = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--context",
+            "262144", "--check-log", str(log)]
+    assert_log_run_named(argv, "--sglang-page-size 64 --mamba-track-interval 512", capsys)
+    code, out, err = run([*argv, "--sglang-page-size", "64", "--mamba-track-interval", "512"],
+                         capsys)
+    assert code == 0 and "this log's run had" not in err
+    assert out.splitlines()[0] == "SGLang: all 4 lines are in the log and agree with it."
+
+
 def _check_log_on_a_named_pipe(tmp_path) -> tuple[subprocess.Popen, pathlib.Path]:
     """``compare --check-log`` started on a new named pipe (os.mkfifo), and the pipe."""
     config = tmp_path / "config.json"

@@ -975,6 +975,56 @@ def test_the_logged_run_gives_sglangs_attention_dp_from_its_server_args():
                           ).attn_dp == d, server_args
 
 
+def test_the_logged_run_gives_sglangs_page_size_and_track_interval_from_its_server_args():
+    from dataclasses import replace
+
+    from flatkv.log_check import LoggedRun, RunSettings, logged_changes, logged_run
+    from flatkv.log_check import sglang_page_settings as page_settings
+
+    # SGLang's server_args (its dict since its arg groups, a ServerArgs(...) before) gives its
+    # --page-size and --mamba-track-interval; a page_size of None (left to SGLang) and another
+    # field ending in page_size (hicache_page_size) are not read
+    for server_args in ("server_args={'tp_size': 1, 'hicache_page_size': 1, 'page_size': 64, "
+                        "'mamba_track_interval': 512}",
+                        "server_args=ServerArgs(tp_size=1, hicache_page_size=1, page_size=64, "
+                        "mamba_track_interval=512)"):
+        run = logged_run(read_log(f"[2026-12-06 07:00:00] {server_args}"))
+        assert run == LoggedRun(tp=1, sglang_page_size=64, sglang_mamba_track_interval=512)
+    run = logged_run(read_log("[2026-12-06 07:00:00] server_args=ServerArgs("
+                              "hicache_page_size=1, page_size=None, mamba_track_interval=256)"))
+    assert run == LoggedRun(sglang_mamba_track_interval=256)
+    # a vLLM line of those words is not SGLang's
+    assert logged_run(read_log(vllm_prefix(0, 1) + "server_args={'page_size': 64}")) == (
+        LoggedRun())
+    # the settings hold each where it acts on SGLang's figures or checks: a page for Llama (no
+    # track interval: no state), both for Qwen3-Next (its extra_buffer radix cache), neither
+    # for DeepSeek-V3.2, whose sparse attention runs pages of 64 whatever is told
+    options = StrategyOptions()
+    assert [page_settings(load_preset(name).profile(), options) for name in (
+        "Llama-3.1-8B", "Qwen3-Next-80B-A3B", "DeepSeek-V3.2")] == [
+        {"sglang_page_size": 1, "sglang_mamba_track_interval": None},
+        {"sglang_page_size": 1, "sglang_mamba_track_interval": 256},
+        {"sglang_page_size": None, "sglang_mamba_track_interval": None}]
+    # a log's that the settings lack is offered, after the mode, before the budget and context
+    now = RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=4_096, chunk=8_192,
+                      sglang_page_size=1, sglang_mamba_track_interval=256)
+    run = LoggedRun(sglang_page_size=64, sglang_mamba_track_interval=512, tp=2, context=8_192)
+    assert list(logged_changes(run, now, lambda c: now).items()) == [
+        ("tp", 2), ("sglang_page_size", 64), ("sglang_mamba_track_interval", 512),
+        ("context", 8_192)]
+    # not where the settings hold none (it acts on nothing there), where they agree, nor past
+    # what the pages take (a page of 2**20 + 1 tokens; an interval past 2**40)
+    unset = replace(now, sglang_page_size=None, sglang_mamba_track_interval=None)
+    assert logged_changes(run, unset, lambda c: unset) == {"tp": 2, "context": 8_192}
+    assert logged_changes(LoggedRun(sglang_page_size=1, sglang_mamba_track_interval=256), now,
+                          lambda c: now) == {}
+    assert logged_changes(LoggedRun(sglang_page_size=2**20 + 1,
+                                    sglang_mamba_track_interval=2**40 + 1), now,
+                          lambda c: now) == {}
+    assert logged_changes(LoggedRun(sglang_page_size=2**20), now, lambda c: now) == {
+        "sglang_page_size": 2**20}
+
+
 def test_the_logged_run_gives_the_mamba_cache_mode_vllm_says_it_set():
     from flatkv.log_check import logged_run
 
