@@ -125,17 +125,12 @@ def test_compare_takes_an_sglang_logs_page_size_from_its_server_args():
                      "read the check again.")
     assert taken["sg_page"] == "64" and "sg_track" not in taken
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
-    # Qwen3-Next-80B-A3B's, whose extra_buffer radix cache tracks state, at 40 GiB and
-    # 262,144 tokens: at page 64 its pool keeps 920,754 // 64 = 14,386 pages = 920,704 tokens;
-    # the interval, which sizes nothing, is offered beside the page it is checked against
-    assert 920_754 // 64 * 64 == 920_704
-    r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
-                     budget_bytes=40 << 30, context_tokens=262_144,
-                     options=StrategyOptions(sglang_page_size=64,
-                                             sglang_mamba_track_interval=512))
-    assert "#tokens: 920704," in r.extras["log_lines"][2]
-    log = as_sglang_log(["server_args={'tp_size': 1, 'page_size': 64, "
-                         "'mamba_track_interval': 512}", *r.extras["log_lines"]])
+    # Qwen3-Next-80B-A3B's, whose extra_buffer radix cache tracks state (920,704 tokens at
+    # page 64, 920,754 at 1): the interval, which sizes nothing, is offered beside the page it
+    # is checked against
+    from test_log_check import PAGE_64_SERVER_ARGS, qwen3_next_sglang_lines_at_page_64
+
+    log = as_sglang_log([PAGE_64_SERVER_ARGS, *qwen3_next_sglang_lines_at_page_64()])
     offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "ctx": "262144",
                                         "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
     assert offer.startswith("This log's run had SGLang's page size 64 and SGLang's mamba track "

@@ -544,25 +544,16 @@ def assert_log_run_named(argv, flags, capsys):
 
 def test_compare_check_log_names_sglangs_page_size_and_track_interval(tmp_path, capsys):
     # Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 262,144 tokens, run at --page-size 64
-    # and --mamba-track-interval 512 (its extra_buffer radix cache tracks state): its token
-    # pool keeps whole pages, 920,754 // 64 = 14,386 pages = 920,704 tokens, so its KV and
+    # and --mamba-track-interval 512: 920,704 tokens, not page 1's 920,754, so its KV and
     # scheduler lines differ at page 1; its server_args names both, and the note names both
     # flags (the interval sizes nothing, but SGLang checks it against the page); with them,
     # every line agrees and nothing is named
-    from flatkv.presets import load_preset
-    from flatkv.strategies import StrategyOptions, run_strategy
+    from test_log_check import PAGE_64_SERVER_ARGS, qwen3_next_sglang_lines_at_page_64
 
-    assert 920_754 // 64 * 64 == 920_704
-    r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
-                     budget_bytes=40 << 30, context_tokens=262_144,
-                     options=StrategyOptions(sglang_page_size=64,
-                                             sglang_mamba_track_interval=512))
-    assert "#tokens: 920704," in r.extras["log_lines"][2]
     log = tmp_path / "sglang.log"
     log.write_text("\n".join(
         f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}" for i, line in
-        enumerate(("server_args={'tp_size': 1, 'page_size': 64, 'mamba_track_interval': 512}",
-                   *r.extras["log_lines"]))))
+        enumerate((PAGE_64_SERVER_ARGS, *qwen3_next_sglang_lines_at_page_64()))))
     argv = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--context",
             "262144", "--check-log", str(log)]
     assert_log_run_named(argv, "--sglang-page-size 64 --mamba-track-interval 512", capsys)
@@ -741,27 +732,25 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
                       "Initializing a V1 LLM engine (v0.10.2) with config: model='Qwen/Qwen3-"
                       "Next-80B-A3B-Instruct', tensor_parallel_size=2, pipeline_parallel_size=1\n"
                       + ANCHOR_LOG)
-    assert_log_run_named(
-        ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--check-log",
-         str(anchor)],
-        "--tp 2 --budget 44.59GiB", capsys)
-    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget",
-                        "44.59GiB", "--check-log", str(anchor)], capsys)
-    assert code == 0 and "this log's run had" not in err
+
+    def named_then_taken(log: pathlib.Path, budget: str) -> tuple[int, str]:
+        """The log's TP 2 and ``budget`` named at TP 1 and 40 GiB; taken, nothing named again:
+        the exit code and the check's first line there."""
+        assert_log_run_named(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                              "--check-log", str(log)], f"--tp 2 --budget {budget}", capsys)
+        code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2",
+                              "--budget", budget, "--check-log", str(log)], capsys)
+        assert "this log's run had" not in err
+        return code, out.splitlines()[0]
+
+    assert named_then_taken(anchor, "44.59GiB")[0] == 0
     # its Available lines in GB, as a build printing GB would (44.59 GiB is 47.88 GB): the
     # budget named is the figure as printed, 47,880,000,000 B; at it the Available line
-    # differs in its unit alone (1), and no flag is named again
+    # differs in its unit alone (exit 1)
     in_gb = tmp_path / "gb.log"
     in_gb.write_text(anchor.read_text().replace("44.59 GiB", "47.88 GB"))
-    assert_log_run_named(
-        ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--check-log",
-         str(in_gb)],
-        "--tp 2 --budget 47.88GB", capsys)
-    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget",
-                          "47.88GB", "--check-log", str(in_gb)], capsys)
-    assert code == 1 and "this log's run had" not in err
-    assert out.splitlines()[0] == ("vLLM: 1 of 5 lines differs from the log, 3 agree; 1 not "
-                                   "in the log.")
+    assert named_then_taken(in_gb, "47.88GB") == (
+        1, "vLLM: 1 of 5 lines differs from the log, 3 agree; 1 not in the log.")
     # an Available memory of 0.00 GiB (a run that had no room) is no budget --budget takes:
     # the note names the TP alone, not a --budget 0.00GiB that the CLI would refuse
     empty = tmp_path / "empty.log"
