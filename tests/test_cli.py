@@ -467,7 +467,7 @@ VLLM_ASSUMES = ("vLLM warns \"The model's config.json does not contain any of th
 
 # vLLM's start-up lines for falcon-mamba-7b at 40 GiB and 2,048 tokens, derived by hand: one
 # group of 64 state layers, pages of 8,192 x (3 + 16) x 2 B = 311,296 B, one a request: 40 GiB
-# // 311,296 // 64 = 2,155 blocks (2,155 x 311,296 x 64 B = 39.986 GiB), 2,155 x 2,048 =
+# // 311,296 // 64 = 2,155 blocks (2,155 x 311,296 x 64 B = 39.985 GiB), 2,155 x 2,048 =
 # 4,413,440 tokens, 2,155 / 1 requests; in a log with vLLM's prefixes and the run's own
 # figures where FlatKV elides them (free, used, requested)
 FALCON_VLLM_LOG = "\n".join(f"(EngineCore_DP0 pid=812) INFO 12-06 07:00:0{i} [gpu_worker.py:3{i}] "
