@@ -45,6 +45,7 @@ from flatkv.jsonfile import parse_json_object
 from flatkv.models import FIELD_MINIMUMS, ModelSpec
 from flatkv.patterns import parse_layer_pattern
 from flatkv.profile import profile_to_dict
+from flatkv.tp_split import file_words
 from flatkv.units import count_text, format_bytes, sentence_case
 from flatkv.units import markdown_literal as literal
 
@@ -600,8 +601,11 @@ def geometry_by_field(rows: list[dict]) -> list[dict]:
 def summary() -> None:
     s, tp_problem = state().plannable_tp()  # a TP that does not split the model: TP 1, why
     spec = s.model_spec()
-    if tp_problem and spec is not None and ss.get("model.source") == "Edit by hand":
-        tp_problem = app_model.editor_words(tp_problem, spec.kinds)  # under the editor: its words
+    if (tp_problem and spec is not None and ss.get("model.source") == "Edit by hand"
+            and (refusal := spec.tp_refusal(state().tp)) is not None):
+        # under the editor, its words (``gdn's k heads``), whatever the model's own (a preset's
+        # plain words)
+        tp_problem = app_model.editor_words(file_words(refusal), spec.kinds)
     if tp_problem:
         st.error(f"{literal(tp_problem)}. Shown below at TP 1; the other pages need a TP that "
                  "splits the model (the sidebar's).")

@@ -23,6 +23,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,9 @@ from flatkv.models import (
     ModelSpec,
     ShortConvLayer,
 )
+from flatkv.plan import FULL_ATTENTION
 from flatkv.profile import check_architectures
+from flatkv.tp_split import CONFIG_JSON
 from flatkv.units import check_name, control_character, quoted
 
 # Labels transformers gives layers that carry no cache.
@@ -265,6 +268,73 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
             conv_kernel=kernel("mamba_d_conv"),
         )
     raise ValueError(f"{model_type} has linear_attention layers but no state kind is known")
+
+
+def _split_attrs(text: Any, model_type: str, layer: CacheLayer) -> dict[str, str]:
+    """The attribute of the resolved config each figure of ``layer`` that a TP splits was read
+    from, as ``_attention`` and ``_state_layer`` read them; none for a figure no one attribute
+    gives (Jamba's d_inner, mamba_expand x hidden_size) or that no TP splits (MLA's)."""
+    if isinstance(layer, AttentionLayer):
+        if model_type == "zamba2" or getattr(text, "num_key_value_heads", None) is None:
+            return {"kv_heads": "num_attention_heads"}
+        if model_type == "mimo_v2_flash" and layer.sliding_window is not None:
+            return {"kv_heads": "swa_num_key_value_heads"}
+        if model_type.startswith("gemma4") and layer.label == FULL_ATTENTION:
+            return {"kv_heads": gemma4_full_fields(text)["num_key_value_heads"]}
+        return {"kv_heads": "num_key_value_heads"}
+    if isinstance(layer, GDNLayer):
+        if FAMILIES[model_type] == "kda":
+            return {"k_heads": "linear_num_heads", "v_heads": "linear_num_heads"}
+        return {"k_heads": "linear_num_key_heads", "v_heads": "linear_num_value_heads"}
+    if isinstance(layer, Mamba2Layer):
+        heads, groups = (("mamba_num_heads", "n_groups") if model_type == "nemotron_h"
+                         else itemgetter(0, 4)(_MAMBA2_NAMES[model_type])
+                         if model_type in _MAMBA2_NAMES else ("mamba_n_heads", "mamba_n_groups"))
+        return {"n_heads": heads, "n_groups": groups}
+    if isinstance(layer, Mamba1Layer):
+        return {"d_inner": "intermediate_size" if model_type in ("mamba", "falcon_mamba")
+                else "mamba_expand x hidden_size"}
+    if isinstance(layer, ShortConvLayer):
+        return {"channels": "hidden_size"}
+    if isinstance(layer, LightningLayer):
+        return {"heads": "num_attention_heads"}
+    return {}
+
+
+def _key_of(recorded: Recorded, model_type: str, attr: str, value: int) -> tuple[str, bool]:
+    """The config.json key that gave ``attr`` its ``value``, as the file writes it (an alias the
+    config class maps to it, Step-3.5's num_attention_groups; Kimi Linear's
+    linear_attn_config.num_heads; Bailing's KDA sizes' own fields), and whether the file gives
+    it; the attribute's own name where transformers filled it in. A Gemma 4 ``per_layer_config
+    ...`` phrase names where the file gives it."""
+    given, where = recorded.given, recorded.where
+    aliases = getattr(recorded.conf, "attribute_map", {})
+    names = [attr, *(alias for alias, name in aliases.items() if name == attr)]
+    if model_type == "bailing_hybrid" and attr in BAILING_KDA_GIVEN_AS:
+        names.append(BAILING_KDA_GIVEN_AS[attr])
+    if " " in attr:
+        return attr, True
+    if found := next((name for name in names if given.get(name) == value), None):
+        return f"{where}{found}", True
+    linear = given.get("linear_attn_config")
+    if isinstance(linear, Mapping) and linear.get(KDA_GIVEN_AS.get(attr)) == value:
+        return f"{where}linear_attn_config.{KDA_GIVEN_AS[attr]}", True
+    return f"{where}{attr}", False
+
+
+def _config_keys(recorded: Recorded, model_type: str, layers: Sequence[CacheLayer],
+                 attention_heads: int | None, heads_note: str
+                 ) -> tuple[tuple[tuple[CacheLayer | None, str], tuple[str, bool]], ...]:
+    """For ``ModelSpec._config_keys``: each figure a TP splits, by the config.json key that gave
+    it, so that a TP refused names the key (``tp_split.config_words``). The query heads too,
+    unless they are two kinds' greatest common divisor (``heads_note`` says so)."""
+    keys = [((layer, field), _key_of(recorded, model_type, attr, getattr(layer, field)))
+            for layer in dict.fromkeys(layers)
+            for field, attr in _split_attrs(recorded, model_type, layer).items()]
+    if attention_heads is not None and not heads_note:
+        keys.append(((None, "attention_heads"),
+                     _key_of(recorded, model_type, "num_attention_heads", attention_heads)))
+    return tuple(keys)
 
 
 def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
@@ -668,7 +738,8 @@ def spec_from_hf_config(
     kind_names = tuple((layer, "kda") for layer in dict.fromkeys(layers)
                        if FAMILIES[model_type] == "kda" and layer.is_state)
     return ModelSpec(
-        _kind_names=kind_names,
+        _kind_names=kind_names, _origin=CONFIG_JSON,
+        _config_keys=_config_keys(recorded, model_type, layers, attention_heads, heads_note),
         name=name, layers=tuple(layers), kv_dtype=kv_dtype, conv_dtype=state_dtype,
         ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,

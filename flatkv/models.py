@@ -52,6 +52,16 @@ from flatkv.profile import (
     CacheProfile,
     check_architectures,
 )
+from flatkv.tp_split import (
+    GROUPS,
+    MODEL_FILE,
+    REPLICATE,
+    SHOWN_TP,
+    SplitRefusal,
+    TPSplitError,
+    in_model,
+    words_for,
+)
 from flatkv.units import MAX_TOKENS, check_name, control_character, names_text, quoted, quoted_names
 
 FORMAT = "flatkv-model/1"
@@ -61,7 +71,7 @@ ATTENTION_LABELS = (FULL_ATTENTION, SLIDING_ATTENTION, CHUNKED_ATTENTION)
 
 # Sanity caps: a value past these is a typo or a hostile file, not a model.
 MAX_TP = 1024
-SHOWN_TP = 64  # an error that a tp does not split a model lists the ones up to this that do
+# SHOWN_TP (tp_split): an error that a tp does not split a model lists the ones up to it that do
 MAX_DIM = 1 << 20  # any head count, head dim, state dim or latent rank
 MAX_CONV_KERNEL = 64
 # vLLM's MLA attention backends need larger kernel blocks than the usual 16 (SPEC section 3.1):
@@ -81,12 +91,13 @@ def _check_dim(where: str, value: object, *, minimum: int = 1, maximum: int = MA
                      hint="check the model's value")
 
 
-def _split(where: str, value: int, tp: int) -> int:
-    """``value / tp`` for a dimension tensor parallelism shards; an uneven split is an error."""
+def _split(layer: CacheLayer, field_name: str, tp: int) -> int:
+    """``layer``'s ``field_name`` over tp, for a dimension tensor parallelism shards; an uneven
+    split is a ``TPSplitError``."""
+    value = getattr(layer, field_name)
     if value % tp:
-        raise ValueError(
-            f"{where} = {value:,} is not divisible by tp = {tp}: choose a tp that divides it"
-        )
+        raise TPSplitError(SplitRefusal(field_name, value, tp, kind=layer.kind,
+                                        layer_kind=layer.kind, label=layer.label))
     return value // tp
 
 
@@ -188,16 +199,13 @@ class AttentionLayer(CacheLayer):
     def kv_heads_per_rank(self, tp: int) -> int:
         """KV heads on one rank: split over tp, or replicated (1 a rank) when tp is more."""
         check_int("tp", tp, minimum=1, maximum=MAX_TP)
-        fix = "choose a tp that divides the KV heads or is a multiple of them"
-        if self.kv_heads >= tp and self.kv_heads % tp:
-            raise ValueError(
-                f"attention.kv_heads = {self.kv_heads:,} is not divisible by tp = {tp}: {fix}")
-        if self.kv_heads < tp and tp % self.kv_heads:
-            raise ValueError(
-                f"attention.kv_heads = {self.kv_heads:,} cannot be replicated evenly over "
-                f"tp = {tp}: {fix}"
-            )
-        return max(1, self.kv_heads // tp)
+        if self.kv_heads >= tp:
+            return _split(self, "kv_heads", tp)
+        if tp % self.kv_heads:
+            raise TPSplitError(SplitRefusal("kv_heads", self.kv_heads, tp, REPLICATE,
+                                            kind=self.kind, layer_kind=self.kind,
+                                            label=self.label))
+        return 1
 
     def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
         return sum(self.kv_tensor_bytes(tp, kv_dtype))
@@ -293,8 +301,8 @@ class GDNLayer(CacheLayer):
                              "values")
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
-        k_heads = _split("gdn.k_heads", self.k_heads, tp)
-        v_heads = _split("gdn.v_heads", self.v_heads, tp)
+        k_heads = _split(self, "k_heads", tp)
+        v_heads = _split(self, "v_heads", tp)
         conv_dim = 2 * k_heads * self.head_dim_k + v_heads * self.head_dim_v
         return {
             "conv": (conv_dim, self.conv_kernel - 1),
@@ -342,14 +350,11 @@ class Mamba2Layer(CacheLayer):
             return self.n_groups
         if self.n_groups == 1:
             return tp
-        raise ValueError(
-            f"mamba2.n_groups = {self.n_groups:,} is not divisible by tp = {tp}: choose a tp that "
-            "divides it (engines replicate only a single group across ranks: vLLM's MambaMixer2 "
-            "asserts \"num_groups must equal 1\")"
-        )
+        raise TPSplitError(SplitRefusal("n_groups", self.n_groups, tp, GROUPS, kind=self.kind,
+                                        layer_kind=self.kind))
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
-        heads = _split("mamba2.n_heads", self.n_heads, tp)
+        heads = _split(self, "n_heads", tp)
         conv_dim = (self.d_inner + 2 * self.groups_at(tp) * self.d_state) // tp
         return {
             "conv": (conv_dim, self.conv_kernel - 1),
@@ -375,7 +380,7 @@ class Mamba1Layer(CacheLayer):
         self._validate()
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
-        d_inner = _split("mamba1.d_inner", self.d_inner, tp)
+        d_inner = _split(self, "d_inner", tp)
         return {"conv": (d_inner, self.conv_kernel - 1), "ssm": (d_inner, self.d_state)}
 
 
@@ -395,7 +400,7 @@ class ShortConvLayer(CacheLayer):
         self._validate()
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
-        return {"conv": (_split("short_conv.channels", self.channels, tp), self.conv_kernel - 1)}
+        return {"conv": (_split(self, "channels", tp), self.conv_kernel - 1)}
 
 
 @dataclass(frozen=True)
@@ -414,7 +419,7 @@ class LightningLayer(CacheLayer):
         self._validate()
 
     def state_shapes(self, tp: int) -> dict[str, tuple[int, ...]]:
-        return {"ssm": (_split("lightning.heads", self.heads, tp), self.head_dim, self.head_dim)}
+        return {"ssm": (_split(self, "heads", tp), self.head_dim, self.head_dim)}
 
 
 LAYER_KINDS: dict[str, type[CacheLayer]] = {
@@ -608,6 +613,15 @@ class ModelSpec:
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
+    # where the spec came from, which words a TP it refuses (``tp_split.words_for``): a preset
+    # in plain words, a config.json by its keys, a model file (or an edit) by its field names;
+    # not exported: a spec written out is a model file
+    _origin: str = field(default=MODEL_FILE, repr=False, compare=False)
+    # a config.json's: (layer or None for the query heads, field) -> (the key that gave the
+    # figure, whether the file writes it), for each figure a TP splits
+    _config_keys: tuple[tuple[tuple[CacheLayer | None, str], tuple[str, bool]], ...] = field(
+        default=(), repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         """Check and normalise every field in the order its errors should surface: the name and
@@ -713,32 +727,36 @@ class ModelSpec:
                     f"{name}.kv_heads = {layer.kv_heads:,}: no engine loads such a model; check "
                     "the model's heads, or leave attention_heads unset (0 in the Model page's "
                     "editor)")
-        try:
-            self._check_split(self.tp)
-        except ValueError as exc:
-            fits = [str(t) for t in range(1, SHOWN_TP + 1) if self.splits_over(t)]
-            raise ValueError(f"{exc} (tp up to {SHOWN_TP} that split the model: "
-                             f"{', '.join(fits[:8])}{', ...' if len(fits) > 8 else ''})"
-                             if fits else str(exc)) from None
+        if (refusal := self.tp_refusal(self.tp)) is not None:
+            raise TPSplitError(refusal, words_for(refusal, self._origin))
 
-    def _check_split(self, tp: int) -> None:
-        """Raise the ValueError of the first layer kind that does not split over ``tp``, under
-        the kind's name in this model (``full.kv_heads``, not the type's ``attention.kv_heads``),
-        as the Model page and the spec JSON name it; then the query heads, which no cache
-        holds but every attention layer splits."""
+    def tp_refusal(self, tp: int) -> SplitRefusal | None:
+        """Why ``tp`` ranks do not split this model, with the TPs up to SHOWN_TP that do (and
+        the config.json key of the figure, where one gave it); None where they split it."""
+        refusal = self._split_refusal(tp)
+        if refusal is None:
+            return None
+        keys = dict(self._config_keys)
+        layer = next((layer for layer, name in self._kind_names if name == refusal.kind), None)
+        key, given = keys.get((layer, refusal.field), (None, True))
+        fits = tuple(t for t in range(1, SHOWN_TP + 1) if self._split_refusal(t) is None)
+        return replace(refusal, model=self.name, fits=fits, config_key=key,
+                       config_key_given=given)
+
+    def _split_refusal(self, tp: int) -> SplitRefusal | None:
+        """The first layer kind that does not split over ``tp``, under the kind's name in this
+        model (``full``, not the type's ``attention``), as the Model page and the spec JSON
+        name it; then the query heads, which no cache holds but every attention layer splits.
+        None where every one splits."""
         for layer, name in self._kind_names:
             try:
                 layer.kv_bytes_per_slot(tp, self.kv_dtype)
                 layer.state_bytes(tp, self.conv_dtype, self.ssm_dtype)
-            except ValueError as exc:
-                text = str(exc)
-                if text.startswith(layer.kind + "."):
-                    text = name + text[len(layer.kind):]
-                raise ValueError(text) from None
+            except TPSplitError as exc:
+                return in_model(exc.refusal, kind=name, label=layer.label, model=self.name)
         if self.attention_heads is not None and self.attention_heads % tp:
-            raise ValueError(
-                f"attention_heads = {self.attention_heads:,} is not divisible by tp = {tp}: "
-                "choose a tp that divides it, as engines split the query heads over the ranks")
+            return SplitRefusal("attention_heads", self.attention_heads, tp, model=self.name)
+        return None
 
     @property
     def gdn_key_head_dims(self) -> frozenset[int]:
@@ -751,10 +769,9 @@ class ModelSpec:
         """Whether the model splits over ``tp`` ranks: every cache layer kind (heads, groups)
         and the query heads."""
         try:
-            self._check_split(tp)
-        except ValueError:
+            return self._split_refusal(tp) is None
+        except ValueError:  # a tp past MAX_TP splits nothing
             return False
-        return True
 
     # ---- views ---------------------------------------------------------------------------
 

@@ -8,12 +8,14 @@ preset's name or file stem, case-insensitive.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 from flatkv.jsonfile import read_json_file
 from flatkv.models import ModelSpec
 from flatkv.profile import PROFILE_FORMAT, CacheProfile, profile_from_dict
+from flatkv.tp_split import PRESET
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
 
@@ -51,7 +53,9 @@ def load_preset(name: str) -> ModelSpec:
         raise ValueError(f"unknown preset {name!r}: known presets are {', '.join(list_presets())}")
     display, path = entry
     try:
-        return ModelSpec.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        # its user never saw its file: a TP it refuses is said in plain words
+        return replace(ModelSpec.from_dict(json.loads(path.read_text(encoding="utf-8"))),
+                       _origin=PRESET)
     except ValueError as exc:
         raise ValueError(f"preset {display!r} ({path.name}) is invalid: {exc}") from None
 

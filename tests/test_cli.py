@@ -1148,9 +1148,9 @@ def test_a_tp_that_does_not_split_the_model_is_said_before_weights_that_do_not_f
         code, _, err = run([command, "--preset", "gpt-oss-20b", "--tp", "6", "--gpu-memory",
                             "8GB", "--weights", "80GB"], capsys)
         assert code == 2 and err.strip().splitlines() == [
-            "python -m flatkv: error: sliding.kv_heads = 8 is not divisible by tp = 6: choose a "
-            "tp that divides the KV heads or is a multiple of them (tp up to 64 that split the "
-            "model: 1, 2, 4, 8, 16, 32, 64)"], err
+            "python -m flatkv: error: gpt-oss-20b: its sliding-window attention layers have 8 "
+            "KV heads, and TP 6 does not divide them: choose TP 1, 2, 4, 8, 16, 32 or 64, the "
+            "TPs up to 64 that split the model"], err
 
 
 def test_compare_on_a_b200_names_sglangs_default_page(capsys):

@@ -2339,20 +2339,47 @@ def test_the_field_to_blame_is_found_in_a_few_builds_among_many_fields():
 
 
 def test_tp_not_dividing_heads_from_a_config():
+    # a config.json's refusal names the key that gave the figure, as the file writes it: 8 KV
+    # heads and 32 query heads split over TP 1, 2, 4, 8 (dividing 8), 16 and 32 (multiples of
+    # 8 dividing 32)
     spec = spec_from_hf_config(PRESET_CONFIGS["Llama-3.1-8B"])
-    with pytest.raises(ValueError, match="kv_heads = 8 is not divisible by tp = 3"):
+    with pytest.raises(ValueError) as refused:
         spec.with_options(tp=3)
+    assert str(refused.value) == (
+        "config.json num_key_value_heads = 8, the full-attention layers' KV heads, is not "
+        "divisible by TP 3: choose TP 1, 2, 4, 8, 16 or 32, the TPs up to 64 that split the "
+        "model")
     # 8 KV heads are replicated over 24 ranks, but 32 query heads do not split over them: vLLM
     # refuses ("Total number of attention heads (32) must be divisible by tensor parallel size")
     assert spec.attention_heads == 32 and not spec.splits_over(24)
-    with pytest.raises(ValueError, match=r"^attention_heads = 32 is not divisible by tp = 24"):
+    with pytest.raises(ValueError, match=r"^config.json num_attention_heads = 32 is not "
+                       r"divisible by TP 24 \(engines split the query heads over the ranks\)"):
         spec.with_options(tp=24)
+    # Falcon-H1's 2 KV heads over TP 3 (neither divides the other: 1, 2, 4, 6, 12 split its
+    # 2 KV, 24 Mamba2 and 12 query heads); a size transformers filled in is said to be its
+    # default: qwen3_next's 16 GDN key heads (TPs dividing 16; its 2 KV heads and 16 query
+    # heads take them all); Qwen3.5's, in its text_config, by their place there
+    falcon_3 = spec_from_hf_config(PRESET_CONFIGS["Falcon-H1-7B"])
+    with pytest.raises(ValueError) as refused:
+        falcon_3.with_options(tp=3)
+    assert str(refused.value) == (
+        "config.json num_key_value_heads = 2, the full-attention layers' KV heads, cannot be "
+        "replicated evenly over TP 3 (fewer KV heads than ranks are copied, each onto the same "
+        "number of ranks): choose TP 1, 2, 4, 6 or 12, the TPs up to 64 that split the model")
+    with pytest.raises(ValueError) as refused:
+        spec_from_hf_config({"model_type": "qwen3_next"}).with_options(tp=3)
+    assert str(refused.value) == (
+        "linear_num_key_heads = 16 (transformers' default: the config.json gives none), the "
+        "linear-attention (Gated DeltaNet) layers' key heads, is not divisible by TP 3: choose "
+        "TP 1, 2, 4, 8 or 16, the TPs up to 64 that split the model")
+    with pytest.raises(ValueError, match=r"^config.json text_config.linear_num_key_heads = 16, "):
+        spec_from_hf_config(PRESET_CONFIGS["Qwen3.5-27B"]).with_options(tp=3)
     # Qwen2.5-7B: 28 query heads, 4 KV heads; TP 8 replicates the KV heads but splits 28 unevenly
     qwen25 = spec_from_hf_config({"model_type": "qwen2", "num_hidden_layers": 28,
                                   "hidden_size": 3584, "num_attention_heads": 28,
                                   "num_key_value_heads": 4})
-    with pytest.raises(ValueError, match=r"attention_heads = 28 is not divisible by tp = 8: "
-                       r".*\(tp up to 64 that split the model: 1, 2, 4, 28\)"):
+    with pytest.raises(ValueError, match=r"^config.json num_attention_heads = 28 is not "
+                       r"divisible by TP 8 .*: choose TP 1, 2, 4 or 28, the TPs up to 64"):
         qwen25.with_options(tp=8)
     # Falcon-H1-7B: 12 query heads; the Mamba2 heads (24) and its one group would take TP 8
     falcon = spec_from_hf_config(PRESET_CONFIGS["Falcon-H1-7B"])
@@ -2648,8 +2675,9 @@ def test_transformers_warnings_stay_off_the_clis_one_line(tmp_path, capsys):
         assert main(["model", "--hf-config", str(path), "--tp", "3"]) == 2
     assert [str(w.message) for w in shown] == []
     assert capsys.readouterr().err == (
-        "python -m flatkv: error: kda.k_heads = 32 is not divisible by tp = 3: choose a tp "
-        "that divides it (tp up to 64 that split the model: 1, 2, 4, 8, 16, 32)\n")
+        "python -m flatkv: error: config.json linear_attn_config.num_heads = 32, the "
+        "linear-attention (Kimi Delta Attention) layers' heads, is not divisible by TP 3: "
+        "choose TP 1, 2, 4, 8, 16 or 32, the TPs up to 64 that split the model\n")
 
 
 def test_kimi_linear_whose_layer_types_disagree_with_its_kda_layers_is_refused():

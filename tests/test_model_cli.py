@@ -185,7 +185,7 @@ def test_plan_style_options():
     ("argv", "message"),
     [
         (["model", "--preset", "nope"], "unknown preset 'nope'"),
-        (["model", "--preset", "llama-3.1-8b", "--tp", "3"], "not divisible by tp = 3"),
+        (["model", "--preset", "llama-3.1-8b", "--tp", "3"], "TP 3 does not divide them"),
         (["model", "--preset", "llama-3.1-8b", "--tp", "0"], "tp must be positive"),
         (["model", "--preset", "llama-3.1-8b", "--kv-dtype", "fp4"], "unknown dtype 'fp4'"),
         (["model"], "model needs a source"),
@@ -220,6 +220,34 @@ def test_errors_are_one_line_exit_2(argv, message, capsys):
     lines = captured.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("python -m flatkv: error: ")
     assert message in lines[0]
+
+
+def test_a_tp_that_does_not_split_the_model_is_said_in_the_words_of_its_source(tmp_path,
+                                                                               capsys):
+    # Qwen3-Next's 16 GDN key heads over TP 3: TP 1, 2, 4, 8 and 16 divide them (its 2 KV heads
+    # take those, its 16 query heads too; 32 leaves half a key head). A preset's user saw no
+    # file: plain words; a config.json's, the key it wrote; a model file's, its own fields
+    from flatkv.presets import load_preset
+
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({
+        "model_type": "qwen3_next", "num_hidden_layers": 4, "num_attention_heads": 16,
+        "num_key_value_heads": 2, "linear_num_key_heads": 16, "linear_num_value_heads": 32}))
+    model_file = tmp_path / "model.json"
+    model_file.write_text(json.dumps(load_preset("Qwen3-Next-80B-A3B").to_dict()))
+    choose = "choose TP 1, 2, 4, 8 or 16, the TPs up to 64 that split the model"
+    for flags, said in (
+            (["--preset", "qwen3-next-80b-a3b"],
+             "Qwen3-Next-80B-A3B: its linear-attention (Gated DeltaNet) layers have 16 key "
+             f"heads, and TP 3 does not divide them: {choose}"),
+            (["--hf-config", str(config)],
+             "config.json linear_num_key_heads = 16, the linear-attention (Gated DeltaNet) "
+             f"layers' key heads, is not divisible by TP 3: {choose}"),
+            (["--model-file", str(model_file)],
+             "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up "
+             "to 64 that split the model: 1, 2, 4, 8, 16)")):
+        assert main(["model", *flags, "--tp", "3"]) == 2
+        assert capsys.readouterr().err == f"python -m flatkv: error: {said}\n"
 
 
 def test_a_json_file_of_no_object_names_what_it_holds_in_jsons_words(tmp_path, capsys):

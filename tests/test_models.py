@@ -25,6 +25,7 @@ from flatkv.models import (
 from flatkv.patterns import format_pattern, layer_runs, parse_pattern
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
+from flatkv.tp_split import PRESET
 
 QWEN_NEXT_GDN = GDNLayer(k_heads=16, v_heads=32, head_dim_k=128, head_dim_v=128, conv_kernel=4)
 QWEN_NEXT_ATTN = AttentionLayer(kv_heads=2, head_dim_k=256, head_dim_v=256)
@@ -577,8 +578,64 @@ def test_a_tp_that_does_not_split_a_kind_names_the_kind_as_the_model_does():
     with pytest.raises(ValueError, match=r"^global\.kv_heads = 8 is not divisible by tp = 3"):
         ModelSpec.from_pattern(name="m", kinds={"global": AttentionLayer(8, 128, 128)},
                                pattern="global*4", tp=3)
+    # the preset's own file read as a model file (its user wrote it): its field names
+    model_file = ModelSpec.from_dict(load_preset("Qwen3-Next-80B-A3B").to_dict())
     with pytest.raises(ValueError, match=r"^gdn\.k_heads = 16 is not divisible by tp = 3"):
+        model_file.with_options(tp=3)
+
+
+def test_a_tp_that_does_not_split_a_preset_is_said_in_plain_words():
+    # a preset's user never saw its file: no "gdn.k_heads". Qwen3-Next's 16 GDN key heads split
+    # over the TPs dividing 16 (1, 2, 4, 8, 16), its 2 KV heads over 1, 2 and any even TP, its
+    # 16 query heads over the divisors of 16: TP 1, 2, 4, 8 and 16 (32 leaves half a key head)
+    with pytest.raises(ValueError) as refused:
         load_preset("Qwen3-Next-80B-A3B").with_options(tp=3)
+    assert str(refused.value) == (
+        "Qwen3-Next-80B-A3B: its linear-attention (Gated DeltaNet) layers have 16 key heads, "
+        "and TP 3 does not divide them: choose TP 1, 2, 4, 8 or 16, the TPs up to 64 that "
+        "split the model")
+    # Falcon-H1-7B's 2 KV heads: TP 3 neither divides 2 nor is a multiple of it; its 24
+    # Mamba2 heads and 12 query heads take 1, 2, 4, 6 and 12 of the TPs 2 takes (2 and its
+    # even multiples); 8 leaves 1.5 query heads a rank, 24 half of one
+    with pytest.raises(ValueError) as refused:
+        load_preset("Falcon-H1-7B").with_options(tp=3)
+    assert str(refused.value) == (
+        "Falcon-H1-7B: its full-attention layers have 2 KV heads, and TP 3 neither divides them "
+        "nor is a multiple of them (fewer KV heads than ranks are copied, each onto the same "
+        "number of ranks): choose TP 1, 2, 4, 6 or 12, the TPs up to 64 that split the model")
+    # Nemotron-H-8B's 8 Mamba2 groups over TP 16: its 128 heads split, the groups do not, and
+    # only one group is copied; TPs dividing 8 (the 32 query heads and 8 KV heads take them)
+    with pytest.raises(ValueError) as refused:
+        load_preset("Nemotron-H-8B").with_options(tp=16)
+    assert str(refused.value) == (
+        "Nemotron-H-8B: its Mamba2 layers have 8 groups, and TP 16 does not divide them "
+        "(engines replicate only a single group across ranks: vLLM's MambaMixer2 asserts "
+        "\"num_groups must equal 1\"): choose TP 1, 2, 4 or 8, the TPs up to 64 that split "
+        "the model")
+    # DeepSeek-V3's MLA splits over any TP; its 128 query heads over the powers of 2 to 64
+    with pytest.raises(ValueError) as refused:
+        load_preset("DeepSeek-V3").with_options(tp=6)
+    assert str(refused.value) == (
+        "DeepSeek-V3: it has 128 query heads, and TP 6 does not divide them (engines split the "
+        "query heads over the ranks): choose TP 1, 2, 4, 8, 16, 32 or 64, the TPs up to 64 that "
+        "split the model")
+    # the figures: a caller may word them its own way (the hand editor does)
+    assert refused.value.refusal.field == "attention_heads"
+    assert (refused.value.refusal.value, refused.value.refusal.tp) == (128, 6)
+
+
+def test_a_refusal_with_more_tps_than_it_lists_counts_them():
+    # 1 KV head and 720 query heads (2^4 x 3^2 x 5): the TPs up to 64 dividing 720 are 1, 2,
+    # 3, 4, 5, 6, 8, 9, 10, 12, 15, 16, 18, 20, 24, 30, 36, 40, 45, 48 and 60 (21); the first
+    # 8 listed
+    spec = replace(ModelSpec.from_pattern(name="m", kinds={"a": AttentionLayer(1, 128, 128)},
+                                          pattern="a*2", attention_heads=720), _origin=PRESET)
+    with pytest.raises(ValueError) as refused:
+        spec.with_options(tp=7)
+    assert str(refused.value) == (
+        "m: it has 720 query heads, and TP 7 does not divide them (engines split the query "
+        "heads over the ranks): choose TP 1, 2, 3, 4, 5, 6, 8, 9, ... (the 21 TPs up to 64 that "
+        "split the model)")
 
 
 def test_a_models_mtp_layer_types_are_checked_and_kept():
