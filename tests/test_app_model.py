@@ -286,7 +286,10 @@ def test_a_draft_refused_for_its_tp_is_taken_where_the_tp_changes():
     at = _qwen3_next_draft_at_tp_3()
     at.switch_page("app_pages/layout.py").run()
     at.sidebar.number_input(key="w.tp").set_value(5).run()
-    assert shown(at.error[0]).startswith("gdn.k_heads = 16 is not divisible by tp = 5")
+    # Layout shows the preset (the draft is refused): in its plain words
+    assert shown(at.error[0]).startswith(
+        "Qwen3-Next-80B-A3B: its linear-attention (Gated DeltaNet) layers have 16 key heads, "
+        "and TP 5 does not divide them")
     at.switch_page("app_pages/model.py").run()
     assert shown(at.error[0]).startswith(
         "The sidebar's TP does not split it: gdn's k heads = 16 is not divisible by TP = 5")
@@ -753,10 +756,10 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
         "num_key_value_heads": 12, "hidden_size": 768})).run()
     at.button(key="hf.load").click().run()
     assert [shown(e) for e in at.error] == [
-        "The sidebar's TP does not split it: full.kv_heads = 12 is not divisible by tp = 8: "
-        "choose a tp that divides the KV heads or is a multiple of them (tp up to 64 that split "
-        "the model: 1, 2, 3, 4, 6, 12). No config.json was loaded: every page still shows "
-        "Llama-3.1-8B."]
+        "The sidebar's TP does not split it: config.json num_key_value_heads = 12, the "
+        "full-attention layers' KV heads, is not divisible by TP 8: choose TP 1, 2, 3, 4, 6 or "
+        "12, the TPs up to 64 that split the model. No config.json was loaded: every page still "
+        "shows Llama-3.1-8B."]
     assert at.query_params["model"] == "Llama-3.1-8B" and shown(at.subheader[0]) == "Llama-3.1-8B"
 
 

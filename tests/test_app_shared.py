@@ -29,6 +29,11 @@ from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT, decode_query, encode_query
 from flatkv.units import markdown_literal
 
+# a preset's refusal in plain words, not its file's gdn.k_heads: TP 1, 2, 4, 8 and 16 divide
+# Qwen3-Next's 16 GDN key heads (its 2 KV heads and 16 query heads take them too)
+QWEN3_NEXT_AT_TP_3 = (
+    "Qwen3-Next-80B-A3B: its linear-attention (Gated DeltaNet) layers have 16 key heads, and TP "
+    "3 does not divide them: choose TP 1, 2, 4, 8 or 16, the TPs up to 64 that split the model")
 PAGES = ["app_pages/model.py", "app_pages/layout.py", "app_pages/budget.py", "app_pages/compare.py",
          "app_pages/gpu.py"]
 
@@ -248,8 +253,7 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
     assert not at.exception
     # one error box; the sidebar only points at it
     assert [shown(e).split(". Shown below")[0] for e in at.error] == [
-        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
-        "that split the model: 1, 2, 4, 8, 16)"]
+        QWEN3_NEXT_AT_TP_3]
     assert any("the page says why" in c.value for c in at.sidebar.caption)
     at.sidebar.number_input(key="w.tp").set_value(1).run()
     at.sidebar.text_input(key="w.weights").set_value("200GB").run()
@@ -354,8 +358,7 @@ def test_with_both_model_and_budget_wrong_the_page_names_the_tp_and_the_sidebar_
     at.sidebar.number_input(key="w.tp").set_value(3).run()
     assert not at.exception
     assert [shown(e).split(". Shown below")[0] for e in at.error] == [
-        "gdn.k_heads = 16 is not divisible by tp = 3: choose a tp that divides it (tp up to 64 "
-        "that split the model: 1, 2, 4, 8, 16)"]
+        QWEN3_NEXT_AT_TP_3]
     side = " ".join(c.value for c in at.sidebar.caption)
     assert "weights per rank" in side and "fill the usable memory" in side
 

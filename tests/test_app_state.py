@@ -761,7 +761,7 @@ def test_a_damaged_spec_or_a_tp_the_heads_refuse_falls_back_with_a_notice():
     state, notices = decode_query({"model": "spec", "spec": "bm90IGEgc3BlYw"})
     assert state.model == DEFAULT.model and "not valid" in notices[0]
     state, notices = decode_query({"tp": "3"})  # 16 GDN key heads over 3 ranks
-    assert state.tp == 1 and "not divisible by tp = 3" in notices[0]
+    assert state.tp == 1 and "TP 3 does not divide them" in notices[0]
 
 
 def test_layer_rows_and_kind_summary_by_hand():
@@ -1258,7 +1258,7 @@ def test_a_tp_the_model_does_not_split_falls_back_to_tp_1_with_the_reason():
     falcon = AppState(model="Falcon-H1-7B", tp=8)  # 12 query heads
     at_one, why = falcon.plannable_tp()
     assert at_one == AppState(model="Falcon-H1-7B", tp=1)
-    assert why.startswith("attention_heads = 12 is not divisible by tp = 8")
+    assert why.startswith("Falcon-H1-7B: it has 12 query heads, and TP 8 does not divide them")
     assert AppState(model="Falcon-H1-7B", tp=4).plannable_tp() == (
         AppState(model="Falcon-H1-7B", tp=4), "")
 
@@ -1267,9 +1267,9 @@ def test_a_link_whose_model_cannot_plan_falls_back_and_says_why():
     # a TP the heads do not split over: the same model at TP 1
     state, notices = decode_query({"model": "Llama-3.1-8B", "tp": "3"})
     assert (state.model, state.tp) == ("Llama-3.1-8B", 1)
-    assert notices == ["full.kv_heads = 8 is not divisible by tp = 3: choose a tp that "
-                       "divides the KV heads or is a multiple of them (tp up to 64 that split "
-                       "the model: 1, 2, 4, 8, 16, 32); using TP 1."]  # 32 query heads
+    assert notices == ["Llama-3.1-8B: its full-attention layers have 8 KV heads, and TP 3 does "
+                       "not divide them: choose TP 1, 2, 4, 8, 16 or 32, the TPs up to 64 that "
+                       "split the model; using TP 1."]  # 32 query heads
     # a model that plans at no TP: the default model, at the link's TP where it splits
     odd = {"model": app_model.CUSTOM_SPEC, "spec": app_model.pack_spec(TWO_KV_SIZES)}
     why = ("attention layers of 'odd' differ in bytes per token (a: 2,048 B; b: 4,096 B): the "

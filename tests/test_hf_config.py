@@ -71,6 +71,14 @@ LLAMA4_SCOUT = {
 # moonshotai/Kimi-Linear-48B-A3B-Instruct's geometry, written as its config.json writes it: the
 # KDA sizes and the 1-indexed layer lists in linear_attn_config, the length as model_max_length
 # (the sizes equal transformers' KimiLinearConfig defaults, which name that checkpoint)
+
+def refused_at(spec: ModelSpec, tp: int) -> str:
+    """Why ``spec`` at ``tp`` is refused, as its ValueError says it."""
+    with pytest.raises(ValueError) as refused:
+        spec.with_options(tp=tp)
+    return str(refused.value)
+
+
 KIMI_LINEAR = {
     "model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"],
     "hidden_size": 2304, "num_hidden_layers": 27, "num_attention_heads": 32,
@@ -2343,9 +2351,7 @@ def test_tp_not_dividing_heads_from_a_config():
     # heads and 32 query heads split over TP 1, 2, 4, 8 (dividing 8), 16 and 32 (multiples of
     # 8 dividing 32)
     spec = spec_from_hf_config(PRESET_CONFIGS["Llama-3.1-8B"])
-    with pytest.raises(ValueError) as refused:
-        spec.with_options(tp=3)
-    assert str(refused.value) == (
+    assert refused_at(spec, 3) == (
         "config.json num_key_value_heads = 8, the full-attention layers' KV heads, is not "
         "divisible by TP 3: choose TP 1, 2, 4, 8, 16 or 32, the TPs up to 64 that split the "
         "model")
@@ -2360,15 +2366,11 @@ def test_tp_not_dividing_heads_from_a_config():
     # default: qwen3_next's 16 GDN key heads (TPs dividing 16; its 2 KV heads and 16 query
     # heads take them all); Qwen3.5's, in its text_config, by their place there
     falcon_3 = spec_from_hf_config(PRESET_CONFIGS["Falcon-H1-7B"])
-    with pytest.raises(ValueError) as refused:
-        falcon_3.with_options(tp=3)
-    assert str(refused.value) == (
+    assert refused_at(falcon_3, 3) == (
         "config.json num_key_value_heads = 2, the full-attention layers' KV heads, cannot be "
         "replicated evenly over TP 3 (fewer KV heads than ranks are copied, each onto the same "
         "number of ranks): choose TP 1, 2, 4, 6 or 12, the TPs up to 64 that split the model")
-    with pytest.raises(ValueError) as refused:
-        spec_from_hf_config({"model_type": "qwen3_next"}).with_options(tp=3)
-    assert str(refused.value) == (
+    assert refused_at(spec_from_hf_config({"model_type": "qwen3_next"}), 3) == (
         "linear_num_key_heads = 16 (transformers' default: the config.json gives none), the "
         "linear-attention (Gated DeltaNet) layers' key heads, is not divisible by TP 3: choose "
         "TP 1, 2, 4, 8 or 16, the TPs up to 64 that split the model")

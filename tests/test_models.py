@@ -27,6 +27,14 @@ from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
 from flatkv.tp_split import PRESET
 
+
+def refused_at(spec: ModelSpec, tp: int) -> str:
+    """Why ``spec`` at ``tp`` is refused, as its ValueError says it."""
+    with pytest.raises(ValueError) as refused:
+        spec.with_options(tp=tp)
+    return str(refused.value)
+
+
 QWEN_NEXT_GDN = GDNLayer(k_heads=16, v_heads=32, head_dim_k=128, head_dim_v=128, conv_kernel=4)
 QWEN_NEXT_ATTN = AttentionLayer(kv_heads=2, head_dim_k=256, head_dim_v=256)
 
@@ -588,40 +596,34 @@ def test_a_tp_that_does_not_split_a_preset_is_said_in_plain_words():
     # a preset's user never saw its file: no "gdn.k_heads". Qwen3-Next's 16 GDN key heads split
     # over the TPs dividing 16 (1, 2, 4, 8, 16), its 2 KV heads over 1, 2 and any even TP, its
     # 16 query heads over the divisors of 16: TP 1, 2, 4, 8 and 16 (32 leaves half a key head)
-    with pytest.raises(ValueError) as refused:
-        load_preset("Qwen3-Next-80B-A3B").with_options(tp=3)
-    assert str(refused.value) == (
+    assert refused_at(load_preset("Qwen3-Next-80B-A3B"), 3) == (
         "Qwen3-Next-80B-A3B: its linear-attention (Gated DeltaNet) layers have 16 key heads, "
         "and TP 3 does not divide them: choose TP 1, 2, 4, 8 or 16, the TPs up to 64 that "
         "split the model")
     # Falcon-H1-7B's 2 KV heads: TP 3 neither divides 2 nor is a multiple of it; its 24
     # Mamba2 heads and 12 query heads take 1, 2, 4, 6 and 12 of the TPs 2 takes (2 and its
     # even multiples); 8 leaves 1.5 query heads a rank, 24 half of one
-    with pytest.raises(ValueError) as refused:
-        load_preset("Falcon-H1-7B").with_options(tp=3)
-    assert str(refused.value) == (
+    assert refused_at(load_preset("Falcon-H1-7B"), 3) == (
         "Falcon-H1-7B: its full-attention layers have 2 KV heads, and TP 3 neither divides them "
         "nor is a multiple of them (fewer KV heads than ranks are copied, each onto the same "
         "number of ranks): choose TP 1, 2, 4, 6 or 12, the TPs up to 64 that split the model")
     # Nemotron-H-8B's 8 Mamba2 groups over TP 16: its 128 heads split, the groups do not, and
     # only one group is copied; TPs dividing 8 (the 32 query heads and 8 KV heads take them)
-    with pytest.raises(ValueError) as refused:
-        load_preset("Nemotron-H-8B").with_options(tp=16)
-    assert str(refused.value) == (
+    assert refused_at(load_preset("Nemotron-H-8B"), 16) == (
         "Nemotron-H-8B: its Mamba2 layers have 8 groups, and TP 16 does not divide them "
         "(engines replicate only a single group across ranks: vLLM's MambaMixer2 asserts "
         "\"num_groups must equal 1\"): choose TP 1, 2, 4 or 8, the TPs up to 64 that split "
         "the model")
     # DeepSeek-V3's MLA splits over any TP; its 128 query heads over the powers of 2 to 64
-    with pytest.raises(ValueError) as refused:
-        load_preset("DeepSeek-V3").with_options(tp=6)
-    assert str(refused.value) == (
+    assert refused_at(load_preset("DeepSeek-V3"), 6) == (
         "DeepSeek-V3: it has 128 query heads, and TP 6 does not divide them (engines split the "
         "query heads over the ranks): choose TP 1, 2, 4, 8, 16, 32 or 64, the TPs up to 64 that "
         "split the model")
-    # the figures: a caller may word them its own way (the hand editor does)
-    assert refused.value.refusal.field == "attention_heads"
-    assert (refused.value.refusal.value, refused.value.refusal.tp) == (128, 6)
+    # the figures, for a caller that words them its own way (the hand editor does)
+    refusal = load_preset("DeepSeek-V3").tp_refusal(6)
+    assert (refusal.field, refusal.value, refusal.tp, refusal.fits) == (
+        "attention_heads", 128, 6, (1, 2, 4, 8, 16, 32, 64))
+    assert load_preset("DeepSeek-V3").tp_refusal(8) is None
 
 
 def test_a_refusal_with_more_tps_than_it_lists_counts_them():
@@ -630,9 +632,7 @@ def test_a_refusal_with_more_tps_than_it_lists_counts_them():
     # 8 listed
     spec = replace(ModelSpec.from_pattern(name="m", kinds={"a": AttentionLayer(1, 128, 128)},
                                           pattern="a*2", attention_heads=720), _origin=PRESET)
-    with pytest.raises(ValueError) as refused:
-        spec.with_options(tp=7)
-    assert str(refused.value) == (
+    assert refused_at(spec, 7) == (
         "m: it has 720 query heads, and TP 7 does not divide them (engines split the query "
         "heads over the ranks): choose TP 1, 2, 3, 4, 5, 6, 8, 9, ... (the 21 TPs up to 64 that "
         "split the model)")
