@@ -134,7 +134,8 @@ def refuse_draft(spec: ModelSpec) -> None:
 def tp_refusal(exc: ValueError, draft: ModelSpec | None) -> str:
     """The error of a model that plans at TP 1 but not at the sidebar's TP: a ``draft``'s in
     the hand editor's words (``gdn's k heads``, not the model file's ``gdn.k_heads``), a
-    loaded file's (None) in its own."""
+    loaded one's (None) in its source's own (a config.json's keys, a model file's fields:
+    ``tp_split.words_for``)."""
     said = str(exc) if draft is None else app_model.editor_words(str(exc), draft.kinds)
     return f"The sidebar's TP does not split it: {said}"
 

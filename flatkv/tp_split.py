@@ -10,14 +10,16 @@ heads) over the TP ranks, so a TP that does not divide one is refused. The refus
   labels: ``app_model.editor_words``);
 - a preset: plain words, ``Qwen3-Next-80B-A3B: its linear-attention (Gated DeltaNet) layers
   have 16 key heads, and TP 3 does not divide them``, as its user never saw its file;
-- a config.json: the key it gave the figure by, ``config.json linear_num_key_heads = 16 is not
-  divisible by TP 3``, as its other errors name its fields (``hf_json.as_written``).
+- a config.json: the key it gave the figure by, ``config.json linear_num_key_heads = 16, the
+  linear-attention (Gated DeltaNet) layers' key heads, is not divisible by TP 3``, as its other
+  errors name its fields (``hf_json.as_written``).
 
 Pure, and free of ``flatkv.models`` (which raises these), so either may import it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 # How a figure fails to split over the TP
@@ -160,13 +162,13 @@ def plain_words(refusal: SplitRefusal) -> str:
     DeltaNet) layers have 16 key heads, and TP 3 does not divide them: choose TP 1, 2, 4, 8
     or 16, the TPs up to 64 that split the model``."""
     r = refusal
-    if r.field == "attention_heads":
-        has = f"it has {r.value:,} query heads"
-    else:
-        layers, figure = _what(r)
-        has = f"its {layers} have {r.value:,} {figure}"
+    layers, figure = ("", "query heads") if r.field == "attention_heads" else _what(r)
+    if r.value == 1:  # one head (only a TP past 1 that divides it refuses it)
+        figure = re.sub(r"\b(head|group|channel)s\b", r"\1", figure)
+    has = (f"its {layers} have" if layers else "it has") + f" {r.value:,} {figure}"
+    them = "it" if r.value == 1 else "them"
     fails = (f"TP {r.tp} neither divides them nor is a multiple of them" if r.how == REPLICATE
-             else f"TP {r.tp} does not divide them")
+             else f"TP {r.tp} does not divide {them}")
     lead = f"{r.model}: " if r.model else ""
     return f"{lead}{has}, and {fails}{_why(r)}{_choose(r)}"
 

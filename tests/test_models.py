@@ -626,7 +626,7 @@ def test_a_tp_that_does_not_split_a_preset_is_said_in_plain_words():
     assert load_preset("DeepSeek-V3").tp_refusal(8) is None
 
 
-def test_a_refusal_with_more_tps_than_it_lists_counts_them():
+def test_a_refusal_lists_the_tps_that_split_the_model_or_counts_them():
     # 1 KV head and 720 query heads (2^4 x 3^2 x 5): the TPs up to 64 dividing 720 are 1, 2,
     # 3, 4, 5, 6, 8, 9, 10, 12, 15, 16, 18, 20, 24, 30, 36, 40, 45, 48 and 60 (21); the first
     # 8 listed
@@ -636,6 +636,19 @@ def test_a_refusal_with_more_tps_than_it_lists_counts_them():
         "m: it has 720 query heads, and TP 7 does not divide them (engines split the query "
         "heads over the ranks): choose TP 1, 2, 3, 4, 5, 6, 8, 9, ... (the 21 TPs up to 64 that "
         "split the model)")
+    # 7 KV heads under 7 query heads: TP 7 splits both, 2 neither; past 7 the query heads
+    # do not split, so 1 and 7 alone
+    seven = replace(spec, layers=(AttentionLayer(7, 128, 128),) * 2, attention_heads=7, tp=1,
+                    _kind_names=())
+    assert refused_at(seven, 2) == (
+        "m: its full-attention layers have 7 KV heads, and TP 2 does not divide them: choose "
+        "TP 1 or 7, the TPs up to 64 that split the model")
+    # one GDN key head splits over TP 1 alone
+    one = replace(seven, layers=(GDNLayer(1, 2, 128, 128, 4),), attention_heads=None)
+    assert refused_at(one, 2) == (
+        "m: its linear-attention (Gated DeltaNet) layers have 1 key head, and TP 2 does not "
+        "divide it: choose "
+        "TP 1, the only TP up to 64 that splits the model")
 
 
 def test_a_models_mtp_layer_types_are_checked_and_kept():
