@@ -305,15 +305,17 @@ def _key_of(recorded: Recorded, model_type: str, attr: str, value: int) -> tuple
     """The config.json key that gave ``attr`` its ``value``, as the file writes it (an alias the
     config class maps to it, Step-3.5's num_attention_groups; Kimi Linear's
     linear_attn_config.num_heads; Bailing's KDA sizes' own fields), and whether the file gives
-    it; the attribute's own name where transformers filled it in. A Gemma 4 ``per_layer_config
-    ...`` phrase names where the file gives it."""
+    it; the attribute's own name where transformers filled it in. A phrase names where the
+    file gives it: Jamba's ``mamba_expand x hidden_size``, Gemma 4's ``per_layer_config
+    ...``."""
     given, where = recorded.given, recorded.where
     aliases = getattr(recorded.conf, "attribute_map", {})
     names = [attr, *(alias for alias, name in aliases.items() if name == attr)]
     if model_type == "bailing_hybrid" and attr in BAILING_KDA_GIVEN_AS:
         names.append(BAILING_KDA_GIVEN_AS[attr])
-    if " " in attr:
-        return attr, True
+    if " " in attr:  # Jamba's product, given where both are; Gemma 4's per_layer_config field
+        parts = attr.split(" x ")
+        return attr, len(parts) == 1 or all(given.get(part) is not None for part in parts)
     if found := next((name for name in names if given.get(name) == value), None):
         return f"{where}{found}", True
     linear = given.get("linear_attn_config")

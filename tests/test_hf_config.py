@@ -2376,6 +2376,19 @@ def test_tp_not_dividing_heads_from_a_config():
         "TP 1, 2, 4, 8 or 16, the TPs up to 64 that split the model")
     with pytest.raises(ValueError, match=r"^config.json text_config.linear_num_key_heads = 16, "):
         spec_from_hf_config(PRESET_CONFIGS["Qwen3.5-27B"]).with_options(tp=3)
+    # Jamba's d_inner is no one key: mamba_expand 2 x hidden_size 4,096 = 8,192 = 2^13, split
+    # by the powers of 2 its 8 KV heads and 32 query heads take (1 to 32)
+    assert refused_at(spec_from_hf_config(PRESET_CONFIGS["Jamba-1.5-Mini"]), 3) == (
+        "config.json mamba_expand x hidden_size = 8,192, the Mamba layers' inner channels "
+        "(d_inner), is not divisible by TP 3: choose TP 1, 2, 4, 8, 16 or 32, the TPs up to 64 "
+        "that split the model")
+    # Nemotron-H's 8 Mamba2 groups (its config's n_groups) over TP 16: engines copy only one
+    # group; its 128 heads, 8 KV heads and 32 query heads take the TPs dividing 8
+    assert refused_at(spec_from_hf_config(PRESET_CONFIGS["Nemotron-H-8B"]), 16) == (
+        "config.json n_groups = 8, the Mamba2 layers' groups, is not divisible by TP 16 "
+        "(engines replicate only a single group across ranks: vLLM's MambaMixer2 asserts "
+        "\"num_groups must equal 1\"): choose TP 1, 2, 4 or 8, the TPs up to 64 that split "
+        "the model")
     # Qwen2.5-7B: 28 query heads, 4 KV heads; TP 8 replicates the KV heads but splits 28 unevenly
     qwen25 = spec_from_hf_config({"model_type": "qwen2", "num_hidden_layers": 28,
                                   "hidden_size": 3584, "num_attention_heads": 28,
