@@ -763,6 +763,26 @@ def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
     assert at.query_params["model"] == "Llama-3.1-8B" and shown(at.subheader[0]) == "Llama-3.1-8B"
 
 
+def test_a_loaded_config_json_moved_to_a_tp_that_does_not_split_it_is_refused_in_plain_words():
+    # loaded at TP 1, the model rides in the link as the app's model JSON, which its user never
+    # wrote: at TP 8 its 12 KV heads are named in words, not as full.kv_heads (the JSON's field)
+    at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_area(key="hf.paste").set_value(json.dumps({
+        "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 12,
+        "num_key_value_heads": 12, "hidden_size": 768})).run()
+    at.button(key="hf.load").click().run()
+    assert_clean(at)
+    assert at.query_params["model"] == "spec"
+    name = shown(at.subheader[0])
+    at.sidebar.number_input(key="w.tp").set_value(8).run()
+    assert not at.exception
+    # the TPs that split 12 heads (KV and query alike): 1, 2, 3, 4, 6, 12
+    assert [shown(e).split(". Shown below")[0] for e in at.error] == [
+        f"{name}: its full-attention layers have 12 KV heads, and TP 8 does not divide them: "
+        "choose TP 1, 2, 3, 4, 6 or 12, the TPs up to 64 that split the model"]
+
+
 def test_the_uploaders_limit_is_the_json_readers():
     # streamlit's maxUploadSize is in MiB (x 1024 x 1024 where it receives a file): the
     # uploader says the 8 MiB FlatKV reads, not streamlit's 200MB default
