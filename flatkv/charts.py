@@ -132,6 +132,9 @@ HOUSE_TEMPLATE = _house_template()
 # column at 1000 px, Compare's panel heading "concurrency at 262,144 tokens". Every title
 # and heading starts under this band, so nothing is ever under the bar, at any width.
 MODEBAR_BAND_PX = 34
+# A one-line horizontal legend's box at the house font (29 px in Chromium: its top 20 px under
+# a one-line title, its bottom 3 px over the plot, as y 1.01 puts it)
+LEGEND_LINE_BOX_PX, LEGEND_GAP_PX = 29, 3
 
 # Characters a title line holds (Plotly does not wrap), the bar no longer in the way: a full-width
 # chart is 506 px wide at its narrowest (at 1000 px, in an expander), a half-width one (Budget's
@@ -152,7 +155,7 @@ def title_lines(title: str, width: int = TITLE_WIDTH) -> list[str]:
 
 
 def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str = "",
-                  height: int | None = None, legend_lines: int = 1,
+                  height: int | None = None, legend_lines: int = 1, hanging_legend: bool = False,
                   title_width: int = TITLE_WIDTH, headings_px: int = 0) -> go.Figure:
     """The figure of ``traces`` and ``layout`` in the house style, built in one go.
 
@@ -164,6 +167,13 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
     plot (``LEGEND_BESIDE`` in ``layout``), which takes no line under it. ``title_width``: the
     characters a title line holds (``title_lines``). ``headings_px``: room above the plot for
     headings drawn over it (Compare's panel headings), under the mode bar's band.
+    ``hanging_legend``: the horizontal legend hangs from under the title in the figure's own
+    coordinates, and Plotly moves the plot's top down by the lines it wraps to at the width it
+    is drawn (a legend's reserved margin), none reserved in advance. Lines kept for the
+    narrowest width left a blank band between title and legend where the page is wider: 81 px
+    over Compare's "Where the budget goes" (seven categories, one line at 1,400 px, room kept
+    for four), 60 px over the GPU lab's sweep. Needs ``height`` (the legend's place is a
+    fraction of it).
 
     The top margin, from the top: the mode bar's band (MODEBAR_BAND_PX), the title (18 px a
     line), the legend (20 px a line) and gaps. A chart with neither title, legend nor headings
@@ -175,6 +185,18 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
     # would be keyed "trace 0")
     layout.setdefault("showlegend", any(getattr(t, "showlegend", False) is not False
                                         and getattr(t, "name", None) for t in traces))
+    top = (MODEBAR_BAND_PX + (50 + 18 * len(lines) if title else
+                              30 if layout["showlegend"] or headings_px else 0) + headings_px)
+    total_height = height + MODEBAR_BAND_PX + headings_px if height else None
+    # the legend sits on its own line under the title, never over it
+    legend = {"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0, "xanchor": "left"}
+    if hanging_legend and total_height:
+        # its top where a one-line legend's top is otherwise (a line's box over the plot's
+        # top), never in the mode bar's band
+        legend |= {"yref": "container", "yanchor": "top", "y": 1 - max(
+            MODEBAR_BAND_PX, top - LEGEND_LINE_BOX_PX - LEGEND_GAP_PX) / total_height}
+    else:
+        top += 20 * (legend_lines - 1)
     return go.Figure(data=list(traces), layout=layout | {
         "template": HOUSE_TEMPLATE,
         # the title starts under the mode bar's band. Plotly sets a title of n lines (n - 1)
@@ -184,15 +206,10 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
                   "yanchor": "top", "yref": "container", "font": {"size": 15},
                   "pad": {"t": MODEBAR_BAND_PX + 10 * (len(lines) - 1)}} if title else None,
         "font": {"family": FONT, "size": 13},
-        "margin": {"l": 10, "r": 10, "b": 10,
-                   "t": MODEBAR_BAND_PX + (50 + 18 * len(lines) if title else
-                                           30 if layout["showlegend"] or headings_px else 0)
-                   + 20 * (legend_lines - 1) + headings_px},
-        # the legend sits on its own line under the title, never over it
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0,
-                   "xanchor": "left", **layout.get("legend", {})},
+        "margin": {"l": 10, "r": 10, "b": 10, "t": top},
+        "legend": legend | layout.get("legend", {}),
         # the band and headings on top of the height asked for: the plot keeps its height
-        "height": height + MODEBAR_BAND_PX + headings_px if height else None,
+        "height": total_height,
         "hoverlabel": {"font": {"family": "ui-monospace, monospace"}},
     })
 
@@ -718,10 +735,10 @@ def breakdown_bars(
               "yaxis": {"autorange": "reversed"},
               # keys left to right as the slices stack (plotly reverses a stacked bar's key)
               "legend": {"traceorder": "normal"}}
-    # the key's lines given room under the title: at 1000 px its seven categories take four
-    # lines, which grew up over the title when one was reserved
+    # the key hangs under the title: at 1000 px its seven categories take four lines, which
+    # grew up over the title when one was reserved, and one at 1,400 px
     return _house_figure(traces, layout, title=title, height=max(260, 140 + 44 * len(names)),
-                         legend_lines=legend_lines([t.name for t in traces]))
+                         hanging_legend=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -823,31 +840,8 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
               # room on the right for the label of the longest bar
               "xaxis": {"title": "GB/s (1e9 bytes per second)", "range": [0, top * 1.18]},
               "bargap": 0.3}
-    marks = [t.name for t in traces if isinstance(t, go.Scatter)]
     return _house_figure(traces, layout, title=title, height=max(260, 130 + 40 * len(series)),
-                         legend_lines=legend_lines(marks))
-
-
-# A horizontal legend's room in the main column at 1000 px, and an entry's width: the symbol
-# and its gap, and the name at the house font (13 px, about 6 px a character, its lower case
-# mostly). The legend starts at the plot's left edge, past the y axis: Compare's context chart
-# (540 px, its axis about 95 px) has 445 px for it, two columns of "FlatKV per component"
-# (Plotly wrapped its eight entries to four lines there, over the title, when 680 px was
-# taken here); the GPU lab's sweep, two columns of "scatter (torch, slot-major)" (at 7 px a
-# character this counted one, and left 110 px blank over its eight entries' four lines).
-LEGEND_WIDTH_PX, LEGEND_ENTRY_PX, LEGEND_CHAR_PX = 440, 40, 6
-
-
-def legend_lines(names: Sequence[str]) -> int:
-    """The lines a horizontal legend of ``names`` wraps to in the main column at 1000 px, as
-    Plotly packs its entries: on one line where they fit it, else in a grid whose columns are
-    all as wide as the widest entry (its legend/draw.js, ``maxItemWidth``). A legend of one
-    line would grow up into a title over it."""
-    widths = [LEGEND_ENTRY_PX + LEGEND_CHAR_PX * len(name) for name in names]
-    if sum(widths) <= LEGEND_WIDTH_PX:
-        return 1
-    per_line = max(1, LEGEND_WIDTH_PX // max(widths))
-    return -(-len(widths) // per_line)
+                         hanging_legend=True)
 
 
 def bandwidth_sweep(
@@ -874,5 +868,4 @@ def bandwidth_sweep(
                         "tickmode": "array", "tickvals": [v / scale for v in swept],
                         "ticktext": [f"{v:,}" if pages else format_bytes(v) for v in swept]},
               "yaxis": {"title": "GB/s (1e9 bytes per second)", "rangemode": "tozero"}}
-    return _house_figure(traces, layout, title=title, height=420,
-                         legend_lines=legend_lines([t.name for t in traces]))
+    return _house_figure(traces, layout, title=title, height=420, hanging_legend=True)

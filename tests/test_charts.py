@@ -448,17 +448,7 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
     assert list(many.layout.yaxis.range) == [1.95, 3.05]  # 100 to 1,000, padded
 
 
-def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
-    from flatkv.gpu_view import Series
-
-    # 40 px of symbol and 6 px a character in 440 px: two entries of 20 characters (160 px
-    # each) fit one line; three wrap to a grid of two columns (Plotly's, as wide as the widest
-    # entry), so five take three lines, and short ones beside a long one no fewer
-    assert charts.legend_lines(["x" * 20] * 2) == 1
-    assert charts.legend_lines(["x" * 20] * 3) == 2
-    assert charts.legend_lines(["x" * 20] * 5) == 3
-    assert charts.legend_lines(["x" * 20] + ["x" * 10] * 4) == 3  # not 2 lines (620 px)
-    assert charts.legend_lines(["x" * 200]) == 1  # one entry: one line, however long
+def test_the_context_charts_legend_sits_beside_its_plot():
     # Compare's context chart: eight entries, the widest "FlatKV per component" (160 px), two
     # a line: four lines at 1000 px, two at 1,440 px (where the four lines' room left 60 px
     # blank). Its legend is beside the plot, an entry a line, as tall at every width: no line
@@ -469,32 +459,63 @@ def test_a_sweeps_legend_gets_the_lines_it_wraps_to():
             ("vllm", "vLLM v1"), ("sglang", "SGLang"), ("aliased", "slab aliasing"),
             ("lcm", "two-level pages"))], context=2048, title="Concurrency over context length")
     assert len(context.data) == 8  # the six, one request and the context's marks
-    assert charts.legend_lines([t.name for t in context.data]) == 4  # had it been on top
     legend = context.layout.legend
     assert (legend.orientation, legend.x, legend.xanchor, legend.y, legend.yanchor) == (
         "v", 1.02, "left", 1, "top")
     # the mode bar's band, a title line and its gaps, less the legend line a top legend has
     assert context.layout.margin.t == 34 + 50 + 18 - 20
-    # a sweep of six figures: room for three legend lines under a two-line title (60 + 2 x 18
-    # for the title, 20 for each legend line past the first), so the legend does not climb
-    # into it
+
+
+def _legend_top_px(fig) -> float:
+    """Where a hanging legend's top sits, in px from the figure's top."""
+    legend = fig.layout.legend
+    assert (legend.yref, legend.yanchor, legend.orientation) == ("container", "top", "h")
+    return (1 - legend.y) * fig.layout.height
+
+
+def test_wrapping_legends_hang_under_the_title_with_no_room_kept_for_their_lines():
+    """Compare's "Where the budget goes" (seven categories) and the GPU lab's sweep and bars
+    kept room for the lines their key wraps to at 1000 px (four and three): at 1,400 px, where
+    the key takes one line, that room was a blank band between title and key (81 px over
+    Compare's bars in Chromium, title bottom at 50 px, key at 131). The key now hangs from
+    under the title (its top at 70 px, 20 px under a one-line title's bottom: the band, 50 px
+    of gaps and 18 of title, less a 29 px key line and its 3 px gap) in the figure's own
+    coordinates, and Plotly moves the plot down by the lines it takes at the width drawn
+    (measured: the plot's top at 109 px at 1,400 px, where it was 162; at 166 px at 1000 px,
+    the key's three lines from 70 to 156)."""
+    from flatkv.gpu_view import Series
+
+    cats = ["kv_history", "state", "row_padding", "state_page_padding", "dead_weight",
+            "idle_pool", "unused"]
+    fig = charts.breakdown_bars(["a"], [[(c, 1) for c in cats]], title="Where the budget goes")
+    assert [t.name for t in fig.data] == [c.replace("_", " ") for c in cats]
+    two = charts.breakdown_bars(["a"], [[("kv_history", 1), ("unused", 1)]], title="t")
+    # no line kept for the key past its first: seven categories or two, the same top margin
+    assert fig.layout.margin.t == two.layout.margin.t == 34 + 50 + 18
+    # one bar: 260 px asked for, and the mode bar's band on top
+    assert fig.layout.height == 260 + 34
+    assert _legend_top_px(fig) == pytest.approx(34 + 50 + 18 - 29 - 3) == 70
+    assert _legend_top_px(fig) > 34 + 18  # under the title's line, never over it
+    # untitled: the key right under the mode bar's band, not in it (64 - 32 would be 32)
+    bare = charts.breakdown_bars(["a"], [[("kv_history", 1)]])
+    assert (bare.layout.margin.t, _legend_top_px(bare)) == (34 + 30, pytest.approx(34))
+    # a sweep of six figures under a two-line title: its key under the second line
     names = ("copy", "copy"), ("gather", "torch"), ("scatter", "torch"), (
         "state_copy", "torch"), ("d2h", "torch"), ("h2d", "torch")
-    fig = charts.bandwidth_sweep(
-        [Series(op, impl, (1, 4), (5.0, 8.0), (1568, 6272)) for op, impl in names],
-        x="pages_per_call", title="Bandwidth vs pages per call, 201.75 MiB per call across "
-        "the whole sweep of pages")
-    widest = max(len(t.name) for t in fig.data)
-    assert charts.legend_lines([t.name for t in fig.data]) == 3 == -(-6 // (440 // (
-        40 + 6 * widest)))  # 2 a line
-    # the GPU lab's sweep of both layouts: eight entries, "scatter (torch, slot-major)" the
-    # widest (27 characters, 202 px), two a line: four lines, as Plotly drew them at 1000 px
-    # (7 px a character counted one a line: eight, 110 px of blank over the plot)
-    lab = ["copy (baseline)", "gather (torch, slot-major)", "scatter (torch, slot-major)",
-           "gather (torch, page-major)", "scatter (torch, page-major)", "d2h (torch)",
-           "h2d (torch)", "state copy (torch)"]
-    assert (40 + 6 * 27, charts.legend_lines(lab)) == (202, 4)
-    assert fig.layout.margin.t == 34 + 50 + 2 * 18 + 2 * 20
+    series = [Series(op, impl, (1, 4), (5.0, 8.0), (1568, 6272)) for op, impl in names]
+    sweep = charts.bandwidth_sweep(series, x="pages_per_call", title=(
+        "Bandwidth vs pages per call, 201.75 MiB per call across the whole sweep of pages"))
+    assert sweep.layout.title.text.count("<br>") == 1
+    assert sweep.layout.margin.t == 34 + 50 + 2 * 18
+    assert sweep.layout.height == 420 + 34
+    assert _legend_top_px(sweep) == pytest.approx(34 + 50 + 2 * 18 - 32) == 88
+    bars = charts.bandwidth_bars(_lab_series(), title="Bandwidth")
+    assert (bars.layout.margin.t, _legend_top_px(bars)) == (34 + 50 + 18, pytest.approx(70))
+    # Budget's side-by-side sweeps keep their room: their plots must sit level
+    level = charts.sweep_figure([1, 2], [1, 2], [1.0, 2.0], current_x=1, current_capacity=1,
+                                current_concurrency=1.0, x_title="x", context=16,
+                                legend_lines=4)
+    assert (level.layout.legend.yref, level.layout.legend.y) == (None, 1.01)
 
 
 def test_bandwidth_sweep_over_pages_and_page_bytes():
@@ -636,19 +657,6 @@ def test_full_width_titles_use_the_width_and_half_width_ones_stay_in_theirs(anal
     assert sweep(False).layout.title.text == ("Over the budget, up to the least<br>budget for "
                                               "23 requests")
     assert sweep(True).layout.title.text == long
-
-
-def test_where_the_budget_goes_gives_its_key_the_lines_it_wraps_to():
-    """Compare's "Where the budget goes": seven categories took four lines at 1000 px, one of
-    which was reserved, so the key grew up against the title. The widest entry, "state page
-    padding", is 40 + 18 x 7 = 166 px: two a line in 440 px, four lines for seven."""
-    cats = ["kv_history", "state", "row_padding", "state_page_padding", "dead_weight",
-            "idle_pool", "unused"]
-    fig = charts.breakdown_bars(["a"], [[(c, 1) for c in cats]], title="Where the budget goes")
-    assert [t.name for t in fig.data] == [c.replace("_", " ") for c in cats]
-    assert fig.layout.margin.t == 34 + 50 + 18 + 20 * (4 - 1)
-    two = charts.breakdown_bars(["a"], [[("kv_history", 1), ("unused", 1)]], title="t")
-    assert two.layout.margin.t == 34 + 50 + 18  # "kv history" and "unused": one line
 
 
 def test_a_one_kind_chart_keeps_its_key(analysis):
