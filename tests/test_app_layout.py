@@ -269,7 +269,7 @@ def test_layout_draws_every_page_of_a_workload_that_fills_the_pool():
     cells = [v for row in drawn["data"][0]["z"] for v in row if v is not None]
     assert (cells.count(0), cells.count(1), len(cells)) == (656, 656, 1312)
     assert [t["name"] for t in drawn["data"][1:]] == [
-        "linear_attention (656 pages)", "full_attention (656 pages)", "free"]
+        "linear_attention (656 pages)", "full_attention (656 pages)", "free (0 pages)"]
 
 
 def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():

@@ -114,10 +114,19 @@ def test_page_map_marks_each_owner():
         k = len(fig.data) - 1
         return next(c for edge, c in grid.colorscale if edge > (index + 0.5) / k)
 
+    # the pool's 8 ids less the groups' 1 + 2: 5 free, keyed with their count as the groups'
     legend = [t.name for t in fig.data[1:]]
-    assert legend == ["linear_attention (1 page)", "full_attention (2 pages)", "free"]
+    assert legend == ["linear_attention (1 page)", "full_attention (2 pages)", "free (5 pages)"]
     assert colour(1) == _trace(fig, "full_attention (2 pages)").marker.color == COLORS["kv"]
-    assert colour(2) == _trace(fig, "free").marker.color == COLORS["free"]
+    assert colour(2) == _trace(fig, "free (5 pages)").marker.color == COLORS["free"]
+    # the map draws the first ids only: the count is the pool's (1,000 ids, 3 handed out), not
+    # the drawn ones'; a workload past the pool leaves none free (not a negative count)
+    first = charts.page_map_figure(app_data.PageMap(1000, ("full_attention", None), {
+        "full_attention": 3}, True, None), columns=2)
+    assert first.data[-1].name == "free (997 pages)"
+    over = charts.page_map_figure(app_data.PageMap(2, ("full_attention", "full_attention"), {
+        "full_attention": 5}, False, 0), columns=2)
+    assert over.data[-1].name == "free (0 pages)"
 
 
 def test_sweep_figure_marks_the_current_point():
