@@ -213,8 +213,13 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                       icon=":material/fit_screen:")
         return
     st.caption(msg)
-    chart(charts.page_map_figure(pages, title=f"First {len(pages.owners):,} page ids"),
-          key="layout.pages", file_name="page_ids.html")
+    # the whole pool or its first ids, said which: "First 1,273 page ids" over a pool of 1,273
+    # read as the start of a larger one
+    shown = len(pages.owners)
+    title = (f"All {shown:,} page ids" if shown == pages.num_blocks
+             else f"First {shown:,} of {pages.num_blocks:,} page ids")
+    chart(charts.page_map_figure(pages, title=title), key="layout.pages",
+          file_name="page_ids.html")
 
 
 def exports(analysis) -> None:

@@ -265,7 +265,7 @@ def test_layout_draws_every_page_of_a_workload_that_fills_the_pool():
     assert any("linear_attention: 656, full_attention: 656; 1,312 page ids in the pool" in
                c.value for c in at.caption)
     (drawn,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                if "First 1,312 page ids" in c.proto.spec]
+                if "All 1,312 page ids" in c.proto.spec]
     cells = [v for row in drawn["data"][0]["z"] for v in row if v is not None]
     assert (cells.count(0), cells.count(1), len(cells)) == (656, 656, 1312)
     assert [t["name"] for t in drawn["data"][1:]] == [
@@ -288,7 +288,9 @@ def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
     fits = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
                                             "req": "1"})
-    assert [c for c in fits.get("plotly_chart") if "First 2,048 page ids" in c.proto.spec]
+    # the map draws the pool's first 2,048 of its 97,870 ids, and says so
+    assert [c for c in fits.get("plotly_chart")
+            if "First 2,048 of 97,870 page ids" in c.proto.spec]
     # two groups (full, sliding): the rows of the other's at a block id are dead weight; Llama
     # has one group, whose rows are every row
     other_rows = "the other groups' rows at that id are dead weight"
@@ -531,7 +533,7 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
                    "engine's log does, and hold 2.99 requests of 262,144 tokens.")
                for c in align.caption)
     # the pool's 1,455 page ids, all drawn (under the map's 2,048)
-    assert [c for c in default.get("plotly_chart") if "First 1,455 page ids" in c.proto.spec]
+    assert [c for c in default.get("plotly_chart") if "All 1,455 page ids" in c.proto.spec]
     # untyped, the field follows the context: 4 fit at 32,768 tokens, 1 again at 262,144
     default.text_input(key="w.context").set_value("32K").run()
     assert default.number_input(key="w.requests").value == 4
