@@ -228,13 +228,19 @@ def byte_unit(max_bytes: int) -> tuple[int, str]:
 
 def inflation_figure(bars: Sequence[RowBar], *, title: str = "") -> go.Figure:
     """The page-inflation picture: one horizontal bar per row (top to bottom as given), its
-    size written on it; exact bytes on hover."""
+    size written on it; exact bytes on hover. Where two sizes round alike, every bar is
+    written in exact bytes: Nemotron-H-8B's state row (2,158,592 B) and the KV row at P 528
+    that covers it (2,162,688 B) both read "2.06 MiB", under a title that says one covers
+    the other."""
     scale, unit = byte_unit(max(b.nbytes for b in bars)) if bars else (1, "B")
     labels = [b.label for b in bars]
+    texts = [format_bytes(b.nbytes) for b in bars]
+    if len(set(texts)) < len({b.nbytes for b in bars}):
+        texts = [f"{b.nbytes:,} B" for b in bars]
     bar = go.Bar(
         orientation="h", y=labels, x=[b.nbytes / scale for b in bars],
         marker_color=[color_of(b.kind) for b in bars],
-        text=[format_bytes(b.nbytes) for b in bars], textposition="outside", cliponaxis=False,
+        text=texts, textposition="outside", cliponaxis=False,
         customdata=[f"{b.nbytes:,}" for b in bars],
         hovertemplate="%{y}<br>%{customdata} B<extra></extra>",
     )

@@ -590,6 +590,17 @@ def test_inflation_figure_draws_each_row_with_its_size():
     assert list(bar.customdata) == ["32,768", "1,097,728", "1,114,112"]
     assert list(bar.marker.color) == [COLORS["kv"], COLORS["ssm"], COLORS["kv"]]
     assert fig.layout.xaxis.title.text == "bytes (MiB)"
+    # Nemotron-H-8B at P 528: the state row 2,158,592 B (2.0586 MiB) and the KV row that
+    # covers it, 4,096 B x 528 = 2,162,688 B (2.0625 MiB), both round to "2.06 MiB": every bar
+    # then reads in exact bytes, so the covering one reads larger; the bars' lengths stay
+    assert 4096 * 528 == 2_162_688
+    close = charts.inflation_figure([RowBar("KV row at the requested P = 16", 65_536, "kv"),
+                                     RowBar("state row (the same at any P)", 2_158_592, "ssm"),
+                                     RowBar("KV row at P = 528", 2_162_688, "kv")])
+    (bar,) = close.data
+    assert list(bar.text) == ["65,536 B", "2,158,592 B", "2,162,688 B"]
+    assert list(bar.x) == [65_536 / 2**20, 2_158_592 / 2**20, 2_162_688 / 2**20]
+    assert close.layout.xaxis.title.text == "bytes (MiB)"
 
 
 def test_a_long_title_wraps_and_is_padded_down_into_view():
