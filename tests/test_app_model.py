@@ -703,6 +703,8 @@ def test_model_page_builds_a_hybrid_from_scratch():
     assert_clean(at)
     assert metrics(at)["Cache layers"] == "4"
     kinds = at.dataframe[0].value.set_index("name")
+    # the pattern (mamba2,full)*2 gives each kind 2 of the 4 layers
+    assert (kinds.loc["mamba2", "layers"], kinds.loc["full", "layers"]) == (2, 2)
     # full: 8 KV heads x (128 + 128) x 2 B (bf16) = 4,096 B per token
     assert kinds.loc["full", "KV B per token"] == 8 * 256 * 2 == 4_096
     # SPEC section 2, Mamba2 at TP 1: d_inner = 8 x 64 = 512; conv (512 + 2 x 1 x 16, 4 - 1) =
