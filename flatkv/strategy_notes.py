@@ -317,9 +317,10 @@ def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: i
     if strategy == "sglang":
         return (f"Speculative decoding: "
                 f"{sglang_speculative_text(profile, speculative_tokens, options)} {drafter}")
-    counted = (f"these figures count the {count_text(speculative_tokens, 'drafted token')}'"
-               " state pages. "
-               if profile.has_state else "")
+    # the count's possessive: "1 drafted token's", "2 drafted tokens'"
+    owner = count_text(speculative_tokens, "drafted token") + (
+        "'s" if speculative_tokens == 1 else "'")
+    counted = (f"these figures count the {owner} state pages. " if profile.has_state else "")
     return f"Speculative decoding: {counted}{drafter}"
 
 

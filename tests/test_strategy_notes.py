@@ -359,6 +359,10 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     assert notes.speculative_text(qwen, "vllm", 2) == (
         "Speculative decoding: these figures count the 2 drafted tokens' state pages. "
         + notes.DRAFTER_TEXT)
+    # one drafted token: its possessive is "token's", not the plural's bare apostrophe
+    assert notes.speculative_text(qwen, "vllm", 1) == (
+        "Speculative decoding: these figures count the 1 drafted token's state pages. "
+        + notes.DRAFTER_TEXT)
     # SGLang's: its draft-token buffers where it models them, else that it does not
     assert notes.speculative_text(qwen, "sglang", 2) == (
         "Speculative decoding: SGLang verifies 3 tokens a step (--speculative-num-steps 2, "
