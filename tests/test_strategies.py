@@ -160,6 +160,20 @@ def test_vllm_without_a_context_still_checks_a_one_token_request():
     assert (least.num_blocks, least.capacity_tokens) == (5, (5 - 3) * 544)
 
 
+def test_vllm_at_exactly_one_block_has_no_memory_for_the_cache_blocks():
+    # vLLM 0.34 checks the budget less the null block's one block (check_enough_kv_cache_memory,
+    # kv_cache_planning.py): at exactly one block, 6,684,672 - 6,684,672 = 0 B, which it refuses
+    # as "No available memory for the cache blocks" (available_memory <= 0) before it sizes any
+    # request; the least budget is still 5 blocks (the one-token request beside the null block)
+    block = 12 * 557_056
+    for context in (None, 65):
+        one = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=block, context_tokens=context)
+        assert not one.applies and one.reason.startswith(
+            "the budget of 6,684,672 B holds num_blocks = 6,684,672 // 557,056 // 12 = 1 and "
+            "vLLM needs at least 2 (\"No available memory for the cache blocks\")"), context
+        assert one.reason.endswith("give at least 33,423,360 B"), context
+
+
 def test_flat_capacity_floors_at_zero_when_the_state_pages_outnumber_the_blocks():
     # Falcon-H1-7B drafting 2 tokens: a request holds 1 + 2 state pages (mode none), and 2
     # blocks hold fewer; our layout has no start-up check, so it plans 0 tokens and says why

@@ -732,12 +732,13 @@ def _request_words(context_tokens: int | None) -> str:
 def _too_few_blocks(profile: CacheProfile, budget_bytes: int, context_tokens: int | None,
                     num_blocks: int, unit_bytes: int, needed: int,
                     division: str) -> StrategyResult | None:
-    """vLLM's refusal where the budget holds no block ("No available memory for the cache
-    blocks"; ``division``: the arithmetic of ``num_blocks``), with the least budget that
-    starts: two blocks, and one request's ``needed`` bytes beside the null block. One block is
-    the request check's to refuse (``_one_request_refusal``), as vLLM does. None where there
-    are blocks."""
-    if num_blocks > 0:
+    """vLLM's refusal where the budget is one block or less: vLLM checks the budget less the
+    null block's one (check_enough_kv_cache_memory), and at 0 B or less says "No available
+    memory for the cache blocks" (``division``: the arithmetic of ``num_blocks``), with the
+    least budget that starts: two blocks, and one request's ``needed`` bytes beside the null
+    block. Past one block, the request check refuses (``_one_request_refusal``), as vLLM does.
+    None where the budget is past one block."""
+    if budget_bytes > unit_bytes:
         return None
     least = max(2 * unit_bytes, needed + unit_bytes)
     request = (f", and {_request_words(context_tokens)} needs {n(needed)} B beside the null "
