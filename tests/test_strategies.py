@@ -1149,6 +1149,18 @@ def test_workload_line_names_its_state_snapshots():
     assert "max_concurrency counts 1" in text
 
 
+def test_workload_line_counts_a_one_token_context_in_the_singular():
+    # Llama-3.1-8B: 32 layers x 8 KV heads x (128 + 128) x 2 B = 131,072 B a token, a block of
+    # 16 tokens 2 MiB: 1 GiB holds 512 blocks. R requests of L = 1 token (T = R) need
+    # ceil(R / 16) + R + 1 full pages (m = 0): R = 480 takes 30 + 480 + 1 = 511, R = 481 takes
+    # 31 + 481 + 1 = 513 > 512
+    r = run_strategy("vllm", load_preset("Llama-3.1-8B").profile(), budget_bytes=2**30,
+                     context_tokens=1)
+    assert (r.num_blocks, r.extras["workload_max_requests"]) == (512, 480)
+    assert ("workload with prefix-cache state snapshots (one dummy page a group, margin 0): at "
+            "most 480 requests of 1 token fit") in r.formulas
+
+
 def test_workload_line_says_why_sliding_layers_fit_more_requests():
     # gpt-oss-20b at 40 GiB, L 8,192: vLLM's log counts 513 sliding pages per request (W - 1 +
     # S tokens each), the workload S once for all requests. 109,226 page ids (54,560 + 54,666

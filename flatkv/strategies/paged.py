@@ -26,7 +26,7 @@ from flatkv.strategies.base import (
     state_pages_per_request,
     unit_breakdown,
 )
-from flatkv.units import concurrency_text, count_text, logged_concurrency_note
+from flatkv.units import concurrency_text, count_text, logged_concurrency_note, tokens_text
 from flatkv.workload import (
     PAGES_NEEDED_TEXT,
     PagePool,
@@ -171,8 +171,8 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
     extras["workload_max_requests"] = fits
     lines = [
         f"workload with prefix-cache state snapshots (one dummy page a group, margin "
-        f"{options.margin}): at most {count_text(fits, 'request')} of {n(context_tokens)} "
-        "tokens fit"
+        f"{options.margin}): at most {count_text(fits, 'request')} of "
+        f"{tokens_text(context_tokens)} fit"
         + (", a what-if that charges a snapshot every P tokens in any mamba cache mode, not "
            "max_concurrency" if profile.has_state else "")
     ]
