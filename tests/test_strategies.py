@@ -160,6 +160,15 @@ def test_vllm_without_a_context_still_checks_a_one_token_request():
     assert (least.num_blocks, least.capacity_tokens) == (5, (5 - 3) * 544)
 
 
+def test_vllm_names_a_one_token_context_in_the_singular():
+    # a context of 1 token given: the same 4 pages of 6,684,672 B as no context (above), named
+    # as the context given, "1 token"
+    block = 12 * 557_056
+    one = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=5 * block - 1, context_tokens=1)
+    assert not one.applies and one.reason.startswith(
+        "vLLM refuses to start: one request of 1 token needs 26,738,688 B of KV cache")
+
+
 def test_vllm_at_exactly_one_block_has_no_memory_for_the_cache_blocks():
     # vLLM 0.34 checks the budget less the null block's one block (check_enough_kv_cache_memory,
     # kv_cache_planning.py): at exactly one block, 6,684,672 - 6,684,672 = 0 B, which it refuses

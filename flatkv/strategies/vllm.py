@@ -104,7 +104,7 @@ from flatkv.strategies.vllm_releases import (
     WINDOW_PLUS_ONE_SINCE,
     last_served_text,
 )
-from flatkv.units import MAX_BYTES, count_text, format_bytes
+from flatkv.units import MAX_BYTES, count_text, format_bytes, tokens_text
 from flatkv.workload import PoolGroup, largest_fitting
 
 
@@ -726,7 +726,7 @@ def _request_words(context_tokens: int | None) -> str:
     """How a refusal names the one request vLLM checks (``request_tokens``)."""
     if context_tokens is None:
         return "one request of 1 token (the least any max_model_len asks; no context given)"
-    return f"one request of {n(context_tokens)} tokens"
+    return f"one request of {tokens_text(context_tokens)}"
 
 
 def _too_few_blocks(profile: CacheProfile, budget_bytes: int, context_tokens: int | None,
