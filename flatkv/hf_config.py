@@ -70,7 +70,7 @@ from flatkv.models import (
 )
 from flatkv.plan import FULL_ATTENTION
 from flatkv.profile import check_architectures
-from flatkv.tp_split import CONFIG_JSON
+from flatkv.tp_split import CONFIG_JSON, HEADS_GCD
 from flatkv.units import check_name, control_character, quoted
 
 # Labels transformers gives layers that carry no cache.
@@ -573,8 +573,8 @@ def _two_query_heads(full: int | None, sliding: int) -> tuple[int | None, str]:
         return full, ""
     both = math.gcd(full, sliding)
     return both, (f"Its sliding layers have {sliding} query heads and its full layers {full}: "
-                  f"a tp must divide both, so attention_heads reads as {both:,}, their greatest "
-                  "common divisor.")
+                  f"a tp must divide both, so {HEADS_GCD} {both:,}, their greatest common "
+                  "divisor.")
 
 
 def _recorded(cfg: Mapping[str, Any], text: Any, resolved: Any) -> Recorded:

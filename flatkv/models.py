@@ -54,6 +54,7 @@ from flatkv.profile import (
 )
 from flatkv.tp_split import (
     GROUPS,
+    HEADS_GCD,
     MODEL_FILE,
     REPLICATE,
     SHOWN_TP,
@@ -741,7 +742,8 @@ class ModelSpec:
         key, given = keys.get((layer, refusal.field), (None, True))
         fits = tuple(t for t in range(1, SHOWN_TP + 1) if self._split_refusal(t) is None)
         return replace(refusal, model=self.name, fits=fits, config_key=key,
-                       config_key_given=given)
+                       config_key_given=given, heads_gcd=(refusal.field == "attention_heads"
+                                                          and HEADS_GCD in self.notes))
 
     def _split_refusal(self, tp: int) -> SplitRefusal | None:
         """The first layer kind that does not split over ``tp``, under the kind's name in this

@@ -33,6 +33,9 @@ PRESET = "preset"
 CONFIG_JSON = "config.json"
 
 SHOWN_TP = 64  # the refusal lists the TPs up to this that split the model
+# How a model's notes say its query heads are two kinds' greatest common divisor (hf_config's
+# note where sliding and full layers have their own): the refusal then says so, not "it has N"
+HEADS_GCD = "attention_heads reads as"
 _LISTED = 8  # ... at most this many of them by number
 
 # vLLM's MambaMixer2: "If tensor parallel world size does not divide num_groups, then
@@ -71,7 +74,8 @@ class SplitRefusal:
     SHOWN_TP that split the model, None where unknown (a layer alone). config_key: the
     config.json field that gave the figure (``text_config.linear_num_key_heads``), None where
     it came from no config.json or from no one field; config_key_given: whether the
-    config.json writes it (else transformers' default filled it in)."""
+    config.json writes it (else transformers' default filled it in); heads_gcd: the query
+    heads are the greatest common divisor of layers' own counts, not any layer's."""
 
     field: str
     value: int
@@ -84,6 +88,7 @@ class SplitRefusal:
     fits: tuple[int, ...] | None = None
     config_key: str | None = None
     config_key_given: bool = True
+    heads_gcd: bool = False
 
 
 class TPSplitError(ValueError):
@@ -162,6 +167,10 @@ def plain_words(refusal: SplitRefusal) -> str:
     DeltaNet) layers have 16 key heads, and TP 3 does not divide them: choose TP 1, 2, 4, 8
     or 16, the TPs up to 64 that split the model``."""
     r = refusal
+    if r.heads_gcd:  # no layer has this many: the TP must divide each layer's count
+        return (f"{r.model + ': ' if r.model else ''}its attention layers have query heads of "
+                f"different counts, whose greatest common divisor is {r.value:,}, and TP {r.tp} "
+                f"does not divide it{_why(r)}{_choose(r)}")
     layers, figure = ("", "query heads") if r.field == "attention_heads" else _what(r)
     if r.value == 1:  # one head (only a TP past 1 that divides it refuses it)
         figure = re.sub(r"\b(head|group|channel)s\b", r"\1", figure)

@@ -16,7 +16,7 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
 
-from flatkv import hf_hub, hf_resolve  # noqa: E402
+from flatkv import app_model, hf_hub, hf_resolve  # noqa: E402
 from flatkv.engine_options import strategy_fields  # noqa: E402
 from flatkv.hf_config import (  # noqa: E402
     SUPPORTED_MODEL_TYPES,
@@ -908,6 +908,17 @@ def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
     # the sliding layers' 96 query heads and the full layers' 64 both split over a TP: 32
     assert spec.attention_heads == 32 == math.gcd(64, 96)
     assert [tp for tp in (1, 2, 4, 8, 16, 32, 64) if spec.splits_over(tp)] == [1, 2, 4, 8, 16, 32]
+    # TP 64 divides the full layers' 64 but not the sliding layers' 96: no layer has 32 heads,
+    # so the refusal names the divisor as what it is, in the CLI and in the app alike (where
+    # the model rides as its JSON, notes and all)
+    gcd_words = ("its attention layers have query heads of different counts, whose greatest "
+                 "common divisor is 32, and TP 64 does not divide it (engines split the query "
+                 "heads over the ranks): choose TP 1, 2, 4, 8, 16 or 32, the TPs up to 64 that "
+                 "split the model")
+    with pytest.raises(ValueError, match=re.escape(f"{spec.name}: {gcd_words}")):
+        spec.with_options(tp=64)
+    with pytest.raises(ValueError, match=re.escape(gcd_words)):
+        app_model.spec_for(app_model.CUSTOM_SPEC, app_model.spec_to_json(spec), 64)
     # num_attention_groups is transformers' num_key_value_heads: given, not a default (the
     # notes name no default); its 3 MTP layers (the layer_types entries past the model's) are
     # sliding ones, which the MTP button does not add
