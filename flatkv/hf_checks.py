@@ -308,7 +308,8 @@ def check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any])
     else:
         return
     if shared:
-        listed = ", ".join(map(count_text, shared[:6])) + (", ..." if len(shared) > 6 else "")
+        # layer indices are names, not counts: bare, as the config's layer lists write them
+        listed = ", ".join(map(str, shared[:6])) + (", ..." if len(shared) > 6 else "")
         # the field the config.json gives (transformers' class may derive indexer_types from it)
         given = [key for key in _INDEXER_LAYOUT_KEYS if gives(cfg, key)]
         if given and not field.startswith(given[0]):

@@ -7,6 +7,7 @@ Parsing is exact (``fractions.Fraction``, never floats), so ``44.59GiB`` is
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -217,7 +218,8 @@ def format_bytes(nbytes: int, *, digits: int = 2) -> str:
     the tie up), where Python's float format, half to even, read 10.12. The unit is the one
     whose rounded figure stays under 1,024 (1,048,575 B is 1.00 MiB, not 1,024.00 KiB)."""
     sign = "-" if nbytes < 0 else ""
-    value = abs(nbytes)
+    # a numpy integer (a pandas cell) as Python's: its int64 would overflow the arithmetic below
+    value = abs(int(nbytes) if isinstance(nbytes, numbers.Integral) else nbytes)
     if value < 1024:
         return f"{sign}{value:,} B"
     scale = 1
@@ -343,14 +345,15 @@ def logged_concurrency_note(requests: float | Fraction) -> str:
             "not quite fit)")
 
 
-def times_text(ratio: Fraction) -> str:
+def times_text(ratio: float | Fraction) -> str:
     """A ratio of two exact figures (``3.73``, ``12,345.68``) to two decimals, rounded half up
     exactly, as ``percent_text`` rounds a share; where that would read as a whole number the
     ratio is not (1.00 for 1.004, 2.00 for 1.996, 0.00 for a sliver), with the decimals down
     to its first digit of its own, then rounded: 38,196 / 38,199 is 0.9999 and 611,191 /
     611,184 1.00001. "1.00x ours" says the two hold the same and "2.00x as many" twice as
     many, as ``concurrency_value`` never shows a whole request that is not there; a ratio that
-    is whole reads so (2.00, 1.00)."""
+    is whole reads so (2.00, 1.00). A measured float (the GPU lab's GB/s over GB/s) reads as
+    the decimal it prints as."""
     return _rounded_apart(_as_written(ratio), 2, lambda units, one: units % one == 0)
 
 

@@ -167,6 +167,10 @@ def test_format_bytes():
     # exact past 2**53 B, a float's 53 bits: 67 x 2**47 - 1 B is a byte under 8.375 PiB, so
     # 8.37 (its float is 8.375 PiB exactly, which read 8.38)
     assert format_bytes(67 * 2**47 - 1) == "8.37 PiB"
+    # a pandas cell's numpy integer reads as Python's: 2**62 B = 4,096 PiB (its int64 overflowed
+    # the rounding's 2 x value x 100 and read "0.00 KiB")
+    import numpy as np
+    assert format_bytes(np.int64(2**62)) == format_bytes(2**62) == "4,096.00 PiB"
 
 
 def test_layer_patterns():
