@@ -748,15 +748,16 @@ def test_model_page_builds_a_hybrid_from_scratch():
     assert list(at.dataframe[2].value["state bytes"]) == [36032, 36032]
 
 
+# a config.json whose 12 heads (KV and query) split over TP 1, 2, 3, 4, 6 and 12 only
+LLAMA_12_HEADS = {"model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 12,
+                  "num_key_value_heads": 12, "hidden_size": 768}
+
+
 def test_a_config_json_that_does_not_split_over_the_sidebar_tp_is_refused():
     # 12 KV heads over TP 8: the load says why and the current model stays; TP 24 would
     # replicate the KV heads but not split the 12 query heads
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "8"})
-    at.segmented_control(key="model.source").set_value("config.json").run()
-    at.text_area(key="hf.paste").set_value(json.dumps({
-        "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 12,
-        "num_key_value_heads": 12, "hidden_size": 768})).run()
-    at.button(key="hf.load").click().run()
+    _paste_config(at, LLAMA_12_HEADS)
     assert [shown(e) for e in at.error] == [
         "The sidebar's TP does not split it: config.json num_key_value_heads = 12, the "
         "full-attention layers' KV heads, is not divisible by TP 8: choose TP 1, 2, 3, 4, 6 or "
@@ -769,11 +770,7 @@ def test_a_loaded_config_json_moved_to_a_tp_that_does_not_split_it_is_refused_in
     # loaded at TP 1, the model rides in the link as the app's model JSON, which its user never
     # wrote: at TP 8 its 12 KV heads are named in words, not as full.kv_heads (the JSON's field)
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
-    at.segmented_control(key="model.source").set_value("config.json").run()
-    at.text_area(key="hf.paste").set_value(json.dumps({
-        "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 12,
-        "num_key_value_heads": 12, "hidden_size": 768})).run()
-    at.button(key="hf.load").click().run()
+    _paste_config(at, LLAMA_12_HEADS)
     assert_clean(at)
     assert at.query_params["model"] == "spec"
     name = shown(at.subheader[0])
@@ -872,9 +869,7 @@ def test_a_failed_load_over_a_raw_model_says_the_raw_model_stays():
     at = open_app("app_pages/model.py", QWEN35_LINK)
     assert shown(at.subheader[0]) == "custom"
     kept = "every page still shows the model given in raw bytes (custom)."
-    at.segmented_control(key="model.source").set_value("config.json").run()
-    at.text_area(key="hf.paste").set_value("not json").run()
-    at.button(key="hf.load").click().run()
+    _paste_config(at, "not json")
     assert [shown(e) for e in at.error] == [
         f"pasted config.json is not valid JSON (line 1, column 1: Expecting value). No "
         f"config.json was loaded: {kept}"]
@@ -886,9 +881,15 @@ def test_a_failed_load_over_a_raw_model_says_the_raw_model_stays():
 
 
 def _load_config_text(config: str) -> AppTest:
-    at = open_app("app_pages/model.py")
+    return _paste_config(open_app("app_pages/model.py"), config)
+
+
+def _paste_config(at: AppTest, config: str | dict) -> AppTest:
+    """``at`` after pasting ``config`` (text, or a dict as its JSON) as a config.json and
+    loading it."""
     at.segmented_control(key="model.source").set_value("config.json").run()
-    at.text_area(key="hf.paste").set_value(config).run()
+    at.text_area(key="hf.paste").set_value(
+        config if isinstance(config, str) else json.dumps(config)).run()
     at.button(key="hf.load").click().run()
     return at
 
@@ -954,11 +955,9 @@ def test_after_a_config_json_the_last_preset_can_be_picked_again():
     # the picker showed the last preset while a loaded config.json was the model, so picking
     # that preset changed nothing; now it shows none, and any preset picked is a change
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
-    at.segmented_control(key="model.source").set_value("config.json").run()
-    at.text_area(key="hf.paste").set_value(json.dumps({
+    _paste_config(at, {
         "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 8,
-        "num_key_value_heads": 2, "hidden_size": 512})).run()
-    at.button(key="hf.load").click().run()
+        "num_key_value_heads": 2, "hidden_size": 512})
     assert metrics(at)["Cache layers"] == "4"
     at.segmented_control(key="model.source").set_value("Preset").run()
     assert_clean(at)
@@ -1176,9 +1175,7 @@ def test_a_failed_load_at_a_tp_that_does_not_split_the_model_keeps_its_own_error
     # Llama-3.1-8B's 8 KV heads do not split over TP 3 (the summary shows it at TP 1): a bad
     # paste still says why it failed, not why the current model does not plan at TP 3
     at = open_app("app_pages/model.py", {"model": "Llama-3.1-8B", "tp": "3"})
-    at.segmented_control(key="model.source").set_value("config.json").run()
-    at.text_area(key="hf.paste").set_value("{broken").run()
-    at.button(key="hf.load").click().run()
+    _paste_config(at, "{broken")
     assert not at.exception
     assert [shown(e) for e in at.error if "No config.json was loaded" in shown(e)] == [
         "pasted config.json is not valid JSON (line 1, column 2: Expecting property name "
