@@ -36,7 +36,7 @@ from flatkv.engine_options import (
     acting_engine_options,
 )
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
-from flatkv.plan import alignment_or_block_size, count_text, int_text
+from flatkv.plan import alignment_or_block_size, figure_text, int_text
 from flatkv.profile import (
     MAX_CHUNK_SIZE,
     MAX_KERNEL_BLOCK_SIZE,
@@ -423,7 +423,7 @@ def _int(lo: int, hi: int) -> Callable[[str, str], int]:
         if value < lo and hi >= _NO_REAL_BOUND:  # a range of 19 digits reads as noise
             raise ValueError(f"{key}={int_text(value)} must be {lo:,} or more")
         if not lo <= value <= hi:  # (400 nines: "a 400-digit number", not 530 characters)
-            raise ValueError(f"{key}={count_text(value)} is outside {lo:,}..{hi:,}")
+            raise ValueError(f"{key}={figure_text(value)} is outside {lo:,}..{hi:,}")
         return value
 
     return parse

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flatkv.plan import count_text
+from flatkv.plan import figure_text
 from flatkv.units import quoted
 
 BENCH_REPEATS = {"cpu": 7, "cuda": 15}  # the library's and the CLI's timed rounds
@@ -147,7 +147,7 @@ def check_counts(values: Sequence[int], field: str, *, maximum: int) -> tuple[in
     the pool it now meets."""
     for n in values:
         if not 1 <= n <= maximum:
-            raise ValueError(f"{field}: {count_text(n)} is out of range; give values from 1 to "
+            raise ValueError(f"{field}: {figure_text(n)} is out of range; give values from 1 to "
                              f"{maximum:,}")
     return tuple(values)
 

@@ -24,7 +24,7 @@ from flatkv.hf_resolve import (
     default_class,
     types_by_class,
 )
-from flatkv.plan import count_text
+from flatkv.plan import figure_text
 
 
 def check_config(cfg: Mapping[str, Any], model_type: str) -> None:
@@ -131,7 +131,7 @@ def _check_one_window(text: Any, model_type: str, cfg: Mapping[str, Any]) -> Non
     window = getattr(text, "sliding_window", None)
     if not isinstance(windows, list) or len(windows) < len(types):
         raise ValueError(f"{model_type} config.json {field} must list a window for each of its "
-                         f"{count_text(len(types))} layers (as vLLM indexes it), got "
+                         f"{figure_text(len(types))} layers (as vLLM indexes it), got "
                          f"{as_written(windows)}")
     sliding = [i for i, kind in enumerate(types) if kind == "sliding_attention"]
     other = sorted({as_written(windows[i]) for i in sliding if windows[i] != window})
@@ -160,7 +160,7 @@ def _check_bailing_layers(cfg: Mapping[str, Any], model_type: str) -> None:
     if type(layers) is int and type(group) is int and layers % group:
         raise ValueError(
             f"bailing_hybrid config.json num_hidden_layers = {layers} is not a multiple of "
-            f"layer_group_size = {group}: vLLM makes the {count_text(layers % group)} layers past "
+            f"layer_group_size = {group}: vLLM makes the {figure_text(layers % group)} layers past "
             "the last whole group MLA, transformers KDA, and SGLang refuses the model, so its "
             "layers are no one engine's; check the model's values")
     types = cfg.get("layer_types")
@@ -286,7 +286,7 @@ def check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any])
         if (not isinstance(types, (list, tuple)) or len(types) != n_layers
                 or not set(types) <= {"full", "shared"}):
             raise ValueError(f"{model_type} config.json indexer_types must hold \"full\" or "
-                             f"\"shared\" for each of its {count_text(n_layers)} layers (as vLLM "
+                             f"\"shared\" for each of its {figure_text(n_layers)} layers (as vLLM "
                              "checks it), "
                              f"got {as_written(types)}")
         field = "indexer_types"
@@ -315,8 +315,8 @@ def check_indexer_everywhere(text: Any, model_type: str, cfg: Mapping[str, Any])
         if given and not field.startswith(given[0]):
             field = f"{given[0]} (as transformers reads it: {field})"
         raise ValueError(
-            f"{model_type} config.json {field} leaves {count_text(len(shared))} of its "
-            f"{count_text(n_layers)} layers "
+            f"{model_type} config.json {field} leaves {figure_text(len(shared))} of its "
+            f"{figure_text(n_layers)} layers "
             f"without the indexer's keys (layer{'s' if len(shared) > 1 else ''} {listed}): "
             "vLLM keeps them only on the others, so its MLA layers differ in bytes per token, "
             "which FlatKV does not model (one KV size for every attention layer); without the "

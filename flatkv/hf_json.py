@@ -17,7 +17,7 @@ from typing import Any
 from flatkv.dtypes import canonical_dtype
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import MAX_CACHE_LAYERS, MAX_DIM
-from flatkv.plan import count_text, int_text
+from flatkv.plan import figure_text, int_text
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW
 from flatkv.units import quoted
 
@@ -89,7 +89,7 @@ def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
             raise ValueError(
-                f"config.json {where}{key} = {count_text(value)} is too large to be real "
+                f"config.json {where}{key} = {figure_text(value)} is too large to be real "
                 f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
             )
     for key in ("layer_types", "layers_block_type", "hybrid_override_pattern"):

@@ -122,10 +122,10 @@ def check_int(field: str, value: object, *, minimum: int = 0, maximum: int | Non
         )
     if value < minimum:
         bound = "positive" if minimum == 1 else f"at least {minimum}"
-        raise ValueError(f"{field} must be {bound}, got {count_text(value)}{tail}")
+        raise ValueError(f"{field} must be {bound}, got {figure_text(value)}{tail}")
     if maximum is not None and value > maximum:  # grouped as its bound is
         raise ValueError(
-            f"{field} = {count_text(value)} is too large to be real (at most {maximum:,}){tail}")
+            f"{field} = {figure_text(value)} is too large to be real (at most {maximum:,}){tail}")
     return value
 
 
@@ -143,7 +143,7 @@ def int_text(value: int) -> str:
     return f"a {'negative ' if value < 0 else ''}{len(str(abs(value)))}-digit number"
 
 
-def count_text(value: int) -> str:
+def figure_text(value: int) -> str:
     """A count in an error: thousands separated, or how many digits past 30 (``int_text``)."""
     return f"{value:,}" if abs(value) < 10**30 else int_text(value)
 
