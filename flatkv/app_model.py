@@ -53,7 +53,7 @@ from flatkv.profile import (
     profile_from_dict,
 )
 from flatkv.strategies.vllm import mamba_chunk_text
-from flatkv.tp_split import PRESET
+from flatkv.tp_split import PLAIN
 from flatkv.units import format_bytes, markdown_literal, parse_named_sizes
 
 CUSTOM = "custom"
@@ -97,7 +97,7 @@ def spec_from_json(text: str) -> ModelSpec:
     its user never wrote that JSON: a TP that does not split it is refused in plain words
     (its layers and heads), not in the JSON's field names (those stay the CLI's, for a
     --model-file someone wrote); the editor words it in its own labels."""
-    return replace(ModelSpec.from_dict(parse_json_object(text, "model JSON")), _origin=PRESET)
+    return replace(ModelSpec.from_dict(parse_json_object(text, "model JSON")), _origin=PLAIN)
 
 
 def spec_to_json(spec: ModelSpec) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from flatkv.jsonfile import read_json_file
 from flatkv.models import ModelSpec
 from flatkv.profile import PROFILE_FORMAT, CacheProfile, profile_from_dict
-from flatkv.tp_split import PRESET
+from flatkv.tp_split import PLAIN
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
 
@@ -55,7 +55,7 @@ def load_preset(name: str) -> ModelSpec:
     try:
         # its user never saw its file: a TP it refuses is said in plain words
         return replace(ModelSpec.from_dict(json.loads(path.read_text(encoding="utf-8"))),
-                       _origin=PRESET)
+                       _origin=PLAIN)
     except ValueError as exc:
         raise ValueError(f"preset {display!r} ({path.name}) is invalid: {exc}") from None
 

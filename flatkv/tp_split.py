@@ -27,9 +27,11 @@ DIVIDE = "divide"  # the TP does not divide it
 REPLICATE = "replicate"  # fewer KV heads than ranks, and the TP is no multiple of them
 GROUPS = "groups"  # Mamba2 groups other than one, which engines do not replicate
 
-# Where a model came from, which decides the words (ModelSpec's ``_origin``)
+# Where a model came from, which decides the words (ModelSpec's ``_origin``): a model file
+# its user wrote (its field names), a config.json (its keys), or a model whose file its user
+# never saw, a preset or one the app carries as JSON (plain words)
 MODEL_FILE = ""
-PRESET = "preset"
+PLAIN = "plain"
 CONFIG_JSON = "config.json"
 
 SHOWN_TP = 64  # the refusal lists the TPs up to this that split the model
@@ -201,8 +203,8 @@ def config_words(refusal: SplitRefusal) -> str:
 
 
 def words_for(refusal: SplitRefusal, origin: str) -> str:
-    """The refusal in the words of the model's ``origin``: PRESET, CONFIG_JSON or MODEL_FILE."""
-    if origin == PRESET:
+    """The refusal in the words of the model's ``origin``: PLAIN, CONFIG_JSON or MODEL_FILE."""
+    if origin == PLAIN:
         return plain_words(refusal)
     if origin == CONFIG_JSON:
         return config_words(refusal)

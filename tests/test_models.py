@@ -25,7 +25,7 @@ from flatkv.models import (
 from flatkv.patterns import format_pattern, layer_runs, parse_pattern
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
-from flatkv.tp_split import PRESET
+from flatkv.tp_split import PLAIN
 
 
 def refused_at(spec: ModelSpec, tp: int) -> str:
@@ -631,7 +631,7 @@ def test_a_refusal_lists_the_tps_that_split_the_model_or_counts_them():
     # 3, 4, 5, 6, 8, 9, 10, 12, 15, 16, 18, 20, 24, 30, 36, 40, 45, 48 and 60 (21); the first
     # 8 listed
     spec = replace(ModelSpec.from_pattern(name="m", kinds={"a": AttentionLayer(1, 128, 128)},
-                                          pattern="a*2", attention_heads=720), _origin=PRESET)
+                                          pattern="a*2", attention_heads=720), _origin=PLAIN)
     assert refused_at(spec, 7) == (
         "m: it has 720 query heads, and TP 7 does not divide them (engines split the query "
         "heads over the ranks): choose TP 1, 2, 3, 4, 5, 6, 8, 9, ... (the 21 TPs up to 64 that "
