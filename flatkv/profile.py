@@ -137,7 +137,8 @@ def architectures_problem(names: tuple[str, ...]) -> str:
     if len(names) > MAX_ARCHITECTURES:
         return (f"{len(names)} architectures, more than a config.json lists (at most "
                 f"{MAX_ARCHITECTURES})")
-    if bad := next((name for name in names if not _CLASS_NAME.fullmatch(name)), None):
+    # "is not None": an empty name, falsy, is no class name either (it printed "architectures: ")
+    if (bad := next((name for name in names if not _CLASS_NAME.fullmatch(name)), None)) is not None:
         return f"{quoted(bad, 40)} is not a class name"
     if long := next((name for name in names if len(name) > MAX_CLASS_NAME_CHARS), None):
         return (f"{quoted(long, 40)} is longer than a class name (at most "

@@ -448,6 +448,16 @@ def test_a_raw_bytes_model_files_name_is_text(name, tmp_path, capsys):
         f"model JSON name is {name!r}, {why}: {_NAME_FIX}")
 
 
+def test_an_empty_architecture_name_is_refused(tmp_path, capsys):
+    # architectures [""] loaded (the empty name, falsy, slipped past the class-name check) and
+    # printed "architectures: " with nothing after it; refused as "A B" is
+    data = json.loads((ROOT / "assets" / "presets" / "llama-3.1-8b.json").read_text())
+    data["architectures"] = [""]
+    assert _model_file_error(tmp_path, capsys, data) == (
+        "architectures is ('',): '' is not a class name: give a list of class names, as "
+        'config.json has them, e.g. ["GptOssForCausalLM"], or none')
+
+
 def test_a_raw_bytes_model_files_fields_of_another_type_are_refused(tmp_path, capsys):
     # state_const_bytes false read as no state, kv_tensor_bytes {} as no K / V split: both
     # loaded a model of bytes the file does not say
