@@ -422,7 +422,9 @@ def _main(argv: Sequence[str] | None) -> int:
         vars(args).pop(_GIVEN, None)
         output = args.run(args)
     except ValueError as exc:  # UsageError included
-        message = in_option_terms(" ".join(str(exc).split()), parser)
+        message = " ".join(str(exc).split())
+        if not isinstance(exc, model_cli.FileFieldError):  # a file's field is no option
+            message = in_option_terms(message, parser)
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
     if isinstance(output, str):  # `model` and `presets` have no notes

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,24 @@ from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_model_file, load_preset
 from flatkv.profile import PROFILE_FORMAT, CacheProfile
 from flatkv.strategies.vllm import mamba_chunk_text
+
+
+class FileFieldError(ValueError):
+    """An error about a field of a model file or config.json, in the file's own words:
+    ``flatkv.cli`` prints it as it is, never as the option of the same name (a file's ``tp``
+    is not --tp, its ``kernel_block_size`` not vLLM's --kernel-block-size), which the user
+    did not type."""
+
+
+def _read_model(read: Callable[[str], ModelSpec | CacheProfile], path: str
+                ) -> ModelSpec | CacheProfile:
+    """``read(path)``, its errors ``FileFieldError``s."""
+    try:
+        return read(path)
+    except FileFieldError:
+        raise
+    except ValueError as exc:
+        raise FileFieldError(str(exc)) from None
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,9 +75,9 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec | CacheProfile | None
     if preset is not None:
         spec = load_preset(preset)
     elif hf_config is not None:
-        spec = spec_from_hf_argument(hf_config)
+        spec = _read_model(spec_from_hf_argument, hf_config)
     elif model_file is not None:
-        spec = load_model_file(model_file)
+        spec = _read_model(load_model_file, model_file)
         if isinstance(spec, CacheProfile):
             return _raw_model_file(args, spec)
     else:

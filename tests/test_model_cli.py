@@ -448,6 +448,32 @@ def test_a_raw_bytes_model_files_name_is_text(name, tmp_path, capsys):
         f"model JSON name is {name!r}, {why}: {_NAME_FIX}")
 
 
+def test_a_model_files_fields_are_named_as_the_file_names_them(tmp_path, capsys):
+    # a field of the file read as the option of the same name: "--tp must be a whole number,
+    # got '2'" (the user typed no --tp), a raw file's kernel_block_size 0 as vLLM's
+    # --kernel-block-size and its state tensor as "--state conv"
+    data = json.loads((ROOT / "assets" / "presets" / "llama-3.1-8b.json").read_text())
+    data["tp"] = "2"
+    assert _model_file_error(tmp_path, capsys, data) == (
+        "tp must be a whole number, got '2' (str); give the number of GPUs the model is split "
+        "over")
+    raw = {"format": "flatkv-profile/1", "layers": "(3*linear,full)*12",
+           "kv_bytes_per_slot": 4096, "state_const_bytes": {"conv": 0, "ssm": 2097152}}
+    assert _model_file_error(tmp_path, capsys, raw) == (
+        "state_const_bytes['conv'] must be positive, got 0")
+    raw["state_const_bytes"]["conv"] = 49152
+    raw["kernel_block_size"] = 0
+    assert _model_file_error(tmp_path, capsys, raw) == (
+        "kernel_block_size must be positive, got 0")
+    # --tp typed is still named as typed
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({**data, "tp": 1}))
+    assert main(["plan", "--model-file", str(path), "--budget", "40GiB", "--tp", "0"]) == 2
+    assert capsys.readouterr().err == (
+        "python -m flatkv: error: --tp must be positive, got 0; give the number of GPUs the "
+        "model is split over\n")
+
+
 def test_an_empty_architecture_name_is_refused(tmp_path, capsys):
     # architectures [""] loaded (the empty name, falsy, slipped past the class-name check) and
     # printed "architectures: " with nothing after it; refused as "A B" is
