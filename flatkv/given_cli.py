@@ -202,7 +202,9 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
                          "elements of (2 for bf16, 4 for float32), or drop the option")
     return CacheProfile(
         layer_types=tuple(labels),
-        kv_bytes_per_slot=parse_size(args.kv_bytes_per_slot or "0",
+        # not given: 0 (a model of state layers alone); given empty: said so, not read as 0
+        kv_bytes_per_slot=parse_size("0" if args.kv_bytes_per_slot is None
+                                     else args.kv_bytes_per_slot,
                                      field="--kv-bytes-per-slot", whole=True),
         sliding_kv_bytes_per_slot=_sliding_kv_bytes(args.sliding_kv_bytes_per_slot),
         state_const_bytes=state,

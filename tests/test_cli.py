@@ -271,6 +271,18 @@ def test_a_models_own_state_layers_are_not_named_as_the_state_flag(tmp_path, cap
         "planner takes one state_const_bytes; give all state kinds the same geometry\n")
 
 
+def test_an_empty_kv_bytes_per_slot_is_said_empty_not_read_as_0(capsys):
+    # --kv-bytes-per-slot '' read as 0: a model of state layers alone planned without a word,
+    # and beside attention layers the error said "is 0"; now said empty, as ' ' was
+    for layers in ("linear*12", "(3*linear,full)*12"):
+        code, out, err = run(["plan", "--layers", layers, "--kv-bytes-per-slot", "", "--state",
+                              "conv=49152", "--budget", "80GB", "--planner", "per-component"],
+                             capsys)
+        assert code == 2 and out == "" and err == (
+            "python -m flatkv: error: --kv-bytes-per-slot is empty: give a size such as 80GB or "
+            "10GiB\n")
+
+
 def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 
