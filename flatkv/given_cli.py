@@ -187,7 +187,7 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
     if args.state and LINEAR_ATTENTION not in labels:
         raise UsageError(f"--state is given but --layers {quoted(args.layers)} has no linear "
                          "(state) layer: drop --state or add linear layers")
-    if not args.state and LINEAR_ATTENTION in labels:
+    if not args.state.strip() and LINEAR_ATTENTION in labels:  # ' ' gives no bytes either
         raise UsageError(f"--layers {quoted(args.layers)} has linear (state) layers but no --state "
                          "gives their bytes: add e.g. --state conv=49152,ssm=2097152 (bytes per "
                          "layer per TP rank)")

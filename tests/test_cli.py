@@ -283,6 +283,17 @@ def test_an_empty_kv_bytes_per_slot_is_said_empty_not_read_as_0(capsys):
             "10GiB\n")
 
 
+def test_a_blank_state_is_said_missing_in_flag_terms(capsys):
+    # --state ' ' passed the check for a missing --state and failed in the profile's words
+    # ("give the state tensors, e.g. {'conv': 49152, 'ssm': 2097152}", a Python dict)
+    code, out, err = run(["plan", "--layers", "(3*linear,full)*12", "--kv-bytes-per-slot",
+                          "4096", "--state", " ", "--budget", "80GB"], capsys)
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: --layers '(3*linear,full)*12' has linear (state) layers but "
+        "no --state gives their bytes: add e.g. --state conv=49152,ssm=2097152 (bytes per layer "
+        "per TP rank)\n")
+
+
 def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 
