@@ -331,8 +331,9 @@ _MODEL_FIELDS = {"sliding_window", "attention_chunk_size"}
 # Options whose name is also a word a model's own message starts with ("state layers of 'X'
 # differ"): no library field (--state's is state_const_bytes), so never read as the option.
 _OPTION_WORDS = {"state"}
-# A field, then a list index (dropped: the flag's value is the list) or a state name (kept).
-_LEADING_FIELD = re.compile(r"^([a-z][a-z0-9_]*)(?:\[\d+\]|\['([^']*)'\])?(?= )")
+# A field, then a list index (dropped: the flag's value is the list) or a state name (kept),
+# before a space or a colon ("kv_dtype: unknown dtype '1'").
+_LEADING_FIELD = re.compile(r"^([a-z][a-z0-9_]*)(?:\[\d+\]|\['([^']*)'\])?(?=:? )")
 
 
 def _options(parser: argparse.ArgumentParser) -> dict[str, str]:

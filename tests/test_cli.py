@@ -311,6 +311,17 @@ def test_errors_name_the_option_the_user_typed_not_the_library_field():
         "config.json layer_types = 5 is bad")
 
 
+def test_an_unknown_dtype_names_the_dtype_option_typed(capsys):
+    # "kv_dtype: unknown dtype '1'" named the library field for --kv-dtype 1 (the field was
+    # rewritten before a space, not before a colon); a model file's own kv_dtype keeps its name
+    code, out, err = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                          "--kv-dtype", "1"], capsys)
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: --kv-dtype: unknown dtype '1': use one of float32, bfloat16, "
+        "float16, float8_e4m3fn, float8_e5m2, int8 (aliases: bf16, e4m3, e5m2, f16, f32, float, "
+        "float8, float8_e4m3, fp16, fp32, fp8, fp8_e4m3, fp8_e4m3fn, fp8_e5m2, half, i8)\n")
+
+
 def test_raw_layers_and_state_are_refused_together_in_flag_terms(capsys):
     # state layers need their bytes, and --state needs state layers: each names the flag to fix
     code, out, err = run(["plan", "--layers", "(3*linear,full)*12", "--kv-bytes-per-slot",
