@@ -827,3 +827,18 @@ def test_plan_breakdown_tells_nearly_all_of_the_budget_from_all_of_it():
     assert (shares["kv_history"], shares["unused"], shares["state"], shares["total"]) == (
         "99.997%", "0.003%", "0.000%", "100.000%")
     assert part[0].endswith("B   99.997%") and part[-1].endswith("B  100.000%")  # aligned
+
+
+def test_sglang_slots_per_request_past_the_state_pool_groups_its_counts():
+    # "fewer than 1001: one running request needs 1000" printed the two counts bare beside
+    # grouped ones; Qwen3-Next at 80 GB, S = 1,000: the pool's 37,894,736,842 B hold
+    # 37,894,736,842 // 77,266,944 = 490 slots, fewer than 1,000 + 1 (one for padding)
+    assert 37_894_736_842 // 77_266_944 == 490
+    code, out, err = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                          "--strategy", "sglang", "--sglang-slots-per-request", "1000"])
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: --strategy sglang does not apply: the state pool "
+        "(37,894,736,842 B) holds 490 slots of 77,266,944 B, fewer than 1,001: one running "
+        "request needs 1,000 and SGLang keeps one for padding; a budget of 163,282,223,104 B or "
+        "more holds them, or SGLang slots per request (--sglang-slots-per-request) of 489, the "
+        "most this state pool holds\n")

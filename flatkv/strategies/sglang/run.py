@@ -211,8 +211,8 @@ def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes
                     "step)" if drafts else "")
         return (
             f"the state pool ({n(state.state_pool)} B) holds {count_text(state.slots, 'slot')} of "
-            f"{n(state.slot_bytes)} B{buffered}, fewer than {per_request + 1}: one running "
-            f"request needs {per_request} and SGLang keeps one for padding; a budget of "
+            f"{n(state.slot_bytes)} B{buffered}, fewer than {n(per_request + 1)}: one running "
+            f"request needs {n(per_request)} and SGLang keeps one for padding; a budget of "
             f"{n(enough_budget(profile, options, state.slot_bytes))} B or more holds them"
             + _larger_ratio_clause(profile, options, budget_bytes, state.slot_bytes)
             + fewer_slots())
