@@ -112,6 +112,9 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
     if args.strategy:
         return _plan_strategy(args, model, options)
     planner = args.planner or "packed"
+    if args.reserved_bytes_per_block and planner == "packed":  # the library says planner='...'
+        raise UsageError("--reserved-bytes-per-block applies to the per-component planner, not "
+                         "packed slabs: add --planner per-component, or drop the option")
     # with --context the plan's own layout counts requests, and reads its options
     counting = PLANNER_STRATEGY[planner] if args.context is not None else None
     if unread := option_not_read(options, counting, vllm_blocks_read(model, args, options)):

@@ -294,6 +294,17 @@ def test_a_blank_state_is_said_missing_in_flag_terms(capsys):
         "per TP rank)\n")
 
 
+def test_reserved_bytes_on_packed_slabs_say_the_flag_that_fixes_it(capsys):
+    # the library's words for the planner ("plan with the per-component planner (planner
+    # 'per-component')") are no flag; said as --planner per-component, typed or by default
+    for planner in ([], ["--planner", "packed"]):
+        code, out, err = run(["plan", *QWEN35, "--budget", "1GB", "--reserved-bytes-per-block",
+                              "1024", *planner], capsys)
+        assert code == 2 and out == "" and err == (
+            "python -m flatkv: error: --reserved-bytes-per-block applies to the per-component "
+            "planner, not packed slabs: add --planner per-component, or drop the option\n")
+
+
 def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 
