@@ -197,7 +197,7 @@ def analyze(
     ``alignment`` defaults to ``block_size`` (as in ``equalized_block_size``).
     """
     _check_planner(planner, reserved_bytes_per_block)
-    _check_sizes(block_size, alignment)
+    check_sizes(block_size, alignment)
     check_int("budget_bytes", budget_bytes, maximum=MAX_BYTES)
     comps = tuple(components)
     alignment = alignment_or_block_size(alignment, block_size)
@@ -348,7 +348,7 @@ def _check_planner(planner: str, reserved: int) -> None:
         )
 
 
-def _check_sizes(block_size: int, alignment: int | None) -> None:
+def check_sizes(block_size: int, alignment: int | None) -> None:
     """Block size and alignment within the caps every layout shares (``units.MAX_TOKENS``)."""
     check_int("block_size", block_size, minimum=1, maximum=MAX_TOKENS)
     _check_alignment(alignment)
@@ -408,7 +408,7 @@ def sweep_budgets(
 ) -> tuple[SweepPoint, ...]:
     """Headline figures for each budget at one block size."""
     model = _sweep_model(components, planner, reserved_bytes_per_block)
-    _check_sizes(block_size, alignment)
+    check_sizes(block_size, alignment)
     alignment = alignment_or_block_size(alignment, block_size)
     return tuple(
         model.point(block_size, alignment, b)

@@ -10,6 +10,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from flatkv.analysis import check_sizes
 from flatkv.gpu_settings import (
     BENCH_REPEATS,
     DEFAULT_CALL_BYTES,
@@ -59,6 +60,7 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     if args.threads < 0:  # the library's own hint (None) is no value this flag takes
         raise ValueError(f"--threads is {args.threads}: give 1 or more threads, or 0 for "
                          "torch's choice")
+    check_sizes(args.block_size, args.alignment)  # as plan's: past them a plan is a typo
     plan = plan_tensors(
         profile.components(),
         block_size=args.block_size,

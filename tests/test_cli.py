@@ -305,6 +305,17 @@ def test_reserved_bytes_on_packed_slabs_say_the_flag_that_fixes_it(capsys):
             "planner, not packed slabs: add --planner per-component, or drop the option\n")
 
 
+def test_bench_bounds_block_size_and_alignment_as_plan_does(capsys):
+    # bench planned --block-size 2**63 unchecked and asked for "a budget of at least
+    # 453,347,182,355,486,019,551,232 B"; now refused as plan refuses it (at most 2**40 tokens)
+    for flag in ("--block-size", "--alignment"):
+        code, out, err = run(["bench", "--preset", "Llama-3.1-8B", "--max-blocks", "4", flag,
+                              str(2**63)], capsys)
+        assert code == 2 and out == "" and err == (
+            f"python -m flatkv: error: {flag} = 9,223,372,036,854,775,808 is too large to be "
+            "real (at most 1,099,511,627,776)\n")
+
+
 def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 
