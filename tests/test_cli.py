@@ -316,6 +316,16 @@ def test_bench_bounds_block_size_and_alignment_as_plan_does(capsys):
             "real (at most 1,099,511,627,776)\n")
 
 
+def test_bench_threads_past_the_cores_are_grouped(capsys):
+    # "--threads = 9223372036854775808 is more than ..." was the one count printed bare
+    cores = os.cpu_count() or 1
+    code, out, err = run(["bench", "--preset", "Llama-3.1-8B", "--max-blocks", "4", "--threads",
+                          str(2**63)], capsys)
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: --threads = 9,223,372,036,854,775,808 is more than this "
+        f"machine's {cores:,} cores: give at most {cores:,}\n")
+
+
 def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 
