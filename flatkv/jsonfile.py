@@ -33,8 +33,26 @@ def _depth(data: Any) -> int:
     return deepest
 
 
-def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
-    """The JSON object in ``text``; ValueError naming ``where`` and what is wrong."""
+class _DuplicateKey(Exception):
+    """A key an object names twice (raised inside json.loads, said by parse_json_object)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict, a key named twice refused (``json`` keeps the last one
+    silently: a model file with "kv_heads": 8 and, further down, "kv_heads": 2 planned 2)."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _DuplicateKey(key)
+        data[key] = value
+    return data
+
+
+def parse_json_object(text: str | bytes, where: str, *,
+                      unique_keys: bool = False) -> dict[str, Any]:
+    """The JSON object in ``text``; ValueError naming ``where`` and what is wrong.
+    ``unique_keys``: an object naming a key twice is refused (our model files: a config.json
+    keeps the last, as transformers reads it)."""
     if len(text) > MAX_JSON_BYTES:
         raise ValueError(f"{where} is {len(text):,} characters: too large for a model file "
                          f"(at most {MAX_JSON_BYTES:,})")
@@ -49,7 +67,10 @@ def parse_json_object(text: str | bytes, where: str) -> dict[str, Any]:
             undecoded, text = exc, text.decode("utf-8", errors="replace")  # as "caf\ufffd"
     text = text.removeprefix("\ufeff")  # a byte-order mark, as Windows editors save files
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys if unique_keys else None)
+    except _DuplicateKey as exc:
+        raise ValueError(f"{where} names {quoted(exc.args[0], 40)} twice in one object: keep "
+                         "one (JSON readers keep the last, silently)") from None
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
@@ -79,8 +100,9 @@ def _json_kind(value: Any) -> str:
             "a string" if isinstance(value, str) else "an array")
 
 
-def read_json_file(path: str | Path) -> dict[str, Any]:
-    """The JSON object in the file at ``path``, reading at most MAX_JSON_BYTES + 1 bytes."""
+def read_json_file(path: str | Path, *, unique_keys: bool = False) -> dict[str, Any]:
+    """The JSON object in the file at ``path``, reading at most MAX_JSON_BYTES + 1 bytes
+    (``unique_keys``: as parse_json_object)."""
     if not isinstance(path, (str, Path)):  # an int would be read as a file descriptor
         raise ValueError(f"path is {path!r}: give the path of a JSON file")
     where = quoted(str(path))
@@ -92,4 +114,4 @@ def read_json_file(path: str | Path) -> dict[str, Any]:
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
         reason = getattr(exc, "strerror", None) or str(exc)
         raise ValueError(f"cannot read {where}: {reason}; give the path of a JSON file") from None
-    return parse_json_object(raw, where)
+    return parse_json_object(raw, where, unique_keys=unique_keys)

@@ -64,7 +64,7 @@ def load_model_file(path: str | Path) -> ModelSpec | CacheProfile:
     """A model saved as JSON: a specification (``ModelSpec.to_dict``, the presets' format) or a
     raw profile (``profile_to_dict``: one TP rank's bytes, as the Model page exports a model
     typed by hand), told apart by its format."""
-    data = read_json_file(path)
+    data = read_json_file(path, unique_keys=True)  # a key twice: which one is meant?
     if data.get("format") == PROFILE_FORMAT:
         return profile_from_dict(data)
     return ModelSpec.from_dict(data)

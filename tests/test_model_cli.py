@@ -474,6 +474,20 @@ def test_a_model_files_fields_are_named_as_the_file_names_them(tmp_path, capsys)
         "model is split over\n")
 
 
+def test_a_model_file_naming_a_key_twice_is_refused(tmp_path, capsys):
+    # JSON readers keep the last of a key named twice: kv_heads 8, then 2 further down,
+    # planned 2 without a word (a model file is typed by hand, a config.json is not: it is
+    # read as transformers reads it)
+    path = tmp_path / "m.json"
+    path.write_text('{"name": "m", "kinds": {"full": {"kind": "attention", "kv_heads": 8, '
+                    '"head_dim_k": 128, "head_dim_v": 128, "kv_heads": 2}}, '
+                    '"pattern": "full*32"}')
+    assert main(["model", "--model-file", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"python -m flatkv: error: '{path}' names 'kv_heads' twice in one object: keep one "
+        "(JSON readers keep the last, silently)\n")
+
+
 def test_an_empty_architecture_name_is_refused(tmp_path, capsys):
     # architectures [""] loaded (the empty name, falsy, slipped past the class-name check) and
     # printed "architectures: " with nothing after it; refused as "A B" is
