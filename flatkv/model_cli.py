@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from flatkv.app_model import windowed_kv_note
+from flatkv.dtypes import canonical_dtype
 from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_model_file, load_preset
 from flatkv.profile import PROFILE_FORMAT, CacheProfile
@@ -111,6 +112,10 @@ def _refuse_unread_dtypes(spec: ModelSpec, dtypes: dict[str, str | None]) -> Non
         tensor = key.removesuffix("_dtype")
         if value is None or (has_attention if tensor == "kv" else tensor in kept):
             continue
+        try:  # a name that is no dtype said so first (quoted, a long one by its start)
+            canonical_dtype(value)
+        except ValueError as exc:
+            raise ValueError(f"{key}: {exc}") from None
         flag = f"--{tensor}-dtype"
         what = "no attention layers" if tensor == "kv" else f"no {tensor} state"
         raise ValueError(f"{flag} {value}: {spec.name} keeps {what}, so it changes no figure; "

@@ -488,6 +488,19 @@ def test_a_model_file_naming_a_key_twice_is_refused(tmp_path, capsys):
         "(JSON readers keep the last, silently)\n")
 
 
+def test_a_dtype_for_a_tensor_the_model_lacks_is_named_a_dtype_first(capsys):
+    # "--conv-dtype : gpt-oss-20b keeps no conv state" for '' (the value unseen), and a
+    # 5,000-character value echoed whole (a 5 KB line); a name that is no dtype is said so,
+    # quoted and by its start, as it is for a model that keeps the tensor
+    names = ("use one of float32, bfloat16, float16, float8_e4m3fn, float8_e5m2, int8 (aliases: "
+             "bf16, e4m3, e5m2, f16, f32, float, float8, float8_e4m3, fp16, fp32, fp8, fp8_e4m3, "
+             "fp8_e4m3fn, fp8_e5m2, half, i8)")
+    for value, shown in (("", "''"), ("x" * 5000, repr("x" * 80) + "... (5,000 characters)")):
+        assert main(["model", "--preset", "gpt-oss-20b", "--conv-dtype", value]) == 2
+        assert capsys.readouterr().err == (
+            f"python -m flatkv: error: --conv-dtype: unknown dtype {shown}: {names}\n")
+
+
 def test_an_empty_architecture_name_is_refused(tmp_path, capsys):
     # architectures [""] loaded (the empty name, falsy, slipped past the class-name check) and
     # printed "architectures: " with nothing after it; refused as "A B" is
