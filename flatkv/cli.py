@@ -15,6 +15,7 @@ what they read and print lives beside it: ``given_cli`` (the model and the budge
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -56,14 +57,34 @@ from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategy_notes import budget_too_small_text
+from flatkv.units import quoted
 
 PROG = "python -m flatkv"
 # bench's default plan: the GPU lab's, the app's default GPU and memory fraction (no weights)
 DEFAULT_BUDGET = cache_budget(GPU_PRESETS[DEFAULT_GPU], DEFAULT_MEMORY_FRACTION, 0, 1)
 
 
+# The value argparse's own messages quote whole, as its repr ("invalid int value: 'xxx...'",
+# "invalid choice: 'xxx...' (choose from ...)")
+_ARGPARSE_VALUE = re.compile(r"^(.*?invalid (?:\w+ value|choice): )(.+?)( \(choose from .*)?$")
+
+
+def _short_value(message: str) -> str:
+    """``message`` with the value argparse quotes whole shortened as every other message
+    quotes one (``units.quoted``: a 5,000-character value made a 5 KB line)."""
+    match = _ARGPARSE_VALUE.match(message)
+    if match is None or len(match[2]) <= 82:
+        return message
+    try:
+        value = ast.literal_eval(match[2])
+    except (ValueError, SyntaxError):
+        return message
+    return match[1] + quoted(str(value)) + (match[3] or "")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, not usage + message
+        message = _short_value(message)
         if message.endswith("expected one argument"):
             message += " (for a value that starts with '-', write --option=VALUE)"
         elif "invalid int value" in message:

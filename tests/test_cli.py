@@ -326,6 +326,21 @@ def test_bench_threads_past_the_cores_are_grouped(capsys):
         f"machine's {cores:,} cores: give at most {cores:,}\n")
 
 
+def test_argparses_own_messages_quote_a_long_value_by_its_start(capsys):
+    # "invalid int value: 'xxx...'" and "invalid choice: 'xxx...'" echoed a 5,000-character
+    # value whole (a 5 KB line); shortened as every other message quotes a value
+    shown = repr("x" * 80) + "... (5,000 characters)"
+    for argv, message in (
+            (["--tp", "x" * 5000], f"argument --tp: invalid int value: {shown}: give a whole "
+             "number, e.g. 2"),
+            (["--planner", "x" * 5000], f"argument --planner: invalid choice: {shown} (choose "
+             "from 'packed', 'per-component')"),
+            (["--tp", "x"], "argument --tp: invalid int value: 'x': give a whole number, e.g. 2")):
+        code, out, err = run(["plan", "--preset", "gpt-oss-20b", "--budget", "80GB", *argv],
+                             capsys)
+        assert code == 2 and out == "" and err == f"python -m flatkv: error: {message}\n"
+
+
 def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 
