@@ -16,6 +16,7 @@ from flatkv.jsonfile import read_json_file
 from flatkv.models import ModelSpec
 from flatkv.profile import PROFILE_FORMAT, CacheProfile, profile_from_dict
 from flatkv.tp_split import PLAIN
+from flatkv.units import quoted
 
 PRESET_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
 
@@ -50,7 +51,8 @@ def load_preset(name: str) -> ModelSpec:
     """The preset called ``name`` (display name or file stem, any case)."""
     entry = _index().get(str(name).strip().lower())
     if entry is None:
-        raise ValueError(f"unknown preset {name!r}: known presets are {', '.join(list_presets())}")
+        raise ValueError(f"unknown preset {quoted(str(name), 40)}: known presets are "
+                         f"{', '.join(list_presets())}")
     display, path = entry
     try:
         # its user never saw its file: a TP it refuses is said in plain words

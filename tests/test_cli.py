@@ -341,6 +341,25 @@ def test_argparses_own_messages_quote_a_long_value_by_its_start(capsys):
         assert code == 2 and out == "" and err == f"python -m flatkv: error: {message}\n"
 
 
+def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys):
+    # --preset, bench's --device and --sglang-ssm-dtype echoed a 5,000-character value whole
+    # (5 KB lines); quoted by its start, as units.quoted writes every other value
+    shown = repr("x" * 40) + "... (5,000 characters)"
+    code, out, err = run(["plan", "--preset", "x" * 5000, "--budget", "80GB"], capsys)
+    assert code == 2 and err.startswith(f"python -m flatkv: error: unknown preset {shown}: "
+                                        "known presets are DeepSeek-V3, ") and len(err) < 600
+    code, out, err = run(["bench", "--preset", "Llama-3.1-8B", "--device", "x" * 5000], capsys)
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: --device must be 'cpu', 'cuda' or 'cuda:N', got "
+        f"{shown}\n")
+    code, out, err = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                          "--strategy", "sglang", "--sglang-ssm-dtype", "x" * 5000], capsys)
+    assert code == 2 and out == "" and err == (
+        f"python -m flatkv: error: --sglang-ssm-dtype is {shown}: SGLang keeps the ssm state in "
+        "one of float32, bfloat16, float16 (SGLANG_MAMBA_SSM_DTYPE), or leave it unset (None) "
+        "for SGLang's own choice (the config's mamba_ssm_dtype, else float32)\n")
+
+
 def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 

@@ -56,7 +56,7 @@ from flatkv.plan import (
     check_layer_labels,
     slot_offsets,
 )
-from flatkv.units import count_text
+from flatkv.units import count_text, quoted
 
 
 class PoolAllocationError(ValueError):
@@ -72,7 +72,7 @@ def resolve_device(device: str | torch.device) -> torch.device:
     text = str(device)
     match = DEVICE_NAME.match(text)
     if not match:
-        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {text!r}")
+        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {quoted(text, 40)}")
     if text == "cpu":
         return torch.device("cpu")
     if not torch.cuda.is_available():

@@ -477,8 +477,10 @@ class StrategyOptions:
             except ValueError:
                 ssm_dtype = None
             if ssm_dtype not in SGLANG_SSM_DTYPES:
+                value = self.sglang_ssm_dtype  # a pasted page by its start
+                shown = quoted(value, 40) if isinstance(value, str) else repr(value)
                 raise ValueError(
-                    f"sglang_ssm_dtype is {self.sglang_ssm_dtype!r}: SGLang keeps the ssm state "
+                    f"sglang_ssm_dtype is {shown}: SGLang keeps the ssm state "
                     f"in one of {', '.join(SGLANG_SSM_DTYPES)} (SGLANG_MAMBA_SSM_DTYPE), or "
                     "leave it unset (None) for SGLang's own choice (the config's mamba_ssm_dtype, "
                     "else float32)"
