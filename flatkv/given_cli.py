@@ -73,7 +73,8 @@ def add_profile_arguments(parser: argparse.ArgumentParser) -> None:
         "--kv-bytes-per-slot (Gemma 4's sliding layers keep other heads)"
     )
     group.add_argument(
-        "--state", default="", help="state tensors of one linear layer, e.g. conv=49152,ssm=2097152"
+        "--state", default=None,
+        help="state tensors of one linear layer, e.g. conv=49152,ssm=2097152"
     )
     group.add_argument(
         "--sliding-window", default=None, help="tokens a sliding layer keeps (e.g. 4096, 4K)"
@@ -137,10 +138,10 @@ def given_model(args: argparse.Namespace) -> GivenModel:
 
 def _refuse_raw_bytes_beside_a_model(args: argparse.Namespace) -> None:
     """Raw-bytes options beside a model would be ignored: refused instead."""
-    raw = [flag for flag, value in (  # --state's default is "", the others' None
+    raw = [flag for flag, value in (  # each None where not given ('' given empty is given)
         ("--layers", args.layers), ("--kv-bytes-per-slot", args.kv_bytes_per_slot),
         ("--sliding-kv-bytes-per-slot", args.sliding_kv_bytes_per_slot),
-        ("--state", args.state or None), ("--sliding-window", args.sliding_window),
+        ("--state", args.state), ("--sliding-window", args.sliding_window),
         ("--attention-chunk-size", args.attention_chunk_size),
         ("--ssm-element-bytes", args.ssm_element_bytes))
         if value is not None]
@@ -184,14 +185,15 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
                          "--hf-config, --model-file); with --layers, add the MTP layer to the "
                          "pattern")
     labels = parse_layer_pattern(args.layers)
-    if args.state and LINEAR_ATTENTION not in labels:
+    state_text = args.state or ""  # not given, or given empty: no state tensors
+    if state_text and LINEAR_ATTENTION not in labels:
         raise UsageError(f"--state is given but --layers {quoted(args.layers)} has no linear "
                          "(state) layer: drop --state or add linear layers")
-    if not args.state.strip() and LINEAR_ATTENTION in labels:  # ' ' gives no bytes either
+    if not state_text.strip() and LINEAR_ATTENTION in labels:  # ' ' gives no bytes either
         raise UsageError(f"--layers {quoted(args.layers)} has linear (state) layers but no --state "
                          "gives their bytes: add e.g. --state conv=49152,ssm=2097152 (bytes per "
                          "layer per TP rank)")
-    state = parse_named_sizes(args.state, field="--state")
+    state = parse_named_sizes(state_text, field="--state")
     element = args.ssm_element_bytes
     if element is not None and "ssm" not in state:
         raise UsageError(f"--ssm-element-bytes {element} sizes an ssm tensor, but --state has "

@@ -360,6 +360,17 @@ def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys)
         "for SGLang's own choice (the config's mamba_ssm_dtype, else float32)\n")
 
 
+def test_an_empty_state_beside_a_model_is_refused_as_given(capsys):
+    # --state '' was the option's default, so beside a preset it passed unseen, where
+    # --sliding-window '' is refused as given; now refused alike
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                          "--state", ""], capsys)
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: give either a model (--preset, --hf-config, --model-file) or "
+        "raw bytes (--state), not both: the model's own values would be used and yours "
+        "ignored\n")
+
+
 def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 
