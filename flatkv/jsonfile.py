@@ -66,6 +66,9 @@ def parse_json_object(text: str | bytes, where: str, *,
         except UnicodeDecodeError as exc:  # JSON is UTF-8: a Latin-1 "café" must not read
             undecoded, text = exc, text.decode("utf-8", errors="replace")  # as "caf\ufffd"
     text = text.removeprefix("\ufeff")  # a byte-order mark, as Windows editors save files
+    if not text.strip():  # "not valid JSON (line 1, column 1: Expecting value)" said less
+        raise ValueError(f"{where} is empty: give the model's JSON, its fields between "
+                         "{ and }")
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys if unique_keys else None)
     except _DuplicateKey as exc:

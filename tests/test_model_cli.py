@@ -501,6 +501,18 @@ def test_a_dtype_for_a_tensor_the_model_lacks_is_named_a_dtype_first(capsys):
             f"python -m flatkv: error: --conv-dtype: unknown dtype {shown}: {names}\n")
 
 
+def test_an_empty_model_file_is_said_empty(tmp_path, capsys):
+    # an empty (or blank) file read "is not valid JSON (line 1, column 1: Expecting value)"
+    path = tmp_path / "m.json"
+    for text in ("", " \n"):
+        path.write_text(text)
+        for flag in ("--model-file", "--hf-config"):
+            assert main(["model", flag, str(path)]) == 2
+            assert capsys.readouterr().err == (
+                f"python -m flatkv: error: '{path}' is empty: give the model's JSON, its fields "
+                "between { and }\n")
+
+
 def test_an_empty_architecture_name_is_refused(tmp_path, capsys):
     # architectures [""] loaded (the empty name, falsy, slipped past the class-name check) and
     # printed "architectures: " with nothing after it; refused as "A B" is
