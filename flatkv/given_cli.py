@@ -31,8 +31,8 @@ from flatkv.budget import (
 )
 from flatkv.models import mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
-from flatkv.plan import LINEAR_ATTENTION, check_int
-from flatkv.profile import MAX_ROW_BYTES, MAX_WINDOW, CacheProfile
+from flatkv.plan import CHUNKED_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
+from flatkv.profile import MAX_ROW_BYTES, MAX_WINDOW, WINDOWED, CacheProfile
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.units import (
@@ -151,8 +151,19 @@ def _refuse_raw_bytes_beside_a_model(args: argparse.Namespace) -> None:
                          "would be used and yours ignored")
 
 
-def _window_tokens(text: str | None, flag: str) -> int | None:
-    return None if text is None else parse_tokens(text, flag, maximum=MAX_WINDOW)
+def _window_tokens(text: str | None, flag: str, label: str, args: argparse.Namespace,
+                   labels: list[str]) -> int | None:
+    """--sliding-window's / --attention-chunk-size's tokens, None where not given; given
+    beside no layer of ``label``, refused in the flags' terms as --state is (the profile's
+    words, "drop sliding_window", name no option)."""
+    if text is None:
+        return None
+    tokens = parse_tokens(text, flag, maximum=MAX_WINDOW)
+    if label not in labels:
+        name = WINDOWED[label].name
+        raise UsageError(f"{flag} is given but --layers {quoted(args.layers)} has no {name} "
+                         f"layer: drop {flag} or add {name} layers")
+    return tokens
 
 
 def _sliding_kv_bytes(text: str | None) -> int | None:
@@ -210,8 +221,10 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
                                      field="--kv-bytes-per-slot", whole=True),
         sliding_kv_bytes_per_slot=_sliding_kv_bytes(args.sliding_kv_bytes_per_slot),
         state_const_bytes=state,
-        sliding_window=_window_tokens(args.sliding_window, "--sliding-window"),
-        attention_chunk_size=_window_tokens(args.attention_chunk_size, "--attention-chunk-size"),
+        sliding_window=_window_tokens(args.sliding_window, "--sliding-window",
+                                      SLIDING_ATTENTION, args, labels),
+        attention_chunk_size=_window_tokens(args.attention_chunk_size, "--attention-chunk-size",
+                                            CHUNKED_ATTENTION, args, labels),
         ssm_element_bytes=args.ssm_element_bytes,
         name="custom",
     )

@@ -138,7 +138,8 @@ def test_per_component_planner(capsys):
      (["compare", "--layers", "2*sliding,2*full", "--kv-bytes-per-slot", "2048", "--budget",
        "1GiB"], "sliding_window is not set"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--sliding-window", "128",
-       "--budget", "1GiB"], "no sliding_attention layer"),
+       "--budget", "1GiB"], "error: --sliding-window is given but --layers 'full' has no "
+      "sliding layer: drop --sliding-window or add sliding layers\n"),
      (["plan", "--layers", "linear*4", "--state", "conv=49152", "--budget", "1GiB"],
       "this model has none (no attention layer, only state): add --planner per-component"),
      (["model", "--model-file", "/dev/zero"], "too large for a model file"),
@@ -153,8 +154,8 @@ def test_per_component_planner(capsys):
      (["plan", "--layers", "chunked", "--kv-bytes-per-slot", "8", "--attention-chunk-size",
        "8,19", "--budget", "1GiB"], "--attention-chunk-size is '8,19': give whole tokens"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--attention-chunk-size", "8192",
-       "--budget", "1GiB"], "attention_chunk_size is 8192 but layer_types has no "
-      "chunked_attention layer"),
+       "--budget", "1GiB"], "error: --attention-chunk-size is given but --layers 'full' has "
+      "no chunked layer: drop --attention-chunk-size or add chunked layers\n"),
      (["compare", "--preset", "Llama-4-Scout-17B-16E", "--budget", "10GB",
        "--attention-chunk-size", "4096"], "or raw bytes (--attention-chunk-size), not both"),
      (["plan", "--preset", "Qwen3.5-27B", "--budget", "80GB", "--kv-bytes-per-slot", "1",
