@@ -84,8 +84,10 @@ def field_of(cfg: Mapping[str, Any], key: str) -> tuple[str, Any]:
 
 
 def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
-    """Refuse absurd layer counts before transformers builds per-layer lists from them."""
-    for key in ("num_hidden_layers", "n_layer", "num_layers"):
+    """Refuse absurd layer counts before transformers builds per-layer lists from them (MTP
+    layers too: Step-3.5's config lists num_hidden_layers + num_nextn_predict_layers, and at
+    2**63 grew without end)."""
+    for key in ("num_hidden_layers", "n_layer", "num_layers", "num_nextn_predict_layers"):
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
             raise ValueError(

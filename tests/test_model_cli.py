@@ -513,6 +513,18 @@ def test_an_empty_model_file_is_said_empty(tmp_path, capsys):
                 "between { and }\n")
 
 
+def test_a_huge_mtp_layer_count_is_refused_before_transformers_lists_it(tmp_path, capsys):
+    # Step-3.5's config class lists num_hidden_layers + num_nextn_predict_layers layer types:
+    # at 2**63 it grew past 2.6 GB in 20 s without end; refused as a layer count is
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "step3p5", "num_hidden_layers": 8,
+                                "num_nextn_predict_layers": 2**63}))
+    assert main(["model", "--hf-config", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "python -m flatkv: error: config.json num_nextn_predict_layers = "
+        "9,223,372,036,854,775,808 is too large to be real (at most 2,048): fix the field\n")
+
+
 def test_an_empty_architecture_name_is_refused(tmp_path, capsys):
     # architectures [""] loaded (the empty name, falsy, slipped past the class-name check) and
     # printed "architectures: " with nothing after it; refused as "A B" is
