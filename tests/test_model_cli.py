@@ -251,16 +251,23 @@ def test_a_tp_that_does_not_split_the_model_is_said_in_the_words_of_its_source(t
 
 
 def test_a_json_file_of_no_object_names_what_it_holds_in_jsons_words(tmp_path, capsys):
-    # JSON's names for what the file holds (null, not Python's NoneType), and the fix
-    for text, what in (("null", "null"), ("[1, 2]", "an array"), ("42", "a number"),
-                       ('"Qwen/Qwen3-Next-80B-A3B"', "a string"), ("true", "true")):
+    # JSON's names for what the file holds (null, not Python's NoneType), and the fix; an
+    # empty (or blank) file said empty (it read "is not valid JSON (line 1, column 1:
+    # Expecting value)")
+    fix = "give the model's fields between { and }"
+    empty = "is empty: give the model's JSON, its fields between { and }"
+    for text, message in (("null", f"must hold a JSON object, not null: {fix}"),
+                          ("[1, 2]", f"must hold a JSON object, not an array: {fix}"),
+                          ("42", f"must hold a JSON object, not a number: {fix}"),
+                          ('"Qwen/Qwen3-Next-80B-A3B"',
+                           f"must hold a JSON object, not a string: {fix}"),
+                          ("true", f"must hold a JSON object, not true: {fix}"),
+                          ("", empty), (" \n", empty)):
         path = tmp_path / "config.json"
         path.write_text(text)
         for flag in ("--hf-config", "--model-file"):
             assert main(["model", flag, str(path)]) == 2
-            assert capsys.readouterr().err == (
-                f"python -m flatkv: error: '{path}' must hold a JSON object, not {what}: give "
-                "the model's fields between { and }\n")
+            assert capsys.readouterr().err == f"python -m flatkv: error: '{path}' {message}\n"
 
 
 def test_a_config_json_saved_with_a_byte_order_mark_reads(tmp_path, capsys):
@@ -499,18 +506,6 @@ def test_a_dtype_for_a_tensor_the_model_lacks_is_named_a_dtype_first(capsys):
         assert main(["model", "--preset", "gpt-oss-20b", "--conv-dtype", value]) == 2
         assert capsys.readouterr().err == (
             f"python -m flatkv: error: --conv-dtype: unknown dtype {shown}: {names}\n")
-
-
-def test_an_empty_model_file_is_said_empty(tmp_path, capsys):
-    # an empty (or blank) file read "is not valid JSON (line 1, column 1: Expecting value)"
-    path = tmp_path / "m.json"
-    for text in ("", " \n"):
-        path.write_text(text)
-        for flag in ("--model-file", "--hf-config"):
-            assert main(["model", flag, str(path)]) == 2
-            assert capsys.readouterr().err == (
-                f"python -m flatkv: error: '{path}' is empty: give the model's JSON, its fields "
-                "between { and }\n")
 
 
 def test_a_huge_mtp_layer_count_is_refused_before_transformers_lists_it(tmp_path, capsys):
