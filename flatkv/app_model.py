@@ -427,7 +427,7 @@ def format_state_text(state: tuple[tuple[str, int], ...] | Mapping[str, int]) ->
 def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
     """A model JSON the app exported: a spec (``flatkv-model/1``) or a raw profile
     (``flatkv-profile/1``). Raises ValueError naming what is wrong."""
-    data = parse_json_object(text, "model JSON")
+    data = parse_json_object(text, "model JSON", unique_keys=True)  # a key twice: which?
     if "format" not in data and "model_type" in data:
         raise ValueError(
             f"this is a Hugging Face config.json (model_type {data['model_type']!r}), not a "

@@ -683,6 +683,13 @@ def test_model_json_round_trip_and_errors():
         app_model.load_model_json("{nope")
     with pytest.raises(ValueError, match="format"):
         app_model.load_model_json('{"format": "other/1"}')
+    # a key given twice is refused, as the CLI's --model-file refuses it: a JSON reader keeps
+    # the last silently, so kv_heads 8 then 2 would plan 2
+    twice = json.dumps(spec.to_dict()).replace('"name": ', '"name": "first", "name": ', 1)
+    with pytest.raises(ValueError, match=re.escape(
+            "model JSON names 'name' twice in one object: keep one (JSON readers keep the last, "
+            "silently)")):
+        app_model.load_model_json(twice)
     with pytest.raises(ValueError, match=r'a raw profile \(kv_bytes_per_slot, layers\): add '
                        '"format": "flatkv-profile/1"'):
         app_model.load_model_json('{"layers": "full*4", "kv_bytes_per_slot": 64}')
