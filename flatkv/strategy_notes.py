@@ -236,7 +236,9 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
     than the page's GPU. A layout that lays out ``profile`` at these ``options`` at no budget
     (``sizing.plans_at_some_budget``: aliasing Scout's unequal groups, SGLang for LFM3, vLLM's
     hybrid manager off on a state hybrid) "does not apply": "none holds them" would read as a
-    budget too small."""
+    budget too small. Where no budget holds them there is no GPU memory to derive: its cells
+    are None, a gap the table shows as a dash like every other figure that does not apply
+    (an empty string left the cell blank)."""
     rows = []
     for r, need in zip(results, budgets, strict=True):
         none = (DOES_NOT_APPLY if need is None
@@ -249,7 +251,7 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
         gpu = None if need is None else budget.gpu_bytes_for(need)
         if not budget.given:  # "over" the GPU's memory, short: hold_help says it whole
             over = "" if gpu is None else budget.beyond_gpu_text(gpu, short=True)
-            row["GPU memory"] = "" if gpu is None else format_bytes(gpu) + (
+            row["GPU memory"] = None if gpu is None else format_bytes(gpu) + (
                 f" ({over})" if over else "")
         row["cache budget (B)"] = need
         if not budget.given:

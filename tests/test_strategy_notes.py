@@ -458,11 +458,13 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
     # B of GPU, more than it has; 2**29 B needs 2**30 B, which it has
     budget = cache_budget(2_000_000_000, 0.5, 0, 1)
     rows = notes.hold_rows(results, [2**30, None, 2**29], budget, llama)
+    # no budget holds them in SGLang, so no GPU memory is derived: both its GPU cells are a
+    # gap (None), which the table shows as a dash, as every figure that does not apply
     assert rows == [
         {"strategy": "vLLM v1", "cache budget (B)": 2**30, "cache budget": "1.00 GiB",
          "GPU memory (B)": 2**31, "GPU memory": "2.00 GiB (over 1.86 GiB)"},
         {"strategy": "SGLang", "cache budget (B)": None, "cache budget": "none holds them",
-         "GPU memory (B)": None, "GPU memory": ""},
+         "GPU memory (B)": None, "GPU memory": None},
         {"strategy": "FlatKV packed slabs", "cache budget (B)": 2**29,
          "cache budget": "512.00 MiB", "GPU memory (B)": 2**30, "GPU memory": "1.00 GiB"}]
     # the readable figures lead (a narrow window cuts the table from the right)
