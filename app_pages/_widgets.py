@@ -260,7 +260,8 @@ def _max_batched_tokens_widget() -> None:
 def _sglang_chunked_prefill_size_widget() -> None:
     own, why = state().engine_choices()["sglang_chunked_prefill_size"]
     _auto_count_widget(
-        "sglang_chunked_prefill_size", "Chunked prefill size (0: auto, -1: off)", MAX_CONTEXT,
+        "sglang_chunked_prefill_size", "Chunked prefill size (0 = automatic, -1 = off)",
+        MAX_CONTEXT,
         _help("sglang_chunked_prefill_size", "In this field 0 leaves it to SGLang (not "
               f"SGLang's own 0, which is off: enter -1 for that); here {own:,}, {why}."),
         minimum=CHUNKED_PREFILL_OFF)
@@ -277,13 +278,13 @@ def _auto_count_widget(field: str, label: str, maximum: int, help: str, *,
 
 def _sglang_max_running_requests_widget() -> None:
     _auto_count_widget(
-        "sglang_max_running_requests", "Max running requests (0: auto)", MAX_RUNNING_REQUESTS,
+        "sglang_max_running_requests", "Max running requests (0 = automatic)", MAX_RUNNING_REQUESTS,
         _help("sglang_max_running_requests", "0 leaves it to SGLang."))
 
 
 def _sglang_max_mamba_cache_size_widget() -> None:
     _auto_count_widget(
-        "sglang_max_mamba_cache_size", "Max mamba cache size (0: auto)", MAX_MAMBA_CACHE_SIZE,
+        "sglang_max_mamba_cache_size", "Max mamba cache size (0 = automatic)", MAX_MAMBA_CACHE_SIZE,
         _help("sglang_max_mamba_cache_size", "0 leaves it to SGLang."))
 
 

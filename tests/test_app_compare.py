@@ -1478,7 +1478,7 @@ def test_compare_takes_sglangs_chunked_prefill_size_by_the_gpu():
     # reserved (estimate_swa_kv_tokens: 16,383 + 1), (3,129,326 - 1 - 1) / 16,383 = 191.01;
     # "off" in the link
     widget = at.number_input(key="w.sglang_chunked_prefill_size")
-    assert widget.label == "Chunked prefill size (0: auto, -1: off)"
+    assert widget.label == "Chunked prefill size (0 = automatic, -1 = off)"
     assert "-1 turns chunked prefill off" in widget.help
     widget.set_value(-1).run()
     assert_clean(at)
@@ -1491,6 +1491,44 @@ def test_compare_takes_sglangs_chunked_prefill_size_by_the_gpu():
             "prefill off a request's whole prompt goes into the sliding pool in one forward"
             ) in codes
     assert "(3,129,326 - 1 - 1) / 16,383 = 3,129,324 / 16,383" in codes
+
+
+def _lines_at(text: str, room_px: float) -> int:
+    """The lines a label takes wrapped at its spaces into ``room_px``, each word's pixels
+    counted as a metric's label's (the same font and size)."""
+    from app_pages._frame import label_px
+
+    lines, line = 1, ""
+    for word in text.split():
+        if line and label_px(f"{line} {word}") > room_px:
+            lines, line = lines + 1, word
+        else:
+            line = f"{line} {word}".strip()
+    return lines
+
+
+def test_engine_option_labels_say_0_as_the_rest_of_the_app_and_fit_a_third_at_1000_px():
+    # the rest of the app says what 0 stands for as "(0 = automatic)" (the GPU lab's fields),
+    # "(0 = none)" (the Model page's): the engine options said "(0: auto)" and
+    # "(0: auto, -1: off)"
+    from flatkv.engine_options import ENGINE_FIELDS
+
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2"})
+    assert_clean(at)
+    labels = {w.key.removeprefix("w."): w.label for w in (*at.number_input, *at.selectbox)
+              if w.key and w.key.removeprefix("w.") in ENGINE_FIELDS}
+    assert {f: labels[f] for f in labels if "(0" in labels[f]} == {
+        "sglang_max_running_requests": "Max running requests (0 = automatic)",
+        "sglang_max_mamba_cache_size": "Max mamba cache size (0 = automatic)",
+        "sglang_chunked_prefill_size": "Chunked prefill size (0 = automatic, -1 = off)"}
+    assert not [label for label in labels.values() if ": " in label]
+    # a third of the page at 1000 px: the expander's three columns give a label 142 px of text
+    # beside its tooltip's icon (measured in Chromium); "Kernel block size A (tokens)" and the
+    # three above take two lines there (measured: 41 px high, a line 19), none three; 13
+    # labels: the 11 number fields and 2 selectboxes (the 3 toggles' short labels, one line)
+    assert len(labels) == 13 and all(_lines_at(label, 142) <= 2 for label in labels.values())
+    assert _lines_at("Chunked prefill size (0 = automatic, -1 = off)", 142) == 2
+    assert _lines_at("Chunked prefill size (0 = automatic, -1 = chunked prefill off)", 142) == 3
 
 
 def test_compare_turns_sglangs_radix_cache_off():
