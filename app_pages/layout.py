@@ -89,9 +89,12 @@ def why(analysis) -> None:
             st.caption("P with finer alignments: " + ", ".join(
                 f"{a:,} → {p:,}" for a, p in analysis.finer_alignments))
         if bars := app_data.inflation_bars(analysis):
+            # one line of TITLE_WIDTH (70) characters, at any width: "... does not fit a
+            # page of the requested P: P grows until the KV row covers it" (86) wrapped to
+            # two even at 1,400 px; the bars under it name the KV rows that cover it or not
             chart(charts.inflation_figure(
-                bars, title="A state row does not fit a page of the requested P: P grows "
-                "until the KV row covers it"), key="layout.inflation", file_name="inflation.html")
+                bars, title="A state row outgrows a page of the requested P: P grows until "
+                "it fits"), key="layout.inflation", file_name="inflation.html")
 
 
 # Where sliding and full layers keep other bytes a token, vLLM pads few of its pages

@@ -21,6 +21,8 @@ from app_helpers import (
     unescaped,
 )
 
+from flatkv import charts
+
 
 def test_layout_shows_the_worked_example_from_a_link():
     at = open_app("app_pages/layout.py", QWEN35_LINK)
@@ -59,6 +61,12 @@ def test_layout_shows_the_worked_example_from_a_link():
     # and drawn: the KV row at the requested 64 (131,072 B), the state row, the KV row at P
     (inflation,) = [c for c in at.get("plotly_chart") if "KV row at P = 1,056" in c.proto.spec]
     assert "2,146,304" in inflation.proto.spec and "131,072" in inflation.proto.spec
+    # its title one line at every width: within the 70 characters a full-width chart's title
+    # line holds at its narrowest (charts.TITLE_WIDTH); the 86 of "... does not fit a page of
+    # the requested P: P grows until the KV row covers it" wrapped to two even at 1,400 px
+    title = json.loads(inflation.proto.spec)["layout"]["title"]["text"]
+    assert title == "A state row outgrows a page of the requested P: P grows until it fits"
+    assert len(title) == 69 <= charts.TITLE_WIDTH == 70
     assert at.query_params["block"] == "64"  # the view stays in the URL
     # vLLM's blocks beside ours, at the link's block size 64: A = 64, P = 64 x cdiv(2,146,304,
     # 64 x 2,048) = 64 x 17 = 1,088; pages of 1,088 x 2,048 = 2,228,224 B, 12 a block id
