@@ -5,11 +5,12 @@ heads) over the TP ranks, so a TP that does not divide one is refused. The refus
 ``SplitRefusal`` (the field, its figure, the TP, the TPs that work), raised as a
 ``TPSplitError``; this module words it for the three places a model comes from:
 
-- a model file (``--model-file``, a Model JSON, the hand editor's draft): the file's own field
-  names, ``gdn.k_heads = 16 is not divisible by tp = 3`` (the hand editor turns them into its
+- a model file (``--model-file``, the hand editor's draft): the file's own field names,
+  ``gdn.k_heads = 16 is not divisible by tp = 3`` (the hand editor turns them into its
   labels: ``app_model.editor_words``);
-- a preset: plain words, ``Qwen3-Next-80B-A3B: its linear-attention (Gated DeltaNet) layers
-  have 16 key heads, and TP 3 does not divide them``, as its user never saw its file;
+- a preset, or a model the app carries as JSON (a config.json loaded, a model JSON, an edit):
+  plain words, ``Qwen3-Next-80B-A3B: its linear-attention (Gated DeltaNet) layers have 16 key
+  heads, and TP 3 does not divide them``, as its user never saw that file;
 - a config.json: the key it gave the figure by, ``config.json linear_num_key_heads = 16, the
   linear-attention (Gated DeltaNet) layers' key heads, is not divisible by TP 3``, as its other
   errors name its fields (``hf_json.as_written``).
