@@ -82,9 +82,27 @@ def _short_value(message: str) -> str:
     return match[1] + quoted(str(value)) + (match[3] or "")
 
 
+# argparse's prefix on a type function's message ("argument --budget/--b: ..."), and the flags
+_ARGUMENT_PREFIX = re.compile(r"^argument ((?:-[\w-]+/)*-[\w-]+): ")
+
+
+def _flag_once(message: str) -> str:
+    """``message`` without argparse's "argument --budget: " where the type function's own
+    message already starts with the flag ("--budget '1' reads as 1 B: ..."): the flag named
+    once. The type functions name their flag because parse_size and parse_tokens name the
+    field for the app too; argparse's prefix stays where the message does not name it."""
+    match = _ARGUMENT_PREFIX.match(message)
+    if match is None:
+        return message
+    rest = message[match.end():]
+    if any(rest.startswith(flag + " ") for flag in match[1].split("/")):
+        return rest
+    return message
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, not usage + message
-        message = _short_value(message)
+        message = _flag_once(_short_value(message))
         if message.endswith("expected one argument"):
             message += " (for a value that starts with '-', write --option=VALUE)"
         elif "invalid int value" in message:

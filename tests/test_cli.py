@@ -342,6 +342,28 @@ def test_argparses_own_messages_quote_a_long_value_by_its_start(capsys):
         assert code == 2 and out == "" and err == f"python -m flatkv: error: {message}\n"
 
 
+def test_a_type_error_names_its_flag_once(capsys):
+    # argparse prefixed "argument --budget: " to a message that starts with the flag itself
+    # ("argument --budget: --budget '1' reads as 1 B: ..."); named once now, and argparse's
+    # prefix kept where the type function's message does not name the flag (--block-size)
+    for argv, message in (
+            (["--budget", "1"], "--budget '1' reads as 1 B: give a unit, e.g. 1GB or 1GiB"),
+            (["--weights", "x"], "--weights 'x' is not a size: write a number with an optional "
+             "unit, e.g. 80GB, 10GiB, 1.5TiB, 12e9 or 4096"),
+            (["--reserved-bytes-per-block", "1.5"], "--reserved-bytes-per-block '1.5' is not a "
+             "whole number of bytes (between 1 and 2): give whole bytes, e.g. 4096 or 4KiB"),
+            (["--max-batched-tokens", "abc"], "--max-batched-tokens is 'abc': give whole tokens "
+             "such as 262144, 256K (262,144) or 128k (128,000)"),
+            # typed by its alias: named by the flag the message names, once
+            (["--chunked-prefill-size", "abc"], "--sglang-chunked-prefill-size is 'abc': give "
+             "whole tokens such as 262144, 256K (262,144) or 128k (128,000); or -1 (any whole "
+             "number 0 or less, as SGLang reads it, or off) for chunked prefill off"),
+            (["--block-size", "0"], "argument --block-size: 0 must be positive: give 1 or "
+             "more")):
+        code, out, err = run(["compare", "--preset", "Llama-3.1-8B", *argv], capsys)
+        assert (code, out, err) == (2, "", f"python -m flatkv: error: {message}\n")
+
+
 def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys):
     # --preset, bench's --device and --sglang-ssm-dtype echoed a 5,000-character value whole
     # (5 KB lines); quoted by its start, as units.quoted writes every other value
