@@ -30,6 +30,7 @@ e.g. ``(3*gdn,full)*12``: a UI can edit the pattern as text or as a list of runs
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, ClassVar
@@ -428,6 +429,38 @@ LAYER_KINDS: dict[str, type[CacheLayer]] = {
                               ShortConvLayer, LightningLayer)
 }
 
+# Each kind's required fields as a bundled preset gives them (Llama-3.1-8B, DeepSeek-V3.2,
+# Kimi-Linear, Falcon-H1, Jamba-1.5, LFM2, MiniMax-M1): the example an error about a layer's
+# fields gives as the fix
+EXAMPLE_GEOMETRY: dict[str, dict[str, int]] = {
+    "attention": {"kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128},
+    "mla": {"kv_lora_rank": 512, "qk_rope_head_dim": 64},
+    "gdn": {"k_heads": 32, "v_heads": 32, "head_dim_k": 128, "head_dim_v": 128,
+            "conv_kernel": 4},
+    "mamba2": {"n_heads": 24, "head_dim": 128, "d_state": 256, "n_groups": 1, "conv_kernel": 4},
+    "mamba1": {"d_inner": 8192, "d_state": 16, "conv_kernel": 4},
+    "short_conv": {"channels": 2048, "conv_kernel": 3},
+    "lightning": {"heads": 64, "head_dim": 128},
+}
+
+
+def example_layer(kind: str = "attention") -> str:
+    """A cache layer of ``kind`` as a model file writes it, for a message's fix."""
+    return json.dumps({"kind": kind, **EXAMPLE_GEOMETRY[kind]})
+
+
+# The smallest model file, for the fix of a message about one's top-level fields
+EXAMPLE_KINDS = f'{{"full": {example_layer()}}}'
+EXAMPLE_PATTERN = '"32*full"'
+SPEC_EXAMPLES = {
+    "name": ("the model's name", '"custom"'),
+    "kinds": ("its cache-layer geometries by name", EXAMPLE_KINDS),
+    "pattern": ("its layers in order, over the kinds' names", EXAMPLE_PATTERN),
+}
+# ... and of its text fields
+_TEXT_EXAMPLES = {"source": '"meta-llama/Llama-3.1-8B config.json"',
+                  "notes": '"KV cache in FP8 as served."'}
+
 
 def _per_kind_text(per_kind: Mapping[str, int | Mapping[str, int]], limit: int = 6) -> str:
     """Each kind's bytes as an error shows them: ``full: 4,096 B; full2: 2,048 B`` (a state
@@ -476,7 +509,8 @@ def past_max_model_len_text(max_model_len: int, code: Callable[[str], str] = str
 def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:
     """A cache layer from ``{"kind": ..., <fields>}``; unknown kinds or fields are errors."""
     if not isinstance(data, Mapping):
-        raise ValueError(f"{where} must be an object with a 'kind', got {data!r}")
+        raise ValueError(f"{where} must be an object with a 'kind', got {data!r}: give one "
+                         f"such as {example_layer()}")
     kind = data.get("kind")
     cls = LAYER_KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
@@ -489,7 +523,8 @@ def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:
     required = [f.name for f in fields(cls) if f.default is MISSING]  # those without defaults
     missing = [n for n in required if n not in data]
     if missing:
-        raise ValueError(f"{where} ({kind}) is missing {missing}: fields are {names}")
+        raise ValueError(f"{where} ({kind}) is missing {names_text('field', missing)}: give "
+                         f"{', '.join(required)}, e.g. {example_layer(kind)}")
     try:
         return cls(**{n: data[n] for n in names if n in data})
     except ValueError as exc:
@@ -645,7 +680,8 @@ class ModelSpec:
         figures (notes on stderr, their line breaks joined)."""
         for attr in ("source", "notes"):
             if not isinstance(getattr(self, attr), str):
-                raise ValueError(f"{attr} must be a string, got {getattr(self, attr)!r}")
+                raise ValueError(f"{attr} must be a string, got {getattr(self, attr)!r}: give "
+                                 f"text, e.g. {_TEXT_EXAMPLES[attr]}, or leave it out")
             if (bad := control_character(getattr(self, attr), allow="\n\t")) is not None:
                 raise ValueError(f"{attr} is {quoted(getattr(self, attr))}: it holds the "
                                  f"control character {bad!r}, which a terminal would act on "
@@ -1086,7 +1122,9 @@ class ModelSpec:
         """A spec from the export format, validated field by field with clear errors."""
         if not isinstance(data, Mapping):
             raise ValueError(
-                f"a model specification must be a JSON object, got {type(data).__name__}"
+                f"a model specification must be a JSON object, got {type(data).__name__}: give "
+                f'one such as {{"name": "custom", "kinds": {EXAMPLE_KINDS}, "pattern": '
+                f"{EXAMPLE_PATTERN}}} (`model --export` writes one)"
             )
         allowed = {
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
@@ -1106,10 +1144,12 @@ class ModelSpec:
             )
         fmt = data.get("format", FORMAT)
         if fmt != FORMAT:
-            raise ValueError(f"format = {fmt!r} is not supported: this version reads {FORMAT!r}")
-        for key in ("name", "kinds", "pattern"):
+            raise ValueError(f"format = {fmt!r} is not supported: this version reads {FORMAT!r}; "
+                             f'give "format": "{FORMAT}" or leave it out')
+        for key, (what, example) in SPEC_EXAMPLES.items():
             if key not in data:
-                raise ValueError(f"model specification is missing {key!r}")
+                raise ValueError(f"model specification is missing {key!r}: add {what}, e.g. "
+                                 f'"{key}": {example}')
         # a name of another type would print as its repr (a title "{'a': 1}")
         check_name("model specification name", data["name"], fix=NAME_FIX)
         kinds_data = data["kinds"]
@@ -1120,7 +1160,8 @@ class ModelSpec:
                 '"head_dim_v": 128}}'
             )
         if len(kinds_data) > MAX_CACHE_LAYERS:
-            raise ValueError(f"kinds has {len(kinds_data)} entries: too large to be real")
+            raise ValueError(f"kinds has {len(kinds_data):,} entries: too large to be real (at "
+                             f"most {MAX_CACHE_LAYERS:,}): give one per distinct layer geometry")
         kinds = {
             name: layer_from_dict(geom, where=f"kinds[{name!r}]")
             for name, geom in kinds_data.items()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -11,6 +12,8 @@ from hypothesis import strategies as st
 from flatkv import hf_config, hf_hub, plan
 from flatkv.dtypes import canonical_dtype, dtype_bytes
 from flatkv.models import (
+    EXAMPLE_GEOMETRY,
+    LAYER_KINDS,
     AttentionLayer,
     GDNLayer,
     LightningLayer,
@@ -527,7 +530,7 @@ def test_a_kind_named_after_another_layer_type_is_refused():
         (lambda d: d.update(extra=1), "unknown field 'extra': fields are "),
         (lambda d: d.update(format="other/9"), "not supported"),
         (lambda d: d["kinds"]["full"].update(kind="rwkv"), "kind = 'rwkv' is unknown"),
-        (lambda d: d["kinds"]["full"].pop("kv_heads"), r"missing \['kv_heads'\]"),
+        (lambda d: d["kinds"]["full"].pop("kv_heads"), "missing field 'kv_heads'"),
         (lambda d: d["kinds"]["full"].update(kv_heads=0), "kv_heads must be positive"),
         (lambda d: d["kinds"]["full"].update(head_dim_k=0), "head_dim_k must be positive"),
         (lambda d: d["kinds"]["full"].update(heads=2),
@@ -554,6 +557,67 @@ def test_from_dict_rejects_non_objects():
         ModelSpec.from_dict([1, 2])
     with pytest.raises(ValueError, match="must be an object with a 'kind'"):
         layer_from_dict("attention")
+
+
+LLAMA_LAYER = ('{"kind": "attention", "kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128}')
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        # each said what was wrong and not what to write ("model specification is missing
+        # 'name'", "source must be a string, got None"); now the fix, with a value to copy
+        (lambda d: d.pop("name"),
+         "model specification is missing 'name': add the model's name, e.g. \"name\": \"custom\""),
+        (lambda d: d.pop("kinds"),
+         "model specification is missing 'kinds': add its cache-layer geometries by name, e.g. "
+         f'"kinds": {{"full": {LLAMA_LAYER}}}'),
+        (lambda d: d.pop("pattern"),
+         "model specification is missing 'pattern': add its layers in order, over the kinds' "
+         'names, e.g. "pattern": "32*full"'),
+        (lambda d: d.update(source=None),
+         'source must be a string, got None: give text, e.g. "meta-llama/Llama-3.1-8B '
+         'config.json", or leave it out'),
+        (lambda d: d.update(notes=3),
+         'notes must be a string, got 3: give text, e.g. "KV cache in FP8 as served.", or '
+         "leave it out"),
+        (lambda d: d.update(format="x"),
+         "format = 'x' is not supported: this version reads 'flatkv-model/1'; give \"format\": "
+         '"flatkv-model/1" or leave it out'),
+        (lambda d: [d["kinds"]["full"].pop(k) for k in ("kv_heads", "head_dim_v")],
+         "kinds['full'] (attention) is missing fields 'kv_heads', 'head_dim_v': give kv_heads, "
+         f"head_dim_k, head_dim_v, e.g. {LLAMA_LAYER}"),
+        (lambda d: d["kinds"].update(full="attention"),
+         "kinds['full'] must be an object with a 'kind', got 'attention': give one such as "
+         f"{LLAMA_LAYER}"),
+        # MAX_CACHE_LAYERS = 2,048
+        (lambda d: d.update(kinds={f"k{i}": d["kinds"]["full"] for i in range(2049)}),
+         "kinds has 2,049 entries: too large to be real (at most 2,048): give one per distinct "
+         "layer geometry"),
+    ],
+)
+def test_a_model_file_error_gives_the_fix(mutate, message):
+    data = load_preset("Llama-3.1-8B").to_dict()
+    mutate(data)
+    with pytest.raises(ValueError) as caught:
+        ModelSpec.from_dict(data)
+    assert str(caught.value) == message
+
+
+def test_the_fixes_examples_are_valid():
+    # an example that no longer loads would send the user from one error to another
+    for kind in LAYER_KINDS:
+        assert layer_from_dict({"kind": kind, **EXAMPLE_GEOMETRY[kind]}).kind == kind
+    spec = ModelSpec.from_dict({"name": "custom", "kinds": {"full": json.loads(LLAMA_LAYER)},
+                                "pattern": "32*full"})
+    # Llama-3.1-8B's cache: 32 layers of 8 KV heads x (128 + 128) dims
+    assert spec.layers == load_preset("Llama-3.1-8B").layers
+    with pytest.raises(ValueError) as caught:
+        ModelSpec.from_dict([1])
+    assert str(caught.value) == (
+        "a model specification must be a JSON object, got list: give one such as "
+        f'{{"name": "custom", "kinds": {{"full": {LLAMA_LAYER}}}, "pattern": "32*full"}} '
+        "(`model --export` writes one)")
 
 
 @pytest.mark.parametrize(
