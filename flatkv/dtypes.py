@@ -8,7 +8,7 @@ Names follow torch (``bfloat16``, ``float8_e4m3fn``); aliases cover what engines
 
 from __future__ import annotations
 
-from flatkv.units import quoted
+from flatkv.units import quoted_value
 
 DTYPE_BYTES: dict[str, int] = {
     "float32": 4,
@@ -66,7 +66,7 @@ def check_config_ssm_dtype(value: object) -> str | None:
     """``value`` as a config's ``mamba_ssm_dtype`` that SGLang reads (one of SGLANG_SSM_DTYPES,
     spelt as SGLang spells it), or None; raises ValueError naming the field otherwise."""
     if value is not None and value not in SGLANG_SSM_DTYPES:
-        raise ValueError(f"config_mamba_ssm_dtype is {value!r}: give the config's "
+        raise ValueError(f"config_mamba_ssm_dtype is {quoted_value(value)}: give the config's "
                          f"mamba_ssm_dtype as SGLang reads it ({', '.join(SGLANG_SSM_DTYPES)}), "
                          "or None when the config names none")
     return value
@@ -84,7 +84,7 @@ def canonical_dtype(name: object) -> str:
         return text
     if text in DTYPE_ALIASES:
         return DTYPE_ALIASES[text]
-    shown = quoted(name) if isinstance(name, str) else repr(name)  # a pasted page by its start
+    shown = quoted_value(name)  # a pasted page, or a list holding one, by its start
     raise ValueError(
         f"unknown dtype {shown}: use one of {', '.join(KNOWN_DTYPES)} "
         f"(aliases: {', '.join(sorted(DTYPE_ALIASES))})"

@@ -25,6 +25,7 @@ from flatkv.hf_resolve import (
     types_by_class,
 )
 from flatkv.plan import figure_text
+from flatkv.units import quoted_value
 
 
 def check_config(cfg: Mapping[str, Any], model_type: str) -> None:
@@ -224,7 +225,8 @@ def _check_language_model(model_type: str, text: Any, resolved: Any) -> None:
         return
     takes = LANGUAGE_MODELS.get(model_type, ())
     if inner not in takes:
-        raise by_hand(f"{model_type} config.json's text_config is model_type {inner!r}, which "
+        raise by_hand(f"{model_type} config.json's text_config is model_type "
+                      f"{quoted_value(inner)}, which "
                       f"FlatKV does not read as {model_type}'s language model (it reads "
                       f"{', '.join(takes) or 'none'})")
 

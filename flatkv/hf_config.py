@@ -71,7 +71,7 @@ from flatkv.models import (
 from flatkv.plan import FULL_ATTENTION
 from flatkv.profile import check_architectures
 from flatkv.tp_split import CONFIG_JSON, HEADS_GCD
-from flatkv.units import check_name, control_character, quoted
+from flatkv.units import check_name, control_character, quoted, quoted_value
 
 # Labels transformers gives layers that carry no cache.
 _CACHELESS = {"mlp", "moe"}
@@ -409,7 +409,8 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
                                 _state_layer(text, model_type))
             else:
                 raise ValueError(
-                    f"{model_type} layer {i:,} has layer type {label!r}, which FlatKV does not "
+                    f"{model_type} layer {i:,} has layer type {quoted_value(label)}, which "
+                    "FlatKV does not "
                     "model: known types are full_attention, sliding_attention, "
                     "chunked_attention, linear_attention, mlp, moe (hybrid in zamba2, conv in "
                     "lfm2)"
@@ -491,7 +492,8 @@ def _mtp_layer_types(text: Any, cfg: Mapping[str, Any], model_type: str) -> tupl
                              f"so give a whole number from 0 to its {len(types):,} layers")
         kinds, field = types[:modules], "layer_types"
     if odd := next((k for k in kinds if k not in ATTENTION_LABELS), None):
-        raise ValueError(f"config.json {field} gives an MTP layer the type {odd!r}: an MTP "
+        raise ValueError(f"config.json {field} gives an MTP layer the type {quoted_value(odd)}: "
+                         "an MTP "
                          f"layer is one of {', '.join(ATTENTION_LABELS)}; fix it")
     return tuple(kinds)
 
@@ -637,7 +639,8 @@ def _source_of(config: dict | str | bytes | Path, model_type: str, source: Any) 
     """The start of the source line: ``source`` where the caller gives one, else the
     config.json read (and the path it was read from)."""
     if source is not None and not isinstance(source, str):
-        raise ValueError(f"source is {source!r}: give a line of text saying where the model "
+        raise ValueError(f"source is {quoted_value(source)}: give a line of text saying where "
+                         "the model "
                          "comes from, or None")
     if source is not None:
         return source

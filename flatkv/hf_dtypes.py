@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
+from flatkv.units import quoted_value
 
 
 def served_dtype(*confs: Any) -> tuple[str, str]:
@@ -125,5 +126,5 @@ def sglang_ssm_dtype_of(text: Any) -> tuple[str | None, str]:
     value = getattr(text, "mamba_ssm_dtype", None)
     if value is None or value in SGLANG_SSM_DTYPES:
         return value, ""
-    return None, (f"SGLang ignores mamba_ssm_dtype {value!r} (it reads "
+    return None, (f"SGLang ignores mamba_ssm_dtype {quoted_value(value)} (it reads "
                   f"{', '.join(SGLANG_SSM_DTYPES)}) and keeps its ssm state in float32")

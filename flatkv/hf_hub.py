@@ -14,6 +14,7 @@ from flatkv.hf_config import spec_from_hf_config
 from flatkv.hf_json import load_config_dict
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
+from flatkv.units import quoted_value
 
 _MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9][A-Za-z0-9_.\-]*")
 
@@ -27,7 +28,8 @@ def config_from_pasted_text(text: str) -> dict:
     if not stripped.startswith(("{", "[")) and (
             is_model_id(stripped) or stripped.endswith(".json") or "/" in stripped):
         raise ValueError(
-            f"{stripped!r} is not JSON: it looks like a model id or a path. Paste the contents "
+            f"{quoted_value(stripped)} is not JSON: it looks like a model id or a path. Paste "
+            "the contents "
             "of the config.json or upload the file (the app does not fetch from the Hub; "
             "python -m flatkv model --hf-config ID does)"
         )
@@ -85,7 +87,7 @@ def fetch_hf_config(model_id: str, *, revision: str | None = None) -> dict[str, 
     """
     if not isinstance(model_id, str) or not _MODEL_ID.fullmatch(model_id):
         raise ValueError(
-            f"model id {model_id!r} is not of the form owner/name (e.g. "
+            f"model id {quoted_value(model_id)} is not of the form owner/name (e.g. "
             "Qwen/Qwen3-Next-80B-A3B-Instruct)"
         )
     try:

@@ -19,7 +19,7 @@ from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import MAX_CACHE_LAYERS, MAX_DIM
 from flatkv.plan import figure_text, int_text
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW
-from flatkv.units import quoted
+from flatkv.units import quoted, quoted_value
 
 
 def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
@@ -37,8 +37,8 @@ def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
         except (OSError, ValueError):  # a NUL byte or an over-long name
             is_file = exists = False
         if exists and not is_file:
-            raise ValueError(f"config.json at {str(path)!r} is not a file (a directory, pipe or "
-                             "device): give the path of the config.json file")
+            raise ValueError(f"config.json at {quoted(str(path))} is not a file (a directory, "
+                             "pipe or device): give the path of the config.json file")
         if not is_file:
             raise ValueError(
                 f"config.json not found at {quoted(str(path))}: give a path to a file, the JSON "
@@ -169,7 +169,8 @@ def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
             try:
                 canonical_dtype(value)
             except ValueError as exc:
-                raise ValueError(f"config.json {where}{key} = {value!r}: {exc}") from None
+                raise ValueError(
+                    f"config.json {where}{key} = {quoted_value(value)}: {exc}") from None
 
 
 # Rope types engines build ("su" and "mrope" are older names vLLM renames; Gemma 4's full layers

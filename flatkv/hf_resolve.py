@@ -31,7 +31,7 @@ from flatkv.hf_json import (
 )
 from flatkv.models import FORMAT
 from flatkv.profile import PROFILE_FORMAT
-from flatkv.units import quoted
+from flatkv.units import quoted, quoted_value
 
 # model_type -> how its cache layers are read (see hf_config._layers_of). Attention models list
 # their layers in layer_types (gemma2/3, cohere2, olmo3, smollm3, gpt_oss) or slide every layer
@@ -261,7 +261,8 @@ _NEAREST_BY_HAND["qwen4_exp_text"] = _NEAREST_BY_HAND["qwen4_exp"]
 
 
 def _not_modeled_text(model_type: str, why: str) -> str:
-    return (f"model_type {model_type!r} is not supported yet: {why}, which FlatKV does not "
+    return (f"model_type {quoted_value(model_type)} is not supported yet: {why}, which FlatKV "
+            "does not "
             "model (one KV size for full layers and one for sliding ones, one cache a layer); "
             + _NEAREST_BY_HAND.get(model_type, "no model by hand plans it exactly either, as it "
                                    "keeps those sizes too"))
@@ -446,19 +447,22 @@ def _readable_model_type(cfg: Any) -> str:
             raise ValueError(_not_modeled_text(model_type, _MINIMAX_M3_WHY))
         if model_type in _MINIMAX_M3 and inner_type not in FAMILIES:
             raise ValueError(
-                f"model_type {model_type!r} without sparse layers is MiniMax-M2's dense model "
+                f"model_type {quoted_value(model_type)} without sparse layers is MiniMax-M2's "
+                "dense model "
                 "(GQA in every layer): load a copy of its text_config alone with \"model_type\": "
                 "\"minimax_m2\", the wrapper's dtype and quantization_config copied into it")
         for kind in (model_type, inner_type):
             if kind in _NOT_READ_YET:
-                raise by_hand(f"model_type {kind!r} is not read yet: FlatKV plans its layers, "
+                raise by_hand(f"model_type {quoted_value(kind)} is not read yet: FlatKV plans "
+                              "its layers, "
                               f"but does not read {_NOT_READ_YET[kind]}")
             if kind in _NOT_MODELED_YET:
                 raise ValueError(_not_modeled_text(kind, _NOT_MODELED_YET[kind]))
         if inner_type in FAMILIES:
             raise ValueError(
-                f"model_type {model_type!r} is not read here, but its text_config (model_type "
-                f"{inner_type!r}) is: load a copy of the text_config alone (the "
+                f"model_type {quoted_value(model_type)} is not read here, but its text_config "
+                "(model_type "
+                f"{quoted_value(inner_type)}) is: load a copy of the text_config alone (the "
                 "language model keeps the KV cache the engines page), with the wrapper's dtype "
                 "and quantization_config copied into it, and architectures "
                 f"{_causal_lm_class(inner_type)}")
@@ -470,7 +474,7 @@ def _readable_model_type(cfg: Any) -> str:
                     "reads as llama: set \"model_type\": \"llama\" in a copy; or "
                     if not near or any(FAMILIES[t] == "attention" for t in near) else "")
         cli, page = _supported_texts(model_type)
-        said = f"model_type {model_type!r} is not supported"
+        said = f"model_type {quoted_value(model_type)} is not supported"
         raise by_hand(f"{said} ({cli})", on_page=f"{said} ({page})", lead=as_llama)
     return model_type
 

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from flatkv.units import quoted
+from flatkv.units import quoted, quoted_value
 
 # Real config.json files and model specs are a few KiB, nested a few levels (text_config,
 # rope_scaling, quantization_config); readers after this one recurse per level.
@@ -107,7 +107,7 @@ def read_json_file(path: str | Path, *, unique_keys: bool = False) -> dict[str, 
     """The JSON object in the file at ``path``, reading at most MAX_JSON_BYTES + 1 bytes
     (``unique_keys``: as parse_json_object)."""
     if not isinstance(path, (str, Path)):  # an int would be read as a file descriptor
-        raise ValueError(f"path is {path!r}: give the path of a JSON file")
+        raise ValueError(f"path is {quoted_value(path)}: give the path of a JSON file")
     where = quoted(str(path))
     try:
         if stat.S_ISFIFO(os.stat(path).st_mode):  # open() would wait for a writer, forever

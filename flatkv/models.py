@@ -64,7 +64,15 @@ from flatkv.tp_split import (
     in_model,
     words_for,
 )
-from flatkv.units import MAX_TOKENS, check_name, control_character, names_text, quoted, quoted_names
+from flatkv.units import (
+    MAX_TOKENS,
+    check_name,
+    control_character,
+    names_text,
+    quoted,
+    quoted_names,
+    quoted_value,
+)
 
 FORMAT = "flatkv-model/1"
 
@@ -509,12 +517,13 @@ def past_max_model_len_text(max_model_len: int, code: Callable[[str], str] = str
 def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:
     """A cache layer from ``{"kind": ..., <fields>}``; unknown kinds or fields are errors."""
     if not isinstance(data, Mapping):
-        raise ValueError(f"{where} must be an object with a 'kind', got {data!r}: give one "
-                         f"such as {example_layer()}")
+        raise ValueError(f"{where} must be an object with a 'kind', got {quoted_value(data)}: "
+                         f"give one such as {example_layer()}")
     kind = data.get("kind")
     cls = LAYER_KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise ValueError(f"{where}.kind = {kind!r} is unknown: use one of {list(LAYER_KINDS)}")
+        raise ValueError(f"{where}.kind = {quoted_value(kind)} is unknown: use one of "
+                         f"{list(LAYER_KINDS)}")
     names = [f.name for f in fields(cls)]
     unknown = sorted(set(data) - set(names) - {"kind"})
     if unknown:
@@ -576,7 +585,7 @@ def _checked_layers(layers: object) -> tuple[CacheLayer, ...]:
     """``layers`` as a tuple of one to MAX_CACHE_LAYERS cache layers, or the ValueError that
     names what it is instead."""
     if isinstance(layers, (str, bytes)) or not isinstance(layers, Iterable):
-        raise ValueError(f"layers must be a list of cache layers, got {layers!r}")
+        raise ValueError(f"layers must be a list of cache layers, got {quoted_value(layers)}")
     layers = tuple(layers)
     if not layers:
         raise ValueError("layers is empty: a model needs at least one cache layer")
@@ -680,8 +689,9 @@ class ModelSpec:
         figures (notes on stderr, their line breaks joined)."""
         for attr in ("source", "notes"):
             if not isinstance(getattr(self, attr), str):
-                raise ValueError(f"{attr} must be a string, got {getattr(self, attr)!r}: give "
-                                 f"text, e.g. {_TEXT_EXAMPLES[attr]}, or leave it out")
+                raise ValueError(f"{attr} must be a string, got "
+                                 f"{quoted_value(getattr(self, attr))}: give text, e.g. "
+                                 f"{_TEXT_EXAMPLES[attr]}, or leave it out")
             if (bad := control_character(getattr(self, attr), allow="\n\t")) is not None:
                 raise ValueError(f"{attr} is {quoted(getattr(self, attr))}: it holds the "
                                  f"control character {bad!r}, which a terminal would act on "
@@ -715,7 +725,8 @@ class ModelSpec:
         max_model_len, and not both: a length typed is not assumed."""
         for flag in ("max_model_len_assumed", "max_model_len_typed"):
             if not isinstance(getattr(self, flag), bool):
-                raise ValueError(f"{flag} is {getattr(self, flag)!r}: give true or false")
+                raise ValueError(f"{flag} is {quoted_value(getattr(self, flag))}: give true or "
+                                 "false")
         if self.max_model_len_assumed and self.max_model_len is None:
             raise ValueError("max_model_len_assumed is true without a max_model_len: give the "
                              "length assumed (vLLM's 2048) or drop max_model_len_assumed")
@@ -733,8 +744,8 @@ class ModelSpec:
             labels = getattr(self, field_name)
             if (isinstance(labels, str) or not isinstance(labels, Iterable)
                     or not all(label in ATTENTION_LABELS for label in labels)):
-                raise ValueError(f"{field_name} is {labels!r}: give {whose} layer types, each "
-                                 f"one of {', '.join(ATTENTION_LABELS)}, or none")
+                raise ValueError(f"{field_name} is {quoted_value(labels)}: give {whose} layer "
+                                 f"types, each one of {', '.join(ATTENTION_LABELS)}, or none")
             object.__setattr__(self, field_name, tuple(labels))
 
     def _named_kinds(self) -> tuple[tuple[CacheLayer, str], ...]:
@@ -868,7 +879,7 @@ class ModelSpec:
             if len(set(per_kind.values())) > 1:
                 which = "sliding" if sliding else "full and chunked"
                 raise ValueError(
-                    f"attention layers of {self.name!r} differ in bytes per token "
+                    f"attention layers of {quoted(self.name)} differ in bytes per token "
                     f"({_per_kind_text(per_kind)}): "
                     f"the planner takes one size for {which} layers; give those kinds the same "
                     "geometry")
@@ -885,7 +896,7 @@ class ModelSpec:
         distinct = {tuple(v.items()) for v in per_kind.values()}
         if len(distinct) > 1:
             raise ValueError(
-                f"state layers of {self.name!r} differ in state bytes "
+                f"state layers of {quoted(self.name)} differ in state bytes "
                 f"({_per_kind_text(per_kind)}): the planner "
                 "takes one state_const_bytes; give all state kinds the same geometry"
             )
@@ -914,7 +925,7 @@ class ModelSpec:
         if len(windows) > 1:
             spans = " and ".join(f"{w:,}" for w in sorted(windows))  # not a list's [4096, 8192]
             raise ValueError(
-                f"{windowed.name} layers of {self.name!r} have different {windowed.noun}s "
+                f"{windowed.name} layers of {quoted(self.name)} have different {windowed.noun}s "
                 f"({spans} tokens): the planner takes one {windowed.field}; give those kinds "
                 f"the same {windowed.noun}"
             )
@@ -1064,7 +1075,8 @@ class ModelSpec:
         for name_of_kind, layer in kinds.items():
             check_kind_name(name_of_kind)
             if not isinstance(layer, CacheLayer):
-                raise ValueError(f"kinds[{name_of_kind!r}] must be a cache layer, got {layer!r}")
+                raise ValueError(f"kinds[{quoted(name_of_kind)}] must be a cache layer, got "
+                                 f"{quoted_value(layer)}")
             check_label_name(name_of_kind, layer)
         order = parse_pattern(pattern)
         unknown = sorted(set(order) - set(kinds))
@@ -1144,8 +1156,8 @@ class ModelSpec:
             )
         fmt = data.get("format", FORMAT)
         if fmt != FORMAT:
-            raise ValueError(f"format = {fmt!r} is not supported: this version reads {FORMAT!r}; "
-                             f'give "format": "{FORMAT}" or leave it out')
+            raise ValueError(f"format = {quoted_value(fmt)} is not supported: this version reads "
+                             f'{FORMAT!r}; give "format": "{FORMAT}" or leave it out')
         for key, (what, example) in SPEC_EXAMPLES.items():
             if key not in data:
                 raise ValueError(f"model specification is missing {key!r}: add {what}, e.g. "
@@ -1163,7 +1175,7 @@ class ModelSpec:
             raise ValueError(f"kinds has {len(kinds_data):,} entries: too large to be real (at "
                              f"most {MAX_CACHE_LAYERS:,}): give one per distinct layer geometry")
         kinds = {
-            name: layer_from_dict(geom, where=f"kinds[{name!r}]")
+            name: layer_from_dict(geom, where=f"kinds[{quoted(name)}]")
             for name, geom in kinds_data.items()
         }
         options = {
@@ -1184,7 +1196,7 @@ def check_label_name(name: str, layer: CacheLayer) -> None:
     config's layer_types, the planner's groups), and the two would say opposite things."""
     labels = (*ATTENTION_LABELS, LINEAR_ATTENTION)
     if name in labels and name != layer.label:
-        raise ValueError(f"kind name {name!r} names another layer type: this kind's layers "
+        raise ValueError(f"kind name {quoted(name)} names another layer type: this kind's layers "
                          f"are {layer.label}; name it {layer.label!r} or a name that is no "
                          "layer type")
 

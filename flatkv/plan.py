@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from flatkv.units import quoted_value
+
 FULL_ATTENTION = "full_attention"
 SLIDING_ATTENTION = "sliding_attention"
 # Llama 4's chunked local attention: a layer sees only the tokens of its own chunk of
@@ -118,7 +120,8 @@ def check_int(field: str, value: object, *, minimum: int = 0, maximum: int | Non
     tail = f"; {hint}" if hint else ""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(
-            f"{field} must be a whole number, got {value!r} ({type(value).__name__}){tail}"
+            f"{field} must be a whole number, got {quoted_value(value)} "
+            f"({type(value).__name__}){tail}"
         )
     if value < minimum:
         bound = "positive" if minimum == 1 else f"at least {minimum}"

@@ -25,7 +25,7 @@ from flatkv.plan import (
     check_int,
     components_from_layers,
 )
-from flatkv.units import check_name, control_character, names_text, quoted
+from flatkv.units import check_name, control_character, names_text, quoted, quoted_value
 
 # The format name of a raw profile as the Model page exports it (a model file is models.FORMAT)
 PROFILE_FORMAT = "flatkv-profile/1"
@@ -153,7 +153,7 @@ def check_architectures(names: object) -> tuple[str, ...]:
            "or none")
     if isinstance(names, str) or not isinstance(names, (list, tuple)) or not all(
             isinstance(name, str) for name in names):
-        raise ValueError(f"architectures is {names!r}: {fix}")
+        raise ValueError(f"architectures is {quoted_value(names)}: {fix}")
     if why := architectures_problem(tuple(names)):
         shown = textwrap.shorten(repr(tuple(names)), 100, placeholder=" ...")
         raise ValueError(f"architectures is {shown}: {why}: {fix}")
@@ -265,10 +265,12 @@ class CacheProfile:
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
-            raise ValueError(f"layer_types is {self.layer_types!r}: give a list of labels, e.g. "
+            raise ValueError(f"layer_types is {quoted_value(self.layer_types)}: give a list of "
+                             "labels, e.g. "
                              "('linear_attention', 'full_attention')")
         if not isinstance(self.state_const_bytes, Mapping):
-            raise ValueError(f"state_const_bytes is {self.state_const_bytes!r}: give a mapping "
+            raise ValueError(f"state_const_bytes is {quoted_value(self.state_const_bytes)}: give "
+                             "a mapping "
                              "of tensor name to bytes, e.g. {'conv': 49152}, or {}")
         if len(self.state_const_bytes) > MAX_STATE_TENSORS:
             raise ValueError(f"state_const_bytes has {len(self.state_const_bytes):,} tensors: too "
@@ -280,7 +282,7 @@ class CacheProfile:
         object.__setattr__(self, "layer_types", tuple(self.layer_types))
         odd = next((x for x in self.layer_types if not isinstance(x, str)), None)
         if odd is not None:
-            raise ValueError(f"layer_types holds {odd!r}: give labels such as "
+            raise ValueError(f"layer_types holds {quoted_value(odd)}: give labels such as "
                              f"{list(LAYER_LABELS)}")
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
         check_config_ssm_dtype(self.config_mamba_ssm_dtype)
@@ -305,14 +307,16 @@ class CacheProfile:
             # back as itself
             if (not isinstance(name, str) or not name or name != name.strip()
                     or set(name) & {",", "="} or control_character(name)):
-                raise ValueError(f"state_const_bytes has a tensor named {name!r}: give a name "
+                raise ValueError(f"state_const_bytes has a tensor named {quoted_value(name)}: "
+                                 "give a name "
                                  "without ',' or '=' or spaces around it or control characters, "
                                  "e.g. 'conv'")
             if name == "kv":  # the attention layers' history: charts would draw it as theirs
                 raise ValueError("state_const_bytes has a tensor named 'kv', the attention "
                                  "layers' history: name the state tensor otherwise, e.g. "
                                  "'state'")
-            check_int(f"state_const_bytes[{name!r}]", nbytes, minimum=1, maximum=MAX_ROW_BYTES)
+            check_int(f"state_const_bytes[{quoted_value(name)}]", nbytes, minimum=1,
+                      maximum=MAX_ROW_BYTES)
         self._check_whole("ssm_element_bytes", "an ssm", ("element size", "elements"),
                           hint="or None when the ssm dtype is unknown")
         self._check_ssm_dtype()
@@ -360,7 +364,8 @@ class CacheProfile:
         if dtype is None:
             return
         if dtype not in STATE_DTYPES:
-            raise ValueError(f"ssm_dtype is {dtype!r}: give one of {', '.join(STATE_DTYPES)} "
+            raise ValueError(f"ssm_dtype is {quoted_value(dtype)}: give one of "
+                             f"{', '.join(STATE_DTYPES)} "
                              "(the dtypes engines keep a state in), or None when it is unknown")
         if self.ssm_element_bytes != DTYPE_BYTES[dtype]:
             raise ValueError(f"ssm_dtype is {dtype} ({DTYPE_BYTES[dtype]}-byte elements) but "
@@ -372,14 +377,16 @@ class CacheProfile:
         (the layer a shared one reads)."""
         shared = self.kv_shared_layer_types
         if isinstance(shared, (str, Mapping)) or not isinstance(shared, Iterable):
-            raise ValueError(f"kv_shared_layer_types is {shared!r}: give the shared layers' "
+            raise ValueError(f"kv_shared_layer_types is {quoted_value(shared)}: give the shared "
+                             "layers' "
                              "labels, e.g. ('sliding_attention', 'full_attention'), or none")
         shared = tuple(shared)
         object.__setattr__(self, "kv_shared_layer_types", shared)
         odd = next((x for x in shared if x not in self.layer_types or x == LINEAR_ATTENTION),
                    None)
         if odd is not None:
-            raise ValueError(f"kv_shared_layer_types holds {odd!r}: a shared layer reads the KV "
+            raise ValueError(f"kv_shared_layer_types holds {quoted_value(odd)}: a shared layer "
+                             "reads the KV "
                              "of an earlier attention layer of its type, so give attention "
                              f"labels layer_types has ({', '.join(sorted(set(self.layer_types)))})")
 
@@ -419,7 +426,7 @@ class CacheProfile:
         """``kv_dtype`` a known dtype and ``kv_tensor_bytes`` one or two sizes that add up to
         ``kv_bytes_per_slot``."""
         if self.kv_dtype is not None and self.kv_dtype not in KNOWN_DTYPES:
-            raise ValueError(f"kv_dtype is {self.kv_dtype!r}: give one of "
+            raise ValueError(f"kv_dtype is {quoted_value(self.kv_dtype)}: give one of "
                              f"{', '.join(KNOWN_DTYPES)}, or None when it is unknown")
         self._check_split("kv_tensor_bytes", "kv_bytes_per_slot")
 
@@ -428,7 +435,7 @@ class CacheProfile:
         the KV dtype; () where there is no such total (sliding layers of the full ones' bytes)."""
         split = getattr(self, field)
         if isinstance(split, (str, bytes, Mapping)) or not isinstance(split, Iterable):
-            raise ValueError(f"{field} is {split!r}: give (K, V) or (latent,) bytes")
+            raise ValueError(f"{field} is {quoted_value(split)}: give (K, V) or (latent,) bytes")
         object.__setattr__(self, field, split := tuple(split))
         for nbytes in split:
             check_int(field, nbytes, minimum=1, maximum=MAX_ROW_BYTES)
@@ -570,7 +577,8 @@ def profile_from_dict(data: dict) -> CacheProfile:
                          f"{PROFILE_FORMAT} file holds {', '.join(sorted(_PROFILE_KEYS))}")
     state = data.get("state_const_bytes", {})
     if not isinstance(state, dict):
-        raise ValueError(f"model JSON state_const_bytes is {state!r}: give an object of tensor "
+        raise ValueError(f"model JSON state_const_bytes is {quoted_value(state)}: give an object "
+                         "of tensor "
                          "name: bytes, e.g. {\"conv\": 49152}, or {} for a model without state "
                          "layers")
     # absent: the app's name for a model by hand; else text to print, as a model file's

@@ -474,6 +474,18 @@ def quoted(text: str, limit: int = 80) -> str:
     return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
+def quoted_value(value: object, limit: int = 80) -> str:
+    """A value of any type (a file's field: a string, a list, an object) as an error names it:
+    a string as ``quoted`` writes it, another as its repr, whole when short, else its start
+    and its length (a list holding a 1,000-character string made a 1 KB line)."""
+    if isinstance(value, str):
+        return quoted(value, limit)
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def listed(texts: Sequence[str], show: Callable[[str], str], limit: int = 5) -> str:
     """``a, b, c, and 4,995 more``: the first ``limit`` of ``texts`` as ``show`` writes each,
     then how many more (an error or notice of thousands of names was tens of KB)."""
@@ -512,9 +524,9 @@ def check_name(field: str, name: object, *, fix: str) -> str:
     acts on a terminal (``control_character``); else ValueError naming ``field``, the value
     (escaped, as repr writes it) and ``fix``."""
     if not isinstance(name, str):
-        raise ValueError(f"{field} is {name!r}, not text: {fix}")
+        raise ValueError(f"{field} is {quoted_value(name)}, not text: {fix}")
     if not name.strip():
-        raise ValueError(f"{field} is {name!r}, which is blank: {fix}")
+        raise ValueError(f"{field} is {quoted(name)}, which is blank: {fix}")
     if (bad := control_character(name)) is not None:
         raise ValueError(f"{field} is {quoted(name)}: it holds the control character "
                          f"{bad!r}, which a terminal would act on rather than show: {fix}")

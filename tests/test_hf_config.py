@@ -2338,6 +2338,45 @@ def test_bad_configs_give_one_clear_error(config, message, capfd):
     assert capfd.readouterr().err == ""  # transformers' own dump of the config stays quiet
 
 
+LONG = "x" * 1000
+LONG_SHOWN = repr("x" * 80) + "... (1,000 characters)"  # units.quoted_value of LONG
+BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand', or `python -m "
+           "flatkv model --preset NAME --export` edited and read back with --model-file)")
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        # each quoted a 1,000-character value whole (lines of 1.2 to 1.5 KB); its start now
+        ({"model_type": "gemma3", "text_config": {"model_type": LONG}},
+         f"gemma3 config.json's text_config is model_type {LONG_SHOWN}, which FlatKV does not "
+         f"read as gemma3's language model (it reads gemma3_text); {BY_HAND}"),
+        ({"model_type": "qwen3_next", "mtp_layer_types": [LONG]},
+         f"config.json mtp_layer_types gives an MTP layer the type {LONG_SHOWN}: an MTP layer "
+         "is one of full_attention, sliding_attention, chunked_attention; fix it"),
+        ({"model_type": "llama", "_name_or_path": [LONG]},
+         # the list's repr, ['xxx...'], by its first 80 characters; 1,000 + 4 in all
+         "config.json's _name_or_path is ['" + "x" * 78 + "... (1,004 characters), not text: "
+         "give it the model's name or path in printable characters, or drop it (the model is "
+         "then named by its model_type)"),
+        # the dtype named twice, by this field and by canonical_dtype, each by its start
+        ({"model_type": "llama", "torch_dtype": LONG},
+         f"config.json torch_dtype = {LONG_SHOWN}: unknown dtype {LONG_SHOWN}: use one of "
+         "float32, bfloat16, float16, float8_e4m3fn, float8_e5m2, int8 (aliases: bf16, e4m3, "
+         "e5m2, f16, f32, float, float8, float8_e4m3, fp16, fp32, fp8, fp8_e4m3, fp8_e4m3fn, "
+         "fp8_e5m2, half, i8)"),
+        # short, as before
+        ({"model_type": "qwen3_next", "mtp_layer_types": ["mtp"]},
+         "config.json mtp_layer_types gives an MTP layer the type 'mtp': an MTP layer is one of "
+         "full_attention, sliding_attention, chunked_attention; fix it"),
+    ],
+)
+def test_a_long_config_value_is_quoted_by_its_start(config, message):
+    with pytest.raises(ValueError) as caught:
+        spec_from_hf_config(config).profile()
+    assert str(caught.value) == message
+
+
 def test_the_field_to_blame_is_found_in_a_few_builds_among_many_fields():
     # a config padded with 1,000 fields of its own: the culprit is still named, by halving
     padded = {"model_type": "llama", **{f"extra_{i}": i for i in range(1_000)},

@@ -620,6 +620,60 @@ def test_the_fixes_examples_are_valid():
         "(`model --export` writes one)")
 
 
+LONG = "x" * 1000
+# units.quoted_value: a string's first 80 characters and its length; another value's repr,
+# its first 80 characters and its length (["x" * 1000] is 1,000 + 4 characters: [' and '])
+LONG_SHOWN = repr("x" * 80) + "... (1,000 characters)"
+LONG_LISTED = "['" + "x" * 78 + "... (1,004 characters)"
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        # a 1,000-character value was quoted whole: a line of ~1.1 KB
+        (lambda d: d["kinds"]["full"].update(sliding_window=LONG),
+         f"kinds['full']: attention.sliding_window must be a whole number, got {LONG_SHOWN} "
+         "(str); check the model's value"),
+        (lambda d: d["kinds"]["full"].update(kind=LONG),
+         f"kinds['full'].kind = {LONG_SHOWN} is unknown: use one of ['attention', 'mla', 'gdn', "
+         "'mamba2', 'mamba1', 'short_conv', 'lightning']"),
+        (lambda d: d["kinds"].update(full=LONG),
+         f"kinds['full'] must be an object with a 'kind', got {LONG_SHOWN}: give one such as "
+         f"{LLAMA_LAYER}"),
+        (lambda d: d.update(source=[LONG]),
+         f"source must be a string, got {LONG_LISTED}: give text, e.g. \"meta-llama/Llama-3.1-8B "
+         'config.json", or leave it out'),
+        (lambda d: d.update(name=[LONG]),
+         f"model specification name is {LONG_LISTED}, not text: give the model's name in "
+         "printable characters, e.g. 'custom'"),
+        (lambda d: d.update(format=LONG),
+         f"format = {LONG_SHOWN} is not supported: this version reads 'flatkv-model/1'; give "
+         '"format": "flatkv-model/1" or leave it out'),
+        (lambda d: d.update(mtp_layer_types=[LONG]),
+         f"mtp_layer_types is {LONG_LISTED}: give the MTP modules' layer types, each one of "
+         "full_attention, sliding_attention, chunked_attention, or none"),
+        (lambda d: d.update(config_mamba_ssm_dtype=LONG),
+         f"config_mamba_ssm_dtype is {LONG_SHOWN}: give the config's mamba_ssm_dtype as SGLang "
+         "reads it (float32, bfloat16, float16), or None when the config names none"),
+        (lambda d: d.update(max_model_len_typed=LONG),
+         f"max_model_len_typed is {LONG_SHOWN}: give true or false"),
+        # a short value is quoted whole, as before
+        (lambda d: d["kinds"]["full"].update(sliding_window="8"),
+         "kinds['full']: attention.sliding_window must be a whole number, got '8' (str); check "
+         "the model's value"),
+        (lambda d: d.update(mtp_layer_types=["mtp"]),
+         "mtp_layer_types is ['mtp']: give the MTP modules' layer types, each one of "
+         "full_attention, sliding_attention, chunked_attention, or none"),
+    ],
+)
+def test_a_long_value_in_a_model_file_is_quoted_by_its_start(mutate, message):
+    data = load_preset("Llama-3.1-8B").to_dict()
+    mutate(data)
+    with pytest.raises(ValueError) as caught:
+        ModelSpec.from_dict(data)
+    assert str(caught.value) == message
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
