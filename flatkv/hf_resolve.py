@@ -670,8 +670,10 @@ def _lightning_layer_types(model_type: str, kwargs: dict[str, Any]) -> dict[str,
                 "full attention without it; add it as the checkpoint's config.json gives it")
         return kwargs
     values = kwargs[key]
+    # a list or an object in the list is no entry (and no key of _ATTN_TYPES: a TypeError)
     if not isinstance(values, list) or any(
-            isinstance(v, bool) or v not in _ATTN_TYPES for v in values):
+            isinstance(v, bool) or not isinstance(v, (int, float)) or v not in _ATTN_TYPES
+            for v in values):
         shown = as_written(values)
         raise ValueError(f"config.json {key} = {shown} must be a list of 0 (lightning "
                          "attention) and 1 (full attention), one per layer, as vLLM's MiniMax "

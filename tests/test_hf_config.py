@@ -1975,6 +1975,15 @@ def test_minimax_layer_lists_as_vllm_reads_them():
         with pytest.raises(ValueError, match=r"^config.json attn_type_list = .* must be a list "
                                              r"of 0 \(lightning attention\) and 1"):
             spec_from_hf_config(MINIMAX_M1 | {"attn_type_list": bad})
+    # a list or an object in the list was a TypeError traceback (unhashable, looked up among
+    # the types); refused as any other entry, in the file's words
+    for odd in ([0], {"a": 1}):
+        with pytest.raises(ValueError) as caught:
+            spec_from_hf_config(MINIMAX_M1 | {"attn_type_list": [odd] + [0] * 79})
+        shown = json.dumps([odd] + [0] * 79)[:60]  # hf_json.as_written: its first 60
+        assert str(caught.value) == (
+            f"config.json attn_type_list = {shown} ... must be a list of 0 (lightning attention) "
+            "and 1 (full attention), one per layer, as vLLM's MiniMax reads it: fix the field")
     with pytest.raises(ValueError, match=r"^config.json attn_type_list has 40 entries but "
                                          r"num_hidden_layers = 80: give one per layer"):
         spec_from_hf_config(MINIMAX_M1 | {"attn_type_list": [0, 1] * 20})
