@@ -559,6 +559,15 @@ def test_from_dict_rejects_non_objects():
         layer_from_dict("attention")
 
 
+def llama_file_error(mutate) -> str:
+    """The error of Llama-3.1-8B's model file as ``mutate`` changes it."""
+    data = load_preset("Llama-3.1-8B").to_dict()
+    mutate(data)
+    with pytest.raises(ValueError) as caught:
+        ModelSpec.from_dict(data)
+    return str(caught.value)
+
+
 LLAMA_LAYER = ('{"kind": "attention", "kv_heads": 8, "head_dim_k": 128, "head_dim_v": 128}')
 
 
@@ -597,11 +606,7 @@ LLAMA_LAYER = ('{"kind": "attention", "kv_heads": 8, "head_dim_k": 128, "head_di
     ],
 )
 def test_a_model_file_error_gives_the_fix(mutate, message):
-    data = load_preset("Llama-3.1-8B").to_dict()
-    mutate(data)
-    with pytest.raises(ValueError) as caught:
-        ModelSpec.from_dict(data)
-    assert str(caught.value) == message
+    assert llama_file_error(mutate) == message
 
 
 def test_the_fixes_examples_are_valid():
@@ -667,11 +672,7 @@ LONG_LISTED = "['" + "x" * 78 + "... (1,004 characters)"
     ],
 )
 def test_a_long_value_in_a_model_file_is_quoted_by_its_start(mutate, message):
-    data = load_preset("Llama-3.1-8B").to_dict()
-    mutate(data)
-    with pytest.raises(ValueError) as caught:
-        ModelSpec.from_dict(data)
-    assert str(caught.value) == message
+    assert llama_file_error(mutate) == message
 
 
 @pytest.mark.parametrize(
