@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass
 from functools import partial
-from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from flatkv.dtypes import STATE_DTYPES
 from flatkv.hf_checks import (
@@ -68,7 +67,6 @@ from flatkv.models import (
     ModelSpec,
     ShortConvLayer,
 )
-from flatkv.plan import FULL_ATTENTION
 from flatkv.profile import check_architectures
 from flatkv.tp_split import CONFIG_JSON, HEADS_GCD
 from flatkv.units import check_name, control_character, quoted, quoted_value
@@ -81,13 +79,49 @@ _CACHELESS = {"mlp", "moe"}
 # Resolving with transformers.
 
 
-def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer:
-    heads = whole_field(text, "num_attention_heads", model_type)
+@dataclass(frozen=True)
+class _Split:
+    """A figure a TP splits as a layer builder read it: its value, and the attribute of the
+    resolved config that gave it (a phrase where no one attribute does: Jamba's ``mamba_expand
+    x hidden_size``, Gemma 4's ``per_layer_config num_key_value_heads``)."""
+
+    value: int
+    attr: str
+
+
+def _split(text: Any, attr: str, model_type: str) -> _Split:
+    """The figure a TP splits that ``attr`` gives, read (and checked) by ``whole_field``."""
+    return _Split(whole_field(text, attr, model_type), attr)
+
+
+_Layer = TypeVar("_Layer", bound=CacheLayer)
+
+
+def _built(text: Any, layer_class: type[_Layer], **fields: Any) -> _Layer:
+    """A ``layer_class`` layer of ``fields``, those a TP splits given as ``_Split``. Which
+    attribute gave each is remembered on ``text`` (``Recorded.split_from``), so that a TP
+    refusal names the key the builder read (``_config_keys``): no list of names kept beside the
+    builders, which a builder reading another attribute would leave naming the old one."""
+    layer = layer_class(**{name: value.value if isinstance(value, _Split) else value
+                           for name, value in fields.items()})
+    if isinstance(text, Recorded):
+        text.split_from[layer] = {name: value.attr for name, value in fields.items()
+                                  if isinstance(value, _Split)}
+    return layer
+
+
+def _attention(text: Any, model_type: str, window: int | None, *, chunked: bool = False
+               ) -> AttentionLayer:
+    """An attention layer: sliding over ``window`` tokens where given, chunked (Llama 4's
+    attention_chunk_size) where ``chunked``."""
+    query = _split(text, "num_attention_heads", model_type)
     if model_type == "zamba2":  # vLLM: one KV head per query head, of attention_head_dim
         head_dim = whole_field(text, "attention_head_dim", model_type)
-        return AttentionLayer(kv_heads=heads, head_dim_k=head_dim, head_dim_v=head_dim)
-    kv_heads = getattr(text, "num_key_value_heads", None)
-    kv_heads = heads if kv_heads is None else whole_field(text, "num_key_value_heads", model_type)
+        return _built(text, AttentionLayer, kv_heads=query, head_dim_k=head_dim,
+                      head_dim_v=head_dim)
+    kv = (query if getattr(text, "num_key_value_heads", None) is None
+          else _split(text, "num_key_value_heads", model_type))
+    heads, kv_heads = query.value, kv.value
     if heads % kv_heads:  # grouped-query attention: every KV head serves whole query heads
         raise ValueError(
             f"{model_type} config.json {field_name(text, 'num_attention_heads')} = {heads} is "
@@ -106,8 +140,9 @@ def _attention(text: Any, model_type: str, window: int | None) -> AttentionLayer
         head_dim = hidden // heads
     else:
         head_dim = whole_field(text, "head_dim", model_type)
-    return AttentionLayer(kv_heads=kv_heads, head_dim_k=head_dim, head_dim_v=head_dim,
-                          sliding_window=window)
+    chunk = whole_field(text, "attention_chunk_size", model_type) if chunked else None
+    return _built(text, AttentionLayer, kv_heads=kv, head_dim_k=head_dim, head_dim_v=head_dim,
+                  sliding_window=window, attention_chunk_size=chunk)
 
 
 def _gemma4_full(text: Any, model_type: str, index: int) -> AttentionLayer:
@@ -133,8 +168,9 @@ def _gemma4_full(text: Any, model_type: str, index: int) -> AttentionLayer:
             f"{model_type} config.json {field_name(text, 'num_attention_heads')} = {heads} is "
             f"not a multiple of {field_name(text, names['num_key_value_heads'])} = "
             f"{values['num_key_value_heads']}: no engine loads such a model; fix the config")
-    return AttentionLayer(kv_heads=values["num_key_value_heads"], head_dim_k=values["head_dim"],
-                          head_dim_v=values["head_dim"])
+    return _built(text, AttentionLayer,
+                  kv_heads=_Split(values["num_key_value_heads"], names["num_key_value_heads"]),
+                  head_dim_k=values["head_dim"], head_dim_v=values["head_dim"])
 
 
 def _mimo_v2_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLayer]:
@@ -160,9 +196,9 @@ def _mimo_v2_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLaye
         dim = whole_field(text, f"{prefix}head_dim", model_type)
         dim_v = (whole_field(text, f"{prefix}v_head_dim", model_type)
                  if getattr(text, f"{prefix}v_head_dim", None) is not None else dim)
-        kv_heads = whole_field(text, f"{prefix}num_key_value_heads", model_type)
-        return AttentionLayer(kv_heads=kv_heads, head_dim_k=dim, head_dim_v=dim_v,
-                              sliding_window=window)
+        kv_heads = _split(text, f"{prefix}num_key_value_heads", model_type)
+        return _built(text, AttentionLayer, kv_heads=kv_heads, head_dim_k=dim, head_dim_v=dim_v,
+                      sliding_window=window)
 
     full = layer("", None) if 0 in pattern else None
     sliding = (layer("swa_", whole_field(text, "sliding_window_size", model_type))
@@ -211,94 +247,71 @@ def _conv_kernel(text: Any, attr: str, model_type: str) -> int:
 def _state_layer(text: Any, model_type: str) -> CacheLayer:
     family = FAMILIES[model_type]
     g = lambda attr: whole_field(text, attr, model_type)  # noqa: E731
+    split = partial(_split, text, model_type=model_type)  # a figure a TP splits, by its attr
+    build = partial(_built, text)
     kernel = partial(_conv_kernel, text, model_type=model_type)
     if family == "lightning":  # vLLM's linear_attention_state_shape(num_attention_heads, tp,
         # head_dim): the query heads, not the KV heads; head_dim with no fallback
-        return LightningLayer(heads=g("num_attention_heads"), head_dim=g("head_dim"))
+        return build(LightningLayer, heads=split("num_attention_heads"), head_dim=g("head_dim"))
     if family == "short_conv":  # vLLM's short_conv_state_shape(hidden_size, conv_L_cache)
-        channels = g("hidden_size")
+        channels = split("hidden_size")
         # LFM3's classes size it by hidden_size alone (vLLM's _short_conv_state_shape)
         if (model_type != "lfm3" and getattr(text, "conv_dim", None) is not None
-                and g("conv_dim") != channels):
+                and g("conv_dim") != channels.value):
             raise ValueError(
                 f"{model_type} config.json {field_name(text, 'conv_dim')} = {g('conv_dim')} is "
                 f"not {field_name(text, 'hidden_size')} = "
-                f"{channels}: vLLM's LFM2 sizes its conv state by conv_dim, SGLang's (and "
+                f"{channels.value}: vLLM's LFM2 sizes its conv state by conv_dim, SGLang's (and "
                 "vLLM's LFM2-MoE) by hidden_size, so the engines would differ; check the "
                 "model's values")
-        return ShortConvLayer(channels=channels, conv_kernel=g("conv_L_cache"))
+        return build(ShortConvLayer, channels=channels, conv_kernel=g("conv_L_cache"))
     if family == "kda":
         # vLLM's kda_state_shape: conv (heads x d + 2 x heads x d) / tp by K - 1, recurrent
         # (heads / tp, d, d): GDN's shapes with as many key heads as value heads
-        heads, head_dim = g("linear_num_heads"), g("linear_head_dim")
-        return GDNLayer(k_heads=heads, v_heads=heads, head_dim_k=head_dim, head_dim_v=head_dim,
-                        conv_kernel=kernel("linear_conv_kernel_dim"))
+        heads, head_dim = split("linear_num_heads"), g("linear_head_dim")
+        return build(GDNLayer, k_heads=heads, v_heads=heads, head_dim_k=head_dim,
+                     head_dim_v=head_dim, conv_kernel=kernel("linear_conv_kernel_dim"))
     if family == "gdn":
-        return GDNLayer(
-            k_heads=g("linear_num_key_heads"), v_heads=g("linear_num_value_heads"),
+        return build(
+            GDNLayer, k_heads=split("linear_num_key_heads"),
+            v_heads=split("linear_num_value_heads"),
             head_dim_k=g("linear_key_head_dim"), head_dim_v=g("linear_value_head_dim"),
             conv_kernel=kernel("linear_conv_kernel_dim"),
         )
     if model_type == "nemotron_h":
-        return Mamba2Layer(
-            n_heads=g("mamba_num_heads"), head_dim=g("mamba_head_dim"),
-            d_state=g("ssm_state_size"), n_groups=g("n_groups"), conv_kernel=kernel("conv_kernel"),
+        return build(
+            Mamba2Layer, n_heads=split("mamba_num_heads"), head_dim=g("mamba_head_dim"),
+            d_state=g("ssm_state_size"), n_groups=split("n_groups"),
+            conv_kernel=kernel("conv_kernel"),
         )
     if model_type in ("zamba2", "mamba2"):
         # vLLM sizes the conv state by expand x hidden_size and the ssm state by heads x head
         # dim (zamba2's transformers class derives the heads from the two)
         names = _MAMBA2_NAMES[model_type]
-        heads, expand, head_dim, d_state, groups = (g(attr) for attr in names[:-1])
-        check_heads_cover(heads, head_dim, expand * g("hidden_size"),
+        heads = split(names[0])
+        expand, head_dim, d_state = (g(attr) for attr in names[1:4])
+        groups = split(names[4])
+        check_heads_cover(heads.value, head_dim, expand * g("hidden_size"),
                           tuple(field_name(text, attr) for attr in names))
-        return Mamba2Layer(n_heads=heads, head_dim=head_dim, d_state=d_state, n_groups=groups,
-                           conv_kernel=kernel(names[-1]))
+        return build(Mamba2Layer, n_heads=heads, head_dim=head_dim, d_state=d_state,
+                     n_groups=groups, conv_kernel=kernel(names[-1]))
     if model_type in ("mamba", "falcon_mamba"):  # vLLM's mamba1_state_shape over these
-        return Mamba1Layer(d_inner=g("intermediate_size"), d_state=g("state_size"),
-                           conv_kernel=kernel("conv_kernel"))
+        return build(Mamba1Layer, d_inner=split("intermediate_size"), d_state=g("state_size"),
+                     conv_kernel=kernel("conv_kernel"))
     if family == "mamba2":  # granitemoehybrid, bamba, falcon_h1 share the mamba_* names
-        return Mamba2Layer(
-            n_heads=g("mamba_n_heads"), head_dim=g("mamba_d_head"), d_state=g("mamba_d_state"),
-            n_groups=g("mamba_n_groups"), conv_kernel=kernel("mamba_d_conv"),
-        )
-    if family == "mamba1":
-        expand = g("mamba_expand")
-        return Mamba1Layer(
-            d_inner=expand * g("hidden_size"), d_state=g("mamba_d_state"),
+        return build(
+            Mamba2Layer, n_heads=split("mamba_n_heads"), head_dim=g("mamba_d_head"),
+            d_state=g("mamba_d_state"), n_groups=split("mamba_n_groups"),
             conv_kernel=kernel("mamba_d_conv"),
         )
+    if family == "mamba1":  # no one key gives d_inner: named by the two it is the product of
+        expand = g("mamba_expand")
+        return build(
+            Mamba1Layer,
+            d_inner=_Split(expand * g("hidden_size"), "mamba_expand x hidden_size"),
+            d_state=g("mamba_d_state"), conv_kernel=kernel("mamba_d_conv"),
+        )
     raise ValueError(f"{model_type} has linear_attention layers but no state kind is known")
-
-
-def _split_attrs(text: Any, model_type: str, layer: CacheLayer) -> dict[str, str]:
-    """The attribute of the resolved config each figure of ``layer`` that a TP splits was read
-    from, as ``_attention`` and ``_state_layer`` read them; none for a figure no one attribute
-    gives (Jamba's d_inner, mamba_expand x hidden_size) or that no TP splits (MLA's)."""
-    if isinstance(layer, AttentionLayer):
-        if model_type == "zamba2" or getattr(text, "num_key_value_heads", None) is None:
-            return {"kv_heads": "num_attention_heads"}
-        if model_type == "mimo_v2_flash" and layer.sliding_window is not None:
-            return {"kv_heads": "swa_num_key_value_heads"}
-        if model_type.startswith("gemma4") and layer.label == FULL_ATTENTION:
-            return {"kv_heads": gemma4_full_fields(text)["num_key_value_heads"]}
-        return {"kv_heads": "num_key_value_heads"}
-    if isinstance(layer, GDNLayer):
-        if FAMILIES[model_type] == "kda":
-            return {"k_heads": "linear_num_heads", "v_heads": "linear_num_heads"}
-        return {"k_heads": "linear_num_key_heads", "v_heads": "linear_num_value_heads"}
-    if isinstance(layer, Mamba2Layer):
-        heads, groups = (("mamba_num_heads", "n_groups") if model_type == "nemotron_h"
-                         else itemgetter(0, 4)(_MAMBA2_NAMES[model_type])
-                         if model_type in _MAMBA2_NAMES else ("mamba_n_heads", "mamba_n_groups"))
-        return {"n_heads": heads, "n_groups": groups}
-    if isinstance(layer, Mamba1Layer):
-        return {"d_inner": "intermediate_size" if model_type in ("mamba", "falcon_mamba")
-                else "mamba_expand x hidden_size"}
-    if isinstance(layer, ShortConvLayer):
-        return {"channels": "hidden_size"}
-    if isinstance(layer, LightningLayer):
-        return {"heads": "num_attention_heads"}
-    return {}
 
 
 def _key_of(recorded: Recorded, model_type: str, attr: str, value: int) -> tuple[str, bool]:
@@ -332,7 +345,7 @@ def _config_keys(recorded: Recorded, model_type: str, layers: Sequence[CacheLaye
     unless they are two kinds' greatest common divisor (``heads_note`` says so)."""
     keys = [((layer, field), _key_of(recorded, model_type, attr, getattr(layer, field)))
             for layer in dict.fromkeys(layers)
-            for field, attr in _split_attrs(recorded, model_type, layer).items()]
+            for field, attr in recorded.split_from.get(layer, {}).items()]
     if attention_heads is not None and not heads_note:
         keys.append(((None, "attention_heads"),
                      _key_of(recorded, model_type, "num_attention_heads", attention_heads)))
@@ -390,9 +403,7 @@ def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
             elif label == "chunked_attention":
                 # Llama 4: layer_types as transformers derives it from no_rope_layers (1 = RoPE
                 # = chunked, as vLLM's llama4 reads it) and attention_chunk_size
-                cache[label] = replace(_attention(text, model_type, None),
-                                       attention_chunk_size=whole_field(
-                                           text, "attention_chunk_size", model_type))
+                cache[label] = _attention(text, model_type, None, chunked=True)
             elif label == "linear_attention" and family in ("attention", "mla"):
                 field = field_name(text, "layer_types")
                 raise ValueError(

@@ -17,12 +17,14 @@ from flatkv.hf_json import as_written
 class Recorded:
     """A resolved config that remembers the sizes the reader used (through ``whole_field``), so the
     model's source line can name those the config.json did not give: transformers filled them
-    in (``{"model_type": "llama"}`` alone is a 32-layer model with 32 KV heads)."""
+    in (``{"model_type": "llama"}`` alone is a 32-layer model with 32 KV heads). The layer
+    builders note beside them, in ``split_from``, the attribute each figure a TP splits came
+    from (layer -> {figure: attribute}), so that a TP refusal names the key they read."""
 
     def __init__(self, conf: Any, where: str = "", given: Mapping[str, Any] | None = None
                  ) -> None:
         # given: the fields config.json writes at this level (some a class pops once read)
-        self.__dict__.update(conf=conf, used={}, where=where, given=given or {})
+        self.__dict__.update(conf=conf, used={}, split_from={}, where=where, given=given or {})
 
     def __getattr__(self, name: str) -> Any:
         conf = self.__dict__["conf"]

@@ -16,7 +16,7 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
 
-from flatkv import app_model, hf_hub, hf_resolve  # noqa: E402
+from flatkv import app_model, hf_config, hf_hub, hf_resolve  # noqa: E402
 from flatkv.engine_options import strategy_fields  # noqa: E402
 from flatkv.hf_config import (  # noqa: E402
     SUPPORTED_MODEL_TYPES,
@@ -27,9 +27,13 @@ from flatkv.hf_length import ASSUMED_FROM, ModelLength, max_model_len_of  # noqa
 from flatkv.hf_notes import assumed_length_note  # noqa: E402
 from flatkv.models import (  # noqa: E402
     AttentionLayer,
+    GDNLayer,
+    LightningLayer,
+    Mamba1Layer,
     Mamba2Layer,
     MLALayer,
     ModelSpec,
+    ShortConvLayer,
     with_mtp_layer,
 )
 from flatkv.presets import load_preset  # noqa: E402
@@ -2941,3 +2945,71 @@ def test_a_wrappers_null_text_config_is_refused():
                 "model's config there, and transformers would plan its default language model "
                 "instead; give the text_config as the checkpoint's config.json does")):
             spec_from_hf_config(cfg)
+
+
+# The figures of each layer kind a TP splits (models.py's _split calls and SplitRefusals)
+SPLIT_FIGURES = {AttentionLayer: {"kv_heads"}, GDNLayer: {"k_heads", "v_heads"},
+                 Mamba2Layer: {"n_heads", "n_groups"}, Mamba1Layer: {"d_inner"},
+                 ShortConvLayer: {"channels"}, LightningLayer: {"heads"}, MLALayer: set()}
+
+
+def _as_written(cfg, key):
+    """The value config.json writes at dotted ``key`` (``linear_attn_config.num_heads``)."""
+    for part in key.split("."):
+        cfg = cfg.get(part) if isinstance(cfg, dict) else None
+    return cfg
+
+
+def test_a_tp_refusal_names_the_key_the_layer_builder_read(monkeypatch):
+    # the key a TP refusal names for each figure it splits must be one the reader took that
+    # figure from: read through whole_field (Recorded.used, by attribute) with that value, or
+    # written in the config.json with it under the name the file uses (Step-3.5's
+    # num_attention_groups, Kimi Linear's linear_attn_config.num_heads). Every supported type
+    # (its defaults, or the fields it cannot go without), the preset configs and Gemma 4's
+    # full layers
+    minimax_hf = {k: v for k, v in MINIMAX_M1.items() if k != "attn_type_list"} | {
+        "model_type": "minimax", "layer_types": (["linear_attention"] * 7
+                                                 + ["full_attention"]) * 10}
+    given = {"kimi_linear": KIMI_LINEAR, "minimax_m1": MINIMAX_M1,
+             "minimax_text_01": {**MINIMAX_M1, "model_type": "minimax_text_01"},
+             "minimax": minimax_hf, "lfm2_moe": {**LFM2, "model_type": "lfm2_moe",
+                          "architectures": ["Lfm2MoeForCausalLM"]},
+             "mimo_v2_flash": MIMO_V2, "bailing_hybrid": BAILING, "longcat_flash": LONGCAT_FLASH}
+    configs = [given.get(model_type, {"model_type": model_type})
+               for model_type in SUPPORTED_MODEL_TYPES]
+    fallback = json.loads(json.dumps(GEMMA4))
+    del fallback["text_config"]["num_global_key_value_heads"]
+    configs += [*PRESET_CONFIGS.values(), GEMMA4, fallback,
+                {**PRESET_CONFIGS["granite-4.0-h-small"], "n_groups": 1}]
+    readers = []
+    real = hf_config._recorded
+    monkeypatch.setattr(hf_config, "_recorded", lambda *a: readers.append(real(*a)) or readers[-1])
+    checked = Counter()
+    for cfg in configs:
+        spec = spec_from_hf_config(cfg)
+        recorded = readers[-1]
+        keys = dict(spec._config_keys)
+        # every figure a TP splits has its key (MLA's latent none: no TP splits it)
+        for layer in dict.fromkeys(spec.layers):
+            named = {field for kind, field in keys if kind == layer}
+            assert named == SPLIT_FIGURES[type(layer)], (cfg["model_type"], layer)
+        for (layer, field), (key, in_file) in keys.items():
+            value = spec.attention_heads if layer is None else getattr(layer, field)
+            attr = key.removeprefix(recorded.where)
+            if " x " in key:  # Jamba's d_inner: the product of two keys read
+                assert math.prod(recorded.used[part] for part in key.split(" x ")) == value
+            elif recorded.used.get(attr) == value:
+                checked[attr] += 1
+            else:  # another name for it, as the file writes it
+                assert in_file and _as_written(cfg, key) == value, (cfg["model_type"], key)
+                checked[key] += 1
+    # the keys of each kind of builder were checked: GQA's, GDN's, KDA's (Kimi Linear's by its
+    # linear_attn_config; Bailing's by the num_attention_heads it gives them in), Mamba2's
+    # (nemotron_h, zamba2, mamba2, Bamba's), Mamba1's, LFM2's, MiniMax's lightning heads,
+    # MiMo's sliding heads, Gemma 4's full layers' global heads
+    for attr in ("num_key_value_heads", "num_attention_heads", "linear_num_key_heads",
+                 "linear_num_value_heads", "linear_attn_config.num_heads",
+                 "mamba_num_heads", "n_groups", "n_mamba_heads", "mamba_ngroups", "num_heads",
+                 "mamba_n_heads", "mamba_n_groups", "intermediate_size", "hidden_size",
+                 "swa_num_key_value_heads", "num_global_key_value_heads"):
+        assert checked[attr], attr
