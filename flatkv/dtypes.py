@@ -42,6 +42,10 @@ DTYPE_ALIASES: dict[str, str] = {
     "i8": "int8",
 }
 
+# What to give instead of a dtype canonical_dtype does not know: the names and aliases it takes
+DTYPE_FIX = (f"use one of {', '.join(KNOWN_DTYPES)} "
+             f"(aliases: {', '.join(sorted(DTYPE_ALIASES))})")
+
 
 # The dtypes SGLang keeps a state layer's ssm tensor in: what its SGLANG_MAMBA_SSM_DTYPE and a
 # config's ``mamba_ssm_dtype`` may name (it ignores anything else, keeping float32).
@@ -85,10 +89,7 @@ def canonical_dtype(name: object) -> str:
     if text in DTYPE_ALIASES:
         return DTYPE_ALIASES[text]
     shown = quoted_value(name)  # a pasted page, or a list holding one, by its start
-    raise ValueError(
-        f"unknown dtype {shown}: use one of {', '.join(KNOWN_DTYPES)} "
-        f"(aliases: {', '.join(sorted(DTYPE_ALIASES))})"
-    )
+    raise ValueError(f"unknown dtype {shown}: {DTYPE_FIX}")
 
 
 # What engines' flags call a canonical dtype, where they do not use its name: vLLM's and

@@ -16,8 +16,18 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
+from flatkv.dtypes import DTYPE_FIX, SGLANG_SSM_DTYPES, canonical_dtype
 from flatkv.units import quoted_value
+
+
+def config_dtype(field: str, value: object) -> str:
+    """The canonical dtype config.json's ``field`` names; a ValueError naming the field, its
+    value once and the dtypes known, where FlatKV does not know it."""
+    try:
+        return canonical_dtype(value)
+    except ValueError:
+        raise ValueError(f"config.json {field} = {quoted_value(value)} is an unknown dtype: "
+                         f"{DTYPE_FIX}") from None
 
 
 def served_dtype(*confs: Any) -> tuple[str, str]:
@@ -29,10 +39,7 @@ def served_dtype(*confs: Any) -> tuple[str, str]:
     for conf in confs:
         value = getattr(conf, "dtype", None)  # transformers 5 maps torch_dtype to dtype
         if value is not None and str(value) != "auto":
-            try:
-                dtype = canonical_dtype(value)
-            except ValueError as exc:
-                raise ValueError(f"config.json dtype: {exc}") from None
+            dtype = config_dtype("dtype", value)
             if dtype == "float32":
                 return "bfloat16", ("float32 checkpoint served in bfloat16, as engines' dtype "
                                     "'auto' casts it")
@@ -106,10 +113,9 @@ def ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str, family
                 None)
     value = getattr(text, attr, None) if attr else None
     if value is not None and str(value) != "auto":
-        try:
-            dtype = canonical_dtype(value)
-        except ValueError as exc:
-            raise ValueError(f"config.json {attr}: {exc}") from None
+        # named as the file writes it: Qwen3.5's in its text_config
+        nested = isinstance(cfg.get("text_config"), Mapping) and attr in cfg["text_config"]
+        dtype = config_dtype(f"text_config.{attr}" if nested else attr, value)
         whose = "the config's" if attr in given else "transformers' default for"
         return dtype, f"{whose} {attr}"
     ignored = next((f for f in _VLLM_SSM_DTYPE_READERS if f in given), None)

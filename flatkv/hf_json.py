@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flatkv.dtypes import canonical_dtype
+from flatkv.hf_dtypes import config_dtype
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import MAX_CACHE_LAYERS, MAX_DIM
 from flatkv.plan import figure_text, int_text
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW
-from flatkv.units import quoted, quoted_value
+from flatkv.units import quoted
 
 
 def load_config_dict(config: dict | str | bytes | Path) -> dict[str, Any]:
@@ -166,11 +166,7 @@ def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:
             raise ValueError(f"config.json {where}{key} = {as_written(value)} must be a dtype "
                              "name such as \"bfloat16\": fix or remove the field")
         if isinstance(value, str) and value != "auto":
-            try:
-                canonical_dtype(value)
-            except ValueError as exc:
-                raise ValueError(
-                    f"config.json {where}{key} = {quoted_value(value)}: {exc}") from None
+            config_dtype(f"{where}{key}", value)
 
 
 # Rope types engines build ("su" and "mrope" are older names vLLM renames; Gemma 4's full layers

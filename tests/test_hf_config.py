@@ -2328,10 +2328,16 @@ def test_path_and_pasted_text(tmp_path):
          "^transformers could not read this jamba config.json: its class derives layer_types "
          "from other fields; remove layer_types and check the others against the checkpoint's "
          "config.json$"),
+        # a dtype by its field and its value, once, then the dtypes known
         ({"model_type": "llama", "torch_dtype": "float64"},
-         "config.json torch_dtype = 'float64': unknown dtype"),
+         "^config.json torch_dtype = 'float64' is an unknown dtype: use one of float32, "),
         ({"model_type": "gemma3", "text_config": {"torch_dtype": "float128"}},
-         "config.json text_config.torch_dtype = 'float128': unknown dtype"),
+         "^config.json text_config.torch_dtype = 'float128' is an unknown dtype: use one of "),
+        # the ssm state's dtype field vLLM reads, nested where the file nests it
+        ({"model_type": "nemotron_h", "mamba_ssm_cache_dtype": "fp4"},
+         "^config.json mamba_ssm_cache_dtype = 'fp4' is an unknown dtype: use one of "),
+        ({"model_type": "qwen3_5", "text_config": {"mamba_ssm_dtype": "fp4"}},
+         "^config.json text_config.mamba_ssm_dtype = 'fp4' is an unknown dtype: use one of "),
         ({"model_type": "nemotron_h", "layers_block_type": ["mlp", "moe"]}, "no cache layers"),
         ({"model_type": "gpt_oss", "sliding_window": None}, "sliding_window is not set"),
         ({"model_type": "falcon_h1", "mamba_d_state": None}, "has no mamba_d_state"),
@@ -2372,9 +2378,9 @@ BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand',
          "config.json's _name_or_path is ['" + "x" * 78 + "... (1,004 characters), not text: "
          "give it the model's name or path in printable characters, or drop it (the model is "
          "then named by its model_type)"),
-        # the dtype named twice, by this field and by canonical_dtype, each by its start
+        # the dtype named once, by its start (it was twice: 448 characters, 348 now)
         ({"model_type": "llama", "torch_dtype": LONG},
-         f"config.json torch_dtype = {LONG_SHOWN}: unknown dtype {LONG_SHOWN}: use one of "
+         f"config.json torch_dtype = {LONG_SHOWN} is an unknown dtype: use one of "
          "float32, bfloat16, float16, float8_e4m3fn, float8_e5m2, int8 (aliases: bf16, e4m3, "
          "e5m2, f16, f32, float, float8, float8_e4m3, fp16, fp32, fp8, fp8_e4m3, fp8_e4m3fn, "
          "fp8_e5m2, half, i8)"),
