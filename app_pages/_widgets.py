@@ -39,6 +39,7 @@ from flatkv.strategies.base import (
     MAX_ATTN_DP_SIZE,
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
+    SGLANG_RADIX_CACHE_STRATEGIES,
     SGLANG_SSM_DTYPES,
 )
 from flatkv.strategies.sglang import NO_BUFFER_SLOTS
@@ -253,6 +254,12 @@ def _sglang_ssm_dtype_widget() -> None:
                     f"{by_model}, {why}."))
 
 
+def _sglang_mamba_radix_cache_strategy_widget() -> None:
+    bind(st.selectbox, "sglang_mamba_radix_cache_strategy", "Mamba radix cache",
+         options=list(SGLANG_RADIX_CACHE_STRATEGIES),
+         help=_help("sglang_mamba_radix_cache_strategy", "auto is SGLang's own choice."))
+
+
 def _max_batched_tokens_widget() -> None:
     tokens_widget("max_batched_tokens", "Max batched tokens", _help("max_batched_tokens"))
 
@@ -296,6 +303,7 @@ _OWN_WIDGETS = {
     "sglang_chunked_prefill_size": _sglang_chunked_prefill_size_widget,
     "sglang_swa_pool": _sglang_swa_pool_widget,
     "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
+    "sglang_mamba_radix_cache_strategy": _sglang_mamba_radix_cache_strategy_widget,
     "max_batched_tokens": _max_batched_tokens_widget,
 }
 

@@ -59,6 +59,7 @@ from flatkv.strategies.base import (
     PADDING_BOUND_RANGE,
     RATIO_EXAMPLE,
     RATIO_RANGE,
+    SGLANG_RADIX_CACHE_STRATEGIES,
     SGLANG_SSM_DTYPES,
     SWA_RATIO_RANGE,
     to_fraction,
@@ -148,6 +149,7 @@ class AppState:
     sglang_attn_dp_size: int = ENGINE_DEFAULTS.sglang_attn_dp_size  # 1: no attention DP
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_mamba_track_interval: int = ENGINE_DEFAULTS.sglang_mamba_track_interval
+    sglang_mamba_radix_cache_strategy: str = ENGINE_DEFAULTS.sglang_mamba_radix_cache_strategy
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
     sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
     # None: SGLang's own, by the GPU's memory (sglang_chunked_prefill)
@@ -316,7 +318,8 @@ class AppState:
                 "sglang_slots_per_request": sglang_slots_per_request(profile, replace(
                     defaults, sglang_overlap_schedule=self.sglang_overlap_schedule,
                     sglang_page_size=self.sglang_page_size,
-                    sglang_disable_radix_cache=self.sglang_disable_radix_cache)),
+                    sglang_disable_radix_cache=self.sglang_disable_radix_cache,
+                    sglang_mamba_radix_cache_strategy=self.sglang_mamba_radix_cache_strategy)),
                 "sglang_swa_pool": sglang_swa_pool(profile, defaults),
                 "sglang_chunked_prefill_size": self._chunked_prefill_choice()}
 
@@ -591,6 +594,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_dp": ("sglang_attn_dp_size", _int(1, MAX_ATTN_DP_SIZE), str),
     "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
     "sg_track": ("sglang_mamba_track_interval", _int(1, MAX_TOKENS), str),
+    "sg_strategy": ("sglang_mamba_radix_cache_strategy",
+                    _choice(lambda: list(SGLANG_RADIX_CACHE_STRATEGIES)), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),
     "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),

@@ -39,6 +39,7 @@ from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
     MAX_ATTN_DP_SIZE,
+    SGLANG_RADIX_CACHE_STRATEGIES,
     ratio_text,
     start_up_log_title,
 )
@@ -64,6 +65,7 @@ from flatkv.units import (
     format_bytes,
     memory_size,
     parse_tokens,
+    quoted,
     shares_text,
     tokens_text,
 )
@@ -95,6 +97,20 @@ def chunked_prefill_argument(text: str) -> int:
         return parse_chunked_prefill(text, "--sglang-chunked-prefill-size")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def radix_cache_strategy_argument(text: str) -> str:
+    """An argparse type for SGLang's --mamba-radix-cache-strategy: the values modelled
+    (``SGLANG_RADIX_CACHE_STRATEGIES``); SGLang's other two say why they are not."""
+    if text in SGLANG_RADIX_CACHE_STRATEGIES:
+        return text
+    shown = quoted(text, 40)
+    if text in ("extra_buffer", "no_buffer"):
+        raise argparse.ArgumentTypeError(
+            f"{shown} told is not modelled: give auto, which runs the one SGLang picks for the "
+            "model (extra_buffer with overlap scheduling or a page over 1 on the models that "
+            "take it, else no_buffer), or extra_buffer_lazy")
+    raise argparse.ArgumentTypeError(f"{shown} is not one of auto, extra_buffer_lazy")
 
 
 def _sglang_flag(parser: argparse.ArgumentParser, name: str, **kwargs: Any) -> None:
@@ -184,6 +200,9 @@ def _add_sglang_arguments(parser: argparse.ArgumentParser, defaults: StrategyOpt
          default=defaults.sglang_mamba_track_interval, metavar="T",
          help=_engine_help("sglang_mamba_track_interval",
                            f"default {defaults.sglang_mamba_track_interval}, as SGLang"))
+    _sglang_flag(parser, "mamba-radix-cache-strategy", type=radix_cache_strategy_argument,
+         default=None, metavar="{" + ",".join(SGLANG_RADIX_CACHE_STRATEGIES) + "}",
+         help=_engine_help("sglang_mamba_radix_cache_strategy", "default auto, as SGLang"))
     parser.add_argument("--sglang-ssm-dtype", default=None, metavar="DTYPE",
          help=_engine_help("sglang_ssm_dtype",
                            "as SGLANG_MAMBA_SSM_DTYPE would; default: SGLang's own"))

@@ -1524,9 +1524,10 @@ def test_engine_option_labels_say_0_as_the_rest_of_the_app_and_fit_a_third_at_10
     assert not [label for label in labels.values() if ": " in label]
     # a third of the page at 1000 px: the expander's three columns give a label 142 px of text
     # beside its tooltip's icon (measured in Chromium); "Kernel block size A (tokens)" and the
-    # three above take two lines there (measured: 41 px high, a line 19), none three; 13
-    # labels: the 11 number fields and 2 selectboxes (the 3 toggles' short labels, one line)
-    assert len(labels) == 13 and all(_lines_at(label, 142) <= 2 for label in labels.values())
+    # three above take two lines there (measured: 41 px high, a line 19), none three; 14
+    # labels: the 11 number fields and 3 selectboxes (the mamba cache mode, the ssm dtype and
+    # SGLang's mamba radix cache strategy; the 3 toggles' short labels, one line)
+    assert len(labels) == 14 and all(_lines_at(label, 142) <= 2 for label in labels.values())
     assert _lines_at("Chunked prefill size (0 = automatic, -1 = off)", 142) == 2
     assert _lines_at("Chunked prefill size (0 = automatic, -1 = chunked prefill off)", 142) == 3
 
@@ -1604,6 +1605,31 @@ def test_compare_takes_sglangs_mamba_track_interval():
     assert_clean(bad)
     assert bad.number_input(key="w.sglang_mamba_track_interval").value == 256
     assert "sg_track" not in bad.query_params
+
+
+def test_compare_takes_sglangs_mamba_radix_cache_strategy():
+    # Qwen3-Next on the default H100, context 8,192: 470 request slots either way
+    # (test_compare_takes_sglangs_mamba_track_interval) and 1,651,041 tokens, 201 requests of
+    # 8,192; auto holds 3 + 2 slots a request, 470 // 5 = 94 running, extra_buffer_lazy 3 + 1
+    # (get_mamba_tracking_slots(lazy=True) = 1), 470 // 4 = 117: the state cap binds both
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "ctx": "8192"})
+    assert_clean(at)
+    widget = at.selectbox(key="w.sglang_mamba_radix_cache_strategy")
+    assert (widget.value, widget.options) == ("auto", ["auto", "extra_buffer_lazy"])
+    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    assert (sglang["concurrency"], sglang["capacity (tokens)"]) == (94, 1_651_041)
+    widget.set_value("extra_buffer_lazy").run()
+    assert_clean(at)
+    assert at.query_params["sg_strategy"] == "extra_buffer_lazy"
+    assert at.caption[0].value.endswith(
+        "engine options: SGLang mamba radix cache strategy extra_buffer_lazy")
+    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    assert (sglang["concurrency"], sglang["capacity (tokens)"]) == (117, 1_651_041)
+    # overlap scheduling off: SGLang refuses it, and says how to start
+    at.toggle(key="w.sglang_overlap_schedule").set_value(False).run()
+    assert_clean(at)
+    assert any("SGLang** does not apply: SGLang's --mamba-radix-cache-strategy "
+               "extra_buffer_lazy needs overlap scheduling" in c.value for c in at.caption)
 
 
 def test_compare_explains_sglangs_two_pools_sized_by_its_swa_request_cap():

@@ -87,6 +87,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "sglang_slots_per_request": 5, "sglang_max_running_requests": 20,
         "sglang_max_mamba_cache_size": 100,
         "sglang_page_size": 64, "sglang_mamba_track_interval": 512,
+        "sglang_mamba_radix_cache_strategy": "extra_buffer_lazy",
         "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": False,
         "max_batched_tokens": 4096, "sglang_chunked_prefill_size": 2048,
         "lcm_padding_bound": 0.1,
@@ -160,6 +161,28 @@ def test_sglang_mamba_track_interval_round_trips_through_the_link():
         assert back.sglang_mamba_track_interval == 256
         shown = repr(text) if text == "x" else text
         assert notices == [f"sg_track={shown} {why}; using the default (sg_track=256)."]
+
+
+def test_sglang_mamba_radix_cache_strategy_round_trips_through_the_link():
+    # sg_strategy carries SGLang's --mamba-radix-cache-strategy; auto (its default) stays out of
+    # a link. extra_buffer_lazy: Qwen3-Next's own S is 3 + 1, not 3 + 2 (SGLang's
+    # get_mamba_tracking_slots(lazy=True) = 1)
+    state = AppState(model="Qwen3-Next-80B-A3B",
+                     sglang_mamba_radix_cache_strategy="extra_buffer_lazy")
+    query = encode_query(state)
+    assert query == {"sg_strategy": "extra_buffer_lazy"}  # Qwen3-Next: the default model
+    assert decode_query(query) == (state, [])
+    assert state.changed_engine_options() == {
+        "sglang_mamba_radix_cache_strategy": "extra_buffer_lazy"}
+    assert state.engine_choices()["sglang_slots_per_request"][0] == 4
+    assert AppState(model="Qwen3-Next-80B-A3B").engine_choices()[
+        "sglang_slots_per_request"][0] == 5
+    assert "sg_strategy" not in encode_query(replace(
+        state, sglang_mamba_radix_cache_strategy="auto"))
+    back, notices = decode_query({**query, "sg_strategy": "extra_buffer"})
+    assert back.sglang_mamba_radix_cache_strategy == "auto"
+    assert notices == ["sg_strategy='extra_buffer' is not one of auto, extra_buffer_lazy; using "
+                       "the default (sg_strategy=auto)."]
 
 
 def test_sglang_attention_dp_size_round_trips_through_the_link():
@@ -1006,6 +1029,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     swa_full_tokens_ratio=(Fraction(1, 2),), sglang_slots_per_request=(5,),
                     sglang_max_running_requests=(20,), sglang_max_mamba_cache_size=(100,),
                     sglang_page_size=(64,), sglang_mamba_track_interval=(64, 512),
+                    sglang_mamba_radix_cache_strategy=("extra_buffer_lazy",),
                     sglang_ssm_dtype=("bfloat16", "float16"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
                     sglang_overlap_schedule=(False,), sglang_disable_radix_cache=(True,),
@@ -1114,6 +1138,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                  "sglang_max_mamba_cache_size",
                                                  "sglang_disable_radix_cache",
                                                  "sglang_attn_dp_size", "sglang_page_size",
+                                                 "sglang_mamba_radix_cache_strategy",
                                                  "sglang_chunked_prefill_size")
     # (the prefill chunk for any model SGLang pages: a chunk of part pages is refused)
     # drafting moves SGLang's max_running_requests to 48 for any model (not the paged layouts'
@@ -1122,16 +1147,20 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                   "sglang_max_running_requests",
                                                   "sglang_disable_radix_cache",
                                                   "sglang_attn_dp_size",
-                                                  "sglang_page_size", "sglang_swa_pool",
+                                                  "sglang_page_size",
+                                                  "sglang_mamba_radix_cache_strategy",
+                                                  "sglang_swa_pool",
                                                   "sglang_chunked_prefill_size")
-    # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype
+    # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype.
+    # Its mamba radix cache strategy acts on every model it serves: extra_buffer_lazy sets S
+    # where its extra buffer runs, and SGLang refuses it elsewhere (lazy_buffer_refusal)
     # overlap scheduling sets the tracking slots of the architectures SGLang runs with its
     # extra_buffer radix cache (Qwen3-Next's), not of others (the raw hybrid names none)
     assert strategy_fields("sglang", load_preset("Qwen3-Next-80B-A3B").profile()) == (
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
         "sglang_max_running_requests", "sglang_max_mamba_cache_size",
         "sglang_disable_radix_cache", "sglang_attn_dp_size", "sglang_overlap_schedule",
-        "sglang_page_size", "sglang_mamba_track_interval",
+        "sglang_page_size", "sglang_mamba_track_interval", "sglang_mamba_radix_cache_strategy",
         "sglang_ssm_dtype", "sglang_chunked_prefill_size")
     assert "sglang_overlap_schedule" not in strategy_fields(
         "sglang", load_preset("LFM2-1.2B").profile())
@@ -1155,7 +1184,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
         "speculative_tokens", "mamba_full_memory_ratio", "sglang_slots_per_request",
         "sglang_max_running_requests", "sglang_max_mamba_cache_size",
         "sglang_disable_radix_cache", "sglang_attn_dp_size", "sglang_page_size",
-        "sglang_chunked_prefill_size")
+        "sglang_mamba_radix_cache_strategy", "sglang_chunked_prefill_size")
     # the Budget page's layout: None is the sidebar planner's own; a link keeps another
     state, notices = decode_query({"b_layout": "vllm"})
     assert (state.budget_strategy, notices) == ("vllm", [])

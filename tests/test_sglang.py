@@ -43,6 +43,8 @@ from flatkv.strategies.sglang import (
     DRAFTER_KV_LINE,
     SPECULATIVE_NOT_MODELLED,
     budget_of_next_slot,
+    lazy_buffer_refusal,
+    lazy_overlap_refusal,
     page_size,
     sglang_default_chunked_prefill,
     sglang_default_page,
@@ -1305,6 +1307,95 @@ def test_sglang_without_overlap_scheduling_holds_fewer_tracking_slots(preset, po
                                                       sglang_page_size=64))[1].endswith(
         "its extra_buffer radix cache (page size 64), 3 + 1 tracking slot without overlap "
         "scheduling")
+
+
+LAZY = StrategyOptions(sglang_mamba_radix_cache_strategy="extra_buffer_lazy")
+
+
+def test_sglang_extra_buffer_lazy_holds_one_tracking_slot():
+    # --mamba-radix-cache-strategy extra_buffer_lazy: get_mamba_tracking_slots(lazy=True) is 1
+    # (allocation_sizing.py 17-18), so _calculate_mamba_ratio is 3 + 1 = 4, not 3 + 2 = 5.
+    # Qwen3-Next-80B-A3B at TP 1, 40 GiB, 32,768 tokens: the state pool is r / (1 + r) of the
+    # budget whatever S is, 263 slots (262 for requests) and 920,754 tokens either way;
+    # max_running_requests = min(4,096, 920,754 // 2, 262 // S): 262 // 5 = 52 auto, 262 // 4 =
+    # 65 lazy. Nemotron-H-8B: 198 request slots, 198 // 5 = 39 -> 198 // 4 = 49.
+    for preset, request_slots, tokens, auto_running, lazy_running in (
+            ("Qwen3-Next-80B-A3B", 262, 920_754, 52, 65),
+            ("Nemotron-H-8B", 198, 1_380_874, 39, 49)):
+        profile = load_preset(preset).profile()
+        for options, slots, running in ((StrategyOptions(), 5, auto_running),
+                                        (LAZY, 4, lazy_running)):
+            x = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                             options=options).extras
+            assert (x["slots_per_request"], x["request_state_slots"], x["kv_tokens"],
+                    x["max_running_requests"]) == (slots, request_slots, tokens, running)
+            assert running == request_slots // slots
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    assert slots_per_request(qwen, LAZY) == (4, (
+        "4 for Qwen3NextForCausalLM: its extra_buffer_lazy radix cache, 3 + 1 tracking slot "
+        "(the second allocated only when a request needs it)"))
+    # drafting N = 3 (D = 4) moves the pools too: K = int((40 GiB x 0.9 / 1.9 - 77,266,944 x 5)
+    # // (77,266,944 x (1 + 4 / 4))) = int(19,958,247,208.4 // 154,533,888) = 129 (143 at S =
+    # 5, over 77,266,944 x 1.8); buffers for min(48, 129 // 4 = 32) + 1 = 33 requests,
+    # 77,266,944 x 33 x 4 = 10,199,236,608 B; KV (42,949,672,960 - 130 x 77,266,944 -
+    # 10,199,236,608) // 24,576 = 22,705,733,632 // 24,576 = 923,898 tokens (930,186 at S = 5)
+    x = run_strategy("sglang", qwen, budget_bytes=40 << 30, context_tokens=32_768,
+                     options=replace(LAZY, speculative_tokens=3)).extras
+    assert (x["request_state_slots"], x["running_request_cap"], x["max_running_requests"]) == (
+        129, 32, 32)
+    assert x["draft_buffer_bytes"] == 77_266_944 * 33 * 4 == 10_199_236_608
+    assert x["kv_tokens"] == ((40 << 30) - 130 * 77_266_944 - 10_199_236_608) // 24_576 == 923_898
+    # with the radix cache off SGLang reads no strategy (mamba_extra_buffer_lazy_of): S = 1;
+    # a told S wins over it, as over SGLang's own
+    assert slots_per_request(qwen, replace(LAZY, sglang_disable_radix_cache=True))[0] == 1
+    assert slots_per_request(qwen, replace(LAZY, sglang_slots_per_request=7))[0] == 7
+
+
+def test_sglang_refuses_extra_buffer_lazy_where_sglang_does():
+    def reason(profile: CacheProfile, **options) -> str:
+        return run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                            options=replace(LAZY, **options)).reason
+
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    # _calculate_mamba_ratio asserts overlap scheduling (kv_cache_configurator.py 3073-3076),
+    # at page 1 and 64 alike (told, the strategy is not "auto": no fall back to no_buffer)
+    for page in (1, 64):
+        assert reason(qwen, sglang_overlap_schedule=False, sglang_page_size=page) == (
+            "SGLang's --mamba-radix-cache-strategy extra_buffer_lazy needs overlap scheduling "
+            "(\"Lazy extra buffer requires overlap schedule (--disable-overlap-schedule is "
+            "incompatible)\"): turn overlap scheduling on, or leave the strategy auto")
+    # LFM2 is on SGLang's mamba radix cache list without the extra buffer
+    # (validate_mamba_extra_buffer's first assert); Llama keeps no mamba radix cache
+    # (handle_mamba_radix_cache's ValueError), nor does a model of state layers alone
+    assert reason(load_preset("LFM2-1.2B").profile()) == (
+        "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache only (\"extra_buffer "
+        "is not supported for Lfm2ForCausalLM; use no_buffer.\"), so it refuses "
+        "--mamba-radix-cache-strategy extra_buffer_lazy: leave the strategy auto")
+    assert reason(load_preset("Llama-3.1-8B").profile()) == (
+        "SGLang keeps no mamba radix cache for LlamaForCausalLM, so it refuses "
+        "--mamba-radix-cache-strategy extra_buffer_lazy (\"--mamba-radix-cache-strategy "
+        "extra_buffer_lazy needs mamba state, got LlamaForCausalLM.\"): leave the strategy auto")
+    codestral = replace(pure_mamba(), architectures=("Mamba2ForCausalLM",))
+    assert "needs mamba state, got Mamba2ForCausalLM" in reason(codestral)
+    # a model typed without an architecture: SGLang's list cannot be read for it
+    assert lazy_buffer_refusal(qwen3_next_tp2(), LAZY) == (
+        "SGLang takes --mamba-radix-cache-strategy extra_buffer_lazy only for the architectures "
+        "of its extra-buffer list (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H, "
+        "Nemotron-H), and this model names none: leave the strategy auto, or load the model's "
+        "config")
+    assert lazy_buffer_refusal(llama_31_8b(), LAZY) == (
+        "SGLang keeps no mamba radix cache for this model, so it refuses "
+        "--mamba-radix-cache-strategy extra_buffer_lazy (it needs mamba state): leave the "
+        "strategy auto")  # raw bytes: no architecture to quote SGLang's message with
+    # the radix cache off: the strategy is unread, nothing refused, whatever the overlap
+    off = replace(LAZY, sglang_disable_radix_cache=True, sglang_overlap_schedule=False)
+    assert lazy_buffer_refusal(load_preset("LFM2-1.2B").profile(), off) is None
+    assert lazy_overlap_refusal(off) is None
+    assert run_strategy("sglang", qwen, budget_bytes=40 << 30, options=off).applies
+    # SGLang's other two values told are not modelled
+    with pytest.raises(ValueError, match="sglang_mamba_radix_cache_strategy is 'extra_buffer': "
+                       "give auto"):
+        StrategyOptions(sglang_mamba_radix_cache_strategy="extra_buffer")
 
 
 def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():

@@ -733,6 +733,46 @@ def test_compare_takes_sglangs_disable_radix_cache():
     assert "#tokens: 1714793" in out and "Use sliding window memory pool" not in out
 
 
+def test_compare_takes_sglangs_mamba_radix_cache_strategy():
+    # Qwen3-Next-80B-A3B at 40 GiB, 32,768 tokens: extra_buffer_lazy holds 3 + 1 state slots a
+    # request (SGLang's get_mamba_tracking_slots(lazy=True) = 1), so the same 263 slots (262 for
+    # requests) and 920,754 tokens run 262 // 4 = 65 requests, not 262 // 5 = 52; under
+    # either spelling, as SGLang's command line writes it
+    auto = _qwen3_next_sglang()
+    assert (auto["slots_per_request"], auto["max_running_requests"]) == (5, 52)
+    for flag in ("--mamba-radix-cache-strategy", "--sglang-mamba-radix-cache-strategy"):
+        lazy = _qwen3_next_sglang(flag, "extra_buffer_lazy")
+        assert (lazy["slots_per_request"], lazy["state_slots"], lazy["kv_tokens"],
+                lazy["max_running_requests"]) == (4, 263, 920_754, 65)
+    # SGLang refuses it without overlap scheduling; with its radix cache off it reads none
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                          "--context", "32768", "--mamba-radix-cache-strategy",
+                          "extra_buffer_lazy", "--no-sglang-overlap-schedule"])
+    assert code == 0, err
+    assert ("sglang does not apply: SGLang's --mamba-radix-cache-strategy extra_buffer_lazy "
+            "needs overlap scheduling") in out
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                          "--mamba-radix-cache-strategy", "extra_buffer_lazy",
+                          "--disable-radix-cache"])
+    assert code == 0, err
+    assert ("note: --sglang-mamba-radix-cache-strategy changes no figure here: SGLang's radix "
+            "cache is off, so it reads no mamba radix cache strategy") in err
+    # on Llama SGLang refuses it ("needs mamba state"): no note says it changes nothing
+    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB",
+                          "--mamba-radix-cache-strategy", "extra_buffer_lazy"])
+    assert code == 0, err
+    assert "needs mamba state, got LlamaForCausalLM" in out
+    assert "radix-cache-strategy changes no figure" not in err
+    # SGLang's extra_buffer and no_buffer told are not modelled: said, exit 2
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                          "--mamba-radix-cache-strategy", "extra_buffer"])
+    assert code == 2 and not out
+    assert err.endswith("--mamba-radix-cache-strategy: 'extra_buffer' told is not modelled: "
+                        "give auto, which runs the one SGLang picks for the model (extra_buffer "
+                        "with overlap scheduling or a page over 1 on the models that take it, "
+                        "else no_buffer), or extra_buffer_lazy\n")
+
+
 def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
     # gpt-oss-20b at 40 GiB, 32,768 tokens (tests/test_strategies.py's
     # test_sglang_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool): SGLang's

@@ -116,6 +116,8 @@ CHUNKED_PREFILL_OFF = -1
 # SGLang's --mamba-track-interval when not told (fields/exec_.py 530-533, 0.5.23): the tokens
 # between the state snapshots its extra_buffer radix cache takes in decode
 DEFAULT_MAMBA_TRACK_INTERVAL = 256
+# SGLang's --mamba-radix-cache-strategy values modelled: its default, and the lazy extra buffer
+SGLANG_RADIX_CACHE_STRATEGIES = ("auto", "extra_buffer_lazy")
 
 # The engines whose start-up log a strategy prints (its ``extras["log_lines"]``), by name.
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
@@ -271,7 +273,8 @@ class StrategyOptions:
         0.5.23 decides for the model (``sglang.slots_per_request``): 5 for the architectures
         its extra_buffer radix cache serves (3 + 2 tracking slots, with its default overlap
         scheduling; 3 + 1 without it at a page size over 1; no_buffer's 3 without it at page
-        size 1), else 3; 1 with ``sglang_disable_radix_cache``.
+        size 1; 3 + 1 with ``sglang_mamba_radix_cache_strategy`` extra_buffer_lazy), else 3; 1 with
+        ``sglang_disable_radix_cache``.
     sglang_max_running_requests: SGLang's ``--max-running-requests``: the requests it runs at
         once, told. None (default): SGLang derives it, from the token pool and the context
         (``int(T / context x 512)`` kept in [2,048, 4,096]), or 48 with speculative decoding
@@ -304,6 +307,15 @@ class StrategyOptions:
         beside the chunks in flight, however sized
         (``sglang.concurrency._radix_off_swa_limit``). No mamba radix cache either, so none
         of its page size refusals (``sglang.swa_request_cap``, ``sglang.fixed_state_size``).
+    sglang_mamba_radix_cache_strategy: SGLang's ``--mamba-radix-cache-strategy``: "auto" (its
+        default: extra_buffer or no_buffer as it picks for the model, ``sglang.radix_cache``) or
+        "extra_buffer_lazy", its extra buffer allocating a request's second tracking slot only
+        when it needs it, so a running request holds 3 + 1 state slots, not 3 + 2
+        (allocation_sizing.get_mamba_tracking_slots 17-18, read by
+        kv_cache_configurator._calculate_mamba_ratio 3077-3081), on the architectures of its
+        extra-buffer list alone, and with overlap scheduling only (3073-3076); unread with
+        ``sglang_disable_radix_cache`` (overrides.mamba_extra_buffer_lazy_of 269-274)
+        (``sglang.lazy_buffer_refusal``). Its extra_buffer and no_buffer told are not modelled.
     sglang_attn_dp_size: D, SGLang's attention data parallelism: ``--attn-dp-size D``, or
         the older ``--enable-dp-attention --dp-size D`` it turns into that. The model's TP
         ranks T run attention in D groups of T / D ranks each, every group with its own
@@ -379,6 +391,7 @@ class StrategyOptions:
     sglang_max_mamba_cache_size: int | None = None
     sglang_overlap_schedule: bool = True
     sglang_disable_radix_cache: bool = False
+    sglang_mamba_radix_cache_strategy: str = "auto"
     sglang_attn_dp_size: int = 1
     sglang_page_size: int = 1
     sglang_mamba_track_interval: int = DEFAULT_MAMBA_TRACK_INTERVAL
@@ -466,6 +479,14 @@ class StrategyOptions:
                   maximum=MAX_ATTN_DP_SIZE,
                   hint="SGLang's --attn-dp-size (a divisor of the TP), or 1 without attention DP")
         check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
+        if self.sglang_mamba_radix_cache_strategy not in SGLANG_RADIX_CACHE_STRATEGIES:
+            value = self.sglang_mamba_radix_cache_strategy
+            shown = quoted(value, 40) if isinstance(value, str) else repr(value)
+            raise ValueError(
+                f"sglang_mamba_radix_cache_strategy is {shown}: give auto (SGLang's default, "
+                "extra_buffer or no_buffer as it picks for the model) or extra_buffer_lazy "
+                "(--mamba-radix-cache-strategy extra_buffer_lazy); SGLang's extra_buffer and "
+                "no_buffer told are not modelled")
         check_int("sglang_mamba_track_interval", self.sglang_mamba_track_interval, minimum=1,
                   maximum=MAX_TOKENS,
                   hint="SGLang's --mamba-track-interval, tokens between the state snapshots of "
@@ -486,6 +507,14 @@ class StrategyOptions:
                     "else float32)"
                 )
             object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
+
+    @property
+    def sglang_lazy_buffer(self) -> bool:
+        """Whether SGLang's extra_buffer_lazy strategy is told
+        (``sglang_mamba_radix_cache_strategy``) and read: the radix cache on
+        (overrides.mamba_extra_buffer_lazy_of 269-274)."""
+        return (self.sglang_mamba_radix_cache_strategy == "extra_buffer_lazy"
+                and not self.sglang_disable_radix_cache)
 
     def _check_switches(self) -> None:
         """The on / off options are booleans (sglang_swa_pool may also be None, as SGLang

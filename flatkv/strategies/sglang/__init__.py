@@ -65,7 +65,16 @@ so no cached or tracked states: S is 1 (``RADIX_OFF_SLOTS``), no mamba radix cac
 (``radix_cache`` None: no page-size refusal), and where max_running_requests N is set before
 the pools (told, or the hook's 48 while drafting) and no M is told, the state keeps N + 1
 slots whatever the budget and r, drafting buffers for N + 1 requests, the KV pool the rest
-(``fixed_state_size``; kv_cache_configurator.py 3325-3345). A hybrid SWA pool with N set is
+(``fixed_state_size``; kv_cache_configurator.py 3325-3345).
+
+With ``--mamba-radix-cache-strategy extra_buffer_lazy`` (``sglang_mamba_radix_cache_strategy``)
+the extra buffer allocates a request's second tracking slot only when the request needs it: S
+is 3 + 1 (``LAZY_BUFFER_SLOTS``; allocation_sizing.get_mamba_tracking_slots 17-18, read by
+kv_cache_configurator._calculate_mamba_ratio 3077-3081), which moves max_running_requests
+(K // S) and the drafting buffers' K, not the pools' split. SGLang takes it only on the
+architectures of its extra-buffer list and with overlap scheduling
+(``lazy_buffer_refusal``, ``lazy_overlap_refusal``), and reads it not at all with the radix
+cache off. A hybrid SWA pool with N set is
 sized from SGLang's request cap, the full pool the rest (``swa_request_cap``; its
 configurator logs no split line), unless chunked prefill is off: an unchunked prefill writes a
 whole prompt into the sliding pool, which the cap does not hold, so r_swa sizes it
@@ -175,6 +184,7 @@ from flatkv.strategies.sglang.state import (
     CONV_DTYPE_WHY,
     EXTRA_BUFFER_ARCHITECTURES,
     EXTRA_BUFFER_SLOTS,
+    LAZY_BUFFER_SLOTS,
     MAMBA2_BACKEND_ARCHITECTURES,
     NO_BUFFER_ARCHITECTURES,
     NO_BUFFER_SLOTS,
@@ -184,6 +194,8 @@ from flatkv.strategies.sglang.state import (
     budget_for_state_pool,
     budget_of_next_slot,
     fixed_state_size,
+    lazy_buffer_refusal,
+    lazy_overlap_refusal,
     radix_cache,
     radix_page_refusal,
     request_slots,
@@ -240,6 +252,9 @@ __all__ = [
     "budget_for_state_pool",
     "budget_of_next_slot",
     "fixed_state_size",
+    "LAZY_BUFFER_SLOTS",
+    "lazy_buffer_refusal",
+    "lazy_overlap_refusal",
     "radix_cache",
     "radix_page_refusal",
     "track_chunk_refusal",

@@ -51,6 +51,8 @@ from flatkv.strategies.sglang.state import (
     budget_for_state_pool,
     draft_track_refusal,
     fixed_state_size,
+    lazy_buffer_refusal,
+    lazy_overlap_refusal,
     radix_page_refusal,
     request_slots,
     slots_per_request,
@@ -381,10 +383,12 @@ def run_sglang(
     profile, options = group.profile, group.options
     if options.sglang_attn_dp_size > 1:
         extras["attention_dp_groups"] = options.sglang_attn_dp_size
-    if refusal := (radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
+    if refusal := (lazy_buffer_refusal(profile, options)
+                   or radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
                    or draft_track_refusal(profile, options)
                    or track_chunk_refusal(profile, options)
-                   or mamba1_draft_refusal(profile, options)):
+                   or mamba1_draft_refusal(profile, options)
+                   or lazy_overlap_refusal(options)):
         return refuse(refusal)
     if chunk_line := assumed_chunk_formula(profile, options):
         formulas.append(chunk_line)

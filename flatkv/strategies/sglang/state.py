@@ -90,6 +90,14 @@ NO_BUFFER_SLOTS = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO
 # returns 1 (kv_cache_configurator.py 3063-3064), for every architecture
 RADIX_OFF_SLOTS = 1
 EXTRA_BUFFER_SLOTS = NO_BUFFER_SLOTS + 2  # get_mamba_tracking_slots(overlap=True)
+# --mamba-radix-cache-strategy extra_buffer_lazy (``sglang_mamba_radix_cache_strategy``): one
+# tracking slot, the second allocated when a request needs it (get_mamba_tracking_slots(lazy=
+# True) is 1, allocation_sizing.py 17-18), so _calculate_mamba_ratio sizes 3 + 1
+# (kv_cache_configurator.py 3077-3081): max_running_requests is the state slots // 4, and the
+# draft-token buffers (K's 1 + D / ratio) follow. It changes no pool by itself: MambaPool is the
+# K + 1 slots the budget or --max-mamba-cache-size gives (its ping-pong table keeps 2 columns,
+# memory_pool.py 1393-1395, an index table outside the budget), nor the token pool.
+LAZY_BUFFER_SLOTS = NO_BUFFER_SLOTS + 1
 # The extra buffer snapshots a request's state every --mamba-track-interval tokens
 # (``StrategyOptions.sglang_mamba_track_interval``, 256 by default). SGLang 0.5.23 only checks
 # it: it sizes no pool and no slot (the tracking slots above are 1 or 2 whatever it is;
@@ -112,13 +120,17 @@ def radix_cache(profile: CacheProfile, options: StrategyOptions) -> str | None:
     "extra_buffer" or "no_buffer"; None where the model keeps no state, its architecture
     is on neither list (none named: a model typed by hand), or --disable-radix-cache is given
     (overrides.py 473-474: ``_mamba_radix_cache_resolution`` returns before it picks one, so
-    neither cache's page-size checks run: model_hook.handle_mamba_radix_cache 1058-1066)."""
+    neither cache's page-size checks run: model_hook.handle_mamba_radix_cache 1058-1066).
+    extra_buffer_lazy (``sglang_mamba_radix_cache_strategy``) is told, not picked, so the extra
+    buffer runs whatever the overlap and page (overrides.py 477 resolves "auto" alone), its
+    checks too (model_override_base.mamba_extra_buffer_of 260-265 counts it)."""
     arch = profile.architectures[0] if profile.architectures else None
     if not profile.has_state or options.sglang_disable_radix_cache:
         return None
     if arch in EXTRA_BUFFER_ARCHITECTURES:
         return ("extra_buffer" if options.sglang_overlap_schedule
-                or page_size(profile, options) > 1 else "no_buffer")
+                or page_size(profile, options) > 1 or options.sglang_lazy_buffer
+                else "no_buffer")
     return "no_buffer" if arch in NO_BUFFER_ARCHITECTURES else None
 
 
@@ -134,6 +146,10 @@ def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[
                                  "(kv_cache_configurator.py 3063-3064)")
     arch = profile.architectures[0] if profile.architectures else None
     mode = radix_cache(profile, options)
+    if mode == "extra_buffer" and options.sglang_lazy_buffer:
+        return LAZY_BUFFER_SLOTS, (f"{LAZY_BUFFER_SLOTS} for {arch}: its extra_buffer_lazy "
+                                   "radix cache, 3 + 1 tracking slot (the second allocated "
+                                   "only when a request needs it)")
     if mode == "extra_buffer" and options.sglang_overlap_schedule:
         return EXTRA_BUFFER_SLOTS, (f"{EXTRA_BUFFER_SLOTS} for {arch}: its extra_buffer radix "
                                     "cache, 3 + 2 tracking slots with overlap scheduling")
@@ -149,6 +165,48 @@ def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[
     return NO_BUFFER_SLOTS, (f"{NO_BUFFER_SLOTS}, the no_buffer count, for a model that names no "
                              f"architecture ({EXTRA_BUFFER_SLOTS} for those SGLang serves with "
                              "its extra_buffer radix cache)")
+
+
+_LAZY_FLAG = "--mamba-radix-cache-strategy extra_buffer_lazy"
+
+
+def lazy_buffer_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not take extra_buffer_lazy for this model (None where it would,
+    or where it is not told, or the radix cache is off, which leaves it unread:
+    overrides.mamba_extra_buffer_lazy_of 269-274): a model without a mamba radix cache raises
+    "needs mamba state" (model_hook.handle_mamba_radix_cache 1059-1066), one on that cache's
+    list without the extra buffer (LFM2) fails validate_mamba_extra_buffer's first assert
+    (mamba_hook.py 117-119), a model typed without an architecture cannot be told either way.
+    Its other check, overlap scheduling, runs later (``lazy_overlap_refusal``)."""
+    if not options.sglang_lazy_buffer:
+        return None
+    arch = profile.architectures[0] if profile.architectures else None
+    if profile.has_state and arch in EXTRA_BUFFER_ARCHITECTURES:
+        return None
+    fix = "leave the strategy auto"
+    if profile.has_state and arch in NO_BUFFER_ARCHITECTURES:
+        return (f"SGLang runs {arch}'s state with its no_buffer radix cache only (\"extra_buffer "
+                f"is not supported for {arch}; use no_buffer.\"), so it refuses {_LAZY_FLAG}: "
+                f"{fix}")
+    if profile.has_state and arch is None:
+        return (f"SGLang takes {_LAZY_FLAG} only for the architectures of its extra-buffer "
+                "list (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H, Nemotron-H), "
+                f"and this model names none: {fix}, or load the model's config")
+    said = (f"\"{_LAZY_FLAG} needs mamba state, got {arch}.\"" if arch
+            else "it needs mamba state")
+    return (f"SGLang keeps no mamba radix cache for {arch or 'this model'}, so it refuses "
+            f"{_LAZY_FLAG} ({said}): {fix}")
+
+
+def lazy_overlap_refusal(options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not size the state with extra_buffer_lazy: it needs overlap
+    scheduling (kv_cache_configurator._calculate_mamba_ratio 3073-3076 asserts "Lazy extra
+    buffer requires overlap schedule"); None where it is on, or lazy is not told or unread."""
+    if options.sglang_lazy_buffer and not options.sglang_overlap_schedule:
+        return (f"SGLang's {_LAZY_FLAG} needs overlap scheduling (\"Lazy extra buffer requires "
+                "overlap schedule (--disable-overlap-schedule is incompatible)\"): turn overlap "
+                "scheduling on, or leave the strategy auto")
+    return None
 
 
 def _interval_text(options: StrategyOptions) -> str:
