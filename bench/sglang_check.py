@@ -23,7 +23,9 @@ Blackwell: device capability 9.0 where it asks) with ``--context-length 32768`` 
 context is its context_len, which sets max_running_requests' estimate), its default triton
 linear-attention backend and radix cache (with the extra buffer, its start-up checks of the page,
 the drafted tokens and the state's chunk against ``--mamba-track-interval``, 256 or the row's
-``sglang_mamba_track_interval``: ``resolve_radix_cache``), and the setting's ``--page-size``,
+``sglang_mamba_track_interval``: ``resolve_radix_cache``; its "auto" strategy, or the row's
+``--mamba-radix-cache-strategy extra_buffer_lazy``, ``sglang_mamba_radix_cache_strategy``:
+``lazy_buffer_rows``), and the setting's ``--page-size``,
 ``--disable-overlap-schedule``, ``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
 Without speculative decoding, except the rows that draft N tokens (``speculative_tokens``,
 FlatKV's option of that name, on the state models FlatKV models it for, a model of state
@@ -165,6 +167,7 @@ RADIX_OFF = {"sglang_disable_radix_cache": True}
 CHUNK = "sglang_chunked_prefill_size"  # --chunked-prefill-size
 DP = "sglang_attn_dp_size"  # --attn-dp-size (--enable-dp-attention --dp-size)
 TRACK = "sglang_mamba_track_interval"  # --mamba-track-interval (SGLang's default 256)
+STRATEGY = "sglang_mamba_radix_cache_strategy"  # --mamba-radix-cache-strategy (auto)
 # --chunked-prefill-size off: SGLang's -1, and 0, which it reads the same (any value <= 0)
 CHUNK_OFF = (-1, 0)
 # the chunks SGLang picks on FlatKV's GPU presets when told none (4,096, 8,192, 16,384)
@@ -316,6 +319,32 @@ def settings() -> list[tuple[str, object, int, bool, dict]]:
     rows += [(p, EDGE, 1, True, {DP: d, **more}) for p, d in dps if d == 8
              for more in ({}, {**RADIX_OFF, told: 64})]
     rows += track_interval_rows()
+    rows += lazy_buffer_rows()
+    return rows
+
+
+def lazy_buffer_rows() -> list[tuple[str, object, int, bool, dict]]:
+    """--mamba-radix-cache-strategy extra_buffer_lazy (``sglang_mamba_radix_cache_strategy``): on
+    the models SGLang runs with its extra_buffer radix cache (``OVERLAP_MATTERS``) at both
+    budgets and pages 1 and 64, with overlap scheduling (3 + 1 slots) and without (refused by
+    _calculate_mamba_ratio's assert), at the refusal edge; drafting 1 and 3 tokens, told
+    running requests and told state slots (the ratio they are divided by); with the radix cache
+    off (unread); and on models without the extra buffer (LFM2: refused), without a mamba radix
+    cache (state layers alone, Llama 3, gpt-oss: "needs mamba state")."""
+    lazy = {STRATEGY: "extra_buffer_lazy"}
+    rows = [(p, b, page, overlap, lazy) for p in OVERLAP_MATTERS for b in BUDGETS
+            for page in (1, 64) for overlap in (True, False)]
+    rows += [(p, EDGE, 1, True, lazy) for p in OVERLAP_MATTERS]
+    rows += [(p, b, 1, True, {**lazy, "speculative_tokens": n}) for p in SPECULATIVE
+             for b in BUDGETS for n in (1, 3)]
+    rows += [(p, BUDGETS[0], 1, True, {**lazy, "sglang_max_running_requests": m})
+             for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for m in (20, 10**7)]
+    rows += [(p, BUDGETS[0], 1, True, {**lazy, "sglang_max_mamba_cache_size": m})
+             for p in TOLD_SLOTS_PRESETS for m in TOLD_SLOTS]
+    rows += [(p, BUDGETS[0], 64, overlap, {**lazy, **RADIX_OFF}) for p in OVERLAP_MATTERS
+             for overlap in (True, False)]
+    rows += [(p, BUDGETS[0], 1, True, lazy) for p in ("LFM2-1.2B", STATE_ONLY, "Llama-3.1-8B",
+                                                       "gpt-oss-20b")]
     return rows
 
 
@@ -473,6 +502,7 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
               exec=NS(kernel=NS(dsa_prefill_backend=None, dsa_decode_backend=None),
                       mamba=NS(enable_mamba_extra_buffer=False,
                                mamba_track_interval=ratios.get(TRACK, 256),
+                               mamba_radix_cache_strategy=ratios.get(STRATEGY, "auto"),
                                enable_mamba_extra_buffer_lazy=False,
                                enable_linear_replayssm_spec=False)),
               parallel=NS(tp_size=tp, attn_tp_size=tp // dp, attn_dp_size=dp, attn_dcp_size=1,
@@ -723,29 +753,42 @@ def resolve_dsa(sg: NS, bags: NS, hf) -> str | None:
 
 
 def resolve_radix_cache(sg: NS, bags: NS, hf, kvc) -> None:
-    """Apply SGLang's "auto" mamba radix-cache resolution to the bags (extra_buffer, or
-    no_buffer with overlap scheduling turned off), and its checks of each: no_buffer's of the
-    page size, extra_buffer's of the page size, the prefill chunk's state chunk and the
-    drafted tokens against ``--mamba-track-interval`` (``validate_mamba_extra_buffer``, as
-    ``model_hook.handle_mamba_radix_cache`` runs it), and its Mamba2 backend's of the
-    interval against the model's chunk (``mamba2_backend_check``)."""
+    """Apply SGLang's mamba radix-cache resolution to the bags: "auto" (extra_buffer, or
+    no_buffer with overlap scheduling turned off), or the row's told extra_buffer_lazy
+    (``sglang_mamba_radix_cache_strategy``), which it leaves as told; the bags' extra-buffer
+    flags from SGLang's own ``mamba_extra_buffer_of`` / ``mamba_extra_buffer_lazy_of``; and its
+    checks: a told strategy on a model without a mamba radix cache (restated from
+    ``model_hook.handle_mamba_radix_cache`` 1059-1066, which reads a whole ServerArgs),
+    no_buffer's of the page size, extra_buffer's of the architecture, the page size, the
+    prefill chunk's state chunk and the drafted tokens against ``--mamba-track-interval``
+    (``validate_mamba_extra_buffer``), and its Mamba2 backend's of the interval against the
+    model's chunk (``mamba2_backend_check``). The lazy mode's need of overlap scheduling is
+    SGLang's own assert in ``_calculate_mamba_ratio``, which the sizing runs."""
     view = NS(disable_radix_cache=bags.memory.disable_radix_cache,
-              mamba_radix_cache_strategy="auto",
+              mamba_radix_cache_strategy=bags.exec.mamba.mamba_radix_cache_strategy,
               disable_overlap_schedule=bags.schedule.disable_overlap_schedule,
               page_size=bags.schedule.page_size, linear_attn_backend="triton",
               attention_backend="triton")
     sg.overrides.model_config_of = lambda _view: NS(hf_config=hf)
     declared = sg.overrides._mamba_radix_cache_resolution(view)
-    mode = declared.get("mamba_radix_cache_strategy")
-    if kvc.mambaish_config is None or mode is None:
+    told = sg.override_base.mamba_extra_buffer_of(view)  # before "auto" resolves: told only
+    if not declared.get("uses_mamba_radix_cache"):
+        if told:
+            raise ValueError(f"--mamba-radix-cache-strategy {view.mamba_radix_cache_strategy} "
+                             f"needs mamba state, got {hf.architectures[0]}.")
         return
-    bags.exec.mamba.enable_mamba_extra_buffer = mode == "extra_buffer"
+    mode = declared.get("mamba_radix_cache_strategy", view.mamba_radix_cache_strategy)
+    if kvc.mambaish_config is None:
+        return
+    view.mamba_radix_cache_strategy = mode
+    bags.exec.mamba.enable_mamba_extra_buffer = sg.override_base.mamba_extra_buffer_of(view)
+    bags.exec.mamba.enable_mamba_extra_buffer_lazy = sg.overrides.mamba_extra_buffer_lazy_of(
+        view)
     view.disable_overlap_schedule = bags.schedule.disable_overlap_schedule = declared.get(
         "disable_overlap_schedule", view.disable_overlap_schedule)
     if mode == "no_buffer":
         sg.hooks.validate_mamba_no_buffer(view, hf.architectures[0])
         return
-    view.mamba_radix_cache_strategy = mode
     view.disaggregation_mode = bags.disagg.disaggregation_mode
     view.speculative_num_draft_tokens = bags.spec.speculative_num_draft_tokens
     view.mamba_track_interval = bags.exec.mamba.mamba_track_interval
@@ -932,7 +975,9 @@ def random_setting(sg: NS, rng: random.Random):
     -1 or 0, among them); else chunked prefill off one time in twenty; ``--attn-dp-size`` D
     (``sglang_attn_dp_size``) of 2 to 8 dividing the tp three times in ten where one does; for
     a state model ``--mamba-track-interval`` (``sglang_mamba_track_interval``) of 2 to 1,024
-    one time in five, half of those at a page of 512 or 1,024; a context up to the model's;
+    one time in five, half of those at a page of 512 or 1,024; ``--mamba-radix-cache-strategy
+    extra_buffer_lazy`` (``sglang_mamba_radix_cache_strategy``) one time in five for a state model,
+    one in fifty for one without state (refused); a context up to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = (rng.choice((STATE_ONLY, *MAMBA1_MODELS)) if rng.random() < 0.15
@@ -972,6 +1017,8 @@ def random_setting(sg: NS, rng: random.Random):
     dps = [d for d in range(2, 9) if spec.tp % d == 0]
     if dps and rng.random() < 0.3:  # --attn-dp-size D dividing the tp
         ratios[DP] = rng.choice(dps)
+    if rng.random() < (0.2 if kinds - {"AttentionLayer", "MLALayer"} else 0.02):
+        ratios[STRATEGY] = "extra_buffer_lazy"  # --mamba-radix-cache-strategy
     if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.2:  # --mamba-track-interval
         ratios[TRACK] = rng.choice((2, 64, 128, 384, 512, 768, 1024))
         if rng.random() < 0.5:  # a page past 256, which only a larger interval takes
