@@ -1155,7 +1155,8 @@ def test_workload_line_names_its_state_snapshots():
     assert ("charges each state group min(2 x R + T // P + 1 + m, a full group's) + R x N pages "
             "(two live pages per request plus a snapshot every P tokens, and one per drafted "
             "token: N = 0)") in text
-    assert "max_concurrency counts 1" in text
+    assert ("max_concurrency counts a request's state pages as the engine's log does, 1 (mamba "
+            "cache mode none)") in text
 
 
 def test_workload_line_counts_a_one_token_context_in_the_singular():
@@ -1178,9 +1179,9 @@ def test_workload_line_says_why_sliding_layers_fit_more_requests():
     r = run_strategy("vllm", gpt_oss_20b(), budget_bytes=40 * 2**30, context_tokens=8_192)
     assert r.num_blocks == 109_226 and r.concurrency == Fraction(109_226, 512 + 513)
     assert r.extras["workload_max_requests"] == 208
-    assert ("while max_concurrency counts ceil(min(128 - 1 + 8,192, 8,192) / 16) + 1 = 513 "
-            "sliding page(s) per request (S for each, as the engine's log does)") in "\n".join(
-        r.formulas)
+    assert ("while max_concurrency counts a request's sliding pages as the engine's log does "
+            "(S for each), ceil(min(128 - 1 + 8,192, 8,192) / 16) + 1 = 513; both hold") in (
+        "\n".join(r.formulas))
 
 
 # ------------------------------------------------------------------------------------------

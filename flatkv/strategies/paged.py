@@ -180,20 +180,19 @@ def _workload_lines(profile: CacheProfile, pool: PagePool, context_tokens: int,
         lines.append(
             f"  it charges each state group {PAGES_NEEDED_TEXT[LINEAR_ATTENTION]} pages (two "
             "live pages per request plus a snapshot every P tokens, and one per drafted token: "
-            f"N = {options.speculative_tokens}), while max_concurrency "
-            "counts "
+            f"N = {options.speculative_tokens}), while max_concurrency counts a request's "
+            "state pages as the engine's log does, "
             + request_pages_text(LINEAR_ATTENTION, context_tokens, block_size, options, None)
-            + " state page(s) per request, as the engine's log does; both hold, for "
-            "different workloads"
+            + "; both hold, for different workloads"
         )
     for kind in profile.windowed_labels:
         name = WINDOWED[kind].name
         lines.append(
             f"  it charges a {name} group {PAGES_NEEDED_TEXT[kind]} pages (the S tokens "
-            "scheduled per step once, for all requests), while max_concurrency counts "
+            "scheduled per step once, for all requests), while max_concurrency counts a "
+            f"request's {name} pages as the engine's log does (S for each), "
             + request_pages_text(kind, context_tokens, block_size, options, profile.window(kind))
-            + f" {name} page(s) per request (S for each, as the engine's log does); both "
-            "hold, for different workloads"
+            + "; both hold, for different workloads"
         )
     return lines
 
