@@ -156,6 +156,8 @@ def _setting_words(name: str, value: object, run: log_check.LoggedRun) -> str:
         return f"SGLang's page size {value}"
     if name == "sglang_mamba_track_interval":
         return f"SGLang's mamba track interval of {tokens_text(value)}"
+    if name == "sglang_mamba_radix_cache_strategy":
+        return f"SGLang's mamba radix cache strategy {value}"
     if name == "context":
         return f"{tokens_text(value)} a request"
     if value == CHUNKED_PREFILL_OFF:

@@ -33,6 +33,7 @@ from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
     ENGINE_NAMES,
     MAMBA_CACHE_MODES,
+    SGLANG_RADIX_CACHE_STRATEGIES,
     StrategyOptions,
     StrategyResult,
 )
@@ -808,7 +809,9 @@ class LoggedRun:
     server_args (``attn_dp_size``; before its arg groups, ``dp_size`` with
     ``enable_dp_attention`` True, 1 with it False); ``sglang_page_size`` and
     ``sglang_mamba_track_interval``: its server_args' page_size and mamba_track_interval
-    (--page-size, --mamba-track-interval; a page_size of None, left to SGLang, is not read).
+    (--page-size, --mamba-track-interval; a page_size of None, left to SGLang, is not read),
+    ``sglang_mamba_radix_cache_strategy`` its mamba_radix_cache_strategy
+    (--mamba-radix-cache-strategy, as logged: "extra_buffer" or "no_buffer" too).
     None where the log does not say, or says two things (two runs). ``sglang_tokens``:
     SGLang's token pool, its scheduler line's max_total_num_tokens (SGLang logs no budget:
     the pools are what a budget is found for), ``sglang_state_slots`` its state pool's
@@ -826,12 +829,14 @@ class LoggedRun:
     sglang_state_slots: int | None = None
     sglang_page_size: int | None = None
     sglang_mamba_track_interval: int | None = None
+    sglang_mamba_radix_cache_strategy: str | None = None
 
 
-def _server_arg(name: str) -> re.Pattern[str]:
-    """SGLang's server_args field ``name`` as a whole number: ``'name': 4`` in its dict (since
-    its arg groups, entrypoints/engine.py 311), ``name=4`` in its ServerArgs(...) before."""
-    return re.compile(rf"\bserver_args=.*?(?:'{name}':\s*|\b{name}=)(\d+)")
+def _server_arg(name: str, value: str = r"(\d+)") -> re.Pattern[str]:
+    """SGLang's server_args field ``name`` (``value``: the pattern of its value, a whole
+    number by default, a quoted word for a string): ``'name': 4`` in its dict (since its arg groups,
+    entrypoints/engine.py 311), ``name=4`` in its ServerArgs(...) before."""
+    return re.compile(rf"\bserver_args=.*?(?:'{name}':\s*|\b{name}=){value}")
 
 
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
@@ -862,6 +867,9 @@ _RUN_FIGURES = (
     # validate_mamba_extra_buffer's mamba_track_interval % page_size, sglang/state.py)
     ("sglang_page_size", "sglang", _server_arg("page_size")),
     ("sglang_mamba_track_interval", "sglang", _server_arg("mamba_track_interval")),
+    # its --mamba-radix-cache-strategy, a quoted string in either form ('extra_buffer_lazy')
+    ("sglang_mamba_radix_cache_strategy", "sglang",
+     _server_arg("mamba_radix_cache_strategy", r"'(\w+)'")),
     # the older spelling, read where the log gives no attn_dp_size: with enable_dp_attention
     # True its dp_size groups share the TP; False, attention runs over the whole TP (D is 1)
     ("dp_attention", "sglang", re.compile(
@@ -911,7 +919,9 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         sglang_tokens=int(one["sglang_tokens"]) if "sglang_tokens" in one else None,
         sglang_state_slots=(int(one["sglang_state_slots"]) if "sglang_state_slots" in one
                             else None),
-        **{key: int(one[key]) for key in SGLANG_PAGE_FIELDS if key in one},
+        # a page size and an interval are numbers, the strategy a word
+        **{key: int(one[key]) if one[key].isdigit() else one[key]
+           for key in SGLANG_PAGE_FIELDS if key in one},
     )
 
 
@@ -943,26 +953,37 @@ class RunSettings:
     # the one assumed without a GPU: a budget of its own (blocks, memory) leaves the GPU, and
     # the log's lines were at this chunk, so it is kept as told
     gpu_chunk: int | None = None
-    # SGLang's page size and mamba track interval, each where it acts on the model (None:
-    # not compared; ``sglang_page_settings``)
+    # SGLang's page size, mamba track interval and mamba radix cache strategy, each where it
+    # acts on the model (None: not compared; ``sglang_page_settings``)
     sglang_page_size: int | None = None
     sglang_mamba_track_interval: int | None = None
+    sglang_mamba_radix_cache_strategy: str | None = None
 
 
-# SGLang's options of its pages that a log's server_args gives, by their StrategyOptions (and
-# RunSettings, LoggedRun) names
-SGLANG_PAGE_FIELDS = ("sglang_page_size", "sglang_mamba_track_interval")
+# SGLang's options of its pages and their radix cache that a log's server_args gives, by their
+# StrategyOptions (and RunSettings, LoggedRun) names, each with the logged values offered: a
+# page a block of the pages takes, an interval of tokens, a strategy FlatKV models (a logged
+# "extra_buffer" or "no_buffer" is not offered, as a vLLM mamba cache mode past
+# MAMBA_CACHE_MODES is not)
+_SGLANG_PAGE_OFFERS = {"sglang_page_size": range(1, MAX_BLOCK_SIZE + 1),
+                       "sglang_mamba_track_interval": range(1, MAX_TOKENS + 1),
+                       "sglang_mamba_radix_cache_strategy": SGLANG_RADIX_CACHE_STRATEGIES}
+SGLANG_PAGE_FIELDS = tuple(_SGLANG_PAGE_OFFERS)
+# The strategy acts where the interval does, on a model SGLang runs with its extra_buffer
+# radix cache (elsewhere SGLang refuses extra_buffer_lazy, and auto runs no extra buffer)
+_ACTS_AS = {"sglang_mamba_radix_cache_strategy": "sglang_mamba_track_interval"}
 
 
 def sglang_page_settings(profile: CacheProfile,
-                         options: StrategyOptions) -> dict[str, int | None]:
-    """SGLang's page size and mamba track interval in ``options``, as ``RunSettings`` holds
-    them: each None where it acts on no SGLang figure or check of ``profile``
-    (``engine_options.strategy_fields``: DeepSeek's sparse attention runs its own page of 64
-    whatever is told; the interval acts only where an extra_buffer radix cache runs), so that
-    a log's is not offered where taking it would change nothing."""
+                         options: StrategyOptions) -> dict[str, int | str | None]:
+    """SGLang's page size, mamba track interval and mamba radix cache strategy in
+    ``options``, as ``RunSettings`` holds them: each None where it acts on no SGLang figure or
+    check of ``profile`` (``engine_options.strategy_fields``: DeepSeek's sparse attention runs
+    its own page of 64 whatever is told; the interval and the strategy act only where an
+    extra_buffer radix cache runs), so that a log's is not offered where taking it would
+    change nothing, or make SGLang refuse the settings."""
     acting = strategy_fields("sglang", profile)
-    return {name: getattr(options, name) if name in acting else None
+    return {name: getattr(options, name) if _ACTS_AS.get(name, name) in acting else None
             for name in SGLANG_PAGE_FIELDS}
 
 
@@ -1016,11 +1037,13 @@ def logged_changes(run: LoggedRun, now: RunSettings,
                    at: Callable[[Mapping[str, object]], RunSettings]) -> dict[str, object]:
     """The settings of the log's ``run`` that the ones ``now`` lack, by their options' names
     (``tp``, ``sglang_attn_dp_size``, ``mamba_cache_mode``, ``sglang_page_size``,
-    ``sglang_mamba_track_interval``, ``vllm_blocks``, ``kv_memory``: the
+    ``sglang_mamba_track_interval``, ``sglang_mamba_radix_cache_strategy``, ``vllm_blocks``,
+    ``kv_memory``: the
     Available memory as printed, in GiB or GB, ``sglang_budget``: the bytes that size
     SGLang's pools as its log gives them, ``context``, ``sglang_chunked_prefill_size``), in
     the order a reader takes them: first what moves every figure a rank holds (TP, attention
-    DP, mamba cache mode, SGLang's page size and the track interval its radix cache checks),
+    DP, mamba cache mode, SGLang's page size, the track interval its radix cache checks and
+    its strategy),
     then the budget, context and chunk at the settings with those taken
     (``at``). vLLM 0.34 sizes its cache by the blocks it fits after warm-up, so those are
     taken over the Available memory an older release sizes it by; under attention DP SGLang
@@ -1036,11 +1059,12 @@ def logged_changes(run: LoggedRun, now: RunSettings,
         changes["sglang_attn_dp_size"] = run.attn_dp
     if run.mamba_cache_mode in MAMBA_CACHE_MODES and run.mamba_cache_mode != now.mamba_cache_mode:
         changes["mamba_cache_mode"] = run.mamba_cache_mode
-    # SGLang's page (its pools are whole pages) and the track interval its radix cache checks
-    for name, most in zip(SGLANG_PAGE_FIELDS, (MAX_BLOCK_SIZE, MAX_TOKENS), strict=True):
+    # SGLang's page (its pools are whole pages), the track interval its radix cache checks
+    # and the strategy that sets its tracking slots
+    for name, offered in _SGLANG_PAGE_OFFERS.items():
         logged, set_now = getattr(run, name), getattr(now, name)
         if logged is not None and set_now is not None and logged != set_now and (
-                0 < logged <= most):
+                logged in offered):
             changes[name] = logged
     then = at(changes) if changes else now
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:

@@ -31,7 +31,8 @@ _LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
                  "kv_memory": "--budget", "sglang_budget": "--budget", "context": "--context",
                  "sglang_chunked_prefill_size": "--sglang-chunked-prefill-size",
                  "sglang_page_size": "--sglang-page-size",
-                 "sglang_mamba_track_interval": "--mamba-track-interval"}
+                 "sglang_mamba_track_interval": "--mamba-track-interval",
+                 "sglang_mamba_radix_cache_strategy": "--mamba-radix-cache-strategy"}
 # ... and the RunSettings field each sets
 _SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
                    "sglang_chunked_prefill_size": "chunk"}

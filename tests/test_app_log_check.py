@@ -139,6 +139,23 @@ def test_compare_takes_an_sglang_logs_page_size_from_its_server_args():
     assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
 
 
+def test_compare_takes_an_sglang_logs_mamba_radix_cache_strategy_from_its_server_args():
+    # Qwen3-Next-80B-A3B at 40 GiB and 32,768 tokens run with extra_buffer_lazy: the same 262
+    # state slots and 920,754 tokens as auto, but 3 + 1 slots a running request, so
+    # max_running_requests 262 // 4 = 65, not auto's 262 // 5 = 52 (test_log_check). Its
+    # server_args gives the strategy: offered, taken (sg_strategy), and all 4 lines agree
+    from test_log_check import LAZY_SERVER_ARGS, qwen3_next_sglang_lazy_lines
+
+    log = as_sglang_log([LAZY_SERVER_ARGS, *qwen3_next_sglang_lazy_lines()])
+    offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "ctx": "32768",
+                                        "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
+    assert offer == ("This log's run had SGLang's mamba radix cache strategy extra_buffer_lazy: "
+                     "the figures here are at other settings, so its lines differ for that "
+                     "alone. Take its settings, then read the check again.")
+    assert taken["sg_strategy"] == "extra_buffer_lazy"
+    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
+
+
 def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_slots():
     # Nemotron-H-8B's SGLang lines at 17,000,000,999 B and 32,768 tokens: 551,345 tokens
     # beside 77 request state slots (78 with the padding slot, of 102,137,856 B each); 4

@@ -676,6 +676,21 @@ def assert_log_run_named(argv, flags, capsys):
                           ) in err.splitlines()
 
 
+def assert_qwen3_next_sglang_log_run_taken(tmp_path, capsys, lines, context, flags):
+    """``compare --check-log`` of Qwen3-Next-80B-A3B's SGLang ``lines`` (its server_args
+    first) at 40 GiB and ``context`` tokens names ``flags``, its run's, in its note; with them
+    given, every line agrees and nothing is named."""
+    log = tmp_path / "sglang.log"
+    log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate(lines)))
+    argv = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--context",
+            str(context), "--check-log", str(log)]
+    assert_log_run_named(argv, flags, capsys)
+    code, out, err = run([*argv, *flags.split()], capsys)
+    assert code == 0 and "this log's run had" not in err
+    assert out.splitlines()[0] == "SGLang: all 4 lines are in the log and agree with it."
+
+
 def test_compare_check_log_names_sglangs_page_size_and_track_interval(tmp_path, capsys):
     # Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 262,144 tokens, run at --page-size 64
     # and --mamba-track-interval 512: 920,704 tokens, not page 1's 920,754, so its KV and
@@ -684,17 +699,21 @@ def test_compare_check_log_names_sglangs_page_size_and_track_interval(tmp_path, 
     # every line agrees and nothing is named
     from test_log_check import PAGE_64_SERVER_ARGS, qwen3_next_sglang_lines_at_page_64
 
-    log = tmp_path / "sglang.log"
-    log.write_text("\n".join(
-        f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}" for i, line in
-        enumerate((PAGE_64_SERVER_ARGS, *qwen3_next_sglang_lines_at_page_64()))))
-    argv = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB", "--context",
-            "262144", "--check-log", str(log)]
-    assert_log_run_named(argv, "--sglang-page-size 64 --mamba-track-interval 512", capsys)
-    code, out, err = run([*argv, "--sglang-page-size", "64", "--mamba-track-interval", "512"],
-                         capsys)
-    assert code == 0 and "this log's run had" not in err
-    assert out.splitlines()[0] == "SGLang: all 4 lines are in the log and agree with it."
+    assert_qwen3_next_sglang_log_run_taken(
+        tmp_path, capsys, (PAGE_64_SERVER_ARGS, *qwen3_next_sglang_lines_at_page_64()),
+        262_144, "--sglang-page-size 64 --mamba-track-interval 512")
+
+
+def test_compare_check_log_names_sglangs_mamba_radix_cache_strategy(tmp_path, capsys):
+    # Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 32,768 tokens run with extra_buffer_lazy:
+    # max_running_requests 262 // 4 = 65 where auto's is 262 // 5 = 52 (its cap and scheduler
+    # lines differ); its server_args names the strategy and the note its flag; with it, every
+    # line agrees and nothing is named
+    from test_log_check import LAZY_SERVER_ARGS, qwen3_next_sglang_lazy_lines
+
+    assert_qwen3_next_sglang_log_run_taken(
+        tmp_path, capsys, (LAZY_SERVER_ARGS, *qwen3_next_sglang_lazy_lines()), 32_768,
+        "--mamba-radix-cache-strategy extra_buffer_lazy")
 
 
 def _check_log_on_a_named_pipe(tmp_path) -> tuple[subprocess.Popen, pathlib.Path]:

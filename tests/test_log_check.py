@@ -1017,7 +1017,9 @@ def test_the_logged_run_gives_sglangs_page_size_and_track_interval_from_its_serv
     # track interval: no state), both for Qwen3-Next (its extra_buffer radix cache), neither
     # for DeepSeek-V3.2, whose sparse attention runs pages of 64 whatever is told
     options = StrategyOptions()
-    assert [page_settings(load_preset(name).profile(), options) for name in (
+    # (and the radix cache strategy beside the interval: ``test_..._mamba_radix_cache_strategy``)
+    assert [{k: v for k, v in page_settings(load_preset(name).profile(), options).items()
+             if k != "sglang_mamba_radix_cache_strategy"} for name in (
         "Llama-3.1-8B", "Qwen3-Next-80B-A3B", "DeepSeek-V3.2")] == [
         {"sglang_page_size": 1, "sglang_mamba_track_interval": None},
         {"sglang_page_size": 1, "sglang_mamba_track_interval": 256},
@@ -1040,6 +1042,82 @@ def test_the_logged_run_gives_sglangs_page_size_and_track_interval_from_its_serv
                           lambda c: now) == {}
     assert logged_changes(LoggedRun(sglang_page_size=2**20), now, lambda c: now) == {
         "sglang_page_size": 2**20}
+
+
+# SGLang's server_args of a run at --mamba-radix-cache-strategy extra_buffer_lazy (its dict)
+LAZY_SERVER_ARGS = "server_args={'tp_size': 1, 'mamba_radix_cache_strategy': 'extra_buffer_lazy'}"
+
+
+def qwen3_next_sglang_lazy_lines() -> list[str]:
+    """Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 32,768 tokens run with extra_buffer_lazy:
+    the same 262 state slots and 920,754 tokens as auto, but a running request holds 3 + 1
+    slots, not 3 + 2, so max_running_requests is 262 // 4 = 65, not 262 // 5 = 52."""
+    lines = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
+                         budget_bytes=40 << 30, context_tokens=32_768,
+                         options=StrategyOptions(
+                             sglang_mamba_radix_cache_strategy="extra_buffer_lazy")
+                         ).extras["log_lines"]
+    assert (262 // 4, 262 // 5) == (65, 52)
+    assert lines[0].startswith("max_running_requests is capped to 65 by the mamba state cache "
+                               "(max_mamba_cache_size=262, 4 state slots per request)")
+    assert "#tokens: 920754," in lines[2] and "max_running_requests=65," in lines[3]
+    return lines
+
+
+def test_the_logged_run_gives_sglangs_mamba_radix_cache_strategy_from_its_server_args():
+    from dataclasses import replace
+
+    from flatkv.log_check import (
+        LoggedRun,
+        RunSettings,
+        check_result,
+        logged_changes,
+        logged_run,
+        sglang_page_settings,
+    )
+
+    # its dict and its ServerArgs(...) quote the strategy alike; explicit extra_buffer and
+    # no_buffer are read as logged
+    for server_args, told in (
+            ("{'tp_size': 1, 'mamba_radix_cache_strategy': 'extra_buffer_lazy'}",
+             "extra_buffer_lazy"),
+            ("ServerArgs(tp_size=1, mamba_radix_cache_strategy='auto')", "auto"),
+            ("ServerArgs(tp_size=1, mamba_radix_cache_strategy='no_buffer')", "no_buffer")):
+        run = logged_run(read_log(f"[2026-12-06 07:00:00] server_args={server_args}"))
+        assert run == LoggedRun(tp=1, sglang_mamba_radix_cache_strategy=told), server_args
+    # the settings hold it where the interval acts, on a model of SGLang's extra_buffer radix
+    # cache: Qwen3-Next, not Llama (no state) nor LFM2 (no_buffer only: SGLang refuses it)
+    lazy = StrategyOptions(sglang_mamba_radix_cache_strategy="extra_buffer_lazy")
+    assert [sglang_page_settings(load_preset(name).profile(), options)[
+        "sglang_mamba_radix_cache_strategy"] for name, options in (
+        ("Qwen3-Next-80B-A3B", StrategyOptions()), ("Qwen3-Next-80B-A3B", lazy),
+        ("Llama-3.1-8B", StrategyOptions()), ("LFM2-1.2B", StrategyOptions()))] == [
+        "auto", "extra_buffer_lazy", None, None]
+    # the Qwen3-Next lazy log checked at auto: its two lines of max_running_requests (the
+    # cap line and the scheduler line) differ, 65 logged, 52 at auto (262 // 5), its pools
+    # agree; the strategy is offered, and (back) auto where a log ran auto
+    profile = load_preset("Qwen3-Next-80B-A3B").profile()
+    log = read_log("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line}" for i, line in enumerate(
+        (LAZY_SERVER_ARGS, *qwen3_next_sglang_lazy_lines()))))
+    at_auto = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768)
+    assert "capped to 52 by" in at_auto.extras["log_lines"][0]
+    assert check_result(at_auto, log).count(DIFFERS) == 2
+    now = RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=32_768, chunk=8_192,
+                      **sglang_page_settings(profile, StrategyOptions()))
+    assert logged_changes(logged_run(log), now, lambda c: now) == {
+        "sglang_mamba_radix_cache_strategy": "extra_buffer_lazy"}
+    at_lazy = replace(now, sglang_mamba_radix_cache_strategy="extra_buffer_lazy")
+    assert logged_changes(LoggedRun(sglang_mamba_radix_cache_strategy="auto"), at_lazy,
+                          lambda c: at_lazy) == {"sglang_mamba_radix_cache_strategy": "auto"}
+    # nothing where they agree, where the model runs no extra buffer (None), nor for a
+    # strategy FlatKV does not model (said nothing of, as vLLM's unknown cache modes)
+    assert logged_changes(LoggedRun(sglang_mamba_radix_cache_strategy="extra_buffer_lazy"),
+                          at_lazy, lambda c: at_lazy) == {}
+    unset = replace(now, sglang_mamba_radix_cache_strategy=None)
+    assert logged_changes(logged_run(log), unset, lambda c: unset) == {}
+    for unmodelled in ("extra_buffer", "no_buffer"):
+        assert logged_changes(LoggedRun(sglang_mamba_radix_cache_strategy=unmodelled), now,
+                              lambda c: now) == {}
 
 
 def test_the_logged_run_gives_the_mamba_cache_mode_vllm_says_it_set():
