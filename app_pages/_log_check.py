@@ -144,22 +144,22 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
     return changes, said
 
 
+# how a setting taken from a log reads, by its name (the prefill chunk's words need the run)
+_SETTING_WORDS = {
+    "tp": lambda v: f"TP {v}",
+    "sglang_attn_dp_size": lambda v: f"SGLang's attention DP {v}",
+    "mamba_cache_mode": lambda v: f"vLLM's mamba cache mode {v}",
+    "sglang_page_size": lambda v: f"SGLang's page size {v}",
+    "sglang_mamba_track_interval": lambda v: f"SGLang's mamba track interval of {tokens_text(v)}",
+    "sglang_mamba_radix_cache_strategy": lambda v: f"SGLang's mamba radix cache strategy {v}",
+    "context": lambda v: f"{tokens_text(v)} a request",
+}
+
+
 def _setting_words(name: str, value: object, run: log_check.LoggedRun) -> str:
     """One setting taken from a log's ``run``, in words."""
-    if name == "tp":
-        return f"TP {value}"
-    if name == "sglang_attn_dp_size":
-        return f"SGLang's attention DP {value}"
-    if name == "mamba_cache_mode":
-        return f"vLLM's mamba cache mode {value}"
-    if name == "sglang_page_size":
-        return f"SGLang's page size {value}"
-    if name == "sglang_mamba_track_interval":
-        return f"SGLang's mamba track interval of {tokens_text(value)}"
-    if name == "sglang_mamba_radix_cache_strategy":
-        return f"SGLang's mamba radix cache strategy {value}"
-    if name == "context":
-        return f"{tokens_text(value)} a request"
+    if name in _SETTING_WORDS:
+        return _SETTING_WORDS[name](value)
     if value == CHUNKED_PREFILL_OFF:
         return "SGLang's chunked prefill off"
     group = f" ({run.chunk:,} a group of {value // run.chunk})" if value != run.chunk else ""
