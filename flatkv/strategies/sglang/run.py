@@ -5,7 +5,7 @@ from the rest, and the StrategyResult with its breakdown, concurrency and start-
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from flatkv.plan import LINEAR_ATTENTION, cdiv
@@ -353,19 +353,122 @@ def _start_up_log_extras(profile: CacheProfile, options: StrategyOptions, pools:
         extras["log_left_out"] = log.left_out
 
 
+def _start_up_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """The first of SGLang's start-up checks that refuses these options, None where all pass:
+    its radix cache's (the lazy extra buffer, the page against it, the prefill chunk against
+    the page), the drafted tokens' and the state chunk's against the track interval, Mamba1's
+    drafting, lazy buffers without overlap. They read the options alone, not the budget, so
+    they run before any pool is sized, as SGLang checks its server args before it profiles."""
+    return (lazy_buffer_refusal(profile, options)
+            or radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
+            or draft_track_refusal(profile, options)
+            or track_chunk_refusal(profile, options)
+            or mamba1_draft_refusal(profile, options)
+            or lazy_overlap_refusal(options))
+
+
+def _note_what_is_assumed(profile: CacheProfile, options: StrategyOptions,
+                          formulas: list[str], extras: dict[str, object]) -> None:
+    """Says, in ``formulas`` and ``extras``, what the figures take as given rather than from
+    the model: the mamba chunk SGLang's checks assumed where the model gives none
+    (``assumed_chunk_formula``), drafted tokens whose buffers it leaves out
+    (``speculative_not_modelled``), and that a drafter's pool of its own logs a KV line the
+    figures do not size (``drafter_pool``, which the log check reads). A reader of the figures
+    needs these before trusting them; none changes a pool."""
+    if chunk_line := assumed_chunk_formula(profile, options):
+        formulas.append(chunk_line)
+    if speculative_not_modelled(profile, options):
+        formulas.append(SPECULATIVE_NOT_MODELLED)
+        extras["speculative_not_modelled"] = True
+    if options.speculative_tokens:
+        extras["drafter_pool"] = True
+
+
+def _sized_pools(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                 context_tokens: int | None, formulas: list[str],
+                 extras: dict[str, object]) -> tuple[StatePools, TokenPools] | str:
+    """SGLang's pools out of the budget in its order: the state slots and their draft-token
+    buffers first (``state_pools``, a model with state layers only), whether sliding layers
+    get a pool of their own (``swa_pool_choice``), then the token pools in what is left
+    (``token_pools_after_state``). Returns the first refusal instead where SGLang would not
+    start on them (``_state_refusal``, ``_pool_refusal``): each names a budget that would do."""
+    state = StatePools()
+    if profile.count(LINEAR_ATTENTION):
+        state = state_pools(profile, options, budget_bytes, formulas, extras)
+        if refusal := _state_refusal(profile, options, budget_bytes, state):
+            return refusal
+    if refusal := swa_pool_choice(profile, options, formulas, extras):
+        return refusal
+    pools = token_pools_after_state(profile, options, budget_bytes, context_tokens, state,
+                                     formulas, extras)
+    if refusal := _pool_refusal(profile, options, pools, state.slot_bytes):
+        return refusal
+    return state, pools
+
+
+def _page_view(profile: CacheProfile, options: StrategyOptions, pools: TokenPools,
+               state: StatePools, formulas: list[str], extras: dict[str, object],
+               ) -> tuple[int | None, int | None, int | None, int | None, str]:
+    """SGLang's pools in the fields every layout reports, so Compare lines them up: block
+    size, block bytes, blocks, capacity tokens and why that block size. With attention its
+    token pool in pages (``token_pages``); a model of state layers alone has no token page,
+    so its block is one state slot and there is no capacity in tokens."""
+    if not profile.has_attention:
+        return (None, state.slot_bytes, state.slots, None,
+                "no page size: a state-only model keeps one state slot per request")
+    n_full, n_swa = pool_layers(profile, options)
+    return token_pages(profile, options, pools.pool_tokens, n_full, n_swa, formulas, extras)
+
+@dataclass(frozen=True)
+class _Served:
+    """What runs on SGLang's pools (``_served``): the requests of the context they hold at once
+    as (units held, units one request needs) of the pool that binds, None without a context;
+    the warning SGLang logs beside its max_running_requests ("" where none); and what MambaPool
+    allocates of the draft-token buffers (None where nothing is drafted or it is unknown)."""
+
+    numerator: int | None
+    denominator: int | None
+    warning: str
+    draft_buffers: tuple[int, int] | None
+
+    @property
+    def running(self) -> int | None:
+        """Whole requests of the context running at once; None without a context."""
+        return None if self.numerator is None else self.numerator // self.denominator
+
+
+def _served(profile: CacheProfile, options: StrategyOptions, context_tokens: int | None,
+            pools: TokenPools, state: StatePools, formulas: list[str],
+            extras: dict[str, object]) -> _Served:
+    """What runs on the sized pools, in the order SGLang settles it: the requests of the
+    context they hold (``sglang_concurrency``), the max_running_requests it logs where its
+    token pool is known (``resolve_max_running_requests``), then the draft-token buffers
+    MambaPool allocates for those requests (``allocated_draft_buffers``), which can be fewer
+    than the state budget reserved. The breakdown's idle pools and the start-up log read them."""
+    numerator = denominator = None
+    if context_tokens is not None:
+        numerator, denominator = sglang_concurrency(
+            profile, options, context_tokens, full_tokens=pools.full_tokens,
+            swa_tokens=pools.swa_tokens, slots=state.slots, slot_bytes=state.slot_bytes,
+            formulas=formulas, extras=extras)
+    warning = (resolve_max_running_requests(profile, options, context_tokens, pools.pool_tokens,
+                                     formulas, extras) if pools.sized else "")
+    drafts = draft_tokens(profile, options)
+    allocated = allocated_draft_buffers(profile, drafts, formulas, extras) if drafts else None
+    return _Served(numerator, denominator, warning, allocated)
+
+
 def run_sglang(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
 ) -> StrategyResult:
     """SGLang's separate pools (the package's docstring), in the order it sizes them: the page size
-    (its own for DeepSeek's sparse attention, ``nsa_options``), the state slots and their
-    draft-token buffers first out of the budget (``state_pools``), the token pools in what is
-    left (``token_pools_after_state``), the requests of the context over the pool that binds
-    (``sglang_concurrency``) and the max_running_requests it logs
-    (``resolve_max_running_requests``), the draft-token buffers MambaPool allocates for those
-    (``allocated_draft_buffers``), then the budget by category (``_breakdown``), the page view
-    (``token_pages``) and the start-up log (``_start_up_log_extras``). Any step may refuse,
-    as SGLang refuses to start."""
+    (its own for DeepSeek's sparse attention, ``nsa_options``) and one attention-DP group's
+    share (``attention_dp``), its start-up checks of the options (``_start_up_refusal``), the
+    state slots and their draft-token buffers first out of the budget and the token pools in
+    what is left (``_sized_pools``), what runs on them (``_served``), then the budget by
+    category (``_breakdown``), the page view (``_page_view``) and the start-up log
+    (``_start_up_log_extras``). Any step may refuse, as SGLang refuses to start."""
     name = "sglang"
 
     def refuse(reason: str) -> StrategyResult:
@@ -383,63 +486,27 @@ def run_sglang(
     profile, options = group.profile, group.options
     if options.sglang_attn_dp_size > 1:
         extras["attention_dp_groups"] = options.sglang_attn_dp_size
-    if refusal := (lazy_buffer_refusal(profile, options)
-                   or radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
-                   or draft_track_refusal(profile, options)
-                   or track_chunk_refusal(profile, options)
-                   or mamba1_draft_refusal(profile, options)
-                   or lazy_overlap_refusal(options)):
+    if refusal := _start_up_refusal(profile, options):
         return refuse(refusal)
-    if chunk_line := assumed_chunk_formula(profile, options):
-        formulas.append(chunk_line)
-    if speculative_not_modelled(profile, options):
-        formulas.append(SPECULATIVE_NOT_MODELLED)
-        extras["speculative_not_modelled"] = True
-    if options.speculative_tokens:
-        extras["drafter_pool"] = True
-
-    state = StatePools()
-    if profile.count(LINEAR_ATTENTION):
-        state = state_pools(profile, options, budget_bytes, formulas, extras)
-        if refusal := _state_refusal(profile, options, budget_bytes, state):
-            return refuse(refusal)
-    if refusal := swa_pool_choice(profile, options, formulas, extras):
-        return refuse(refusal)
-    pools = token_pools_after_state(profile, options, budget_bytes, context_tokens, state,
-                                     formulas, extras)
-    if refusal := _pool_refusal(profile, options, pools, state.slot_bytes):
-        return refuse(refusal)
-
-    numerator = denominator = None
-    if context_tokens is not None:
-        numerator, denominator = sglang_concurrency(
-            profile, options, context_tokens, full_tokens=pools.full_tokens,
-            swa_tokens=pools.swa_tokens, slots=state.slots, slot_bytes=state.slot_bytes,
-            formulas=formulas, extras=extras)
-    warning = (resolve_max_running_requests(profile, options, context_tokens, pools.pool_tokens,
-                                     formulas, extras) if pools.sized else "")
-    drafts = draft_tokens(profile, options)  # what MambaPool allocates of their buffers:
-    allocated = allocated_draft_buffers(profile, drafts, formulas, extras) if drafts else None
-
-    running = None if numerator is None else numerator // denominator
-    totals = _breakdown(profile, options, budget_bytes, pools, state, running, formulas, extras)
-    if profile.has_attention:
-        n_full, n_swa = pool_layers(profile, options)
-        block_size, block_bytes, num_blocks, capacity, why = token_pages(
-            profile, options, pools.pool_tokens, n_full, n_swa, formulas, extras)
-    else:
-        block_size, block_bytes, num_blocks, capacity = None, state.slot_bytes, state.slots, None
-        why = "no page size: a state-only model keeps one state slot per request"
+    _note_what_is_assumed(profile, options, formulas, extras)
+    sized = _sized_pools(profile, options, budget_bytes, context_tokens, formulas, extras)
+    if isinstance(sized, str):
+        return refuse(sized)
+    state, pools = sized
+    served = _served(profile, options, context_tokens, pools, state, formulas, extras)
+    totals = _breakdown(profile, options, budget_bytes, pools, state, served.running, formulas,
+                        extras)
+    block_size, block_bytes, num_blocks, capacity, why = _page_view(profile, options, pools,
+                                                                    state, formulas, extras)
     # state layers alone: its log's max_total_num_tokens is the pool of no layers
     logged_tokens = capacity if profile.has_attention else extras.get("kv_tokens")
-    _start_up_log_extras(profile, options, pools, state, warning, allocated, logged_tokens,
-                         context_tokens, extras, logged_chunk=group.logged_chunk)
+    _start_up_log_extras(profile, options, pools, state, served.warning, served.draft_buffers,
+                         logged_tokens, context_tokens, extras, logged_chunk=group.logged_chunk)
     return StrategyResult(
         strategy=name, budget_bytes=budget_bytes, applies=True, profile_name=profile.name,
         context_tokens=context_tokens, block_size=block_size, block_bytes=block_bytes,
-        num_blocks=num_blocks, capacity_tokens=capacity,
-        logged_tokens=logged_tokens,
-        concurrency_numerator=numerator,
-        concurrency_denominator=denominator, why_block_size=why,
+        num_blocks=num_blocks, capacity_tokens=capacity, logged_tokens=logged_tokens,
+        concurrency_numerator=served.numerator,
+        concurrency_denominator=served.denominator, why_block_size=why,
         breakdown=tuple(totals.items()), formulas=tuple(formulas), extras=extras, pool=None,
     )
