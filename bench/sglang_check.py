@@ -168,6 +168,8 @@ CHUNK = "sglang_chunked_prefill_size"  # --chunked-prefill-size
 DP = "sglang_attn_dp_size"  # --attn-dp-size (--enable-dp-attention --dp-size)
 TRACK = "sglang_mamba_track_interval"  # --mamba-track-interval (SGLang's default 256)
 STRATEGY = "sglang_mamba_radix_cache_strategy"  # --mamba-radix-cache-strategy (auto)
+TOLD = "sglang_max_running_requests"  # --max-running-requests
+SLOTS = "sglang_max_mamba_cache_size"  # --max-mamba-cache-size
 # --chunked-prefill-size off: SGLang's -1, and 0, which it reads the same (any value <= 0)
 CHUNK_OFF = (-1, 0)
 # the chunks SGLang picks on FlatKV's GPU presets when told none (4,096, 8,192, 16,384)
@@ -190,140 +192,217 @@ KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn"}  # SGLang's na
 EDGE = "edge"  # the least budget SGLang starts at (found by bisection on SGLang), and 1 B less
 
 
-def settings() -> list[tuple[str, object, int, bool, dict]]:
-    """(preset, budget, page, overlap, ratios) rows: every preset at both budgets and pages 1
-    and 64, overlap off too where it sets the radix-cache mode (the extra_buffer architectures),
-    each preset at its refusal edge, and the two ratios moved off their defaults twice each
-    (a Mamba2 and a GDN hybrid; gpt-oss's sliding window and Llama 4's chunk)."""
+Rows = list[tuple[str, object, int, bool, dict]]  # (preset, budget, page, overlap, ratios)
+
+
+def settings() -> Rows:
+    """Every (preset, budget, page, overlap, ratios) row the check runs, a group of rows for
+    each of SGLang's options that moves its pools (each group's function says what it covers
+    and why): the pools themselves, drafting, told max_running_requests and state slots, the
+    models of state layers alone, --disable-radix-cache, chunked prefill off, the two ratios,
+    prefill chunks against the page, attention DP, the track interval and the lazy extra
+    buffer. The groups print in this order."""
+    return [*pool_rows(), *drafting_rows(), *told_running_rows(), *told_slots_rows(),
+            *state_only_rows(), *mamba1_rows(), *radix_off_rows(), *chunk_off_rows(),
+            *radix_off_edge_rows(), *ratio_rows(), *page_chunk_rows(), *attention_dp_rows(),
+            *track_interval_rows(), *lazy_buffer_rows()]
+
+
+def pool_rows() -> Rows:
+    """Every preset's pools at both budgets and pages 1 and 64, overlap off too where it sets
+    the radix-cache mode (the extra_buffer architectures, ``OVERLAP_MATTERS``), and each preset
+    at its refusal edge: the rows every other group varies one option of."""
     rows = [(p, b, page, True, {}) for p in PRESETS for b in BUDGETS for page in (1, 64)]
     rows += [(p, b, page, False, {}) for p in OVERLAP_MATTERS for b in BUDGETS
              for page in (1, 64)]
     rows += [(p, EDGE, 1, True, {}) for p in PRESETS]
-    rows += [(p, b, page, True, {"speculative_tokens": n}) for p in SPECULATIVE
-             for b in BUDGETS for page in (1, 64) for n in (1, 2, 3)]
+    return rows
+
+
+def drafting_rows() -> Rows:
+    """Tokens drafted (``speculative_tokens`` N): on the state hybrids served with an MTP
+    drafter (``SPECULATIVE``) at N = 1 to 3, whose draft-token buffers come out of the state
+    budget, and at their refusal edge; on models without state, where drafting leaves the pools
+    and moves max_running_requests to the speculative hook's 48."""
+    rows = [(p, b, page, True, {"speculative_tokens": n}) for p in SPECULATIVE
+            for b in BUDGETS for page in (1, 64) for n in (1, 2, 3)]
     rows += [(p, EDGE, 1, True, {"speculative_tokens": 3}) for p in SPECULATIVE]
-    # without state, drafting leaves the pools and moves max_running_requests to the hook's 48
     rows += [(p, b, 1, True, {"speculative_tokens": 3}) for p in SPECULATIVE_STATELESS
              for b in BUDGETS]
-    told = "sglang_max_running_requests"
-    rows += [(p, b, page, True, {told: m}) for p in TOLD_RUNNING_PRESETS for b in BUDGETS
-             for page in (1, 64) for m in TOLD_RUNNING]
-    rows += [(p, b, 1, True, {"speculative_tokens": 3, told: m})
+    return rows
+
+
+def told_running_rows() -> Rows:
+    """--max-running-requests told (``TOLD_RUNNING``: under the state cap, past it, past
+    T // 2) on state hybrids and models without state, with and without drafted tokens (which
+    size the draft-token buffers by it), and at the refusal edge."""
+    rows = [(p, b, page, True, {TOLD: m}) for p in TOLD_RUNNING_PRESETS for b in BUDGETS
+            for page in (1, 64) for m in TOLD_RUNNING]
+    rows += [(p, b, 1, True, {"speculative_tokens": 3, TOLD: m})
              for p in (*SPECULATIVE, "Llama-3.1-8B") for b in BUDGETS for m in TOLD_RUNNING]
-    rows += [(p, EDGE, 1, True, {told: 1}) for p in ("Qwen3-Next-80B-A3B", "Llama-3.1-8B")]
-    rows += [("Qwen3-Next-80B-A3B", EDGE, 1, True, {"speculative_tokens": 3, told: 100})]
-    slots = "sglang_max_mamba_cache_size"
-    rows += [(p, b, page, True, {slots: m}) for p in TOLD_SLOTS_PRESETS for b in BUDGETS
-             for page in (1, 64) for m in TOLD_SLOTS]
-    rows += [(p, b, 1, True, {"speculative_tokens": 3, slots: m, **more}) for p in SPECULATIVE
-             for b in BUDGETS for m in TOLD_SLOTS for more in ({}, {told: 8})]
-    rows += [(p, EDGE, 1, True, {slots: 100}) for p in TOLD_SLOTS_PRESETS]
-    rows += [("Qwen3-Next-80B-A3B", EDGE, 1, True, {"speculative_tokens": 3, slots: 100})]
-    # state layers alone: the pools, told running requests and slots, another ratio
-    rows += [(STATE_ONLY, b, page, overlap, {}) for b in BUDGETS for page in (1, 64)
-             for overlap in (True, False)]
-    rows += [(STATE_ONLY, EDGE, 1, True, {}), (STATE_ONLY, EDGE, 1, True, {slots: 100})]
-    rows += [(STATE_ONLY, b, page, True, {told: m}) for b in BUDGETS for page in (1, 64)
+    rows += [(p, EDGE, 1, True, {TOLD: 1}) for p in ("Qwen3-Next-80B-A3B", "Llama-3.1-8B")]
+    rows += [("Qwen3-Next-80B-A3B", EDGE, 1, True, {"speculative_tokens": 3, TOLD: 100})]
+    return rows
+
+
+def told_slots_rows() -> Rows:
+    """--max-mamba-cache-size told (``TOLD_SLOTS``: under one request's slots, at it, hundreds,
+    more than the budget holds), which fixes the state whatever the budget: alone, beside
+    drafting (with and without a told max_running_requests, which sizes the buffers), and at
+    the refusal edge."""
+    rows = [(p, b, page, True, {SLOTS: m}) for p in TOLD_SLOTS_PRESETS for b in BUDGETS
+            for page in (1, 64) for m in TOLD_SLOTS]
+    rows += [(p, b, 1, True, {"speculative_tokens": 3, SLOTS: m, **more}) for p in SPECULATIVE
+             for b in BUDGETS for m in TOLD_SLOTS for more in ({}, {TOLD: 8})]
+    rows += [(p, EDGE, 1, True, {SLOTS: 100}) for p in TOLD_SLOTS_PRESETS]
+    rows += [("Qwen3-Next-80B-A3B", EDGE, 1, True, {"speculative_tokens": 3, SLOTS: 100})]
+    return rows
+
+
+def state_only_rows() -> Rows:
+    """The Mamba2 model of state layers alone (``STATE_ONLY``), whose token pool has no layers:
+    its pools at both overlaps, the edge, told running requests and slots, another ratio, and
+    drafting (its slots solved with their draft-token buffers), told running requests or slots
+    beside it, and at its refusal edge."""
+    rows = [(STATE_ONLY, b, page, overlap, {}) for b in BUDGETS for page in (1, 64)
+            for overlap in (True, False)]
+    rows += [(STATE_ONLY, EDGE, 1, True, {}), (STATE_ONLY, EDGE, 1, True, {SLOTS: 100})]
+    rows += [(STATE_ONLY, b, page, True, {TOLD: m}) for b in BUDGETS for page in (1, 64)
              for m in TOLD_RUNNING]
-    rows += [(STATE_ONLY, b, page, True, {slots: m, **more}) for b in BUDGETS
-             for page in (1, 64) for m in TOLD_SLOTS for more in ({}, {told: 8})]
+    rows += [(STATE_ONLY, b, page, True, {SLOTS: m, **more}) for b in BUDGETS
+             for page in (1, 64) for m in TOLD_SLOTS for more in ({}, {TOLD: 8})]
     rows += [(STATE_ONLY, b, 1, True, {"mamba_full_memory_ratio": r}) for b in BUDGETS
              for r in (0.1, 0.5, 2.0)]
-    # ... drafting (its slots solved with their draft-token buffers), told running requests or
-    # slots beside it, and at its refusal edge
     rows += [(STATE_ONLY, b, page, True, {"speculative_tokens": n}) for b in BUDGETS
              for page in (1, 64) for n in (1, 2, 3)]
     rows += [(STATE_ONLY, b, 1, True, {"speculative_tokens": 3, **more}) for b in BUDGETS
-             for more in ({told: 4}, {told: 100}, {slots: 5}, {slots: 20, told: 4})]
+             for more in ({TOLD: 4}, {TOLD: 100}, {SLOTS: 5}, {SLOTS: 20, TOLD: 4})]
     rows += [(STATE_ONLY, EDGE, 1, True, {"speculative_tokens": 3})]
-    # Mamba1 models of state layers alone (MambaConfig's and FalconMambaConfig's full-rank
-    # state): the pools, the edge, told running requests and slots, drafting, another ratio
+    return rows
+
+
+def mamba1_rows() -> Rows:
+    """The Mamba1 models of state layers alone (``MAMBA1_MODELS``: MambaConfig's and
+    FalconMambaConfig's full-rank state): the pools, the edge, told running requests and
+    slots, drafting (refused: their mixer verifies no drafted tokens), another ratio."""
+    rows = []
     for name in MAMBA1_MODELS:
         rows += [(name, b, page, overlap, {}) for b in BUDGETS for page in (1, 64)
                  for overlap in (True, False)]
         rows += [(name, EDGE, 1, True, {})]
-        rows += [(name, b, 64, True, {told: m}) for b in BUDGETS for m in TOLD_RUNNING]
-        rows += [(name, b, 1, True, {slots: m}) for b in BUDGETS for m in TOLD_SLOTS]
+        rows += [(name, b, 64, True, {TOLD: m}) for b in BUDGETS for m in TOLD_RUNNING]
+        rows += [(name, b, 1, True, {SLOTS: m}) for b in BUDGETS for m in TOLD_SLOTS]
         rows += [(name, b, 1, True, {"speculative_tokens": n}) for b in BUDGETS
-                 for n in (1, 3)]  # refused: its mixer verifies no drafted tokens
+                 for n in (1, 3)]
         rows += [(name, BUDGETS[1], 1, True, {"mamba_full_memory_ratio": 0.5})]
-    # --disable-radix-cache: the pools at both overlaps and pages, N told under and past the
-    # pools, drafting (the hook's 48; N told beside it), told slots, a smaller prefill chunk
-    # (the SWA request cap reads it), and each preset's refusal edge
-    rows += [(p, b, page, overlap, {**RADIX_OFF, **more}) for p in RADIX_OFF_PRESETS
-             for b in BUDGETS for page in (1, 64) for overlap in (True, False)
-             for more in ({}, {told: 64}, {told: 10**7})]
+    return rows
+
+
+def radix_off_rows() -> Rows:
+    """--disable-radix-cache (``RADIX_OFF``), where a running request holds one state slot and
+    a told or drafted max_running_requests N sizes the state (N + 1 slots) and the hybrid SWA
+    pool (SGLang's request cap): the pools at both overlaps and pages with N told under and
+    past the pools, drafting (the hook's 48; N told beside it), told slots, and smaller and
+    GPU-default prefill chunks and chunked prefill off (the SWA request cap reads the chunk).
+    Their refusal edges are in ``radix_off_edge_rows``."""
+    rows = [(p, b, page, overlap, {**RADIX_OFF, **more}) for p in RADIX_OFF_PRESETS
+            for b in BUDGETS for page in (1, 64) for overlap in (True, False)
+            for more in ({}, {TOLD: 64}, {TOLD: 10**7})]
     rows += [(p, b, page, overlap, {**RADIX_OFF, "speculative_tokens": n, **more})
              for p in RADIX_OFF_DRAFTED for b in BUDGETS for page in (1, 64)
-             for overlap in (True, False) for n in (1, 3) for more in ({}, {told: 8})]
-    rows += [(p, b, 1, True, {**RADIX_OFF, slots: 100, **more})
+             for overlap in (True, False) for n in (1, 3) for more in ({}, {TOLD: 8})]
+    rows += [(p, b, 1, True, {**RADIX_OFF, SLOTS: 100, **more})
              for p in ("Qwen3-Next-80B-A3B", "Kimi-Linear-48B-A3B") for b in BUDGETS
-             for more in ({}, {"speculative_tokens": 3}, {told: 8})]
-    rows += [(p, b, 64, overlap, {**RADIX_OFF, told: 8, CHUNK: chunk})
+             for more in ({}, {"speculative_tokens": 3}, {TOLD: 8})]
+    rows += [(p, b, 64, overlap, {**RADIX_OFF, TOLD: 8, CHUNK: chunk})
              for p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E") for b in BUDGETS
              for overlap in (True, False) for chunk in (2048, *GPU_CHUNKS, *CHUNK_OFF)]
-    # chunked prefill off: no SWA request cap (the ratio sizes the sliding pool, radix cache off
-    # or on, N told or drafted), no page-size check of a chunk; at the refusal edge too
-    rows += [(p, b, page, True, {CHUNK: chunk, **more})
-             for p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E", "Qwen3-Next-80B-A3B",
-                       "Llama-3.1-8B") for b in BUDGETS for page in (1, 64)
-             for chunk in CHUNK_OFF
-             for more in ({}, RADIX_OFF, {**RADIX_OFF, told: 64},
-                          {**RADIX_OFF, "speculative_tokens": 3})]
+    return rows
+
+
+def chunk_off_rows() -> Rows:
+    """Chunked prefill off (``CHUNK_OFF``): no SWA request cap (the ratio sizes the sliding
+    pool, radix cache off or on, N told or drafted) and no page-size check of a chunk; on
+    sliding, chunked, state-hybrid and full-attention models, and at the refusal edge."""
+    rows = [(p, b, page, True, {CHUNK: chunk, **more})
+            for p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E", "Qwen3-Next-80B-A3B",
+                      "Llama-3.1-8B") for b in BUDGETS for page in (1, 64)
+            for chunk in CHUNK_OFF
+            for more in ({}, RADIX_OFF, {**RADIX_OFF, TOLD: 64},
+                         {**RADIX_OFF, "speculative_tokens": 3})]
     rows += [(p, EDGE, 1, True, {CHUNK: -1, **more})
              for p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E")
-             for more in ({}, {**RADIX_OFF, told: 64})]
-    rows += [(p, EDGE, 1, True, {**RADIX_OFF, **more}) for p in RADIX_OFF_PRESETS
-             for more in ({}, {told: 64})]
+             for more in ({}, {**RADIX_OFF, TOLD: 64})]
+    return rows
+
+
+def radix_off_edge_rows() -> Rows:
+    """--disable-radix-cache at each preset's refusal edge (N told, drafting), and on the
+    model of state layers alone, whose state the told or drafted N sizes too (its pools, N
+    told, drafting, told slots, its edge)."""
+    rows = [(p, EDGE, 1, True, {**RADIX_OFF, **more}) for p in RADIX_OFF_PRESETS
+            for more in ({}, {TOLD: 64})]
     rows += [(p, EDGE, 1, True, {**RADIX_OFF, "speculative_tokens": 3})
              for p in RADIX_OFF_DRAFTED]
     rows += [(STATE_ONLY, b, page, True, {**RADIX_OFF, **more}) for b in BUDGETS
              for page in (1, 64)
-             for more in ({}, {told: 20}, {"speculative_tokens": 3}, {slots: 5})]
-    rows += [(STATE_ONLY, EDGE, 1, True, {**RADIX_OFF, told: 20})]
-    rows += [("Qwen3-Next-80B-A3B", 40 * GIB, 64, True, {"mamba_full_memory_ratio": 0.5}),
-             ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
-             ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
-             ("granite-4.0-h-small", 12_345_678_901, 64, True, {"mamba_full_memory_ratio": 0.5})]
-    # a prefill chunk of whole pages only: 1,000 tokens are 125 pages of 8, not of 64; the
-    # default 8,192 is no whole number of pages of 3
-    rows += [(p, BUDGETS[0], page, True, {CHUNK: 1000}) for p in ("gpt-oss-20b", "Llama-3.1-8B")
-             for page in (8, 64)]
-    rows += [("Llama-3.1-8B", BUDGETS[0], 3, True, {})]
-    # ... which chunked prefill off never asks: no chunk (validation_hook.py 243)
-    rows += [(p, BUDGETS[0], 3, True, {CHUNK: chunk}) for p in ("gpt-oss-20b", "Llama-3.1-8B")
-             for chunk in CHUNK_OFF]
-    # --attn-dp-size D (sglang_attn_dp_size) at the largest TP of 8, 4 and 2 the model splits
-    # over (``dp_tp``), every D of DP_SIZES dividing it: every preset's pools (and the models
-    # of state layers alone, whose state SGLang splits over the whole TP), told running
-    # requests and slots (a group takes N // D and M // D, refused at 0), drafting (the hook's
-    # 48 // D), the radix cache off, prefill chunks that D leaves off whole pages (refused) or
-    # at 0 tokens (off), and the refusal edges
-    dps = [(p, d) for p in (*PRESETS, STATE_ONLY, *MAMBA1_MODELS) for d in DP_SIZES
-           if dp_tp(p) % d == 0]
-    rows += [(p, b, page, True, {DP: d}) for p, d in dps for b in BUDGETS for page in (1, 64)]
-    rows += [(p, b, 1, True, {DP: d, told: m}) for p, d in dps if p in TOLD_RUNNING_PRESETS
-             for b in BUDGETS for m in (1, 20, 10**7)]
-    rows += [(p, b, 1, True, {DP: d, slots: m}) for p, d in dps
-             if p in (*TOLD_SLOTS_PRESETS, STATE_ONLY) for b in BUDGETS for m in TOLD_SLOTS]
-    rows += [(p, b, 1, True, {DP: d, "speculative_tokens": 3, **more}) for p, d in dps
-             if p in (*SPECULATIVE, *SPECULATIVE_STATELESS, STATE_ONLY) for b in BUDGETS
-             for more in ({}, {told: 20})]
-    rows += [(p, BUDGETS[0], 64, overlap, {DP: d, **RADIX_OFF, **more}) for p, d in dps
-             if p in RADIX_OFF_PRESETS for overlap in (True, False)
-             for more in ({}, {told: 64}, {"speculative_tokens": 3})]
-    rows += [(p, BUDGETS[0], page, True, {DP: d, CHUNK: chunk, **more}) for p, d in dps
-             if p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E", "Llama-3.1-8B", "DeepSeek-V3.2")
-             for page in (64, 256) for chunk in (4, 1024, 2048, *CHUNK_OFF)
-             for more in ({}, {**RADIX_OFF, told: 64})]
-    rows += [(p, EDGE, 1, True, {DP: d, **more}) for p, d in dps if d == 8
-             for more in ({}, {**RADIX_OFF, told: 64})]
-    rows += track_interval_rows()
-    rows += lazy_buffer_rows()
+             for more in ({}, {TOLD: 20}, {"speculative_tokens": 3}, {SLOTS: 5})]
+    rows += [(STATE_ONLY, EDGE, 1, True, {**RADIX_OFF, TOLD: 20})]
     return rows
 
 
-def lazy_buffer_rows() -> list[tuple[str, object, int, bool, dict]]:
+def ratio_rows() -> Rows:
+    """The two ratios moved off their defaults twice each: --mamba-full-memory-ratio on a GDN
+    and a Mamba2 hybrid, --swa-full-tokens-ratio on gpt-oss's sliding window and Llama 4's
+    chunk."""
+    return [("Qwen3-Next-80B-A3B", 40 * GIB, 64, True, {"mamba_full_memory_ratio": 0.5}),
+            ("gpt-oss-20b", 12_345_678_901, 1, True, {"swa_full_tokens_ratio": 0.3}),
+            ("Llama-4-Scout-17B-16E", 12_345_678_901, 64, True, {"swa_full_tokens_ratio": 0.3}),
+            ("granite-4.0-h-small", 12_345_678_901, 64, True, {"mamba_full_memory_ratio": 0.5})]
+
+
+def page_chunk_rows() -> Rows:
+    """SGLang's check that the prefill chunk is whole pages: 1,000 tokens are 125 pages of 8,
+    not of 64; the default 8,192 is no whole number of pages of 3; chunked prefill off never
+    asks (no chunk: validation_hook.py 243)."""
+    rows = [(p, BUDGETS[0], page, True, {CHUNK: 1000}) for p in ("gpt-oss-20b", "Llama-3.1-8B")
+            for page in (8, 64)]
+    rows += [("Llama-3.1-8B", BUDGETS[0], 3, True, {})]
+    rows += [(p, BUDGETS[0], 3, True, {CHUNK: chunk}) for p in ("gpt-oss-20b", "Llama-3.1-8B")
+             for chunk in CHUNK_OFF]
+    return rows
+
+
+def attention_dp_rows() -> Rows:
+    """--attn-dp-size D (``sglang_attn_dp_size``) at the largest TP of 8, 4 and 2 the model
+    splits over (``dp_tp``), every D of ``DP_SIZES`` dividing it: every preset's pools (and the
+    models of state layers alone, whose state SGLang splits over the whole TP), told running
+    requests and slots (a group takes N // D and M // D, refused at 0), drafting (the hook's
+    48 // D), the radix cache off, prefill chunks that D leaves off whole pages (refused) or at
+    0 tokens (off), and the refusal edges."""
+    dps = [(p, d) for p in (*PRESETS, STATE_ONLY, *MAMBA1_MODELS) for d in DP_SIZES
+           if dp_tp(p) % d == 0]
+    rows = [(p, b, page, True, {DP: d}) for p, d in dps for b in BUDGETS for page in (1, 64)]
+    rows += [(p, b, 1, True, {DP: d, TOLD: m}) for p, d in dps if p in TOLD_RUNNING_PRESETS
+             for b in BUDGETS for m in (1, 20, 10**7)]
+    rows += [(p, b, 1, True, {DP: d, SLOTS: m}) for p, d in dps
+             if p in (*TOLD_SLOTS_PRESETS, STATE_ONLY) for b in BUDGETS for m in TOLD_SLOTS]
+    rows += [(p, b, 1, True, {DP: d, "speculative_tokens": 3, **more}) for p, d in dps
+             if p in (*SPECULATIVE, *SPECULATIVE_STATELESS, STATE_ONLY) for b in BUDGETS
+             for more in ({}, {TOLD: 20})]
+    rows += [(p, BUDGETS[0], 64, overlap, {DP: d, **RADIX_OFF, **more}) for p, d in dps
+             if p in RADIX_OFF_PRESETS for overlap in (True, False)
+             for more in ({}, {TOLD: 64}, {"speculative_tokens": 3})]
+    rows += [(p, BUDGETS[0], page, True, {DP: d, CHUNK: chunk, **more}) for p, d in dps
+             if p in ("gpt-oss-20b", "Llama-4-Scout-17B-16E", "Llama-3.1-8B", "DeepSeek-V3.2")
+             for page in (64, 256) for chunk in (4, 1024, 2048, *CHUNK_OFF)
+             for more in ({}, {**RADIX_OFF, TOLD: 64})]
+    rows += [(p, EDGE, 1, True, {DP: d, **more}) for p, d in dps if d == 8
+             for more in ({}, {**RADIX_OFF, TOLD: 64})]
+    return rows
+
+
+def lazy_buffer_rows() -> Rows:
     """--mamba-radix-cache-strategy extra_buffer_lazy (``sglang_mamba_radix_cache_strategy``): on
     the models SGLang runs with its extra_buffer radix cache (``OVERLAP_MATTERS``) at both
     budgets and pages 1 and 64, with overlap scheduling (3 + 1 slots) and without (refused by
@@ -337,9 +416,9 @@ def lazy_buffer_rows() -> list[tuple[str, object, int, bool, dict]]:
     rows += [(p, EDGE, 1, True, lazy) for p in OVERLAP_MATTERS]
     rows += [(p, b, 1, True, {**lazy, "speculative_tokens": n}) for p in SPECULATIVE
              for b in BUDGETS for n in (1, 3)]
-    rows += [(p, BUDGETS[0], 1, True, {**lazy, "sglang_max_running_requests": m})
+    rows += [(p, BUDGETS[0], 1, True, {**lazy, TOLD: m})
              for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for m in (20, 10**7)]
-    rows += [(p, BUDGETS[0], 1, True, {**lazy, "sglang_max_mamba_cache_size": m})
+    rows += [(p, BUDGETS[0], 1, True, {**lazy, SLOTS: m})
              for p in TOLD_SLOTS_PRESETS for m in TOLD_SLOTS]
     rows += [(p, BUDGETS[0], 64, overlap, {**lazy, **RADIX_OFF}) for p in OVERLAP_MATTERS
              for overlap in (True, False)]
@@ -348,7 +427,7 @@ def lazy_buffer_rows() -> list[tuple[str, object, int, bool, dict]]:
     return rows
 
 
-def track_interval_rows() -> list[tuple[str, object, int, bool, dict]]:
+def track_interval_rows() -> Rows:
     """--mamba-track-interval T (``sglang_mamba_track_interval``) on the models SGLang runs
     with its extra_buffer radix cache (``OVERLAP_MATTERS``): pages of 512 at 256 (refused)
     and at 512, 1,024 at 512 (refused); 384 at 512 with whole prefill chunks (8,448 = 22 x
