@@ -101,7 +101,7 @@ import importlib
 import random
 import re
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace as NS
 
@@ -596,110 +596,201 @@ def sglang_hf_config(sg: NS, spec) -> object:
     the state shapes and layer ids), transformers' where SGLang takes that one and it derives
     fields (Llama 4's text_config), or a plain namespace of config.json fields for the models
     whose SGLang config is transformers' and read field by field (gpt-oss, Llama 3, DeepSeek;
-    also Jamba and MiniMax, which SGLang only looks up). Only model shape goes in."""
-    arch = spec.architectures[0]
-    kinds = {type(k).__name__: k for k in spec.kinds.values()}
-    attn = next((k for k in spec.kinds.values() if type(k).__name__ == "AttentionLayer"
-                 and k.sliding_window is None), None)
-    names = ["full" if type(k).__name__ in ("AttentionLayer", "MLALayer") else "state"
-             for k in spec.layers]
-    state_ids = [i for i, x in enumerate(names) if x == "state"]
-    common = dict(architectures=[arch], num_hidden_layers=len(spec.layers))
-    if attn is not None:
-        common.update(num_key_value_heads=attn.kv_heads, head_dim=attn.head_dim_k)
-    if spec.config_mamba_ssm_dtype is not None:  # a config.json field, as SGLang reads it
-        common["mamba_ssm_dtype"] = spec.config_mamba_ssm_dtype
-    if arch == "Qwen3NextForCausalLM":
-        g = kinds["GDNLayer"]
-        return sg.configs.Qwen3NextConfig(
-            **common, full_attention_interval=names.index("full") + 1,
-            linear_num_key_heads=g.k_heads, linear_num_value_heads=g.v_heads,
-            linear_key_head_dim=g.head_dim_k, linear_value_head_dim=g.head_dim_v,
-            linear_conv_kernel_dim=g.conv_kernel)
-    if arch == "NemotronHForCausalLM":
-        m = kinds["Mamba2Layer"]
-        return sg.configs.NemotronHConfig(
-            **common, hybrid_override_pattern="".join("*" if x == "full" else "M" for x in names),
-            mamba_num_heads=m.n_heads, mamba_head_dim=m.head_dim, n_groups=m.n_groups,
-            ssm_state_size=m.d_state, conv_kernel=m.conv_kernel, **mamba2_chunk(spec))
-    if arch == "Mamba2ForCausalLM":  # state layers alone
-        m = kinds["Mamba2Layer"]
-        hf = sg.configs.Mamba2Config(
-            **common, hidden_size=m.n_heads * m.head_dim, expand=1, num_heads=m.n_heads,
-            head_dim=m.head_dim, n_groups=m.n_groups, state_size=m.d_state,
-            conv_kernel=m.conv_kernel)
-        # Stand-in, unavoidable: SGLang's Mamba2Config.mamba2_cache_params reads
-        # intermediate_size, which transformers' Mamba2Config set as int(expand x hidden_size)
-        # in earlier releases and the installed 5.25 no longer sets (SGLang 0.5.23 pins 5.19);
-        # it is that product (= num_heads x head_dim, as transformers checks), the width
-        # Mamba2's mixer sizes its conv channels by. Set only where the class gives none.
-        if not hasattr(hf, "intermediate_size"):
-            hf.intermediate_size = hf.expand * hf.hidden_size
-        return hf
-    if arch in ("MambaForCausalLM", "FalconMambaForCausalLM"):  # Mamba1, state layers alone:
-        # SGLang's own MambaConfig / FalconMambaConfig (configs/mamba.py), whose
-        # mamba2_cache_params lay the state out full-rank (head_dim 1, conv over d_inner alone);
-        # hidden_size x expand = intermediate_size, as transformers derives it where a config
-        # gives none
-        m = kinds["Mamba1Layer"]
-        cls = sg.configs.MambaConfig if arch == "MambaForCausalLM" else sg.configs.FalconMambaConfig
-        return cls(**common, hidden_size=m.d_inner, expand=1, intermediate_size=m.d_inner,
-                   state_size=m.d_state, conv_kernel=m.conv_kernel)
-    if arch == "FalconH1ForCausalLM":  # every layer has attention and a Mamba2 mixer
-        m = kinds["Mamba2Layer"]
-        common["num_hidden_layers"] = spec.model_layers
-        return sg.configs.FalconH1Config(
-            **common, mamba_d_ssm=m.n_heads * m.head_dim, mamba_n_heads=m.n_heads,
-            mamba_d_head=m.head_dim, mamba_n_groups=m.n_groups, mamba_d_state=m.d_state,
-            mamba_d_conv=m.conv_kernel, **mamba2_chunk(spec))
-    if arch == "KimiLinearForCausalLM":
-        g, mla = kinds["GDNLayer"], kinds["MLALayer"]
-        return sg.configs.KimiLinearConfig(
-            **common, kv_lora_rank=mla.kv_lora_rank, qk_rope_head_dim=mla.qk_rope_head_dim,
-            linear_attn_config={"kda_layers": [i + 1 for i in state_ids],
-                                "full_attn_layers": [i + 1 for i, x in enumerate(names)
-                                                     if x == "full"],
-                                "num_heads": g.v_heads, "head_dim": g.head_dim_v,
-                                "short_conv_kernel_size": g.conv_kernel})
-    if arch == "Lfm2ForCausalLM":
-        c = kinds["ShortConvLayer"]
-        return sg.configs.Lfm2Config(
-            **common, hidden_size=c.channels, conv_L_cache=c.conv_kernel,
-            layer_types=["full_attention" if x == "full" else "conv" for x in names])
-    if arch == "GraniteMoeHybridForCausalLM":  # its d_inner is mamba_expand x hidden_size
-        m = kinds["Mamba2Layer"]
-        return sg.configs.GraniteMoeHybridConfig(
-            **common, hidden_size=m.n_heads * m.head_dim // 2, mamba_expand=2,
-            layer_types=["attention" if x == "full" else "mamba" for x in names],
-            mamba_n_heads=m.n_heads, mamba_d_head=m.head_dim, mamba_n_groups=m.n_groups,
-            mamba_d_state=m.d_state, mamba_d_conv=m.conv_kernel, **mamba2_chunk(spec))
-    if arch == "Qwen3_5ForConditionalGeneration":  # Qwen3-Next's fields, in its text_config
-        g = kinds["GDNLayer"]
-        text = {k: v for k, v in common.items() if k != "architectures"}
-        return sg.configs.Qwen3_5Config(architectures=[arch], text_config=dict(
-            **text, full_attention_interval=names.index("full") + 1,
-            linear_num_key_heads=g.k_heads, linear_num_value_heads=g.v_heads,
-            linear_key_head_dim=g.head_dim_k, linear_value_head_dim=g.head_dim_v,
-            linear_conv_kernel_dim=g.conv_kernel))
-    if arch == "Llama4ForConditionalGeneration":  # transformers' config, its chunk in text_config
-        chunk = next(k.attention_chunk_size for k in spec.layers
-                     if getattr(k, "attention_chunk_size", None))
-        text = {k: v for k, v in common.items() if k != "architectures"}
-        return sg.loader.transformers.Llama4Config(
-            architectures=[arch], text_config=dict(**text, attention_chunk_size=chunk))
-    if "MLALayer" in kinds:  # DeepSeek: config.json's fields, as its model config reads them
-        mla = kinds["MLALayer"]
-        hf = NS(**common, kv_lora_rank=mla.kv_lora_rank, qk_rope_head_dim=mla.qk_rope_head_dim)
-        if mla.index_head_dim is not None:  # V3.2's indexer; index_topk as its config.json's
-            hf.index_head_dim, hf.index_topk = mla.index_head_dim, 2048
-        hf.get_text_config = lambda: hf
-        return hf
-    sliding = [k.sliding_window for k in spec.layers if getattr(k, "sliding_window", None)]
-    hf = NS(**common, sliding_window=sliding[0] if sliding else None,
-            layer_types=["sliding_attention" if getattr(k, "sliding_window", None)
-                         else "full_attention" for k in spec.layers])
-    hf.get_text_config = lambda: hf  # as PretrainedConfig answers for a text model
+    also Jamba and MiniMax, which SGLang only looks up). Only model shape goes in: the fields
+    every config shares (``ConfigBasics``), then its architecture's own (``HF_CONFIGS``), else
+    MLA's (``mla_fields``), else the attention layers' (``attention_fields``)."""
+    basics = ConfigBasics.of(spec)
+    if build := HF_CONFIGS.get(spec.architectures[0]):
+        return build(sg, spec, basics)
+    if "MLALayer" in basics.kinds:
+        return mla_fields(basics)
+    return attention_fields(spec, basics)
+
+
+@dataclass(frozen=True)
+class ConfigBasics:
+    """What every architecture's config is built from: its layer kinds by class name (one of
+    each), whether each layer is ``full`` (attention, MLA) or ``state``, and the config.json
+    fields every config shares (``common``: architecture, layer count, a full attention
+    layer's KV heads and head dim, and the config's mamba_ssm_dtype, which SGLang reads)."""
+
+    kinds: dict
+    names: tuple[str, ...]
+    common: dict
+
+    @classmethod
+    def of(cls, spec) -> ConfigBasics:
+        """The basics of the preset's model ``spec``."""
+        kinds = {type(k).__name__: k for k in spec.kinds.values()}
+        attn = next((k for k in spec.kinds.values() if type(k).__name__ == "AttentionLayer"
+                     and k.sliding_window is None), None)
+        names = tuple("full" if type(k).__name__ in ("AttentionLayer", "MLALayer") else "state"
+                      for k in spec.layers)
+        common = dict(architectures=[spec.architectures[0]], num_hidden_layers=len(spec.layers))
+        if attn is not None:
+            common.update(num_key_value_heads=attn.kv_heads, head_dim=attn.head_dim_k)
+        if spec.config_mamba_ssm_dtype is not None:  # a config.json field, as SGLang reads it
+            common["mamba_ssm_dtype"] = spec.config_mamba_ssm_dtype
+        return cls(kinds, names, common)
+
+    def text_fields(self) -> dict:
+        """``common`` less the architecture: what a multimodal config's text_config takes."""
+        return {k: v for k, v in self.common.items() if k != "architectures"}
+
+
+def gdn_fields(basics: ConfigBasics) -> dict:
+    """A GDN hybrid's fields as Qwen3-Next's config names them (Qwen3.5's text_config too):
+    a full attention layer every ``full_attention_interval`` layers, and the GDN heads."""
+    g = basics.kinds["GDNLayer"]
+    return dict(full_attention_interval=basics.names.index("full") + 1,
+                linear_num_key_heads=g.k_heads, linear_num_value_heads=g.v_heads,
+                linear_key_head_dim=g.head_dim_k, linear_value_head_dim=g.head_dim_v,
+                linear_conv_kernel_dim=g.conv_kernel)
+
+
+def qwen3_next_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """Qwen3-Next as SGLang's Qwen3NextConfig."""
+    return sg.configs.Qwen3NextConfig(**basics.common, **gdn_fields(basics))
+
+
+def qwen3_5_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """Qwen3.5 as SGLang's Qwen3_5Config: Qwen3-Next's fields, in its text_config."""
+    return sg.configs.Qwen3_5Config(architectures=[spec.architectures[0]], text_config=dict(
+        **basics.text_fields(), **gdn_fields(basics)))
+
+
+def nemotron_h_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """Nemotron-H as SGLang's NemotronHConfig: its layers as a pattern of ``*`` (attention)
+    and ``M`` (Mamba2)."""
+    m = basics.kinds["Mamba2Layer"]
+    return sg.configs.NemotronHConfig(
+        **basics.common,
+        hybrid_override_pattern="".join("*" if x == "full" else "M" for x in basics.names),
+        mamba_num_heads=m.n_heads, mamba_head_dim=m.head_dim, n_groups=m.n_groups,
+        ssm_state_size=m.d_state, conv_kernel=m.conv_kernel, **mamba2_chunk(spec))
+
+
+def mamba2_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """A Mamba2 model of state layers alone as SGLang's Mamba2Config."""
+    m = basics.kinds["Mamba2Layer"]
+    hf = sg.configs.Mamba2Config(
+        **basics.common, hidden_size=m.n_heads * m.head_dim, expand=1, num_heads=m.n_heads,
+        head_dim=m.head_dim, n_groups=m.n_groups, state_size=m.d_state,
+        conv_kernel=m.conv_kernel)
+    # Stand-in, unavoidable: SGLang's Mamba2Config.mamba2_cache_params reads
+    # intermediate_size, which transformers' Mamba2Config set as int(expand x hidden_size)
+    # in earlier releases and the installed 5.25 no longer sets (SGLang 0.5.23 pins 5.19);
+    # it is that product (= num_heads x head_dim, as transformers checks), the width
+    # Mamba2's mixer sizes its conv channels by. Set only where the class gives none.
+    if not hasattr(hf, "intermediate_size"):
+        hf.intermediate_size = hf.expand * hf.hidden_size
     return hf
+
+
+def mamba1_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """A Mamba1 model of state layers alone as SGLang's own MambaConfig / FalconMambaConfig
+    (configs/mamba.py), whose mamba2_cache_params lay the state out full-rank (head_dim 1,
+    conv over d_inner alone); hidden_size x expand = intermediate_size, as transformers derives
+    it where a config gives none."""
+    m = basics.kinds["Mamba1Layer"]
+    cls = (sg.configs.MambaConfig if spec.architectures[0] == "MambaForCausalLM"
+           else sg.configs.FalconMambaConfig)
+    return cls(**basics.common, hidden_size=m.d_inner, expand=1, intermediate_size=m.d_inner,
+               state_size=m.d_state, conv_kernel=m.conv_kernel)
+
+
+def falcon_h1_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """Falcon-H1 as SGLang's FalconH1Config: every layer has attention and a Mamba2 mixer, so
+    it counts the model's layers, not its cache layers."""
+    m = basics.kinds["Mamba2Layer"]
+    return sg.configs.FalconH1Config(
+        **{**basics.common, "num_hidden_layers": spec.model_layers},
+        mamba_d_ssm=m.n_heads * m.head_dim, mamba_n_heads=m.n_heads,
+        mamba_d_head=m.head_dim, mamba_n_groups=m.n_groups, mamba_d_state=m.d_state,
+        mamba_d_conv=m.conv_kernel, **mamba2_chunk(spec))
+
+
+def kimi_linear_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """Kimi Linear as SGLang's KimiLinearConfig: MLA's latent, and its KDA and full attention
+    layers by their 1-based ids."""
+    g, mla = basics.kinds["GDNLayer"], basics.kinds["MLALayer"]
+    ids = {kind: [i + 1 for i, x in enumerate(basics.names) if x == kind]
+           for kind in ("state", "full")}
+    return sg.configs.KimiLinearConfig(
+        **basics.common, kv_lora_rank=mla.kv_lora_rank, qk_rope_head_dim=mla.qk_rope_head_dim,
+        linear_attn_config={"kda_layers": ids["state"], "full_attn_layers": ids["full"],
+                            "num_heads": g.v_heads, "head_dim": g.head_dim_v,
+                            "short_conv_kernel_size": g.conv_kernel})
+
+
+def lfm2_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """LFM2 as SGLang's Lfm2Config: its short-conv layers' channels and kernel, and its
+    layer types."""
+    c = basics.kinds["ShortConvLayer"]
+    return sg.configs.Lfm2Config(
+        **basics.common, hidden_size=c.channels, conv_L_cache=c.conv_kernel,
+        layer_types=["full_attention" if x == "full" else "conv" for x in basics.names])
+
+
+def granite_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """Granite 4.0-H as SGLang's GraniteMoeHybridConfig, whose d_inner is mamba_expand x
+    hidden_size."""
+    m = basics.kinds["Mamba2Layer"]
+    return sg.configs.GraniteMoeHybridConfig(
+        **basics.common, hidden_size=m.n_heads * m.head_dim // 2, mamba_expand=2,
+        layer_types=["attention" if x == "full" else "mamba" for x in basics.names],
+        mamba_n_heads=m.n_heads, mamba_d_head=m.head_dim, mamba_n_groups=m.n_groups,
+        mamba_d_state=m.d_state, mamba_d_conv=m.conv_kernel, **mamba2_chunk(spec))
+
+
+def llama4_config(sg: NS, spec, basics: ConfigBasics) -> object:
+    """Llama 4 as transformers' Llama4Config, which SGLang takes: its chunk in text_config."""
+    chunk = next(k.attention_chunk_size for k in spec.layers
+                 if getattr(k, "attention_chunk_size", None))
+    return sg.loader.transformers.Llama4Config(
+        architectures=[spec.architectures[0]],
+        text_config=dict(**basics.text_fields(), attention_chunk_size=chunk))
+
+
+def mla_fields(basics: ConfigBasics) -> NS:
+    """DeepSeek: config.json's fields, as its model config reads them (MLA's latent, and
+    V3.2's indexer with its config.json's index_topk)."""
+    mla = basics.kinds["MLALayer"]
+    hf = NS(**basics.common, kv_lora_rank=mla.kv_lora_rank,
+            qk_rope_head_dim=mla.qk_rope_head_dim)
+    if mla.index_head_dim is not None:
+        hf.index_head_dim, hf.index_topk = mla.index_head_dim, 2048
+    return text_model(hf)
+
+
+def attention_fields(spec, basics: ConfigBasics) -> NS:
+    """A model of attention layers (gpt-oss, Llama 3; Jamba and MiniMax, which SGLang only looks
+    up): config.json's fields, its sliding window and each layer's type."""
+    sliding = [k.sliding_window for k in spec.layers if getattr(k, "sliding_window", None)]
+    return text_model(NS(**basics.common, sliding_window=sliding[0] if sliding else None,
+                         layer_types=["sliding_attention" if getattr(k, "sliding_window", None)
+                                      else "full_attention" for k in spec.layers]))
+
+
+def text_model(hf: NS) -> NS:
+    """``hf`` answering ``get_text_config()`` with itself, as PretrainedConfig does for a text
+    model: SGLang's model config reads the text model's fields through it."""
+    hf.get_text_config = lambda: hf
+    return hf
+
+
+# the architectures SGLang sizes from a config class of its own (or transformers'), each built
+# by its function from the preset's shape (``sglang_hf_config``)
+HF_CONFIGS = {"Qwen3NextForCausalLM": qwen3_next_config,
+              "NemotronHForCausalLM": nemotron_h_config,
+              "Mamba2ForCausalLM": mamba2_config,
+              "MambaForCausalLM": mamba1_config, "FalconMambaForCausalLM": mamba1_config,
+              "FalconH1ForCausalLM": falcon_h1_config,
+              "KimiLinearForCausalLM": kimi_linear_config,
+              "Lfm2ForCausalLM": lfm2_config,
+              "GraniteMoeHybridForCausalLM": granite_config,
+              "Qwen3_5ForConditionalGeneration": qwen3_5_config,
+              "Llama4ForConditionalGeneration": llama4_config}
 
 
 def mamba2_chunk(spec) -> dict:
