@@ -340,16 +340,22 @@ def vllm_config(vl: NS, spec, block: int, mode: str, async_sched: bool, flags: d
     return vc
 
 
-def align_hybrid_block_size(vl: NS, vc: NS, backend, checkpoint: int | None) -> None:
+def align_hybrid_block_size(vl: NS, spec, vc: NS, backend, checkpoint: int | None) -> None:
     """vLLM's own ``Platform._align_hybrid_block_size`` (platforms/interface.py:950): raise the
     block size until the attention page covers the model's state page, and pad the state page
     to the attention page. Only its lookups into a live model are served here: the model class
     (``ModelRegistry.resolve_model_cls``), the attention backends of the built layers
     (``_find_non_ssm_backends``: the one backend), the state layers' prefill checkpoint
     alignment (``get_mamba_prefill_checkpoint_alignment``: ``checkpoint``, None where one has
-    none), and ModelConfig's KV heads and head size (the preset's)."""
+    none), and ModelConfig's KV heads and head size (the preset's full attention or MLA
+    layer's)."""
     model = vc.model_config
-    shape = vc.layer_shape["mla"] if model.use_mla else vc.layer_shape["full"]
+    kinds = [type(k).__name__ for k in spec.layers]
+    shapes = {("mla" if n == "MLALayer" else "full"): (
+        k.kv_lora_rank + k.qk_rope_head_dim if n == "MLALayer" else k)
+        for k, n in zip(spec.layers, kinds) if n in ("MLALayer", "AttentionLayer")
+        and getattr(k, "sliding_window", None) is None}
+    shape = shapes["mla"] if model.use_mla else shapes["full"]
     model.get_num_kv_heads = lambda parallel: 1 if model.use_mla else max(
         1, shape.kv_heads // parallel.tensor_parallel_size)  # ModelConfig.get_num_kv_heads
     model.get_head_size = lambda: shape if model.use_mla else shape.head_dim_k
@@ -368,22 +374,38 @@ def layer_specs(vl: NS, spec, vc: NS, flags: dict) -> dict:
     """Every cache layer's KVCacheSpec as its layer's ``get_kv_cache_spec`` builds it
     (``attention.py``, ``chunked_local_attention.py``, ``mla_attention.py``, ``deepseek_v2.py``'s
     ``DeepseekV32IndexerCache``, ``mamba/abstract.py``, ``mamba_mixer2.py``,
-    ``qwen_gdn_linear_attn.py``), after the hybrid block-size alignment, each attention spec
-    then through vLLM's ``customize_attention_spec`` (``v1/worker/utils.py``) for its backend,
-    as the worker's ``get_kv_cache_spec`` does; a sliding layer takes the block vLLM's
-    ``_largest_kernel_block_within`` picks for its backend. The backend: the one a row asks
-    for, else the one cuda.py's ``_get_backend_priorities`` puts first on SM 9.0 (FLASH_ATTN;
-    FLASH_ATTN_MLA for MLA; FLASH_ATTN_MLA_SPARSE for sparse MLA, whose indexer caches run on
-    DEEPSEEK_V32_INDEXER). The block size is the user's ``--block-size``, so phase 1 of
-    ``update_block_size_for_backend`` keeps it and a backend that cannot run it is refused;
-    a row without one told takes vLLM's phase 1, ``_preferred_block_size_for_backends``."""
-    iface, model, cache = vl.iface, vc.model_config, vc.cache_config
-    kinds = [type(k).__name__ for k in spec.layers]
-    vc.layer_shape = {("mla" if n == "MLALayer" else "full"): (
-        k.kv_lora_rank + k.qk_rope_head_dim if n == "MLALayer" else k)
-        for k, n in zip(spec.layers, kinds) if n in ("MLALayer", "AttentionLayer")
-        and getattr(k, "sliding_window", None) is None}
-    sparse = any(n == "MLALayer" and k.index_head_dim for k, n in zip(spec.layers, kinds))
+    ``qwen_gdn_linear_attn.py``: ``RankLayers``), after the backends and block size are settled
+    (``settle_backends``) and, for a hybrid, the block-size alignment
+    (``align_hybrid_block_size``), as the worker's ``get_kv_cache_spec`` does."""
+    backends = settle_backends(vl, spec, vc, flags)
+    kinds = {type(k).__name__ for k in spec.layers}
+    checkpoint = prefill_checkpoint_alignment(kinds, vc, flags)
+    attention = {"MLALayer", "AttentionLayer"}
+    if kinds - attention and kinds & attention:  # model_config.is_hybrid
+        align_hybrid_block_size(vl, spec, vc, backends[0], checkpoint)
+    # an attention-free model (IsAttentionFree, not is_hybrid): update_block_size_for_backend
+    # finds no attention backend (_find_non_ssm_backends) and returns before any alignment, so
+    # its state page stays unpadded and its block is the mamba block size
+    # (MambaModelConfig: --block-size with prefix caching, else max_model_len)
+    rank = RankLayers.of(vl, vc, backends, checkpoint)
+    out = {}
+    for i, k in enumerate(spec.layers):
+        out.update(rank.specs(f"model.layers.{i}.{type(k).__name__}", k))
+    return out
+
+
+def settle_backends(vl: NS, spec, vc: NS, flags: dict) -> list:
+    """The attention backends the layers run on, the indexer's after the model's where there
+    is one, and the block size they take (``cache.block_size``); the model's is recorded as
+    ``vc.backend``, whose KV-cache layouts vLLM's layout resolution asks. The backend: the one a
+    row asks for, else the one cuda.py's ``_get_backend_priorities`` puts first on SM 9.0
+    (FLASH_ATTN; FLASH_ATTN_MLA for MLA; FLASH_ATTN_MLA_SPARSE for sparse MLA, whose indexer
+    caches run on DEEPSEEK_V32_INDEXER). The block size is the user's ``--block-size``, so
+    phase 1 of ``update_block_size_for_backend`` keeps it and a backend that cannot run it is
+    refused (ValueError); a row without one told takes vLLM's phase 1,
+    ``_preferred_block_size_for_backends``."""
+    model, cache = vc.model_config, vc.cache_config
+    sparse = any(type(k).__name__ == "MLALayer" and k.index_head_dim for k in spec.layers)
     backend = stand_in_backend(vl, flags.get("backend") or (
         "FLASH_ATTN_MLA_SPARSE" if sparse else "FLASH_ATTN_MLA" if model.use_mla
         else "FLASH_ATTN"))
@@ -395,79 +417,128 @@ def layer_specs(vl: NS, spec, vc: NS, flags: dict) -> dict:
         if not b.supports_block_size(cache.block_size):
             raise ValueError(f"{b.get_name()} does not take block size {cache.block_size}")
     vc.backend = backend
-    # the state layers' prefill checkpoint alignment: MambaMixer2 1 (mamba_mixer2.py), GDN 64
-    # on FlashInfer prefill in align mode (qwen_gdn_linear_attn.py, gdn_attn.py), else none
-    # (Mamba1's mamba_mixer.py and ShortConv's short_conv.py declare none)
-    checkpoint = (1 if "Mamba2Layer" in kinds else 64 if "flashinfer_gdn" in flags
-                  and cache.mamba_cache_mode == "align" else None)
-    attention = {"MLALayer", "AttentionLayer"}
-    if set(kinds) - attention and set(kinds) & attention:  # model_config.is_hybrid
-        align_hybrid_block_size(vl, vc, backend, checkpoint)
-    # an attention-free model (IsAttentionFree, not is_hybrid): update_block_size_for_backend
-    # finds no attention backend (_find_non_ssm_backends) and returns before any alignment, so
-    # its state page stays unpadded and its block is the mamba block size
-    # (MambaModelConfig: --block-size with prefix caching, else max_model_len)
-    cls = vl.models.get(model.architecture)
-    # an attention layer's KV heads on one rank (ModelConfig.get_num_kv_heads: replicated where
-    # tp is more) and its cache dtype (Attention: --kv-cache-dtype, "auto" the model's)
-    tp = vc.parallel_config.tensor_parallel_size
-    kv_dtype = vl.torch_utils.get_kv_cache_torch_dtype(cache.cache_dtype, model.dtype)
-    quant = {"kv_quant_mode": iface.get_kv_quant_mode(cache.cache_dtype)}
-    grid = checkpoint and math.lcm(cache.mamba_block_size, checkpoint)  # prefill checkpoint grid
-    enum = vl.enums.MambaAttentionBackendEnum
-    mamba_types = {"Mamba2Layer": enum.MAMBA2, "Mamba1Layer": enum.MAMBA1,
-                   "ShortConvLayer": enum.SHORT_CONV, "GDNLayer": enum.GDN_ATTN}
-    out = {}
-    for i, (k, n) in enumerate(zip(spec.layers, kinds)):
-        name = f"model.layers.{i}.{n}"
-        if n == "MLALayer":
-            out[name] = vl.worker.customize_attention_spec(backend, iface.MLAAttentionSpec(
-                block_size=cache.block_size, num_kv_heads=1, max_tp_shards=1,
-                head_size=k.kv_lora_rank + k.qk_rope_head_dim, dtype=kv_dtype,
-                cache_dtype_str=cache.cache_dtype, **quant,
-                topk_buffer_width=INDEX_TOPK if sparse else None,
-                is_index_group_leader=bool(k.index_head_dim)))
-            if k.index_head_dim:  # DeepseekV32Indexer's k_cache: fp8 keys, a float32 scale a
-                # 128 of them (quant_block_size), as uint8
-                out[f"{name}.indexer.k_cache"] = vl.worker.customize_attention_spec(
-                    backends[1], iface.MLAAttentionSpec(
-                        block_size=cache.block_size, num_kv_heads=1, max_tp_shards=1,
-                        head_size=k.index_head_dim + k.index_head_dim // 128 * 4,
-                        dtype=vl.iface.torch.uint8,
-                        cache_role=iface.SparseCacheRole.INDEXER))
-        elif n == "AttentionLayer" and k.sliding_window:
-            one = iface.SlidingWindowSpec(block_size=1, num_kv_heads=max(1, k.kv_heads // tp),
-                                          head_size=k.head_dim_k, head_size_v=k.head_dim_v,
-                                          dtype=kv_dtype, sliding_window=k.sliding_window,
-                                          **quant)
-            per_token = one.real_page_size_bytes
-            block = vl.attn._largest_kernel_block_within(
-                backend, per_token, per_token * cache.block_size, cache.block_size, one,
-                divisor_of=cache.block_size)
-            out[name] = vl.worker.customize_attention_spec(backend, iface.SlidingWindowSpec(
-                block_size=block, num_kv_heads=max(1, k.kv_heads // tp), head_size=k.head_dim_k,
-                head_size_v=k.head_dim_v, dtype=kv_dtype, sliding_window=k.sliding_window,
-                **quant))
-        elif n == "AttentionLayer" and k.attention_chunk_size:
-            out[name] = vl.worker.customize_attention_spec(
-                backend, iface.ChunkedLocalAttentionSpec(
-                    block_size=cache.block_size, num_kv_heads=max(1, k.kv_heads // tp),
-                    head_size=k.head_dim_k, dtype=kv_dtype,
-                    attention_chunk_size=k.attention_chunk_size, **quant))
-        elif n == "AttentionLayer":
-            out[name] = vl.worker.customize_attention_spec(backend, iface.FullAttentionSpec(
-                block_size=cache.block_size, num_kv_heads=max(1, k.kv_heads // tp),
-                head_size=k.head_dim_k, head_size_v=k.head_dim_v, dtype=kv_dtype, **quant))
-        else:
-            mamba2 = n == "Mamba2Layer"
-            out[name] = iface.MambaSpec(
-                shapes=tuple(cls.get_mamba_state_shape_from_config(vc)),
-                dtypes=cls.get_mamba_state_dtype_from_config(vc),
-                block_size=cache.mamba_block_size, page_size_padded=cache.mamba_page_size_padded,
-                mamba_type=mamba_types[n], mamba_cache_mode=cache.mamba_cache_mode,
-                num_prefill_checkpoint_blocks=int(checkpoint is not None),
-                prefill_checkpoint_alignment=1 if mamba2 else grid)
-    return out
+    return backends
+
+
+def prefill_checkpoint_alignment(kinds: set[str], vc: NS, flags: dict) -> int | None:
+    """The state layers' prefill checkpoint alignment, which the hybrid alignment and their
+    MambaSpec read: MambaMixer2 1 (mamba_mixer2.py), GDN 64 on FlashInfer prefill in align mode
+    (qwen_gdn_linear_attn.py, gdn_attn.py), else none (Mamba1's mamba_mixer.py and ShortConv's
+    short_conv.py declare none)."""
+    return (1 if "Mamba2Layer" in kinds else 64 if "flashinfer_gdn" in flags
+            and vc.cache_config.mamba_cache_mode == "align" else None)
+
+
+@dataclasses.dataclass(frozen=True)
+class RankLayers:
+    """What every cache layer's KVCacheSpec on one TP rank is built from, once the block size
+    is settled: the backends (the model's, then the indexer's where its MLA is sparse), the
+    state layers' prefill checkpoint alignment and its grid (the lcm of it and the mamba block
+    size the alignment left), the TP (an attention layer's KV heads are split
+    over it) and the KV cache's dtype (Attention: --kv-cache-dtype, "auto" the model's) and
+    quantization mode. ``specs`` builds one layer's."""
+
+    vl: NS
+    vc: NS
+    backends: tuple
+    checkpoint: int | None
+    checkpoint_grid: int | None
+    tp: int
+    kv_dtype: object
+    quant: dict
+
+    @classmethod
+    def of(cls, vl: NS, vc: NS, backends: list, checkpoint: int | None) -> RankLayers:
+        """The rank's layers of the config ``vc`` on ``backends``."""
+        cache = vc.cache_config
+        grid = checkpoint and math.lcm(cache.mamba_block_size, checkpoint)
+        return cls(vl, vc, tuple(backends), checkpoint, grid,
+                   vc.parallel_config.tensor_parallel_size,
+                   vl.torch_utils.get_kv_cache_torch_dtype(cache.cache_dtype,
+                                                           vc.model_config.dtype),
+                   {"kv_quant_mode": vl.iface.get_kv_quant_mode(cache.cache_dtype)})
+
+    def specs(self, name: str, k) -> dict:
+        """The specs of layer ``k`` by name: one, or an MLA layer's and its indexer's keys.
+        Each attention spec goes through vLLM's ``customize_attention_spec``
+        (``v1/worker/utils.py``) for its backend, as the worker does."""
+        kind = type(k).__name__
+        if kind == "MLALayer":
+            return self.mla(name, k)
+        if kind == "AttentionLayer":
+            built = (self.sliding(k) if k.sliding_window else self.chunked(k)
+                     if k.attention_chunk_size else self.full(k))
+            return {name: self.vl.worker.customize_attention_spec(self.backends[0], built)}
+        return {name: self.state(k)}
+
+    def kv_heads(self, k) -> int:
+        """An attention layer's KV heads on one rank (ModelConfig.get_num_kv_heads: replicated
+        where the TP is more)."""
+        return max(1, k.kv_heads // self.tp)
+
+    def mla(self, name: str, k) -> dict:
+        """An MLA layer's latent cache, and where it has an indexer (DeepSeek-V3.2) its
+        DeepseekV32Indexer's k_cache: fp8 keys, a float32 scale a 128 of them
+        (quant_block_size), as uint8."""
+        iface, block = self.vl.iface, self.vc.cache_config.block_size
+        customize = self.vl.worker.customize_attention_spec
+        out = {name: customize(self.backends[0], iface.MLAAttentionSpec(
+            block_size=block, num_kv_heads=1, max_tp_shards=1,
+            head_size=k.kv_lora_rank + k.qk_rope_head_dim, dtype=self.kv_dtype,
+            cache_dtype_str=self.vc.cache_config.cache_dtype, **self.quant,
+            topk_buffer_width=INDEX_TOPK if len(self.backends) > 1 else None,
+            is_index_group_leader=bool(k.index_head_dim)))}
+        if k.index_head_dim:
+            out[f"{name}.indexer.k_cache"] = customize(self.backends[1], iface.MLAAttentionSpec(
+                block_size=block, num_kv_heads=1, max_tp_shards=1,
+                head_size=k.index_head_dim + k.index_head_dim // 128 * 4,
+                dtype=iface.torch.uint8, cache_role=iface.SparseCacheRole.INDEXER))
+        return out
+
+    def sliding(self, k):
+        """A sliding layer's spec at the block vLLM's ``_largest_kernel_block_within`` picks for
+        its backend: the largest kernel block within the block size that divides it."""
+        def spec_at(block: int):
+            return self.vl.iface.SlidingWindowSpec(
+                block_size=block, num_kv_heads=self.kv_heads(k), head_size=k.head_dim_k,
+                head_size_v=k.head_dim_v, dtype=self.kv_dtype, sliding_window=k.sliding_window,
+                **self.quant)
+
+        one, size = spec_at(1), self.vc.cache_config.block_size
+        per_token = one.real_page_size_bytes
+        return spec_at(self.vl.attn._largest_kernel_block_within(
+            self.backends[0], per_token, per_token * size, size, one, divisor_of=size))
+
+    def chunked(self, k):
+        """A chunked local attention layer's spec (Llama 4's)."""
+        return self.vl.iface.ChunkedLocalAttentionSpec(
+            block_size=self.vc.cache_config.block_size, num_kv_heads=self.kv_heads(k),
+            head_size=k.head_dim_k, dtype=self.kv_dtype,
+            attention_chunk_size=k.attention_chunk_size, **self.quant)
+
+    def full(self, k):
+        """A full attention layer's spec."""
+        return self.vl.iface.FullAttentionSpec(
+            block_size=self.vc.cache_config.block_size, num_kv_heads=self.kv_heads(k),
+            head_size=k.head_dim_k, head_size_v=k.head_dim_v, dtype=self.kv_dtype, **self.quant)
+
+    def state(self, k):
+        """A state layer's MambaSpec: its shapes and dtypes from the model class's own
+        ``get_mamba_state_*_from_config``, the mamba block size and padded page the alignment
+        left, and its prefill checkpoints (a Mamba2 layer's alignment 1, others' the
+        checkpoint grid)."""
+        vc, cache, enum = self.vc, self.vc.cache_config, self.vl.enums.MambaAttentionBackendEnum
+        cls = self.vl.models.get(vc.model_config.architecture)
+        kind = type(k).__name__
+        mamba_types = {"Mamba2Layer": enum.MAMBA2, "Mamba1Layer": enum.MAMBA1,
+                       "ShortConvLayer": enum.SHORT_CONV, "GDNLayer": enum.GDN_ATTN}
+        return self.vl.iface.MambaSpec(
+            shapes=tuple(cls.get_mamba_state_shape_from_config(vc)),
+            dtypes=cls.get_mamba_state_dtype_from_config(vc),
+            block_size=cache.mamba_block_size, page_size_padded=cache.mamba_page_size_padded,
+            mamba_type=mamba_types[kind], mamba_cache_mode=cache.mamba_cache_mode,
+            num_prefill_checkpoint_blocks=int(self.checkpoint is not None),
+            prefill_checkpoint_alignment=1 if kind == "Mamba2Layer" else self.checkpoint_grid)
 
 
 def vllm_figures(vl: NS, spec, budget: int, block: int, mode: str, async_sched: bool,
