@@ -24,8 +24,9 @@ context is its context_len, which sets max_running_requests' estimate), its defa
 linear-attention backend and radix cache (with the extra buffer, its start-up checks of the page,
 the drafted tokens and the state's chunk against ``--mamba-track-interval``, 256 or the row's
 ``sglang_mamba_track_interval``: ``resolve_radix_cache``; its "auto" strategy, or the row's
-``--mamba-radix-cache-strategy extra_buffer_lazy``, ``sglang_mamba_radix_cache_strategy``:
-``lazy_buffer_rows``), and the setting's ``--page-size``,
+``--mamba-radix-cache-strategy`` extra_buffer_lazy, extra_buffer or no_buffer,
+``sglang_mamba_radix_cache_strategy``: ``told_strategy_rows``), and the
+setting's ``--page-size``,
 ``--disable-overlap-schedule``, ``--mamba-full-memory-ratio`` and ``--swa-full-tokens-ratio``.
 Without speculative decoding, except the rows that draft N tokens (``speculative_tokens``,
 FlatKV's option of that name, on the state models FlatKV models it for, a model of state
@@ -200,12 +201,12 @@ def settings() -> Rows:
     each of SGLang's options that moves its pools (each group's function says what it covers
     and why): the pools themselves, drafting, told max_running_requests and state slots, the
     models of state layers alone, --disable-radix-cache, chunked prefill off, the two ratios,
-    prefill chunks against the page, attention DP, the track interval and the lazy extra
-    buffer. The groups print in this order."""
+    prefill chunks against the page, attention DP, the track interval and the told radix
+    cache strategies. The groups print in this order."""
     return [*pool_rows(), *drafting_rows(), *told_running_rows(), *told_slots_rows(),
             *state_only_rows(), *mamba1_rows(), *radix_off_rows(), *chunk_off_rows(),
             *radix_off_edge_rows(), *ratio_rows(), *page_chunk_rows(), *attention_dp_rows(),
-            *track_interval_rows(), *lazy_buffer_rows()]
+            *track_interval_rows(), *told_strategy_rows()]
 
 
 def pool_rows() -> Rows:
@@ -402,28 +403,40 @@ def attention_dp_rows() -> Rows:
     return rows
 
 
-def lazy_buffer_rows() -> Rows:
-    """--mamba-radix-cache-strategy extra_buffer_lazy (``sglang_mamba_radix_cache_strategy``): on
-    the models SGLang runs with its extra_buffer radix cache (``OVERLAP_MATTERS``) at both
-    budgets and pages 1 and 64, with overlap scheduling (3 + 1 slots) and without (refused by
-    _calculate_mamba_ratio's assert), at the refusal edge; drafting 1 and 3 tokens, told
-    running requests and told state slots (the ratio they are divided by); with the radix cache
-    off (unread); and on models without the extra buffer (LFM2: refused), without a mamba radix
-    cache (state layers alone, Llama 3, gpt-oss: "needs mamba state")."""
-    lazy = {STRATEGY: "extra_buffer_lazy"}
-    rows = [(p, b, page, overlap, lazy) for p in OVERLAP_MATTERS for b in BUDGETS
-            for page in (1, 64) for overlap in (True, False)]
-    rows += [(p, EDGE, 1, True, lazy) for p in OVERLAP_MATTERS]
-    rows += [(p, b, 1, True, {**lazy, "speculative_tokens": n}) for p in SPECULATIVE
+def told_strategy_rows() -> Rows:
+    """--mamba-radix-cache-strategy told (``sglang_mamba_radix_cache_strategy``), each strategy
+    at the overlap it starts at (``_told_strategy_rows``): extra_buffer_lazy with overlap
+    scheduling, extra_buffer and no_buffer without it."""
+    return [row for strategy, overlap in (("extra_buffer_lazy", True), ("extra_buffer", False),
+                                          ("no_buffer", False))
+            for row in _told_strategy_rows(strategy, overlap)]
+
+
+def _told_strategy_rows(strategy: str, overlap: bool) -> Rows:
+    """One told strategy's rows: on the models SGLang runs with its extra_buffer radix cache
+    (``OVERLAP_MATTERS``) at both budgets, pages 1 and 64 and both overlaps; at ``overlap``
+    (the one where it starts: lazy with it, 3 + 1; extra_buffer and no_buffer without it,
+    where extra_buffer's 3 + 1 at page 1 is not auto's no_buffer 3) the refusal edge, drafting
+    1 and 3 tokens, told running requests and told state slots (the ratio they are divided
+    by); with the radix cache off (unread); and on models without the extra buffer (LFM2: the
+    extra buffer refused, no_buffer with overlap), without a mamba radix cache (state layers
+    alone, Llama 3, gpt-oss: the extra buffer "needs mamba state", no_buffer unread), at both
+    overlaps. Refused elsewhere: lazy without overlap (_calculate_mamba_ratio's assert),
+    no_buffer with it or past page 1."""
+    told = {STRATEGY: strategy}
+    rows = [(p, b, page, on, told) for p in OVERLAP_MATTERS for b in BUDGETS
+            for page in (1, 64) for on in (True, False)]
+    rows += [(p, EDGE, 1, overlap, told) for p in OVERLAP_MATTERS]
+    rows += [(p, b, 1, overlap, {**told, "speculative_tokens": n}) for p in SPECULATIVE
              for b in BUDGETS for n in (1, 3)]
-    rows += [(p, BUDGETS[0], 1, True, {**lazy, TOLD: m})
+    rows += [(p, BUDGETS[0], 1, overlap, {**told, TOLD: m})
              for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for m in (20, 10**7)]
-    rows += [(p, BUDGETS[0], 1, True, {**lazy, SLOTS: m})
+    rows += [(p, BUDGETS[0], 1, overlap, {**told, SLOTS: m})
              for p in TOLD_SLOTS_PRESETS for m in TOLD_SLOTS]
-    rows += [(p, BUDGETS[0], 64, overlap, {**lazy, **RADIX_OFF}) for p in OVERLAP_MATTERS
-             for overlap in (True, False)]
-    rows += [(p, BUDGETS[0], 1, True, lazy) for p in ("LFM2-1.2B", STATE_ONLY, "Llama-3.1-8B",
-                                                       "gpt-oss-20b")]
+    rows += [(p, BUDGETS[0], 64, on, {**told, **RADIX_OFF}) for p in OVERLAP_MATTERS
+             for on in (True, False)]
+    rows += [(p, BUDGETS[0], 1, on, told) for p in ("LFM2-1.2B", STATE_ONLY, "Llama-3.1-8B",
+                                                     "gpt-oss-20b") for on in (True, False)]
     return rows
 
 
@@ -924,7 +937,7 @@ def resolve_dsa(sg: NS, bags: NS, hf) -> str | None:
 
 def resolve_radix_cache(sg: NS, bags: NS, hf, kvc) -> None:
     """Apply SGLang's mamba radix-cache resolution to the bags: "auto" (extra_buffer, or
-    no_buffer with overlap scheduling turned off), or the row's told extra_buffer_lazy
+    no_buffer with overlap scheduling turned off), or the row's told strategy
     (``sglang_mamba_radix_cache_strategy``), which it leaves as told; the bags' extra-buffer
     flags from SGLang's own ``mamba_extra_buffer_of`` / ``mamba_extra_buffer_lazy_of``; and its
     checks: a told strategy on a model without a mamba radix cache (restated from
@@ -1076,14 +1089,14 @@ def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
     return figures
 
 
-def edge_budget(sg: NS, spec, ratios: dict | None = None) -> int:
-    """The least budget SGLang starts the model at (page 1, defaults, or ``ratios``' options),
-    by bisection on SGLang's own code: the setting where a refusal rule and the token
-    arithmetic meet."""
+def edge_budget(sg: NS, spec, ratios: dict | None = None, overlap: bool = True) -> int:
+    """The least budget SGLang starts the model at (page 1, defaults, or ``ratios``' options,
+    at ``overlap``), by bisection on SGLang's own code: the setting where a refusal rule and
+    the token arithmetic meet."""
     low, high = 1, 40 * GIB  # SGLang refuses at ``low`` and starts at ``high``
     while high - low > 1:
         mid = (low + high) // 2
-        refused = "refused" in sglang_figures(sg, spec, mid, 1, True, ratios or {})
+        refused = "refused" in sglang_figures(sg, spec, mid, 1, overlap, ratios or {})
         low, high = (mid, high) if refused else (low, mid)
     return high
 
@@ -1145,9 +1158,10 @@ def random_setting(sg: NS, rng: random.Random):
     -1 or 0, among them); else chunked prefill off one time in twenty; ``--attn-dp-size`` D
     (``sglang_attn_dp_size``) of 2 to 8 dividing the tp three times in ten where one does; for
     a state model ``--mamba-track-interval`` (``sglang_mamba_track_interval``) of 2 to 1,024
-    one time in five, half of those at a page of 512 or 1,024; ``--mamba-radix-cache-strategy
-    extra_buffer_lazy`` (``sglang_mamba_radix_cache_strategy``) one time in five for a state model,
-    one in fifty for one without state (refused); a context up to the model's;
+    one time in five, half of those at a page of 512 or 1,024; ``--mamba-radix-cache-strategy``
+    no_buffer, extra_buffer or extra_buffer_lazy (``sglang_mamba_radix_cache_strategy``) one time
+    in five for a state model, one in fifty for one without state (the extra buffer refused,
+    no_buffer unread); a context up to the model's;
     a budget anywhere from 16 MiB to 80 GiB, or at the least SGLang starts at (bisected on
     SGLang) and 1 B under. Returns ``check``'s arguments after ``sg``."""
     name = (rng.choice((STATE_ONLY, *MAMBA1_MODELS)) if rng.random() < 0.15
@@ -1188,7 +1202,8 @@ def random_setting(sg: NS, rng: random.Random):
     if dps and rng.random() < 0.3:  # --attn-dp-size D dividing the tp
         ratios[DP] = rng.choice(dps)
     if rng.random() < (0.2 if kinds - {"AttentionLayer", "MLALayer"} else 0.02):
-        ratios[STRATEGY] = "extra_buffer_lazy"  # --mamba-radix-cache-strategy
+        ratios[STRATEGY] = rng.choice(  # --mamba-radix-cache-strategy
+            ("no_buffer", "extra_buffer", "extra_buffer_lazy"))
     if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.2:  # --mamba-track-interval
         ratios[TRACK] = rng.choice((2, 64, 128, 384, 512, 768, 1024))
         if rng.random() < 0.5:  # a page past 256, which only a larger interval takes
@@ -1234,7 +1249,7 @@ def main() -> int:
         elif by_tp:
             specs = [specs[0].with_options(tp=tp) for tp in SPECULATIVE_TP]
         for spec in specs:
-            budgets = [budget] if budget != EDGE else [edge_budget(sg, spec, ratios)] * 2
+            budgets = [budget] if budget != EDGE else [edge_budget(sg, spec, ratios, overlap)] * 2
             if budget == EDGE:
                 budgets[1] -= 1
             label = name + (f" tp={spec.tp}" if by_tp else "")

@@ -26,11 +26,12 @@ from flatkv.strategies.sglang import chunked_prefill_size as sglang_chunk
 from flatkv.strategies.sglang import (
     chunked_prefill_tiers_text,
     fixed_state_size,
-    lazy_buffer_refusal,
     lazy_overlap_refusal,
+    no_buffer_refusal,
     radix_cache,
     radix_page_refusal,
     swa_request_cap,
+    told_buffer_refusal,
     track_interval_changes_nothing,
 )
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
@@ -283,20 +284,25 @@ ENGINE_OPTIONS = (
         "the tokens verified a step ($speculative_tokens + 1) and, for a Mamba2 model "
         "(Nemotron-H, Falcon-H1, Granite 4.0-H), at least the model's mamba chunk. Raise it "
         "with a page size past 256 (512 for pages of 512) or more than 255 tokens drafted."),
-    # sets the tracking slots of the extra_buffer radix cache (slots per request): 3 + 1 lazy;
-    # acts on every model SGLang serves, as on the others SGLang refuses it
-    # (lazy_buffer_refusal), which no option left unoffered may do
+    # sets the radix cache and its tracking slots (slots per request): extra_buffer's 3 + 1
+    # without overlap at page 1, 3 + 1 lazy; acts on every model SGLang serves, as on the
+    # others SGLang refuses the extra buffer (told_buffer_refusal), which no option left
+    # unoffered may do
     EngineOption(
         "sglang_mamba_radix_cache_strategy", "SGLang mamba radix cache strategy", ("sglang",),
         SGLANG_COLUMN,
-        help="SGLang's --mamba-radix-cache-strategy: auto (its default: the extra_buffer radix "
-        "cache for Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H and Nemotron-H, "
-        "3 + 2 state slots a running request) or extra_buffer_lazy, whose second tracking slot "
-        "is allocated only when a request needs it: 3 + 1 slots, so about a quarter more "
+        help="SGLang's --mamba-radix-cache-strategy: auto (its default) runs the extra_buffer "
+        "radix cache for Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H and "
+        "Nemotron-H with $sglang_overlap_schedule on or a page over 1 (3 + 2 state slots a "
+        "running request with overlap, 3 + 1 without), else no_buffer (3). Told, SGLang keeps "
+        "it whatever the overlap and page: extra_buffer is 3 + 1 without overlap at page size "
+        "1 too, where auto runs no_buffer's 3; extra_buffer_lazy allocates the second tracking "
+        "slot only when a request needs it, 3 + 1 with overlap, so about a quarter more "
         "running requests from the same state slots, and while drafting more of the state "
-        "budget for slots and less for their draft-token buffers. It sizes no pool itself. "
-        "SGLang takes it for those models only and with $sglang_overlap_schedule on; with "
-        "$sglang_disable_radix_cache it is unread."),
+        "budget for slots and less for their draft-token buffers; no_buffer is 3, and SGLang "
+        "takes it only with overlap off at page size 1. It sizes no pool itself. SGLang takes "
+        "extra_buffer and extra_buffer_lazy for those models only, lazy with overlap on; no "
+        "strategy is read with $sglang_disable_radix_cache."),
     # re-sizes the ssm tensors of a model's state layers
     EngineOption(
         "sglang_ssm_dtype", "SGLang ssm dtype", ("sglang",), SGLANG_COLUMN,
@@ -410,8 +416,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     radix cache is off, the radix cache where it leaves nothing (``_radix_cache_idle``), the
     track interval where no extra_buffer radix cache runs (its radix cache off, or no_buffer
     without overlap scheduling at page size 1), the radix cache strategy where the radix cache
-    is off (unread: overrides.mamba_extra_buffer_lazy_of) or S is told (where SGLang takes it:
-    else its refusal is the figure it changes)."""
+    is off (unread: overrides.py 473-474), no_buffer told where the model keeps no mamba radix
+    cache (unread: model_hook.py 1058-1067), or S is told (where SGLang takes it: else its
+    refusal is the figure it changes)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
     if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
@@ -433,8 +440,12 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     if option.field == "sglang_mamba_radix_cache_strategy":
         if options.sglang_disable_radix_cache:
             return "SGLang's radix cache is off, so it reads no mamba radix cache strategy"
+        if options.sglang_told_strategy == "no_buffer" and radix_cache(profile, options) is None:
+            return "SGLang keeps no mamba radix cache for this model, so it reads no no_buffer"
         if (options.sglang_slots_per_request is not None and not lazy_overlap_refusal(options)
-                and not lazy_buffer_refusal(profile, options)):
+                and not told_buffer_refusal(profile, options)
+                and not no_buffer_refusal(profile, options)
+                and not radix_page_refusal(profile, options)):
             return "SGLang slots per request is set, which the strategy would decide"
     return ""
 

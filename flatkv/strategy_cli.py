@@ -100,17 +100,12 @@ def chunked_prefill_argument(text: str) -> int:
 
 
 def radix_cache_strategy_argument(text: str) -> str:
-    """An argparse type for SGLang's --mamba-radix-cache-strategy: the values modelled
-    (``SGLANG_RADIX_CACHE_STRATEGIES``); SGLang's other two say why they are not."""
+    """An argparse type for SGLang's --mamba-radix-cache-strategy: one of its values
+    (``SGLANG_RADIX_CACHE_STRATEGIES``)."""
     if text in SGLANG_RADIX_CACHE_STRATEGIES:
         return text
-    shown = quoted(text, 40)
-    if text in ("extra_buffer", "no_buffer"):
-        raise argparse.ArgumentTypeError(
-            f"{shown} told is not modelled: give auto, which runs the one SGLang picks for the "
-            "model (extra_buffer with overlap scheduling or a page over 1 on the models that "
-            "take it, else no_buffer), or extra_buffer_lazy")
-    raise argparse.ArgumentTypeError(f"{shown} is not one of auto, extra_buffer_lazy")
+    raise argparse.ArgumentTypeError(
+        f"{quoted(text, 40)} is not one of {', '.join(SGLANG_RADIX_CACHE_STRATEGIES)}")
 
 
 def _sglang_flag(parser: argparse.ArgumentParser, name: str, **kwargs: Any) -> None:

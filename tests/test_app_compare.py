@@ -1615,7 +1615,8 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
     at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "ctx": "8192"})
     assert_clean(at)
     widget = at.selectbox(key="w.sglang_mamba_radix_cache_strategy")
-    assert (widget.value, widget.options) == ("auto", ["auto", "extra_buffer_lazy"])
+    assert (widget.value, widget.options) == (
+        "auto", ["auto", "no_buffer", "extra_buffer", "extra_buffer_lazy"])
     sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
     assert (sglang["concurrency"], sglang["capacity (tokens)"]) == (94, 1_651_041)
     widget.set_value("extra_buffer_lazy").run()
@@ -1630,6 +1631,32 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
     assert_clean(at)
     assert any("SGLang** does not apply: SGLang's --mamba-radix-cache-strategy "
                "extra_buffer_lazy needs overlap scheduling" in c.value for c in at.caption)
+
+
+def test_compare_takes_sglangs_extra_buffer_and_no_buffer_told():
+    # Qwen3-Next on the default H100, context 8,192, overlap scheduling off (sg_overlap=0): 470
+    # request slots and 1,651,041 tokens whatever the strategy (201 requests of 8,192). Auto
+    # runs no_buffer there, 3 slots a request, 470 // 3 = 156 running; extra_buffer told runs
+    # the extra buffer, 3 + 1 (get_mamba_tracking_slots(overlap=False) = 1), 470 // 4 = 117;
+    # no_buffer told is auto's 156. The state cap binds each
+    assert (470 // 3, 470 // 4, 1_651_041 // 8_192) == (156, 117, 201)
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "ctx": "8192",
+                                           "sg_overlap": "0"})
+    assert_clean(at)
+    widget = at.selectbox(key="w.sglang_mamba_radix_cache_strategy")
+    for strategy, running in (("auto", 156), ("extra_buffer", 117), ("no_buffer", 156)):
+        widget.set_value(strategy).run()
+        assert_clean(at)
+        assert at.query_params.get("sg_strategy", "auto") == strategy
+        sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+        assert (sglang["concurrency"], sglang["capacity (tokens)"]) == (running, 1_651_041)
+    assert at.caption[0].value.endswith("SGLang mamba radix cache strategy no_buffer")
+    # overlap scheduling on: SGLang refuses no_buffer told, and says how to start
+    at.toggle(key="w.sglang_overlap_schedule").set_value(True).run()
+    assert_clean(at)
+    assert any("SGLang** does not apply: SGLang's no_buffer radix cache "
+               "(--mamba-radix-cache-strategy no_buffer) runs without overlap scheduling only"
+               in c.value for c in at.caption)
 
 
 def test_compare_explains_sglangs_two_pools_sized_by_its_swa_request_cap():

@@ -179,10 +179,20 @@ def test_sglang_mamba_radix_cache_strategy_round_trips_through_the_link():
         "sglang_slots_per_request"][0] == 5
     assert "sg_strategy" not in encode_query(replace(
         state, sglang_mamba_radix_cache_strategy="auto"))
-    back, notices = decode_query({**query, "sg_strategy": "extra_buffer"})
+    # extra_buffer and no_buffer told: without overlap scheduling (sg_overlap=0) Qwen3-Next's
+    # S is auto's no_buffer 3, extra_buffer's 3 + 1 (get_mamba_tracking_slots(overlap=False)),
+    # no_buffer's 3
+    for strategy, slots in (("auto", 3), ("extra_buffer", 4), ("no_buffer", 3)):
+        told = AppState(model="Qwen3-Next-80B-A3B", sglang_overlap_schedule=False,
+                        sglang_mamba_radix_cache_strategy=strategy)
+        assert decode_query(encode_query(told)) == (told, [])
+        assert told.engine_choices()["sglang_slots_per_request"][0] == slots
+    assert encode_query(replace(state, sglang_mamba_radix_cache_strategy="no_buffer")) == {
+        "sg_strategy": "no_buffer"}
+    back, notices = decode_query({**query, "sg_strategy": "lazy"})
     assert back.sglang_mamba_radix_cache_strategy == "auto"
-    assert notices == ["sg_strategy='extra_buffer' is not one of auto, extra_buffer_lazy; using "
-                       "the default (sg_strategy=auto)."]
+    assert notices == ["sg_strategy='lazy' is not one of auto, no_buffer, extra_buffer, "
+                       "extra_buffer_lazy; using the default (sg_strategy=auto)."]
 
 
 def test_sglang_attention_dp_size_round_trips_through_the_link():

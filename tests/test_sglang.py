@@ -43,14 +43,16 @@ from flatkv.strategies.sglang import (
     DRAFTER_KV_LINE,
     SPECULATIVE_NOT_MODELLED,
     budget_of_next_slot,
-    lazy_buffer_refusal,
     lazy_overlap_refusal,
+    logged_strategy,
+    no_buffer_refusal,
     page_size,
     sglang_default_chunked_prefill,
     sglang_default_page,
     sglang_window,
     slots_per_request,
     ssm_dtype,
+    told_buffer_refusal,
     track_interval_changes_nothing,
 )
 from flatkv.strategies.sglang_log import NO_DRAFT_BUFFERS_LINE, NO_LAYERLESS_KV_LINE
@@ -1378,24 +1380,124 @@ def test_sglang_refuses_extra_buffer_lazy_where_sglang_does():
     codestral = replace(pure_mamba(), architectures=("Mamba2ForCausalLM",))
     assert "needs mamba state, got Mamba2ForCausalLM" in reason(codestral)
     # a model typed without an architecture: SGLang's list cannot be read for it
-    assert lazy_buffer_refusal(qwen3_next_tp2(), LAZY) == (
+    assert told_buffer_refusal(qwen3_next_tp2(), LAZY) == (
         "SGLang takes --mamba-radix-cache-strategy extra_buffer_lazy only for the architectures "
         "of its extra-buffer list (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H, "
         "Nemotron-H), and this model names none: leave the strategy auto, or load the model's "
         "config")
-    assert lazy_buffer_refusal(llama_31_8b(), LAZY) == (
+    assert told_buffer_refusal(llama_31_8b(), LAZY) == (
         "SGLang keeps no mamba radix cache for this model, so it refuses "
         "--mamba-radix-cache-strategy extra_buffer_lazy (it needs mamba state): leave the "
         "strategy auto")  # raw bytes: no architecture to quote SGLang's message with
     # the radix cache off: the strategy is unread, nothing refused, whatever the overlap
     off = replace(LAZY, sglang_disable_radix_cache=True, sglang_overlap_schedule=False)
-    assert lazy_buffer_refusal(load_preset("LFM2-1.2B").profile(), off) is None
+    assert told_buffer_refusal(load_preset("LFM2-1.2B").profile(), off) is None
     assert lazy_overlap_refusal(off) is None
     assert run_strategy("sglang", qwen, budget_bytes=40 << 30, options=off).applies
-    # SGLang's other two values told are not modelled
-    with pytest.raises(ValueError, match="sglang_mamba_radix_cache_strategy is 'extra_buffer': "
-                       "give auto"):
-        StrategyOptions(sglang_mamba_radix_cache_strategy="extra_buffer")
+    # a value SGLang has not: its four named
+    with pytest.raises(ValueError, match="sglang_mamba_radix_cache_strategy is 'lazy': give one "
+                       "of SGLang's --mamba-radix-cache-strategy values, auto, no_buffer, "
+                       "extra_buffer, extra_buffer_lazy "):
+        StrategyOptions(sglang_mamba_radix_cache_strategy="lazy")
+
+
+def test_sglang_told_extra_buffer_and_no_buffer():
+    # SGLang keeps a told strategy whatever the overlap and page (overrides.py 477 resolves
+    # "auto" alone). Qwen3-Next-80B-A3B at TP 1, 40 GiB, 32,768 tokens: the state pool is
+    # 42,949,672,960 x 0.9 / 1.9 = 20,344,581,928 B whatever S, int(20,344,581,928 /
+    # 77,266,944) = 263 slots (262 for requests), KV (42,949,672,960 - 263 x 77,266,944) //
+    # 24,576 = 920,754 tokens; Nemotron-H-8B 20,344,581,928 // 102,137,856 = 199 (198), and
+    # 1,380,874 tokens. Without overlap scheduling at page 1, auto runs no_buffer, 3 slots a
+    # request (262 // 3 = 87, 198 // 3 = 66 running); extra_buffer told runs the extra buffer
+    # there, 3 + get_mamba_tracking_slots(overlap=False) = 3 + 1 = 4 (262 // 4 = 65,
+    # 198 // 4 = 49); no_buffer told is auto's 3; with overlap, extra_buffer is auto's 3 + 2
+    # (262 // 5 = 52, 198 // 5 = 39)
+    assert 42_949_672_960 * 9 // 19 == 20_344_581_928
+    assert (20_344_581_928 // 77_266_944, 20_344_581_928 // 102_137_856) == (263, 199)
+    assert (42_949_672_960 - 263 * 77_266_944) // 24_576 == 920_754
+    off = StrategyOptions(sglang_overlap_schedule=False)
+    for preset, request_slots, tokens in (("Qwen3-Next-80B-A3B", 262, 920_754),
+                                          ("Nemotron-H-8B", 198, 1_380_874)):
+        profile = load_preset(preset).profile()
+        for strategy, overlap, slots in (("auto", False, 3), ("extra_buffer", False, 4),
+                                         ("no_buffer", False, 3), ("extra_buffer", True, 5)):
+            x = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                             options=replace(off, sglang_overlap_schedule=overlap,
+                                             sglang_mamba_radix_cache_strategy=strategy)).extras
+            running = {3: request_slots // 3, 4: request_slots // 4, 5: request_slots // 5}
+            assert (x["slots_per_request"], x["request_state_slots"], x["kv_tokens"],
+                    x["max_running_requests"]) == (slots, request_slots, tokens, running[slots])
+    assert (262 // 3, 262 // 4, 262 // 5, 198 // 3, 198 // 4, 198 // 5) == (87, 65, 52, 66, 49, 39)
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    told = replace(off, sglang_mamba_radix_cache_strategy="extra_buffer")
+    assert slots_per_request(qwen, told) == (4, (
+        "4 for Qwen3NextForCausalLM: its extra_buffer radix cache (--mamba-radix-cache-strategy "
+        "extra_buffer), 3 + 1 tracking slot without overlap scheduling"))
+    # SGLang's server_args logs "auto" as the cache it picks, a told one as told
+    assert [logged_strategy(qwen, o) for o in (StrategyOptions(), off, told)] == [
+        "extra_buffer", "no_buffer", "extra_buffer"]
+    assert logged_strategy(load_preset("Llama-3.1-8B").profile(), off) == "auto"
+    # on a B200 told no page the extra buffer told, not overlap, picks the override's
+    # TensorRT-LLM at 64 (model_overrides/qwen3_5.py 39-44; Nemotron-H's runs it whatever, which
+    # no_buffer refuses: none said)
+    for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B"):
+        hybrid = load_preset(name).profile()
+        assert sglang_default_page("B200 192GB", hybrid, told).page == 64
+        assert sglang_default_page("B200 192GB", hybrid, StrategyOptions(
+            sglang_mamba_radix_cache_strategy="no_buffer")) is None
+    # the extra buffer told runs its checks where auto's no_buffer runs none: Nemotron-H's
+    # Mamba2 backend takes no track interval under its chunk (64 < 128)
+    nemotron = load_preset("Nemotron-H-8B").profile()
+    assert run_strategy("sglang", nemotron, budget_bytes=40 << 30,
+                        options=replace(off, sglang_mamba_track_interval=64)).applies
+    assert run_strategy("sglang", nemotron, budget_bytes=40 << 30, options=replace(
+        told, sglang_mamba_track_interval=64)).reason.endswith(
+        "(\"mamba_track_interval (64) must be >= mamba_chunk_size (128)\"): set "
+        "--mamba-track-interval 128")
+
+
+def test_sglang_refuses_told_extra_buffer_and_no_buffer_where_sglang_does():
+    def reason(preset: str, strategy: str, **options) -> str:
+        return run_strategy("sglang", load_preset(preset).profile(), budget_bytes=40 << 30,
+                            context_tokens=32_768, options=StrategyOptions(
+                                sglang_mamba_radix_cache_strategy=strategy, **options)).reason
+
+    # no_buffer told: validate_mamba_no_buffer's page, then its overlap (only auto turns
+    # overlap off itself); LFM2's too
+    for preset, arch in (("Qwen3-Next-80B-A3B", "Qwen3NextForCausalLM"),
+                         ("Nemotron-H-8B", "NemotronHForCausalLM")):
+        assert reason(preset, "no_buffer") == (
+            "SGLang's no_buffer radix cache (--mamba-radix-cache-strategy no_buffer) runs "
+            "without overlap scheduling only (\"no_buffer do not support overlap schedule.\"), "
+            "turned off by itself only where auto picks no_buffer: turn overlap scheduling off "
+            "(--disable-overlap-schedule), or leave the strategy auto")
+        assert reason(preset, "no_buffer", sglang_overlap_schedule=False,
+                      sglang_page_size=64) == (
+            f"SGLang runs {arch}'s state with its no_buffer radix cache, which takes page size 1 "
+            "only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang page size to "
+            "1 or leave the strategy auto")
+    assert "no_buffer do not support overlap schedule" in reason("LFM2-1.2B", "no_buffer")
+    assert reason("LFM2-1.2B", "no_buffer", sglang_overlap_schedule=False) == ""
+    # extra_buffer told: on LFM2 ("use no_buffer") and Llama ("needs mamba state"), as lazy
+    assert reason("LFM2-1.2B", "extra_buffer") == (
+        "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache only (\"extra_buffer "
+        "is not supported for Lfm2ForCausalLM; use no_buffer.\"), so it refuses "
+        "--mamba-radix-cache-strategy extra_buffer: leave the strategy auto")
+    assert reason("Llama-3.1-8B", "extra_buffer") == (
+        "SGLang keeps no mamba radix cache for LlamaForCausalLM, so it refuses "
+        "--mamba-radix-cache-strategy extra_buffer (\"--mamba-radix-cache-strategy "
+        "extra_buffer needs mamba state, got LlamaForCausalLM.\"): leave the strategy auto")
+    # no_buffer on a model without a mamba radix cache is unread (handle_mamba_radix_cache
+    # returns), as is either with the radix cache off
+    llama = load_preset("Llama-3.1-8B").profile()
+    assert no_buffer_refusal(llama, StrategyOptions(
+        sglang_mamba_radix_cache_strategy="no_buffer")) is None
+    assert reason("Llama-3.1-8B", "no_buffer") == ""
+    radix_off = StrategyOptions(sglang_disable_radix_cache=True)
+    for strategy in ("extra_buffer", "no_buffer"):
+        told = replace(radix_off, sglang_mamba_radix_cache_strategy=strategy)
+        assert told_buffer_refusal(load_preset("LFM2-1.2B").profile(), told) is None
+        assert no_buffer_refusal(load_preset("Qwen3-Next-80B-A3B").profile(), told) is None
 
 
 def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():

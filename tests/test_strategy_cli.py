@@ -744,33 +744,46 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
         lazy = _qwen3_next_sglang(flag, "extra_buffer_lazy")
         assert (lazy["slots_per_request"], lazy["state_slots"], lazy["kv_tokens"],
                 lazy["max_running_requests"]) == (4, 263, 920_754, 65)
+    def compare(preset: str, *flags: str) -> tuple[str, str]:
+        code, out, err = run(["compare", "--preset", preset, "--budget", "40GiB",
+                              "--mamba-radix-cache-strategy", *flags])
+        assert code == 0, err
+        return out, err
+
     # SGLang refuses it without overlap scheduling; with its radix cache off it reads none
-    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
-                          "--context", "32768", "--mamba-radix-cache-strategy",
-                          "extra_buffer_lazy", "--no-sglang-overlap-schedule"])
-    assert code == 0, err
+    out, _ = compare("Qwen3-Next-80B-A3B", "extra_buffer_lazy", "--no-sglang-overlap-schedule")
     assert ("sglang does not apply: SGLang's --mamba-radix-cache-strategy extra_buffer_lazy "
             "needs overlap scheduling") in out
-    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
-                          "--mamba-radix-cache-strategy", "extra_buffer_lazy",
-                          "--disable-radix-cache"])
-    assert code == 0, err
+    _, err = compare("Qwen3-Next-80B-A3B", "extra_buffer_lazy", "--disable-radix-cache")
     assert ("note: --sglang-mamba-radix-cache-strategy changes no figure here: SGLang's radix "
             "cache is off, so it reads no mamba radix cache strategy") in err
     # on Llama SGLang refuses it ("needs mamba state"): no note says it changes nothing
-    code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB",
-                          "--mamba-radix-cache-strategy", "extra_buffer_lazy"])
-    assert code == 0, err
+    out, err = compare("Llama-3.1-8B", "extra_buffer_lazy")
     assert "needs mamba state, got LlamaForCausalLM" in out
     assert "radix-cache-strategy changes no figure" not in err
-    # SGLang's extra_buffer and no_buffer told are not modelled: said, exit 2
+    # extra_buffer told without overlap scheduling at page 1: 3 + 1 slots, 262 // 4 = 65, where
+    # auto runs no_buffer's 3, 262 // 3 = 87 (and no_buffer told too); no_buffer told with
+    # overlap scheduling on is refused, as SGLang refuses it
+    off = ("--no-sglang-overlap-schedule",)
+    for strategy, slots, running in (("auto", 3, 87), ("extra_buffer", 4, 65),
+                                     ("no_buffer", 3, 87)):
+        told = _qwen3_next_sglang(*off, "--mamba-radix-cache-strategy", strategy)
+        assert (told["slots_per_request"], told["state_slots"], told["kv_tokens"],
+                told["max_running_requests"]) == (slots, 263, 920_754, running)
+    assert (262 // 3, 262 // 4) == (87, 65)
+    out, _ = compare("Qwen3-Next-80B-A3B", "no_buffer")
+    assert ("sglang does not apply: SGLang's no_buffer radix cache (--mamba-radix-cache-strategy "
+            "no_buffer) runs without overlap scheduling only") in out
+    # no_buffer on Llama: SGLang reads it not at all (no mamba radix cache)
+    _, err = compare("Llama-3.1-8B", "no_buffer")
+    assert ("note: --sglang-mamba-radix-cache-strategy changes no figure here: SGLang keeps no "
+            "mamba radix cache for this model, so it reads no no_buffer") in err
+    # a value SGLang has not: said, exit 2
     code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
-                          "--mamba-radix-cache-strategy", "extra_buffer"])
+                          "--mamba-radix-cache-strategy", "lazy"])
     assert code == 2 and not out
-    assert err.endswith("--mamba-radix-cache-strategy: 'extra_buffer' told is not modelled: "
-                        "give auto, which runs the one SGLang picks for the model (extra_buffer "
-                        "with overlap scheduling or a page over 1 on the models that take it, "
-                        "else no_buffer), or extra_buffer_lazy\n")
+    assert err.endswith("--mamba-radix-cache-strategy: 'lazy' is not one of auto, no_buffer, "
+                        "extra_buffer, extra_buffer_lazy\n")
 
 
 def test_chunked_prefill_off_as_sglangs_command_line_writes_it():

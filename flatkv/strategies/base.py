@@ -116,8 +116,9 @@ CHUNKED_PREFILL_OFF = -1
 # SGLang's --mamba-track-interval when not told (fields/exec_.py 530-533, 0.5.23): the tokens
 # between the state snapshots its extra_buffer radix cache takes in decode
 DEFAULT_MAMBA_TRACK_INTERVAL = 256
-# SGLang's --mamba-radix-cache-strategy values modelled: its default, and the lazy extra buffer
-SGLANG_RADIX_CACHE_STRATEGIES = ("auto", "extra_buffer_lazy")
+# SGLang's --mamba-radix-cache-strategy values, in its order (fields/exec_.py 512-516, 0.5.23):
+# its default, which picks one of the next two for the model, and the lazy extra buffer
+SGLANG_RADIX_CACHE_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
 
 # The engines whose start-up log a strategy prints (its ``extras["log_lines"]``), by name.
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
@@ -273,7 +274,8 @@ class StrategyOptions:
         0.5.23 decides for the model (``sglang.slots_per_request``): 5 for the architectures
         its extra_buffer radix cache serves (3 + 2 tracking slots, with its default overlap
         scheduling; 3 + 1 without it at a page size over 1; no_buffer's 3 without it at page
-        size 1; 3 + 1 with ``sglang_mamba_radix_cache_strategy`` extra_buffer_lazy), else 3; 1 with
+        size 1; 3 + 1 with ``sglang_mamba_radix_cache_strategy`` extra_buffer_lazy, and with
+        extra_buffer told without overlap scheduling at any page), else 3; 1 with
         ``sglang_disable_radix_cache``.
     sglang_max_running_requests: SGLang's ``--max-running-requests``: the requests it runs at
         once, told. None (default): SGLang derives it, from the token pool and the context
@@ -308,14 +310,18 @@ class StrategyOptions:
         (``sglang.concurrency._radix_off_swa_limit``). No mamba radix cache either, so none
         of its page size refusals (``sglang.swa_request_cap``, ``sglang.fixed_state_size``).
     sglang_mamba_radix_cache_strategy: SGLang's ``--mamba-radix-cache-strategy``: "auto" (its
-        default: extra_buffer or no_buffer as it picks for the model, ``sglang.radix_cache``) or
-        "extra_buffer_lazy", its extra buffer allocating a request's second tracking slot only
-        when it needs it, so a running request holds 3 + 1 state slots, not 3 + 2
-        (allocation_sizing.get_mamba_tracking_slots 17-18, read by
-        kv_cache_configurator._calculate_mamba_ratio 3077-3081), on the architectures of its
-        extra-buffer list alone, and with overlap scheduling only (3073-3076); unread with
-        ``sglang_disable_radix_cache`` (overrides.mamba_extra_buffer_lazy_of 269-274)
-        (``sglang.lazy_buffer_refusal``). Its extra_buffer and no_buffer told are not modelled.
+        default: extra_buffer or no_buffer as it picks for the model, ``sglang.radix_cache``), or
+        one told: "extra_buffer" runs the extra buffer whatever the overlap and page, so without
+        overlap scheduling at page size 1, where auto picks no_buffer's 3, a running request
+        holds 3 + 1 state slots (allocation_sizing.get_mamba_tracking_slots 17-19, read by
+        kv_cache_configurator._calculate_mamba_ratio 3077-3081); "extra_buffer_lazy", its extra
+        buffer allocating a request's second tracking slot only when it needs it, so 3 + 1, not
+        3 + 2, and with overlap scheduling only (3073-3076); both on the architectures of its
+        extra-buffer list alone (``sglang.told_buffer_refusal``); "no_buffer", 3 slots, at page
+        size 1 without overlap scheduling only (mamba_hook.validate_mamba_no_buffer 156-160:
+        ``sglang.no_buffer_refusal``), unread on a model without a mamba radix cache
+        (model_hook.handle_mamba_radix_cache 1058-1067). Every one is unread with
+        ``sglang_disable_radix_cache`` (overrides.py 473-474, 269-274).
     sglang_attn_dp_size: D, SGLang's attention data parallelism: ``--attn-dp-size D``, or
         the older ``--enable-dp-attention --dp-size D`` it turns into that. The model's TP
         ranks T run attention in D groups of T / D ranks each, every group with its own
@@ -483,10 +489,9 @@ class StrategyOptions:
             value = self.sglang_mamba_radix_cache_strategy
             shown = quoted(value, 40) if isinstance(value, str) else repr(value)
             raise ValueError(
-                f"sglang_mamba_radix_cache_strategy is {shown}: give auto (SGLang's default, "
-                "extra_buffer or no_buffer as it picks for the model) or extra_buffer_lazy "
-                "(--mamba-radix-cache-strategy extra_buffer_lazy); SGLang's extra_buffer and "
-                "no_buffer told are not modelled")
+                f"sglang_mamba_radix_cache_strategy is {shown}: give one of SGLang's "
+                f"--mamba-radix-cache-strategy values, {', '.join(SGLANG_RADIX_CACHE_STRATEGIES)} "
+                "(auto, its default, picks extra_buffer or no_buffer for the model)")
         check_int("sglang_mamba_track_interval", self.sglang_mamba_track_interval, minimum=1,
                   maximum=MAX_TOKENS,
                   hint="SGLang's --mamba-track-interval, tokens between the state snapshots of "
@@ -507,6 +512,14 @@ class StrategyOptions:
                     "else float32)"
                 )
             object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
+
+    @property
+    def sglang_told_strategy(self) -> str | None:
+        """SGLang's --mamba-radix-cache-strategy where told (not auto) and read: the radix cache
+        on (``_mamba_radix_cache_resolution`` returns before any strategy with it off,
+        overrides.py 473-474); else None."""
+        strategy = self.sglang_mamba_radix_cache_strategy
+        return None if strategy == "auto" or self.sglang_disable_radix_cache else strategy
 
     @property
     def sglang_lazy_buffer(self) -> bool:

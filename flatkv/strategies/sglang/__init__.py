@@ -67,13 +67,17 @@ the pools (told, or the hook's 48 while drafting) and no M is told, the state ke
 slots whatever the budget and r, drafting buffers for N + 1 requests, the KV pool the rest
 (``fixed_state_size``; kv_cache_configurator.py 3325-3345).
 
-With ``--mamba-radix-cache-strategy extra_buffer_lazy`` (``sglang_mamba_radix_cache_strategy``)
-the extra buffer allocates a request's second tracking slot only when the request needs it: S
-is 3 + 1 (``LAZY_BUFFER_SLOTS``; allocation_sizing.get_mamba_tracking_slots 17-18, read by
-kv_cache_configurator._calculate_mamba_ratio 3077-3081), which moves max_running_requests
-(K // S) and the drafting buffers' K, not the pools' split. SGLang takes it only on the
-architectures of its extra-buffer list and with overlap scheduling
-(``lazy_buffer_refusal``, ``lazy_overlap_refusal``), and reads it not at all with the radix
+A told ``--mamba-radix-cache-strategy`` (``sglang_mamba_radix_cache_strategy``; "auto" picks)
+is kept whatever the overlap and page. extra_buffer_lazy allocates a request's second tracking
+slot only when the request needs it: S is 3 + 1 (``LAZY_BUFFER_SLOTS``;
+allocation_sizing.get_mamba_tracking_slots 17-19, read by
+kv_cache_configurator._calculate_mamba_ratio 3077-3081); extra_buffer without overlap
+scheduling is 3 + 1 at page size 1 too, where auto runs no_buffer's 3. Either moves
+max_running_requests (K // S) and the drafting buffers' K, not the pools' split. SGLang takes
+them only on the architectures of its extra-buffer list, lazy with overlap scheduling only
+(``told_buffer_refusal``, ``lazy_overlap_refusal``); no_buffer told is 3, at page size 1
+without overlap scheduling only (``radix_page_refusal``, ``no_buffer_refusal``), and unread
+on a model without a mamba radix cache. None is read with the radix
 cache off. A hybrid SWA pool with N set is
 sized from SGLang's request cap, the full pool the rest (``swa_request_cap``; its
 configurator logs no split line), unless chunked prefill is off: an unchunked prefill writes a
@@ -194,8 +198,9 @@ from flatkv.strategies.sglang.state import (
     budget_for_state_pool,
     budget_of_next_slot,
     fixed_state_size,
-    lazy_buffer_refusal,
     lazy_overlap_refusal,
+    logged_strategy,
+    no_buffer_refusal,
     radix_cache,
     radix_page_refusal,
     request_slots,
@@ -203,6 +208,7 @@ from flatkv.strategies.sglang.state import (
     ssm_dtype,
     state_pool_bytes,
     state_tensors,
+    told_buffer_refusal,
     told_state,
     track_chunk_refusal,
     track_interval_changes_nothing,
@@ -253,8 +259,10 @@ __all__ = [
     "budget_of_next_slot",
     "fixed_state_size",
     "LAZY_BUFFER_SLOTS",
-    "lazy_buffer_refusal",
+    "told_buffer_refusal",
     "lazy_overlap_refusal",
+    "logged_strategy",
+    "no_buffer_refusal",
     "radix_cache",
     "radix_page_refusal",
     "track_chunk_refusal",

@@ -171,14 +171,18 @@ SM100_BACKEND_PAGES = {"trtllm_mha": (BLACKWELL_PAGE, "TensorRT-LLM's MHA backen
 def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """The attention backend SGLang 0.5.23 runs ``profile`` with on SM100 when told none
     (a model override first, then get_default_attn_backend), at ``options``' overlap
-    scheduling and radix cache; None where that is not modelled (Nemotron-H without overlap
-    scheduling, its radix cache on)."""
+    scheduling, radix cache and its strategy; None where that is not modelled (Nemotron-H with
+    the no_buffer radix cache, which refuses its backend)."""
     arch = profile.architectures[0] if profile.architectures else None
     overlap = options.sglang_overlap_schedule
     if arch in SM100_PAGE_ONE_BACKENDS and (
             arch != "GraniteMoeHybridForCausalLM" or profile.has_state):
         return SM100_PAGE_ONE_BACKENDS[arch]
-    overlap = overlap or options.sglang_disable_radix_cache  # either leaves TensorRT-LLM's
+    # the extra buffer (overlap scheduling picks it told no page and strategy; told, the
+    # strategy decides: model_overrides/qwen3_5.py 39-44 reads the resolved one) or the radix
+    # cache off leaves TensorRT-LLM's
+    told = options.sglang_told_strategy
+    overlap = (told != "no_buffer" if told else overlap) or options.sglang_disable_radix_cache
     if arch in SM100_TRTLLM_WITH_EXTRA_BUFFER:
         return "trtllm_mha" if overlap else "triton"
     if arch in SM100_TRTLLM_WITH_OVERLAP:

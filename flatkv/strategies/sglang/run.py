@@ -51,13 +51,14 @@ from flatkv.strategies.sglang.state import (
     budget_for_state_pool,
     draft_track_refusal,
     fixed_state_size,
-    lazy_buffer_refusal,
     lazy_overlap_refusal,
+    no_buffer_refusal,
     radix_page_refusal,
     request_slots,
     slots_per_request,
     state_pools,
     state_size_source,
+    told_buffer_refusal,
     told_state,
     track_chunk_refusal,
 )
@@ -355,12 +356,14 @@ def _start_up_log_extras(profile: CacheProfile, options: StrategyOptions, pools:
 
 def _start_up_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """The first of SGLang's start-up checks that refuses these options, None where all pass:
-    its radix cache's (the lazy extra buffer, the page against it, the prefill chunk against
-    the page), the drafted tokens' and the state chunk's against the track interval, Mamba1's
-    drafting, lazy buffers without overlap. They read the options alone, not the budget, so
-    they run before any pool is sized, as SGLang checks its server args before it profiles."""
-    return (lazy_buffer_refusal(profile, options)
-            or radix_page_refusal(profile, options) or chunk_page_refusal(profile, options)
+    its radix cache's (a told extra buffer, the page against it, a told no_buffer, the
+    prefill chunk against the page), the drafted tokens' and the state chunk's against the
+    track interval, Mamba1's drafting, lazy buffers without overlap. They read the options
+    alone, not the budget, so they run before any pool is sized, as SGLang checks its server
+    args before it profiles."""
+    return (told_buffer_refusal(profile, options)
+            or radix_page_refusal(profile, options) or no_buffer_refusal(profile, options)
+            or chunk_page_refusal(profile, options)
             or draft_track_refusal(profile, options)
             or track_chunk_refusal(profile, options)
             or mamba1_draft_refusal(profile, options)

@@ -116,28 +116,39 @@ MAMBA2_BACKEND_ARCHITECTURES = frozenset({
 
 
 def radix_cache(profile: CacheProfile, options: StrategyOptions) -> str | None:
-    """The mamba radix cache SGLang 0.5.23's "auto" strategy runs a state hybrid with:
-    "extra_buffer" or "no_buffer"; None where the model keeps no state, its architecture
-    is on neither list (none named: a model typed by hand), or --disable-radix-cache is given
-    (overrides.py 473-474: ``_mamba_radix_cache_resolution`` returns before it picks one, so
-    neither cache's page-size checks run: model_hook.handle_mamba_radix_cache 1058-1066).
-    extra_buffer_lazy (``sglang_mamba_radix_cache_strategy``) is told, not picked, so the extra
-    buffer runs whatever the overlap and page (overrides.py 477 resolves "auto" alone), its
-    checks too (model_override_base.mamba_extra_buffer_of 260-265 counts it)."""
+    """The mamba radix cache SGLang 0.5.23 runs a state hybrid with: "extra_buffer" or
+    "no_buffer"; None where the model keeps no state, its architecture is on neither list
+    (none named: a model typed by hand), or --disable-radix-cache is given (overrides.py
+    473-474: ``_mamba_radix_cache_resolution`` returns before it picks one, so neither cache's
+    page-size checks run: model_hook.handle_mamba_radix_cache 1058-1066). Its "auto" strategy
+    picks (overrides.py 477-486); a strategy told (``sglang_mamba_radix_cache_strategy``) is
+    kept whatever the overlap and page, extra_buffer_lazy counted as the extra buffer
+    (model_override_base.mamba_extra_buffer_of 260-265), and checked (``told_buffer_refusal``,
+    ``no_buffer_refusal``)."""
     arch = profile.architectures[0] if profile.architectures else None
     if not profile.has_state or options.sglang_disable_radix_cache:
         return None
+    told = options.sglang_told_strategy
     if arch in EXTRA_BUFFER_ARCHITECTURES:
+        if told is not None:
+            return "no_buffer" if told == "no_buffer" else "extra_buffer"
         return ("extra_buffer" if options.sglang_overlap_schedule
-                or page_size(profile, options) > 1 or options.sglang_lazy_buffer
-                else "no_buffer")
+                or page_size(profile, options) > 1 else "no_buffer")
     return "no_buffer" if arch in NO_BUFFER_ARCHITECTURES else None
+
+
+def logged_strategy(profile: CacheProfile, options: StrategyOptions) -> str:
+    """The --mamba-radix-cache-strategy SGLang 0.5.23's server_args line logs at ``options``:
+    it logs resolved values (ServerArgs.resolved_dict, server_args.py 316-333), so "auto" as
+    the cache it picks where it picks one (``radix_cache``), a told strategy as told."""
+    strategy, mode = options.sglang_mamba_radix_cache_strategy, radix_cache(profile, options)
+    return mode if strategy == "auto" and mode is not None else strategy
 
 
 def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
     """S, the state slots a running request holds in SGLang, and why: the option when set,
-    else SGLang 0.5.23's own for the model's architecture, overlap scheduling and page size
-    (``radix_cache``)."""
+    else SGLang 0.5.23's own for the model's architecture, overlap scheduling, page size and
+    strategy (``radix_cache``)."""
     if options.sglang_slots_per_request is not None:
         return options.sglang_slots_per_request, "set by the option"
     if options.sglang_disable_radix_cache:
@@ -154,9 +165,11 @@ def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[
         return EXTRA_BUFFER_SLOTS, (f"{EXTRA_BUFFER_SLOTS} for {arch}: its extra_buffer radix "
                                     "cache, 3 + 2 tracking slots with overlap scheduling")
     if mode == "extra_buffer":
+        why = (_strategy_flag(options) if options.sglang_told_strategy
+               else f"page size {page_size(profile, options)}")
         return NO_BUFFER_SLOTS + 1, (
-            f"{NO_BUFFER_SLOTS + 1} for {arch}: its extra_buffer radix cache (page size "
-            f"{page_size(profile, options)}), 3 + 1 tracking slot without overlap scheduling")
+            f"{NO_BUFFER_SLOTS + 1} for {arch}: its extra_buffer radix cache ({why}), 3 + 1 "
+            "tracking slot without overlap scheduling")
     if mode == "no_buffer" and arch in EXTRA_BUFFER_ARCHITECTURES:
         return NO_BUFFER_SLOTS, (f"{NO_BUFFER_SLOTS} for {arch}: its no_buffer radix cache, "
                                  "without overlap scheduling at page size 1")
@@ -167,35 +180,52 @@ def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[
                              "its extra_buffer radix cache)")
 
 
-_LAZY_FLAG = "--mamba-radix-cache-strategy extra_buffer_lazy"
+def _strategy_flag(options: StrategyOptions) -> str:
+    """The strategy told, as SGLang's command line gives it."""
+    return f"--mamba-radix-cache-strategy {options.sglang_mamba_radix_cache_strategy}"
 
 
-def lazy_buffer_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
-    """Why SGLang 0.5.23 would not take extra_buffer_lazy for this model (None where it would,
-    or where it is not told, or the radix cache is off, which leaves it unread:
-    overrides.mamba_extra_buffer_lazy_of 269-274): a model without a mamba radix cache raises
-    "needs mamba state" (model_hook.handle_mamba_radix_cache 1059-1066), one on that cache's
-    list without the extra buffer (LFM2) fails validate_mamba_extra_buffer's first assert
-    (mamba_hook.py 117-119), a model typed without an architecture cannot be told either way.
-    Its other check, overlap scheduling, runs later (``lazy_overlap_refusal``)."""
-    if not options.sglang_lazy_buffer:
+def told_buffer_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not take a told extra_buffer or extra_buffer_lazy for this model
+    (None where it would, or where neither is told, or the radix cache is off, which leaves it
+    unread: model_override_base.mamba_extra_buffer_of 260-265): a model without a mamba radix
+    cache raises "needs mamba state" (model_hook.handle_mamba_radix_cache 1059-1066), one on
+    that cache's list without the extra buffer (LFM2) fails validate_mamba_extra_buffer's first
+    assert (mamba_hook.py 117-119), a model typed without an architecture cannot be told
+    either way. Lazy's other check, overlap scheduling, runs later (``lazy_overlap_refusal``)."""
+    if options.sglang_told_strategy not in ("extra_buffer", "extra_buffer_lazy"):
         return None
     arch = profile.architectures[0] if profile.architectures else None
     if profile.has_state and arch in EXTRA_BUFFER_ARCHITECTURES:
         return None
-    fix = "leave the strategy auto"
+    flag, fix = _strategy_flag(options), "leave the strategy auto"
     if profile.has_state and arch in NO_BUFFER_ARCHITECTURES:
         return (f"SGLang runs {arch}'s state with its no_buffer radix cache only (\"extra_buffer "
-                f"is not supported for {arch}; use no_buffer.\"), so it refuses {_LAZY_FLAG}: "
+                f"is not supported for {arch}; use no_buffer.\"), so it refuses {flag}: "
                 f"{fix}")
     if profile.has_state and arch is None:
-        return (f"SGLang takes {_LAZY_FLAG} only for the architectures of its extra-buffer "
+        return (f"SGLang takes {flag} only for the architectures of its extra-buffer "
                 "list (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H, Nemotron-H), "
                 f"and this model names none: {fix}, or load the model's config")
-    said = (f"\"{_LAZY_FLAG} needs mamba state, got {arch}.\"" if arch
+    said = (f"\"{flag} needs mamba state, got {arch}.\"" if arch
             else "it needs mamba state")
     return (f"SGLang keeps no mamba radix cache for {arch or 'this model'}, so it refuses "
-            f"{_LAZY_FLAG} ({said}): {fix}")
+            f"{flag} ({said}): {fix}")
+
+
+def no_buffer_refusal(profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 would not run a told no_buffer radix cache: it needs overlap scheduling
+    off (mamba_hook.validate_mamba_no_buffer 158-160), which only "auto" turns off itself
+    (overrides.py 484-486); None where it is off, or no_buffer is not told or is unread (the
+    radix cache off, or a model without a mamba radix cache: model_hook.py 1058-1067). Its
+    first check, page size 1, is ``radix_page_refusal``'s."""
+    if (options.sglang_told_strategy != "no_buffer" or not options.sglang_overlap_schedule
+            or radix_cache(profile, options) != "no_buffer"):
+        return None
+    return (f"SGLang's no_buffer radix cache ({_strategy_flag(options)}) runs without overlap "
+            "scheduling only (\"no_buffer do not support overlap schedule.\"), turned off by "
+            "itself only where auto picks no_buffer: turn overlap scheduling off "
+            "(--disable-overlap-schedule), or leave the strategy auto")
 
 
 def lazy_overlap_refusal(options: StrategyOptions) -> str | None:
@@ -203,9 +233,9 @@ def lazy_overlap_refusal(options: StrategyOptions) -> str | None:
     scheduling (kv_cache_configurator._calculate_mamba_ratio 3073-3076 asserts "Lazy extra
     buffer requires overlap schedule"); None where it is on, or lazy is not told or unread."""
     if options.sglang_lazy_buffer and not options.sglang_overlap_schedule:
-        return (f"SGLang's {_LAZY_FLAG} needs overlap scheduling (\"Lazy extra buffer requires "
-                "overlap schedule (--disable-overlap-schedule is incompatible)\"): turn overlap "
-                "scheduling on, or leave the strategy auto")
+        return (f"SGLang's {_strategy_flag(options)} needs overlap scheduling (\"Lazy extra "
+                "buffer requires overlap schedule (--disable-overlap-schedule is "
+                "incompatible)\"): turn overlap scheduling on, or leave the strategy auto")
     return None
 
 
@@ -264,7 +294,9 @@ def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
     if mode == "no_buffer" and page > 1:
         return (f"SGLang runs {arch}'s state with its no_buffer radix cache, which takes page "
                 f"size 1 only (\"no_buffer only supports page_size=1\"), not {n(page)}: set "
-                "the SGLang page size to 1")
+                "the SGLang page size to 1"
+                + (" or leave the strategy auto" if options.sglang_told_strategy
+                   and arch in EXTRA_BUFFER_ARCHITECTURES else ""))
     if mode != "extra_buffer":
         return None
     chunk = _cache_chunk(profile)
