@@ -37,7 +37,7 @@ from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
 )
-from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED
+from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, logged_strategy
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import GB as SGLANG_GB
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
@@ -953,8 +953,9 @@ class RunSettings:
     # the one assumed without a GPU: a budget of its own (blocks, memory) leaves the GPU, and
     # the log's lines were at this chunk, so it is kept as told
     gpu_chunk: int | None = None
-    # SGLang's page size, mamba track interval and mamba radix cache strategy, each where it
-    # acts on the model (None: not compared; ``sglang_page_settings``)
+    # SGLang's page size, mamba track interval and mamba radix cache strategy (as its
+    # server_args logs it: "auto" resolved), each where it acts on the model (None: not
+    # compared; ``sglang_page_settings``)
     sglang_page_size: int | None = None
     sglang_mamba_track_interval: int | None = None
     sglang_mamba_radix_cache_strategy: str | None = None
@@ -962,15 +963,14 @@ class RunSettings:
 
 # SGLang's options of its pages and their radix cache that a log's server_args gives, by their
 # StrategyOptions (and RunSettings, LoggedRun) names, each with the logged values offered: a
-# page a block of the pages takes, an interval of tokens, a strategy FlatKV models (a logged
-# "extra_buffer" or "no_buffer" is not offered, as a vLLM mamba cache mode past
-# MAMBA_CACHE_MODES is not)
+# page a block of the pages takes, an interval of tokens, a strategy of SGLang's (the settings'
+# as it logs it, ``logged_strategy``: a logged extra_buffer where auto runs it is no change)
 _SGLANG_PAGE_OFFERS = {"sglang_page_size": range(1, MAX_BLOCK_SIZE + 1),
                        "sglang_mamba_track_interval": range(1, MAX_TOKENS + 1),
                        "sglang_mamba_radix_cache_strategy": SGLANG_RADIX_CACHE_STRATEGIES}
 SGLANG_PAGE_FIELDS = tuple(_SGLANG_PAGE_OFFERS)
 # The strategy acts where the interval does, on a model SGLang runs with its extra_buffer
-# radix cache (elsewhere SGLang refuses extra_buffer_lazy, and auto runs no extra buffer)
+# radix cache (elsewhere SGLang refuses the extra buffer, and no_buffer is auto's or unread)
 _ACTS_AS = {"sglang_mamba_radix_cache_strategy": "sglang_mamba_track_interval"}
 
 
@@ -981,9 +981,12 @@ def sglang_page_settings(profile: CacheProfile,
     check of ``profile`` (``engine_options.strategy_fields``: DeepSeek's sparse attention runs
     its own page of 64 whatever is told; the interval and the strategy act only where an
     extra_buffer radix cache runs), so that a log's is not offered where taking it would
-    change nothing, or make SGLang refuse the settings."""
+    change nothing, or make SGLang refuse the settings. The strategy as SGLang's server_args
+    logs it (``sglang.logged_strategy``): it logs "auto" as the cache it picks."""
     acting = strategy_fields("sglang", profile)
-    return {name: getattr(options, name) if _ACTS_AS.get(name, name) in acting else None
+    told = {**{name: getattr(options, name) for name in SGLANG_PAGE_FIELDS},
+            "sglang_mamba_radix_cache_strategy": logged_strategy(profile, options)}
+    return {name: told[name] if _ACTS_AS.get(name, name) in acting else None
             for name in SGLANG_PAGE_FIELDS}
 
 

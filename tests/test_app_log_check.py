@@ -156,6 +156,24 @@ def test_compare_takes_an_sglang_logs_mamba_radix_cache_strategy_from_its_server
     assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
 
 
+def test_compare_takes_an_sglang_logs_extra_buffer_told_from_its_server_args():
+    # Qwen3-Next-80B-A3B at 40 GiB and 32,768 tokens run without overlap scheduling, with
+    # --mamba-radix-cache-strategy extra_buffer: 3 + 1 slots a running request, 262 // 4 = 65,
+    # where the page's auto runs no_buffer's 3, 262 // 3 = 87 (test_log_check). Its
+    # server_args gives the strategy: offered, taken (sg_strategy), and all 4 lines agree
+    from test_log_check import EXTRA_BUFFER_SERVER_ARGS, qwen3_next_sglang_extra_buffer_lines
+
+    log = as_sglang_log([EXTRA_BUFFER_SERVER_ARGS, *qwen3_next_sglang_extra_buffer_lines()])
+    offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "ctx": "32768",
+                                        "gpu": "KV cache memory", "kv_mem": "40GiB",
+                                        "sg_overlap": "0"}, log)
+    assert offer == ("This log's run had SGLang's mamba radix cache strategy extra_buffer: "
+                     "the figures here are at other settings, so its lines differ for that "
+                     "alone. Take its settings, then read the check again.")
+    assert (taken["sg_strategy"], taken["sg_overlap"]) == ("extra_buffer", "0")
+    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
+
+
 def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_slots():
     # Nemotron-H-8B's SGLang lines at 17,000,000,999 B and 32,768 tokens: 551,345 tokens
     # beside 77 request state slots (78 with the padding slot, of 102,137,856 B each); 4

@@ -1052,12 +1052,18 @@ def qwen3_next_sglang_lazy_lines() -> list[str]:
     """Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 32,768 tokens run with extra_buffer_lazy:
     the same 262 state slots and 920,754 tokens as auto, but a running request holds 3 + 1
     slots, not 3 + 2, so max_running_requests is 262 // 4 = 65, not 262 // 5 = 52."""
+    assert (262 // 4, 262 // 5) == (65, 52)
+    return _qwen3_next_sglang_lines_of_4_slots(StrategyOptions(
+        sglang_mamba_radix_cache_strategy="extra_buffer_lazy"))
+
+
+def _qwen3_next_sglang_lines_of_4_slots(options: StrategyOptions) -> list[str]:
+    """Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 32,768 tokens at ``options``, which
+    hold 4 state slots a running request: 262 request slots, 262 // 4 = 65 running, 920,754
+    tokens."""
     lines = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
                          budget_bytes=40 << 30, context_tokens=32_768,
-                         options=StrategyOptions(
-                             sglang_mamba_radix_cache_strategy="extra_buffer_lazy")
-                         ).extras["log_lines"]
-    assert (262 // 4, 262 // 5) == (65, 52)
+                         options=options).extras["log_lines"]
     assert lines[0].startswith("max_running_requests is capped to 65 by the mamba state cache "
                                "(max_mamba_cache_size=262, 4 state slots per request)")
     assert "#tokens: 920754," in lines[2] and "max_running_requests=65," in lines[3]
@@ -1086,13 +1092,14 @@ def test_the_logged_run_gives_sglangs_mamba_radix_cache_strategy_from_its_server
         run = logged_run(read_log(f"[2026-12-06 07:00:00] server_args={server_args}"))
         assert run == LoggedRun(tp=1, sglang_mamba_radix_cache_strategy=told), server_args
     # the settings hold it where the interval acts, on a model of SGLang's extra_buffer radix
-    # cache: Qwen3-Next, not Llama (no state) nor LFM2 (no_buffer only: SGLang refuses it)
+    # cache: Qwen3-Next, not Llama (no state) nor LFM2 (no_buffer only: SGLang refuses it);
+    # as SGLang logs it, auto as the cache it picks (extra_buffer with overlap scheduling)
     lazy = StrategyOptions(sglang_mamba_radix_cache_strategy="extra_buffer_lazy")
     assert [sglang_page_settings(load_preset(name).profile(), options)[
         "sglang_mamba_radix_cache_strategy"] for name, options in (
         ("Qwen3-Next-80B-A3B", StrategyOptions()), ("Qwen3-Next-80B-A3B", lazy),
         ("Llama-3.1-8B", StrategyOptions()), ("LFM2-1.2B", StrategyOptions()))] == [
-        "auto", "extra_buffer_lazy", None, None]
+        "extra_buffer", "extra_buffer_lazy", None, None]
     # the Qwen3-Next lazy log checked at auto: its two lines of max_running_requests (the
     # cap line and the scheduler line) differ, 65 logged, 52 at auto (262 // 5), its pools
     # agree; the strategy is offered, and (back) auto where a log ran auto
@@ -1109,15 +1116,90 @@ def test_the_logged_run_gives_sglangs_mamba_radix_cache_strategy_from_its_server
     at_lazy = replace(now, sglang_mamba_radix_cache_strategy="extra_buffer_lazy")
     assert logged_changes(LoggedRun(sglang_mamba_radix_cache_strategy="auto"), at_lazy,
                           lambda c: at_lazy) == {"sglang_mamba_radix_cache_strategy": "auto"}
-    # nothing where they agree, where the model runs no extra buffer (None), nor for a
-    # strategy FlatKV does not model (said nothing of, as vLLM's unknown cache modes)
+    # nothing where they agree (a logged extra_buffer is what auto runs here), nor where the
+    # model runs no extra buffer (None); a logged no_buffer is offered
     assert logged_changes(LoggedRun(sglang_mamba_radix_cache_strategy="extra_buffer_lazy"),
                           at_lazy, lambda c: at_lazy) == {}
+    assert logged_changes(LoggedRun(sglang_mamba_radix_cache_strategy="extra_buffer"), now,
+                          lambda c: now) == {}
     unset = replace(now, sglang_mamba_radix_cache_strategy=None)
     assert logged_changes(logged_run(log), unset, lambda c: unset) == {}
-    for unmodelled in ("extra_buffer", "no_buffer"):
-        assert logged_changes(LoggedRun(sglang_mamba_radix_cache_strategy=unmodelled), now,
-                              lambda c: now) == {}
+    assert logged_changes(LoggedRun(sglang_mamba_radix_cache_strategy="no_buffer"), now,
+                          lambda c: now) == {"sglang_mamba_radix_cache_strategy": "no_buffer"}
+
+
+# SGLang 0.5.23's server_args line (ServerArgs.resolved_dict, its fields in field_order.py's
+# order, most left out here) of Qwen3-Next-80B-A3B run with --disable-overlap-schedule
+# --mamba-radix-cache-strategy extra_buffer: the strategy as told, where auto would log the
+# no_buffer it picks without overlap scheduling at page 1
+EXTRA_BUFFER_SERVER_ARGS = (
+    "server_args={'model_path': 'Qwen/Qwen3-Next-80B-A3B-Instruct', 'context_length': 32768, "
+    "'kv_cache_dtype': 'auto', 'mem_fraction_static': 0.85, 'max_running_requests': None, "
+    "'chunked_prefill_size': 8192, 'page_size': 1, 'disable_radix_cache': False, "
+    "'disable_overlap_schedule': True, 'tp_size': 1, 'attn_dp_size': 1, "
+    "'max_mamba_cache_size': None, 'mamba_ssm_dtype': None, 'mamba_full_memory_ratio': 0.9, "
+    "'mamba_radix_cache_strategy': 'extra_buffer', 'uses_mamba_radix_cache': True, "
+    "'mamba_track_interval': 256, 'linear_attn_backend': 'triton', 'enable_dp_attention': False}")
+
+
+def qwen3_next_sglang_extra_buffer_lines() -> list[str]:
+    """Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 32,768 tokens run without overlap
+    scheduling, extra_buffer told: the same 262 request state slots and 920,754 tokens as auto,
+    but 3 + 1 slots a running request where auto runs no_buffer's 3, so max_running_requests
+    is 262 // 4 = 65, not 262 // 3 = 87."""
+    assert (262 // 4, 262 // 3) == (65, 87)
+    return _qwen3_next_sglang_lines_of_4_slots(StrategyOptions(
+        sglang_overlap_schedule=False, sglang_mamba_radix_cache_strategy="extra_buffer"))
+
+
+def test_a_logged_extra_buffer_or_no_buffer_is_offered_where_it_acts():
+    from dataclasses import replace
+
+    from flatkv.log_check import RunSettings, check_result, logged_changes, logged_run
+    from flatkv.log_check import sglang_page_settings as page_settings
+
+    # its server_args gives the strategy, page, interval and TP; at the settings without
+    # overlap scheduling auto runs no_buffer (logged "no_buffer"): the cap and scheduler lines
+    # differ, 65 logged, 87 there; extra_buffer is offered, alone (page, interval, TP agree)
+    profile = load_preset("Qwen3-Next-80B-A3B").profile()
+    log = read_log("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line}" for i, line in enumerate(
+        (EXTRA_BUFFER_SERVER_ARGS, *qwen3_next_sglang_extra_buffer_lines()))))
+    run = logged_run(log)
+    assert (run.tp, run.sglang_page_size, run.sglang_mamba_track_interval,
+            run.sglang_mamba_radix_cache_strategy) == (1, 1, 256, "extra_buffer")
+    off = StrategyOptions(sglang_overlap_schedule=False)
+    at_auto = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                           options=off)
+    assert "capped to 87 by" in at_auto.extras["log_lines"][0]
+    assert check_result(at_auto, log).count(DIFFERS) == 2
+
+    def settings(options: StrategyOptions) -> RunSettings:
+        return RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=32_768,
+                           chunk=8_192, **page_settings(profile, options))
+
+    now = settings(off)
+    assert now.sglang_mamba_radix_cache_strategy == "no_buffer"
+    assert logged_changes(run, now, lambda c: now) == {
+        "sglang_mamba_radix_cache_strategy": "extra_buffer"}
+    # taken, every line agrees and nothing more is offered
+    taken = replace(off, sglang_mamba_radix_cache_strategy="extra_buffer")
+    at_taken = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                            options=taken)
+    assert check_result(at_taken, log).count(DIFFERS) == 0
+    assert logged_changes(run, settings(taken), lambda c: settings(taken)) == {}
+    # a run of auto with overlap scheduling logs the extra_buffer it picks: beside the same
+    # settings, no change; beside overlap off (no_buffer there), extra_buffer is offered
+    on_log = read_log("[2026-12-06 07:00:00 TP0] " + EXTRA_BUFFER_SERVER_ARGS.replace(
+        "'disable_overlap_schedule': True", "'disable_overlap_schedule': False"))
+    on = settings(StrategyOptions())
+    assert logged_changes(logged_run(on_log), on, lambda c: on) == {}
+    # a run of auto without overlap scheduling logs no_buffer: offered beside overlap on
+    # (taken there SGLang refuses it, and says to turn overlap off), not beside overlap off
+    no_log = read_log("[2026-12-06 07:00:00 TP0] " + EXTRA_BUFFER_SERVER_ARGS.replace(
+        "'extra_buffer'", "'no_buffer'"))
+    assert logged_changes(logged_run(no_log), on, lambda c: on) == {
+        "sglang_mamba_radix_cache_strategy": "no_buffer"}
+    assert logged_changes(logged_run(no_log), now, lambda c: now) == {}
 
 
 def test_the_logged_run_gives_the_mamba_cache_mode_vllm_says_it_set():
