@@ -88,6 +88,7 @@ from flatkv.units import (
     parse_tokens,
     positive_size,
     quoted,
+    whole_number,
 )
 
 CUSTOM_GPU = "Custom"
@@ -419,10 +420,9 @@ _NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a 
 
 def _int(lo: int, hi: int) -> Callable[[str, str], int]:
     def parse(key: str, text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise ValueError(f"{key}={quoted(text)} is not a whole number") from None
+        value = whole_number(text, f"{key}={quoted(text)}")
+        if value is None:
+            raise ValueError(f"{key}={quoted(text)} is not a whole number")
         if value < lo and hi >= _NO_REAL_BOUND:  # a range of 19 digits reads as noise
             raise ValueError(f"{key}={int_text(value)} must be {lo:,} or more")
         if not lo <= value <= hi:  # (400 nines: "a 400-digit number", not 530 characters)

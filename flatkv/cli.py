@@ -64,7 +64,7 @@ PROG = "python -m flatkv"
 DEFAULT_BUDGET = cache_budget(GPU_PRESETS[DEFAULT_GPU], DEFAULT_MEMORY_FRACTION, 0, 1)
 
 
-# The value argparse's own messages quote whole, as its repr ("invalid int value: 'xxx...'",
+# The value argparse's own messages quote whole, as its repr ("invalid float value: 'xxx...'",
 # "invalid choice: 'xxx...' (choose from ...)")
 _ARGPARSE_VALUE = re.compile(r"^(.*?invalid (?:\w+ value|choice): )(.+?)( \(choose from .*)?$")
 
@@ -105,8 +105,6 @@ class _Parser(argparse.ArgumentParser):
         message = _flag_once(_short_value(message))
         if message.endswith("expected one argument"):
             message += " (for a value that starts with '-', write --option=VALUE)"
-        elif "invalid int value" in message:
-            message += ": give a whole number, e.g. 2"
         elif "invalid float value" in message:
             message += ": give a number, e.g. 0.9"
         raise UsageError(message)

@@ -43,6 +43,7 @@ from flatkv.units import (
     parse_tokens,
     positive_size,
     quoted,
+    whole_number,
 )
 
 
@@ -235,12 +236,14 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
 
 
 def _whole_number(text: str) -> int | None:
-    """``text`` as an int; None where it is not one, or is past 20 characters (2**64 has 20
-    digits: no count here is larger, and int() of a huge string is slow)."""
+    """``text`` as an int (``units.whole_number``: a number of other digits or with a plus sign
+    refused with its fix); None where it is not one, or is past 20 characters (2**64 has 20
+    digits: no count here is larger)."""
     try:
-        return int(text) if len(text) <= 20 else None
-    except ValueError:
-        return None
+        value = whole_number(text, quoted(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value if len(text.strip()) <= 20 else None
 
 
 def positive_int(text: str) -> int:

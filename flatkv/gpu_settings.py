@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from flatkv.plan import figure_text
-from flatkv.units import quoted
+from flatkv.units import quoted, whole_number
 
 BENCH_REPEATS = {"cpu": 7, "cuda": 15}  # the library's and the CLI's timed rounds
 # The benchmark's defaults (the page states them).
@@ -128,15 +128,13 @@ def parse_counts(text: str, field: str, *, maximum: int) -> tuple[int, ...]:
     """``"1, 4, 16"`` -> ``(1, 4, 16)``: whole numbers from 1 to ``maximum``, sorted, once each."""
     values: set[int] = set()
     for part in text.replace(";", ",").split(","):
-        part = part.strip().replace("_", "")
+        part = part.strip()
         if not part:
             continue
-        try:
-            values.add(int(part))
-        except ValueError:
+        if (value := whole_number(part, f"{field}: {quoted(part)}")) is None:
             raise ValueError(
-                f"{field}: {quoted(part)} is not a whole number; give a list such as 1, 4, 16"
-            ) from None
+                f"{field}: {quoted(part)} is not a whole number; give a list such as 1, 4, 16")
+        values.add(value)
     if not values:
         raise ValueError(f"{field} is empty; give a list such as 1, 4, 16")
     return check_counts(sorted(values), field, maximum=maximum)

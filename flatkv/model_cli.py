@@ -23,6 +23,7 @@ from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_model_file, load_preset
 from flatkv.profile import PROFILE_FORMAT, CacheProfile
 from flatkv.strategies.vllm import mamba_chunk_text
+from flatkv.strategy_cli import whole_argument
 
 
 class FileFieldError(ValueError):
@@ -55,7 +56,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--model-file", metavar="PATH",
                         help="a model exported as JSON: a specification (preset format, "
                         "flatkv-model/1) or the Model page's raw bytes (flatkv-profile/1)")
-    group.add_argument("--tp", type=int, metavar="N",
+    group.add_argument("--tp", type=whole_argument, metavar="N",
                        help="tensor-parallel size; bytes are per TP rank (default: the model's)")
     group.add_argument("--kv-dtype", metavar="D", help="KV cache dtype (bf16, fp8, float32, ...)")
     group.add_argument("--conv-dtype", metavar="D", help="conv state dtype")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
-from flatkv.units import names_text, quoted
+from flatkv.units import names_text, quoted, whole_number
 
 # More cache layers than any real model has (the deepest have about 130, Falcon-H1 counts two a
 # layer): a pattern past this is a typo. It also bounds the app's slowest page: Budget plans
@@ -124,22 +124,25 @@ class _PatternParser:
         return self.tokens[self.pos - 1][1]
 
     def count(self) -> int:
-        """A repeat count: a whole number of 1 or more, in digits."""
+        """A repeat count: a whole number of 1 or more in ASCII digits (``units.whole_number``:
+        ``1_000`` read, ``١٢`` and ``+3`` refused with their fix)."""
         typed = self.take("num")
         at = self.tokens[self.pos - 1][2]
-        digits = typed.lstrip("0") or "0"
         where = (f"layer pattern {quoted(self.text)}: repeat count {quoted(typed, 20)} at "
                  f"character {at}")
-        if not typed.isdecimal():  # 0x10, -1, 1.5, 1e3, 1²
-            raise ValueError(f"{where} is not a whole number >= 1: write the count in digits, "
-                             "e.g. (3*linear,full)*12")
-        if digits == "0":  # in digits already: "write it in digits" would not say what is wrong
-            raise ValueError(f"{where} is 0: give 1 or more, or leave the item out, e.g. "
-                             "(3*linear,full)*12")
-        if len(digits) > 18:  # past any layer count, and int() refuses 4,300 digits
+        digits = typed.replace("_", "").lstrip("0")
+        # past any layer count, and int() refuses 4,300 digits
+        if typed.isascii() and digits.isdigit() and len(digits) > 18:
             raise ValueError(f"layer pattern {quoted(self.text)} expands to more than "
                              f"{self.max_layers} cache layers: too large to be real")
-        return int(digits)
+        count = whole_number(typed, where)
+        if count is None or count < 0:  # 0x10, -1, 1.5, 1e3, 1²
+            raise ValueError(f"{where} is not a whole number >= 1: write the count in digits, "
+                             "e.g. (3*linear,full)*12")
+        if count == 0:  # in digits already: "write it in digits" would not say what is wrong
+            raise ValueError(f"{where} is 0: give 1 or more, or leave the item out, e.g. "
+                             "(3*linear,full)*12")
+        return count
 
     def sequence(self) -> list[_Node]:
         nodes = [self.item()]

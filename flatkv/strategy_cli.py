@@ -68,6 +68,7 @@ from flatkv.units import (
     quoted,
     shares_text,
     tokens_text,
+    whole_number,
 )
 
 # where a strategy command's context came from when --context is not given
@@ -88,6 +89,20 @@ def _tokens_argument(flag: str) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
+
+
+def whole_argument(text: str) -> int:
+    """An argparse type for a whole number (``units.whole_number``: ASCII digits, ``1_000``
+    read, ``١٢`` and ``+3`` refused with their fix); argparse's one-line error otherwise. A
+    negative number is read, for the option's bound to refuse in its own words."""
+    try:
+        value = whole_number(text, quoted(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number: give one in "
+                                         "digits, e.g. 2")
+    return value
 
 
 def chunked_prefill_argument(text: str) -> int:
@@ -132,22 +147,25 @@ def _add_vllm_arguments(parser: argparse.ArgumentParser, defaults: StrategyOptio
     """The options vLLM names, from the kernel block size to its hybrid manager: the block a
     kernel reads and the state pages a request holds (--speculative-tokens, its
     num_speculative_tokens, drafts in SGLang too), in the order --help lists them."""
-    parser.add_argument("--kernel-block-size", type=int, default=defaults.kernel_block_size,
+    parser.add_argument("--kernel-block-size", type=whole_argument,
+                        default=defaults.kernel_block_size,
          metavar="A", help=_engine_help("kernel_block_size",
                                         "default: the model's own, 64 for an MLA model, else 16"))
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
                         help=_engine_help("mamba_cache_mode",
                                           f"default {defaults.mamba_cache_mode}"))
-    parser.add_argument("--speculative-tokens", type=int, default=defaults.speculative_tokens,
+    parser.add_argument("--speculative-tokens", type=whole_argument,
+                        default=defaults.speculative_tokens,
                         metavar="N", help=_engine_help(
                             "speculative_tokens", "--mtp-layer adds an MTP module's; default "
                             f"{defaults.speculative_tokens}"))
-    parser.add_argument("--prefill-checkpoint-blocks", type=int,
+    parser.add_argument("--prefill-checkpoint-blocks", type=whole_argument,
                         default=defaults.prefill_checkpoint_blocks, metavar="K",
                         help=_engine_help("prefill_checkpoint_blocks",
                                           f"default {defaults.prefill_checkpoint_blocks}"))
-    parser.add_argument("--mamba-chunk-size", type=int, default=defaults.mamba_chunk_size,
+    parser.add_argument("--mamba-chunk-size", type=whole_argument,
+                        default=defaults.mamba_chunk_size,
                         help=_engine_help("mamba_chunk_size",
                                           "default: the model's own, as vLLM takes it"))
     parser.add_argument("--vllm-hybrid-manager", action=argparse.BooleanOptionalAction,
@@ -165,13 +183,13 @@ def _add_sglang_arguments(parser: argparse.ArgumentParser, defaults: StrategyOpt
     parser.add_argument("--swa-full-tokens-ratio", default=None, metavar="R",
          help=_engine_help("swa_full_tokens_ratio",
                            f"default {ratio_text(defaults.swa_full_tokens_ratio)}"))
-    parser.add_argument("--sglang-slots-per-request", type=int,
+    parser.add_argument("--sglang-slots-per-request", type=whole_argument,
          default=defaults.sglang_slots_per_request, metavar="S",
          help=_engine_help("sglang_slots_per_request", "default: SGLang's own"))
-    _sglang_flag(parser, "max-running-requests", type=int,
+    _sglang_flag(parser, "max-running-requests", type=whole_argument,
          default=defaults.sglang_max_running_requests, metavar="N",
          help=_engine_help("sglang_max_running_requests", "default: SGLang's own"))
-    _sglang_flag(parser, "max-mamba-cache-size", type=int,
+    _sglang_flag(parser, "max-mamba-cache-size", type=whole_argument,
          default=defaults.sglang_max_mamba_cache_size, metavar="M",
          help=_engine_help("sglang_max_mamba_cache_size", "default: SGLang's own"))
     parser.add_argument("--sglang-overlap-schedule", action=argparse.BooleanOptionalAction,
@@ -179,19 +197,20 @@ def _add_sglang_arguments(parser: argparse.ArgumentParser, defaults: StrategyOpt
                                          "--no-sglang-overlap-schedule turns it off"))
     _sglang_flag(parser, "disable-radix-cache", action="store_true", default=None,
          help=_engine_help("sglang_disable_radix_cache"))
-    _sglang_flag(parser, "attn-dp-size", type=int, default=defaults.sglang_attn_dp_size,
+    _sglang_flag(parser, "attn-dp-size", type=whole_argument, default=defaults.sglang_attn_dp_size,
          metavar="D", help=_engine_help("sglang_attn_dp_size",
                                         f"default {defaults.sglang_attn_dp_size}: none"))
     parser.add_argument("--enable-dp-attention", action="store_true",
          help="SGLang's older spelling of attention DP, as a command line copied from it "
          "gives it: with --dp-size D, --attn-dp-size D (where that is not told)")
-    parser.add_argument("--dp-size", type=int, default=None, metavar="N",
+    parser.add_argument("--dp-size", type=whole_argument, default=None, metavar="N",
          help="SGLang's --dp-size: with --enable-dp-attention, the attention DP size; without "
          "it, N replicas of the whole model, each holding the figures shown")
-    parser.add_argument("--sglang-page-size", type=int, default=defaults.sglang_page_size,
+    parser.add_argument("--sglang-page-size", type=whole_argument,
+                        default=defaults.sglang_page_size,
          help=_engine_help("sglang_page_size", f"default {defaults.sglang_page_size}, as "
                            "SGLang on Hopper and Ampere"))
-    _sglang_flag(parser, "mamba-track-interval", type=int,
+    _sglang_flag(parser, "mamba-track-interval", type=whole_argument,
          default=defaults.sglang_mamba_track_interval, metavar="T",
          help=_engine_help("sglang_mamba_track_interval",
                            f"default {defaults.sglang_mamba_track_interval}, as SGLang"))
@@ -234,10 +253,11 @@ def add_strategy_arguments(
     parser.add_argument("--lcm-padding-bound", default=None, metavar="F",
          help=_engine_help("lcm_padding_bound",
                            f"default {ratio_text(defaults.lcm_padding_bound)}"))
-    parser.add_argument("--lcm-alignment-bytes", type=int, default=defaults.lcm_alignment_bytes,
+    parser.add_argument("--lcm-alignment-bytes", type=whole_argument,
+                        default=defaults.lcm_alignment_bytes,
          help="lcm: parent block bytes are a multiple of this (default "
          f"{defaults.lcm_alignment_bytes})")
-    parser.add_argument("--margin", type=int, default=defaults.margin,
+    parser.add_argument("--margin", type=whole_argument, default=defaults.margin,
          help=f"workload: safety pages per group (default {defaults.margin})")
 
 

@@ -28,7 +28,7 @@ _UNITS = {
 # digits may be grouped in threes by commas, as the app prints bytes (76,968,728,985B); a comma
 # anywhere else (1,5GB: a decimal comma? 128,00: a lost digit?) is refused, not guessed
 _THOUSANDS = r"[0-9]{1,3}(?:,[0-9]{3})+"
-_SIZE = re.compile(rf"^\s*((?:{_THOUSANDS}|[0-9]+)(?:\.[0-9]*)?|\.[0-9]+)"
+_SIZE = re.compile(rf"^\s*((?:{_THOUSANDS}|[0-9]+(?:_[0-9]+)*)(?:\.[0-9]*)?|\.[0-9]+)"
                    r"(?:[eE]([+-]?[0-9]+))?\s*([A-Za-z]*)\s*$")
 # Anything above this is not a memory budget but a typo (about 1 EiB).
 MAX_BYTES = 2**60
@@ -37,6 +37,64 @@ MAX_BYTES = 2**60
 MAX_TOKENS = 2**40
 # The most tokens a block or page the pages, their links and a log's offered settings take
 MAX_BLOCK_SIZE = 1 << 20
+
+
+# A whole number as typed: ASCII digits, which underscores may group (1_000), as Python's int()
+# and so the engines' own flags read them; a '-' read so that the field's bound refuses it
+_WHOLE = re.compile(r"-?[0-9]+(?:_[0-9]+)*")
+
+
+def ascii_digits(text: str) -> str:
+    """``text`` with each digit of another script (Arabic-Indic ``١٢``, fullwidth ``１２``) as
+    its ASCII digit: the value a refusal of those digits suggests instead."""
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
+
+
+def number_problem(text: str, subject: str, example: str,
+                   reads: Callable[[str], object]) -> str | None:
+    """Why ``text``, a number that Python's int() (or an engine's flag) would read, is refused
+    here, as an error naming ``subject``; None where neither applies (the caller says whether
+    it reads ``text`` at all). Only ASCII digits are read: ``١٢`` and ``１２`` are digits to
+    int(), but a number shown back in ASCII beside what was typed in another script could be
+    taken for another figure, and a link or command line carries it as typed. A plus sign is
+    refused rather than read (``+3`` as 3): no figure here is signed, and a count written
+    with one may mean "3 more" than a default; it is named only where the rest reads (``+x``
+    is no number, said by the caller). The fix is the value as it should be written where the
+    caller ``reads`` that (neither None nor a ValueError), else ``example``."""
+    raw = text.strip()
+
+    def read(instead: str) -> bool:
+        try:
+            return instead.isascii() and reads(instead) is not None
+        except ValueError:
+            return False
+
+    if any(c.isdecimal() and not c.isascii() for c in raw):
+        instead = ascii_digits(raw)
+        return (f"{subject} is not written in ASCII digits: write it in ASCII digits, e.g. "
+                f"{instead if read(instead) else example}")
+    if raw.startswith("+") and not raw[1:2].isspace() and read(raw[1:]):
+        return f"{subject} has a plus sign: write it without the sign, e.g. {raw[1:]}"
+    return None
+
+
+def whole_number(text: str, subject: str) -> int | None:
+    """The whole number ``text`` writes (``12``, `` 12 ``, ``1_000``; ``-1``, which the field's
+    bound then refuses in its own words, "must be positive"), None where it writes none, which
+    the caller words with what it takes. Digits of another script and a plus sign, which
+    int() reads, are refused here with the fix (``number_problem``), in one line naming
+    ``subject``. Underscores are read, as int() reads them and ``parse_tokens`` does for a
+    context copied from a vLLM command line: they only group digits and cannot mean another
+    figure. More than 4,300 digits is no number (int() refuses it)."""
+    if (problem := number_problem(text, subject, "12", _WHOLE.fullmatch)) is not None:
+        raise ValueError(problem)
+    raw = text.strip()
+    if not _WHOLE.fullmatch(raw):
+        return None
+    try:
+        return int(raw)
+    except ValueError:  # past int()'s 4,300 digits
+        return None
 
 
 # Suffixes as vLLM's --max-model-len reads them (vllm human_readable_int): lowercase decimal,
@@ -69,6 +127,10 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
         raw = str(text).strip()
         # a context of 2**40 tokens is 13 digits (17 grouped): a longer entry is no context
         match = _TOKENS.fullmatch(raw) if raw.isascii() and len(raw) <= 32 else None
+        if match is None and (problem := number_problem(
+                raw, f"{field} {shown}", "256K",
+                lambda t: parse_tokens(t, field, maximum=maximum))):
+            raise ValueError(problem)
         if match is None and raw.startswith("-") and _TOKENS.fullmatch(raw[1:].strip()):
             raise ValueError(f"{field} is {shown}: give a positive number of tokens")
         if match is None:
@@ -128,6 +190,10 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
         raise ValueError(f"{field} is empty: give a size such as 80GB or 10GiB")
     else:
         match = _SIZE.match(str(text))
+        if not match and (problem := number_problem(
+                str(text), f"{field} {shown}", "80GB",
+                lambda t: parse_size(t, field=field, whole=whole))):
+            raise ValueError(problem)
         if not match and _SIZE.match(str(text).strip().removeprefix("-")):
             raise ValueError(f"{field} {shown} is negative: give a size of 0 or more")
         if not match:
@@ -138,7 +204,7 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
                 f"80GB, 10GiB, 1.5TiB, 12e9 or 4096{comma}"
             )
         number, exponent, unit = match.groups()
-        number = number.replace(",", "")
+        number = number.replace(",", "").replace("_", "")
         if len(number) > MAX_SIZE_DIGITS:  # past any real size, and past what int() parses
             raise ValueError(f"{field} {shown} has too many digits: a size is at most "
                              "1 EiB; write e.g. 80GB or 12e9")
@@ -193,7 +259,8 @@ def memory_size(text: str, field: str, *, weights: bool = False) -> int:
     billion), not bytes of memory; ``weights`` says how many bytes such a model's weights take."""
     nbytes = parse_size(text, field=field)
     bare = str(text).strip()
-    plain = bare.replace(",", "")  # thousands commas, as parse_size reads them: 1,000 is 1000
+    # thousands commas and underscores, as parse_size reads them: 1,000 and 1_000 are 1000
+    plain = bare.replace(",", "").replace("_", "")
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
     if plain and not plain[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(plain) != 0:
         # the unit a number of this size was meant in: 44.59 GiB, not 100000 GiB

@@ -58,6 +58,21 @@ def test_a_links_notices_quote_what_it_typed_short_or_long():
         "'zoom'."]
 
 
+def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
+    # int() read tp=٢ as 2 and req=+3 as 3; spaces around and underscores between digits read
+    state, notices = decode_query({"tp": "٢", "req": "+3", "block": " 1_024 ",
+                                   "sweep_blocks": "1, ٤"})
+    assert (state.tp, state.requests, state.block_size) == (1, None, 1024)
+    assert notices == [
+        "tp='٢' is not written in ASCII digits: write it in ASCII digits, e.g. 2; using the "
+        "default (tp=1).",
+        "req='+3' has a plus sign: write it without the sign, e.g. 3; using the default (4 "
+        "live requests, or as many as fit).",
+        "sweep_blocks: '٤' is not written in ASCII digits: write it in ASCII digits, e.g. 4; "
+        "using the default (sweep_blocks=auto).",
+    ]
+
+
 def test_round_trip_of_a_custom_model_and_every_setting():
     hybrid = replace(QWEN35, layers="(3*linear,full,sliding)*12", sliding_window=4096)
     state = AppState(model=CUSTOM, raw=hybrid, block_size=64,

@@ -168,7 +168,7 @@ def test_per_component_planner(capsys):
        "10"], "unrecognized argument --reserved-bytes-per-block: python -m flatkv bench "
      "--help lists the options"),  # packed slabs: none
      (["model", "--preset", "Llama-3.1-8B", "--tp", "x"],
-      "argument --tp: invalid int value: 'x': give a whole number, e.g. 2"),
+      "argument --tp: 'x' is not a whole number: give one in digits, e.g. 2"),
      ([], "required: command"),
      # numbers past what int() parses, and names past a screen, said short
      (["plan", "--layers", "full*1" + "0" * 5000, "--kv-bytes-per-slot", "1", "--budget",
@@ -328,15 +328,16 @@ def test_bench_threads_past_the_cores_are_grouped(capsys):
 
 
 def test_argparses_own_messages_quote_a_long_value_by_its_start(capsys):
-    # "invalid int value: 'xxx...'" and "invalid choice: 'xxx...'" echoed a 5,000-character
-    # value whole (a 5 KB line); shortened as every other message quotes a value
+    # "invalid choice: 'xxx...'" echoed a 5,000-character value whole (a 5 KB line); shortened
+    # as every other message quotes a value, and so does a whole-number option's own message
     shown = repr("x" * 80) + "... (5,000 characters)"
     for argv, message in (
-            (["--tp", "x" * 5000], f"argument --tp: invalid int value: {shown}: give a whole "
-             "number, e.g. 2"),
+            (["--tp", "x" * 5000], f"argument --tp: {shown} is not a whole number: give one in "
+             "digits, e.g. 2"),
             (["--planner", "x" * 5000], f"argument --planner: invalid choice: {shown} (choose "
              "from 'packed', 'per-component')"),
-            (["--tp", "x"], "argument --tp: invalid int value: 'x': give a whole number, e.g. 2")):
+            (["--tp", "x"], "argument --tp: 'x' is not a whole number: give one in digits, e.g. "
+             "2")):
         code, out, err = run(["plan", "--preset", "gpt-oss-20b", "--budget", "80GB", *argv],
                              capsys)
         assert code == 2 and out == "" and err == f"python -m flatkv: error: {message}\n"
@@ -1790,3 +1791,35 @@ def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
     off = next(r for r in json.loads(out) if r["strategy"] == "sglang")
     assert code == 0 and "chunked-prefill-size" not in err
     assert off["kv_tokens"] == 40 * 2**30 // 131_072 // 48 * 48 == 327_648
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["model", "--preset", "Llama-3.1-8B", "--tp", "٢"],
+     "argument --tp: '٢' is not written in ASCII digits: write it in ASCII digits, e.g. 2"),
+    (["plan", *QWEN35, "--budget", "80GB", "--block-size", "６４"],
+     "argument --block-size: '６４' is not written in ASCII digits: write it in ASCII digits, "
+     "e.g. 64"),
+    (["compare", *QWEN35, "--budget", "80GB", "--speculative-tokens", "+3"],
+     "argument --speculative-tokens: '+3' has a plus sign: write it without the sign, e.g. 3"),
+    (["bench", *QWEN35, "--threads", "١"],
+     "argument --threads: '١' is not written in ASCII digits: write it in ASCII digits, e.g. 1"),
+    (["plan", *QWEN35, "--budget", "８0GB"],
+     "--budget '８0GB' is not written in ASCII digits: write it in ASCII digits, e.g. 80GB"),
+    (["compare", *QWEN35, "--budget", "80GB", "--context", "٨K"],
+     "--context '٨K' is not written in ASCII digits: write it in ASCII digits, e.g. 8K"),
+    (["plan", "--layers", "full*١٢", "--kv-bytes-per-slot", "64", "--budget", "80GB"],
+     "layer pattern 'full*١٢': repeat count '١٢' at character 6 is not written in ASCII "
+     "digits: write it in ASCII digits, e.g. 12"),
+])
+def test_a_number_in_other_digits_or_with_a_plus_sign_is_refused_naming_flag_value_and_fix(
+        argv, message, capsys):
+    # each of these int() (and so an engine's own flag) reads: refused with the value to write
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and err == f"python -m flatkv: error: {message}\n"
+
+
+def test_a_whole_number_option_reads_spaces_around_it_and_underscores_between_digits(capsys):
+    spaced = run(["plan", *QWEN35, "--budget", "80GB", "--block-size", " 1_0 ", "--json"],
+                 capsys)
+    plain = run(["plan", *QWEN35, "--budget", "80GB", "--block-size", "10", "--json"], capsys)
+    assert spaced[0] == 0 and spaced == plain

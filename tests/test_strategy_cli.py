@@ -330,8 +330,8 @@ def test_plan_prints_sglangs_start_up_log():
          "--mamba-track-interval, tokens between the state snapshots of its extra_buffer radix "
          "cache (256 by default), a multiple of the page size"),
         (["--budget", "1GiB", "--sglang-mamba-track-interval", "2.5"],
-         "argument --sglang-mamba-track-interval/--mamba-track-interval: invalid int value: "
-         "'2.5'"),
+         "argument --sglang-mamba-track-interval/--mamba-track-interval: '2.5' is not a whole "
+         "number: give one in digits, e.g. 2"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(extra, needle):

@@ -27,6 +27,7 @@ from flatkv.units import (
     parse_tokens,
     shares_text,
     tokens_text,
+    whole_number,
 )
 
 
@@ -496,3 +497,47 @@ def test_percent_text_reads_a_float_as_written_and_keeps_a_negative_sign():
     # one is (math.floor alone would round it away from 0)
     assert [percent_text(-36, 100_663_296), percent_text(-1, 3), percent_text(-0.5)] == [
         "-0.00004%", "-33.33%", "-50.00%"]
+
+
+def test_a_whole_number_is_read_in_ascii_digits_only_and_other_forms_int_reads_are_refused():
+    # int() reads all of these; ASCII digits grouped by underscores are read, a plus sign and
+    # digits of another script are refused with the value to write instead
+    assert [whole_number(t, "tp") for t in ("12", " 12 ", "1_000", "-1", "x", "1__0")] == [
+        12, 12, 1000, -1, None, None]
+    for text, message in (
+            ("١٢", "tp='١٢' is not written in ASCII digits: write it in ASCII digits, e.g. 12"),
+            ("２", "tp='２' is not written in ASCII digits: write it in ASCII digits, e.g. 2"),
+            ("２GB", "tp='２GB' is not written in ASCII digits: write it in ASCII digits, e.g. 12"),
+            ("+3", "tp='+3' has a plus sign: write it without the sign, e.g. 3")):
+        with pytest.raises(ValueError) as error:
+            whole_number(text, f"tp={text!r}")
+        assert str(error.value) == message
+    assert whole_number("+x", "tp") is None  # no number after the sign: the caller says
+
+
+def test_sizes_and_tokens_refuse_digits_of_another_script_and_a_plus_sign_alike():
+    assert parse_size("1_000GB") == 10**12 and parse_tokens("1_000") == 1000
+    for parse, text, message in (
+            (parse_size, "１GB", "--budget '１GB' is not written in ASCII digits: write it in "
+             "ASCII digits, e.g. 1GB"),
+            # a fix that would not read either gives the field's own example
+            (parse_size, "١٢٨K", "--budget '١٢٨K' is not written in ASCII digits: write it in "
+             "ASCII digits, e.g. 80GB"),
+            (parse_size, "+5GB", "--budget '+5GB' has a plus sign: write it without the sign, "
+             "e.g. 5GB"),
+            (parse_tokens, "١٢٨K", "--context '١٢٨K' is not written in ASCII digits: write it "
+             "in ASCII digits, e.g. 128K"),
+            (parse_tokens, "+8k", "--context '+8k' has a plus sign: write it without the sign, "
+             "e.g. 8k")):
+        with pytest.raises(ValueError) as error:
+            parse(text, **({"field": "--budget"} if parse is parse_size else {}))
+        assert str(error.value) == message
+
+
+def test_a_repeat_count_is_read_in_ascii_digits_as_every_whole_number():
+    assert len(parse_layer_pattern("full*1_0")) == 10
+    with pytest.raises(ValueError) as error:
+        parse_layer_pattern("(3*linear,full)*١٢")
+    assert str(error.value) == (
+        "layer pattern '(3*linear,full)*١٢': repeat count '١٢' at character 17 is not written "
+        "in ASCII digits: write it in ASCII digits, e.g. 12")
