@@ -541,16 +541,49 @@ def quoted(text: str, limit: int = 80) -> str:
     return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
+# The collections quoted_value shows item by item (exact types: a namedtuple keeps its repr)
+_BRACKETS = {list: "[]", tuple: "()", dict: "{}"}
+
+
 def quoted_value(value: object, limit: int = 80) -> str:
     """A value of any type (a file's field: a string, a list, an object) as an error names it:
-    a string as ``quoted`` writes it, another as its repr, whole when short, else its start
-    and its length (a list holding a 1,000-character string made a 1 KB line)."""
+    a string as ``quoted`` writes it, another as its repr, whole when short. A long list,
+    tuple or dict reads as one cut, its brackets closed: the items that fit (each shown so,
+    a long one by its start) and how many it holds, ``[1, 2, 3, ... (1,000 items)]``; a cut
+    repr's characters said nothing of a list (a list holding one 1,000-character string read
+    as ``['xxx... (1,004 characters)``, its bracket never closed). Another long value: its
+    repr's start and length."""
     if isinstance(value, str):
         return quoted(value, limit)
+    brackets = _BRACKETS.get(type(value))
+    if brackets is not None and len(value) > limit:  # repr past the limit, not built
+        return _cut_items(value, brackets, limit)
     text = repr(value)
     if len(text) <= limit:
         return text
+    if brackets is not None:
+        return _cut_items(value, brackets, limit)
     return f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def _cut_items(value: list | tuple | dict, brackets: str, limit: int) -> str:
+    """``quoted_value``'s long collection: within ``limit`` characters, each item at most half
+    of them, its brackets around; the count of items where some are left out."""
+    items = list(value.items())[:limit] if isinstance(value, dict) else value[:limit]
+    parts: list[str] = []
+    used = len(brackets) + len(f", ... ({len(value):,} items)")
+    for item in items if limit >= 8 else ():  # too little room for an item: the count alone
+        part = (f"{quoted_value(item[0], limit // 2)}: {quoted_value(item[1], limit // 2)}"
+                if isinstance(value, dict) else quoted_value(item, limit // 2))
+        if parts and used + len(part) > limit:
+            break
+        parts.append(part)
+        used += len(part) + 2
+    if len(parts) < len(value):
+        parts.append(f"... ({count_text(len(value), 'item')})")
+    elif isinstance(value, tuple) and len(value) == 1:
+        parts[0] += ","
+    return brackets[0] + ", ".join(parts) + brackets[1]
 
 
 def listed(texts: Sequence[str], show: Callable[[str], str], limit: int = 5) -> str:

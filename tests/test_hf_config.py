@@ -2374,8 +2374,8 @@ BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand',
          f"config.json mtp_layer_types gives an MTP layer the type {LONG_SHOWN}: an MTP layer "
          "is one of full_attention, sliding_attention, chunked_attention; fix it"),
         ({"model_type": "llama", "_name_or_path": [LONG]},
-         # the list's repr, ['xxx...'], by its first 80 characters; 1,000 + 4 in all
-         "config.json's _name_or_path is ['" + "x" * 78 + "... (1,004 characters), not text: "
+         # the list's one item by its start, inside the list's brackets
+         "config.json's _name_or_path is ['" + "x" * 40 + "'... (1,000 characters)], not text: "
          "give it the model's name or path in printable characters, or drop it (the model is "
          "then named by its model_type)"),
         # the dtype named once, by its start (it was twice: 448 characters, 348 now)

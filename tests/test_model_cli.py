@@ -148,16 +148,17 @@ def test_model_text_and_export(capsys, tmp_path):
 
 
 def test_a_long_value_in_a_model_file_is_one_short_line(capsys, tmp_path):
-    # a kv_dtype of a 1,000-character string was quoted whole: a 1,251-character line; 349 now,
-    # by its first 80 characters and its length (units.quoted_value), the dtypes as before
+    # a kv_dtype of a 1,000-character string was quoted whole: a 1,251-character line; 312 now,
+    # the list's item by its first 40 characters and its length (units.quoted_value), the list
+    # closed, the dtypes as before
     data = json.loads((ROOT / "assets" / "presets" / "llama-3.1-8b.json").read_text())
     data["kv_dtype"] = ["x" * 1000]
     path = tmp_path / "long.json"
     path.write_text(json.dumps(data))
     assert main(["model", "--model-file", str(path)]) == 2
     assert capsys.readouterr().err == (
-        "python -m flatkv: error: kv_dtype: unknown dtype ['" + "x" * 78 + "... (1,004 "
-        "characters): use one of float32, bfloat16, float16, float8_e4m3fn, float8_e5m2, int8 "
+        "python -m flatkv: error: kv_dtype: unknown dtype ['" + "x" * 40 + "'... (1,000 "
+        "characters)]: use one of float32, bfloat16, float16, float8_e4m3fn, float8_e5m2, int8 "
         "(aliases: bf16, e4m3, e5m2, f16, f32, float, float8, float8_e4m3, fp16, fp32, fp8, "
         "fp8_e4m3, fp8_e4m3fn, fp8_e5m2, half, i8)\n")
 

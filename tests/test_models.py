@@ -626,10 +626,10 @@ def test_the_fixes_examples_are_valid():
 
 
 LONG = "x" * 1000
-# units.quoted_value: a string's first 80 characters and its length; another value's repr,
-# its first 80 characters and its length (["x" * 1000] is 1,000 + 4 characters: [' and '])
+# units.quoted_value: a string's first 80 characters and its length; a list's items, each by
+# its start (at most half the 80), inside its closed brackets
 LONG_SHOWN = repr("x" * 80) + "... (1,000 characters)"
-LONG_LISTED = "['" + "x" * 78 + "... (1,004 characters)"
+LONG_LISTED = "[" + repr("x" * 40) + "... (1,000 characters)]"
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ from flatkv.units import (
     parse_named_sizes,
     parse_size,
     parse_tokens,
+    quoted_value,
     shares_text,
     tokens_text,
     whole_number,
@@ -541,3 +542,19 @@ def test_a_repeat_count_is_read_in_ascii_digits_as_every_whole_number():
     assert str(error.value) == (
         "layer pattern '(3*linear,full)*١٢': repeat count '١٢' at character 17 is not written "
         "in ASCII digits: write it in ASCII digits, e.g. 12")
+
+
+def test_a_long_list_or_object_is_quoted_cut_with_its_brackets_closed_and_its_items_counted():
+    # the repr cut at 80 characters and its characters counted: "[0, 1, ..., 21, 2... (4,890
+    # characters)" left the list open, cut 22 to 2, and counted what no one typed
+    assert quoted_value(list(range(1000))) == (
+        "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, ... (1,000 items)]")
+    assert quoted_value(["x" * 1000]) == "['" + "x" * 40 + "'... (1,000 characters)]"
+    assert quoted_value(("x" * 1000,)) == "('" + "x" * 40 + "'... (1,000 characters),)"
+    assert quoted_value({"k" * 100: list(range(500))}) == (
+        "{'" + "k" * 40 + "'... (100 characters): [0, 1, 2, 3, 4, 5, 6, ... (500 items)]}")
+    assert quoted_value(["a" * 30, "b" * 30, "c" * 30]) == "['" + "a" * 30 + "', ... (3 items)]"
+    # short: the repr, whole
+    assert [quoted_value(v) for v in ([1, 2], (1,), {"a": 1}, 1.5, None)] == [
+        "[1, 2]", "(1,)", "{'a': 1}", "1.5", "None"]
+    assert quoted_value(2**300) == str(2**300)[:80] + "... (91 characters)"
