@@ -339,15 +339,17 @@ def _key_of(recorded: Recorded, model_type: str, attr: str, value: int) -> tuple
 
 def _config_keys(recorded: Recorded, model_type: str, layers: Sequence[CacheLayer],
                  attention_heads: int | None, heads_note: str
-                 ) -> tuple[tuple[tuple[CacheLayer | None, str], tuple[str, bool]], ...]:
-    """For ``ModelSpec._config_keys``: each figure a TP splits, by the config.json key that gave
-    it, so that a TP refused names the key (``tp_split.config_words``). The query heads too,
-    unless they are two kinds' greatest common divisor (``heads_note`` says so)."""
-    keys = [((layer, field), _key_of(recorded, model_type, attr, getattr(layer, field)))
+                 ) -> tuple[tuple[tuple[str, str, str, int], tuple[str, bool]], ...]:
+    """For ``ModelSpec._config_keys``: each figure a TP splits (its layer type, label, field
+    and value), by the config.json key that gave it, so that a TP refused names the key
+    (``tp_split.config_words``). The query heads too, unless they are two kinds' greatest
+    common divisor (``heads_note`` says so)."""
+    keys = [((layer.kind, layer.label, field, getattr(layer, field)),
+             _key_of(recorded, model_type, attr, getattr(layer, field)))
             for layer in dict.fromkeys(layers)
             for field, attr in recorded.split_from.get(layer, {}).items()]
     if attention_heads is not None and not heads_note:
-        keys.append(((None, "attention_heads"),
+        keys.append((("", "", "attention_heads", attention_heads),
                      _key_of(recorded, model_type, "num_attention_heads", attention_heads)))
     return tuple(keys)
 

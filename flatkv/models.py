@@ -662,9 +662,12 @@ class ModelSpec:
     # in plain words, a config.json by its keys, a model file (or an edit) by its field names;
     # not exported: a spec written out is a model file
     _origin: str = field(default=MODEL_FILE, repr=False, compare=False)
-    # a config.json's: (layer or None for the query heads, field) -> (the key that gave the
-    # figure, whether the file writes it), for each figure a TP splits
-    _config_keys: tuple[tuple[tuple[CacheLayer | None, str], tuple[str, bool]], ...] = field(
+    # a config.json's: (layer type, label, field, figure) of each figure a TP splits -> (the
+    # key that gave it, whether the file writes it); the query heads' type and label empty. By
+    # what the figure is, not by the layer object: a layer replaced after loading (a dtype, a
+    # head dim edited) keeps the keys of the figures it keeps, and a figure changed finds none,
+    # never the key of a value the file did not give (``tp_refusal``)
+    _config_keys: tuple[tuple[tuple[str, str, str, int], tuple[str, bool]], ...] = field(
         default=(), repr=False, compare=False
     )
 
@@ -784,9 +787,8 @@ class ModelSpec:
         refusal = self._split_refusal(tp)
         if refusal is None:
             return None
-        keys = dict(self._config_keys)
-        layer = next((layer for layer, name in self._kind_names if name == refusal.kind), None)
-        key, given = keys.get((layer, refusal.field), (None, True))
+        key, given = dict(self._config_keys).get(
+            (refusal.layer_kind, refusal.label, refusal.field, refusal.value), (None, True))
         fits = tuple(t for t in range(1, SHOWN_TP + 1) if self._split_refusal(t) is None)
         return replace(refusal, model=self.name, fits=fits, config_key=key,
                        config_key_given=given, heads_gcd=(refusal.field == "attention_heads"

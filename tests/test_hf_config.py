@@ -2966,6 +2966,35 @@ def _as_written(cfg, key):
     return cfg
 
 
+def test_a_tp_refusal_names_a_config_key_only_for_a_figure_the_config_gave_after_an_edit():
+    # _config_keys was keyed by the layer object: a GDN layer replaced after loading (its head
+    # dim edited, its 16 key heads the config's) lost its key and fell to plain words. Keyed by
+    # the figure (type, label, field, value), it keeps the key of a figure it keeps, and a
+    # figure changed (8 key heads, which the config never gave) is never named by that key
+    spec = spec_from_hf_config({"model_type": "qwen3_next", "linear_num_key_heads": 16})
+    gdn = spec.kinds["gdn"]
+
+    def edited(**changes):
+        new = replace(gdn, **changes)
+        return replace(spec, layers=tuple(new if layer == gdn else layer
+                                          for layer in spec.layers))
+
+    assert refused_at(edited(head_dim_k=64), 3) == (
+        "config.json linear_num_key_heads = 16, the linear-attention (Gated DeltaNet) layers' "
+        "key heads, is not divisible by TP 3: choose TP 1, 2, 4, 8 or 16, the TPs up to 64 "
+        "that split the model")
+    assert refused_at(edited(k_heads=8), 3) == (
+        "qwen3_next: its linear-attention (Gated DeltaNet) layers have 8 key heads, and TP 3 "
+        "does not divide them: choose TP 1, 2, 4 or 8, the TPs up to 64 that split the model")
+    # the Model page's hand editor on the loaded config: its own labels, no config.json key
+    draft = app_model.SpecDraft.from_spec(spec).with_field("gdn", "k_heads", 8)
+    with pytest.raises(ValueError) as refused:
+        draft.to_spec().with_options(tp=3)
+    assert app_model.editor_words(str(refused.value), draft.kind_names) == (
+        "gdn's k heads = 8 is not divisible by TP = 3: choose a TP that divides it (TP up to 64 "
+        "that split the model: 1, 2, 4, 8)")
+
+
 def test_a_tp_refusal_names_the_key_the_layer_builder_read(monkeypatch):
     # the key a TP refusal names for each figure it splits must be one the reader took that
     # figure from: read through whole_field (Recorded.used, by attribute) with that value, or
@@ -2995,12 +3024,14 @@ def test_a_tp_refusal_names_the_key_the_layer_builder_read(monkeypatch):
         spec = spec_from_hf_config(cfg)
         recorded = readers[-1]
         keys = dict(spec._config_keys)
-        # every figure a TP splits has its key (MLA's latent none: no TP splits it)
+        # every figure a TP splits has its key, by the figure's layer type, label, field and
+        # value (MLA's latent none: no TP splits it)
         for layer in dict.fromkeys(spec.layers):
-            named = {field for kind, field in keys if kind == layer}
+            named = {field for kind, label, field, value in keys
+                     if (kind, label) == (layer.kind, layer.label)
+                     and value == getattr(layer, field)}
             assert named == SPLIT_FIGURES[type(layer)], (cfg["model_type"], layer)
-        for (layer, field), (key, in_file) in keys.items():
-            value = spec.attention_heads if layer is None else getattr(layer, field)
+        for (_, _, _, value), (key, in_file) in keys.items():
             attr = key.removeprefix(recorded.where)
             if " x " in key:  # Jamba's d_inner: the product of two keys read
                 assert math.prod(recorded.used[part] for part in key.split(" x ")) == value
