@@ -92,12 +92,21 @@ def preset_spec(name: str) -> ModelSpec:
 
 @lru_cache(maxsize=256)
 def spec_from_json(text: str) -> ModelSpec:
-    """A ModelSpec from its export JSON (a spec file, or a link's unpacked value). The app
-    carries every model but a preset so, a config.json loaded or a model edited included, and
-    its user never wrote that JSON: a TP that does not split it is refused in plain words
-    (its layers and heads), not in the JSON's field names (those stay the CLI's, for a
-    --model-file someone wrote); the editor words it in its own labels."""
-    return replace(ModelSpec.from_dict(parse_json_object(text, "model JSON")), _origin=PLAIN)
+    """A ModelSpec from its export JSON (a spec file, or a link's unpacked value), at TP 1. The
+    app carries every model but a preset so, a config.json loaded or a model edited included,
+    and its TP apart (the sidebar's, a link's tp parameter), and its user never wrote that
+    JSON: a TP that does not split it is refused in plain words (its layers and heads), not in
+    the JSON's field names (those stay the CLI's, for a --model-file someone wrote); the
+    editor words it in its own labels. A tp the JSON holds (a hand-made link's: the app writes
+    none) is not read, so it cannot refuse the model in the JSON's words before the plain
+    words apply; ``json_tp`` gives it, for the link to say so."""
+    data = parse_json_object(text, "model JSON")
+    return replace(ModelSpec.from_dict({**data, "tp": 1}), _origin=PLAIN)
+
+
+def json_tp(text: str) -> object:
+    """The tp a model JSON holds (``spec_from_json`` reads it at TP 1), 1 where it holds none."""
+    return parse_json_object(text, "model JSON").get("tp", 1)
 
 
 def spec_to_json(spec: ModelSpec) -> str:

@@ -77,6 +77,7 @@ from flatkv.strategies.vllm import checkpoint_blocks_kept
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
 from flatkv.strategies.vllm_releases import RECENT_VLLM_BLOCK_SIZE
+from flatkv.tp_split import PLAIN, words_for
 from flatkv.units import (
     MAX_BLOCK_SIZE,
     MAX_BYTES,
@@ -88,6 +89,7 @@ from flatkv.units import (
     parse_tokens,
     positive_size,
     quoted,
+    quoted_value,
     whole_number,
 )
 
@@ -799,7 +801,8 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
     fallback = f"using the default model ({DEFAULT.model})."
     if name == app_model.CUSTOM_SPEC:
         try:
-            return name, None, app_model.unpack_spec(q.get("spec", "")), ""
+            spec = app_model.unpack_spec(q.get("spec", ""))
+            return name, None, spec, _spec_tp_notice(spec)
         except ValueError as exc:
             notice = f"The model in the link is not valid ({exc}); {fallback}"
             return DEFAULT.model, None, None, notice
@@ -825,6 +828,25 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
         return (DEFAULT.model, None, None,
                 f"The custom model in the link is not valid ({exc}); {fallback}")
     return app_model.CUSTOM, raw, None, notice
+
+
+def _spec_tp_notice(spec_json: str) -> str:
+    """Why a tp a link's spec holds is not read (``app_model.spec_from_json``: a link gives its
+    TP as its tp parameter, and the app writes none into a spec), the tp parameter to give
+    instead, or, where that TP does not split the model, why in plain words (not in the
+    JSON's field names: the link's user never wrote the JSON); "" where the spec holds none
+    (or 1)."""
+    tp = app_model.json_tp(spec_json)
+    if tp == 1 and type(tp) is int:
+        return ""
+    lead = (f"The link's spec holds tp {quoted_value(tp)}, which is not read there: a link "
+            "gives the TP as its tp parameter")
+    if type(tp) is not int or not 1 <= tp <= MAX_TP:
+        return f"{lead}."
+    refusal = app_model.spec_from_json(spec_json).tp_refusal(tp)
+    if refusal is None:
+        return f"{lead} (tp={tp})."
+    return f"{lead}, and TP {tp} does not split the model: {words_for(refusal, PLAIN)}."
 
 
 def _drop_bad_splits(carried: dict[str, object], kv: int) -> str:

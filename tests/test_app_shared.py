@@ -508,6 +508,30 @@ def test_a_config_engines_read_differently_says_so_beside_every_figure():
                    for c in at.caption), page
 
 
+def test_a_hand_made_links_spec_holding_a_tp_says_in_plain_words_which_parameter_gives_it():
+    # the app writes a spec at TP 1 and the TP as tp=; a spec JSON holding tp 3, which
+    # Qwen3-Next's 16 GDN key heads do not split, refused the model in the JSON's field words
+    # ("gdn.k_heads = 16 is not divisible by tp = 3") and fell back to the default model
+    spec = json.loads(app_model.spec_to_json(app_model.preset_spec("Qwen3-Next-80B-A3B")))
+    link = {"model": "spec", "spec": app_model.pack_spec(json.dumps({**spec, "tp": 3}))}
+    at = open_app(None, link)
+    assert not at.exception and not at.warning
+    assert [shown(e) for e in at.error] == [
+        "The link's spec holds tp 3, which is not read there: a link gives the TP as its tp "
+        "parameter, and TP 3 does not split the model: Qwen3-Next-80B-A3B: its "
+        "linear-attention (Gated DeltaNet) layers have 16 key heads, and TP 3 does not divide "
+        "them: choose TP 1, 2, 4, 8 or 16, the TPs up to 64 that split the model."]
+    state = at.session_state["flatkv.state"]
+    assert (state.model, state.tp) == ("spec", 1)  # the link's model kept, at its tp (none: 1)
+    # one that splits it: named as the tp parameter to give; tp=4 given beside it is the TP
+    at = open_app(None, {**link, "spec": app_model.pack_spec(json.dumps({**spec, "tp": 2})),
+                         "tp": "4"})
+    assert [shown(e) for e in at.error] == [
+        "The link's spec holds tp 2, which is not read there: a link gives the TP as its tp "
+        "parameter (tp=2)."]
+    assert at.session_state["flatkv.state"].tp == 4
+
+
 def test_a_chunk_set_for_one_model_goes_with_models_of_the_same_own_chunk():
     # Nemotron-H-8B's own chunk is 128; 256 set for it stays on Falcon-H1-7B (own 128 too)
     # and is dropped on granite-4.0-h-small (own 256) or Jamba (none: 2,048), which start at
