@@ -366,8 +366,6 @@ def _given_once(parser: argparse.ArgumentParser) -> None:
 # Library fields whose command-line option has another name.
 _OPTION_DEST = {"cpu_threads": "threads", "budget_bytes": "budget", "context_tokens": "context",
                 "state_const_bytes": "state"}
-# Fields a config.json sets too: its message names where to set it, flag or config.
-_MODEL_FIELDS = {"sliding_window", "attention_chunk_size"}
 # Options whose name is also a word a model's own message starts with ("state layers of 'X'
 # differ"): no library field (--state's is state_const_bytes), so never read as the option.
 _OPTION_WORDS = {"state"}
@@ -392,7 +390,7 @@ def in_option_terms(message: str, parser: argparse.ArgumentParser) -> str:
     """``message`` with the library field it starts with (``mamba_full_memory_ratio is
     '0'``) named by the option the user typed (``--mamba-full-memory-ratio is '0'``)."""
     match = _LEADING_FIELD.match(message)
-    if match is None or match[1] in _MODEL_FIELDS or match[1] in _OPTION_WORDS:
+    if match is None or match[1] in _OPTION_WORDS:
         return message
     flag = _options(parser).get(_OPTION_DEST.get(match[1], match[1]))
     if flag is None:

@@ -155,9 +155,15 @@ def _refuse_raw_bytes_beside_a_model(args: argparse.Namespace) -> None:
 def _window_tokens(text: str | None, flag: str, label: str, args: argparse.Namespace,
                    labels: list[str]) -> int | None:
     """--sliding-window's / --attention-chunk-size's tokens, None where not given; given
-    beside no layer of ``label``, refused in the flags' terms as --state is (the profile's
-    words, "drop sliding_window", name no option)."""
+    beside no layer of ``label``, or not given beside such layers, refused in the flags' terms
+    as --state is (the profile's words, "drop sliding_window", name no option)."""
     if text is None:
+        if label in labels:
+            windowed = WINDOWED[label]
+            example = 8192 if label == CHUNKED_ATTENTION else 4096  # Llama 4's chunk, a window
+            raise UsageError(f"--layers {quoted(args.layers)} has {windowed.layers} but no "
+                             f"{flag} gives their {windowed.noun}: add e.g. {flag} {example} "
+                             "(tokens)")
         return None
     tokens = parse_tokens(text, flag, maximum=MAX_WINDOW)
     if label not in labels:

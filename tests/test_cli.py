@@ -136,7 +136,8 @@ def test_per_component_planner(capsys):
      (["plan", "--layers", "linear", "--state", "conv=5,conv=6", "--budget", "1GB"],
       "names 'conv' twice"),
      (["compare", "--layers", "2*sliding,2*full", "--kv-bytes-per-slot", "2048", "--budget",
-       "1GiB"], "sliding_window is not set"),
+       "1GiB"], "error: --layers '2*sliding,2*full' has sliding-window layers but no "
+      "--sliding-window gives their window: add e.g. --sliding-window 4096 (tokens)\n"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--sliding-window", "128",
        "--budget", "1GiB"], "error: --sliding-window is given but --layers 'full' has no "
       "sliding layer: drop --sliding-window or add sliding layers\n"),
@@ -148,7 +149,9 @@ def test_per_component_planner(capsys):
      (["compare", "--preset", "gpt-oss-20b", "--budget", "10GB", "--sliding-window", ""],
       "or raw bytes (--sliding-window), not both"),  # given empty is given, not dropped
      (["compare", "--layers", "3*chunked,full", "--kv-bytes-per-slot", "4096", "--budget",
-       "1GiB"], "attention_chunk_size is not set but the model has chunked_attention layers"),
+       "1GiB"], "error: --layers '3*chunked,full' has chunked layers but no "
+      "--attention-chunk-size gives their chunk: add e.g. --attention-chunk-size 8192 "
+      "(tokens)\n"),
      (["plan", "--layers", "sliding", "--kv-bytes-per-slot", "8", "--sliding-window", "0",
        "--budget", "1GiB"], "--sliding-window is '0': give a positive number of tokens"),
      (["plan", "--layers", "chunked", "--kv-bytes-per-slot", "8", "--attention-chunk-size",
@@ -406,10 +409,41 @@ def test_errors_name_the_option_the_user_typed_not_the_library_field():
     # a state row's name stays with its flag: --state ssm=0
     assert in_option_terms("state_const_bytes['ssm'] must be positive, got 0", parser) == (
         "--state ssm must be positive, got 0")
-    # a config.json sets a window too: its message says where, so it stays as it is
-    assert in_option_terms("sliding_window is not set", parser) == "sliding_window is not set"
+    # a window's field is its flag's: a model file's message keeps its field (FileFieldError,
+    # not read here) and a config.json's names the config
+    assert in_option_terms("sliding_window is 0", parser) == "--sliding-window is 0"
     assert in_option_terms("config.json layer_types = 5 is bad", parser) == (
         "config.json layer_types = 5 is bad")
+
+
+def test_a_windowed_model_without_its_window_names_the_flag_or_the_field_given_by(tmp_path,
+                                                                               capsys):
+    # --layers with sliding layers and no --sliding-window: the flag to add (the profile's
+    # "sliding_window is not set ... (sliding_window in the profile or config, --sliding-window
+    # on the command line)" had cli.py keep the field name for every path); a profile file
+    # without one: its field, as the file writes it; a config.json: its own words
+    code, out, err = run(["compare", "--layers", "2*sliding,full", "--kv-bytes-per-slot", "64",
+                          "--budget", "1GiB"], capsys)
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: --layers '2*sliding,full' has sliding-window layers but no "
+        "--sliding-window gives their window: add e.g. --sliding-window 4096 (tokens)\n")
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"format": "flatkv-profile/1", "kv_bytes_per_slot": 64,
+                                   "layers": ["sliding_attention", "full_attention"]}))
+    code, out, err = run(["compare", "--model-file", str(profile), "--budget", "1GiB"], capsys)
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: sliding_window is not set but the model has sliding_attention "
+        "layers: give the window in tokens (sliding_window in the profile or config, "
+        "--sliding-window on the command line)\n")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({
+        "model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 8,
+        "num_key_value_heads": 8, "hidden_size": 512,
+        "layer_types": ["sliding_attention", "full_attention"]}))
+    code, out, err = run(["compare", "--hf-config", str(config), "--budget", "1GiB"], capsys)
+    assert code == 2 and out == "" and err == (
+        "python -m flatkv: error: llama layer 0 is sliding_attention but sliding_window is not "
+        "set: add sliding_window to the config\n")
 
 
 def test_an_unknown_dtype_names_the_dtype_option_typed(capsys):
