@@ -126,14 +126,14 @@ def layout(analysis) -> None:
     segments = app_data.layout_segments(analysis, uniform=uniform,
                                         layer_types=profile.layer_types,
                                         indexer_bytes_per_slot=profile.indexer_bytes_per_slot or 0)
-    title = "One row per {}: one block id's bytes".format(
+    title = "One row per {}: one page id's bytes".format(
         "slot tensor" if packed else "component tensor")
     chart(charts.layout_figure(segments, title=title, x_title="offset in the slot row" if packed
                                else "offset in the component's page"),
           key="layout.rows", file_name="layout.html")
     rows = app_data.dead_weight_rows(analysis)
-    if len(analysis.groups) > 1:  # one group owns every block id: no one else's rows
-        st.caption("A block id owned by one group still addresses a row in every slot tensor; "
+    if len(analysis.groups) > 1:  # one group owns every page id: no one else's rows
+        st.caption("A page id owned by one group still addresses a row in every slot tensor; "
                    "the other groups' rows at that id are dead weight.")
     table(rows, helps=app_data.DEAD_WEIGHT_HELP)
 
@@ -252,7 +252,7 @@ TERMS = """
 - **Slot tensor** (`flat_slab_j`): packed slabs put the j-th layer of every group in tensor j;
   its row at a page id is the sum of those layers' rows.
 - **Page id**: one index into every slot tensor at once, owned by one group at a time; that
-  group's rows there are its **page**.
+  group's rows there are its **page**. vLLM calls it a **block id**.
 - **Block**: everything at a page id, across every slot tensor; the plan allocates
   `num_blocks` of them. A page holds P tokens of history (**P**: the requested block size,
   grown until the widest history row covers the widest state row), one **token slot** each:

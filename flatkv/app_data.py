@@ -368,7 +368,7 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
         f"({format_bytes(result.block_bytes)}{theirs}), and {holds}." + state_pad
         + (f" Groups short of {size:,} layers keep whole pages for padding layers "
            f"({'; '.join(padding)})." if padding else "")
-        + f" Our block id above: {ours.block_bytes:,} B ({format_bytes(ours.block_bytes)}"
+        + f" Our block above: {ours.block_bytes:,} B ({format_bytes(ours.block_bytes)}"
         f"{ours_per}, a row for every group."
     )
 

@@ -76,7 +76,7 @@ TABLE_LAYOUTS = {SLOT_MAJOR: "slot", PAGE_MAJOR: "page", SHARED_LAYOUT: "both"}
 # What the short names stand for, one sentence for the operations that share it
 _NAMES_SAID = (
     (("copy",), "copy is torch's copy_ of the same bytes on the device"),
-    (("gather", "scatter"), "gather and scatter move pages by block id out of the pool and back"),
+    (("gather", "scatter"), "gather and scatter move pages by page id out of the pool and back"),
     (("state_bytes_copy",), "state copy is a copy of as many bytes as the state rows"),
     (("state_copy",), "state rows is the state-row copy (a page's state rows to other page ids)"),
     (("d2h", "h2d"), "to host and from host move pages to and from a pinned host buffer"),

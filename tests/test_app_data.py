@@ -587,7 +587,7 @@ def test_vllm_blocks_of_the_worked_example_one_row_per_group():
         "(group_size). A block id is 12 pages, 25,952,256 B (24.75 MiB, 24,576 B a token), and "
         "belongs to one of 4 groups: tensor j's page holds that group's layer j, so no other "
         "group's rows sit beside it (no dead weight). State pages (2,146,304 B) are padded to "
-        "the page by 0.76% (\"Padding mamba page size\"). Our block id above: 103,219,200 B "
+        "the page by 0.76% (\"Padding mamba page size\"). Our block above: 103,219,200 B "
         "(98.44 MiB, 97,745.45 B a token) at P 1,056, a row for every group.")
     # a token of P: 12 pages x 2,048 B a token; ours 103,219,200 / 1,056 = 97,745.4545...
     assert 25_952_256 // 1056 == 12 * 2048 and f"{103_219_200 / 1056:,.2f}" == "97,745.45"
@@ -712,7 +712,7 @@ def test_vllm_block_text_of_a_state_only_model_gives_no_p():
         "vLLM at these settings (Compare's column): no P (a state-only model's page is one "
         "state page, whatever the tokens), pages of 1,097,728 B in 24 tensors (group_size). A "
         "block id is 24 pages, 26,345,472 B (25.13 MiB), and holds a page of every layer (one "
-        "group: no other group's rows to sit beside them). Our block id above: 26,345,472 B "
+        "group: no other group's rows to sit beside them). Our block above: 26,345,472 B "
         "(25.13 MiB), a row for every group.")
     assert 24 * (49_152 + 1_048_576) == 26_345_472
 

@@ -127,6 +127,12 @@ def test_layout_names_the_dead_weight_of_one_page():
     state_rows, kv_rows = 36 * (49_152 + 1_048_576), 12 * 2_048 * 544
     assert metrics(at)["Dead share of a full_attention block"] == (
         f"{state_rows / (state_rows + kv_rows):.2%}") == "74.72%"
+    # in the Terms' words (page id; vLLM's "block id" only where vLLM's layout is meant)
+    (rows,) = [c for c in at.get("plotly_chart") if "flat_slab_0" in c.proto.spec]
+    assert json.loads(rows.proto.spec)["layout"]["title"]["text"] == (
+        "One row per slot tensor: one page id's bytes")
+    assert ("A page id owned by one group still addresses a row in every slot tensor; the "
+            "other groups' rows at that id are dead weight.") in [c.value for c in at.caption]
 
 
 def test_layout_names_the_padding_its_planner_has():
@@ -152,7 +158,8 @@ def test_layout_explains_its_terms():
     # the words of ARCHITECTURE.md's glossary, each its own term, as the code uses them
     assert re.findall(r"\*\*([^*]+)\*\*", text) == [
         "Group", "vLLM's groups", "padding layers", "Component", "Row", "Slot tensor", "Page id",
-        "page", "Block", "P", "token slot", "state page", "Dummy page", "Padding", "Dead weight"]
+        "page", "block id", "Block", "P", "token slot", "state page", "Dummy page", "Padding",
+        "Dead weight"]
     glossary = (ROOT / "ARCHITECTURE.md").read_text()
     for word in ("group", "component", "row", "slot", "page id", "page", "block", "dead weight"):
         assert f"\n| {word} |" in glossary

@@ -408,7 +408,7 @@ def test_a_cuda_runs_table_shows_its_figures_through_the_median_at_1000_px():
     # every short name in full under the table, each once, in the rows' order
     assert gpu_view.table_names_text([cuda_result(), cuda_result("page-major")]) == (
         "In the table and the chart, copy is torch's copy_ of the same bytes on the device; "
-        "gather and scatter move pages by block id out of the pool and back; state copy is a "
+        "gather and scatter move pages by page id out of the pool and back; state copy is a "
         "copy of as many bytes as the state rows; state rows is the state-row copy (a page's "
         "state rows to other page ids); D2H and H2D copy are one pinned copy of the same "
         "bytes to and from the host; to host and from host move pages to and from a pinned "
