@@ -120,7 +120,7 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
                  f"{fraction_text(b.fraction)}) = {gpu:,} B: the least GPU memory that leaves "
                  "that budget at this memory fraction and these weights.")
     if beyond := b.beyond_gpu_text(gpu):
-        right.caption(f"{sentence_case(beyond)}: {b.beyond_gpu_fix}.")
+        right.caption(f"{sentence_case(beyond)}: {b.beyond_gpu_fix(need)}.")
     return requests, need
 
 

@@ -87,10 +87,13 @@ class Budget:
             text += f"{'' if short else ','} by {gpu_bytes - self.gpu_bytes:,} B"
         return text
 
-    @property
-    def beyond_gpu_fix(self) -> str:
-        """What brings a GPU memory past this GPU's within it."""
-        fraction = ", a higher memory fraction," if self.fraction < 1 else ""
+    def beyond_gpu_fix(self, cache_bytes: int | None = None) -> str:
+        """What brings a GPU memory past this GPU's within it: for ``cache_bytes`` of cache,
+        a higher memory fraction only where the whole GPU (fraction 1) holds them beside this
+        rank's weights; for no one figure (a column of several), wherever the fraction is
+        under 1."""
+        room = cache_bytes is None or cache_bytes + self.weights_per_rank <= self.gpu_bytes
+        fraction = ", a higher memory fraction," if self.fraction < 1 and room else ""
         return (f"a larger GPU{fraction} or more TP (weights and the model's heads split "
                 "further)")
 
@@ -255,10 +258,14 @@ def cache_budget(gpu_bytes: int, fraction: float, weights: int, tp: int, *,
         )
     if cache <= 0:
         least = least_tp_with_room(weights, usable, splits)
-        fix = ("raise the memory fraction or pick a larger GPU (no TP up to "
-               f"{MAX_TP:,} that splits the model leaves room)" if least is None else
-               f"raise TP ({least} is the least that splits the model and leaves room), the "
-               "memory fraction, or pick a larger GPU")
+        # a higher fraction is offered only where one leaves room: at 1, the whole GPU
+        fraction_helps = fraction < 1 and gpu_bytes > per_rank
+        if least is None:
+            fix = (f"{'raise the memory fraction or ' if fraction_helps else ''}pick a larger "
+                   f"GPU (no TP up to {MAX_TP:,} that splits the model leaves room)")
+        else:
+            fix = (f"raise TP ({least} is the least that splits the model and leaves room)"
+                   f"{', the memory fraction,' if fraction_helps else ''} or pick a larger GPU")
         raise ValueError(f"weights per rank ({format_bytes(per_rank)}) fill the usable memory "
                          f"({format_bytes(usable)}): {fix}")
     return Budget(gpu_bytes, fraction, tp, usable, per_rank, cache)

@@ -223,7 +223,7 @@ def hold_help(budget: Budget) -> dict[str, str]:
     ran past the 540 px main column at 1000 px and cut its end; "(over 74.51 GiB)" fits."""
     return {"GPU memory": "The GPU memory whose share leaves this cache budget per rank, at the "
                           "sidebar's memory fraction, weights and TP. \"Over\": more than this "
-                          f"GPU's {format_bytes(budget.gpu_bytes)}; {budget.beyond_gpu_fix} "
+                          f"GPU's {format_bytes(budget.gpu_bytes)}; {budget.beyond_gpu_fix()} "
                           "brings it within."}
 
 

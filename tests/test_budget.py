@@ -41,11 +41,22 @@ def test_cache_budget_by_hand():
 
 
 def test_cache_budget_rejects_weights_that_fill_the_gpu():
-    # 160 GB of weights in 72 GB usable: TP 2 leaves 80 GB a rank, still too much; TP 3 fits
+    # 160 GB of weights in 72 GB usable: TP 2 leaves 80 GB a rank, still too much; TP 3 fits.
+    # 160 GB is more than the whole 80 GB GPU, so a higher memory fraction is not offered
     with pytest.raises(ValueError, match=r"fill the usable memory \(67.06 GiB\): raise TP \(3 "
-                       r"is the least that splits the model and leaves room\), the memory "
-                       "fraction, or pick a larger GPU"):
+                       r"is the least that splits the model and leaves room\) or pick a larger "
+                       "GPU$"):
         cache_budget(80 * 10**9, 0.9, 160 * 10**9, 1)
+    # 75 GB fill 72 GB usable, not the whole 80 GB: fraction 1 leaves 5 GB, so it is offered
+    with pytest.raises(ValueError, match=r"raise TP \(2 is the least that splits the model and "
+                       r"leaves room\), the memory fraction, or pick a larger GPU$"):
+        cache_budget(80 * 10**9, 0.9, 75 * 10**9, 1)
+    # at fraction 1 already there is no higher one; 80 GB on 80 GB leave no byte at 1 either
+    for fraction, weights in ((1.0, 81 * 10**9), (0.9, 80 * 10**9)):
+        with pytest.raises(ValueError) as raised:
+            cache_budget(80 * 10**9, fraction, weights, 1)
+        assert str(raised.value).endswith("raise TP (2 is the least that splits the model and "
+                                          "leaves room) or pick a larger GPU")
     assert cache_budget(80 * 10**9, 0.9, 160 * 10**9, 3).cache_bytes == (
         72 * 10**9 - -(-160 * 10**9 // 3))
     with pytest.raises(ValueError, match=r"raise TP \(3 is"):  # exactly full at TP 2: no room
@@ -55,8 +66,13 @@ def test_cache_budget_rejects_weights_that_fill_the_gpu():
     assert cache_budget(5, 1.0, 19, 5).cache_bytes == 1
     assert least_tp_with_room(19, 5, lambda tp: tp % 8 == 0) == 8  # the least that splits
     assert least_tp_with_room(19, 1, lambda tp: True) is None  # 1 B usable: no TP leaves room
-    with pytest.raises(ValueError, match=r"no TP up to 1,024 that splits the model leaves room"):
+    with pytest.raises(ValueError, match=r": pick a larger GPU \(no TP up to 1,024 that splits "
+                       r"the model leaves room\)$"):  # 10^13 B of weights: past the whole GPU
         cache_budget(10**9, 0.001, 10**13, 1)
+    # 1,000 B x 0.001 = 1 B usable, no room at any TP; the whole GPU holds 5 B of weights
+    with pytest.raises(ValueError, match=r": raise the memory fraction or pick a larger GPU "
+                       r"\(no TP up to 1,024 that splits the model leaves room\)$"):
+        cache_budget(1_000, 0.001, 5, 1)
     with pytest.raises(ValueError, match="memory fraction"):
         cache_budget(80 * 10**9, 0.0, 0, 1)
     # a fraction of the wrong type is named, not a TypeError of a bare comparison (nor True: 1)

@@ -501,11 +501,20 @@ def test_hold_rows_name_a_layout_no_budget_holds_and_leave_out_a_gpu_not_derived
         "none holds them"
     assert budget.beyond_gpu_text(2**31) == "more than this GPU's 1.86 GiB"
     assert budget.beyond_gpu_text(2_000_000_000) == ""  # all of it: not more
-    assert budget.beyond_gpu_fix == ("a larger GPU, a higher memory fraction, or more TP "
-                                     "(weights and the model's heads split further)")
+    fix = "a larger GPU, a higher memory fraction, or more TP (weights and the model's heads " \
+        "split further)"
+    no_fraction = "a larger GPU or more TP (weights and the model's heads split further)"
+    assert budget.beyond_gpu_fix() == fix  # a column of several figures: fraction 0.5 < 1
+    # 2e9 B of cache: the whole 2e9 B GPU (fraction 1) holds it, so a higher fraction helps;
+    # one byte more it does not, and only a larger GPU or more TP is offered
+    assert budget.beyond_gpu_fix(2_000_000_000) == fix
+    assert budget.beyond_gpu_fix(2_000_000_001) == no_fraction
+    # beside 10^9 B of weights a rank (2e9 at TP 2), 10^9 B of cache fits at fraction 1, 10^9 + 1
+    # does not
+    weighed = cache_budget(2_000_000_000, 0.9, 2_000_000_000, 2)
+    assert weighed.beyond_gpu_fix(10**9) == fix and weighed.beyond_gpu_fix(10**9 + 1) == no_fraction
     # at the whole GPU already, no higher fraction to offer
-    assert cache_budget(2_000_000_000, 1.0, 0, 1).beyond_gpu_fix == (
-        "a larger GPU or more TP (weights and the model's heads split further)")
+    assert cache_budget(2_000_000_000, 1.0, 0, 1).beyond_gpu_fix() == no_fraction
     given = notes.hold_rows(results, [2**30, None, 2**29], given_budget(10**10, 1),
                                llama)
     assert [set(r) for r in given] == [{"strategy", "cache budget (B)", "cache budget"}] * 3
