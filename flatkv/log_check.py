@@ -74,15 +74,21 @@ MAX_FORM_GAP = 8
 
 SAME, DIFFERS, MISSING = "same", "differs", "not in the log"
 
+# Every number this module reads is written in ASCII digits, [0-9]: re's \d matches any
+# Unicode digit, and int() and Decimal read them ("٢" is 2, "２" is 2), so a copy's or an
+# edit's Arabic-Indic or fullwidth digit would read as a figure no engine printed. Where a
+# number is bounded, the bound is any digit (\d): "40٢" reads as no number, never as 40.
 # A figure in FlatKV's line: a number (a sign, thousands separators or none, decimals), not a
 # word's digits (bfloat16, TP0); or a torch dtype, which SGLang's KV lines name.
-_FIGURE = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)|torch\.\w+")
+_FIGURE = re.compile(
+    r"(?<![\w.])-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?!\d)|torch\.\w+")
 # What a figure matches in the log: the same kinds, printed either way, a sign or none (SGLang's
 # chunked_prefill_size=-1, off, beside FlatKV's chunk: it differs, rather than going unfound).
-_LOG_NUMBER = r"(?<![\d.,])(-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?))(?!\d)"
+_LOG_NUMBER = (r"(?<![\d.,])(-?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?))"
+               r"(?!\d)")
 _LOG_DTYPE = r"(torch\.\w+)"
 # A figure the log prints, whole: what ``_LOG_NUMBER`` captures
-_WHOLE_NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+_WHOLE_NUMBER = re.compile(r"-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?")
 # Colour codes, with their ESC or with it lost in a copy ("[32mINFO[0m"), and terminal titles
 # (OSC: ESC ], to a BEL or ESC \): one runs to the next ESC at most, so that a line of many
 # never ended is not searched to its end from each (90 s for a line of 333,000).
@@ -96,23 +102,23 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)
 # carries the prefix on each (NewLineFormatter: "\r\n" and the prefix).
 _VLLM_PREFIX = re.compile(
     r"(?:\((?P<source>[^()]*)\)\s+)?(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL)\s+"
-    r"\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\[[^\]]*\]\s?")
+    r"[0-9]{2}-[0-9]{2}\s+[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?\s+\[[^\]]*\]\s?")
 # SGLang's "[%(asctime)s%(prefix)s] " (configure_logger: datefmt %Y-%m-%d %H:%M:%S, ".%(msecs)03d"
 # with SGLANG_LOG_MS; its prefix "" at TP 1, " TP0", " DP0 TP0 EP0", " PP1 TP3", or one with
 # brackets of its own, " encode_dp_worker[0]").
 _SGLANG_PREFIX = re.compile(
-    r"\[\d{4}-\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+    r"\[[0-9]{4}-[0-9]{2}-[0-9]{2}\s+[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
     r"(?P<source>(?:[^\[\]]|\[[^\[\]]*\])*)\]\s?")
 # vLLM's process tag alone, on what a worker prints past the logger ("(APIServer pid=1)
 # `torch_dtype` is deprecated!", a blank "(Worker_TP0 pid=9) "; Ray's "(pid=9, ip=10.0.0.2)"):
 # a line of that process, not the wrapped rest of the line before it
-_VLLM_TAG = re.compile(r"\((?P<source>(?:[\w.:-]+ )?pid=\d+(?:, ip=[^()]*)?)\)(?:\s|$)")
+_VLLM_TAG = re.compile(r"\((?P<source>(?:[\w.:-]+ )?pid=[0-9]+(?:, ip=[^()]*)?)\)(?:\s|$)")
 # How far into a line an engine's prefix is looked for (a runner's or journal's lead first)
 MAX_LEAD_CHARS = 200
 _PREFIXES = (("vllm", _VLLM_PREFIX), ("vllm", _VLLM_TAG), ("sglang", _SGLANG_PREFIX))
 # A progress bar (tqdm's "| 67/67 [00:06<00:00, 10.53it/s]", vLLM's "100% Completed | 41/41
 # [03:35<..."): a line of its own, printed between an engine's lines, never a wrapped rest
-_PROGRESS = re.compile(r"\|\s*\d+/\d+\s*\[\d")
+_PROGRESS = re.compile(r"\|\s*[0-9]+/[0-9]+\s*\[[0-9]")
 # Words only one engine's log holds, for a log pasted without prefixes.
 _ENGINE_WORDS = {"vllm": re.compile(r"\bvllm\b|[GXC]PU(?: \+ host)? KV cache size|"
                                     "Available KV cache memory", re.IGNORECASE),
@@ -345,6 +351,11 @@ def _literal(text: str) -> str:
 # (a line of many slots is not searched from each for long)
 _FIGURE_SLOT = "\x00figure"
 _ANY_FIGURE = r"(\S{1,64}?|[\w.,]{1,32} [\w.,]{1,32})"
+# Where a loose figure that ends FlatKV's line ends in the log: at a space, a separator (", ":
+# SGLang's key=value lines may go on, ", available_gpu_mem=..."), a bracket or the line's end;
+# else, nothing after it, the shortest text would be its first character (context_len=8١٩٢
+# read as 8, a difference the log does not hold)
+_LOOSE_END = r"(?=,\s|[\s;)]|$)"
 # Words a figure's name does not end in ("block size to 544": "block size")
 _LINKING_WORDS = frozenset({"to", "for", "of", "by", "per", "is", "at"})
 # An earlier figure of the same phrase, masked where a name is looked for
@@ -431,15 +442,17 @@ def template(expected: str) -> _Template:
         parts.append(_literal(segment[at:]))
         words += segment[at:].split()
 
-    def joined(*figure_patterns: str) -> re.Pattern[str]:
+    def joined(*figure_patterns: str, end: str = "") -> re.Pattern[str]:
         each = iter(figure_patterns)
         return re.compile(r"\s*".join(next(each) if p == _FIGURE_SLOT else p
-                                       for p in parts if p))
+                                       for p in parts if p) + end)
 
+    ends_in_figure = [p for p in parts if p][-1:] == [_FIGURE_SLOT]
     return _Template(
         joined(*(_LOG_DTYPE if f.startswith("torch.") else _LOG_NUMBER for f in figures)),
         tuple(figures), tuple(names), tuple(words),
-        joined(*(_ANY_FIGURE for _ in figures)) if figures else None, tuple(units))
+        joined(*(_ANY_FIGURE for _ in figures), end=_LOOSE_END if ends_in_figure else "")
+        if figures else None, tuple(units))
 
 
 def _clean(line: str) -> str:
@@ -578,7 +591,7 @@ def _wrapped(lines: Sequence[LogLine], i: int, t: _Template) -> LogLine | None:
 # lines: a comma, ", available_gpu_mem=..."); not a date (2026-12-06), a progress bar, nor a
 # figure a line of its own starts with, a word after it ("1765004401.250 INFO ...", an epoch
 # time; "12 requests ...")
-_NUMBER_REST = re.compile(r"\d+(?:\.\d+)?(?:\s*$|[,;)])")
+_NUMBER_REST = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:\s*$|[,;)])")
 
 
 def _bare_width(lines: Sequence[LogLine]) -> int:
@@ -832,7 +845,7 @@ class LoggedRun:
     sglang_mamba_radix_cache_strategy: str | None = None
 
 
-def _server_arg(name: str, value: str = r"(\d+)") -> re.Pattern[str]:
+def _server_arg(name: str, value: str = r"([0-9]+)(?!\d)") -> re.Pattern[str]:
     """SGLang's server_args field ``name`` (``value``: the pattern of its value, a whole
     number by default, a quoted word for a string): ``'name': 4`` in its dict (since its arg groups,
     entrypoints/engine.py 311), ``name=4`` in its ServerArgs(...) before."""
@@ -842,25 +855,27 @@ def _server_arg(name: str, value: str = r"(\d+)") -> re.Pattern[str]:
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
 # the pages take: its pools are sized from the memory it profiles, and a budget is found that
 # sizes them so (``RunSettings.sglang_budget``)
-_SGLANG_SCHEDULER = r"\bmax_total_num_tokens=\d+, "
+_SGLANG_SCHEDULER = r"\bmax_total_num_tokens=[0-9]+, "
 _RUN_FIGURES = (
-    ("sglang_tokens", "sglang", re.compile(r"\bmax_total_num_tokens=(\d+), ")),
+    ("sglang_tokens", "sglang", re.compile(r"\bmax_total_num_tokens=([0-9]+), ")),
     ("sglang_state_slots", "sglang", re.compile(
-        r"Mamba Cache is allocated\. max_mamba_cache_size: (\d+),")),
+        r"Mamba Cache is allocated\. max_mamba_cache_size: ([0-9]+),")),
     ("sglang_state_slots", "sglang", re.compile(
-        r"capped to \d+ by the mamba state cache \(max_mamba_cache_size=(\d+),")),
-    ("blocks", "vllm", re.compile(r"Memory after warmup:.*?(?<![\d.,])(\d+) KV cache blocks \(")),
+        r"capped to [0-9]+ by the mamba state cache \(max_mamba_cache_size=([0-9]+),")),
+    ("blocks", "vllm", re.compile(
+        r"Memory after warmup:.*?(?<![\d.,])([0-9]+) KV cache blocks \(")),
     # its memory in GiB (format_gib), or in GB where a build or another engine prints GB
     ("memory", "vllm", re.compile(
-        r"Available KV cache memory: (\d+(?:\.\d+)? (?:GiB|GB))(?!\w)")),
+        r"Available KV cache memory: ([0-9]+(?:\.[0-9]+)? (?:GiB|GB))(?!\w)")),
     ("context", "vllm", re.compile(
-        r"Maximum concurrency for (\d{1,3}(?:,\d{3})+|\d+) tokens per request")),
-    ("context", "sglang", re.compile(_SGLANG_SCHEDULER + r".*?\bcontext_len=(\d+)")),
-    ("chunk", "sglang", re.compile(_SGLANG_SCHEDULER + r"chunked_prefill_size=(-?\d+)")),
+        r"Maximum concurrency for ([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+) tokens per request")),
+    ("context", "sglang", re.compile(_SGLANG_SCHEDULER + r".*?\bcontext_len=([0-9]+)(?!\d)")),
+    ("chunk", "sglang", re.compile(
+        _SGLANG_SCHEDULER + r"chunked_prefill_size=(-?[0-9]+)(?!\d)")),
     # vLLM's "Initializing a V1 LLM engine ... with config: ..., tensor_parallel_size=4, ..."
     # (config/vllm.py 2904); SGLang's server_args, a dict since its arg groups ('tp_size': 4,
     # entrypoints/engine.py 311), a ServerArgs(...) before (tp_size=4)
-    ("tp", "vllm", re.compile(r"\btensor_parallel_size=(\d+)")),
+    ("tp", "vllm", re.compile(r"\btensor_parallel_size=([0-9]+)(?!\d)")),
     ("tp", "sglang", _server_arg("tp_size")),
     ("attn_dp", "sglang", _server_arg("attn_dp_size")),
     # its --page-size and --mamba-track-interval (the names its checks read them by:
@@ -874,7 +889,7 @@ _RUN_FIGURES = (
     # True its dp_size groups share the TP; False, attention runs over the whole TP (D is 1)
     ("dp_attention", "sglang", re.compile(
         r"\bserver_args=(?=.*?(?:'enable_dp_attention':\s*|\benable_dp_attention=)True)"
-        r".*?(?:'dp_size':\s*|\bdp_size=)(\d+)")),
+        r".*?(?:'dp_size':\s*|\bdp_size=)([0-9]+)(?!\d)")),
     ("dp_attention", "sglang", re.compile(
         r"\bserver_args=.*?(?:'enable_dp_attention':\s*|\benable_dp_attention=)(False)")),
     ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode is set to '(\w+)'")),
@@ -884,7 +899,7 @@ _RUN_FIGURES = (
 
 # A tensor-parallel rank in a line's prefix: vLLM's worker (Worker_TP1, Worker_PP0_TP1,
 # Worker_TP1_EP1, Worker_TP1_DCP1), SGLang's ranks (TP1, DP0 TP1 EP0)
-_TP_RANK = re.compile(r"(?:^|[\s_])TP(\d+)(?![\d.])")
+_TP_RANK = re.compile(r"(?:^|[\s_])TP([0-9]+)(?![\d.])")
 
 
 def _ranks(lines: Sequence[LogLine]) -> int:
@@ -919,8 +934,9 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         sglang_tokens=int(one["sglang_tokens"]) if "sglang_tokens" in one else None,
         sglang_state_slots=(int(one["sglang_state_slots"]) if "sglang_state_slots" in one
                             else None),
-        # a page size and an interval are numbers, the strategy a word
-        **{key: int(one[key]) if one[key].isdigit() else one[key]
+        # a page size and an interval are numbers (ASCII digits: "٢".isdigit()), the
+        # strategy a word
+        **{key: int(one[key]) if one[key].isascii() and one[key].isdigit() else one[key]
            for key in SGLANG_PAGE_FIELDS if key in one},
     )
 

@@ -1202,6 +1202,41 @@ def test_a_logged_extra_buffer_or_no_buffer_is_offered_where_it_acts():
     assert logged_changes(logged_run(no_log), now, lambda c: now) == {}
 
 
+def test_the_log_reader_reads_figures_in_ascii_digits_only():
+    from flatkv.log_check import logged_run
+
+    # re's \d matches any Unicode digit and int() and Decimal read them ("٢" is 2, "２" is 2):
+    # a figure in Arabic-Indic or fullwidth digits, or one run on by such a digit, is no
+    # number, in a settings line, a scheduler line, a rank's prefix or a line checked
+    for said in ("'tp_size': ٢", "'tp_size': ２", "'tp_size': 2٢", "'page_size': ٦٤"):
+        run = logged_run(read_log(f"[2026-12-06 07:00:00] server_args={{{said}}}"))
+        assert (run.tp, run.sglang_page_size) == (None, None), said
+    assert logged_run(read_log("[2026-12-06 07:00:00] server_args={'tp_size': 2}")).tp == 2
+    assert logged_run(read_log(vllm_prefix(0, 1) + "Initializing a V1 LLM engine with config: "
+                               "tensor_parallel_size=٤, pipeline_parallel_size=1")).tp is None
+    assert logged_run(read_log("[2026-12-06 07:00:00 TP٣] x")).least_tp is None
+    assert logged_run(read_log(vllm_prefix(0, 1) + "Available KV cache memory: ٤٤.59 GiB")
+                      ).memory is None
+    scheduler = ("max_total_num_tokens=327680, chunked_prefill_size=8192, "
+                 "max_prefill_tokens=16384, max_running_requests=4096, context_len=8192")
+    run = logged_run(read_log(sglang_prefix(0, 1) + scheduler.replace("8192", "٨١٩٢")))
+    assert (run.sglang_tokens, run.chunk, run.context) == (327_680, None, None)
+    # FlatKV's line beside a log whose figure is in other digits: it differs, naming what the
+    # log holds (read as 327680 before, and agreeing)
+    for digits in ("٣٢٧٦٨٠", "３２７６８０", "32768٠"):
+        (line,) = check_log([scheduler], "sglang", sglang_prefix(0, 1) + scheduler.replace(
+            "327680", digits)).lines
+        assert line.outcome == DIFFERS
+        assert line.detail() == f"line 1 (TP0): max_total_num_tokens: FlatKV 327680, log {digits}"
+    # ... the line's last figure too, whole (its loose figure ends where the line or a ", "
+    # does: it read as the first character, 8, before, and the context as differing beside
+    # a damaged figure elsewhere)
+    for tail in ("", ", available_gpu_mem=10.50"):
+        (line,) = check_log([scheduler], "sglang", sglang_prefix(0, 1) + scheduler.replace(
+            "context_len=8192", "context_len=8١٩٢") + tail).lines
+        assert line.detail() == "line 1 (TP0): context_len: FlatKV 8192, log 8١٩٢", tail
+
+
 def test_the_logged_run_gives_the_mamba_cache_mode_vllm_says_it_set():
     from flatkv.log_check import logged_run
 
