@@ -152,6 +152,9 @@ _SETTING_WORDS = {
     "sglang_page_size": lambda v: f"SGLang's page size {v}",
     "sglang_mamba_track_interval": lambda v: f"SGLang's mamba track interval of {tokens_text(v)}",
     "sglang_mamba_radix_cache_strategy": lambda v: f"SGLang's mamba radix cache strategy {v}",
+    "sglang_overlap_schedule": lambda v: ("SGLang's overlap scheduling on" if v else
+                                          "SGLang's overlap scheduling off "
+                                          "(--disable-overlap-schedule)"),
     "context": lambda v: f"{tokens_text(v)} a request",
 }
 

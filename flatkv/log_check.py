@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
-from flatkv.engine_options import strategy_fields
+from flatkv.engine_options import acting_engine_options, strategy_fields
 from flatkv.models import MAX_TP
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import (
@@ -37,7 +37,7 @@ from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
 )
-from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, logged_strategy
+from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, logged_overlap, logged_strategy
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import GB as SGLANG_GB
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
@@ -824,7 +824,9 @@ class LoggedRun:
     ``sglang_mamba_track_interval``: its server_args' page_size and mamba_track_interval
     (--page-size, --mamba-track-interval; a page_size of None, left to SGLang, is not read),
     ``sglang_mamba_radix_cache_strategy`` its mamba_radix_cache_strategy
-    (--mamba-radix-cache-strategy, as logged: "extra_buffer" or "no_buffer" too).
+    (--mamba-radix-cache-strategy, as logged: "extra_buffer" or "no_buffer" too),
+    ``sglang_overlap_schedule`` whether its disable_overlap_schedule is False (overlap
+    scheduling on; as logged: True where auto picked no_buffer, ``sglang.logged_overlap``).
     None where the log does not say, or says two things (two runs). ``sglang_tokens``:
     SGLang's token pool, its scheduler line's max_total_num_tokens (SGLang logs no budget:
     the pools are what a budget is found for), ``sglang_state_slots`` its state pool's
@@ -843,6 +845,7 @@ class LoggedRun:
     sglang_page_size: int | None = None
     sglang_mamba_track_interval: int | None = None
     sglang_mamba_radix_cache_strategy: str | None = None
+    sglang_overlap_schedule: bool | None = None
 
 
 def _server_arg(name: str, value: str = r"([0-9]+)(?!\d)") -> re.Pattern[str]:
@@ -885,6 +888,10 @@ _RUN_FIGURES = (
     # its --mamba-radix-cache-strategy, a quoted string in either form ('extra_buffer_lazy')
     ("sglang_mamba_radix_cache_strategy", "sglang",
      _server_arg("mamba_radix_cache_strategy", r"'(\w+)'")),
+    # its --disable-overlap-schedule, True or False in either form (as resolved: True where
+    # auto picked no_buffer and turned overlap scheduling off itself)
+    ("sglang_overlap_schedule", "sglang",
+     _server_arg("disable_overlap_schedule", r"(True|False)\b")),
     # the older spelling, read where the log gives no attn_dp_size: with enable_dp_attention
     # True its dp_size groups share the TP; False, attention runs over the whole TP (D is 1)
     ("dp_attention", "sglang", re.compile(
@@ -934,10 +941,7 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         sglang_tokens=int(one["sglang_tokens"]) if "sglang_tokens" in one else None,
         sglang_state_slots=(int(one["sglang_state_slots"]) if "sglang_state_slots" in one
                             else None),
-        # a page size and an interval are numbers (ASCII digits: "٢".isdigit()), the
-        # strategy a word
-        **{key: int(one[key]) if one[key].isascii() and one[key].isdigit() else one[key]
-           for key in SGLANG_PAGE_FIELDS if key in one},
+        **{key: _PAGE_READ[key](one[key]) for key in SGLANG_PAGE_FIELDS if key in one},
     )
 
 
@@ -975,32 +979,55 @@ class RunSettings:
     sglang_page_size: int | None = None
     sglang_mamba_track_interval: int | None = None
     sglang_mamba_radix_cache_strategy: str | None = None
+    # ... and its overlap scheduling, as its server_args logs it (``sglang.logged_overlap``:
+    # off where auto picked no_buffer), where it changes SGLang's figures (None: not compared)
+    sglang_overlap_schedule: bool | None = None
 
 
 # SGLang's options of its pages and their radix cache that a log's server_args gives, by their
 # StrategyOptions (and RunSettings, LoggedRun) names, each with the logged values offered: a
-# page a block of the pages takes, an interval of tokens, a strategy of SGLang's (the settings'
-# as it logs it, ``logged_strategy``: a logged extra_buffer where auto runs it is no change)
+# page a block of the pages takes, an interval of tokens, overlap scheduling on or off, a
+# strategy of SGLang's (each of the settings' as it logs it, ``logged_overlap``,
+# ``logged_strategy``: a logged extra_buffer where auto runs it is no change). In the order
+# they are taken: the strategy last, as SGLang logs auto as the cache it picks at the page and
+# overlap (``logged_changes``)
 _SGLANG_PAGE_OFFERS = {"sglang_page_size": range(1, MAX_BLOCK_SIZE + 1),
                        "sglang_mamba_track_interval": range(1, MAX_TOKENS + 1),
+                       "sglang_overlap_schedule": (True, False),
                        "sglang_mamba_radix_cache_strategy": SGLANG_RADIX_CACHE_STRATEGIES}
 SGLANG_PAGE_FIELDS = tuple(_SGLANG_PAGE_OFFERS)
+# How each is read from the server_args' text (``_RUN_FIGURES``): a page size and an interval
+# are numbers (ASCII digits), the strategy a word, and overlap scheduling is on where
+# disable_overlap_schedule is False
+_PAGE_READ: dict[str, Callable[[str], int | str | bool]] = {
+    "sglang_page_size": int, "sglang_mamba_track_interval": int,
+    "sglang_overlap_schedule": lambda disabled: disabled == "False",
+    "sglang_mamba_radix_cache_strategy": str}
 # The strategy acts where the interval does, on a model SGLang runs with its extra_buffer
 # radix cache (elsewhere SGLang refuses the extra buffer, and no_buffer is auto's or unread)
 _ACTS_AS = {"sglang_mamba_radix_cache_strategy": "sglang_mamba_track_interval"}
+# The one SGLang logs as it resolves it from those before it: its strategy, auto logged as
+# the cache it picks at the page size and overlap scheduling (``logged_changes``)
+_LOGGED_AT_THOSE_TAKEN = frozenset({"sglang_mamba_radix_cache_strategy"})
 
 
 def sglang_page_settings(profile: CacheProfile,
-                         options: StrategyOptions) -> dict[str, int | str | None]:
-    """SGLang's page size, mamba track interval and mamba radix cache strategy in
-    ``options``, as ``RunSettings`` holds them: each None where it acts on no SGLang figure or
-    check of ``profile`` (``engine_options.strategy_fields``: DeepSeek's sparse attention runs
-    its own page of 64 whatever is told; the interval and the strategy act only where an
-    extra_buffer radix cache runs), so that a log's is not offered where taking it would
-    change nothing, or make SGLang refuse the settings. The strategy as SGLang's server_args
-    logs it (``sglang.logged_strategy``): it logs "auto" as the cache it picks."""
+                         options: StrategyOptions) -> dict[str, int | str | bool | None]:
+    """SGLang's page size, mamba track interval, overlap scheduling and mamba radix cache
+    strategy in ``options``, as ``RunSettings`` holds them: each None where it acts on no
+    SGLang figure or check of ``profile`` (``engine_options.strategy_fields``: DeepSeek's
+    sparse attention runs its own page of 64 whatever is told; the interval, the overlap and
+    the strategy act only where an extra_buffer radix cache runs; the overlap, too, not where
+    another option leaves it nothing to set, ``engine_options.idle_engine_option``: S told,
+    the radix cache off), so that a log's is not offered where taking it would change
+    nothing, or make SGLang refuse the settings. The overlap and the strategy as SGLang's
+    server_args logs them (``sglang.logged_overlap``, ``sglang.logged_strategy``): it logs
+    "auto" as the cache it picks, and overlap scheduling off where that is no_buffer."""
     acting = strategy_fields("sglang", profile)
+    if "sglang_overlap_schedule" not in acting_engine_options(profile, options, ("sglang",)):
+        acting = tuple(name for name in acting if name != "sglang_overlap_schedule")
     told = {**{name: getattr(options, name) for name in SGLANG_PAGE_FIELDS},
+            "sglang_overlap_schedule": logged_overlap(profile, options),
             "sglang_mamba_radix_cache_strategy": logged_strategy(profile, options)}
     return {name: told[name] if _ACTS_AS.get(name, name) in acting else None
             for name in SGLANG_PAGE_FIELDS}
@@ -1056,20 +1083,31 @@ def logged_changes(run: LoggedRun, now: RunSettings,
                    at: Callable[[Mapping[str, object]], RunSettings]) -> dict[str, object]:
     """The settings of the log's ``run`` that the ones ``now`` lack, by their options' names
     (``tp``, ``sglang_attn_dp_size``, ``mamba_cache_mode``, ``sglang_page_size``,
-    ``sglang_mamba_track_interval``, ``sglang_mamba_radix_cache_strategy``, ``vllm_blocks``,
-    ``kv_memory``: the
+    ``sglang_mamba_track_interval``, ``sglang_overlap_schedule``,
+    ``sglang_mamba_radix_cache_strategy``, ``vllm_blocks``, ``kv_memory``: the
     Available memory as printed, in GiB or GB, ``sglang_budget``: the bytes that size
     SGLang's pools as its log gives them, ``context``, ``sglang_chunked_prefill_size``), in
     the order a reader takes them: first what moves every figure a rank holds (TP, attention
-    DP, mamba cache mode, SGLang's page size, the track interval its radix cache checks and
-    its strategy),
-    then the budget, context and chunk at the settings with those taken
-    (``at``). vLLM 0.34 sizes its cache by the blocks it fits after warm-up, so those are
-    taken over the Available memory an older release sizes it by; under attention DP SGLang
-    logs a group's chunk, chunked_prefill_size // D, so the option is D times it. A budget of
-    its own taken off a GPU keeps the chunk SGLang took there (``RunSettings.gpu_chunk``).
-    Figures out of what the pages and flags take are left out."""
+    DP, mamba cache mode, SGLang's page size, the track interval its radix cache checks, its
+    overlap scheduling and its strategy), then the budget, context and chunk at the settings
+    with those taken (``at``). The strategy is set beside the log's at the page and overlap
+    taken, as SGLang logs auto as the cache it picks there: a run of auto without overlap
+    logs no_buffer, which overlap off taken gives (a told no_buffer beside overlap on, which
+    SGLang refuses, is not offered). vLLM 0.34 sizes its cache by the blocks it fits after
+    warm-up, so those are taken over the Available memory an older release sizes it by;
+    under attention DP SGLang logs a group's chunk, chunked_prefill_size // D, so the option
+    is D times it. A budget of its own taken off a GPU keeps the chunk SGLang took there
+    (``RunSettings.gpu_chunk``). Figures out of what the pages and flags take are left out."""
     changes: dict[str, object] = {}
+    known: dict[tuple[tuple[str, object], ...], RunSettings] = {(): now}
+
+    def settings_at(taken: Mapping[str, object]) -> RunSettings:
+        """``at`` the changes ``taken``, each once (it runs the engines' figures)."""
+        key = tuple(taken.items())
+        if key not in known:
+            known[key] = at(dict(taken))
+        return known[key]
+
     if run.tp is not None and now.tp is not None and run.tp != now.tp and 0 < run.tp <= MAX_TP:
         changes["tp"] = run.tp
     elif (run.least_tp is not None and now.tp is not None and now.tp < run.least_tp <= MAX_TP):
@@ -1078,14 +1116,15 @@ def logged_changes(run: LoggedRun, now: RunSettings,
         changes["sglang_attn_dp_size"] = run.attn_dp
     if run.mamba_cache_mode in MAMBA_CACHE_MODES and run.mamba_cache_mode != now.mamba_cache_mode:
         changes["mamba_cache_mode"] = run.mamba_cache_mode
-    # SGLang's page (its pools are whole pages), the track interval its radix cache checks
-    # and the strategy that sets its tracking slots
+    # SGLang's page (its pools are whole pages), the track interval its radix cache checks,
+    # the overlap scheduling and the strategy that set its tracking slots
     for name, offered in _SGLANG_PAGE_OFFERS.items():
-        logged, set_now = getattr(run, name), getattr(now, name)
+        told = settings_at(changes) if name in _LOGGED_AT_THOSE_TAKEN else now
+        logged, set_now = getattr(run, name), getattr(told, name)
         if logged is not None and set_now is not None and logged != set_now and (
                 logged in offered):
             changes[name] = logged
-    then = at(changes) if changes else now
+    then = settings_at(changes)
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if run.blocks not in then.vllm_blocks:
             changes["vllm_blocks"] = run.blocks
@@ -1106,7 +1145,7 @@ def logged_changes(run: LoggedRun, now: RunSettings,
             and not {"vllm_blocks", "kv_memory"} & changes.keys()):
         # SGLang's pools at the context and chunk taken (its request cap, and so its state
         # slots, can follow the context)
-        last = at({**changes, **after}) if after else then
+        last = settings_at({**changes, **after})
         # a model of state layers alone logs its context as its tokens at any budget: its
         # slots tell the budget
         other_slots = run.sglang_state_slots not in (None, last.sglang_state_slots)

@@ -32,7 +32,8 @@ _LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
                  "sglang_chunked_prefill_size": "--sglang-chunked-prefill-size",
                  "sglang_page_size": "--sglang-page-size",
                  "sglang_mamba_track_interval": "--mamba-track-interval",
-                 "sglang_mamba_radix_cache_strategy": "--mamba-radix-cache-strategy"}
+                 "sglang_mamba_radix_cache_strategy": "--mamba-radix-cache-strategy",
+                 "sglang_overlap_schedule": "--sglang-overlap-schedule"}
 # ... and the RunSettings field each sets
 _SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
                    "sglang_chunked_prefill_size": "chunk"}
@@ -52,17 +53,19 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     def at(taken: Mapping[str, object]) -> log_check.RunSettings:
         then = replace(now, **{_SETTING_FIELDS.get(name, name): value
                                for name, value in taken.items()
-                               if name in ("tp", "context", *_SETTING_FIELDS,
-                                           *log_check.SGLANG_PAGE_FIELDS)})
+                               if name in ("tp", "context", *_SETTING_FIELDS)})
+        then_options = replace(
+            options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
+            mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode),
+            **{name: taken[name] for name in log_check.SGLANG_PAGE_FIELDS if name in taken})
+        # SGLang's page options as it logs them there (auto as the cache it picks at the
+        # overlap and page taken)
+        then = replace(then, **log_check.sglang_page_settings(profile, then_options))
         ranked = profile if then.tp == now.tp else model.profile_at(then.tp)
         if ranked is None:
             return replace(then, sglang_tokens=None, sglang_state_slots=None,
                            sglang_budget=None)
-        return _with_sglang_pool(then, ranked, replace(
-            options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
-            mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode),
-            **{name: taken[name] for name in log_check.SGLANG_PAGE_FIELDS if name in taken}),
-            args.budget)
+        return _with_sglang_pool(then, ranked, then_options, args.budget)
 
     now = _with_sglang_pool(log_check.RunSettings(
         tp=profile.tp, attn_dp=options.sglang_attn_dp_size,
@@ -89,13 +92,20 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
             replaced.append("--vllm-blocks")
     if "sglang_attn_dp_size" in changes and getattr(args, "enable_dp_attention", False):
         replaced.append("--enable-dp-attention --dp-size")  # it sets D where --attn-dp-size is 1
-    flags = " ".join(f"{_LOGGED_FLAGS[name]} "
-                     + (format_size(value) if name == "sglang_budget"
-                        else str(value).replace(" ", ""))
-                     for name, value in changes.items())
+    flags = " ".join(_flag_of(name, value) for name, value in changes.items())
     instead = f" (in place of {' and '.join(replaced)})" if replaced else ""
     return (f"note: this log's run had {flags}{instead}: every figure differs at other "
             "settings, so check it again with those",)
+
+
+def _flag_of(name: str, value: object) -> str:
+    """The flag that sets a log's run's setting ``name`` to ``value``: an on / off one alone,
+    its --no- form for off (--no-sglang-overlap-schedule), a budget as a size."""
+    flag = _LOGGED_FLAGS[name]
+    if isinstance(value, bool):
+        return flag if value else f"--no-{flag.removeprefix('--')}"
+    return f"{flag} " + (format_size(value) if name == "sglang_budget"
+                         else str(value).replace(" ", ""))
 
 
 def _with_sglang_pool(settings: log_check.RunSettings, profile: CacheProfile,

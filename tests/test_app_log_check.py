@@ -139,6 +139,17 @@ def test_compare_takes_an_sglang_logs_page_size_from_its_server_args():
     assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
 
 
+def qwen3_next_offer_taken(lines: list[str], **link: str) -> tuple[str, dict]:
+    """Compare at Qwen3-Next-80B-A3B, 40 GiB of KV cache and 32,768 tokens (and ``link``'s
+    parameters) with SGLang's ``lines`` pasted as its log: its one offer of the log's
+    settings, and the link once taken, where all 4 lines agree."""
+    offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "ctx": "32768",
+                                        "gpu": "KV cache memory", "kv_mem": "40GiB", **link},
+                                       as_sglang_log(lines))
+    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
+    return offer, taken
+
+
 def test_compare_takes_an_sglang_logs_mamba_radix_cache_strategy_from_its_server_args():
     # Qwen3-Next-80B-A3B at 40 GiB and 32,768 tokens run with extra_buffer_lazy: the same 262
     # state slots and 920,754 tokens as auto, but 3 + 1 slots a running request, so
@@ -146,14 +157,11 @@ def test_compare_takes_an_sglang_logs_mamba_radix_cache_strategy_from_its_server
     # server_args gives the strategy: offered, taken (sg_strategy), and all 4 lines agree
     from test_log_check import LAZY_SERVER_ARGS, qwen3_next_sglang_lazy_lines
 
-    log = as_sglang_log([LAZY_SERVER_ARGS, *qwen3_next_sglang_lazy_lines()])
-    offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "ctx": "32768",
-                                        "gpu": "KV cache memory", "kv_mem": "40GiB"}, log)
+    offer, taken = qwen3_next_offer_taken([LAZY_SERVER_ARGS, *qwen3_next_sglang_lazy_lines()])
     assert offer == ("This log's run had SGLang's mamba radix cache strategy extra_buffer_lazy: "
                      "the figures here are at other settings, so its lines differ for that "
                      "alone. Take its settings, then read the check again.")
     assert taken["sg_strategy"] == "extra_buffer_lazy"
-    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
 
 
 def test_compare_takes_an_sglang_logs_extra_buffer_told_from_its_server_args():
@@ -163,15 +171,45 @@ def test_compare_takes_an_sglang_logs_extra_buffer_told_from_its_server_args():
     # server_args gives the strategy: offered, taken (sg_strategy), and all 4 lines agree
     from test_log_check import EXTRA_BUFFER_SERVER_ARGS, qwen3_next_sglang_extra_buffer_lines
 
-    log = as_sglang_log([EXTRA_BUFFER_SERVER_ARGS, *qwen3_next_sglang_extra_buffer_lines()])
-    offer, agreed, taken = offer_taken({"model": "Qwen3-Next-80B-A3B", "ctx": "32768",
-                                        "gpu": "KV cache memory", "kv_mem": "40GiB",
-                                        "sg_overlap": "0"}, log)
+    offer, taken = qwen3_next_offer_taken(
+        [EXTRA_BUFFER_SERVER_ARGS, *qwen3_next_sglang_extra_buffer_lines()], sg_overlap="0")
     assert offer == ("This log's run had SGLang's mamba radix cache strategy extra_buffer: "
                      "the figures here are at other settings, so its lines differ for that "
                      "alone. Take its settings, then read the check again.")
     assert (taken["sg_strategy"], taken["sg_overlap"]) == ("extra_buffer", "0")
-    assert agreed == ["SGLang: all 4 lines are in the log and agree with it."]
+
+
+def test_compare_takes_an_sglang_logs_overlap_scheduling_off_from_its_server_args():
+    # Qwen3-Next-80B-A3B at 40 GiB and 32,768 tokens run with --disable-overlap-schedule: its
+    # auto radix cache picks no_buffer, 3 slots a running request, 262 // 3 = 87, where the
+    # page's overlap gives extra_buffer's 3 + 2, 262 // 5 = 52 (test_log_check). Its
+    # server_args logs overlap off and no_buffer: overlap off alone is offered (auto then
+    # logs no_buffer, as the log), taken (sg_overlap 0, the strategy left auto), and all 4
+    # lines agree
+    from test_log_check import OVERLAP_OFF_SERVER_ARGS, qwen3_next_sglang_overlap_off_lines
+
+    offer, taken = qwen3_next_offer_taken(
+        [OVERLAP_OFF_SERVER_ARGS, *qwen3_next_sglang_overlap_off_lines()])
+    assert offer == ("This log's run had SGLang's overlap scheduling off "
+                     "(--disable-overlap-schedule): the figures here are at other settings, so "
+                     "its lines differ for that alone. Take its settings, then read the check "
+                     "again.")
+    assert taken["sg_overlap"] == "0" and "sg_strategy" not in taken
+    # a log of the defaults (52 running) checked with overlap off: overlap on is offered, and
+    # taken (sg_overlap left out of the link: the default) all agree
+    from test_log_check import EXTRA_BUFFER_SERVER_ARGS
+
+    from flatkv.strategies import run_strategy
+
+    default_lines = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
+                                 budget_bytes=40 << 30, context_tokens=32_768
+                                 ).extras["log_lines"]
+    assert "max_running_requests=52," in default_lines[3]
+    offer, taken = qwen3_next_offer_taken([EXTRA_BUFFER_SERVER_ARGS.replace(
+        "'disable_overlap_schedule': True", "'disable_overlap_schedule': False"),
+        *default_lines], sg_overlap="0")
+    assert offer.startswith("This log's run had SGLang's overlap scheduling on: the figures")
+    assert "sg_overlap" not in taken
 
 
 def test_compare_offers_the_budget_that_sizes_an_sglang_logs_pools_at_its_state_slots():

@@ -751,6 +751,27 @@ def test_compare_check_log_names_sglangs_mamba_radix_cache_strategy(tmp_path, ca
         "--mamba-radix-cache-strategy extra_buffer_lazy")
 
 
+def test_compare_check_log_names_sglangs_overlap_scheduling_off(tmp_path, capsys):
+    # Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 32,768 tokens run with
+    # --disable-overlap-schedule (its server_args: disable_overlap_schedule True, auto logged as
+    # the no_buffer it picks): max_running_requests 262 // 3 = 87 where the defaults' overlap
+    # gives 262 // 5 = 52 (its cap and scheduler lines differ); the note names
+    # --no-sglang-overlap-schedule alone (no --mamba-radix-cache-strategy no_buffer, which
+    # beside overlap on SGLang refuses: auto logs no_buffer once overlap is off); with it,
+    # every line agrees and nothing is named
+    from test_log_check import OVERLAP_OFF_SERVER_ARGS, qwen3_next_sglang_overlap_off_lines
+
+    assert_qwen3_next_sglang_log_run_taken(
+        tmp_path, capsys, (OVERLAP_OFF_SERVER_ARGS, *qwen3_next_sglang_overlap_off_lines()),
+        32_768, "--no-sglang-overlap-schedule")
+    # a run of extra_buffer told without overlap (65 running: 3 + 1) names both flags
+    from test_log_check import EXTRA_BUFFER_SERVER_ARGS, qwen3_next_sglang_extra_buffer_lines
+
+    assert_qwen3_next_sglang_log_run_taken(
+        tmp_path, capsys, (EXTRA_BUFFER_SERVER_ARGS, *qwen3_next_sglang_extra_buffer_lines()),
+        32_768, "--no-sglang-overlap-schedule --mamba-radix-cache-strategy extra_buffer")
+
+
 def _check_log_on_a_named_pipe(tmp_path) -> tuple[subprocess.Popen, pathlib.Path]:
     """``compare --check-log`` started on a new named pipe (os.mkfifo), and the pipe."""
     config = tmp_path / "config.json"

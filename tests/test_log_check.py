@@ -1017,9 +1017,10 @@ def test_the_logged_run_gives_sglangs_page_size_and_track_interval_from_its_serv
     # track interval: no state), both for Qwen3-Next (its extra_buffer radix cache), neither
     # for DeepSeek-V3.2, whose sparse attention runs pages of 64 whatever is told
     options = StrategyOptions()
-    # (and the radix cache strategy beside the interval: ``test_..._mamba_radix_cache_strategy``)
+    # (the overlap and the radix cache strategy beside the interval: ``test_..._overlap_...``,
+    # ``test_..._mamba_radix_cache_strategy``)
     assert [{k: v for k, v in page_settings(load_preset(name).profile(), options).items()
-             if k != "sglang_mamba_radix_cache_strategy"} for name in (
+             if k in ("sglang_page_size", "sglang_mamba_track_interval")} for name in (
         "Llama-3.1-8B", "Qwen3-Next-80B-A3B", "DeepSeek-V3.2")] == [
         {"sglang_page_size": 1, "sglang_mamba_track_interval": None},
         {"sglang_page_size": 1, "sglang_mamba_track_interval": 256},
@@ -1137,9 +1138,10 @@ EXTRA_BUFFER_SERVER_ARGS = (
     "'kv_cache_dtype': 'auto', 'mem_fraction_static': 0.85, 'max_running_requests': None, "
     "'chunked_prefill_size': 8192, 'page_size': 1, 'disable_radix_cache': False, "
     "'disable_overlap_schedule': True, 'tp_size': 1, 'attn_dp_size': 1, "
-    "'max_mamba_cache_size': None, 'mamba_ssm_dtype': None, 'mamba_full_memory_ratio': 0.9, "
-    "'mamba_radix_cache_strategy': 'extra_buffer', 'uses_mamba_radix_cache': True, "
-    "'mamba_track_interval': 256, 'linear_attn_backend': 'triton', 'enable_dp_attention': False}")
+    "'enable_dp_attention': False, 'max_mamba_cache_size': None, 'mamba_ssm_dtype': None, "
+    "'mamba_full_memory_ratio': 0.9, 'mamba_radix_cache_strategy': 'extra_buffer', "
+    "'uses_mamba_radix_cache': True, 'mamba_track_interval': 256, "
+    "'linear_attn_backend': 'triton'}")
 
 
 def qwen3_next_sglang_extra_buffer_lines() -> list[str]:
@@ -1193,13 +1195,187 @@ def test_a_logged_extra_buffer_or_no_buffer_is_offered_where_it_acts():
         "'disable_overlap_schedule': True", "'disable_overlap_schedule': False"))
     on = settings(StrategyOptions())
     assert logged_changes(logged_run(on_log), on, lambda c: on) == {}
-    # a run of auto without overlap scheduling logs no_buffer: offered beside overlap on
-    # (taken there SGLang refuses it, and says to turn overlap off), not beside overlap off
+    # a run of auto without overlap scheduling logs no_buffer and overlap off: beside overlap
+    # on, overlap off is offered, and no_buffer is what auto logs once it is taken (no told
+    # no_buffer beside overlap on, which SGLang refuses); nothing beside overlap off
     no_log = read_log("[2026-12-06 07:00:00 TP0] " + EXTRA_BUFFER_SERVER_ARGS.replace(
         "'extra_buffer'", "'no_buffer'"))
-    assert logged_changes(logged_run(no_log), on, lambda c: on) == {
-        "sglang_mamba_radix_cache_strategy": "no_buffer"}
+    assert logged_changes(logged_run(no_log), on, lambda c: settings(
+        replace(StrategyOptions(), **c))) == {"sglang_overlap_schedule": False}
     assert logged_changes(logged_run(no_log), now, lambda c: now) == {}
+
+
+# SGLang 0.5.23's server_args line (ServerArgs.resolved_dict, its fields in field_order.py's
+# order, most left out here) of Qwen3-Next-80B-A3B run with --disable-overlap-schedule alone:
+# its strategy auto logged as the no_buffer it picks without overlap scheduling at page 1
+# (overrides._mamba_radix_cache_resolution 480-486)
+OVERLAP_OFF_SERVER_ARGS = EXTRA_BUFFER_SERVER_ARGS.replace("'extra_buffer'", "'no_buffer'")
+# ... and as a ServerArgs(...), the form before its arg groups
+OVERLAP_OFF_SERVER_ARGS_OLDER = (
+    "server_args=ServerArgs(model_path='Qwen/Qwen3-Next-80B-A3B-Instruct', "
+    "context_length=32768, kv_cache_dtype='auto', mem_fraction_static=0.85, "
+    "max_running_requests=None, chunked_prefill_size=8192, page_size=1, "
+    "disable_radix_cache=False, disable_overlap_schedule=True, enable_mixed_chunk=False, "
+    "tp_size=1, pp_size=1, dp_size=1, enable_dp_attention=False, "
+    "enable_two_batch_overlap=False, mamba_full_memory_ratio=0.9, "
+    "mamba_radix_cache_strategy='no_buffer', mamba_track_interval=256)")
+
+
+def qwen3_next_sglang_overlap_off_lines() -> list[str]:
+    """Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 32,768 tokens run without overlap
+    scheduling (auto: no_buffer): the same 262 request state slots and 920,754 tokens as with
+    it, but 3 slots a running request where overlap's extra_buffer holds 3 + 2, so
+    max_running_requests is 262 // 3 = 87, not 262 // 5 = 52."""
+    assert (262 // 3, 262 // 5) == (87, 52)
+    lines = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
+                         budget_bytes=40 << 30, context_tokens=32_768,
+                         options=StrategyOptions(sglang_overlap_schedule=False)
+                         ).extras["log_lines"]
+    assert lines[0].startswith("max_running_requests is capped to 87 by the mamba state cache "
+                               "(max_mamba_cache_size=262, 3 state slots per request)")
+    assert "#tokens: 920754," in lines[2] and "max_running_requests=87," in lines[3]
+    return lines
+
+
+def test_the_logged_run_gives_sglangs_overlap_scheduling_from_its_server_args():
+    from flatkv.log_check import LoggedRun, logged_run
+    from flatkv.log_check import sglang_page_settings as page_settings
+    from flatkv.strategies.sglang import logged_overlap
+
+    # its dict and its ServerArgs(...) give disable_overlap_schedule True or False: overlap
+    # off or on; another field of those words (enable_two_batch_overlap) is not read, nor a
+    # value that is no bool
+    for server_args, on in (("{'tp_size': 1, 'disable_overlap_schedule': True}", False),
+                            ("{'tp_size': 1, 'disable_overlap_schedule': False}", True),
+                            ("ServerArgs(tp_size=1, disable_overlap_schedule=True, "
+                             "enable_two_batch_overlap=False)", False),
+                            ("ServerArgs(tp_size=1, enable_two_batch_overlap=False)", None),
+                            ("{'tp_size': 1, 'disable_overlap_schedule': 'True'}", None)):
+        run = logged_run(read_log(f"[2026-12-06 07:00:00] server_args={server_args}"))
+        assert run == LoggedRun(tp=1, sglang_overlap_schedule=on), server_args
+    for server_args in (OVERLAP_OFF_SERVER_ARGS, OVERLAP_OFF_SERVER_ARGS_OLDER):
+        run = logged_run(read_log(f"[2026-12-06 07:00:00 TP0] {server_args}"))
+        assert (run.tp, run.sglang_page_size, run.sglang_overlap_schedule,
+                run.sglang_mamba_radix_cache_strategy) == (1, 1, False, "no_buffer")
+    # what SGLang logs at the settings (its resolved value): overlap as told, and off where
+    # auto picks no_buffer, which it turns overlap off for: LFM2's at its defaults (no extra
+    # buffer), not Qwen3-Next's with it off told extra_buffer, nor where the radix cache is
+    # off (no strategy picked) or the model keeps no state (Llama)
+    qwen, lfm2, llama = (load_preset(name).profile() for name in (
+        "Qwen3-Next-80B-A3B", "LFM2-1.2B", "Llama-3.1-8B"))
+    off = StrategyOptions(sglang_overlap_schedule=False)
+    assert [logged_overlap(profile, options) for profile, options in (
+        (qwen, StrategyOptions()), (qwen, off), (lfm2, StrategyOptions()),
+        (qwen, StrategyOptions(sglang_disable_radix_cache=True)), (llama, StrategyOptions()),
+        (qwen, StrategyOptions(sglang_mamba_radix_cache_strategy="extra_buffer")))] == [
+        True, False, False, True, True, True]
+    # the settings hold it where it sets S: an extra_buffer radix cache model (Qwen3-Next,
+    # Nemotron-H), not LFM2 (no_buffer whatever it is) nor Llama (no state), and not where S
+    # is told or the radix cache is off (it sets nothing there)
+    nemotron = load_preset("Nemotron-H-8B").profile()
+    assert [page_settings(profile, options)["sglang_overlap_schedule"] for profile, options in (
+        (qwen, StrategyOptions()), (qwen, off), (nemotron, off), (lfm2, StrategyOptions()),
+        (llama, StrategyOptions()), (qwen, StrategyOptions(sglang_slots_per_request=5)),
+        (qwen, StrategyOptions(sglang_disable_radix_cache=True)))] == [
+        True, False, False, None, None, None, None]
+
+
+def test_a_logged_overlap_off_is_offered_with_the_strategy_it_resolves_to():
+    from dataclasses import replace
+
+    from flatkv.log_check import RunSettings, check_result, logged_changes, logged_run
+    from flatkv.log_check import sglang_page_settings as page_settings
+    from flatkv.strategies.sglang import lazy_overlap_refusal, no_buffer_refusal
+
+    profile = load_preset("Qwen3-Next-80B-A3B").profile()
+
+    def settings(options: StrategyOptions) -> RunSettings:
+        return RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=32_768,
+                           chunk=8_192, **page_settings(profile, options))
+
+    def at(base: StrategyOptions):
+        return lambda taken: settings(replace(base, **taken))
+
+    def lines_at(options: StrategyOptions):
+        return run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                            options=options)
+
+    # a run with --disable-overlap-schedule (its server_args: overlap off, auto as no_buffer)
+    # checked at the defaults: its cap and scheduler lines differ, 87 logged, 52 there (3 + 2
+    # slots with overlap), its pools agree
+    for server_args in (OVERLAP_OFF_SERVER_ARGS, OVERLAP_OFF_SERVER_ARGS_OLDER):
+        log = read_log("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line}" for i, line in
+                                 enumerate((server_args, *qwen3_next_sglang_overlap_off_lines()))))
+        at_default = lines_at(StrategyOptions())
+        assert "capped to 52 by" in at_default.extras["log_lines"][0]
+        check = check_result(at_default, log)
+        assert (check.count(DIFFERS), check.count(SAME)) == (2, 2)
+        # overlap off is offered, alone: taken, auto logs the no_buffer it picks, as the log
+        # does (a told no_buffer beside overlap on would be refused: no_buffer_refusal)
+        run = logged_run(log)
+        assert logged_changes(run, settings(StrategyOptions()), at(StrategyOptions())) == {
+            "sglang_overlap_schedule": False}
+        assert no_buffer_refusal(profile, StrategyOptions(
+            sglang_mamba_radix_cache_strategy="no_buffer")) is not None
+        off = StrategyOptions(sglang_overlap_schedule=False)
+        check = check_result(lines_at(off), log)
+        assert (check.count(DIFFERS), check.found) == (0, 4)
+        assert logged_changes(run, settings(off), at(off)) == {}
+    # beside extra_buffer_lazy told (overlap on), both: overlap off, and no_buffer, as lazy
+    # without overlap is refused (lazy_overlap_refusal); taken together SGLang takes them
+    # (no_buffer told with overlap off) and every line agrees
+    lazy = StrategyOptions(sglang_mamba_radix_cache_strategy="extra_buffer_lazy")
+    assert logged_changes(run, settings(lazy), at(lazy)) == {
+        "sglang_overlap_schedule": False, "sglang_mamba_radix_cache_strategy": "no_buffer"}
+    assert lazy_overlap_refusal(replace(lazy, sglang_overlap_schedule=False)) is not None
+    both = replace(lazy, sglang_overlap_schedule=False,
+                   sglang_mamba_radix_cache_strategy="no_buffer")
+    assert no_buffer_refusal(profile, both) is None
+    assert check_result(lines_at(both), log).count(DIFFERS) == 0
+    # a run of extra_buffer told without overlap, checked at the defaults: both, overlap off
+    # then extra_buffer (auto there would log no_buffer); taken, every line agrees (65: 3 + 1)
+    told = read_log("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line}" for i, line in enumerate(
+        (EXTRA_BUFFER_SERVER_ARGS, *qwen3_next_sglang_extra_buffer_lines()))))
+    assert list(logged_changes(logged_run(told), settings(StrategyOptions()),
+                               at(StrategyOptions())).items()) == [
+        ("sglang_overlap_schedule", False), ("sglang_mamba_radix_cache_strategy", "extra_buffer")]
+    # a run of the defaults checked without overlap: overlap on, and auto logs extra_buffer
+    on_log = read_log("[2026-12-06 07:00:00 TP0] " + EXTRA_BUFFER_SERVER_ARGS.replace(
+        "'disable_overlap_schedule': True", "'disable_overlap_schedule': False"))
+    off = StrategyOptions(sglang_overlap_schedule=False)
+    assert logged_changes(logged_run(on_log), settings(off), at(off)) == {
+        "sglang_overlap_schedule": True}
+
+
+def test_lfm2s_overlap_turned_off_by_sglang_itself_is_no_offer():
+    from flatkv.log_check import RunSettings, check_result, logged_changes, logged_run
+    from flatkv.log_check import sglang_page_settings as page_settings
+
+    # LFM2-1.2B run at SGLang's defaults: auto picks no_buffer (no extra buffer for it) and
+    # turns overlap scheduling off itself, so its server_args logs disable_overlap_schedule
+    # True though none was told; checked at the defaults, every line agrees and nothing is
+    # offered (overlap sets no slot of LFM2's: 3 a running request either way, and its lines
+    # at overlap off are the defaults')
+    profile = load_preset("LFM2-1.2B").profile()
+    result = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768)
+    assert run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                        options=StrategyOptions(sglang_overlap_schedule=False)
+                        ).extras["log_lines"] == result.extras["log_lines"]
+    server_args = ("server_args={'model_path': 'LiquidAI/LFM2-1.2B', 'context_length': 32768, "
+                   "'chunked_prefill_size': 8192, 'page_size': 1, 'disable_radix_cache': False, "
+                   "'disable_overlap_schedule': True, 'tp_size': 1, 'attn_dp_size': 1, "
+                   "'mamba_radix_cache_strategy': 'no_buffer', 'uses_mamba_radix_cache': True, "
+                   "'mamba_track_interval': 256}")
+    log = read_log("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate((server_args,
+                                                       *result.extras["log_lines"]))))
+    check = check_result(result, log)
+    assert not check.differs and check.found == len(result.extras["log_lines"])
+    now = RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=32_768, chunk=8_192,
+                      **page_settings(profile, StrategyOptions()))
+    assert now.sglang_overlap_schedule is None
+    assert logged_run(log).sglang_overlap_schedule is False
+    assert logged_changes(logged_run(log), now, lambda c: now) == {}
 
 
 def test_the_log_reader_reads_figures_in_ascii_digits_only():

@@ -145,6 +145,19 @@ def logged_strategy(profile: CacheProfile, options: StrategyOptions) -> str:
     return mode if strategy == "auto" and mode is not None else strategy
 
 
+def logged_overlap(profile: CacheProfile, options: StrategyOptions) -> bool:
+    """Whether SGLang 0.5.23's server_args line logs overlap scheduling on at ``options``
+    (``'disable_overlap_schedule': False``): it logs resolved values (ServerArgs.resolved_dict,
+    server_args.py 316-333), and where "auto" picks no_buffer (``radix_cache``: overlap off
+    asked, or a model of no extra buffer such as LFM2 at any page) it turns overlap scheduling
+    off itself (overrides._mamba_radix_cache_resolution 484-486), so it logs off though none
+    was asked. Its other post-processes that turn it off (pipeline parallel, diffusion LLMs, a
+    sparse embedding head, drafting on CPU) are of runs FlatKV does not model."""
+    resolves_off = (options.sglang_mamba_radix_cache_strategy == "auto"
+                    and radix_cache(profile, options) == "no_buffer")
+    return options.sglang_overlap_schedule and not resolves_off
+
+
 def slots_per_request(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
     """S, the state slots a running request holds in SGLang, and why: the option when set,
     else SGLang 0.5.23's own for the model's architecture, overlap scheduling, page size and
