@@ -56,8 +56,10 @@ MAX_LOG_CHARS = 1_000_000
 # How FlatKV writes a part of a line it does not know (the run's own figures): see vllm_log
 ELISION = "..."
 # A line is read up to this many characters, a wrapped line's rest joined on included: an
-# engine's start-up line is a few hundred, and a longer one would make each look-up slow.
-MAX_LINE_CHARS = 4_000
+# engine's start-up line is a few hundred, but SGLang 0.5.23's server_args line is some 18,000
+# (546 fields; its mamba_radix_cache_strategy past the 10,000th). 1 MB of lines this long, made
+# of FlatKV's own lines' words, is checked in under half a second.
+MAX_LINE_CHARS = 100_000
 # The widest a terminal's wrapped line is taken to be: only a line this short is joined to the
 # next in a log without prefixes (``_wrapped``)
 MAX_WRAP_WIDTH = 1_000

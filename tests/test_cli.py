@@ -739,16 +739,20 @@ def test_compare_check_log_names_sglangs_page_size_and_track_interval(tmp_path, 
         262_144, "--sglang-page-size 64 --mamba-track-interval 512")
 
 
-def test_compare_check_log_names_sglangs_mamba_radix_cache_strategy(tmp_path, capsys):
+@pytest.mark.parametrize("server_args", ["LAZY_SERVER_ARGS", "FULL_SERVER_ARGS"])
+def test_compare_check_log_names_sglangs_mamba_radix_cache_strategy(tmp_path, capsys,
+                                                                   server_args):
     # Qwen3-Next-80B-A3B's SGLang lines at 40 GiB and 32,768 tokens run with extra_buffer_lazy:
     # max_running_requests 262 // 4 = 65 where auto's is 262 // 5 = 52 (its cap and scheduler
     # lines differ); its server_args names the strategy and the note its flag; with it, every
-    # line agrees and nothing is named
-    from test_log_check import LAZY_SERVER_ARGS, qwen3_next_sglang_lazy_lines
+    # line agrees and nothing is named. FULL_SERVER_ARGS: SGLang 0.5.23's whole line, 18,265
+    # characters, its strategy past the 10,000th
+    import test_log_check
+    from test_log_check import qwen3_next_sglang_lazy_lines
 
     assert_qwen3_next_sglang_log_run_taken(
-        tmp_path, capsys, (LAZY_SERVER_ARGS, *qwen3_next_sglang_lazy_lines()), 32_768,
-        "--mamba-radix-cache-strategy extra_buffer_lazy")
+        tmp_path, capsys, (getattr(test_log_check, server_args), *qwen3_next_sglang_lazy_lines()),
+        32_768, "--mamba-radix-cache-strategy extra_buffer_lazy")
 
 
 def test_compare_check_log_names_sglangs_overlap_scheduling_off(tmp_path, capsys):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,7 @@ from flatkv.log_check import (
     check_result,
     check_text,
     detect_engine,
+    logged_run,
     read_log,
     template,
 )
@@ -601,7 +603,7 @@ def test_a_line_of_unterminated_terminal_titles_is_read_in_time():
     start = time.perf_counter()
     (line,) = read_log("\x1b]" * 333_000)
     assert time.perf_counter() - start < 20
-    assert line.message == "\ufffd]" * (MAX_LINE_CHARS // 2)  # the ESCs shown, to 4,000
+    assert line.message == "\ufffd]" * (MAX_LINE_CHARS // 2)  # the ESCs shown, to the line's most
     # a title ended by ESC \\ is dropped whole, and text before a later BEL is kept
     (line,) = read_log("\x1b]0;title\x1b\\INFO ready\x07")
     assert line.message == "INFO ready\ufffd"
@@ -1047,6 +1049,41 @@ def test_the_logged_run_gives_sglangs_page_size_and_track_interval_from_its_serv
 
 # SGLang's server_args of a run at --mamba-radix-cache-strategy extra_buffer_lazy (its dict)
 LAZY_SERVER_ARGS = "server_args={'tp_size': 1, 'mamba_radix_cache_strategy': 'extra_buffer_lazy'}"
+
+
+# SGLang 0.5.23's whole server_args line of a Qwen3-Next run with extra_buffer_lazy: its 546
+# fields in arg_groups/field_order.py's order, each at its fields/*.py default but the run's
+# (model_path, tp_size 1, page_size 1, the strategy, the memory fraction, chunk and context),
+# 18,265 characters, its strategy at character 10,917 (a line of its dict is that long)
+FULL_SERVER_ARGS = (Path(__file__).resolve().parents[1] / "assets" / "fixtures"
+                    / "sglang-0.5.23-server-args-qwen3-next-lazy.txt").read_text().strip()
+
+
+def test_a_whole_sglang_server_args_line_is_read_to_its_end():
+    # its strategy and track interval sit past character 10,000 of 18,265: a line cut at 4,000
+    # read its TP and page size but neither of them, so a real log's strategy was never offered
+    assert len(FULL_SERVER_ARGS) == 18_265
+    assert FULL_SERVER_ARGS.index("'mamba_radix_cache_strategy': 'extra_buffer_lazy'") == 10_917
+    assert FULL_SERVER_ARGS.index("'mamba_track_interval': 256") == 11_001
+    run = logged_run(read_log(f"[2026-12-06 07:00:00] {FULL_SERVER_ARGS}"))
+    assert (run.tp, run.attn_dp, run.sglang_page_size, run.sglang_mamba_track_interval,
+            run.sglang_mamba_radix_cache_strategy, run.sglang_overlap_schedule) == (
+        1, 1, 1, 256, "extra_buffer_lazy", True)
+
+
+def test_a_log_of_lines_at_the_most_a_line_holds_is_checked_in_time():
+    # 1 MB of lines of MAX_LINE_CHARS, each one of FlatKV's lines' openings over and over (each
+    # opening a match to try, its figures and elisions to search): a hang guard, as each runs in
+    # well under a second here
+    expected = qwen3_next_sglang_lazy_lines()
+    openings = [line[:40] for line in expected] + [FULL_SERVER_ARGS[:40]]
+    log = "\n".join("[2026-12-06 07:00:00 TP0] " + (opening * (MAX_LINE_CHARS // 40))
+                    for opening in openings * 2)[:MAX_LOG_CHARS]
+    assert len(log) == MAX_LOG_CHARS
+    start = time.perf_counter()
+    check = check_log(expected, "sglang", log)
+    assert time.perf_counter() - start < 30
+    assert check.count(SAME) == 0
 
 
 def qwen3_next_sglang_lazy_lines() -> list[str]:
