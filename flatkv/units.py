@@ -71,6 +71,8 @@ def number_problem(text: str, subject: str, example: str,
 
     if any(c.isdecimal() and not c.isascii() for c in raw):
         instead = ascii_digits(raw)
+        if not read(instead) and instead.startswith("+") and read(instead[1:]):
+            instead = instead[1:]  # '+٢': 2, not the field's example, as '+2' is refused too
         return (f"{subject} is not written in ASCII digits: write it in ASCII digits, e.g. "
                 f"{instead if read(instead) else example}")
     if raw.startswith("+") and not raw[1:2].isspace() and read(raw[1:]):

@@ -516,6 +516,18 @@ def test_a_whole_number_is_read_in_ascii_digits_only_and_other_forms_int_reads_a
     assert whole_number("+x", "tp") is None  # no number after the sign: the caller says
 
 
+def test_digits_of_another_script_after_a_plus_sign_are_given_back_without_it():
+    # '+٢' written in ASCII is '+2', refused too: the fix suggested was the field's example
+    # (12, 256K), not the number typed
+    for parse, text, fix in ((lambda t: whole_number(t, "tp"), "+٢", "2"),
+                             (lambda t: parse_tokens(t, "ctx"), "+٣٢K", "32K"),
+                             (lambda t: parse_layer_pattern(f"full*{t}"), "+٣", "3")):
+        with pytest.raises(ValueError) as error:
+            parse(text)
+        assert str(error.value).endswith(f"is not written in ASCII digits: write it in ASCII "
+                                         f"digits, e.g. {fix}")
+
+
 def test_sizes_and_tokens_refuse_digits_of_another_script_and_a_plus_sign_alike():
     assert parse_size("1_000GB") == 10**12 and parse_tokens("1_000") == 1000
     for parse, text, message in (
