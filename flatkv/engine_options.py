@@ -193,8 +193,9 @@ ENGINE_OPTIONS = (
         "scheduling) for Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H and "
         "Nemotron-H; 3 (no_buffer) for others, such as LFM2. With "
         "$sglang_overlap_schedule off those five-slot models hold 4 (3 + 1 tracking slot) at a "
-        "page size over 1, 3 (no_buffer) at page size 1; with $sglang_disable_radix_cache, "
-        "1."),
+        "page size over 1, 3 (no_buffer) at page size 1. $sglang_mamba_radix_cache_strategy "
+        "told: extra_buffer_lazy (overlap on) holds 4, and extra_buffer 4 at page size 1 "
+        "without overlap too. With $sglang_disable_radix_cache, 1."),
     # --max-running-requests: the max_running_requests SGLang logs, whatever the context, and
     # the requests its draft-token buffers are reserved for
     EngineOption(

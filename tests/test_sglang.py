@@ -1353,6 +1353,27 @@ def test_sglang_extra_buffer_lazy_holds_one_tracking_slot():
     assert slots_per_request(qwen, replace(LAZY, sglang_slots_per_request=7))[0] == 7
 
 
+def test_the_slots_per_request_help_names_each_s_sglang_picks_a_told_strategy_included():
+    # the help named auto's S alone (5, 4, 3, 1), not what a told strategy holds: each S it
+    # names, derived here from slots_per_request on Qwen3-Next
+    from flatkv.engine_options import engine_help
+
+    said = " ".join(engine_help("sglang_slots_per_request").split())
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    for options, slots, words in (
+            (StrategyOptions(), 5, "SGLang 0.5.23's own: 5"),
+            (StrategyOptions(sglang_overlap_schedule=False, sglang_page_size=64), 4,
+             "those five-slot models hold 4 (3 + 1 tracking slot) at a page size over 1"),
+            (StrategyOptions(sglang_overlap_schedule=False), 3, "3 (no_buffer) at page size 1"),
+            (LAZY, 4, "extra_buffer_lazy (overlap on) holds 4"),
+            (StrategyOptions(sglang_overlap_schedule=False,
+                             sglang_mamba_radix_cache_strategy="extra_buffer"), 4,
+             "extra_buffer 4 at page size 1 without overlap"),
+            (StrategyOptions(sglang_disable_radix_cache=True), 1, "disable-radix-cache, 1")):
+        assert slots_per_request(qwen, options)[0] == slots
+        assert words in said, words
+
+
 def test_sglang_refuses_extra_buffer_lazy_where_sglang_does():
     def reason(profile: CacheProfile, **options) -> str:
         return run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
