@@ -1178,7 +1178,7 @@ def test_strategy_fields_are_what_each_layout_reads_of_the_model():
                                                   "sglang_chunked_prefill_size")
     # SGLang's ssm dtype re-sizes a model's ssm tensors; raw bytes (QWEN35 here) have no dtype.
     # Its mamba radix cache strategy acts on every model it serves: extra_buffer_lazy sets S
-    # where its extra buffer runs, and SGLang refuses it elsewhere (lazy_buffer_refusal)
+    # where its extra buffer runs, and SGLang refuses it elsewhere (told_buffer_refusal)
     # overlap scheduling sets the tracking slots of the architectures SGLang runs with its
     # extra_buffer radix cache (Qwen3-Next's), not of others (the raw hybrid names none)
     assert strategy_fields("sglang", load_preset("Qwen3-Next-80B-A3B").profile()) == (
