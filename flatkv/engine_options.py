@@ -442,7 +442,8 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
         if options.sglang_disable_radix_cache:
             return "SGLang's radix cache is off, so it reads no mamba radix cache strategy"
         if options.sglang_told_strategy == "no_buffer" and radix_cache(profile, options) is None:
-            return "SGLang keeps no mamba radix cache for this model, so it reads no no_buffer"
+            return ("SGLang keeps no mamba radix cache for this model, so it does not read a told "
+                    "no_buffer")
         if (options.sglang_slots_per_request is not None and not lazy_overlap_refusal(options)
                 and not told_buffer_refusal(profile, options)
                 and not no_buffer_refusal(profile, options)

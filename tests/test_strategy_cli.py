@@ -777,7 +777,7 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
     # no_buffer on Llama: SGLang reads it not at all (no mamba radix cache)
     _, err = compare("Llama-3.1-8B", "no_buffer")
     assert ("note: --sglang-mamba-radix-cache-strategy changes no figure here: SGLang keeps no "
-            "mamba radix cache for this model, so it reads no no_buffer") in err
+            "mamba radix cache for this model, so it does not read a told no_buffer") in err
     # a value SGLang has not: said, exit 2
     code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
                           "--mamba-radix-cache-strategy", "lazy"])
