@@ -1490,7 +1490,8 @@ def test_sglang_refuses_told_extra_buffer_and_no_buffer_where_sglang_does():
         assert reason(preset, "no_buffer") == (
             "SGLang's no_buffer radix cache (--mamba-radix-cache-strategy no_buffer) runs "
             "without overlap scheduling only (\"no_buffer do not support overlap schedule.\"), "
-            "turned off by itself only where auto picks no_buffer: turn overlap scheduling off "
+            "which SGLang turns off itself only where auto picks no_buffer: turn overlap "
+            "scheduling off "
             "(--disable-overlap-schedule), or leave the strategy auto")
         assert reason(preset, "no_buffer", sglang_overlap_schedule=False,
                       sglang_page_size=64) == (

@@ -236,8 +236,8 @@ def no_buffer_refusal(profile: CacheProfile, options: StrategyOptions) -> str | 
             or radix_cache(profile, options) != "no_buffer"):
         return None
     return (f"SGLang's no_buffer radix cache ({_strategy_flag(options)}) runs without overlap "
-            "scheduling only (\"no_buffer do not support overlap schedule.\"), turned off by "
-            "itself only where auto picks no_buffer: turn overlap scheduling off "
+            "scheduling only (\"no_buffer do not support overlap schedule.\"), which SGLang "
+            "turns off itself only where auto picks no_buffer: turn overlap scheduling off "
             "(--disable-overlap-schedule), or leave the strategy auto")
 
 
