@@ -82,6 +82,7 @@ from flatkv.units import (
     MAX_BLOCK_SIZE,
     MAX_BYTES,
     MAX_TOKENS,
+    decimal_number,
     format_size,
     listed,
     memory_size,
@@ -450,10 +451,9 @@ MIN_MEM_FRACTION = 0.05
 
 
 def _fraction(key: str, text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{key}={quoted(text)} is not a number") from None
+    value = decimal_number(text, f"{key}={quoted(text)}")
+    if value is None:
+        raise ValueError(f"{key}={quoted(text)} is not a number")
     if not MIN_MEM_FRACTION <= value <= 1:
         raise ValueError(f"{key}={quoted(text)} must be between {MIN_MEM_FRACTION} and 1")
     if round(value, 4) != value:  # the slider shows 4 decimals: more would count unseen

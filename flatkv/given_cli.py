@@ -36,6 +36,7 @@ from flatkv.profile import MAX_ROW_BYTES, MAX_WINDOW, WINDOWED, CacheProfile
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.units import (
+    decimal_number,
     format_bytes,
     memory_size,
     parse_named_sizes,
@@ -252,6 +253,18 @@ def _whole_number(text: str) -> int | None:
     return value if len(text.strip()) <= 20 else None
 
 
+def _fraction_argument(text: str) -> float:
+    """--memory-fraction: a number (``units.decimal_number``: ``٠.٩`` and ``+0.9`` refused
+    with their fix); argparse's "invalid float value" otherwise, as type=float gave."""
+    try:
+        value = decimal_number(text, quoted(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}")
+    return value
+
+
 def positive_int(text: str) -> int:
     value = _whole_number(text)
     if value is None:
@@ -338,7 +351,7 @@ def add_plan_arguments(
             "any case) x "
             "--memory-fraction, less --weights / TP")
         group.add_argument(
-            "--memory-fraction", type=float, default=None, metavar="F",
+            "--memory-fraction", type=_fraction_argument, default=None, metavar="F",
             help=f"with --gpu-memory: the share an engine may use, vLLM's "
             f"--gpu-memory-utilization (default {DEFAULT_MEMORY_FRACTION}, vLLM's before 0.20; "
             "0.92 from 0.20 to 0.33; vLLM 0.34 on CUDA takes 1.0 and sizes its cache after "

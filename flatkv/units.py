@@ -99,6 +99,25 @@ def whole_number(text: str, subject: str) -> int | None:
         return None
 
 
+def decimal_number(text: str, subject: str) -> float | None:
+    """The number ``text`` writes as float() reads it (``0.9``, `` 0.9 ``, ``9e-1``; ``nan``,
+    which the caller's range refuses in its own words), None where it writes none. Digits of
+    another script and a plus sign, which float() reads as it reads them in a whole number,
+    are refused here with the fix (``number_problem``), as ``whole_number`` refuses them."""
+    if (problem := number_problem(text, subject, "0.9", _unsigned_float)) is not None:
+        raise ValueError(problem)
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _unsigned_float(text: str) -> float | None:
+    """float(``text``), None where it starts with a plus sign (``number_problem``'s fix is the
+    value without it)."""
+    return None if text.lstrip().startswith("+") else float(text)
+
+
 # Suffixes as vLLM's --max-model-len reads them (vllm human_readable_int): lowercase decimal,
 # uppercase binary, so "128k" is 128,000 tokens and "128K" is 131,072, and a context copied from
 # a vLLM command line gives the same L and concurrency here. Ki / Mi / Gi / Ti (binary) are our

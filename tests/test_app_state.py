@@ -71,6 +71,14 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
         "sweep_blocks: '٤' is not written in ASCII digits: write it in ASCII digits, e.g. 4; "
         "using the default (sweep_blocks=auto).",
     ]
+    # ... and its fractions and ratios, which float() and Decimal read as 0.8
+    state, notices = decode_query({"frac": "٠.٨", "sg_ratio": "+0.8"})
+    assert (state.mem_fraction, state.mamba_full_memory_ratio) == (0.9, 0.9)
+    assert notices == [
+        "frac='٠.٨' is not written in ASCII digits: write it in ASCII digits, e.g. 0.8; using "
+        "the default (frac=0.9).",
+        "sg_ratio '+0.8' has a plus sign: write it without the sign, e.g. 0.8; using the "
+        "default (sg_ratio=0.9)."]
 
 
 def test_round_trip_of_a_custom_model_and_every_setting():

@@ -1869,6 +1869,15 @@ def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
     (["plan", "--layers", "full*١٢", "--kv-bytes-per-slot", "64", "--budget", "80GB"],
      "layer pattern 'full*١٢': repeat count '١٢' at character 6 is not written in ASCII "
      "digits: write it in ASCII digits, e.g. 12"),
+    # a fraction or ratio too: float() and Decimal read these as 0.8 and 0.9
+    (["compare", *QWEN35, "--gpu-memory", "80GB", "--memory-fraction", "٠.٨"],
+     "argument --memory-fraction: '٠.٨' is not written in ASCII digits: write it in ASCII "
+     "digits, e.g. 0.8"),
+    (["compare", *QWEN35, "--gpu-memory", "80GB", "--memory-fraction", "+0.8"],
+     "argument --memory-fraction: '+0.8' has a plus sign: write it without the sign, e.g. 0.8"),
+    (["compare", *QWEN35, "--budget", "80GB", "--mamba-full-memory-ratio", "٩/١٠"],
+     "--mamba-full-memory-ratio '٩/١٠' is not written in ASCII digits: write it in ASCII "
+     "digits, e.g. 9/10"),
 ])
 def test_a_number_in_other_digits_or_with_a_plus_sign_is_refused_naming_flag_value_and_fix(
         argv, message, capsys):

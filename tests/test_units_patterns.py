@@ -16,6 +16,7 @@ from flatkv.units import (
     concurrency_text,
     concurrency_value,
     count_text,
+    decimal_number,
     decimal_tokens_note,
     decimal_unit_note,
     format_bytes,
@@ -514,6 +515,18 @@ def test_a_whole_number_is_read_in_ascii_digits_only_and_other_forms_int_reads_a
             whole_number(text, f"tp={text!r}")
         assert str(error.value) == message
     assert whole_number("+x", "tp") is None  # no number after the sign: the caller says
+
+
+def test_a_decimal_is_read_in_ascii_digits_only_as_a_whole_number_is():
+    # float() reads '٠.٨', '０.８' and '+0.8' as 0.8
+    assert [decimal_number(t, "frac") for t in ("0.8", " 0.8 ", "8e-1", "x", "+x")] == [
+        0.8, 0.8, 0.8, None, None]
+    other = "is not written in ASCII digits: write it in ASCII digits, e.g. 0.8"
+    for text, fix in (("٠.٨", other), ("０.８", other), ("+٠.٨", other),
+                      ("+0.8", "has a plus sign: write it without the sign, e.g. 0.8")):
+        with pytest.raises(ValueError) as error:
+            decimal_number(text, f"frac={text!r}")
+        assert str(error.value) == f"frac={text!r} {fix}"
 
 
 def test_digits_of_another_script_after_a_plus_sign_are_given_back_without_it():

@@ -70,7 +70,7 @@ from flatkv.plan import (
     check_int,
 )
 from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED, CacheProfile
-from flatkv.units import MAX_BYTES, MAX_TOKENS, plain_number, quoted
+from flatkv.units import MAX_BYTES, MAX_TOKENS, number_problem, plain_number, quoted
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
     PagePool,
@@ -209,6 +209,11 @@ def to_fraction(
         text = value.strip()
         if len(text) > MAX_NUMBER_TEXT:
             raise bad
+        # Decimal reads '٠.٩' and '+0.9' as 0.9: refused with the fix, as every number typed
+        if problem := number_problem(text, f"{field_name} {_shown(value)}", example, lambda t: (
+                to_fraction(field_name, t, bounds=bounds, low_inclusive=low_inclusive,
+                            example=example))):
+            raise ValueError(problem)
         num, sep, den = text.partition("/")
         frac = _decimal_fraction(num)
         if sep and frac is not None:
