@@ -195,6 +195,10 @@ def _add_sglang_arguments(parser: argparse.ArgumentParser, defaults: StrategyOpt
     parser.add_argument("--sglang-overlap-schedule", action=argparse.BooleanOptionalAction,
          default=None, help=_engine_help("sglang_overlap_schedule",
                                          "--no-sglang-overlap-schedule turns it off"))
+    # SGLang's own spelling, which its refusals and a command line copied from it give
+    parser.add_argument("--disable-overlap-schedule", dest="sglang_overlap_schedule",
+         action="store_false", default=argparse.SUPPRESS,
+         help="SGLang's own flag: --no-sglang-overlap-schedule")
     _sglang_flag(parser, "disable-radix-cache", action="store_true", default=None,
          help=_engine_help("sglang_disable_radix_cache"))
     _sglang_flag(parser, "attn-dp-size", type=whole_argument, default=defaults.sglang_attn_dp_size,

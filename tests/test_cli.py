@@ -1891,3 +1891,23 @@ def test_a_whole_number_option_reads_spaces_around_it_and_underscores_between_di
                  capsys)
     plain = run(["plan", *QWEN35, "--budget", "80GB", "--block-size", "10", "--json"], capsys)
     assert spaced[0] == 0 and spaced == plain
+
+
+def test_sglangs_own_disable_overlap_schedule_flag_turns_overlap_scheduling_off(capsys):
+    # SGLang's own spelling, which its no_buffer refusal names: Qwen3-Next at TP 1, 40 GiB and
+    # 32,768 tokens holds 262 request state slots; with overlap scheduling a running request
+    # holds 3 + 2 (262 // 5 = 52 running), without it auto runs no_buffer's 3 (262 // 3 = 87)
+    def sglang(*flags):
+        code, out, _ = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                            "--context", "32768", *flags, "--json"], capsys)
+        assert code == 0
+        (row,) = [r for r in json.loads(out) if r["strategy"] == "sglang"]
+        return row["request_state_slots"], row["slots_per_request"], row["max_running_requests"]
+
+    assert sglang() == (262, 5, 262 // 5)
+    assert sglang("--disable-overlap-schedule") == sglang("--no-sglang-overlap-schedule") == (
+        262, 3, 262 // 3)
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                        "--disable-overlap-schedule", "--sglang-overlap-schedule"], capsys)
+    assert code == 2 and err.splitlines()[-1].endswith(
+        "--sglang-overlap-schedule is given after --disable-overlap-schedule: give one of them")
