@@ -354,7 +354,7 @@ def _literal(text: str) -> str:
 _FIGURE_SLOT = "\x00figure"
 _ANY_FIGURE = r"(\S{1,64}?|[\w.,]{1,32} [\w.,]{1,32})"
 # Where a loose figure that ends FlatKV's line ends in the log: at a space, a separator (", ":
-# SGLang's key=value lines may go on, ", available_gpu_mem=..."), a bracket or the line's end;
+# SGLang's key=value lines may go on, ", available_gpu_mem=..."), a ";", a ")" or the line's end;
 # else, nothing after it, the shortest text would be its first character (context_len=8١٩٢
 # read as 8, a difference the log does not hold)
 _LOOSE_END = r"(?=,\s|[\s;)]|$)"

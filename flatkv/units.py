@@ -12,6 +12,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from itertools import islice
 
 _UNITS = {
     "": 1,
@@ -590,7 +591,7 @@ def quoted_value(value: object, limit: int = 80) -> str:
 def _cut_items(value: list | tuple | dict, brackets: str, limit: int) -> str:
     """``quoted_value``'s long collection: within ``limit`` characters, each item at most half
     of them, its brackets around; the count of items where some are left out."""
-    items = list(value.items())[:limit] if isinstance(value, dict) else value[:limit]
+    items = islice(value.items(), limit) if isinstance(value, dict) else value[:limit]
     parts: list[str] = []
     used = len(brackets) + len(f", ... ({len(value):,} items)")
     for item in items if limit >= 8 else ():  # too little room for an item: the count alone

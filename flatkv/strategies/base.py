@@ -531,8 +531,7 @@ class StrategyOptions:
         """Whether SGLang's extra_buffer_lazy strategy is told
         (``sglang_mamba_radix_cache_strategy``) and read: the radix cache on
         (overrides.mamba_extra_buffer_lazy_of 269-274)."""
-        return (self.sglang_mamba_radix_cache_strategy == "extra_buffer_lazy"
-                and not self.sglang_disable_radix_cache)
+        return self.sglang_told_strategy == "extra_buffer_lazy"
 
     def _check_switches(self) -> None:
         """The on / off options are booleans (sglang_swa_pool may also be None, as SGLang
