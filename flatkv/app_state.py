@@ -802,7 +802,7 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
     if name == app_model.CUSTOM_SPEC:
         try:
             spec = app_model.unpack_spec(q.get("spec", ""))
-            return name, None, spec, _spec_tp_notice(spec)
+            return name, None, spec, _spec_tp_notice(spec, q.get("tp"))
         except ValueError as exc:
             notice = f"The model in the link is not valid ({exc}); {fallback}"
             return DEFAULT.model, None, None, notice
@@ -830,17 +830,19 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
     return app_model.CUSTOM, raw, None, notice
 
 
-def _spec_tp_notice(spec_json: str) -> str:
+def _spec_tp_notice(spec_json: str, link_tp: str | None) -> str:
     """Why a tp a link's spec holds is not read (``app_model.spec_from_json``: a link gives its
-    TP as its tp parameter, and the app writes none into a spec), the tp parameter to give
-    instead, or, where that TP does not split the model, why in plain words (not in the
-    JSON's field names: the link's user never wrote the JSON); "" where the spec holds none
-    (or 1)."""
+    TP as its tp parameter, and the app writes none into a spec): that the link gives one
+    (``link_tp``, read and checked as any link's tp), else the tp parameter to give instead
+    or, where that TP does not split the model, why in plain words (not in the JSON's field
+    names: the link's user never wrote the JSON); "" where the spec holds none (or 1)."""
     tp = app_model.json_tp(spec_json)
     if tp == 1 and type(tp) is int:
         return ""
     lead = (f"The link's spec holds tp {quoted_value(tp)}, which is not read there: a link "
             "gives the TP as its tp parameter")
+    if link_tp is not None:
+        return f"{lead}, as this one does."
     if type(tp) is not int or not 1 <= tp <= MAX_TP:
         return f"{lead}."
     refusal = app_model.spec_from_json(spec_json).tp_refusal(tp)

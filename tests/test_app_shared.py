@@ -523,12 +523,18 @@ def test_a_hand_made_links_spec_holding_a_tp_says_in_plain_words_which_parameter
         "them: choose TP 1, 2, 4, 8 or 16, the TPs up to 64 that split the model."]
     state = at.session_state["flatkv.state"]
     assert (state.model, state.tp) == ("spec", 1)  # the link's model kept, at its tp (none: 1)
-    # one that splits it: named as the tp parameter to give; tp=4 given beside it is the TP
-    at = open_app(None, {**link, "spec": app_model.pack_spec(json.dumps({**spec, "tp": 2})),
-                         "tp": "4"})
+    # one that splits it: named as the tp parameter to give
+    two = {**link, "spec": app_model.pack_spec(json.dumps({**spec, "tp": 2}))}
+    at = open_app(None, two)
     assert [shown(e) for e in at.error] == [
         "The link's spec holds tp 2, which is not read there: a link gives the TP as its tp "
         "parameter (tp=2)."]
+    assert at.session_state["flatkv.state"].tp == 1
+    # tp=4 given beside it is the TP, and the notice names it, not the spec's as one to give
+    at = open_app(None, {**two, "tp": "4"})
+    assert [shown(e) for e in at.error] == [
+        "The link's spec holds tp 2, which is not read there: a link gives the TP as its tp "
+        "parameter, as this one does."]
     assert at.session_state["flatkv.state"].tp == 4
 
 
