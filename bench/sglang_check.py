@@ -18,9 +18,10 @@ gives none, as FlatKV's note says). And SGLang's admission reservation for a who
 (``estimate_swa_kv_tokens``, mem_cache/prefill_budget.py) beside FlatKV's port of it, which its
 sliding-pool concurrency with chunked prefill off reads (``check_swa_admission``).
 
-SGLang is taken as launched on one Hopper GPU (``--tp-size`` of them in random settings; not
-Blackwell: device capability 9.0 where it asks) with ``--context-length 32768`` (FlatKV's
-context is its context_len, which sets max_running_requests' estimate), its default triton
+SGLang is taken as launched on one Hopper GPU (``--tp-size`` of them in random settings;
+device capability 9.0 where it asks: ``HOPPER``; the B200 rows aside, below) with
+``--context-length 32768`` (FlatKV's context is its context_len, which sets
+max_running_requests' estimate), its default triton
 linear-attention backend and radix cache (with the extra buffer, its start-up checks of the page,
 the drafted tokens and the state's chunk against ``--mamba-track-interval``, 256 or the row's
 ``sglang_mamba_track_interval``: ``resolve_radix_cache``; its "auto" strategy, or the row's
@@ -75,6 +76,15 @@ mixer asserts at its first verify (restated in ``sglang_figures``: no sizing cod
 (and three times in twenty the models of state layers alone') shapes, tp, dtypes, page, overlap,
 ratios, context and budget perturbed within what SGLang starts with; a mismatch prints a
 one-line repro (``--random 1 --seed`` of its own seed).
+
+Last, the B200 rows (``b200_rows``, ``check_b200``): SGLang as launched on a B200
+(``B200_PLATFORM``: compute capability 10.0, SM100 and Blackwell where its platform facts are
+asked, its --chunked-prefill-size its own for a B200's memory) with no --attention-backend,
+--page-size told or not: its own resolution of the backend and page (``b200_resolution``: the
+model overrides and passes that pick them, in its pipeline's order), then its pools at that
+page, beside FlatKV's at the B200 preset (``sm100_backend``, ``sglang_default_page``); on the
+state models and attention models whose backend SGLang picks by model there, overlap on and
+off, with and without 3 drafted tokens.
 
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
@@ -134,6 +144,8 @@ from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 from flatkv.strategies.sglang import (  # noqa: E402
     estimate_swa_kv_tokens,
     sglang_default_chunked_prefill,
+    sglang_default_page,
+    sm100_backend,
 )
 from flatkv.strategy_cli import chunked_prefill_argument  # noqa: E402
 
@@ -490,10 +502,16 @@ def import_sglang(directory: str) -> NS:
              "load_model": "sglang.srt.model_executor.model_runner_components.load_model_utils",
              "loader": "sglang.srt.model_loader.utils",
              "deepseek": "sglang.srt.arg_groups.model_overrides.deepseek_v2",
+             "model_hook": "sglang.srt.arg_groups.model_hook",
+             "server_args": "sglang.srt.server_args",
+             "arg_utils": "sglang.srt.arg_groups.arg_utils", "msgspec": "msgspec",
              "override_base": "sglang.srt.arg_groups.model_override_base"}
     sg = NS(**{key: importlib.import_module(name) for key, name in names.items()})
     sg.native = registered_architectures(Path(directory) / "sglang" / "srt" / "models")
-    sg.kvc.torch.cuda.get_device_capability = lambda device=None: (9, 0)  # a Hopper GPU's
+    # the row's GPU's compute capability (``HOPPER``'s 9.0, ``B200_PLATFORM``'s 10.0), where
+    # torch is asked directly
+    sg.kvc.torch.cuda.get_device_capability = (
+        lambda device=None: _NOW.bags.platform.device_capability)
     # no draft model fused into the pools; a subclass, as the dataclass has slots
     sg.Configurator = type("OneGpuConfigurator", (sg.kvc.KVCacheConfigurator,),
                            {"fused_entry_bytes": lambda self, sub_pool: None})
@@ -536,15 +554,28 @@ _GETTERS = {"get_schedule": lambda: _NOW.bags.schedule, "get_memory": lambda: _N
             "get_spec": lambda: _NOW.bags.spec, "get_disagg": lambda: _NOW.bags.disagg,
             "get_context": lambda: _NOW.bags.context,
             "linear_attn_tp_size": lambda: _NOW.bags.parallel.attn_tp_size,
-            # a CUDA GPU (its extra_buffer's platform check), not a Blackwell one
-            "get_platform": lambda: NS(is_cuda=True, is_musa=False, is_xpu=False,
-                                       is_npu=False, is_hip=False, is_sm100=False)}
+            # the row's GPU: a Hopper one (``HOPPER``), or a B200 for ``b200_rows``
+            "get_platform": lambda: _NOW.bags.platform}
+# SGLang's platform facts (runtime_context.get_platform: ``_PLATFORM_PROBES`` 1824-1840 and
+# ``_PLATFORM_VALUES``, which a launched server reads from utils/common.py's
+# is_sm100_supported, is_blackwell_supported, is_hopper_with_cuda_12_3, get_device_capability)
+# for the GPUs the check runs as: an 80 GB Hopper (H100, compute capability 9.0, CUDA 12.3 or
+# later), the default; a B200 (10.0: SM100, Blackwell) for ``b200_rows``. FlashInfer is
+# installed on both, as SGLang's CUDA wheel requires it.
+_CUDA = dict(is_cuda=True, is_musa=False, is_xpu=False, is_npu=False, is_hip=False,
+             is_mps=False, has_amx=False, has_flashinfer=True, is_sm110=False, is_sm120=False)
+HOPPER = NS(**_CUDA, is_sm90=True, is_sm100=False, is_sm100_or_sm110=False,
+            is_blackwell=False, is_hopper_with_cuda_12_3=True, device_capability=(9, 0),
+            device_sm=90)
+B200_PLATFORM = NS(**_CUDA, is_sm90=False, is_sm100=True, is_sm100_or_sm110=True,
+                   is_blackwell=True, is_hopper_with_cuda_12_3=False,
+                   device_capability=(10, 0), device_sm=100)
 
 
 def install_stand_ins(bags: NS) -> None:
     """Point every loaded SGLang module's ``get_schedule`` / ``get_memory`` / ``get_exec`` /
     ``get_parallel`` / ``get_spec`` / ``get_context`` at ``bags``, as a launched server's
-    runtime context would answer them for one GPU (not a Blackwell one), no speculative
+    runtime context would answer them for one GPU (the bags' platform), no speculative
     decoding and the options of the setting; ``get_context().override`` writes the schedule
     bag, as SGLang's does. A module is pointed once, at getters that read the bags of the
     setting being run; the modules loaded since the last call are pointed too."""
@@ -559,7 +590,8 @@ def install_stand_ins(bags: NS) -> None:
     _NOW.patched = set(sys.modules)
 
 
-def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
+def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1,
+             platform: NS = HOPPER) -> NS:
     """The server options SGLang's sizing reads: its defaults, with the setting's page size,
     overlap scheduling, ratios (``--mamba-full-memory-ratio``, ``--swa-full-tokens-ratio``),
     ``--tp-size`` (attention and linear attention over all of it) and speculative decoding where
@@ -585,8 +617,10 @@ def new_bags(page: int, overlap: bool, ratios: dict, tp: int = 1) -> NS:
                   chunked_prefill_size=ratios.get(CHUNK, 8192) // dp,
                   mamba_full_memory_ratio=ratios.get("mamba_full_memory_ratio", 0.9),
                   swa_full_tokens_ratio=ratios.get("swa_full_tokens_ratio", 0.8))
-    context = NS(override=lambda source, **fields: vars(schedule).update(fields))
-    return NS(schedule=schedule, context=context,
+    # no published ServerArgs (declare_resolution reads it: none while resolving)
+    context = NS(override=lambda source, **fields: vars(schedule).update(fields),
+                 server_args=None)
+    return NS(schedule=schedule, context=context, platform=platform,
               memory=NS(disable_radix_cache=ratios.get("sglang_disable_radix_cache", False),
                         enable_unified_memory=False,
                         enable_hisparse=False, enable_hierarchical_cache=False,
@@ -1002,16 +1036,22 @@ def mamba2_backend_check(sg: NS, hf, interval: int) -> None:
                              f"mamba_chunk_size ({chunk})")
 
 
-def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: dict,
-                   context: int = CONTEXT, kv_dtype: str | None = None) -> dict:
+def sglang_figures(sg: NS, spec, budget: int, page: int | None, overlap: bool, ratios: dict,
+                   context: int = CONTEXT, kv_dtype: str | None = None,
+                   platform: NS = HOPPER) -> dict:
     """SGLang's pools for the setting, as its _resolve_memory_pool_config computes them from a
     profiled ``rest_memory`` of ``budget`` bytes (in GiB, as SGLang carries it), or its refusal
     as ``{"refused": message}``. ``kv_dtype``: ``--kv-cache-dtype`` where told (SGLang's name,
-    ``KV_DTYPES``)."""
-    bags = new_bags(page, overlap, ratios, spec.tp)
+    ``KV_DTYPES``). On ``B200_PLATFORM`` (``b200_rows``) SGLang first resolves its attention
+    backend and page (``b200_resolution``; ``page`` None: --page-size not told), which the
+    figures then gain (``backend``, ``page``) and the pools are sized at."""
+    bags = new_bags(page or 1, overlap, ratios, spec.tp, platform)
     install_stand_ins(bags)
+    backend = None
     try:
         hf = sglang_hf_config(sg, spec)
+        if platform is B200_PLATFORM:
+            backend, page = b200_resolution(sg, spec, hf, page, overlap, ratios)
         bags.schedule.page_size = page = served_page(sg, hf, page)
         kvc = configurator(sg, spec, hf, context, page, resolve_dsa(sg, bags, hf) or kv_dtype,
                            drafting=bool(ratios.get("speculative_tokens")))
@@ -1049,7 +1089,95 @@ def sglang_figures(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: 
                "running": running}
     if ratios.get("speculative_tokens") and kvc.mambaish_config is not None:
         figures["buffers"] = draft_buffers(sg, kvc, slots, running, bags.spec)
+    if platform is B200_PLATFORM:
+        figures.update(backend=backend, page=page)
     return figures
+
+
+def server_args_defaults(sg: NS) -> NS:
+    """SGLang's ServerArgs fields at their own defaults (msgspec's ``default``, else its
+    ``default_factory``, else None for the required model path), as a plain record: its
+    resolution steps read the options no row sets from it."""
+    fields = {}
+    for field in sg.arg_utils.record_fields(sg.server_args.ServerArgs):
+        if field.default is not sg.msgspec.NODEFAULT:
+            fields[field.name] = field.default
+        elif field.default_factory is not sg.msgspec.NODEFAULT:
+            fields[field.name] = field.default_factory()
+        else:
+            fields[field.name] = None
+    return NS(**fields)
+
+
+def b200_resolution(sg: NS, spec, hf, page: int | None, overlap: bool,
+                    ratios: dict) -> tuple[str, int]:
+    """The attention backend and page size SGLang 0.5.23 resolves on a B200
+    (``B200_PLATFORM``, which ``get_platform`` answers) with --page-size ``page`` (None: not
+    told) and no --attention-backend: its own steps, in the order its resolution pipeline
+    (arg_groups/pipeline.py 20-377) runs them, over a record of the raw options whose
+    declarations they stack (``_resolved_overrides``): handle_model_specific_adjustments'
+    ``uses_mamba_radix_cache=False`` (model_hook.py 155-159, restated: the handler reads a
+    whole ServerArgs), ``handle_mamba_radix_cache`` for a model whose linear-attention spec
+    uses the mamba radix cache (the radix-cache resolution and its checks, model_hook.py
+    223-225 and 1048-1076), the model's override providers
+    (``collect_model_override_declarations``: Qwen3-Next's / Qwen3.5's qwen3_5.py 24-49,
+    gpt_oss.py, llama4.py, nemotron_h.py, lfm2.py, falcon_h1.py, granitemoehybrid.py, DeepSeek's
+    deepseek_v2.py), ``handle_mamba_radix_cache`` again (model_hook.py 737: its no_buffer
+    check of the page and backend the override picked), then the passes that set the backend
+    and page (``_attention_backend_default``, ``_mla_backend_page_constraints``,
+    ``_fa4_page_constraint``: attention_hook.py 120-181; ``_page_size_default``:
+    pipeline.py 256). Speculative decoding as told on the command line (``NEXTN``, topk 1;
+    the speculative hook that turns it into EAGLE runs later, pipeline.py 304-306)."""
+    text = sg.text_config.get_hf_text_config(hf) if hasattr(hf, "to_dict") else hf
+    attn = next((k for k in spec.kinds.values() if hasattr(k, "kv_heads")), None)
+    mla = any(type(k).__name__ == "MLALayer" for k in spec.kinds.values())
+    cls, arch = sg.model_config.ModelConfig, sg.model_config.AttentionArch
+    dims = NS(head_dim=attn and attn.head_dim_k, v_head_dim=attn and attn.head_dim_v,
+              swa_head_dim=attn and attn.head_dim_k, swa_v_head_dim=attn and attn.head_dim_v,
+              hf_config=hf, hf_text_config=text)
+    model = NS(hf_config=hf, hf_text_config=text, quantization=None, is_hybrid_swa=False,
+               attention_arch=arch.MLA if mla else arch.SSM if attn is None else arch.MHA,
+               has_asymmetric_kv=not mla and cls.has_asymmetric_kv.fget(dims),
+               has_attention_sinks=cls._detect_attention_sinks(dims))
+    patched = {module: module.model_config_of for name, module in list(sys.modules.items())
+               if name.startswith("sglang.") and hasattr(module, "model_config_of")}
+    for module in patched:
+        module.model_config_of = lambda _args: model
+    try:
+        return _b200_steps(sg, spec, hf, page, overlap, ratios)
+    finally:
+        for module, own in patched.items():
+            module.model_config_of = own
+
+
+def _b200_steps(sg: NS, spec, hf, page: int | None, overlap: bool,
+                ratios: dict) -> tuple[str, int]:
+    """``b200_resolution``'s steps, the model's config already answering model_config_of."""
+    steps = ratios.get("speculative_tokens", 0)
+    record = server_args_defaults(sg)
+    vars(record).update(
+        page_size=page, disable_overlap_schedule=not overlap,
+        disable_radix_cache=ratios.get("sglang_disable_radix_cache", False),
+        mamba_radix_cache_strategy=ratios.get(STRATEGY, "auto"),
+        mamba_track_interval=ratios.get(TRACK, 256), chunked_prefill_size=ratios.get(CHUNK),
+        speculative_algorithm="NEXTN" if steps else None,
+        speculative_eagle_topk=1 if steps else None, speculative_num_steps=steps or None,
+        tp_size=spec.tp, device="cuda", model_path=spec.name,
+        _quantization_explicitly_unset=False, _resolved_overrides=[])
+    sg.overrides.declare_resolution(record, "_handle_model_specific_adjustments",
+                                    uses_mamba_radix_cache=False)
+    hybrid = sg.model_hook.get_linear_attn_spec(hf)  # model_hook.py 223-225: these first
+    if hybrid is not None and hybrid.uses_mamba_radix_cache:
+        sg.model_hook.handle_mamba_radix_cache(record, hf)
+    record._resolved_overrides.extend(sg.overrides.collect_model_override_declarations(
+        hf.architectures[0], record, hf))
+    sg.model_hook.handle_mamba_radix_cache(record, hf)
+    for step in (sg.overrides._attention_backend_default,
+                 sg.overrides._mla_backend_page_constraints, sg.overrides._fa4_page_constraint,
+                 sg.overrides._page_size_default):
+        sg.overrides.run_post_process_pass(record, step)
+    view = sg.override_base.resolved_view(record)
+    return view.attention_backend, view.page_size
 
 
 def draft_buffers(sg: NS, kvc, slots: int, running: int, spec: NS) -> int:
@@ -1086,6 +1214,71 @@ def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
                "S": x.get("slots_per_request"), "running": x.get("max_running_requests")}
     if options.speculative_tokens and x.get("state_slots") is not None:
         figures["buffers"] = x.get("draft_buffers_allocated")
+    return figures
+
+
+# The B200 rows (``b200_rows``): the GPU preset, the state models and attention models whose
+# backend SGLang picks by model there (``b200_resolution``), and the pages told (None: not)
+B200 = "B200 192GB"
+B200_PRESETS = ("Qwen3-Next-80B-A3B", "Qwen3.5-27B", "Nemotron-H-8B", "Falcon-H1-7B",
+                "Kimi-Linear-48B-A3B", "granite-4.0-h-small", "LFM2-1.2B", STATE_ONLY,
+                "Llama-3.1-8B", "gpt-oss-20b", "Llama-4-Scout-17B-16E", "DeepSeek-V3",
+                "DeepSeek-V3.2")
+B200_PAGES = (None, 1, 16, 64)
+
+
+def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
+    """(preset, page told, overlap, options) of the rows run as on a B200: each of
+    ``B200_PRESETS`` at 40 GiB, every page of ``B200_PAGES``, overlap on and off, with and
+    without 3 drafted tokens, and with the radix cache off where drafting."""
+    return [(p, page, overlap, more) for p in B200_PRESETS for page in B200_PAGES
+            for overlap in (True, False)
+            for more in ({}, {"speculative_tokens": 3},
+                         {"speculative_tokens": 3, **RADIX_OFF})]
+
+
+def check_b200(sg: NS) -> tuple[int, int]:
+    """Run ``b200_rows`` on both sides: SGLang's backend, page and pools as on a B200
+    (``B200_PLATFORM``, its --chunked-prefill-size its own on a B200's memory:
+    ``sglang_default_chunk``), beside FlatKV's at the B200 preset (``flatkv_b200_figures``).
+    The rows and the mismatches."""
+    chunk = sglang_default_chunk(GPU_PRESETS[B200] // MiB)
+    bad = 0
+    rows = b200_rows()
+    for name, page, overlap, more in rows:
+        spec = model_spec(name)
+        engine = sglang_figures(sg, spec, BUDGETS[0], page, overlap, {**more, CHUNK: chunk},
+                                platform=B200_PLATFORM)
+        flatkv = flatkv_b200_figures(spec, BUDGETS[0], page, overlap, more)
+        setting = (f"{name} on a {B200} B={BUDGETS[0]:,} P={'not told' if page is None else page}"
+                   f" overlap={'on' if overlap else 'off'}"
+                   + "".join(f" {k}={v}" for k, v in more.items()))
+        bad += not report("sglang", setting, engine, flatkv)
+    return len(rows), bad
+
+
+def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
+                        ratios: dict) -> dict:
+    """FlatKV's figures for SGLang on the B200 preset, as the CLI's --gpu-memory and the app's
+    GPU pick hand it the GPU: the chunk SGLang takes there (``sglang_default_chunked_prefill``
+    of its memory, as ``strategy_cli.figures_options``), the backend ``sm100_backend`` names
+    at the page told (1 for none), the page told past 1, else the one ``sglang_default_page``
+    says SGLang runs (its note's), else 1 (FlatKV's options hold no page told apart from 1,
+    and SGLang's resolution reads a told 1 as none: is_no_spec_infer_or_topk_one, the
+    radix-cache pass, the backends' page fixes); the pools at that page."""
+    options = StrategyOptions(sglang_overlap_schedule=overlap, **ratios,
+                              sglang_chunked_prefill_size=sglang_default_chunked_prefill(
+                                  GPU_PRESETS[B200]))
+    profile = spec.profile()
+    options = replace(options, sglang_page_size=page or 1)  # as told: 1 for none
+    backend = sm100_backend(profile, options)
+    if page in (None, 1):  # SGLang reads a told 1 as none told (the check's B200 rows agree)
+        default = sglang_default_page(B200, profile, options)
+        page = default.page if default else 1
+    figures = flatkv_figures(spec, budget, page, overlap,
+                             {**ratios, CHUNK: options.sglang_chunked_prefill_size})
+    if "refused" not in figures:
+        figures.update(backend=backend, page=page)
     return figures
 
 
@@ -1269,6 +1462,9 @@ def main() -> int:
     for label, config in LENGTH_CONFIGS.items():
         rows.append(label)
         mismatches += not check_length(sg, label, config)
+    b200, bad = check_b200(sg)
+    rows += [B200] * b200
+    mismatches += bad
     print(f"{len(rows)} settings, {mismatches} mismatches; {len(skipped)} presets SGLang does "
           f"not serve skipped ({', '.join(skipped)})")
     return 1 if mismatches else 0
