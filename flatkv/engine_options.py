@@ -269,8 +269,9 @@ ENGINE_OPTIONS = (
         help="SGLang's --page-size: tokens per page of its token pool, which it rounds down "
         "to whole pages. Told none, SGLang 0.5.23 runs 1 on Hopper and Ampere, 64 on "
         "Blackwell (TensorRT-LLM backends; 128 on FA4 where K and V differ in width) but 1 "
-        "for Falcon-H1, LFM2, Granite 4.0-H, Kimi Linear, and Qwen3-Next / Qwen3.5 without "
-        "overlap scheduling (their backends there page by one token), and 64 for DeepSeek's "
+        "for Falcon-H1, LFM2, Granite 4.0-H, Kimi Linear, and Qwen3-Next / Qwen3.5 unless "
+        "drafting, with the radix cache off or the extra buffer told (their backends there "
+        "page by one token), and 64 for DeepSeek's "
         "sparse attention everywhere (applied here whatever this says). SGLang refuses a "
         "page size that does not divide its prefill chunk ($sglang_chunked_prefill_size), "
         "unless chunked prefill is off."),

@@ -1373,9 +1373,8 @@ def test_compare_on_a_b200_names_sglangs_default_page(capsys):
     b200 = ["compare", "--preset", "gpt-oss-20b", "--gpu-memory", "B200 192GB"]
     code, _, err = run(b200, capsys)
     assert code == 0 and ("python -m flatkv: note: SGLang 0.5.23 on a B200 runs pages of 64 "
-                          "tokens when not told a page size (TensorRT-LLM's MHA backend; "
-                          "without speculative decoding): --sglang-page-size 64 matches such a "
-                          "run's log\n") in err
+                          "tokens when not told a page size (TensorRT-LLM's MHA backend): "
+                          "--sglang-page-size 64 matches such a run's log\n") in err
     code, out, err = run([*b200, "--sglang-page-size", "64", "--json"], capsys)
     assert code == 0 and "SGLang 0.5.23" not in err
     # 173,039,262,105 B (179.06 GiB x 0.9): 2,048 x (12 + 0.8 x 12) = 44,236.8 B a full-pool

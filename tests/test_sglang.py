@@ -51,6 +51,7 @@ from flatkv.strategies.sglang import (
     sglang_default_page,
     sglang_window,
     slots_per_request,
+    sm100_backend,
     ssm_dtype,
     told_buffer_refusal,
     track_interval_changes_nothing,
@@ -1044,9 +1045,11 @@ def test_sglang_takes_a_page_size_its_told_track_interval_takes():
         sglang_page_size=96, sglang_mamba_track_interval=6720, sglang_chunked_prefill_size=8064))
     assert r.reason.endswith("or is a multiple of 64 dividing 6,720 (e.g. 1, 2, 4, ..., "
                              "2,240, 6,720)")
-    # on a B200 told no page SGLang's Qwen3-Next override picks TensorRT-LLM's 64 whatever the
-    # interval (model_overrides/qwen3_5.py 48), which an interval of 32 then refuses
-    b200 = sglang_default_page("B200 192GB", qwen, StrategyOptions(sglang_mamba_track_interval=32))
+    # on a B200 told no page SGLang's Qwen3-Next override picks TensorRT-LLM's 64 drafting
+    # whatever the interval (model_overrides/qwen3_5.py 40-48), which an interval of 32 then
+    # refuses
+    b200 = sglang_default_page("B200 192GB", qwen, StrategyOptions(
+        sglang_mamba_track_interval=32, speculative_tokens=3))
     assert b200.page == 64
     r = run_strategy("sglang", qwen, budget_bytes=40 << 30, options=StrategyOptions(
         sglang_page_size=64, sglang_mamba_track_interval=32))
@@ -1558,13 +1561,17 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
     for name in ("Falcon-H1-7B", "granite-4.0-h-small", "Kimi-Linear-48B-A3B"):
         assert sglang_default_page(b200, load_preset(name).profile()) is None, name
     assert sglang_default_page(b200, load_preset("DeepSeek-V3").profile()).page == 64
-    # Qwen3-Next's override runs TensorRT-LLM at 64 with the extra buffer overlap scheduling
-    # picks, triton at 1 without it; Nemotron-H's no_buffer then refuses its backend (none said)
-    for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B"):
-        hybrid = load_preset(name).profile()
-        assert sglang_default_page(b200, hybrid).page == 64
-        assert sglang_default_page(b200, hybrid, StrategyOptions(
-            sglang_overlap_schedule=False)) is None
+    # Qwen3-Next's override reads the strategy told, "auto" not yet resolved (the radix-cache
+    # pass runs after it: model_hook.py 223-225, 232-234, 737), so at the defaults it keeps
+    # triton at 1, overlap scheduling or not; Nemotron-H's runs TensorRT-LLM at 64, whose
+    # no_buffer (overlap off) then refuses it (none said)
+    qwen3_next, nemotron_h = (load_preset(name).profile()
+                              for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B"))
+    off = StrategyOptions(sglang_overlap_schedule=False)
+    assert sglang_default_page(b200, qwen3_next) is None
+    assert sglang_default_page(b200, qwen3_next, off) is None
+    assert sglang_default_page(b200, nemotron_h).page == 64
+    assert sglang_default_page(b200, nemotron_h, off) is None
     # DeepSeek's sparse attention runs at page 64 whatever is asked: a state hybrid of it on
     # the extra-buffer list holds 3 + 1 without overlap scheduling even when page 1 is asked
     nsa_hybrid = replace(qwen, indexer_bytes_per_slot=132)
@@ -1576,6 +1583,53 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
     page_48 = StrategyOptions(sglang_page_size=48, sglang_chunked_prefill_size=8160)
     assert run_strategy("sglang", gpt_oss_20b(), budget_bytes=40 * 2**30, options=page_48).applies
     assert run_strategy("sglang", pure_mamba(), budget_bytes=40 * 2**30, options=page_48).applies
+
+
+def test_sglang_b200_backend_with_speculative_decoding():
+    """SGLang 0.5.23 on a B200 with --speculative-algorithm (topk 1), told no backend, as
+    bench/sglang_check.py's B200 rows run its resolution: get_default_attn_backend keeps
+    TensorRT-LLM only at a page of one token (is_no_spec_infer_or_topk_one, utils/common.py
+    3960-3966), else flashinfer; Qwen3-Next's override picks TensorRT-LLM at 64 whenever a
+    speculative algorithm is set (qwen3_5.py 40-48), triton at 1 past a page of one; Nemotron-H's
+    sets the extra_buffer radix cache itself (nemotron_h.py 123-135), so overlap off starts."""
+    b200 = "B200 192GB"
+    qwen3_next, nemotron_h, llama = (load_preset(name).profile() for name in (
+        "Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Llama-3.1-8B"))
+    drafting = StrategyOptions(speculative_tokens=3)
+    off = replace(drafting, sglang_overlap_schedule=False)
+    # Qwen3-Next: triton without drafting (above), TensorRT-LLM at 64 with it, overlap on or
+    # off (page 64 then resolves "auto" to extra_buffer: 3 + 1 slots without overlap)
+    assert sm100_backend(qwen3_next, StrategyOptions()) == "triton"
+    for options in (drafting, off):
+        assert sm100_backend(qwen3_next, options) == "trtllm_mha"
+        assert sglang_default_page(b200, qwen3_next, options).page == 64
+    assert slots_per_request(qwen3_next, replace(off, sglang_page_size=64))[0] == 4
+    # a told no_buffer refuses the page 64 drafting picks (mamba_hook.py 157): not modelled
+    assert sm100_backend(qwen3_next, replace(
+        off, sglang_mamba_radix_cache_strategy="no_buffer")) is None
+    # a page of 16 told: get_default_attn_backend's flashinfer, so the override's triton
+    assert sm100_backend(qwen3_next, replace(drafting, sglang_page_size=16)) == "triton"
+    assert sm100_backend(llama, replace(drafting, sglang_page_size=16)) == "flashinfer"
+    assert sm100_backend(llama, replace(drafting, sglang_page_size=64)) == "flashinfer"
+    assert sm100_backend(llama, drafting) == "trtllm_mha"
+    assert sglang_default_page(b200, llama, drafting).page == 64
+    # Nemotron-H: overlap off refuses TensorRT-LLM without drafting; drafting sets the extra
+    # buffer (and a page told past 1 picks it too: overrides.py 477-482)
+    assert sm100_backend(nemotron_h, replace(off, speculative_tokens=0)) is None
+    assert sm100_backend(nemotron_h, off) == "trtllm_mha"
+    assert sglang_default_page(b200, nemotron_h, off).page == 64
+    assert sm100_backend(nemotron_h, replace(off, speculative_tokens=0,
+                                             sglang_page_size=16)) == "trtllm_mha"
+
+
+def test_sglang_b200_default_page_of_a_model_of_state_layers_alone():
+    """A model of state layers alone (SGLang's PURE_SSM_ARCHITECTURES) takes
+    get_default_attn_backend's TensorRT-LLM on a B200 (its attention arch SSM, neither MLA nor
+    K and V of differing widths), so _mla_backend_page_constraints moves its page of 1 to 64
+    (overrides.py 1176-1185), as bench/sglang_check.py's B200 rows find."""
+    assert sm100_backend(pure_mamba(), StrategyOptions()) == "trtllm_mha"
+    assert sglang_default_page("B200 192GB", pure_mamba()).page == 64
+    assert sglang_default_page("H100 80GB", pure_mamba()) is None
 
 
 def test_sglang_drafting_without_state_moves_only_max_running_requests_to_48():

@@ -664,7 +664,7 @@ def test_sglang_gpu_page_text_names_blackwells_default_page():
     options = StrategyOptions()
     assert notes.sglang_gpu_page_text("B200 192GB", options, llama) == (
         "SGLang 0.5.23 on a B200 runs pages of 64 tokens when not told a page size "
-        "(TensorRT-LLM's MHA backend; without speculative decoding) and rounds its pools down "
+        "(TensorRT-LLM's MHA backend) and rounds its pools down "
         "to whole pages: set the SGLang page size to 64 in the engine options to match such a "
         "run's log.")
     assert notes.sglang_gpu_page_text("H100 80GB", options, llama) == ""
@@ -676,7 +676,7 @@ def test_sglang_gpu_page_text_names_blackwells_default_page():
     assert r.capacity_tokens == (10 * 2**30 // 131_072 - 1) // 64 * 64 == 81_856
     # DeepSeek-V3's MLA: TensorRT-LLM's MLA backend, 64; DeepSeek-V3.2: 64 is its own already
     ds3 = profile_for("DeepSeek-V3", None, 1)
-    assert "(TensorRT-LLM's MLA backend;" in notes.sglang_gpu_page_text("B200 192GB",
+    assert "(TensorRT-LLM's MLA backend)" in notes.sglang_gpu_page_text("B200 192GB",
                                                                             options, ds3)
     ds32 = profile_for("DeepSeek-V3.2", None, 1)
     assert notes.sglang_gpu_page_text("B200 192GB", options, ds32) == ""

@@ -126,18 +126,24 @@ SM100_PAGE_ONE_BACKENDS = {
     "JetVLMForConditionalGeneration": "triton", "Lfm2ForCausalLM": "flashinfer",
     "Lfm2MoeForCausalLM": "flashinfer", "GraniteMoeHybridForCausalLM": "flashinfer",
 }
-# Qwen3-Next's and Qwen3.5's override (qwen3_5.py) runs TensorRT-LLM's MHA backend at page 64
-# only with the extra_buffer radix cache, which overlap scheduling picks when no page is told,
-# or with the radix cache off (model_overrides/qwen3_5.py 40-45); without either, triton at
-# page 1
+# Qwen3-Next's and Qwen3.5's override (model_overrides/qwen3_5.py 24-49) runs TensorRT-LLM's
+# MHA backend at page 64 where get_default_attn_backend picks it and one of the extra buffer,
+# the radix cache off or a speculative algorithm is set, else triton at page 1 (whatever page
+# is told). The extra buffer it reads is the one told: SGLang resolves "auto" after the
+# override (handle_model_specific_adjustments runs the radix-cache pass first only for the
+# linear-attention registry's models, model_hook.py 223-225, which these are not; the
+# overrides at 232-234, the pass at 737), so overlap scheduling does not pick it there
 SM100_TRTLLM_WITH_EXTRA_BUFFER = frozenset({
     "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
     "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
     "InternS2MobiusForConditionalGeneration",
 })
-# Nemotron-H's override (nemotron_h.py) runs TensorRT-LLM's MHA backend, at page 64; without
-# overlap scheduling its radix cache is no_buffer, which refuses that backend and page: what
-# SGLang does then is not modelled (with the radix cache off no such check runs: page 64)
+# Nemotron-H's override (model_overrides/nemotron_h.py 123-148) runs TensorRT-LLM's MHA backend
+# (with a speculative algorithm at topk 1 it also sets page 64 where none is told and the
+# extra_buffer radix cache where "auto"); the radix-cache pass after it (overrides.py 454-489)
+# resolves "auto" to extra_buffer with overlap scheduling or a page past 1, else to no_buffer,
+# which refuses that backend and page (mamba_hook.py 156-163): what SGLang does then is not
+# modelled (with the radix cache off no such check runs)
 SM100_TRTLLM_WITH_OVERLAP = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
 # Models whose override runs TensorRT-LLM's MHA backend on SM100 whatever their K and V widths
 # (gpt_oss.py, llama4.py, gemma4.py): page 64, where get_default_attn_backend would pick FA4
@@ -170,29 +176,44 @@ SM100_BACKEND_PAGES = {"trtllm_mha": (BLACKWELL_PAGE, "TensorRT-LLM's MHA backen
 
 def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None:
     """The attention backend SGLang 0.5.23 runs ``profile`` with on SM100 when told none
-    (a model override first, then get_default_attn_backend), at ``options``' overlap
-    scheduling, radix cache and its strategy; None where that is not modelled (Nemotron-H with
-    the no_buffer radix cache, which refuses its backend)."""
+    (a model override first, then get_default_attn_backend), at ``options``' page (its 1 read
+    as none told, as SGLang reads both), speculative decoding (``speculative_tokens``: a
+    speculative algorithm at topk 1), overlap scheduling, radix cache and its strategy; None
+    where SGLang refuses the one it picks (Nemotron-H, and Qwen3-Next drafting, with the
+    no_buffer radix cache), which is not modelled."""
     arch = profile.architectures[0] if profile.architectures else None
-    overlap = options.sglang_overlap_schedule
     if arch in SM100_PAGE_ONE_BACKENDS and (
             arch != "GraniteMoeHybridForCausalLM" or profile.has_state):
         return SM100_PAGE_ONE_BACKENDS[arch]
-    # the extra buffer (overlap scheduling picks it told no page and strategy; told, the
-    # strategy decides: model_overrides/qwen3_5.py 39-44 reads the resolved one) or the radix
-    # cache off leaves TensorRT-LLM's
-    told = options.sglang_told_strategy
-    overlap = (told != "no_buffer" if told else overlap) or options.sglang_disable_radix_cache
+    drafting, paged = bool(options.speculative_tokens), options.sglang_page_size > 1
+    radix_off, told = options.sglang_disable_radix_cache, options.sglang_told_strategy
+    # get_default_attn_backend's Blackwell MHA pick (trtllm_mha, or fa4 where K and V differ
+    # in width: model_override_base.py 336-351) holds without drafting, or drafting at topk 1
+    # on a page of one token (is_no_spec_infer_or_topk_one, utils/common.py 3960-3966); else
+    # flashinfer (installed, and no attention sinks on these models), at the page told
+    default_mha = not drafting or not paged
     if arch in SM100_TRTLLM_WITH_EXTRA_BUFFER:
-        return "trtllm_mha" if overlap else "triton"
+        extra = told in ("extra_buffer", "extra_buffer_lazy")  # told (and read) only
+        if not (default_mha and (extra or radix_off or drafting)):
+            return "triton"
+        # page 64 then resolves "auto" to extra_buffer (overrides.py 477-482); a told
+        # no_buffer refuses it (mamba_hook.py 157)
+        return None if told == "no_buffer" else "trtllm_mha"
     if arch in SM100_TRTLLM_WITH_OVERLAP:
-        return "trtllm_mha" if overlap else None
+        if radix_off:
+            return "trtllm_mha"
+        # the override's own extra_buffer (drafting, "auto"), else the pass's
+        strategy = told or ("extra_buffer" if drafting or options.sglang_overlap_schedule
+                            or paged else "no_buffer")
+        return None if strategy == "no_buffer" else "trtllm_mha"
     if profile.kernel_block_size is not None:  # an MLA model
         return "trtllm_mla" if arch in SM100_TRTLLM_MLA else "flashinfer"
+    if arch in SM100_TRTLLM_MHA:
+        return "trtllm_mha"
+    if not default_mha:
+        return "flashinfer"
     k_v = profile.kv_tensor_bytes
-    if arch not in SM100_TRTLLM_MHA and len(k_v) == 2 and k_v[0] != k_v[1]:
-        return "fa4"
-    return "trtllm_mha"
+    return "fa4" if len(k_v) == 2 and k_v[0] != k_v[1] else "trtllm_mha"
 
 
 def sglang_default_page(gpu: str, profile: CacheProfile,
@@ -203,12 +224,15 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
     or flashinfer, an MLA model's flashinfer) or is not modelled, for DeepSeek's sparse
     attention, whose 64 on every GPU ``run_sglang`` applies itself, and where its mamba radix
     cache takes no such page (``radix_page_refusal``, at the default track interval: a told
-    one SGLang checks after picking the page, model_overrides/qwen3_5.py 48)."""
+    one SGLang checks after picking the page, model_overrides/qwen3_5.py 48). A model of state
+    layers alone takes get_default_attn_backend's TensorRT-LLM page too (its attention arch is
+    neither MLA nor asymmetric: model_override_base.py 336-351), which its token pool then
+    rounds to."""
     options = options or StrategyOptions()
-    if (gpu not in BLACKWELL_GPUS or not profile.has_attention
-            or profile.indexer_bytes_per_slot is not None or sglang_blocker(profile)):
+    if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is not None
+            or sglang_blocker(profile)):
         return None
-    backend = sm100_backend(profile, options)
+    backend = sm100_backend(profile, replace(options, sglang_page_size=1))  # none told
     if backend not in SM100_BACKEND_PAGES:
         return None
     page, words = SM100_BACKEND_PAGES[backend]
@@ -218,5 +242,4 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
                                            sglang_mamba_track_interval=DEFAULT_TRACK)):
         return None
     return DefaultPage(page, f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens "
-                             f"when not told a page size ({words}; without speculative "
-                             "decoding)")
+                             f"when not told a page size ({words})")
