@@ -1607,6 +1607,13 @@ def test_sglang_b200_backend_with_speculative_decoding():
     # a told no_buffer refuses the page 64 drafting picks (mamba_hook.py 157): not modelled
     assert sm100_backend(qwen3_next, replace(
         off, sglang_mamba_radix_cache_strategy="no_buffer")) is None
+    # Intern-S2-Mobius, on qwen3_5.py's list but given no extra buffer (no_buffer, as
+    # NO_BUFFER_ARCHITECTURES): drafting's page 64 refused, the radix cache off runs it
+    mobius = replace(qwen3_next, architectures=("InternS2MobiusForConditionalGeneration",))
+    assert sm100_backend(mobius, drafting) is None
+    assert sm100_backend(mobius, replace(drafting, sglang_disable_radix_cache=True)) == (
+        "trtllm_mha")
+    assert sm100_backend(mobius, StrategyOptions()) == "triton"
     # a page of 16 told: get_default_attn_backend's flashinfer, so the override's triton
     assert sm100_backend(qwen3_next, replace(drafting, sglang_page_size=16)) == "triton"
     assert sm100_backend(llama, replace(drafting, sglang_page_size=16)) == "flashinfer"

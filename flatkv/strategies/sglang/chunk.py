@@ -16,7 +16,7 @@ from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n
 from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
 from flatkv.strategies.sglang.model import sglang_blocker
 from flatkv.strategies.sglang.pages import page_size
-from flatkv.strategies.sglang.state import radix_page_refusal
+from flatkv.strategies.sglang.state import NO_BUFFER_ARCHITECTURES, radix_page_refusal
 from flatkv.units import MAX_TOKENS, parse_tokens
 
 # SGLang 0.5.23's --chunked-prefill-size when not told, by the GPU memory nvidia-smi reports
@@ -197,8 +197,12 @@ def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None
         if not (default_mha and (extra or radix_off or drafting)):
             return "triton"
         # page 64 then resolves "auto" to extra_buffer (overrides.py 477-482); a told
-        # no_buffer refuses it (mamba_hook.py 157)
-        return None if told == "no_buffer" else "trtllm_mha"
+        # no_buffer refuses it (mamba_hook.py 157), as does the no_buffer "auto" resolves to
+        # for Intern-S2-Mobius, which qwen3_5.py registers but SGLang gives no extra buffer
+        # (on _MAMBA_RADIX_CACHE_ARCHS, overrides.py 379, not _MAMBA_EXTRA_BUFFER_ARCHS)
+        no_buffer = told == "no_buffer" or (
+            told is None and not radix_off and arch in NO_BUFFER_ARCHITECTURES)
+        return None if no_buffer else "trtllm_mha"
     if arch in SM100_TRTLLM_WITH_OVERLAP:
         if radix_off:
             return "trtllm_mha"
