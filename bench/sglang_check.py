@@ -84,7 +84,9 @@ asked, its --chunked-prefill-size its own for a B200's memory) with no --attenti
 model overrides and passes that pick them, in its pipeline's order), then its pools at that
 page, beside FlatKV's at the B200 preset (``sm100_backend``, ``sglang_default_page``); on the
 state models and attention models whose backend SGLang picks by model there, overlap on and
-off, with and without 3 drafted tokens.
+off, with and without 3 drafted tokens (where SGLang runs another page than the one told, or
+refuses, FlatKV's side follows the note the app and CLI show: ``sm100_refusal``; not
+DeepSeek-V3.2, which ``b200_rows`` says why).
 
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
@@ -143,9 +145,11 @@ from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 from flatkv.strategies.sglang import (  # noqa: E402
     estimate_swa_kv_tokens,
+    page_size,
     sglang_default_chunked_prefill,
     sglang_default_page,
     sm100_backend,
+    sm100_refusal,
 )
 from flatkv.strategy_cli import chunked_prefill_argument  # noqa: E402
 
@@ -1222,15 +1226,24 @@ def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
 B200 = "B200 192GB"
 B200_PRESETS = ("Qwen3-Next-80B-A3B", "Qwen3.5-27B", "Nemotron-H-8B", "Falcon-H1-7B",
                 "Kimi-Linear-48B-A3B", "granite-4.0-h-small", "LFM2-1.2B", STATE_ONLY,
-                "Llama-3.1-8B", "gpt-oss-20b", "Llama-4-Scout-17B-16E", "DeepSeek-V3",
-                "DeepSeek-V3.2")
+                "Llama-3.1-8B", "gpt-oss-20b", "Llama-4-Scout-17B-16E", "DeepSeek-V3")
 B200_PAGES = (None, 1, 16, 64)
 
 
 def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     """(preset, page told, overlap, options) of the rows run as on a B200: each of
     ``B200_PRESETS`` at 40 GiB, every page of ``B200_PAGES``, overlap on and off, with and
-    without 3 drafted tokens, and with the radix cache off where drafting."""
+    without 3 drafted tokens, and with the radix cache off where drafting.
+
+    Not DeepSeek-V3.2, which FlatKV cannot yet size as on a B200: there SGLang keeps DeepSeek's
+    sparse attention's KV cache in fp8_e4m3 when not told --kv-cache-dtype (overrides.py
+    533-536), runs its DSA prefill and decode on trtllm (overrides.py 713-719) and so stores
+    the raw MLA layout, 512 + 64 B a token a layer (calculate_mla_kv_cache_dim,
+    kv_cache_configurator.py 3434-3440), not the scaled fp8 layout's 656 FlatKV's fp8 figures
+    take: with the index keys' 132, 61 x 708 = 43,188 B a token, 994,432 tokens in 40 GiB
+    (whole pages of 64), where FlatKV's bfloat16 says 548,352 and its fp8 893,504. FlatKV's
+    options know the GPU only through the chunk, so neither the dtype nor the layout can
+    follow it yet."""
     return [(p, page, overlap, more) for p in B200_PRESETS for page in B200_PAGES
             for overlap in (True, False)
             for more in ({}, {"speculative_tokens": 3},
@@ -1262,23 +1275,29 @@ def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
     """FlatKV's figures for SGLang on the B200 preset, as the CLI's --gpu-memory and the app's
     GPU pick hand it the GPU: the chunk SGLang takes there (``sglang_default_chunked_prefill``
     of its memory, as ``strategy_cli.figures_options``), the backend ``sm100_backend`` names
-    at the page told (1 for none), the page told past 1, else the one ``sglang_default_page``
-    says SGLang runs (its note's), else 1 (FlatKV's options hold no page told apart from 1,
-    and SGLang's resolution reads a told 1 as none: is_no_spec_infer_or_topk_one, the
-    radix-cache pass, the backends' page fixes); the pools at that page."""
+    at the page told (1 for none), the page ``sglang_default_page`` says SGLang runs in its
+    place (its note's: none told, a model override's, a backend's page fix), else the page
+    told (FlatKV's options hold no page told apart from 1, and SGLang's resolution reads a
+    told 1 as none: is_no_spec_infer_or_topk_one, the radix-cache pass, the backends' page
+    fixes); the pools at that page, or a refusal where ``sm100_refusal``'s note says SGLang
+    would not start."""
     options = StrategyOptions(sglang_overlap_schedule=overlap, **ratios,
                               sglang_chunked_prefill_size=sglang_default_chunked_prefill(
                                   GPU_PRESETS[B200]))
     profile = spec.profile()
     options = replace(options, sglang_page_size=page or 1)  # as told: 1 for none
+    if refusal := sm100_refusal(B200, profile, options):  # the note's
+        return {"refused": refusal[:60]}
     backend = sm100_backend(profile, options)
-    if page in (None, 1):  # SGLang reads a told 1 as none told (the check's B200 rows agree)
-        default = sglang_default_page(B200, profile, options)
-        page = default.page if default else 1
+    # SGLang reads a told 1 as none told (the check's B200 rows agree); a page it replaces
+    # (none told, a model override's, a backend's page fix) as the note says
+    default = sglang_default_page(B200, profile, options)
+    page = default.page if default else options.sglang_page_size
     figures = flatkv_figures(spec, budget, page, overlap,
                              {**ratios, CHUNK: options.sglang_chunked_prefill_size})
     if "refused" not in figures:
-        figures.update(backend=backend, page=page)
+        figures.update(backend=backend, page=page_size(profile, replace(
+            options, sglang_page_size=page)))
     return figures
 
 

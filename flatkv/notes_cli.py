@@ -30,7 +30,11 @@ from flatkv.models import DRAFTER_NOT_COUNTED
 from flatkv.profile import CacheProfile
 from flatkv.strategies import model_blocker, run_strategy
 from flatkv.strategies.base import StrategyOptions
-from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, sglang_default_page
+from flatkv.strategies.sglang import (
+    CHUNKED_PREFILL_ASSUMED,
+    sglang_default_page,
+    sm100_refusal,
+)
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
 from flatkv.strategy_notes import prefill_checkpoint_text
@@ -70,8 +74,12 @@ def checkpoint_notes(options: StrategyOptions, model: GivenModel,
 
 def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile,
                       options: StrategyOptions) -> tuple[str, ...]:
-    """Where --gpu-memory names a GPU on which SGLang runs pages of more than a token when
-    not told, and --sglang-page-size is not that page: the page its default run takes."""
+    """Where --gpu-memory names a GPU on which SGLang runs another page than
+    --sglang-page-size (Blackwell: its backends' page when told none, a model override's or a
+    backend's in place of the one told): the page such a run takes; where it would not start
+    with these options (``sm100_refusal``), why."""
+    if refusal := sm100_refusal(gpu_named(args), profile, options):
+        return (f"note: {refusal}",)
     default = sglang_default_page(gpu_named(args), profile, options)
     if default is None or options.sglang_page_size == default.page:
         return ()

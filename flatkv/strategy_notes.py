@@ -41,7 +41,7 @@ from flatkv.strategies.sglang import (
 )
 from flatkv.strategies.sglang import chunked_prefill_tiers_text as sglang_chunked_prefill_tiers_text
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
-from flatkv.strategies.sglang import sglang_default_page, swa_label
+from flatkv.strategies.sglang import sglang_default_page, sm100_refusal, swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.sglang_log import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
 from flatkv.strategies.sglang_log import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
@@ -383,9 +383,12 @@ def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
 
 
 def sglang_gpu_page_text(gpu: str, options: StrategyOptions, profile: CacheProfile) -> str:
-    """Where the GPU picked is one SGLang runs with pages of more than a token when not told
-    (Blackwell): the page size its default run takes, where the engine options differ; empty
-    elsewhere."""
+    """Where the GPU picked is one on which SGLang runs another page than the engine options'
+    (Blackwell: its backends' page when told none, a model override's or a backend's in place
+    of the one told): the page such a run takes; where it would not start with them
+    (``sm100_refusal``), why. Empty elsewhere."""
+    if refusal := sm100_refusal(gpu, profile, options):
+        return f"{refusal}."
     default = sglang_default_page(gpu, profile, options)
     if default is None or options.sglang_page_size == default.page:
         return ""

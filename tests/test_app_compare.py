@@ -629,6 +629,25 @@ def test_compare_names_sglangs_page_on_a_b200():
     assert not [c for c in on_h100.caption if c.value.startswith("SGLang 0.5.23 on a")]
 
 
+def test_compare_names_sglangs_refusal_on_a_b200():
+    # Nemotron-H on a B200 without overlap scheduling: SGLang 0.5.23's no_buffer radix cache
+    # refuses the TensorRT-LLM backend its override runs there; the note says so until the
+    # options start it (the radix cache off: then its page, 64), and not on an H100
+    link = {"model": "Nemotron-H-8B", "gpu": "B200 192GB", "sg_overlap": "0"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    notes = [shown(c) for c in at.caption if c.value.startswith("SGLang 0.5.23 on a B200")]
+    assert len(notes) == 1 and notes[0].startswith(
+        "SGLang 0.5.23 on a B200 would not start this model with these options")
+    at = open_app("app_pages/compare.py", {**link, "sg_noradix": "1"})
+    assert [shown(c) for c in at.caption if c.value.startswith("SGLang 0.5.23 on a B200")] == [
+        "SGLang 0.5.23 on a B200 runs pages of 64 tokens when not told a page size "
+        "(TensorRT-LLM's MHA backend) and rounds its pools down to whole pages: set the SGLang "
+        "page size to 64 in the engine options to match such a run's log."]
+    on_h100 = open_app("app_pages/compare.py", {**link, "gpu": "H100 80GB"})
+    assert not [c for c in on_h100.caption if c.value.startswith("SGLang 0.5.23 on a")]
+
+
 def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
     # Gemma-3-12B's cache as raw bytes, its config's architecture carried in the link: SGLang
     # keeps every token of all 48 layers in one pool, 40 GiB // (48 x 8,192) = 109,226 tokens

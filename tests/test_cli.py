@@ -1385,6 +1385,27 @@ def test_compare_on_a_b200_names_sglangs_default_page(capsys):
     assert "SGLang 0.5.23" not in err
 
 
+def test_compare_on_a_b200_names_the_page_or_refusal_in_place_of_the_options(capsys):
+    """On a B200 SGLang 0.5.23 runs DeepSeek-V3 at 64 where told 16 (TensorRT-LLM's MLA
+    backend), and Nemotron-H without overlap scheduling not at all: a note says which."""
+    b200 = ["compare", "--preset", "DeepSeek-V3", "--gpu-memory", "B200 192GB"]
+    code, _, err = run([*b200, "--sglang-page-size", "16"], capsys)
+    assert code == 0 and ("python -m flatkv: note: SGLang 0.5.23 on a B200 runs pages of 64 "
+                          "tokens where told a page size of 16 (TensorRT-LLM's MLA backend "
+                          "takes pages of 32 or 64 tokens alone): --sglang-page-size 64 matches "
+                          "such a run's log\n") in err
+    code, _, err = run([*b200, "--sglang-page-size", "32"], capsys)
+    assert code == 0 and "SGLang 0.5.23" not in err
+    nemotron = ["compare", "--preset", "Nemotron-H-8B", "--gpu-memory", "B200 192GB",
+                "--no-sglang-overlap-schedule"]
+    code, _, err = run(nemotron, capsys)
+    assert code == 0 and ("python -m flatkv: note: SGLang 0.5.23 on a B200 would not start "
+                          "this model with these options (\"no_buffer do not support "
+                          "trtllm_mha attention backend\", mamba_hook.py 156-163)") in err
+    _, _, err = run([*nemotron[:-2], "H100 80GB", nemotron[-1]], capsys)
+    assert "SGLang 0.5.23" not in err
+
+
 def test_a_gpu_named_in_any_case_is_that_gpu(capsys):
     """--gpu-memory reads a GPU's name in any case and spacing, as --preset reads a model's:
     "b200 192gb" is the B200's 183,359 MiB x 0.9 = 173,039,262,105 B (its SGLang page note

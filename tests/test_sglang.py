@@ -52,6 +52,8 @@ from flatkv.strategies.sglang import (
     sglang_window,
     slots_per_request,
     sm100_backend,
+    sm100_page,
+    sm100_refusal,
     ssm_dtype,
     told_buffer_refusal,
     track_interval_changes_nothing,
@@ -1637,6 +1639,70 @@ def test_sglang_b200_default_page_of_a_model_of_state_layers_alone():
     assert sm100_backend(pure_mamba(), StrategyOptions()) == "trtllm_mha"
     assert sglang_default_page("B200 192GB", pure_mamba()).page == 64
     assert sglang_default_page("H100 80GB", pure_mamba()) is None
+
+
+def test_sglang_b200_page_in_place_of_the_page_told():
+    """On a B200 SGLang 0.5.23 runs another page than some told ones, as bench/sglang_check.py's
+    B200 rows find: TensorRT-LLM's MLA backend takes 32 or 64 alone and its MHA backend 16, 32,
+    64 or 128 (_mla_backend_page_constraints, overrides.py 1155-1187: others become 64);
+    Qwen3-Next's override sets 64 for TensorRT-LLM, else triton's 1, whatever is told
+    (model_overrides/qwen3_5.py 45-48). The note names the page, which moves the figures."""
+    b200 = "B200 192GB"
+    ds3, qwen3_next, llama = (load_preset(name).profile() for name in (
+        "DeepSeek-V3", "Qwen3-Next-80B-A3B", "Llama-3.1-8B"))
+    told_16 = StrategyOptions(sglang_page_size=16)
+    assert sglang_default_page(b200, ds3, told_16) == (64, (
+        "SGLang 0.5.23 on a B200 runs pages of 64 tokens where told a page size of 16 "
+        "(TensorRT-LLM's MLA backend takes pages of 32 or 64 tokens alone)"))
+    assert sglang_default_page(b200, ds3, replace(told_16, sglang_page_size=32)) is None
+    assert sglang_default_page("H100 80GB", ds3, told_16) is None
+    # DeepSeek-V3's latent, (512 + 64) x 2 B a layer, 61 layers: 70,272 B a token; 10 GiB hold
+    # 152,797 tokens, 152,784 in pages of 16, 152,768 in the 64 SGLang runs
+    assert ds3.kv_bytes_per_slot * 61 == 1_152 * 61 == 70_272
+    for page, tokens in ((16, 152_784), (64, 152_768)):
+        r = run_strategy("sglang", ds3, budget_bytes=10 * 2**30,
+                         options=replace(told_16, sglang_page_size=page))
+        assert r.capacity_tokens == 10 * 2**30 // 70_272 // page * page == tokens
+    assert sglang_default_page(b200, llama, replace(told_16, sglang_page_size=8)).page == 64
+    assert sglang_default_page(b200, llama, told_16) is None
+    assert sm100_page(llama, "trtllm_mha", 128) == 128 and sm100_page(llama, "fa4", 64) == 128
+    # Qwen3-Next: triton at 1 (no extra buffer, radix cache on, no drafting), told 16 or 64;
+    # the radix cache off picks TensorRT-LLM, at 64 whatever is told
+    for page in (16, 64):
+        default = sglang_default_page(b200, qwen3_next, StrategyOptions(sglang_page_size=page))
+        assert default == (1, (
+            f"SGLang 0.5.23 on a B200 runs pages of 1 token where told a page size of {page} "
+            "(the model's override runs triton at 1 token a page whatever page size is told, "
+            "model_overrides/qwen3_5.py 45-48)"))
+    radix_off = replace(told_16, sglang_disable_radix_cache=True)
+    assert sm100_backend(qwen3_next, radix_off) == "trtllm_mha"
+    assert sglang_default_page(b200, qwen3_next, radix_off).page == 64
+    assert sglang_default_page(b200, qwen3_next, replace(radix_off, sglang_page_size=64)) is None
+    # DeepSeek-V3.2 runs its sparse attention backend ("dsa", deepseek_v2.py 99-104)
+    assert sm100_backend(load_preset("DeepSeek-V3.2").profile(), StrategyOptions()) == "dsa"
+
+
+def test_sglang_b200_refusal_of_no_buffer_beside_tensorrt_llm():
+    """Nemotron-H on a B200 without overlap scheduling, drafting or a page told: its override
+    runs TensorRT-LLM's MHA backend and "auto" resolves to no_buffer, which refuses it
+    (mamba_hook.py 156-163), as bench/sglang_check.py's B200 rows find; overlap on, the
+    extra_buffer told or the radix cache off start it; a told no_buffer refuses it whatever."""
+    b200, nemotron_h = "B200 192GB", load_preset("Nemotron-H-8B").profile()
+    off = StrategyOptions(sglang_overlap_schedule=False)
+    assert sm100_refusal(b200, nemotron_h, off) == (
+        "SGLang 0.5.23 on a B200 would not start this model with these options (\"no_buffer "
+        "do not support trtllm_mha attention backend\", mamba_hook.py 156-163): the model's "
+        "override runs TensorRT-LLM's MHA backend there, which its no_buffer mamba radix "
+        "cache refuses; the extra_buffer strategy (where the model takes it) or the radix "
+        "cache off starts it, and these figures are no such run's")
+    assert sm100_refusal("H100 80GB", nemotron_h, off) is None
+    for starts in (StrategyOptions(), replace(off, sglang_disable_radix_cache=True),
+                   replace(off, sglang_mamba_radix_cache_strategy="extra_buffer"),
+                   replace(off, sglang_page_size=16)):
+        assert sm100_refusal(b200, nemotron_h, starts) is None
+    assert sm100_refusal(b200, nemotron_h, StrategyOptions(
+        sglang_mamba_radix_cache_strategy="no_buffer")) is not None
+    assert sm100_refusal(b200, load_preset("Llama-3.1-8B").profile(), off) is None
 
 
 def test_sglang_drafting_without_state_moves_only_max_running_requests_to_48():

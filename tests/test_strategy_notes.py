@@ -655,8 +655,9 @@ def test_a_vllm_that_would_stop_at_start_up_is_said_to_refuse_not_to_not_apply()
 
 def test_sglang_gpu_page_text_names_blackwells_default_page():
     """SGLang 0.5.23 told no --page-size runs pages of 64 tokens on a B200 (TensorRT-LLM's MHA
-    and MLA backends), 128 where K and V differ in width (FA4), 1 on Hopper: a note says so
-    where the options differ, and with 64 the pool is whole pages of it."""
+    and MLA backends), 128 where K and V differ in width (FA4), 1 on Hopper, and replaces a
+    told page its backend does not take: a note says so where the options differ, and with
+    64 the pool is whole pages of it."""
     from flatkv.app_model import profile_for
     from flatkv.strategies import StrategyOptions, run_strategy
 
@@ -678,6 +679,12 @@ def test_sglang_gpu_page_text_names_blackwells_default_page():
     ds3 = profile_for("DeepSeek-V3", None, 1)
     assert "(TensorRT-LLM's MLA backend)" in notes.sglang_gpu_page_text("B200 192GB",
                                                                             options, ds3)
+    # told 16, SGLang runs 64 (TensorRT-LLM's MLA backend takes 32 or 64 alone)
+    told_16 = StrategyOptions(sglang_page_size=16)
+    assert notes.sglang_gpu_page_text("B200 192GB", told_16, ds3).startswith(
+        "SGLang 0.5.23 on a B200 runs pages of 64 tokens where told a page size of 16 "
+        "(TensorRT-LLM's MLA backend takes pages of 32 or 64 tokens alone) and rounds")
+    assert notes.sglang_gpu_page_text("H100 80GB", told_16, ds3) == ""
     ds32 = profile_for("DeepSeek-V3.2", None, 1)
     assert notes.sglang_gpu_page_text("B200 192GB", options, ds32) == ""
     # K of 192 and V of 128 a head (MiMo-V2-Flash's shape): FA4, pages of 128
@@ -685,6 +692,23 @@ def test_sglang_gpu_page_text_names_blackwells_default_page():
                         kv_tensor_bytes=(1_536, 1_024))
     assert "pages of 128 tokens when not told a page size (FA4, as K and V differ in width" in (
         notes.sglang_gpu_page_text("B200 192GB", options, mimo))
+
+
+def test_sglang_gpu_page_text_names_a_refusal_on_a_b200():
+    """On a B200 SGLang 0.5.23 does not start Nemotron-H without overlap scheduling (its
+    no_buffer radix cache refuses TensorRT-LLM): the note says so, on a B200 alone."""
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions
+
+    nemotron_h = profile_for("Nemotron-H-8B", None, 1)
+    off = StrategyOptions(sglang_overlap_schedule=False)
+    assert notes.sglang_gpu_page_text("B200 192GB", off, nemotron_h).startswith(
+        "SGLang 0.5.23 on a B200 would not start this model with these options (\"no_buffer "
+        "do not support trtllm_mha attention backend\"")
+    assert notes.sglang_gpu_page_text("B200 192GB", off, nemotron_h).endswith(
+        "the extra_buffer strategy (where the model takes it) or the radix cache off starts "
+        "it, and these figures are no such run's.")
+    assert notes.sglang_gpu_page_text("H100 80GB", off, nemotron_h) == ""
 
 
 def test_a_mamba2_model_in_align_without_its_checkpoint_block_says_what_later_vllm_keeps():

@@ -120,6 +120,7 @@ from flatkv.strategies.sglang.chunk import (
     FA4_PAGE,
     SM100_BACKEND_PAGES,
     SM100_PAGE_ONE_BACKENDS,
+    SM100_TAKEN_PAGES,
     SM100_TRTLLM_MHA,
     SM100_TRTLLM_MLA,
     SM100_TRTLLM_WITH_EXTRA_BUFFER,
@@ -133,6 +134,8 @@ from flatkv.strategies.sglang.chunk import (
     sglang_default_chunked_prefill,
     sglang_default_page,
     sm100_backend,
+    sm100_page,
+    sm100_refusal,
 )
 from flatkv.strategies.sglang.concurrency import RADIX_OFF_SPAN, split_idle
 from flatkv.strategies.sglang.dp import AttentionDp, attention_dp
@@ -285,6 +288,7 @@ __all__ = [
     "FA4_PAGE",
     "SM100_BACKEND_PAGES",
     "SM100_PAGE_ONE_BACKENDS",
+    "SM100_TAKEN_PAGES",
     "SM100_TRTLLM_MHA",
     "SM100_TRTLLM_MLA",
     "SM100_TRTLLM_WITH_EXTRA_BUFFER",
@@ -297,6 +301,8 @@ __all__ = [
     "sglang_default_chunked_prefill",
     "sglang_default_page",
     "sm100_backend",
+    "sm100_page",
+    "sm100_refusal",
     "SWA_EVICTION_INTERVAL",
     "SwaRequestCap",
     "SwaRequestTerms",

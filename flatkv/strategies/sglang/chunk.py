@@ -1,6 +1,7 @@
 """What SGLang takes for --chunked-prefill-size and --page-size when told neither, by GPU: its
 chunk by the GPU's memory (``sglang_default_chunked_prefill``; ``CHUNKED_PREFILL_ASSUMED`` where
-no GPU is known) and the page its Blackwell backends take (``sglang_default_page``); the chunk
+no GPU is known), the page its Blackwell backends take, none told or in place of one told
+(``sglang_default_page``), and what it refuses there (``sm100_refusal``); the chunk
 the options give (``chunked_prefill_size``), how a link or the CLI writes chunked prefill off
 (``parse_chunked_prefill``), and the page sizes that refuse a chunk (``chunk_page_refusal``).
 The CLI, the app and the notes read these defaults without running the strategy."""
@@ -172,6 +173,9 @@ class DefaultPage(NamedTuple):
 SM100_BACKEND_PAGES = {"trtllm_mha": (BLACKWELL_PAGE, "TensorRT-LLM's MHA backend"),
                        "trtllm_mla": (BLACKWELL_PAGE, "TensorRT-LLM's MLA backend"),
                        "fa4": (FA4_PAGE, "FA4, as K and V differ in width")}
+# The pages those backends take when told one (_mla_backend_page_constraints, overrides.py
+# 1155-1187: any other becomes 64; FA4 takes 128 alone, _fa4_page_constraint 1274-1296)
+SM100_TAKEN_PAGES = {"trtllm_mha": (16, 32, 64, 128), "trtllm_mla": (32, 64), "fa4": (FA4_PAGE,)}
 
 
 def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None:
@@ -180,7 +184,10 @@ def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None
     as none told, as SGLang reads both), speculative decoding (``speculative_tokens``: a
     speculative algorithm at topk 1), overlap scheduling, radix cache and its strategy; None
     where SGLang refuses the one it picks (Nemotron-H, and Qwen3-Next drafting, with the
-    no_buffer radix cache), which is not modelled."""
+    no_buffer radix cache: ``sm100_refusal``). DeepSeek's sparse attention runs its own
+    (deepseek_v2.py 99-104: "dsa", at NSA_PAGE_SIZE whatever is told)."""
+    if profile.indexer_bytes_per_slot:
+        return "dsa"
     arch = profile.architectures[0] if profile.architectures else None
     if arch in SM100_PAGE_ONE_BACKENDS and (
             arch != "GraniteMoeHybridForCausalLM" or profile.has_state):
@@ -220,30 +227,81 @@ def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None
     return "fa4" if len(k_v) == 2 and k_v[0] != k_v[1] else "trtllm_mha"
 
 
+def sm100_page(profile: CacheProfile, backend: str | None, told: int) -> int:
+    """The page SGLang 0.5.23 runs ``backend`` (``sm100_backend``'s) at on SM100 where told
+    ``told`` (1 as none told): Qwen3-Next's and Qwen3.5's override sets 64 for TensorRT-LLM,
+    else 1, whatever is told (model_overrides/qwen3_5.py 45-48); TensorRT-LLM's and FA4's page
+    fixes then move a page they do not take to theirs (``SM100_TAKEN_PAGES``); the others keep
+    the page told."""
+    arch = profile.architectures[0] if profile.architectures else None
+    if arch in SM100_TRTLLM_WITH_EXTRA_BUFFER:
+        return BLACKWELL_PAGE if backend == "trtllm_mha" else 1
+    if backend not in SM100_TAKEN_PAGES or told in SM100_TAKEN_PAGES[backend]:
+        return told
+    return SM100_BACKEND_PAGES[backend][0]
+
+
+def _tokens(page: int) -> str:
+    return f"{page} token{'s' if page > 1 else ''}"
+
+
 def sglang_default_page(gpu: str, profile: CacheProfile,
                         options: StrategyOptions | None = None) -> DefaultPage | None:
-    """The page size SGLang runs the model with on ``gpu`` (a GPU preset's name) when told
-    none, at ``options``' overlap scheduling, where that is more than a token; None elsewhere:
-    where its backend there pages by one token (``sm100_backend``: a model override's triton
-    or flashinfer, an MLA model's flashinfer) or is not modelled, for DeepSeek's sparse
-    attention, whose 64 on every GPU ``run_sglang`` applies itself, and where its mamba radix
-    cache takes no such page (``radix_page_refusal``, at the default track interval: a told
-    one SGLang checks after picking the page, model_overrides/qwen3_5.py 48). A model of state
-    layers alone takes get_default_attn_backend's TensorRT-LLM page too (its attention arch is
-    neither MLA nor asymmetric: model_override_base.py 336-351), which its token pool then
-    rounds to."""
+    """The page size SGLang runs the model with on ``gpu`` (a GPU preset's name) at
+    ``options``' page (1 read as none told, as SGLang reads both) and overlap scheduling, where
+    that is not the page told (``sm100_page``: none told, the page TensorRT-LLM's and FA4's
+    backends take; told one, Qwen3-Next's override's, or the page TensorRT-LLM's backends move a
+    page they do not take to); None elsewhere: where its backend there pages by one token
+    (``sm100_backend``: a model override's triton or flashinfer, an MLA model's flashinfer) or
+    is refused (``sm100_refusal``), for DeepSeek's sparse attention, whose 64 on every GPU
+    ``run_sglang`` applies itself, and where its mamba radix cache takes no such page
+    (``radix_page_refusal``, at the default track interval: a told one SGLang checks after
+    picking the page, model_overrides/qwen3_5.py 48). A model of state layers alone takes
+    get_default_attn_backend's TensorRT-LLM page too (its attention arch is neither MLA nor
+    asymmetric: model_override_base.py 336-351), which its token pool then rounds to."""
     options = options or StrategyOptions()
     if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is not None
             or sglang_blocker(profile)):
         return None
-    backend = sm100_backend(profile, replace(options, sglang_page_size=1))  # none told
-    if backend not in SM100_BACKEND_PAGES:
+    told = options.sglang_page_size
+    if (backend := sm100_backend(profile, options)) is None:  # refused: ``sm100_refusal``
         return None
-    page, words = SM100_BACKEND_PAGES[backend]
+    page = sm100_page(profile, backend, told)
     # the backend's page whatever the track interval: SGLang's override picks it first, and
     # an interval it does not divide then refuses to start (``radix_page_refusal`` at it)
-    if radix_page_refusal(profile, replace(options, sglang_page_size=page,
-                                           sglang_mamba_track_interval=DEFAULT_TRACK)):
+    if page == told or radix_page_refusal(profile, replace(
+            options, sglang_page_size=page, sglang_mamba_track_interval=DEFAULT_TRACK)):
         return None
-    return DefaultPage(page, f"SGLang 0.5.23 on a {gpu.split()[0]} runs pages of {page} tokens "
-                             f"when not told a page size ({words})")
+    gpu_name = gpu.split()[0]
+    if told == 1:
+        return DefaultPage(page, f"SGLang 0.5.23 on a {gpu_name} runs pages of {_tokens(page)} "
+                                 f"when not told a page size ({SM100_BACKEND_PAGES[backend][1]})")
+    if profile.architectures[0] in SM100_TRTLLM_WITH_EXTRA_BUFFER:
+        why = (f"the model's override runs {SM100_BACKEND_PAGES.get(backend, ('', backend))[1]}"
+               f" at {_tokens(page)} a page whatever page size is told, "
+               "model_overrides/qwen3_5.py 45-48")
+    else:
+        taken = SM100_TAKEN_PAGES[backend]
+        why = (f"{SM100_BACKEND_PAGES[backend][1]} takes pages of "
+               f"{', '.join(map(str, taken[:-1]))}{' or ' if len(taken) > 1 else ''}"
+               f"{taken[-1]} tokens alone")
+    return DefaultPage(page, f"SGLang 0.5.23 on a {gpu_name} runs pages of {_tokens(page)} "
+                             f"where told a page size of {told} ({why})")
+
+
+def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """Why SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``) would not start the model
+    at ``options`` where FlatKV's figures do (None where it would, or the GPU is another): the
+    backend the model's override picks there, TensorRT-LLM's MHA, beside the no_buffer mamba
+    radix cache (told, or "auto" resolved to it: Nemotron-H without overlap scheduling,
+    drafting or a page past 1), which its radix-cache pass refuses (mamba_hook.py 156-163);
+    ``sm100_backend`` None. What to tell it so that it starts ends the text."""
+    if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is not None
+            or sglang_blocker(profile) or sm100_backend(profile, options) is not None):
+        return None
+    return (f"SGLang 0.5.23 on a {gpu.split()[0]} would not start this model with these "
+            "options (\"no_buffer do not support trtllm_mha attention backend\", "
+            "mamba_hook.py 156-163): the model's override runs TensorRT-LLM's MHA backend "
+            "there, which its no_buffer mamba radix cache refuses; the extra_buffer strategy "
+            "(where the model takes it) or the radix cache off starts it, and these figures "
+            "are no such run's")
