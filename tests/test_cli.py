@@ -1401,7 +1401,7 @@ def test_compare_on_a_b200_names_the_page_or_refusal_in_place_of_the_options(cap
     code, _, err = run(nemotron, capsys)
     assert code == 0 and ("python -m flatkv: note: SGLang 0.5.23 on a B200 would not start "
                           "this model with these options (\"no_buffer do not support "
-                          "trtllm_mha attention backend\", mamba_hook.py 156-163)") in err
+                          "trtllm_mha attention backend.\", mamba_hook.py 161-163)") in err
     _, _, err = run([*nemotron[:-2], "H100 80GB", nemotron[-1]], capsys)
     assert "SGLang 0.5.23" not in err
 

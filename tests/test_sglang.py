@@ -1606,7 +1606,7 @@ def test_sglang_b200_backend_with_speculative_decoding():
         assert sm100_backend(qwen3_next, options) == "trtllm_mha"
         assert sglang_default_page(b200, qwen3_next, options).page == 64
     assert slots_per_request(qwen3_next, replace(off, sglang_page_size=64))[0] == 4
-    # a told no_buffer refuses the page 64 drafting picks (mamba_hook.py 157): not modelled
+    # a told no_buffer refuses the page 64 drafting picks (mamba_hook.py 157): sm100_refusal says so
     assert sm100_backend(qwen3_next, replace(
         off, sglang_mamba_radix_cache_strategy="no_buffer")) is None
     # Intern-S2-Mobius, on qwen3_5.py's list but given no extra buffer (no_buffer, as
@@ -1686,12 +1686,13 @@ def test_sglang_b200_refusal_of_no_buffer_beside_tensorrt_llm():
     """Nemotron-H on a B200 without overlap scheduling, drafting or a page told: its override
     runs TensorRT-LLM's MHA backend and "auto" resolves to no_buffer, which refuses it
     (mamba_hook.py 156-163), as bench/sglang_check.py's B200 rows find; overlap on, the
-    extra_buffer told or the radix cache off start it; a told no_buffer refuses it whatever."""
+    extra_buffer told or the radix cache off start it; a told no_buffer refuses it whatever,
+    drafting for the page the override sets beside it (as the check finds)."""
     b200, nemotron_h = "B200 192GB", load_preset("Nemotron-H-8B").profile()
     off = StrategyOptions(sglang_overlap_schedule=False)
     assert sm100_refusal(b200, nemotron_h, off) == (
         "SGLang 0.5.23 on a B200 would not start this model with these options (\"no_buffer "
-        "do not support trtllm_mha attention backend\", mamba_hook.py 156-163): the model's "
+        "do not support trtllm_mha attention backend.\", mamba_hook.py 161-163): the model's "
         "override runs TensorRT-LLM's MHA backend there, which its no_buffer mamba radix "
         "cache refuses; the extra_buffer strategy (where the model takes it) or the radix "
         "cache off starts it, and these figures are no such run's")
@@ -1700,8 +1701,15 @@ def test_sglang_b200_refusal_of_no_buffer_beside_tensorrt_llm():
                    replace(off, sglang_mamba_radix_cache_strategy="extra_buffer"),
                    replace(off, sglang_page_size=16)):
         assert sm100_refusal(b200, nemotron_h, starts) is None
-    assert sm100_refusal(b200, nemotron_h, StrategyOptions(
-        sglang_mamba_radix_cache_strategy="no_buffer")) is not None
+    # a told no_buffer refuses it whatever; drafting, Nemotron-H's override sets page 64 too,
+    # which the no_buffer check refuses first (mamba_hook.py 157)
+    no_buffer = StrategyOptions(sglang_mamba_radix_cache_strategy="no_buffer")
+    assert sm100_refusal(b200, nemotron_h, no_buffer) is not None
+    assert sm100_refusal(b200, nemotron_h, replace(no_buffer, speculative_tokens=3)).startswith(
+        "SGLang 0.5.23 on a B200 would not start this model with these options (\"no_buffer "
+        "only supports page_size=1.\", mamba_hook.py 157): the model's override runs "
+        "TensorRT-LLM's MHA backend there, at pages of more than a token, which its no_buffer "
+        "mamba radix cache refuses;")
     assert sm100_refusal(b200, load_preset("Llama-3.1-8B").profile(), off) is None
 
 

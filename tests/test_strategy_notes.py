@@ -704,7 +704,7 @@ def test_sglang_gpu_page_text_names_a_refusal_on_a_b200():
     off = StrategyOptions(sglang_overlap_schedule=False)
     assert notes.sglang_gpu_page_text("B200 192GB", off, nemotron_h).startswith(
         "SGLang 0.5.23 on a B200 would not start this model with these options (\"no_buffer "
-        "do not support trtllm_mha attention backend\"")
+        "do not support trtllm_mha attention backend.\", mamba_hook.py 161-163)")
     assert notes.sglang_gpu_page_text("B200 192GB", off, nemotron_h).endswith(
         "the extra_buffer strategy (where the model takes it) or the radix cache off starts "
         "it, and these figures are no such run's.")

@@ -294,14 +294,21 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> 
     at ``options`` where FlatKV's figures do (None where it would, or the GPU is another): the
     backend the model's override picks there, TensorRT-LLM's MHA, beside the no_buffer mamba
     radix cache (told, or "auto" resolved to it: Nemotron-H without overlap scheduling,
-    drafting or a page past 1), which its radix-cache pass refuses (mamba_hook.py 156-163);
-    ``sm100_backend`` None. What to tell it so that it starts ends the text."""
+    drafting or a page past 1), which its radix-cache pass refuses (validate_mamba_no_buffer,
+    mamba_hook.py 156-163, after the override and before the backends' page fixes): first for
+    a page past 1, which Qwen3-Next's override always sets beside TensorRT-LLM and Nemotron-H's
+    drafting told none (nemotron_h.py 123-135), else for the backend; ``sm100_backend`` None.
+    What to tell it so that it starts ends the text."""
     if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is not None
             or sglang_blocker(profile) or sm100_backend(profile, options) is not None):
         return None
+    paged = (options.sglang_page_size > 1 or bool(options.speculative_tokens)
+             or profile.architectures[0] in SM100_TRTLLM_WITH_EXTRA_BUFFER)
+    said = ("no_buffer only supports page_size=1.\", mamba_hook.py 157): the model's override "
+            "runs TensorRT-LLM's MHA backend there, at pages of more than a token" if paged else
+            "no_buffer do not support trtllm_mha attention backend.\", mamba_hook.py 161-163): "
+            "the model's override runs TensorRT-LLM's MHA backend there")
     return (f"SGLang 0.5.23 on a {gpu.split()[0]} would not start this model with these "
-            "options (\"no_buffer do not support trtllm_mha attention backend\", "
-            "mamba_hook.py 156-163): the model's override runs TensorRT-LLM's MHA backend "
-            "there, which its no_buffer mamba radix cache refuses; the extra_buffer strategy "
-            "(where the model takes it) or the radix cache off starts it, and these figures "
-            "are no such run's")
+            f"options (\"{said}, which its no_buffer mamba radix cache refuses; the "
+            "extra_buffer strategy (where the model takes it) or the radix cache off starts "
+            "it, and these figures are no such run's")
