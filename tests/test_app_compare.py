@@ -478,7 +478,11 @@ def test_each_engine_options_help_is_written_once_for_the_cli_and_the_app():
     for option in ENGINE_OPTIONS:
         said = engine_help(option.field, ENGINE_FLAGS)
         for command in ("plan", "compare"):
-            (action,) = [a for a in commands[command]._actions if a.dest == option.field]
+            # SGLang's own spelling beside ours (--disable-overlap-schedule) names ours alone
+            action, *aliases = [a for a in commands[command]._actions if a.dest == option.field]
+            assert [a.help for a in aliases] == [
+                "SGLang's own flag: --no-sglang-overlap-schedule"] * len(aliases)
+            assert len(aliases) == (option.field == "sglang_overlap_schedule")
             assert action.help.startswith(said), (command, option.field)
             assert ENGINE_FLAGS[option.field] in action.option_strings  # the name it is given
         assert widgets[option.field].help.startswith(engine_help(option.field)), option.field
