@@ -40,15 +40,18 @@ def page_size(profile: CacheProfile, options: StrategyOptions) -> int:
 # it on CUDA). Its token count takes the bytes its pool stores a layer: in an fp8 cache 656 + 132
 # = 788 (pool_configurator's _compute_cell_size, calculate_mla_kv_cache_dim: the fp8 latent's
 # scales and a bfloat16 rope). Releases whose profile_max_num_token took (kv_lora_rank + rope) x
-# the dtype's bytes counted 576 + 132 = 708 there (and trtllm DSA backends still do), so they log
-# about 11% more tokens than the pool holds; in bfloat16 both counts are the bytes stored.
+# the dtype's bytes counted 576 + 132 = 708 there, so they log about 11% more tokens than the
+# pool holds; in bfloat16 both counts are the bytes stored. SGLang 0.5.23's trtllm DSA backends
+# (a B200's default) store the raw 576 + 132 layout and size the pool by it
+# (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440): not modelled.
 NSA_PAGE_SIZE = 64
 NSA_FP8_NOTE = (
     "with an fp8 KV cache SGLang sizes its pool by the bytes it stores, 656 + 132 B a token a "
     "layer (calculate_mla_kv_cache_dim: the fp8 latent's scales and a bfloat16 rope), as these "
-    "figures do; releases that counted 576 + 132 (profile_max_num_token's cell size before its "
-    "pool configurator), and the trtllm DSA backends, log a max_total_num_tokens about 11% "
-    "above what the bytes fit")
+    "figures do (releases that counted 576 + 132, profile_max_num_token's cell size before its "
+    "pool configurator, log a max_total_num_tokens about 11% above what the bytes fit); its "
+    "trtllm DSA backends, a B200's default, store the raw 576 + 132 B and size the pool by "
+    "them, which these figures do not model")
 
 
 def nsa_options(profile: CacheProfile, options: StrategyOptions,
