@@ -1243,7 +1243,7 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     take: with the index keys' 132, 61 x 708 = 43,188 B a token, 994,432 tokens in 40 GiB
     (whole pages of 64), where FlatKV's bfloat16 says 548,352 and its fp8 893,504. FlatKV's
     options know the GPU only through the chunk, so neither the dtype nor the layout can
-    follow it yet."""
+    follow it yet: a B200 note says so (``sglang.sm100_dsa_layout``)."""
     return [(p, page, overlap, more) for p in B200_PRESETS for page in B200_PAGES
             for overlap in (True, False)
             for more in ({}, {"speculative_tokens": 3},

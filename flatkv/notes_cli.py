@@ -33,6 +33,7 @@ from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.sglang import (
     CHUNKED_PREFILL_ASSUMED,
     sglang_default_page,
+    sm100_dsa_layout,
     sm100_refusal,
 )
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
@@ -77,10 +78,12 @@ def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile,
     """Where --gpu-memory names a GPU on which SGLang runs another page than
     --sglang-page-size (Blackwell: its backends' page when told none, a model override's or a
     backend's in place of the one told): the page such a run takes; where it would not start
-    with these options (``sm100_refusal``), why."""
-    if refusal := sm100_refusal(gpu_named(args), profile, options):
-        return (f"note: {refusal}",)
-    default = sglang_default_page(gpu_named(args), profile, options)
+    with these options (``sm100_refusal``), why; what it does there that these figures do not
+    model (``sm100_dsa_layout``)."""
+    gpu = gpu_named(args)
+    if unmodelled := sm100_refusal(gpu, profile, options) or sm100_dsa_layout(gpu, profile):
+        return (f"note: {unmodelled}",)
+    default = sglang_default_page(gpu, profile, options)
     if default is None or options.sglang_page_size == default.page:
         return ()
     return (f"note: {default.said}: --sglang-page-size {default.page} matches such a run's "

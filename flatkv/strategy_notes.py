@@ -41,7 +41,12 @@ from flatkv.strategies.sglang import (
 )
 from flatkv.strategies.sglang import chunked_prefill_tiers_text as sglang_chunked_prefill_tiers_text
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
-from flatkv.strategies.sglang import sglang_default_page, sm100_refusal, swa_label
+from flatkv.strategies.sglang import (
+    sglang_default_page,
+    sm100_dsa_layout,
+    sm100_refusal,
+    swa_label,
+)
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.sglang_log import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
 from flatkv.strategies.sglang_log import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
@@ -386,9 +391,10 @@ def sglang_gpu_page_text(gpu: str, options: StrategyOptions, profile: CacheProfi
     """Where the GPU picked is one on which SGLang runs another page than the engine options'
     (Blackwell: its backends' page when told none, a model override's or a backend's in place
     of the one told): the page such a run takes; where it would not start with them
-    (``sm100_refusal``), why. Empty elsewhere."""
-    if refusal := sm100_refusal(gpu, profile, options):
-        return f"{refusal}."
+    (``sm100_refusal``), why; what it does there that these figures do not model
+    (``sm100_dsa_layout``). Empty elsewhere."""
+    if unmodelled := sm100_refusal(gpu, profile, options) or sm100_dsa_layout(gpu, profile):
+        return f"{unmodelled}."
     default = sglang_default_page(gpu, profile, options)
     if default is None or options.sglang_page_size == default.page:
         return ""

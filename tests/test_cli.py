@@ -1404,6 +1404,16 @@ def test_compare_on_a_b200_names_the_page_or_refusal_in_place_of_the_options(cap
                           "trtllm_mha attention backend.\", mamba_hook.py 161-163)") in err
     _, _, err = run([*nemotron[:-2], "H100 80GB", nemotron[-1]], capsys)
     assert "SGLang 0.5.23" not in err
+    # DeepSeek-V3.2 on a B200: its trtllm DSA backends' raw fp8 layout, which nothing models
+    code, _, err = run(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "B200 192GB"],
+                       capsys)
+    assert code == 0 and ("python -m flatkv: note: SGLang 0.5.23 on a B200 runs DeepSeek's "
+                          "sparse attention on its trtllm DSA backends, in fp8_e4m3 where no "
+                          "--kv-cache-dtype is told, which store the raw latent, 576 B a token "
+                          "a layer beside the 132 B of index keys, and size the pool by them "
+                          "(kv_cache_configurator.py 3425-3440): these figures do not model "
+                          "that layout, so such a run's log holds more tokens than they do\n"
+                          ) in err
 
 
 def test_a_gpu_named_in_any_case_is_that_gpu(capsys):

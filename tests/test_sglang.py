@@ -2704,3 +2704,23 @@ def test_sglang_state_pool_starved_by_a_small_ratio_names_a_larger_one():
     assert sglang(Fraction(1, 10**6), 10**9).reason.endswith("B or more holds them")
     # and at SGLang's own ratio the ratio is not named (a larger one is no fix it would take)
     assert sglang(Fraction(9, 10), 10**9).reason.endswith("B or more holds them")
+
+
+def test_a_b200_note_says_sglangs_dsa_layout_is_not_modelled():
+    # SGLang 0.5.23 on a B200 runs DeepSeek-V3.2 on its trtllm DSA backends, fp8_e4m3 told no
+    # --kv-cache-dtype, storing the raw 512 + 64 B latent beside the 132 B index keys: 61 x 708
+    # = 43,188 B a token, so 40 GiB holds 994,482 tokens, 994,432 in pages of 64, where these
+    # bfloat16 figures (61 x (1,152 + 132) = 78,324 B a token) hold 548,352
+    from flatkv.strategies.sglang import sm100_dsa_layout
+
+    v32 = load_preset("DeepSeek-V3.2").profile()
+    assert (40 << 30) // (61 * 708) // 64 * 64 == 994_432
+    assert run_strategy("sglang", v32, budget_bytes=40 << 30).logged_tokens == (
+        (40 << 30) // (61 * (1_152 + 132)) // 64 * 64) == 548_352
+    note = sm100_dsa_layout("B200 192GB", v32)
+    assert note is not None and note.startswith(
+        "SGLang 0.5.23 on a B200 runs DeepSeek's sparse attention on its trtllm DSA backends")
+    assert "576 B a token a layer beside the 132 B of index keys" in note
+    # not on a Hopper, nor for a model without an indexer (DeepSeek-V3's dense MLA)
+    assert sm100_dsa_layout("H100 80GB", v32) is None
+    assert sm100_dsa_layout("B200 192GB", load_preset("DeepSeek-V3").profile()) is None

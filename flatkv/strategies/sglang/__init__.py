@@ -134,6 +134,7 @@ from flatkv.strategies.sglang.chunk import (
     sglang_default_chunked_prefill,
     sglang_default_page,
     sm100_backend,
+    sm100_dsa_layout,
     sm100_page,
     sm100_refusal,
 )
@@ -302,6 +303,7 @@ __all__ = [
     "sglang_default_page",
     "sm100_backend",
     "sm100_page",
+    "sm100_dsa_layout",
     "sm100_refusal",
     "SWA_EVICTION_INTERVAL",
     "SwaRequestCap",

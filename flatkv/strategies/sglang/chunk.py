@@ -289,6 +289,26 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
                              f"where told a page size of {told} ({why})")
 
 
+def sm100_dsa_layout(gpu: str, profile: CacheProfile) -> str | None:
+    """What SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``) does with DeepSeek's
+    sparse attention (a model with an indexer) that these figures do not model: it runs its
+    trtllm DSA backends there (overrides.py 713-719), in fp8_e4m3 where no --kv-cache-dtype
+    is told (533-536), and they store the raw latent and rope, 512 + 64 fp8 B a token a layer,
+    with no scales, beside the 132 B of index keys, and size the pool by those 708 B
+    (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440): DeepSeek-V3.2's 61
+    layers hold 40 GiB // (61 x 708) = 994,482 tokens, 994,432 in whole pages of 64, where
+    FlatKV's bfloat16 figures hold 548,352. No option here gives that layout, so the note says
+    so and names none. None elsewhere."""
+    if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is None
+            or sglang_blocker(profile)):
+        return None
+    return (f"SGLang 0.5.23 on a {gpu.split()[0]} runs DeepSeek's sparse attention on its "
+            "trtllm DSA backends, in fp8_e4m3 where no --kv-cache-dtype is told, which store "
+            "the raw latent, 576 B a token a layer beside the 132 B of index keys, and size the "
+            "pool by them (kv_cache_configurator.py 3425-3440): these figures do not model that "
+            "layout, so such a run's log holds more tokens than they do")
+
+
 def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> str | None:
     """Why SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``) would not start the model
     at ``options`` where FlatKV's figures do (None where it would, or the GPU is another): the
