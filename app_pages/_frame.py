@@ -157,6 +157,11 @@ def metric_row(name: str, *, under: bool = False) -> MetricRow:
     return MetricRow(name, under=under)
 
 
+# Headers on screen in the pages' words where the data keeps the code's (its CSV, the CLI's JSON
+# and the tests read "strategy"): a row of Compare's tables is a layout, as every page says it
+_SHOWN_AS = {"strategy": "layout"}
+
+
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None,
           helps: dict[str, str] | None = None, labels: dict[str, str] | None = None) -> None:
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
@@ -168,7 +173,8 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     an expander's 504). ``helps``: a column's tooltip, where its header alone could mislead.
     Every column is as wide as its header and cells (``column_width``). ``labels``: a shorter
     header on screen for a column (the data, its CSV and the tests keep the full name), where
-    the full one would push the columns after it past the edge at 1000 px."""
+    the full one would push the columns after it past the edge at 1000 px, or the pages' word
+    for the code's (``_SHOWN_AS``)."""
     import pandas as pd
 
     # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
@@ -188,7 +194,7 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
                 df[col] = df[col].map(lambda v: v if v is None else f"{v:,}")
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             df[col] = pd.to_numeric(df[col])  # fractional figures (concurrency) stay numbers
-    helps, labels = helps or {}, labels or {}
+    helps, labels = helps or {}, {**_SHOWN_AS, **(labels or {})}
     config.update({
         col: st.column_config.NumberColumn(
             labels.get(col), format=(formats or {}).get(col, "localized"), help=helps.get(col),

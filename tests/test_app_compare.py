@@ -157,6 +157,8 @@ def test_compare_page_lists_every_strategy():
     # SGLang's token pool, 9): 522 px; "vLLM v1 (won't start)" would make it 528
     assert (columns["capacity (tokens)"]["label"], columns["P (tokens)"]["label"]) == (
         "capacity", "P")
+    # a row is a layout, as the pages say it (the data, its CSV and the CLI keep "strategy")
+    assert columns["strategy"]["label"] == "layout"
     assert [columns[c]["width"] for c in ("strategy", "concurrency", "capacity (tokens)",
                                           "P (tokens)", "blocks")] == [160, 98, 103, 76, 85]
     table = at.dataframe[0].value.set_index("strategy")
