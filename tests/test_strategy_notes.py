@@ -706,8 +706,15 @@ def test_sglang_gpu_page_text_names_a_refusal_on_a_b200():
         "SGLang 0.5.23 on a B200 would not start this model with these options (\"no_buffer "
         "do not support trtllm_mha attention backend.\", mamba_hook.py 161-163)")
     assert notes.sglang_gpu_page_text("B200 192GB", off, nemotron_h).endswith(
-        "the extra_buffer strategy (where the model takes it) or the radix cache off starts "
-        "it, and these figures are no such run's.")
+        "which its no_buffer mamba radix cache refuses; overlap scheduling on, the extra_buffer "
+        "strategy (where the model takes it) or the radix cache off starts it, and these "
+        "figures are no such run's.")
+    # no_buffer told: overlap scheduling on would not start it (SGLang refuses a told no_buffer
+    # with it), so the note does not offer it
+    told = replace(off, sglang_mamba_radix_cache_strategy="no_buffer")
+    assert notes.sglang_gpu_page_text("B200 192GB", told, nemotron_h).endswith(
+        "which its no_buffer mamba radix cache refuses; the extra_buffer strategy (where the "
+        "model takes it) or the radix cache off starts it, and these figures are no such run's.")
     assert notes.sglang_gpu_page_text("H100 80GB", off, nemotron_h) == ""
 
 

@@ -318,7 +318,9 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> 
     mamba_hook.py 156-163, after the override and before the backends' page fixes): first for
     a page past 1, which Qwen3-Next's override always sets beside TensorRT-LLM and Nemotron-H's
     drafting told none (nemotron_h.py 123-135), else for the backend; ``sm100_backend`` None.
-    What to tell it so that it starts ends the text."""
+    What to tell it so that it starts ends the text: overlap scheduling too where auto picked
+    no_buffer for want of it (Nemotron-H; not a told no_buffer, nor a model auto gives
+    no_buffer whatever the scheduling)."""
     if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is not None
             or sglang_blocker(profile) or sm100_backend(profile, options) is not None):
         return None
@@ -328,7 +330,10 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> 
             "runs TensorRT-LLM's MHA backend there, at pages of more than a token" if paged else
             "no_buffer do not support trtllm_mha attention backend.\", mamba_hook.py 161-163): "
             "the model's override runs TensorRT-LLM's MHA backend there")
+    # auto picks the extra buffer with overlap scheduling on the models that take it
+    overlap = ("overlap scheduling on, " if options.sglang_told_strategy is None
+               and profile.architectures[0] in SM100_TRTLLM_WITH_OVERLAP else "")
     return (f"SGLang 0.5.23 on a {gpu.split()[0]} would not start this model with these "
-            f"options (\"{said}, which its no_buffer mamba radix cache refuses; the "
+            f"options (\"{said}, which its no_buffer mamba radix cache refuses; {overlap}the "
             "extra_buffer strategy (where the model takes it) or the radix cache off starts "
             "it, and these figures are no such run's")
