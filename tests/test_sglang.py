@@ -2709,12 +2709,12 @@ def test_sglang_state_pool_starved_by_a_small_ratio_names_a_larger_one():
 def test_a_b200_note_says_sglangs_dsa_layout_is_not_modelled():
     # SGLang 0.5.23 on a B200 runs DeepSeek-V3.2 on its trtllm DSA backends, fp8_e4m3 told no
     # --kv-cache-dtype, storing the raw 512 + 64 B latent beside the 132 B index keys: 61 x 708
-    # = 43,188 B a token, so 40 GiB holds 994,482 tokens, 994,432 in pages of 64, where these
+    # = 43,188 B a token, so 40 GiB holds 994,481 tokens, 994,432 in pages of 64, where these
     # bfloat16 figures (61 x (1,152 + 132) = 78,324 B a token) hold 548,352
     from flatkv.strategies.sglang import sm100_dsa_layout
 
     v32 = load_preset("DeepSeek-V3.2").profile()
-    assert (40 << 30) // (61 * 708) // 64 * 64 == 994_432
+    assert (40 << 30) // (61 * 708) == 994_481 and 994_481 // 64 * 64 == 994_432
     assert run_strategy("sglang", v32, budget_bytes=40 << 30).logged_tokens == (
         (40 << 30) // (61 * (1_152 + 132)) // 64 * 64) == 548_352
     note = sm100_dsa_layout("B200 192GB", v32)

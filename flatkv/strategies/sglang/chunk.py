@@ -296,7 +296,7 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile) -> str | None:
     is told (533-536), and they store the raw latent and rope, 512 + 64 fp8 B a token a layer,
     with no scales, beside the 132 B of index keys, and size the pool by those 708 B
     (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440): DeepSeek-V3.2's 61
-    layers hold 40 GiB // (61 x 708) = 994,482 tokens, 994,432 in whole pages of 64, where
+    layers hold 40 GiB // (61 x 708) = 994,481 tokens, 994,432 in whole pages of 64, where
     FlatKV's bfloat16 figures hold 548,352. No option here gives that layout, so the note says
     so and names none. None elsewhere."""
     if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is None
