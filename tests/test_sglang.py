@@ -1704,7 +1704,15 @@ def test_sglang_b200_refusal_of_no_buffer_beside_tensorrt_llm():
     # a told no_buffer refuses it whatever; drafting, Nemotron-H's override sets page 64 too,
     # which the no_buffer check refuses first (mamba_hook.py 157)
     no_buffer = StrategyOptions(sglang_mamba_radix_cache_strategy="no_buffer")
-    assert sm100_refusal(b200, nemotron_h, no_buffer) is not None
+    assert sm100_refusal(b200, nemotron_h, replace(no_buffer, sglang_overlap_schedule=False)) == (
+        sm100_refusal(b200, nemotron_h, off).replace("overlap scheduling on, ", ""))
+    # beside overlap scheduling SGLang fails on it first (mamba_hook.py 158-160), which the
+    # strategy's own refusal quotes: no B200 note beside it
+    assert not run_strategy("sglang", nemotron_h, budget_bytes=40 << 30,
+                            options=no_buffer).applies
+    assert "(\"no_buffer do not support overlap schedule.\")" in run_strategy(
+        "sglang", nemotron_h, budget_bytes=40 << 30, options=no_buffer).reason
+    assert sm100_refusal(b200, nemotron_h, no_buffer) is None
     assert sm100_refusal(b200, nemotron_h, replace(no_buffer, speculative_tokens=3)).startswith(
         "SGLang 0.5.23 on a B200 would not start this model with these options (\"no_buffer "
         "only supports page_size=1.\", mamba_hook.py 157): the model's override runs "

@@ -320,12 +320,18 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> 
     drafting told none (nemotron_h.py 123-135), else for the backend; ``sm100_backend`` None.
     What to tell it so that it starts ends the text: overlap scheduling too where auto picked
     no_buffer for want of it (Nemotron-H; not a told no_buffer, nor a model auto gives
-    no_buffer whatever the scheduling)."""
+    no_buffer whatever the scheduling). None for a told no_buffer beside overlap scheduling at
+    a page of 1: SGLang fails on the scheduling first, as FlatKV's own refusal says."""
     if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is not None
             or sglang_blocker(profile) or sm100_backend(profile, options) is not None):
         return None
     paged = (options.sglang_page_size > 1 or bool(options.speculative_tokens)
              or profile.architectures[0] in SM100_TRTLLM_WITH_EXTRA_BUFFER)
+    # a told no_buffer at a page of 1 beside overlap scheduling fails its overlap assertion
+    # first (mamba_hook.py 158-160), which the strategy's own refusal already quotes
+    if not paged and options.sglang_told_strategy == "no_buffer" and (
+            options.sglang_overlap_schedule):
+        return None
     said = ("no_buffer only supports page_size=1.\", mamba_hook.py 157): the model's override "
             "runs TensorRT-LLM's MHA backend there, at pages of more than a token" if paged else
             "no_buffer do not support trtllm_mha attention backend.\", mamba_hook.py 161-163): "
