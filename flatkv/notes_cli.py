@@ -30,12 +30,7 @@ from flatkv.models import DRAFTER_NOT_COUNTED
 from flatkv.profile import CacheProfile
 from flatkv.strategies import model_blocker, run_strategy
 from flatkv.strategies.base import StrategyOptions
-from flatkv.strategies.sglang import (
-    CHUNKED_PREFILL_ASSUMED,
-    sglang_default_page,
-    sm100_dsa_layout,
-    sm100_refusal,
-)
+from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, sglang_gpu_note
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
 from flatkv.strategy_notes import prefill_checkpoint_text
@@ -75,17 +70,13 @@ def checkpoint_notes(options: StrategyOptions, model: GivenModel,
 
 def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile,
                       options: StrategyOptions) -> tuple[str, ...]:
-    """Where --gpu-memory names a GPU on which SGLang runs another page than
-    --sglang-page-size (Blackwell: its backends' page when told none, a model override's or a
-    backend's in place of the one told): the page such a run takes; where it would not start
-    with these options (``sm100_refusal``), why; what it does there that these figures do not
-    model (``sm100_dsa_layout``)."""
-    gpu = gpu_named(args)
-    if unmodelled := sm100_refusal(gpu, profile, options) or sm100_dsa_layout(gpu, profile):
-        return (f"note: {unmodelled}",)
-    default = sglang_default_page(gpu, profile, options)
-    if default is None or options.sglang_page_size == default.page:
+    """The CLI's words for ``sglang_gpu_note`` on the GPU --gpu-memory names (Blackwell: the
+    page SGLang runs in place of --sglang-page-size, why it would not start with these options,
+    or what it does there that these figures do not model), the fix a flag."""
+    if (default := sglang_gpu_note(gpu_named(args), profile, options)) is None:
         return ()
+    if isinstance(default, str):
+        return (f"note: {default}",)
     return (f"note: {default.said}: --sglang-page-size {default.page} matches such a run's "
             "log",)
 

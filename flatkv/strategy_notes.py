@@ -41,12 +41,7 @@ from flatkv.strategies.sglang import (
 )
 from flatkv.strategies.sglang import chunked_prefill_tiers_text as sglang_chunked_prefill_tiers_text
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
-from flatkv.strategies.sglang import (
-    sglang_default_page,
-    sm100_dsa_layout,
-    sm100_refusal,
-    swa_label,
-)
+from flatkv.strategies.sglang import sglang_gpu_note, swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.sglang_log import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
 from flatkv.strategies.sglang_log import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
@@ -388,16 +383,13 @@ def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
 
 
 def sglang_gpu_page_text(gpu: str, options: StrategyOptions, profile: CacheProfile) -> str:
-    """Where the GPU picked is one on which SGLang runs another page than the engine options'
-    (Blackwell: its backends' page when told none, a model override's or a backend's in place
-    of the one told): the page such a run takes; where it would not start with them
-    (``sm100_refusal``), why; what it does there that these figures do not model
-    (``sm100_dsa_layout``). Empty elsewhere."""
-    if unmodelled := sm100_refusal(gpu, profile, options) or sm100_dsa_layout(gpu, profile):
-        return f"{unmodelled}."
-    default = sglang_default_page(gpu, profile, options)
-    if default is None or options.sglang_page_size == default.page:
+    """Compare's words for ``sglang_gpu_note`` on the GPU picked (Blackwell: the page SGLang
+    runs in place of the engine options', why it would not start with them, or what it does
+    there that these figures do not model), the fix an engine option; empty elsewhere."""
+    if (default := sglang_gpu_note(gpu, profile, options)) is None:
         return ""
+    if isinstance(default, str):
+        return f"{default}."
     return (f"{default.said} and rounds its pools down to whole pages: set the SGLang page size "
             f"to {default.page} in the engine options to match such a run's log.")
 

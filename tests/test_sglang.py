@@ -49,6 +49,7 @@ from flatkv.strategies.sglang import (
     page_size,
     sglang_default_chunked_prefill,
     sglang_default_page,
+    sglang_gpu_note,
     sglang_window,
     slots_per_request,
     sm100_backend,
@@ -2732,3 +2733,23 @@ def test_a_b200_note_says_sglangs_dsa_layout_is_not_modelled():
     # not on a Hopper, nor for a model without an indexer (DeepSeek-V3's dense MLA)
     assert sm100_dsa_layout("H100 80GB", v32) is None
     assert sm100_dsa_layout("B200 192GB", load_preset("DeepSeek-V3").profile()) is None
+
+
+def test_sglang_gpu_note_is_the_refusal_the_dsa_layout_or_the_page_in_place_of_the_told():
+    """One note a GPU, as Compare and the CLI word it: on a B200 Nemotron-H without overlap
+    scheduling is refused (text), DeepSeek-V3.2's DSA layout is not modelled (text),
+    DeepSeek-V3 told 16 runs 64 (a page); told 32, or on an H100, nothing, as the page SGLang
+    runs is never the page told."""
+    b200 = "B200 192GB"
+    nemotron_h, v32, ds3 = (load_preset(name).profile() for name in (
+        "Nemotron-H-8B", "DeepSeek-V3.2", "DeepSeek-V3"))
+    off = StrategyOptions(sglang_overlap_schedule=False)
+    assert sglang_gpu_note(b200, nemotron_h, off) == sm100_refusal(b200, nemotron_h, off)
+    assert sglang_gpu_note(b200, v32, StrategyOptions()).startswith(
+        "SGLang 0.5.23 on a B200 runs DeepSeek's sparse attention on its trtllm DSA backends")
+    assert sglang_gpu_note(b200, ds3, StrategyOptions(sglang_page_size=16)).page == 64
+    for page in (32, 64):
+        assert sglang_gpu_note(b200, ds3, StrategyOptions(sglang_page_size=page)) is None
+    assert sglang_gpu_note(b200, ds3, StrategyOptions()).page == 64
+    for model in (nemotron_h, v32, ds3):
+        assert sglang_gpu_note("H100 80GB", model, off) is None

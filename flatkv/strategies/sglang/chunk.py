@@ -343,3 +343,14 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> 
             f"options (\"{said}, which its no_buffer mamba radix cache refuses; {overlap}the "
             "extra_buffer strategy (where the model takes it) or the radix cache off starts "
             "it, and these figures are no such run's")
+
+
+def sglang_gpu_note(gpu: str, profile: CacheProfile,
+                    options: StrategyOptions) -> str | DefaultPage | None:
+    """What the GPU notes (Compare's, the CLI's) say of SGLang 0.5.23 on ``gpu`` at
+    ``options``: why it would not start (``sm100_refusal``) or what it does there that these
+    figures do not model (``sm100_dsa_layout``), as text; else the page it runs in place of the
+    one told (``sglang_default_page``, never the page told); None where it runs them as told.
+    One place for both surfaces, which word only the fix (an engine option, a flag)."""
+    return (sm100_refusal(gpu, profile, options) or sm100_dsa_layout(gpu, profile)
+            or sglang_default_page(gpu, profile, options))
