@@ -292,3 +292,14 @@ def test_every_name_the_docs_cite_exists():
                 if parts[0] in classes:
                     missing += [dotted] * (not defines(classes[parts[0]], parts[1]))
     assert missing == []
+
+
+def test_deepseek_v32_on_a_b200_beside_sglangs_trtllm_dsa_layout(capsys):
+    # 40 GiB: FlatKV's bfloat16 DSA token is 61 x (1,152 + 132) B, SGLang's trtllm DSA one on a
+    # B200 61 x (576 + 132) B (fp8_e4m3, the raw latent): both in whole pages of 64
+    (sglang,) = [r for name, r in compare(capsys, "--preset", "DeepSeek-V3.2", "--budget",
+                                          "40GiB").items() if name.startswith("sglang")]
+    assert sglang["capacity_tokens"] == (40 << 30) // (61 * (1_152 + 132)) // 64 * 64
+    raw = (40 << 30) // (61 * (576 + 132)) // 64 * 64
+    assert_in_readme(f"40 GiB holds {raw:,} tokens where these bfloat16 figures hold "
+                     f"{sglang['capacity_tokens']:,}")
