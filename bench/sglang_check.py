@@ -1266,7 +1266,13 @@ def check_b200(sg: NS) -> tuple[int, int]:
         setting = (f"{name} on a {B200} B={BUDGETS[0]:,} P={'not told' if page is None else page}"
                    f" overlap={'on' if overlap else 'off'}"
                    + "".join(f" {k}={v}" for k, v in more.items()))
-        bad += not report("sglang", setting, engine, flatkv)
+        same = report("sglang", setting, engine, flatkv)
+        # a B200 note's refusal quotes SGLang's assertion: its words, not any refusal
+        if flatkv.get("quoted") and engine.get("refused") != flatkv["refused"]:
+            print(f"BAD {setting} | the note quotes {flatkv['refused']!r} where SGLang "
+                  f"{show(engine)}")
+            same = False
+        bad += not same
     return len(rows), bad
 
 
@@ -1280,14 +1286,16 @@ def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
     told (FlatKV's options hold no page told apart from 1, and SGLang's resolution reads a
     told 1 as none: is_no_spec_infer_or_topk_one, the radix-cache pass, the backends' page
     fixes); the pools at that page, or a refusal where ``sm100_refusal``'s note says SGLang
-    would not start."""
+    would not start: the assertion the note quotes (``quoted``), which ``check_b200`` holds to
+    SGLang's own words."""
     options = StrategyOptions(sglang_overlap_schedule=overlap, **ratios,
                               sglang_chunked_prefill_size=sglang_default_chunked_prefill(
                                   GPU_PRESETS[B200]))
     profile = spec.profile()
     options = replace(options, sglang_page_size=page or 1)  # as told: 1 for none
     if refusal := sm100_refusal(B200, profile, options):  # the note's
-        return {"refused": refusal[:60]}
+        # the assertion the note quotes, which ``check_b200`` holds to SGLang's own words
+        return {"refused": refusal.split('("', 1)[1].split('", ', 1)[0], "quoted": True}
     backend = sm100_backend(profile, options)
     # SGLang reads a told 1 as none told (the check's B200 rows agree); a page it replaces
     # (none told, a model override's, a backend's page fix) as the note says
