@@ -1239,7 +1239,7 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     sparse attention's KV cache in fp8_e4m3 when not told --kv-cache-dtype (overrides.py
     533-536), runs its DSA prefill and decode on trtllm (overrides.py 713-719) and so stores
     the raw MLA layout, 512 + 64 B a token a layer (calculate_mla_kv_cache_dim,
-    kv_cache_configurator.py 3434-3440), not the scaled fp8 layout's 656 FlatKV's fp8 figures
+    kv_cache_configurator.py 3425-3440), not the scaled fp8 layout's 656 FlatKV's fp8 figures
     take: with the index keys' 132, 61 x 708 = 43,188 B a token, 994,432 tokens in 40 GiB
     (whole pages of 64), where FlatKV's bfloat16 says 548,352 and its fp8 893,504. FlatKV's
     options know the GPU only through the chunk, so neither the dtype nor the layout can

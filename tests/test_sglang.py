@@ -1696,7 +1696,8 @@ def test_sglang_b200_refusal_of_no_buffer_beside_tensorrt_llm():
         "do not support trtllm_mha attention backend.\", mamba_hook.py 161-163): the model's "
         "override runs TensorRT-LLM's MHA backend there, which its no_buffer mamba radix "
         "cache refuses; overlap scheduling on, the extra_buffer strategy (where the model "
-        "takes it) or the radix cache off starts it, and these figures are no such run's")
+        "takes it) or the radix cache off starts it; the figures shown are of these settings, "
+        "which it would not run")
     assert sm100_refusal("H100 80GB", nemotron_h, off) is None
     for starts in (StrategyOptions(), replace(off, sglang_disable_radix_cache=True),
                    replace(off, sglang_mamba_radix_cache_strategy="extra_buffer"),

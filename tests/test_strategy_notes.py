@@ -714,14 +714,15 @@ def test_sglang_gpu_page_text_names_a_refusal_on_a_b200():
         "do not support trtllm_mha attention backend.\", mamba_hook.py 161-163)")
     assert notes.sglang_gpu_page_text("B200 192GB", off, nemotron_h).endswith(
         "which its no_buffer mamba radix cache refuses; overlap scheduling on, the extra_buffer "
-        "strategy (where the model takes it) or the radix cache off starts it, and these "
-        "figures are no such run's.")
+        "strategy (where the model takes it) or the radix cache off starts it; the figures "
+        "shown are of these settings, which it would not run.")
     # no_buffer told: overlap scheduling on would not start it (SGLang refuses a told no_buffer
     # with it), so the note does not offer it
     told = replace(off, sglang_mamba_radix_cache_strategy="no_buffer")
     assert notes.sglang_gpu_page_text("B200 192GB", told, nemotron_h).endswith(
         "which its no_buffer mamba radix cache refuses; the extra_buffer strategy (where the "
-        "model takes it) or the radix cache off starts it, and these figures are no such run's.")
+        "model takes it) or the radix cache off starts it; the figures shown are of these "
+        "settings, which it would not run.")
     assert notes.sglang_gpu_page_text("H100 80GB", off, nemotron_h) == ""
 
 

@@ -342,7 +342,7 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> 
     return (f"SGLang 0.5.23 on a {gpu.split()[0]} would not start this model with these "
             f"options (\"{said}, which its no_buffer mamba radix cache refuses; {overlap}the "
             "extra_buffer strategy (where the model takes it) or the radix cache off starts "
-            "it, and these figures are no such run's")
+            "it; the figures shown are of these settings, which it would not run")
 
 
 def sglang_gpu_note(gpu: str, profile: CacheProfile,
