@@ -1243,11 +1243,28 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     take: with the index keys' 132, 61 x 708 = 43,188 B a token, 994,432 tokens in 40 GiB
     (whole pages of 64), where FlatKV's bfloat16 says 548,352 and its fp8 893,504. FlatKV's
     options know the GPU only through the chunk, so neither the dtype nor the layout can
-    follow it yet: a B200 note says so (``sglang.sm100_dsa_layout``)."""
-    return [(p, page, overlap, more) for p in B200_PRESETS for page in B200_PAGES
+    follow it yet: a B200 note says so (``sglang.sm100_dsa_layout``).
+
+    Then the two models whose B200 override reads the radix cache strategy (Qwen3-Next's
+    told extra buffer, Nemotron-H's no_buffer beside TensorRT-LLM) with each strategy told,
+    at every page, both overlaps, and with and without 3 drafted tokens; but not Nemotron-H
+    drafting beside a told no_buffer at a told page of 1. FlatKV reads a told 1 as none told
+    (as SGLang does everywhere else), and its note quotes the assertion SGLang fails where
+    none is told, "no_buffer only supports page_size=1." (the override's page 64,
+    nemotron_h.py 130-131); told 1, the override keeps it and SGLang fails the next assertion
+    (overlap scheduling, or the backend; mamba_hook.py 157-163). Both refuse: only the
+    quoted words differ."""
+    rows = [(p, page, overlap, more) for p in B200_PRESETS for page in B200_PAGES
             for overlap in (True, False)
             for more in ({}, {"speculative_tokens": 3},
                          {"speculative_tokens": 3, **RADIX_OFF})]
+    return rows + [(p, page, overlap, {STRATEGY: strategy, **more})
+                   for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for page in B200_PAGES
+                   for overlap in (True, False)
+                   for strategy in ("no_buffer", "extra_buffer", "extra_buffer_lazy")
+                   for more in ({}, {"speculative_tokens": 3})
+                   if not (p == "Nemotron-H-8B" and page == 1 and strategy == "no_buffer"
+                           and more)]
 
 
 def check_b200(sg: NS) -> tuple[int, int]:
