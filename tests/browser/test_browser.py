@@ -71,8 +71,12 @@ def icon_gap(label) -> int:
 
 
 def open_view(page, url: str, title: str):
+    """``url`` opened, its page's title shown and its script's run over: a check of the
+    layout read mid-run, under load, can find the last run's cells beside this run's (a
+    Layout metric once measured two cells wide where its finished run gives it one)."""
     page.goto(url)
     expect(page.locator("h1").filter(has_text=title)).to_be_visible()
+    expect(page.locator('[data-testid="stStatusWidgetRunningIcon"]')).to_have_count(0)
 
 
 @pytest.mark.parametrize("path", list(PAGES))
