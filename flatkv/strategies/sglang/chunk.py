@@ -18,7 +18,7 @@ from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
 from flatkv.strategies.sglang.model import sglang_blocker
 from flatkv.strategies.sglang.pages import page_size
 from flatkv.strategies.sglang.state import NO_BUFFER_ARCHITECTURES, radix_page_refusal
-from flatkv.units import MAX_TOKENS, parse_tokens
+from flatkv.units import MAX_TOKENS, parse_tokens, tokens_text
 
 # SGLang 0.5.23's --chunked-prefill-size when not told, by the GPU memory nvidia-smi reports
 # (memory.total in MiB, the least over the GPUs): handle_gpu_memory_settings
@@ -241,10 +241,6 @@ def sm100_page(profile: CacheProfile, backend: str | None, told: int) -> int:
     return SM100_BACKEND_PAGES[backend][0]
 
 
-def _tokens(page: int) -> str:
-    return f"{page} token{'s' if page > 1 else ''}"
-
-
 def sglang_default_page(gpu: str, profile: CacheProfile,
                         options: StrategyOptions | None = None) -> DefaultPage | None:
     """The page size SGLang runs the model with on ``gpu`` (a GPU preset's name) at
@@ -274,18 +270,18 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
         return None
     gpu_name = gpu.split()[0]
     if told == 1:
-        return DefaultPage(page, f"SGLang 0.5.23 on a {gpu_name} runs pages of {_tokens(page)} "
+        return DefaultPage(page, f"SGLang 0.5.23 on a {gpu_name} runs pages of {tokens_text(page)} "
                                  f"when not told a page size ({SM100_BACKEND_PAGES[backend][1]})")
     if profile.architectures[0] in SM100_TRTLLM_WITH_EXTRA_BUFFER:
         why = (f"the model's override runs {SM100_BACKEND_PAGES.get(backend, ('', backend))[1]}"
-               f" at {_tokens(page)} a page whatever page size is told, "
+               f" at {tokens_text(page)} a page whatever page size is told, "
                "model_overrides/qwen3_5.py 45-48")
     else:
         taken = SM100_TAKEN_PAGES[backend]
         why = (f"{SM100_BACKEND_PAGES[backend][1]} takes pages of "
                f"{', '.join(map(str, taken[:-1]))}{' or ' if len(taken) > 1 else ''}"
                f"{taken[-1]} tokens alone")
-    return DefaultPage(page, f"SGLang 0.5.23 on a {gpu_name} runs pages of {_tokens(page)} "
+    return DefaultPage(page, f"SGLang 0.5.23 on a {gpu_name} runs pages of {tokens_text(page)} "
                              f"where told a page size of {told} ({why})")
 
 
