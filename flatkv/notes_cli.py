@@ -73,7 +73,7 @@ def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile,
     """The CLI's words for ``sglang_gpu_note`` on the GPU --gpu-memory names (Blackwell: the
     page SGLang runs in place of --sglang-page-size, why it would not start with these options,
     or what it does there that these figures do not model), the fix a flag."""
-    if (default := sglang_gpu_note(gpu_named(args), profile, options)) is None:
+    if (default := sglang_gpu_note(gpu_named(args), profile, options, _flag_setting)) is None:
         return ()
     if isinstance(default, str):
         return (f"note: {default}",)
@@ -124,6 +124,12 @@ def _flag_as_typed(field: str, value: object) -> str:
     """The flag that sets option ``field`` to ``value``: ``--mamba-cache-mode``, and for an
     option turned off ``--no-sglang-swa-pool``."""
     return f"--{'no-' if value is False else ''}{field.replace('_', '-')}"
+
+
+def _flag_setting(field: str, value: object) -> str:
+    """The flags that set option ``field`` to ``value``: ``--sglang-disable-radix-cache``,
+    ``--sglang-mamba-radix-cache-strategy extra_buffer``."""
+    return _flag_as_typed(field, value) + ("" if isinstance(value, bool) else f" {value}")
 
 
 def idle_option_notes(options: StrategyOptions, profile: CacheProfile,

@@ -1402,6 +1402,11 @@ def test_compare_on_a_b200_names_the_page_or_refusal_in_place_of_the_options(cap
     assert code == 0 and ("python -m flatkv: note: SGLang 0.5.23 on a B200 would not start "
                           "this model with these options (\"no_buffer do not support "
                           "trtllm_mha attention backend.\", mamba_hook.py 161-163)") in err
+    # ... and names the flags that start it, where the app names its options in words
+    assert ("which its no_buffer mamba radix cache refuses; --sglang-overlap-schedule, "
+            "--sglang-mamba-radix-cache-strategy extra_buffer (where the model takes it) or "
+            "--sglang-disable-radix-cache starts it; the figures shown are of these settings, "
+            "which it would not run\n") in err
     _, _, err = run([*nemotron[:-2], "H100 80GB", nemotron[-1]], capsys)
     assert "SGLang 0.5.23" not in err
     # DeepSeek-V3.2 on a B200: its trtllm DSA backends' raw fp8 layout, which nothing models

@@ -9,6 +9,7 @@ The CLI, the app and the notes read these defaults without running the strategy.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -305,7 +306,8 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile) -> str | None:
             "layout, so such a run's log holds more tokens than they do")
 
 
-def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> str | None:
+def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions,
+                  say: Callable[[str, object], str] | None = None) -> str | None:
     """Why SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``) would not start the model
     at ``options`` where FlatKV's figures do (None where it would, or the GPU is another): the
     backend the model's override picks there, TensorRT-LLM's MHA, beside the no_buffer mamba
@@ -316,8 +318,11 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> 
     drafting told none (nemotron_h.py 123-135), else for the backend; ``sm100_backend`` None.
     What to tell it so that it starts ends the text: overlap scheduling too where auto picked
     no_buffer for want of it (Nemotron-H; not a told no_buffer, nor a model auto gives
-    no_buffer whatever the scheduling). None for a told no_buffer beside overlap scheduling at
-    a page of 1: SGLang fails on the scheduling first, as FlatKV's own refusal says."""
+    no_buffer whatever the scheduling), each as ``say(field, value)`` words it (default
+    ``plain_fix``; the CLI names its flags). None for a told no_buffer beside overlap
+    scheduling at a page of 1: SGLang fails on the scheduling first, as FlatKV's own refusal
+    says."""
+    say = say or plain_fix
     if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is not None
             or sglang_blocker(profile) or sm100_backend(profile, options) is not None):
         return None
@@ -333,20 +338,39 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions) -> 
             "no_buffer do not support trtllm_mha attention backend.\", mamba_hook.py 161-163): "
             "the model's override runs TensorRT-LLM's MHA backend there")
     # auto picks the extra buffer with overlap scheduling on the models that take it
-    overlap = ("overlap scheduling on, " if options.sglang_told_strategy is None
-               and profile.architectures[0] in SM100_TRTLLM_WITH_OVERLAP else "")
+    fixes = ([("sglang_overlap_schedule", True)] if options.sglang_told_strategy is None
+             and profile.architectures[0] in SM100_TRTLLM_WITH_OVERLAP else [])
+    fixes += [("sglang_mamba_radix_cache_strategy", "extra_buffer"),
+              ("sglang_disable_radix_cache", True)]
+    said_fixes = [say(field, value) + (" (where the model takes it)" if value == "extra_buffer"
+                                       else "") for field, value in fixes]
     return (f"SGLang 0.5.23 on a {gpu.split()[0]} would not start this model with these "
-            f"options (\"{said}, which its no_buffer mamba radix cache refuses; {overlap}the "
-            "extra_buffer strategy (where the model takes it) or the radix cache off starts "
-            "it; the figures shown are of these settings, which it would not run")
+            f"options (\"{said}, which its no_buffer mamba radix cache refuses; "
+            f"{', '.join(said_fixes[:-1])} or {said_fixes[-1]} starts it; the figures shown "
+            "are of these settings, which it would not run")
 
 
-def sglang_gpu_note(gpu: str, profile: CacheProfile,
-                    options: StrategyOptions) -> str | DefaultPage | None:
+# The options that start what SGLang refuses on a B200 (``sm100_refusal``'s fixes), each set to
+# the value that does, in plain words: a surface that names them its own way (the CLI's flags)
+# passes its own ``say``
+_PLAIN_FIXES = {("sglang_overlap_schedule", True): "overlap scheduling on",
+                ("sglang_mamba_radix_cache_strategy", "extra_buffer"): "the extra_buffer strategy",
+                ("sglang_disable_radix_cache", True): "the radix cache off"}
+
+
+def plain_fix(field: str, value: object) -> str:
+    """An option ``field`` set to ``value``, as the app's notes say it (``_PLAIN_FIXES``)."""
+    return _PLAIN_FIXES[field, value]
+
+
+def sglang_gpu_note(gpu: str, profile: CacheProfile, options: StrategyOptions,
+                    say: Callable[[str, object], str] | None = None
+                    ) -> str | DefaultPage | None:
     """What the GPU notes (Compare's, the CLI's) say of SGLang 0.5.23 on ``gpu`` at
     ``options``: why it would not start (``sm100_refusal``) or what it does there that these
     figures do not model (``sm100_dsa_layout``), as text; else the page it runs in place of the
     one told (``sglang_default_page``, never the page told); None where it runs them as told.
-    One place for both surfaces, which word only the fix (an engine option, a flag)."""
-    return (sm100_refusal(gpu, profile, options) or sm100_dsa_layout(gpu, profile)
+    One place for both surfaces, which word only the fix (an engine option, a flag: ``say``,
+    as ``sm100_refusal`` takes it)."""
+    return (sm100_refusal(gpu, profile, options, say) or sm100_dsa_layout(gpu, profile)
             or sglang_default_page(gpu, profile, options))
