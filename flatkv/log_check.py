@@ -60,6 +60,9 @@ ELISION = "..."
 # (546 fields; its mamba_radix_cache_strategy past the 10,000th). 1 MB of lines this long, made
 # of FlatKV's own lines' words, is checked in under half a second.
 MAX_LINE_CHARS = 100_000
+# The most digits a figure of the run a log gives (``logged_run``) is read with: 2**64 has 20;
+# a longer one is no engine's count
+MAX_RUN_FIGURE_DIGITS = 20
 # The widest a terminal's wrapped line is taken to be: only a line this short is joined to the
 # next in a log without prefixes (``_wrapped``)
 MAX_WRAP_WIDTH = 1_000
@@ -926,7 +929,11 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
     for line in lines:
         for key, engine, pattern in _RUN_FIGURES:
             if line.engine in (engine, None) and (match := pattern.search(line.message)):
-                said[key].add(match[1].replace(",", ""))
+                figure = match[1].replace(",", "")
+                # a figure longer than any count an engine prints is no run's: not read
+                # (past 4,300 digits int() refuses it, and a line now reads 100,000 characters)
+                if len(figure.lstrip("-")) <= MAX_RUN_FIGURE_DIGITS:
+                    said[key].add(figure)
     one = {key: next(iter(values)) for key, values in said.items() if len(values) == 1}
     chunk = int(one["chunk"]) if "chunk" in one else None
     return LoggedRun(

@@ -958,6 +958,26 @@ def test_the_logged_run_gives_the_tp_its_settings_line_names():
     assert logged_run(read_log("[2026-12-06 07:00:00] tp_size=4")).tp is None
 
 
+def test_a_logged_figure_of_thousands_of_digits_is_not_read():
+    from flatkv.log_check import logged_run
+
+    # a line reads 100,000 characters: a figure of 5,000 digits (past the 4,300 int() reads)
+    # is no run's and is not read, where it raised int()'s own ValueError ("Exceeds the limit
+    # (4300 digits) for integer string conversion") as compare --check-log's error line;
+    # the line's other figures are read, and a figure of 20 digits still is
+    huge = "9" * 5_000
+    run = logged_run(read_log(f"[2026-12-06 07:00:00] server_args={{'tp_size': 2, "
+                              f"'page_size': {huge}, 'mamba_track_interval': {huge}, "
+                              f"'attn_dp_size': {huge}}}"))
+    assert (run.tp, run.sglang_page_size, run.sglang_mamba_track_interval, run.attn_dp) == (
+        2, None, None, None)
+    run = logged_run(read_log(f"[2026-12-06 07:00:00 TP0] max_total_num_tokens={huge}, "
+                              f"chunked_prefill_size=-{huge}, context_len=32768"))
+    assert (run.sglang_tokens, run.chunk, run.context) == (None, None, 32_768)
+    assert logged_run(read_log(f"[2026-12-06 07:00:00] server_args={{'tp_size': {'9' * 20}}}")
+                      ).tp == 99_999_999_999_999_999_999
+
+
 def test_the_logged_run_gives_sglangs_attention_dp_from_its_server_args():
     from flatkv.log_check import logged_run
 
