@@ -79,6 +79,13 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
         "the default (frac=0.9).",
         "sg_ratio '+0.8' has a plus sign: write it without the sign, e.g. 0.8; using the "
         "default (sg_ratio=0.9)."]
+    # underscores between digits read, as float() reads them; elsewhere not (Decimal took
+    # sg_ratio=_0.5 as 0.5)
+    state, notices = decode_query({"sg_ratio": "_0.5", "sg_swa": "0.2_5"})
+    assert (state.mamba_full_memory_ratio, state.swa_full_tokens_ratio) == (0.9, 0.25)
+    assert notices == [
+        "sg_ratio is '_0.5': give a number in [0.000001, 1000000] such as 0.9 or 9/10; using "
+        "the default (sg_ratio=0.9)."]
 
 
 def test_round_trip_of_a_custom_model_and_every_setting():

@@ -317,6 +317,14 @@ def test_plan_prints_sglangs_start_up_log():
          "--mamba-full-memory-ratio is 'x'"),
         (["--budget", "1GiB", "--strategy", "nope"], "--strategy"),
         (["--budget", "1GiB", "--sglang-ssm-dtype", "int8"], "--sglang-ssm-dtype is 'int8'"),
+        # underscores only between digits, as float() and so SGLang read a ratio: Decimal took
+        # '0_._5' as 0.5 and '1__0' as 10
+        (["--budget", "1GiB", "--mamba-full-memory-ratio", "0_._5"],
+         "python -m flatkv: error: --mamba-full-memory-ratio is '0_._5': give a number in "
+         "[0.000001, 1000000] such as 0.9 or 9/10\n"),
+        (["--budget", "1GiB", "--lcm-padding-bound", "1__0"],
+         "python -m flatkv: error: --lcm-padding-bound is '1__0': give a number in [0, 10] "
+         "such as 0.25 or 1/4\n"),
         (["--budget", "1GiB", "--speculative-tokens", "-1"],
          "--speculative-tokens must be at least 0, got -1"),
         (["--budget", "1GiB", "--max-mamba-cache-size", "0"],

@@ -168,10 +168,13 @@ def _shown(value: object) -> str:
 
 def _decimal_fraction(text: str) -> Fraction | None:
     """A finite decimal with a small exponent as an exact Fraction; None if it is not one.
-    (``Fraction("1e999999999")`` would build a billion-digit int; this never does.)"""
+    (``Fraction("1e999999999")`` would build a billion-digit int; this never does.)
+    Underscores only between digits (``1_000``), as float() and so the engines' own flags read
+    them: Decimal takes them anywhere (``_1000``, ``1__000``, ``0_._5``)."""
     try:
+        float(text)  # a float's syntax first: SGLang reads its ratios with float()
         d = Decimal(text)
-    except InvalidOperation:
+    except (ValueError, InvalidOperation):
         return None
     if not d.is_finite():
         return None
