@@ -70,13 +70,19 @@ def number_problem(text: str, subject: str, example: str,
         except ValueError:
             return False
 
+    def unsigned(instead: str) -> bool:
+        """``instead`` (a plus sign and the rest) without the plus sign is a number as typed:
+        not '+-1', which int() refuses and whose '-1' is no fix, nor '+ 1'."""
+        return (instead.startswith("+") and not instead[1:2].isspace()
+                and instead[1:2] not in ("+", "-") and read(instead[1:]))
+
     if any(c.isdecimal() and not c.isascii() for c in raw):
         instead = ascii_digits(raw)
-        if not read(instead) and instead.startswith("+") and read(instead[1:]):
+        if not read(instead) and unsigned(instead):
             instead = instead[1:]  # '+٢': 2, not the field's example, as '+2' is refused too
         return (f"{subject} is not written in ASCII digits: write it in ASCII digits, e.g. "
                 f"{instead if read(instead) else example}")
-    if raw.startswith("+") and not raw[1:2].isspace() and read(raw[1:]):
+    if unsigned(raw):
         return f"{subject} has a plus sign: write it without the sign, e.g. {raw[1:]}"
     return None
 

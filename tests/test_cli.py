@@ -1895,6 +1895,9 @@ def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
      "e.g. 64"),
     (["compare", *QWEN35, "--budget", "80GB", "--speculative-tokens", "+3"],
      "argument --speculative-tokens: '+3' has a plus sign: write it without the sign, e.g. 3"),
+    # ... but not '+-1', which int() refuses, and whose '-1' each of these flags refuses
+    (["model", "--preset", "Llama-3.1-8B", "--tp", "+-1"],
+     "argument --tp: '+-1' is not a whole number: give one in digits, e.g. 2"),
     (["bench", *QWEN35, "--threads", "١"],
      "argument --threads: '١' is not written in ASCII digits: write it in ASCII digits, e.g. 1"),
     (["plan", *QWEN35, "--budget", "８0GB"],

@@ -515,6 +515,14 @@ def test_a_whole_number_is_read_in_ascii_digits_only_and_other_forms_int_reads_a
             whole_number(text, f"tp={text!r}")
         assert str(error.value) == message
     assert whole_number("+x", "tp") is None  # no number after the sign: the caller says
+    # a plus sign before a minus sign is no number int() reads, and '-1' no fix to give: the
+    # caller says it is no number (the fix was "write it without the sign, e.g. -1")
+    assert [whole_number(t, "tp") for t in ("+-1", "++1")] == [None, None]
+    assert decimal_number("+-0.9", "frac") is None
+    with pytest.raises(ValueError) as error:
+        whole_number("+-١", "tp='+-١'")
+    assert str(error.value) == ("tp='+-١' is not written in ASCII digits: write it in ASCII "
+                                "digits, e.g. 12")
 
 
 def test_a_decimal_is_read_in_ascii_digits_only_as_a_whole_number_is():
