@@ -79,6 +79,12 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
         "the default (frac=0.9).",
         "sg_ratio '+0.8' has a plus sign: write it without the sign, e.g. 0.8; using the "
         "default (sg_ratio=0.9)."]
+    # a chunk past int()'s 4,300 digits: its own "Exceeds the limit (4300 digits)" was the notice
+    state, notices = decode_query({"sg_chunk": "9" * 5_000})
+    assert state.sglang_chunked_prefill_size is None and notices == [
+        f"sg_chunk is '{'9' * 24}...': give whole tokens such as 262144, 256K (262,144) or 128k "
+        "(128,000); or -1 (any whole number 0 or less, as SGLang reads it, or off) for chunked "
+        "prefill off; using the default (sg_chunk=auto)."]
     # underscores between digits read, as float() reads them; elsewhere not (Decimal took
     # sg_ratio=_0.5 as 0.5)
     state, notices = decode_query({"sg_ratio": "_0.5", "sg_swa": "0.2_5"})

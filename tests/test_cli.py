@@ -362,6 +362,15 @@ def test_a_type_error_names_its_flag_once(capsys):
             (["--chunked-prefill-size", "abc"], "--sglang-chunked-prefill-size is 'abc': give "
              "whole tokens such as 262144, 256K (262,144) or 128k (128,000); or -1 (any whole "
              "number 0 or less, as SGLang reads it, or off) for chunked prefill off"),
+            # past int()'s 4,300 digits: its own "Exceeds the limit (4300 digits) for integer
+            # string conversion" was the message, under argparse's prefix
+            (["--chunked-prefill-size=" + "9" * 5_000], "--sglang-chunked-prefill-size is "
+             f"'{'9' * 24}...': give whole tokens such as 262144, 256K (262,144) or 128k "
+             "(128,000); or -1 (any whole number 0 or less, as SGLang reads it, or off) for "
+             "chunked prefill off"),
+            (["--chunked-prefill-size=-" + "9" * 5_000], "--sglang-chunked-prefill-size is "
+             f"'-{'9' * 23}...': give a positive number of tokens; or -1 (any whole number 0 "
+             "or less, as SGLang reads it, or off) for chunked prefill off"),
             (["--block-size", "0"], "argument --block-size: 0 must be positive: give 1 or "
              "more")):
         code, out, err = run(["compare", "--preset", "Llama-3.1-8B", *argv], capsys)

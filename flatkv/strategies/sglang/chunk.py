@@ -70,13 +70,22 @@ def chunked_prefill_size(options: StrategyOptions) -> int | None:
 CHUNK_OFF_WORD = "off"
 
 
+def _whole(word: str) -> int:
+    """int(``word``), a whole number in ASCII digits; past int()'s 4,300 digits, which SGLang's
+    flag refuses too, 1 (no chunk off: ``parse_tokens`` then says what to give)."""
+    try:
+        return int(word)
+    except ValueError:
+        return 1
+
+
 def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS) -> int:
     """SGLang's --chunked-prefill-size as typed on a command line or in a link: tokens
     (``parse_tokens``' suffixes), or chunked prefill off (``CHUNKED_PREFILL_OFF``) for any whole
     number 0 or less, as SGLang reads them (scheduler.py 1372-1373; its help gives -1), or
     ``off``; a ValueError naming ``field`` otherwise, which says how to turn it off."""
     word = text.strip()
-    if re.fullmatch(r"[+-]?[0-9]+", word) and int(word) <= 0 or word.lower() == CHUNK_OFF_WORD:
+    if re.fullmatch(r"[+-]?[0-9]+", word) and _whole(word) <= 0 or word.lower() == CHUNK_OFF_WORD:
         return CHUNKED_PREFILL_OFF
     try:
         return parse_tokens(text, field, maximum=maximum)
