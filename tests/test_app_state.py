@@ -85,6 +85,11 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
         f"sg_chunk is '{'9' * 24}...': give whole tokens such as 262144, 256K (262,144) or 128k "
         "(128,000); or -1 (any whole number 0 or less, as SGLang reads it, or off) for chunked "
         "prefill off; using the default (sg_chunk=auto)."]
+    # ... and one of 0 with a plus sign, read as chunked prefill off where '+5' was refused
+    state, notices = decode_query({"sg_chunk": "+0"})
+    assert state.sglang_chunked_prefill_size is None and notices == [
+        "sg_chunk '+0' has a plus sign: write it without the sign, e.g. 0, for chunked prefill "
+        "off; using the default (sg_chunk=auto)."]
     # underscores between digits read, as float() reads them; elsewhere not (Decimal took
     # sg_ratio=_0.5 as 0.5)
     state, notices = decode_query({"sg_ratio": "_0.5", "sg_swa": "0.2_5"})

@@ -371,6 +371,9 @@ def test_a_type_error_names_its_flag_once(capsys):
             (["--chunked-prefill-size=-" + "9" * 5_000], "--sglang-chunked-prefill-size is "
              f"'-{'9' * 23}...': give a positive number of tokens; or -1 (any whole number 0 "
              "or less, as SGLang reads it, or off) for chunked prefill off"),
+            # a plus sign refused before 0 as before 5 ('+0' was read as chunked prefill off)
+            (["--chunked-prefill-size", "+0"], "--sglang-chunked-prefill-size '+0' has a plus "
+             "sign: write it without the sign, e.g. 0, for chunked prefill off"),
             (["--block-size", "0"], "argument --block-size: 0 must be positive: give 1 or "
              "more")):
         code, out, err = run(["compare", "--preset", "Llama-3.1-8B", *argv], capsys)

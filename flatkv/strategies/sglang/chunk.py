@@ -19,7 +19,7 @@ from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
 from flatkv.strategies.sglang.model import sglang_blocker
 from flatkv.strategies.sglang.pages import page_size
 from flatkv.strategies.sglang.state import NO_BUFFER_ARCHITECTURES, radix_page_refusal
-from flatkv.units import MAX_TOKENS, parse_tokens, tokens_text
+from flatkv.units import MAX_TOKENS, parse_tokens, quoted, tokens_text
 
 # SGLang 0.5.23's --chunked-prefill-size when not told, by the GPU memory nvidia-smi reports
 # (memory.total in MiB, the least over the GPUs): handle_gpu_memory_settings
@@ -85,8 +85,13 @@ def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS) -
     number 0 or less, as SGLang reads them (scheduler.py 1372-1373; its help gives -1), or
     ``off``; a ValueError naming ``field`` otherwise, which says how to turn it off."""
     word = text.strip()
-    if re.fullmatch(r"[+-]?[0-9]+", word) and _whole(word) <= 0 or word.lower() == CHUNK_OFF_WORD:
+    if re.fullmatch(r"-?[0-9]+", word) and _whole(word) <= 0 or word.lower() == CHUNK_OFF_WORD:
         return CHUNKED_PREFILL_OFF
+    # no plus sign, as no number here takes one (units.number_problem): '+0' as '+5' is
+    # refused with the number to write instead, which turns chunked prefill off
+    if re.fullmatch(r"\+[0-9]+", word) and _whole(word[1:]) <= 0:
+        raise ValueError(f"{field} {quoted(text)} has a plus sign: write it without the sign, "
+                         f"e.g. {word[1:]}, for chunked prefill off")
     try:
         return parse_tokens(text, field, maximum=maximum)
     except ValueError as exc:
