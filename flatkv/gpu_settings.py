@@ -124,13 +124,29 @@ def in_order(names: Sequence[str], options: Sequence[str]) -> tuple[str, ...]:
     return tuple(k for k in options if k in names)
 
 
+# A count written with thousands commas, "8,192" or "64,128,256", where a comma separates
+# counts: one number or several? (the app writes its lists "1, 4, 16", ``counts_text``)
+_GROUPED = re.compile(r"(?<![\d,])[0-9]{1,3}(?:,[0-9]{3})+(?![\d,])")
+
+
 def parse_counts(text: str, field: str, *, maximum: int) -> tuple[int, ...]:
-    """``"1, 4, 16"`` -> ``(1, 4, 16)``: whole numbers from 1 to ``maximum``, sorted, once each."""
+    """``"1, 4, 16"`` -> ``(1, 4, 16)``: whole numbers from 1 to ``maximum``, sorted, once each.
+    A count grouped by commas (``8,192``), which would read as two (8 and 192), and a count
+    with a leading zero (``024``, the rest of a ``1, 024``) are refused, not guessed."""
+    if grouped := _GROUPED.search(text):
+        said = grouped[0]
+        raise ValueError(f"{field}: {quoted(said)} reads as one number grouped by commas, "
+                         f"where a comma separates counts: write {said.replace(',', '')} for "
+                         f"one count, or {said.replace(',', ', ')} for several")
     values: set[int] = set()
     for part in text.replace(";", ",").split(","):
         part = part.strip()
         if not part:
             continue
+        if len(part) > 1 and part.startswith("0") and part.isdigit():
+            raise ValueError(f"{field}: {quoted(part)} has a leading zero: write the count "
+                             f"without it, e.g. {int(part):,}" if int(part) else
+                             f"{field}: {quoted(part)} is 0: give counts from 1")
         if (value := whole_number(part, f"{field}: {quoted(part)}")) is None:
             raise ValueError(
                 f"{field}: {quoted(part)} is not a whole number; give a list such as 1, 4, 16")

@@ -65,6 +65,22 @@ def test_parse_counts():
         gpu_settings.parse_counts("21", "pages per call", maximum=20)
     with pytest.raises(ValueError, match="block sizes is empty"):
         gpu_settings.parse_counts(" , ", "block sizes", maximum=20)
+    # a count grouped by thousands commas read as two (8 and 192): refused, not guessed; a list
+    # without spaces whose items are not three digits reads as one
+    assert gpu_settings.parse_counts("1,4,16", "pages per call", maximum=20) == (1, 4, 16)
+    for text, said in (("8,192", "'8,192'"), ("1, 64,128,256", "'64,128,256'")):
+        with pytest.raises(ValueError) as caught:
+            gpu_settings.parse_counts(text, "sweep_blocks", maximum=10**6)
+        plain = said.strip("'")
+        assert str(caught.value) == (
+            f"sweep_blocks: {said} reads as one number grouped by commas, where a comma "
+            f"separates counts: write {plain.replace(',', '')} for one count, or "
+            f"{plain.replace(',', ', ')} for several")
+    # ... and the rest of a '1, 024': a leading zero
+    with pytest.raises(ValueError) as caught:
+        gpu_settings.parse_counts("1, 024", "sweep_blocks", maximum=10**6)
+    assert str(caught.value) == ("sweep_blocks: '024' has a leading zero: write the count "
+                                 "without it, e.g. 24")
 
 
 def test_check_counts_and_counts_text():
