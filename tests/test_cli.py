@@ -24,6 +24,13 @@ def run(argv, capsys):
     return code, out, err
 
 
+def refused(argv, capsys) -> str:
+    """The one error line ``argv`` is refused with: exit status 2, nothing on stdout."""
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "", (code, out)
+    return err
+
+
 def test_plan_json_matches_hand_numbers(capsys):
     code, out, _ = run(["plan", *QWEN35, "--block-size", "64", "--alignment", "16",
                         "--budget", "80GB", "--json"], capsys)
@@ -268,8 +275,7 @@ def test_a_models_own_state_layers_are_not_named_as_the_state_flag(tmp_path, cap
     spec["pattern"] = "(3*gdn,full)*11,3*gdn16,full"
     path = tmp_path / "model.json"
     path.write_text(json.dumps(spec))
-    code, out, err = run(["model", "--model-file", str(path)], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["model", "--model-file", str(path)], capsys) == (
         "python -m flatkv: error: state layers of 'Qwen3-Next-80B-A3B' differ in state bytes "
         "(gdn: conv 49,152 B + ssm 1,048,576 B; gdn16: conv 36,864 B + ssm 524,288 B): the "
         "planner takes one state_const_bytes; give all state kinds the same geometry\n")
@@ -279,10 +285,9 @@ def test_an_empty_kv_bytes_per_slot_is_said_empty_not_read_as_0(capsys):
     # --kv-bytes-per-slot '' read as 0: a model of state layers alone planned without a word,
     # and beside attention layers the error said "is 0"; now said empty, as ' ' was
     for layers in ("linear*12", "(3*linear,full)*12"):
-        code, out, err = run(["plan", "--layers", layers, "--kv-bytes-per-slot", "", "--state",
-                              "conv=49152", "--budget", "80GB", "--planner", "per-component"],
-                             capsys)
-        assert code == 2 and out == "" and err == (
+        assert refused(["plan", "--layers", layers, "--kv-bytes-per-slot", "", "--state",
+                        "conv=49152", "--budget", "80GB", "--planner", "per-component"],
+                       capsys) == (
             "python -m flatkv: error: --kv-bytes-per-slot is empty: give a size such as 80GB or "
             "10GiB\n")
 
@@ -290,9 +295,8 @@ def test_an_empty_kv_bytes_per_slot_is_said_empty_not_read_as_0(capsys):
 def test_a_blank_state_is_said_missing_in_flag_terms(capsys):
     # --state ' ' passed the check for a missing --state and failed in the profile's words
     # ("give the state tensors, e.g. {'conv': 49152, 'ssm': 2097152}", a Python dict)
-    code, out, err = run(["plan", "--layers", "(3*linear,full)*12", "--kv-bytes-per-slot",
-                          "4096", "--state", " ", "--budget", "80GB"], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["plan", "--layers", "(3*linear,full)*12", "--kv-bytes-per-slot",
+                    "4096", "--state", " ", "--budget", "80GB"], capsys) == (
         "python -m flatkv: error: --layers '(3*linear,full)*12' has linear (state) layers but "
         "no --state gives their bytes: add e.g. --state conv=49152,ssm=2097152 (bytes per layer "
         "per TP rank)\n")
@@ -302,9 +306,8 @@ def test_reserved_bytes_on_packed_slabs_say_the_flag_that_fixes_it(capsys):
     # the library's words for the planner ("plan with the per-component planner (planner
     # 'per-component')") are no flag; said as --planner per-component, typed or by default
     for planner in ([], ["--planner", "packed"]):
-        code, out, err = run(["plan", *QWEN35, "--budget", "1GB", "--reserved-bytes-per-block",
-                              "1024", *planner], capsys)
-        assert code == 2 and out == "" and err == (
+        assert refused(["plan", *QWEN35, "--budget", "1GB", "--reserved-bytes-per-block",
+                        "1024", *planner], capsys) == (
             "python -m flatkv: error: --reserved-bytes-per-block applies to the per-component "
             "planner, not packed slabs: add --planner per-component, or drop the option\n")
 
@@ -313,9 +316,8 @@ def test_bench_bounds_block_size_and_alignment_as_plan_does(capsys):
     # bench planned --block-size 2**63 unchecked and asked for "a budget of at least
     # 453,347,182,355,486,019,551,232 B"; now refused as plan refuses it (at most 2**40 tokens)
     for flag in ("--block-size", "--alignment"):
-        code, out, err = run(["bench", "--preset", "Llama-3.1-8B", "--max-blocks", "4", flag,
-                              str(2**63)], capsys)
-        assert code == 2 and out == "" and err == (
+        assert refused(["bench", "--preset", "Llama-3.1-8B", "--max-blocks", "4", flag,
+                        str(2**63)], capsys) == (
             f"python -m flatkv: error: {flag} = 9,223,372,036,854,775,808 is too large to be "
             "real (at most 1,099,511,627,776)\n")
 
@@ -323,9 +325,8 @@ def test_bench_bounds_block_size_and_alignment_as_plan_does(capsys):
 def test_bench_threads_past_the_cores_are_grouped(capsys):
     # "--threads = 9223372036854775808 is more than ..." was the one count printed bare
     cores = os.cpu_count() or 1
-    code, out, err = run(["bench", "--preset", "Llama-3.1-8B", "--max-blocks", "4", "--threads",
-                          str(2**63)], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["bench", "--preset", "Llama-3.1-8B", "--max-blocks", "4", "--threads",
+                    str(2**63)], capsys) == (
         "python -m flatkv: error: --threads = 9,223,372,036,854,775,808 is more than this "
         f"machine's {cores:,} cores: give at most {cores:,}\n")
 
@@ -341,9 +342,8 @@ def test_argparses_own_messages_quote_a_long_value_by_its_start(capsys):
              "from 'packed', 'per-component')"),
             (["--tp", "x"], "argument --tp: 'x' is not a whole number: give one in digits, e.g. "
              "2")):
-        code, out, err = run(["plan", "--preset", "gpt-oss-20b", "--budget", "80GB", *argv],
-                             capsys)
-        assert code == 2 and out == "" and err == f"python -m flatkv: error: {message}\n"
+        plan = ["plan", "--preset", "gpt-oss-20b", "--budget", "80GB", *argv]
+        assert refused(plan, capsys) == f"python -m flatkv: error: {message}\n"
 
 
 def test_a_type_error_names_its_flag_once(capsys):
@@ -387,13 +387,11 @@ def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys)
     code, out, err = run(["plan", "--preset", "x" * 5000, "--budget", "80GB"], capsys)
     assert code == 2 and err.startswith(f"python -m flatkv: error: unknown preset {shown}: "
                                         "known presets are DeepSeek-V3, ") and len(err) < 600
-    code, out, err = run(["bench", "--preset", "Llama-3.1-8B", "--device", "x" * 5000], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["bench", "--preset", "Llama-3.1-8B", "--device", "x" * 5000], capsys) == (
         "python -m flatkv: error: --device must be 'cpu', 'cuda' or 'cuda:N', got "
         f"{shown}\n")
-    code, out, err = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
-                          "--strategy", "sglang", "--sglang-ssm-dtype", "x" * 5000], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                    "--strategy", "sglang", "--sglang-ssm-dtype", "x" * 5000], capsys) == (
         f"python -m flatkv: error: --sglang-ssm-dtype is {shown}: SGLang keeps the ssm state in "
         "one of float32, bfloat16, float16 (SGLANG_MAMBA_SSM_DTYPE), or leave it unset (None) "
         "for SGLang's own choice (the config's mamba_ssm_dtype, else float32)\n")
@@ -402,9 +400,8 @@ def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys)
 def test_an_empty_state_beside_a_model_is_refused_as_given(capsys):
     # --state '' was the option's default, so beside a preset it passed unseen, where
     # --sliding-window '' is refused as given; now refused alike
-    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
-                          "--state", ""], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                    "--state", ""], capsys) == (
         "python -m flatkv: error: give either a model (--preset, --hf-config, --model-file) or "
         "raw bytes (--state), not both: the model's own values would be used and yours "
         "ignored\n")
@@ -434,16 +431,14 @@ def test_a_windowed_model_without_its_window_names_the_flag_or_the_field_given_b
     # "sliding_window is not set ... (sliding_window in the profile or config, --sliding-window
     # on the command line)" had cli.py keep the field name for every path); a profile file
     # without one: its field, as the file writes it; a config.json: its own words
-    code, out, err = run(["compare", "--layers", "2*sliding,full", "--kv-bytes-per-slot", "64",
-                          "--budget", "1GiB"], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["compare", "--layers", "2*sliding,full", "--kv-bytes-per-slot", "64",
+                    "--budget", "1GiB"], capsys) == (
         "python -m flatkv: error: --layers '2*sliding,full' has sliding-window layers but no "
         "--sliding-window gives their window: add e.g. --sliding-window 4096 (tokens)\n")
     profile = tmp_path / "profile.json"
     profile.write_text(json.dumps({"format": "flatkv-profile/1", "kv_bytes_per_slot": 64,
                                    "layers": ["sliding_attention", "full_attention"]}))
-    code, out, err = run(["compare", "--model-file", str(profile), "--budget", "1GiB"], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["compare", "--model-file", str(profile), "--budget", "1GiB"], capsys) == (
         "python -m flatkv: error: sliding_window is not set but the model has sliding_attention "
         "layers: give the window in tokens (sliding_window in the profile or config, "
         "--sliding-window on the command line)\n")
@@ -452,8 +447,7 @@ def test_a_windowed_model_without_its_window_names_the_flag_or_the_field_given_b
         "model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 8,
         "num_key_value_heads": 8, "hidden_size": 512,
         "layer_types": ["sliding_attention", "full_attention"]}))
-    code, out, err = run(["compare", "--hf-config", str(config), "--budget", "1GiB"], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["compare", "--hf-config", str(config), "--budget", "1GiB"], capsys) == (
         "python -m flatkv: error: llama layer 0 is sliding_attention but sliding_window is not "
         "set: add sliding_window to the config\n")
 
@@ -461,9 +455,8 @@ def test_a_windowed_model_without_its_window_names_the_flag_or_the_field_given_b
 def test_an_unknown_dtype_names_the_dtype_option_typed(capsys):
     # "kv_dtype: unknown dtype '1'" named the library field for --kv-dtype 1 (the field was
     # rewritten before a space, not before a colon); a model file's own kv_dtype keeps its name
-    code, out, err = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
-                          "--kv-dtype", "1"], capsys)
-    assert code == 2 and out == "" and err == (
+    assert refused(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
+                    "--kv-dtype", "1"], capsys) == (
         "python -m flatkv: error: --kv-dtype: unknown dtype '1': use one of float32, bfloat16, "
         "float16, float8_e4m3fn, float8_e5m2, int8 (aliases: bf16, e4m3, e5m2, f16, f32, float, "
         "float8, float8_e4m3, fp16, fp32, fp8, fp8_e4m3, fp8_e4m3fn, fp8_e5m2, half, i8)\n")
