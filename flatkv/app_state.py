@@ -65,6 +65,7 @@ from flatkv.strategies.base import (
     to_fraction,
 )
 from flatkv.strategies.sglang import (
+    BLACKWELL_GPUS,
     CHUNK_OFF_WORD,
     parse_chunked_prefill,
     sglang_default_chunked_prefill,
@@ -272,7 +273,9 @@ class AppState:
         return StrategyOptions(  # alignment None stays "the block size", whatever it becomes
             block_size=self.block_size, alignment=self.alignment,
             **{name: getattr(self, name) for name in ENGINE_FIELDS}
-            | {"sglang_chunked_prefill_size": self.sglang_chunked_prefill()},
+            | {"sglang_chunked_prefill_size": self.sglang_chunked_prefill(),
+               # the GPU picked, as SGLang's DeepSeek sparse attention layout reads it
+               "sglang_blackwell": self.gpu in BLACKWELL_GPUS},
         )
 
     def sglang_chunked_prefill(self) -> int:

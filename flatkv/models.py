@@ -269,6 +269,16 @@ class MLALayer(CacheLayer):
     def kv_bytes_per_slot(self, tp: int, kv_dtype: str) -> int:
         return self._latent(kv_dtype)[0] + (self.indexer_bytes_per_slot or 0)
 
+    @property
+    def dsa_raw_fp8_bytes_per_slot(self) -> int | None:
+        """An indexed layer's bytes a token with the latent raw in fp8 (``kv_lora_rank +
+        qk_rope_head_dim`` bytes, no scales) beside the indexer's keys, whatever the KV dtype:
+        SGLang's trtllm DSA layout (``CacheProfile.dsa_raw_fp8_bytes_per_slot``); None
+        without an indexer."""
+        if self.indexer_bytes_per_slot is None:
+            return None
+        return self.kv_lora_rank + self.qk_rope_head_dim + self.indexer_bytes_per_slot
+
     def kv_tensor_bytes(self, tp: int, kv_dtype: str) -> tuple[int, ...]:
         """One latent tensor a layer; the indexer keys count with it, as SGLang's DSA pool logs
         both in one figure."""
@@ -953,6 +963,9 @@ class ModelSpec:
         kv_split = self._kv_splits(kv, sliding=False)
         # the sliding layers' own split where their bytes differ (Gemma 4): SGLang logs it
         sliding_split = self._kv_splits(sliding_kv, sliding=True) if sliding_kv else set()
+        # the MLA layer with the lightning indexer's keys, where one has them
+        indexed = next((layer for layer in self.kinds.values() if isinstance(layer, MLALayer)
+                        and layer.indexer_bytes_per_slot), None)
         return CacheProfile(
             layer_types=self.layer_types,
             kv_bytes_per_slot=kv,
@@ -970,9 +983,8 @@ class ModelSpec:
             config_mamba_ssm_dtype=self.config_mamba_ssm_dtype if has_state else None,
             mamba_chunk_size=self.mamba_chunk_size if has_state else None,
             conv_rows=self.conv_rows(),
-            indexer_bytes_per_slot=next((layer.indexer_bytes_per_slot for layer in
-                                         self.kinds.values() if isinstance(layer, MLALayer)
-                                         and layer.indexer_bytes_per_slot), None),
+            indexer_bytes_per_slot=indexed and indexed.indexer_bytes_per_slot,
+            dsa_raw_fp8_bytes_per_slot=indexed and indexed.dsa_raw_fp8_bytes_per_slot,
             kv_dtype=self.kv_dtype if kv_split else None,
             kv_tensor_bytes=next(iter(kv_split)) if len(kv_split) == 1 else (),
             kv_shared_layer_types=self.kv_shared_layer_types,

@@ -72,7 +72,8 @@ def sglang_page_notes(args: argparse.Namespace, profile: CacheProfile,
                       options: StrategyOptions) -> tuple[str, ...]:
     """The CLI's words for ``sglang_gpu_note`` on the GPU --gpu-memory names (Blackwell: the
     page SGLang runs in place of --sglang-page-size, why it would not start with these options,
-    or what it does there that these figures do not model), the fix a flag."""
+    or the KV dtype and bytes it stores DeepSeek's sparse attention in there, which these
+    figures take), the fix a flag."""
     if (default := sglang_gpu_note(gpu_named(args), profile, options, _flag_setting)) is None:
         return ()
     if isinstance(default, str):

@@ -235,8 +235,14 @@ class CacheProfile:
     attention_dp_profiles: (D, the profile at TP ``tp // D``) for each D > 1 dividing ``tp``,
         when the profile comes from a model: SGLang's attention DP (``--attn-dp-size D``, or
         ``--enable-dp-attention --dp-size D``) runs attention and state layers over
-        ``tp // D`` ranks, so a rank keeps those bytes (``sglang.attention_dp``). Neither
-        field enters equality: they restate the model, not the profile's own figures.
+        ``tp // D`` ranks, so a rank keeps those bytes (``sglang.attention_dp``).
+    dsa_raw_fp8_bytes_per_slot: for a model with DeepSeek's lightning indexer, a token's bytes
+        a layer with the latent stored raw in fp8, ``kv_lora_rank + qk_rope_head_dim`` bytes
+        with no scales, beside the indexer's keys (576 + 132 = 708 for DeepSeek-V3.2), whatever
+        the model's KV dtype: the layout SGLang 0.5.23's trtllm DSA backends store, its default
+        on a Blackwell GPU (``sglang.blackwell_dsa``). None otherwise; raw bytes, which say
+        nothing of the latent's width, are taken as stored. None of these three fields enters
+        equality: they restate the model, not the profile's own figures.
     """
 
     layer_types: tuple[str, ...]
@@ -262,6 +268,7 @@ class CacheProfile:
     tp: int | None = field(default=None, compare=False)
     attention_dp_profiles: tuple[tuple[int, CacheProfile], ...] = field(
         default=(), compare=False, repr=False)
+    dsa_raw_fp8_bytes_per_slot: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
@@ -345,7 +352,13 @@ class CacheProfile:
     def _check_indexer(self) -> None:
         """``indexer_bytes_per_slot``, when set, is a part of ``kv_bytes_per_slot`` (the
         lightning indexer's keys ride in the same row as the latent), so fewer bytes than it."""
-        indexer = self.indexer_bytes_per_slot
+        indexer, raw = self.indexer_bytes_per_slot, self.dsa_raw_fp8_bytes_per_slot
+        if raw is not None and (indexer is None or not isinstance(raw, int) or raw <= indexer):
+            raise ValueError(
+                f"dsa_raw_fp8_bytes_per_slot is {raw!r} beside indexer_bytes_per_slot "
+                f"{indexer}: it is a token's raw fp8 latent and the indexer's keys "
+                "(DeepSeek-V3.2's 576 + 132), so give more bytes than the keys, or None without "
+                "an indexer")
         if indexer is None:
             return
         check_int("indexer_bytes_per_slot", indexer, minimum=1, maximum=MAX_ROW_BYTES,
@@ -543,8 +556,9 @@ CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_e
 
 # The fields only a model's profile has, which raw bytes (a link's custom model, an export) do
 # not carry: the TP its heads were split over and its profiles at fewer ranks (SGLang's
-# attention DP), which bytes alone cannot re-derive.
-MODEL_ONLY_FIELDS = ("tp", "attention_dp_profiles")
+# attention DP), and an indexed MLA layer's raw fp8 bytes (SGLang's trtllm DSA layout), which
+# bytes alone cannot re-derive.
+MODEL_ONLY_FIELDS = ("tp", "attention_dp_profiles", "dsa_raw_fp8_bytes_per_slot")
 
 
 def profile_to_dict(profile: CacheProfile) -> dict:

@@ -44,6 +44,7 @@ from flatkv.strategies.base import (
     start_up_log_title,
 )
 from flatkv.strategies.sglang import (
+    BLACKWELL_GPUS,
     CHUNKED_PREFILL_ASSUMED,
     SPECULATIVE_NOT_MODELLED,
     parse_chunked_prefill,
@@ -263,6 +264,8 @@ def add_strategy_arguments(
          f"{defaults.lcm_alignment_bytes})")
     parser.add_argument("--margin", type=whole_argument, default=defaults.margin,
          help=f"workload: safety pages per group (default {defaults.margin})")
+    # no flag: --gpu-memory's GPU sets it (``figures_options``), as the app's GPU pick does
+    parser.set_defaults(sglang_blackwell=None)
 
 
 def options_from_args(args: argparse.Namespace) -> StrategyOptions:
@@ -301,9 +304,12 @@ def replica_notes(args: argparse.Namespace) -> tuple[str, ...]:
 def figures_options(args: argparse.Namespace) -> StrategyOptions:
     """``options_from_args`` as the layouts' figures take them: SGLang's chunked prefill size,
     where not told, its own on the GPU --gpu-memory names (``sglang_default_chunked_prefill``:
-    16,384 on a B200), else the 8,192 assumed. The options as told (``options_from_args``) say
-    what was set, for the notes on options set but unread."""
-    options = options_from_args(args)
+    16,384 on a B200), else the 8,192 assumed; and whether that GPU is a Blackwell
+    (``sglang_blackwell``: the B200 preset, where SGLang stores DeepSeek's sparse attention in
+    its raw fp8 layout). The options as told (``options_from_args``) say what was set, for the
+    notes on options set but unread."""
+    options = replace(options_from_args(args), sglang_blackwell=getattr(
+        args, "gpu_memory", None) in BLACKWELL_GPUS)
     if options.sglang_chunked_prefill_size is not None:
         return options
     return replace(options, sglang_chunked_prefill_size=sglang_default_chunked_prefill(

@@ -384,8 +384,9 @@ def sglang_pools_text(profile: CacheProfile, options: StrategyOptions) -> str:
 
 def sglang_gpu_page_text(gpu: str, options: StrategyOptions, profile: CacheProfile) -> str:
     """Compare's words for ``sglang_gpu_note`` on the GPU picked (Blackwell: the page SGLang
-    runs in place of the engine options', why it would not start with them, or what it does
-    there that these figures do not model), the fix an engine option; empty elsewhere."""
+    runs in place of the engine options', why it would not start with them, or the KV dtype
+    and bytes it stores DeepSeek's sparse attention in there, which these figures take), the
+    fix an engine option; empty elsewhere."""
     if (default := sglang_gpu_note(gpu, profile, options)) is None:
         return ""
     if isinstance(default, str):

@@ -652,15 +652,16 @@ def test_compare_names_sglangs_refusal_on_a_b200():
         "page size to 64 in the engine options to match such a run's log."]
     on_h100 = open_app("app_pages/compare.py", {**link, "gpu": "H100 80GB"})
     assert not [c for c in on_h100.caption if c.value.startswith("SGLang 0.5.23 on a")]
-    # DeepSeek-V3.2: its trtllm DSA backends' raw layout there, not modelled, said once
+    # DeepSeek-V3.2: its trtllm DSA backends' raw fp8 layout there, which the figures take,
+    # said once with its dtype and bytes
     v32 = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"})
     assert_clean(v32)
     assert [shown(c) for c in v32.caption if c.value.startswith("SGLang 0.5.23 on a B200")] == [
-        "SGLang 0.5.23 on a B200 runs DeepSeek's sparse attention on its trtllm DSA backends, in "
-        "fp8_e4m3 where no --kv-cache-dtype is told, which store the raw latent, 576 B a token a "
-        "layer beside the 132 B of index keys, and size the pool by them "
-        "(kv_cache_configurator.py 3425-3440): these figures do not model that layout, so such "
-        "a run's log holds more tokens than they do."]
+        "SGLang 0.5.23 on a B200 keeps DeepSeek's sparse attention in fp8_e4m3 where no "
+        "--kv-cache-dtype is told, on its trtllm DSA backends, which store the raw latent beside "
+        "the index keys, 576 + 132 = 708 B a token a layer (kv_cache_configurator.py "
+        "3425-3440): these figures are that layout's (told bfloat16 it keeps 1,284 B, as on a "
+        "Hopper)."]
 
 
 def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():

@@ -1749,6 +1749,24 @@ def test_sglang_chunked_prefill_size_is_the_gpus_own_unless_set():
     assert decode_query(encode_query(state)) == (state, [])
 
 
+def test_the_gpu_picked_tells_sglang_whether_it_runs_on_a_blackwell():
+    # the B200 alone (compute capability 10): there SGLang keeps DeepSeek-V3.2's DSA cache in
+    # its raw fp8 layout, 61 x (576 + 132) B a token, which its figures then take; no link key
+    # and no engine option change it, and no other GPU or budget source sets it
+    def blackwell(gpu: str) -> bool:
+        return AppState(model="DeepSeek-V3.2", gpu=gpu).strategy_options().sglang_blackwell
+
+    assert blackwell("B200 192GB")
+    for gpu in ("H100 80GB", "H200 141GB", "A100 80GB", "Custom", "KV cache memory",
+                "vLLM KV cache blocks"):
+        assert not blackwell(gpu), gpu
+    state = AppState(model="DeepSeek-V3.2", gpu="B200 192GB")
+    assert state.changed_engine_options() == {} and "sglang_blackwell" not in encode_query(state)
+    r = run_strategy("sglang", state.profile(), budget_bytes=40 << 30,
+                     options=state.strategy_options())
+    assert r.capacity_tokens == (40 << 30) // (61 * (576 + 132)) // 64 * 64 == 994_432
+
+
 def test_sglang_chunked_prefill_off_rides_a_link():
     # SGLang's --chunked-prefill-size -1 (chunked prefill off) is -1 in the options on any
     # GPU, a change from SGLang's own, and "off" in a link, which also reads what SGLang reads

@@ -1414,16 +1414,24 @@ def test_compare_on_a_b200_names_the_page_or_refusal_in_place_of_the_options(cap
             "which it would not run\n") in err
     _, _, err = run([*nemotron[:-2], "H100 80GB", nemotron[-1]], capsys)
     assert "SGLang 0.5.23" not in err
-    # DeepSeek-V3.2 on a B200: its trtllm DSA backends' raw fp8 layout, which nothing models
-    code, _, err = run(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "B200 192GB"],
-                       capsys)
-    assert code == 0 and ("python -m flatkv: note: SGLang 0.5.23 on a B200 runs DeepSeek's "
-                          "sparse attention on its trtllm DSA backends, in fp8_e4m3 where no "
-                          "--kv-cache-dtype is told, which store the raw latent, 576 B a token "
-                          "a layer beside the 132 B of index keys, and size the pool by them "
-                          "(kv_cache_configurator.py 3425-3440): these figures do not model "
-                          "that layout, so such a run's log holds more tokens than they do\n"
-                          ) in err
+    # DeepSeek-V3.2 on a B200: its trtllm DSA backends' raw fp8 layout, which the figures take:
+    # 192,265,846,784 B x 0.9 = 173,039,262,105 B over 61 x (576 + 132) B a token, whole pages
+    # of 64; on an H100 the bfloat16 61 x (1,152 + 132), as before
+    b200 = ["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "B200 192GB", "--json"]
+    code, out, err = run(b200, capsys)
+    assert code == 0 and ("python -m flatkv: note: SGLang 0.5.23 on a B200 keeps DeepSeek's "
+                          "sparse attention in fp8_e4m3 where no --kv-cache-dtype is told, on "
+                          "its trtllm DSA backends, which store the raw latent beside the index "
+                          "keys, 576 + 132 = 708 B a token a layer (kv_cache_configurator.py "
+                          "3425-3440): these figures are that layout's (told bfloat16 it keeps "
+                          "1,284 B, as on a Hopper)\n") in err
+    (sglang,) = [r for r in json.loads(out) if r["strategy"] == "sglang"]
+    assert sglang["capacity_tokens"] == 173_039_262_105 // (61 * 708) // 64 * 64 == 4_006_592
+    _, out, err = run([*b200[:4], "H100 80GB", "--json"], capsys)
+    (sglang,) = [r for r in json.loads(out) if r["strategy"] == "sglang"]
+    # 85,520,809,984 B x 0.9 = 76,968,728,985 B
+    assert sglang["capacity_tokens"] == 76_968_728_985 // (61 * 1_284) // 64 * 64 == 982_656
+    assert "SGLang 0.5.23" not in err
 
 
 def test_a_gpu_named_in_any_case_is_that_gpu(capsys):

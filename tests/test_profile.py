@@ -140,6 +140,15 @@ def test_profile_components_and_counts():
       r"^indexer_bytes_per_slot is 132 but kv_bytes_per_slot is 0: "),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=0),
       "indexer_bytes_per_slot must be positive"),
+     # the raw fp8 layout's bytes hold the indexer's keys and a latent: none without keys
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_152,
+           dsa_raw_fp8_bytes_per_slot=576),
+      r"^dsa_raw_fp8_bytes_per_slot is 576 beside indexer_bytes_per_slot None: it is a token's "
+      r"raw fp8 latent and the indexer's keys \(DeepSeek-V3.2's 576 \+ 132\), so give more bytes "
+      r"than the keys, or None without an indexer$"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=132,
+           dsa_raw_fp8_bytes_per_slot=132),
+      r"^dsa_raw_fp8_bytes_per_slot is 132 beside indexer_bytes_per_slot 132: "),
      # more state tensors than a layer keeps: 10,000 (raw bytes, --state) planned for minutes
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={f"t{i}": 1 for i in range(9)}),

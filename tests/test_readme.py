@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 
 from flatkv.cli import main
+from flatkv.presets import load_preset
+from flatkv.strategies import StrategyOptions, run_strategy
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -294,12 +296,16 @@ def test_every_name_the_docs_cite_exists():
     assert missing == []
 
 
-def test_deepseek_v32_on_a_b200_beside_sglangs_trtllm_dsa_layout(capsys):
-    # 40 GiB: FlatKV's bfloat16 DSA token is 61 x (1,152 + 132) B, SGLang's trtllm DSA one on a
-    # B200 61 x (576 + 132) B (fp8_e4m3, the raw latent): both in whole pages of 64
+def test_deepseek_v32_on_a_b200_takes_sglangs_trtllm_dsa_layout(capsys):
+    # 40 GiB: a Hopper's bfloat16 DSA token is 61 x (1,152 + 132) B, SGLang's trtllm DSA one on
+    # a B200 61 x (576 + 132) B (fp8_e4m3, the raw latent), which SGLang's figures take there
+    # (--budget names no GPU: a Hopper's): both in whole pages of 64
     (sglang,) = [r for name, r in compare(capsys, "--preset", "DeepSeek-V3.2", "--budget",
                                           "40GiB").items() if name.startswith("sglang")]
     assert sglang["capacity_tokens"] == (40 << 30) // (61 * (1_152 + 132)) // 64 * 64
     raw = (40 << 30) // (61 * (576 + 132)) // 64 * 64
-    assert_in_readme(f"40 GiB holds {raw:,} tokens where these bfloat16 figures hold "
-                     f"{sglang['capacity_tokens']:,}")
+    on_b200 = run_strategy("sglang", load_preset("DeepSeek-V3.2").profile(),
+                           budget_bytes=40 << 30, options=StrategyOptions(sglang_blackwell=True))
+    assert on_b200.capacity_tokens == raw == 994_432
+    assert_in_readme(f"40 GiB holds {raw:,} tokens where a Hopper's bfloat16 (1,152 + 132 B) "
+                     f"holds {sglang['capacity_tokens']:,}")

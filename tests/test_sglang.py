@@ -2716,29 +2716,78 @@ def test_sglang_state_pool_starved_by_a_small_ratio_names_a_larger_one():
     assert sglang(Fraction(9, 10), 10**9).reason.endswith("B or more holds them")
 
 
-def test_a_b200_note_says_sglangs_dsa_layout_is_not_modelled():
-    # SGLang 0.5.23 on a B200 runs DeepSeek-V3.2 on its trtllm DSA backends, fp8_e4m3 told no
-    # --kv-cache-dtype, storing the raw 512 + 64 B latent beside the 132 B index keys: 61 x 708
-    # = 43,188 B a token, so 40 GiB holds 994,481 tokens, 994,432 in pages of 64, where these
-    # bfloat16 figures (61 x (1,152 + 132) = 78,324 B a token) hold 548,352
-    from flatkv.strategies.sglang import sm100_dsa_layout
+def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it():
+    # SGLang 0.5.23 on a B200 (compute capability 10) keeps DeepSeek-V3.2's DSA cache in
+    # fp8_e4m3 told no --kv-cache-dtype (overrides.py 532-535) on its trtllm DSA backends
+    # (713-719), which store the raw latent, kv_lora_rank + qk_rope_head_dim = 512 + 64 fp8 B
+    # with no scales (calculate_mla_kv_cache_dim), beside the index keys' 128 + 128 // 128 x 4
+    # = 132 B: 61 x 708 = 43,188 B a token, so 40 GiB holds 994,481 tokens, 994,432 in pages of
+    # 64, where a Hopper's bfloat16 (61 x ((512 + 64) x 2 + 132) = 78,324 B) holds 548,352
+    from flatkv.strategies.sglang import NSA_FP8_NOTE, blackwell_dsa, sm100_dsa_layout
 
     v32 = load_preset("DeepSeek-V3.2").profile()
-    assert (40 << 30) // (61 * 708) == 994_481 and 994_481 // 64 * 64 == 994_432
-    assert run_strategy("sglang", v32, budget_bytes=40 << 30).logged_tokens == (
-        (40 << 30) // (61 * (1_152 + 132)) // 64 * 64) == 548_352
-    note = sm100_dsa_layout("B200 192GB", v32)
-    assert note is not None and note.startswith(
-        "SGLang 0.5.23 on a B200 runs DeepSeek's sparse attention on its trtllm DSA backends")
-    assert "576 B a token a layer beside the 132 B of index keys" in note
-    # not on a Hopper, nor for a model without an indexer (DeepSeek-V3's dense MLA)
+    raw = 512 + 64 + 128 + 128 // 128 * 4
+    assert v32.dsa_raw_fp8_bytes_per_slot == raw == 708
+    assert (40 << 30) // (61 * raw) == 994_481 and 994_481 // 64 * 64 == 994_432
+    blackwell = StrategyOptions(sglang_blackwell=True)
+    for options, tokens, row in ((StrategyOptions(), 548_352, 1_284), (blackwell, 994_432, raw)):
+        r = run_strategy("sglang", v32, budget_bytes=40 << 30, context_tokens=32_768,
+                         options=options)
+        assert r.logged_tokens == (40 << 30) // (61 * row) // 64 * 64 == tokens
+        # a page of 64 tokens over 61 layers; int(T / 32,768 x 512) past SGLang's 4,096 cap
+        assert r.block_size == 64 and r.block_bytes == 64 * 61 * row
+        assert r.extras["max_running_requests"] == 4_096
+    # the model's fp8 (scaled on a Hopper: 512 + 4 x 4 + 64 x 2 + 132 = 788 B) runs the same
+    # trtllm backends on a Blackwell: 708 B too
+    fp8 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
+    assert fp8.kv_bytes_per_slot == 512 + 4 * 4 + 64 * 2 + 132 == 788
+    on_b200 = run_strategy("sglang", fp8, budget_bytes=40 << 30, options=blackwell)
+    assert on_b200.logged_tokens == 994_432
+    # the scaled layout's formula on a Hopper alone; the raw layout's on a Blackwell alone
+    on_h100 = run_strategy("sglang", fp8, budget_bytes=40 << 30)
+    assert on_h100.logged_tokens == (40 << 30) // (61 * 788) // 64 * 64
+    assert NSA_FP8_NOTE in on_h100.formulas and NSA_FP8_NOTE not in on_b200.formulas
+    assert not [f for f in on_h100.formulas if f.startswith("on a Blackwell GPU")]
+    assert [f for f in on_b200.formulas if f.startswith("on a Blackwell GPU")] == [
+        "on a Blackwell GPU SGLang 0.5.23 keeps DeepSeek's sparse attention in fp8_e4m3 where "
+        "no --kv-cache-dtype is told, on its trtllm DSA backends, which store the latent raw, "
+        "with no scales, beside the indexer's keys: 576 + 132 = 708 B a token a layer, in "
+        "place of the 788 of the model's float8_e4m3fn (calculate_mla_kv_cache_dim, "
+        "kv_cache_configurator.py 3425-3440); told --kv-cache-dtype bfloat16 it keeps 1,284 B, "
+        "as on a Hopper"]
+    # the profile the pools are sized by, and the formula that says why
+    formulas: list[str] = []
+    stored = blackwell_dsa(v32, blackwell, formulas)
+    assert (stored.kv_bytes_per_slot, stored.kv_dtype, stored.kv_tensor_bytes) == (
+        708, "float8_e4m3fn", (708,))
+    assert formulas == [
+        "on a Blackwell GPU SGLang 0.5.23 keeps DeepSeek's sparse attention in fp8_e4m3 where "
+        "no --kv-cache-dtype is told, on its trtllm DSA backends, which store the latent raw, "
+        "with no scales, beside the indexer's keys: 576 + 132 = 708 B a token a layer, in "
+        "place of the 1,284 of the model's bfloat16 (calculate_mla_kv_cache_dim, "
+        "kv_cache_configurator.py 3425-3440); told --kv-cache-dtype bfloat16 it keeps 1,284 B, "
+        "as on a Hopper"]
+    # not on a Hopper, nor for dense MLA (DeepSeek-V3), nor raw bytes, which say no latent
+    ds3 = load_preset("DeepSeek-V3").profile()
+    custom = replace(v32, dsa_raw_fp8_bytes_per_slot=None)
+    for profile, options in ((v32, StrategyOptions()), (ds3, blackwell), (custom, blackwell)):
+        assert blackwell_dsa(profile, options, formulas) is profile
+    assert run_strategy("sglang", custom, budget_bytes=40 << 30, options=blackwell
+                        ).logged_tokens == 548_352
+    # the GPU note states the dtype and bytes, and that the figures take them
+    assert sm100_dsa_layout("B200 192GB", v32) == (
+        "SGLang 0.5.23 on a B200 keeps DeepSeek's sparse attention in fp8_e4m3 where no "
+        "--kv-cache-dtype is told, on its trtllm DSA backends, which store the raw latent "
+        "beside the index keys, 576 + 132 = 708 B a token a layer (kv_cache_configurator.py "
+        "3425-3440): these figures are that layout's (told bfloat16 it keeps 1,284 B, as on a "
+        "Hopper)")
     assert sm100_dsa_layout("H100 80GB", v32) is None
-    assert sm100_dsa_layout("B200 192GB", load_preset("DeepSeek-V3").profile()) is None
+    assert sm100_dsa_layout("B200 192GB", ds3) is None
 
 
 def test_sglang_gpu_note_is_the_refusal_the_dsa_layout_or_the_page_in_place_of_the_told():
     """One note a GPU, as Compare and the CLI word it: on a B200 Nemotron-H without overlap
-    scheduling is refused (text), DeepSeek-V3.2's DSA layout is not modelled (text),
+    scheduling is refused (text), DeepSeek-V3.2's DSA dtype and bytes there are said (text),
     DeepSeek-V3 told 16 runs 64 (a page); told 32, or on an H100, nothing, as the page SGLang
     runs is never the page told."""
     b200 = "B200 192GB"
@@ -2747,7 +2796,7 @@ def test_sglang_gpu_note_is_the_refusal_the_dsa_layout_or_the_page_in_place_of_t
     off = StrategyOptions(sglang_overlap_schedule=False)
     assert sglang_gpu_note(b200, nemotron_h, off) == sm100_refusal(b200, nemotron_h, off)
     assert sglang_gpu_note(b200, v32, StrategyOptions()).startswith(
-        "SGLang 0.5.23 on a B200 runs DeepSeek's sparse attention on its trtllm DSA backends")
+        "SGLang 0.5.23 on a B200 keeps DeepSeek's sparse attention in fp8_e4m3")
     assert sglang_gpu_note(b200, ds3, StrategyOptions(sglang_page_size=16)).page == 64
     for page in (32, 64):
         assert sglang_gpu_note(b200, ds3, StrategyOptions(sglang_page_size=page)) is None

@@ -650,6 +650,10 @@ def test_vllm_sizes_window_pages_by_async_schedulings_tokens_in_flight():
                      options=off).formulas)
     with pytest.raises(ValueError, match="vllm_async_scheduling is 1: give True"):
         StrategyOptions(vllm_async_scheduling=1)
+    with pytest.raises(ValueError, match=r"^sglang_blackwell is 'B200': give True \(SGLang on "
+                       r"a Blackwell GPU, a B200\) or False \(a Hopper or another GPU, the "
+                       r"default\)$"):
+        StrategyOptions(sglang_blackwell="B200")
 
 
 def test_vllm_keeps_a_token_more_in_cohere2s_windows():

@@ -685,14 +685,15 @@ def test_sglang_gpu_page_text_names_blackwells_default_page():
         "SGLang 0.5.23 on a B200 runs pages of 64 tokens where told a page size of 16 "
         "(TensorRT-LLM's MLA backend takes pages of 32 or 64 tokens alone) and rounds")
     assert notes.sglang_gpu_page_text("H100 80GB", told_16, ds3) == ""
-    # DeepSeek-V3.2: no page note (64 is its own already) but the DSA layout's, once
+    # DeepSeek-V3.2: no page note (64 is its own already) but the DSA dtype and bytes, once:
+    # the raw fp8 latent 512 + 64 beside the 128 + 4 B of index keys; bfloat16 (512 + 64) x 2
     ds32 = profile_for("DeepSeek-V3.2", None, 1)
     assert notes.sglang_gpu_page_text("B200 192GB", options, ds32) == (
-        "SGLang 0.5.23 on a B200 runs DeepSeek's sparse attention on its trtllm DSA backends, in "
-        "fp8_e4m3 where no --kv-cache-dtype is told, which store the raw latent, 576 B a token a "
-        "layer beside the 132 B of index keys, and size the pool by them "
-        "(kv_cache_configurator.py 3425-3440): these figures do not model that layout, so such "
-        "a run's log holds more tokens than they do.")
+        "SGLang 0.5.23 on a B200 keeps DeepSeek's sparse attention in fp8_e4m3 where no "
+        "--kv-cache-dtype is told, on its trtllm DSA backends, which store the raw latent beside "
+        "the index keys, 576 + 132 = 708 B a token a layer (kv_cache_configurator.py "
+        "3425-3440): these figures are that layout's (told bfloat16 it keeps 1,284 B, as on a "
+        "Hopper).")
     assert notes.sglang_gpu_page_text("H100 80GB", options, ds32) == ""
     # K of 192 and V of 128 a head (MiMo-V2-Flash's shape): FA4, pages of 128
     mimo = CacheProfile(("full_attention",) * 4, 2_560, name="mimo", kv_dtype="bfloat16",

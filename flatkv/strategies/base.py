@@ -373,6 +373,14 @@ class StrategyOptions:
         one forward, admitted only while the pool's free tokens exceed its reservation, and
         no request cap sizes that pool (``sglang.chunked_prefill_size``,
         ``sglang.concurrency._unchunked_swa_limit``).
+    sglang_blackwell: whether SGLang runs on a Blackwell GPU (compute capability 10.x: the
+        B200 preset, ``sglang.BLACKWELL_GPUS``), which sets what it stores for DeepSeek's
+        sparse attention: there it keeps that KV cache in fp8_e4m3, whatever the model's KV
+        dtype, on its trtllm DSA backends, which store the latent raw (576 + 132 B a token a
+        layer for DeepSeek-V3.2, not a Hopper's bfloat16 1,152 + 132 or scaled fp8 656 + 132:
+        ``sglang.blackwell_dsa``). Not an engine option: the app and the CLI set it from the
+        GPU picked (--gpu-memory), as they set the chunk; False (default): a Hopper, as the
+        chunk assumed where no GPU is known.
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds in the other layouts (SGLang's take
         sglang_chunked_prefill_size) and the S of the SPEC section 3.5 workload.
@@ -412,6 +420,7 @@ class StrategyOptions:
     sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
     sglang_chunked_prefill_size: int | None = None
+    sglang_blackwell: bool = False
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
     vllm_async_scheduling: bool = False
     lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
@@ -550,6 +559,8 @@ class StrategyOptions:
              "True (--disable-radix-cache)"),
             ("vllm_async_scheduling", "True (two batches in flight, vLLM 0.26 and later's "
              "default) or False (one)"),
+            ("sglang_blackwell", "True (SGLang on a Blackwell GPU, a B200) or False (a Hopper "
+             "or another GPU, the default)"),
         ):
             if not isinstance(value := getattr(self, name), bool):
                 raise ValueError(f"{name} is {value!r}: give {choices}")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
+from flatkv.dtypes import canonical_dtype
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n
 from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
@@ -300,24 +301,80 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
                              f"where told a page size of {told} ({why})")
 
 
+# SGLang 0.5.23's KV dtype and stored bytes for DeepSeek's sparse attention on a Blackwell GPU
+# (SM 10.x), told no --kv-cache-dtype: _dsa_kv_cache_dtype_default picks fp8_e4m3 there
+# (overrides.py 532-535; bfloat16 below SM 10, and for learnable attention sinks, which no
+# model here has), _dsa_split_backend_resolution runs fp8's prefill and decode on trtllm
+# (overrides.py 713-719), and calculate_mla_kv_cache_dim gives trtllm the raw MLA layout, the
+# latent's kv_lora_rank + qk_rope_head_dim fp8 bytes with no scales (kv_cache_configurator.py
+# 3425-3440), which the DSA pool stores beside the indexer's keys and sizes itself by
+SM100_DSA_KV_DTYPE = "fp8_e4m3"
+SM100_DSA_BACKEND = "trtllm"
+
+
+def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
+    """The bytes a token a layer SGLang's trtllm DSA backends store for ``profile`` (its raw
+    fp8 latent and the indexer's keys: ``CacheProfile.dsa_raw_fp8_bytes_per_slot``), where
+    SGLang's DeepSeek family runs it (``SM100_TRTLLM_MLA``, whose architectures its DSA
+    resolution reads); None elsewhere (no indexer, raw bytes, another architecture)."""
+    if profile.architectures and profile.architectures[0] in SM100_TRTLLM_MLA:
+        return profile.dsa_raw_fp8_bytes_per_slot
+    return None
+
+
+def _raw_dsa_terms(profile: CacheProfile, raw: int) -> str:
+    """``raw`` in its parts, latent and keys: "576 + 132 = 708 B"."""
+    keys = profile.indexer_bytes_per_slot
+    return f"{n(raw - keys)} + {n(keys)} = {n(raw)} B"
+
+
+def blackwell_dsa(profile: CacheProfile, options: StrategyOptions,
+                  formulas: list[str]) -> CacheProfile:
+    """``profile`` as SGLang 0.5.23 stores DeepSeek's sparse attention on a Blackwell GPU
+    (``options.sglang_blackwell``): its KV cache in fp8_e4m3 on the trtllm DSA backends, a
+    token a layer the raw fp8 latent and the indexer's keys (``SM100_DSA_KV_DTYPE``; 576 + 132
+    = 708 B for DeepSeek-V3.2), whatever the model's KV dtype (its bfloat16 is SGLang's auto,
+    which picks fp8_e4m3 there; a told fp8_e4m3 runs the same backends; a told bfloat16,
+    1,152 + 132 B as on a Hopper, is those figures on a Hopper), a formula line saying so.
+    ``profile`` as it is elsewhere: another GPU, no indexer, raw bytes (taken as stored)."""
+    if not options.sglang_blackwell or (raw := _raw_dsa_bytes(profile)) is None:
+        return profile
+    formulas.append(
+        f"on a Blackwell GPU SGLang 0.5.23 keeps DeepSeek's sparse attention in "
+        f"{SM100_DSA_KV_DTYPE} where no --kv-cache-dtype is told, on its {SM100_DSA_BACKEND} "
+        "DSA backends, which store the latent raw, with no scales, beside the indexer's keys: "
+        f"{_raw_dsa_terms(profile, raw)} a token a layer, in place of the "
+        f"{n(profile.kv_bytes_per_slot)} of the model's {profile.kv_dtype or 'KV'} "
+        "(calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440); told --kv-cache-dtype "
+        f"bfloat16 it keeps {n(_bfloat16_dsa_bytes(profile, raw))} B, as on a Hopper")
+    return replace(profile, kv_bytes_per_slot=raw, kv_dtype=canonical_dtype(SM100_DSA_KV_DTYPE),
+                   kv_tensor_bytes=(raw,) if profile.kv_tensor_bytes else ())
+
+
 def sm100_dsa_layout(gpu: str, profile: CacheProfile) -> str | None:
-    """What SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``) does with DeepSeek's
-    sparse attention (a model with an indexer) that these figures do not model: it runs its
-    trtllm DSA backends there (overrides.py 713-719), in fp8_e4m3 where no --kv-cache-dtype
-    is told (533-536), and they store the raw latent and rope, 512 + 64 fp8 B a token a layer,
-    with no scales, beside the 132 B of index keys, and size the pool by those 708 B
-    (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440): DeepSeek-V3.2's 61
-    layers hold 40 GiB // (61 x 708) = 994,481 tokens, 994,432 in whole pages of 64, where
-    FlatKV's bfloat16 figures hold 548,352. No option here gives that layout, so the note says
-    so and names none. None elsewhere."""
-    if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is None
-            or sglang_blocker(profile)):
+    """What SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``) stores for DeepSeek's
+    sparse attention (a model of its DeepSeek family with an indexer), which these figures
+    take there (``blackwell_dsa``): fp8_e4m3 where no --kv-cache-dtype is told, on its trtllm
+    DSA backends, the raw latent beside the index keys, 576 + 132 = 708 B a token a layer for
+    DeepSeek-V3.2, whose 61 layers then hold 40 GiB // (61 x 708) = 994,481 tokens, 994,432 in
+    whole pages of 64, where a Hopper's bfloat16 holds 548,352. None elsewhere."""
+    if (gpu not in BLACKWELL_GPUS or sglang_blocker(profile)
+            or (raw := _raw_dsa_bytes(profile)) is None):
         return None
-    return (f"SGLang 0.5.23 on a {gpu.split()[0]} runs DeepSeek's sparse attention on its "
-            "trtllm DSA backends, in fp8_e4m3 where no --kv-cache-dtype is told, which store "
-            "the raw latent, 576 B a token a layer beside the 132 B of index keys, and size the "
-            "pool by them (kv_cache_configurator.py 3425-3440): these figures do not model that "
-            "layout, so such a run's log holds more tokens than they do")
+    return (f"SGLang 0.5.23 on a {gpu.split()[0]} keeps DeepSeek's sparse attention in "
+            f"{SM100_DSA_KV_DTYPE} where no --kv-cache-dtype is told, on its {SM100_DSA_BACKEND} "
+            "DSA backends, which store the raw latent beside the index keys, "
+            f"{_raw_dsa_terms(profile, raw)} a token a layer (kv_cache_configurator.py "
+            "3425-3440): these figures are that layout's (told bfloat16 it keeps "
+            f"{n(_bfloat16_dsa_bytes(profile, raw))} B, as on a Hopper)")
+
+
+def _bfloat16_dsa_bytes(profile: CacheProfile, raw: int) -> int:
+    """A token's bytes a layer in a bfloat16 DSA cache: the raw latent at 2 B an element beside
+    the indexer's keys (1,152 + 132 = 1,284 for DeepSeek-V3.2), what SGLang keeps told
+    --kv-cache-dtype bfloat16 on any GPU."""
+    keys = profile.indexer_bytes_per_slot
+    return (raw - keys) * 2 + keys
 
 
 def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions,
@@ -381,8 +438,9 @@ def sglang_gpu_note(gpu: str, profile: CacheProfile, options: StrategyOptions,
                     say: Callable[[str, object], str] | None = None
                     ) -> str | DefaultPage | None:
     """What the GPU notes (Compare's, the CLI's) say of SGLang 0.5.23 on ``gpu`` at
-    ``options``: why it would not start (``sm100_refusal``) or what it does there that these
-    figures do not model (``sm100_dsa_layout``), as text; else the page it runs in place of the
+    ``options``: why it would not start (``sm100_refusal``) or the KV dtype and bytes it
+    stores DeepSeek's sparse attention in there, which these figures take
+    (``sm100_dsa_layout``), as text; else the page it runs in place of the
     one told (``sglang_default_page``, never the page told); None where it runs them as told.
     One place for both surfaces, which word only the fix (an engine option, a flag: ``say``,
     as ``sm100_refusal`` takes it)."""

@@ -42,16 +42,17 @@ def page_size(profile: CacheProfile, options: StrategyOptions) -> int:
 # scales and a bfloat16 rope). Releases whose profile_max_num_token took (kv_lora_rank + rope) x
 # the dtype's bytes counted 576 + 132 = 708 there, so they log about 11% more tokens than the
 # pool holds; in bfloat16 both counts are the bytes stored. SGLang 0.5.23's trtllm DSA backends
-# (a B200's default) store the raw 576 + 132 layout and size the pool by it
-# (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440): not modelled.
+# (a Blackwell GPU's default, in fp8_e4m3 there) store the raw 576 + 132 layout and size the
+# pool by it (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440):
+# ``chunk.blackwell_dsa`` takes it where options.sglang_blackwell says the GPU is one.
 NSA_PAGE_SIZE = 64
 NSA_FP8_NOTE = (
     "with an fp8 KV cache SGLang sizes its pool by the bytes it stores, 656 + 132 B a token a "
     "layer (calculate_mla_kv_cache_dim: the fp8 latent's scales and a bfloat16 rope), as these "
     "figures do (releases that counted 576 + 132, profile_max_num_token's cell size before its "
-    "pool configurator, log a max_total_num_tokens about 11% above what the bytes fit); its "
-    "trtllm DSA backends, a B200's default, store the raw 576 + 132 B and size the pool by "
-    "them, which these figures do not model")
+    "pool configurator, log a max_total_num_tokens about 11% above what the bytes fit); on a "
+    "Blackwell GPU (a B200) its trtllm DSA backends store the raw 576 + 132 B instead, and "
+    "these figures take those there")
 
 
 def nsa_options(profile: CacheProfile, options: StrategyOptions,
@@ -65,6 +66,8 @@ def nsa_options(profile: CacheProfile, options: StrategyOptions,
                         "serves DeepSeek's sparse attention (NSA) at it, whatever "
                         "--page-size says")
         options = replace(options, sglang_page_size=page)
-    if profile.kv_dtype is None or dtype_bytes(profile.kv_dtype) == 1:  # fp8, or unknown
+    # fp8, or unknown; on a Blackwell GPU SGLang's trtllm layout instead (``blackwell_dsa``)
+    if not options.sglang_blackwell and (
+            profile.kv_dtype is None or dtype_bytes(profile.kv_dtype) == 1):
         formulas.append(NSA_FP8_NOTE)
     return options

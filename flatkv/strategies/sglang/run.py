@@ -18,7 +18,11 @@ from flatkv.strategies.base import (
     n,
     not_applicable,
 )
-from flatkv.strategies.sglang.chunk import chunk_page_refusal, chunked_prefill_size
+from flatkv.strategies.sglang.chunk import (
+    blackwell_dsa,
+    chunk_page_refusal,
+    chunked_prefill_size,
+)
 from flatkv.strategies.sglang.concurrency import idle_pool_bytes, sglang_concurrency
 from flatkv.strategies.sglang.dp import attention_dp
 from flatkv.strategies.sglang.drafting import (
@@ -487,6 +491,8 @@ def run_sglang(
     if group.refusal:
         return refuse(group.refusal)
     profile, options = group.profile, group.options
+    # what SGLang stores for DeepSeek's sparse attention on a Blackwell GPU (its raw fp8 layout)
+    profile = blackwell_dsa(profile, options, formulas)
     if options.sglang_attn_dp_size > 1:
         extras["attention_dp_groups"] = options.sglang_attn_dp_size
     if refusal := _start_up_refusal(profile, options):
