@@ -85,8 +85,10 @@ model overrides and passes that pick them, in its pipeline's order), then its po
 page, beside FlatKV's at the B200 preset (``sm100_backend``, ``sglang_default_page``); on the
 state models and attention models whose backend SGLang picks by model there, overlap on and
 off, with and without 3 drafted tokens (where SGLang runs another page than the one told, or
-refuses, FlatKV's side follows the note the app and CLI show: ``sm100_refusal``; not
-DeepSeek-V3.2, which ``b200_rows`` says why).
+refuses, FlatKV's side follows the note the app and CLI show: ``sm100_refusal``; and
+DeepSeek-V3.2, whose fp8_e4m3 KV cache SGLang stores there in its trtllm DSA backends' raw
+layout, which FlatKV's ``sglang_blackwell`` option, set by the B200 preset, takes:
+``b200_rows`` says how).
 
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
@@ -206,6 +208,7 @@ MAMBA1_MODELS = (MAMBA1_ONLY, FALCON_MAMBA_ONLY)
 # a model file's "EntryClass = Name" or "EntryClass = [Name, ...]", at the start of a line
 ENTRY_CLASS = re.compile(r"^EntryClass\s*=\s*(\[[^\]]*\]|\w+)", re.MULTILINE)
 KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn"}  # SGLang's names, torch's
+KV = "kv_cache_dtype"  # a B200 row's --kv-cache-dtype, told (``b200_rows``)
 EDGE = "edge"  # the least budget SGLang starts at (found by bisection on SGLang), and 1 B less
 
 
@@ -954,23 +957,26 @@ def new_configurator(sg: NS, spec, model, text, page: int, kv_dtype: str | None,
     return kvc
 
 
-def resolve_dsa(sg: NS, bags: NS, hf) -> str | None:
-    """DeepSeek's sparse attention (DSA) as SGLang resolves it on a Hopper GPU (device
-    capability 9.0, stood in for): overrides.py's ``_dsa_kv_cache_dtype_default`` picks the KV
-    cache dtype, returned (None for another model: the model's, "auto"), and
-    ``_dsa_split_backend_resolution`` its prefill / decode backends, set in the exec bag
-    (``calculate_mla_kv_cache_dim`` reads them)."""
+def resolve_dsa(sg: NS, bags: NS, hf, told: str | None = None) -> str | None:
+    """DeepSeek's sparse attention (DSA) as SGLang resolves it on the row's GPU (device
+    capability 9.0 on a Hopper, bfloat16 on flashmla_sparse / fa3; 10.0 on a B200, fp8_e4m3 on
+    trtllm: stood in for) with --kv-cache-dtype ``told`` (None: not told, "auto"):
+    overrides.py's ``_dsa_kv_cache_dtype_default`` picks the KV cache dtype, returned (None for
+    another model: the model's, or the one told), and ``_dsa_split_backend_resolution`` its
+    prefill / decode backends for it, set in the exec bag (``calculate_mla_kv_cache_dim``
+    reads them; told fp8_e4m3, flashmla_kv's scaled layout on a Hopper, trtllm's raw one on a
+    B200)."""
     sg.overrides.model_config_of = lambda _view: NS(hf_config=hf)
-    view = NS(kv_cache_dtype="auto", dsa_prefill_backend=None, dsa_decode_backend=None,
+    view = NS(kv_cache_dtype=told or "auto", dsa_prefill_backend=None, dsa_decode_backend=None,
               dsa_topk_backend=None, enable_hisparse=False, dcp_size=1)
-    dtype = sg.overrides._dsa_kv_cache_dtype_default(view).get("kv_cache_dtype")
-    if dtype is None:
-        return None
-    view.kv_cache_dtype = dtype
+    view.kv_cache_dtype = sg.overrides._dsa_kv_cache_dtype_default(view).get(
+        "kv_cache_dtype", view.kv_cache_dtype)
     backends = sg.overrides._dsa_split_backend_resolution(view)
+    if not backends:  # not DeepSeek's sparse attention: nothing resolved
+        return None
     bags.exec.kernel = NS(dsa_prefill_backend=backends["dsa_prefill_backend"],
                           dsa_decode_backend=backends["dsa_decode_backend"])
-    return dtype
+    return view.kv_cache_dtype
 
 
 def resolve_radix_cache(sg: NS, bags: NS, hf, kvc) -> None:
@@ -1057,7 +1063,8 @@ def sglang_figures(sg: NS, spec, budget: int, page: int | None, overlap: bool, r
         if platform is B200_PLATFORM:
             backend, page = b200_resolution(sg, spec, hf, page, overlap, ratios)
         bags.schedule.page_size = page = served_page(sg, hf, page)
-        kvc = configurator(sg, spec, hf, context, page, resolve_dsa(sg, bags, hf) or kv_dtype,
+        kvc = configurator(sg, spec, hf, context, page,
+                           resolve_dsa(sg, bags, hf, kv_dtype) or kv_dtype,
                            drafting=bool(ratios.get("speculative_tokens")))
         # the attention DP groups, as ModelRunner hands them over (model_runner.py 659)
         kvc.attn_dp_size = bags.parallel.attn_dp_size
@@ -1226,7 +1233,8 @@ def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
 B200 = "B200 192GB"
 B200_PRESETS = ("Qwen3-Next-80B-A3B", "Qwen3.5-27B", "Nemotron-H-8B", "Falcon-H1-7B",
                 "Kimi-Linear-48B-A3B", "granite-4.0-h-small", "LFM2-1.2B", STATE_ONLY,
-                "Llama-3.1-8B", "gpt-oss-20b", "Llama-4-Scout-17B-16E", "DeepSeek-V3")
+                "Llama-3.1-8B", "gpt-oss-20b", "Llama-4-Scout-17B-16E", "DeepSeek-V3",
+                "DeepSeek-V3.2")
 B200_PAGES = (None, 1, 16, 64)
 
 
@@ -1235,15 +1243,20 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     ``B200_PRESETS`` at 40 GiB, every page of ``B200_PAGES``, overlap on and off, with and
     without 3 drafted tokens, and with the radix cache off where drafting.
 
-    Not DeepSeek-V3.2, which FlatKV cannot yet size as on a B200: there SGLang keeps DeepSeek's
-    sparse attention's KV cache in fp8_e4m3 when not told --kv-cache-dtype (overrides.py
-    533-536), runs its DSA prefill and decode on trtllm (overrides.py 713-719) and so stores
-    the raw MLA layout, 512 + 64 B a token a layer (calculate_mla_kv_cache_dim,
-    kv_cache_configurator.py 3425-3440), not the scaled fp8 layout's 656 FlatKV's fp8 figures
-    take: with the index keys' 132, 61 x 708 = 43,188 B a token, 994,432 tokens in 40 GiB
-    (whole pages of 64), where FlatKV's bfloat16 says 548,352 and its fp8 893,504. FlatKV's
-    options know the GPU only through the chunk, so neither the dtype nor the layout can
-    follow it yet: a B200 note says so (``sglang.sm100_dsa_layout``).
+    DeepSeek-V3.2 among them: there SGLang keeps DeepSeek's sparse attention's KV cache in
+    fp8_e4m3 when not told --kv-cache-dtype (``resolve_dsa``, its _dsa_kv_cache_dtype_default
+    on compute capability 10), runs its DSA prefill and decode on trtllm and so stores the raw
+    MLA layout, 512 + 64 B a token a layer, beside the index keys' 132
+    (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440): 61 x 708 = 43,188 B a
+    token, 994,432 tokens in 40 GiB (whole pages of 64), where a Hopper's bfloat16 holds
+    548,352. FlatKV's side takes it from its ``sglang_blackwell`` option, which the B200
+    preset sets (``sglang.blackwell_dsa``). And DeepSeek-V3.2 told --kv-cache-dtype
+    fp8_e4m3 (FlatKV's model KV dtype fp8, ``KV``), at every page, both overlaps, with and
+    without 3 drafted tokens: the same trtllm backends and bytes there (where a Hopper runs
+    flashmla_kv's scaled 656 + 132). Not told bfloat16: SGLang then keeps 1,152 + 132 B on a
+    B200 as on a Hopper, while FlatKV's model KV dtype bfloat16 stands for SGLang's "auto" (the
+    model's own), which SGLang resolves to fp8_e4m3 there: its figures for a told bfloat16
+    are those on a Hopper, as the note and the README say.
 
     Then the two models whose B200 override reads the radix cache strategy (Qwen3-Next's
     told extra buffer, Nemotron-H's no_buffer beside TensorRT-LLM) with each strategy told,
@@ -1258,6 +1271,9 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
             for overlap in (True, False)
             for more in ({}, {"speculative_tokens": 3},
                          {"speculative_tokens": 3, **RADIX_OFF})]
+    rows += [("DeepSeek-V3.2", page, overlap, {KV: "fp8_e4m3", **more})
+             for page in B200_PAGES for overlap in (True, False)
+             for more in ({}, {"speculative_tokens": 3})]
     return rows + [(p, page, overlap, {STRATEGY: strategy, **more})
                    for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for page in B200_PAGES
                    for overlap in (True, False)
@@ -1276,10 +1292,12 @@ def check_b200(sg: NS) -> tuple[int, int]:
     bad = 0
     rows = b200_rows()
     for name, page, overlap, more in rows:
-        spec = model_spec(name)
-        engine = sglang_figures(sg, spec, BUDGETS[0], page, overlap, {**more, CHUNK: chunk},
-                                platform=B200_PLATFORM)
-        flatkv = flatkv_b200_figures(spec, BUDGETS[0], page, overlap, more)
+        spec, told = model_spec(name), {k: v for k, v in more.items() if k != KV}
+        if kv := more.get(KV):  # --kv-cache-dtype: FlatKV's model KV dtype
+            spec = spec.with_options(kv_dtype=KV_DTYPES[kv])
+        engine = sglang_figures(sg, spec, BUDGETS[0], page, overlap, {**told, CHUNK: chunk},
+                                kv_dtype=kv, platform=B200_PLATFORM)
+        flatkv = flatkv_b200_figures(spec, BUDGETS[0], page, overlap, told)
         setting = (f"{name} on a {B200} B={BUDGETS[0]:,} P={'not told' if page is None else page}"
                    f" overlap={'on' if overlap else 'off'}"
                    + "".join(f" {k}={v}" for k, v in more.items()))
@@ -1297,7 +1315,8 @@ def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
                         ratios: dict) -> dict:
     """FlatKV's figures for SGLang on the B200 preset, as the CLI's --gpu-memory and the app's
     GPU pick hand it the GPU: the chunk SGLang takes there (``sglang_default_chunked_prefill``
-    of its memory, as ``strategy_cli.figures_options``), the backend ``sm100_backend`` names
+    of its memory, as ``strategy_cli.figures_options``) and ``sglang_blackwell`` (DeepSeek's
+    sparse attention's raw fp8 layout there), the backend ``sm100_backend`` names
     at the page told (1 for none), the page ``sglang_default_page`` says SGLang runs in its
     place (its note's: none told, a model override's, a backend's page fix), else the page
     told (FlatKV's options hold no page told apart from 1, and SGLang's resolution reads a
@@ -1307,7 +1326,7 @@ def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
     SGLang's own words."""
     options = StrategyOptions(sglang_overlap_schedule=overlap, **ratios,
                               sglang_chunked_prefill_size=sglang_default_chunked_prefill(
-                                  GPU_PRESETS[B200]))
+                                  GPU_PRESETS[B200]), sglang_blackwell=True)
     profile = spec.profile()
     options = replace(options, sglang_page_size=page or 1)  # as told: 1 for none
     if refusal := sm100_refusal(B200, profile, options):  # the note's
@@ -1319,7 +1338,8 @@ def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
     default = sglang_default_page(B200, profile, options)
     page = default.page if default else options.sglang_page_size
     figures = flatkv_figures(spec, budget, page, overlap,
-                             {**ratios, CHUNK: options.sglang_chunked_prefill_size})
+                             {**ratios, CHUNK: options.sglang_chunked_prefill_size,
+                              "sglang_blackwell": True})
     if "refused" not in figures:
         figures.update(backend=backend, page=page_size(profile, replace(
             options, sglang_page_size=page)))
