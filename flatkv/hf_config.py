@@ -231,15 +231,7 @@ def _conv_kernel(text: Any, attr: str, model_type: str) -> int:
     kernel = whole_field(text, attr, model_type)
     if kernel >= 2:
         return kernel
-    given = text.given if isinstance(text, Recorded) else {}
     field = field_name(text, attr)
-    linear = given.get("linear_attn_config")
-    if (model_type == "kimi_linear" and isinstance(linear, Mapping)
-            and KDA_GIVEN_AS.get(attr) in linear):
-        field = f"linear_attn_config.{KDA_GIVEN_AS[attr]}"
-    elif model_type == "bailing_hybrid" and attr not in given and BAILING_KDA_GIVEN_AS.get(
-            attr) in given:
-        field = field_name(text, BAILING_KDA_GIVEN_AS[attr])
     raise ValueError(f"config.json {field} = {kernel} must be at least 2: the {model_type} "
                      "conv state keeps kernel - 1 tokens; check the model's value")
 

@@ -38,10 +38,42 @@ class Recorded:
             return vars(conf)[name]
 
 
+# Kimi Linear's checkpoint keeps its KDA sizes in linear_attn_config, under these names
+# (KimiLinearConfig copies them to the attributes read here).
+KDA_GIVEN_AS = {"linear_num_heads": "num_heads", "linear_head_dim": "head_dim",
+                "linear_conv_kernel_dim": "short_conv_kernel_size"}
+# ... and Bailing's, from its top-level fields (before transformers sets head_dim to 64)
+BAILING_KDA_GIVEN_AS = {"linear_num_heads": "num_attention_heads", "linear_head_dim": "head_dim",
+                        "linear_conv_kernel_dim": "short_conv_kernel_size"}
+
+
+def given_as(conf: Any, attr: str) -> str:
+    """The key config.json gives ``attr`` by, where it gives it otherwise than by the
+    attribute's name: an alias of transformers' attribute_map either way (Kimi Linear's
+    max_position_embeddings is its model_max_length; Step-3.5's num_key_value_heads its
+    num_attention_groups), Kimi Linear's ``linear_attn_config`` entry, Bailing's field its KDA
+    size is copied from; else ``attr``. A refusal names the key the user finds in the file."""
+    given = conf.given if isinstance(conf, Recorded) else {}
+    if attr in given:
+        return attr
+    aliases = getattr(conf, "attribute_map", None) or {}
+    if aliases.get(attr) in given:
+        return aliases[attr]
+    if alias := next((a for a, target in aliases.items() if target == attr and a in given),
+                     None):
+        return alias
+    linear = given.get("linear_attn_config")
+    if isinstance(linear, Mapping) and KDA_GIVEN_AS.get(attr) in linear:
+        return f"linear_attn_config.{KDA_GIVEN_AS[attr]}"
+    if given.get("model_type") == "bailing_hybrid" and BAILING_KDA_GIVEN_AS.get(attr) in given:
+        return BAILING_KDA_GIVEN_AS[attr]
+    return attr
+
+
 def field_name(conf: Any, attr: str) -> str:
-    """A field as config.json writes it: ``text_config.num_attention_heads`` where the model's
-    fields sit in a nested language-model config."""
-    return f"{conf.where}{attr}" if isinstance(conf, Recorded) else attr
+    """A field as config.json writes it (``given_as``): ``text_config.num_attention_heads``
+    where the model's fields sit in a nested language-model config."""
+    return f"{conf.where}{given_as(conf, attr)}" if isinstance(conf, Recorded) else attr
 
 
 def whole_field(conf: Any, attr: str, model_type: str, *, default: Any = None,
@@ -61,14 +93,6 @@ def whole_field(conf: Any, attr: str, model_type: str, *, default: Any = None,
         conf.used[attr] = value
     return value
 
-
-# Kimi Linear's checkpoint keeps its KDA sizes in linear_attn_config, under these names
-# (KimiLinearConfig copies them to the attributes read here).
-KDA_GIVEN_AS = {"linear_num_heads": "num_heads", "linear_head_dim": "head_dim",
-                "linear_conv_kernel_dim": "short_conv_kernel_size"}
-# ... and Bailing's, from its top-level fields (before transformers sets head_dim to 64)
-BAILING_KDA_GIVEN_AS = {"linear_num_heads": "num_attention_heads", "linear_head_dim": "head_dim",
-                        "linear_conv_kernel_dim": "short_conv_kernel_size"}
 
 
 def gemma4_full_fields(text: Any) -> dict[str, str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from flatkv.hf_fields import Recorded, whole_field
+from flatkv.hf_fields import Recorded, field_name, given_as, whole_field
 from flatkv.hf_json import as_written, rope_by_layer_type
 from flatkv.models import ASSUMED_MAX_MODEL_LEN
 from flatkv.plan import int_text
@@ -45,18 +45,6 @@ _SCALED_BEFORE_0_30 = ("yarn", "deepseek_yarn", "deepseek_llama_scaling")
 _YARN_SCALED_BEFORE = "0.30"
 
 
-def _as_written(text: Any, attr: str) -> str:
-    """``attr`` as the config.json names it: the alias it gives where the class keeps the value
-    under another name (its attribute_map: Kimi Linear's and Bailing's max_position_embeddings
-    is their model_max_length)."""
-    given = text.given if isinstance(text, Recorded) else {}
-    if attr in given:
-        return attr
-    aliases = getattr(text, "attribute_map", None) or {}
-    return next((alias for alias, target in aliases.items()
-                 if target == attr and alias in given), attr)
-
-
 @dataclass(frozen=True)
 class ModelLength:
     """``max_model_len_of``'s answer: the length (tokens), where it comes from in words (the
@@ -86,7 +74,8 @@ def max_model_len_of(text: Any, model_type: str) -> ModelLength:
             continue
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOKENS:
             said = int_text(value) if type(value) is int else as_written(value)
-            raise ValueError(f"config.json {attr} is {said}: give the model's context length "
+            raise ValueError(f"config.json {field_name(text, attr)} is {said}: give the "
+                             "model's context length "
                              f"as a positive whole number of tokens (at most {MAX_TOKENS:,}), "
                              "e.g. 131072")
         lengths[attr] = value
@@ -97,7 +86,7 @@ def max_model_len_of(text: Any, model_type: str) -> ModelLength:
         chosen = "model_max_length" if "model_max_length" in lengths else min(
             lengths, key=lengths.__getitem__)
         length = lengths[chosen]
-        attr = _as_written(text, chosen)
+        attr = given_as(text, chosen)
     else:  # vLLM assumes a length, then scales it as a given one
         length, attr = ASSUMED_MAX_MODEL_LEN, ASSUMED_FROM
     assumed = not lengths

@@ -3050,3 +3050,31 @@ def test_a_tp_refusal_names_the_key_the_layer_builder_read(monkeypatch):
                  "mamba_n_heads", "mamba_n_groups", "intermediate_size", "hidden_size",
                  "swa_num_key_value_heads", "num_global_key_value_heads"):
         assert checked[attr], attr
+
+
+def test_a_bad_size_is_refused_by_the_key_config_json_writes_not_transformers_attribute():
+    # config.json names a size by an alias transformers maps (Kimi Linear's model_max_length,
+    # Step-3.5's num_attention_groups), inside another object (Kimi Linear's linear_attn_config)
+    # or by the field transformers copies it from (Bailing's short_conv_kernel_size): a refusal
+    # names that key, which the user can find in the file (the fuzz found each refused by
+    # transformers' attribute, a key the file does not hold)
+    linear = KIMI_LINEAR["linear_attn_config"]
+    for cfg, key, shown in (
+            ({**KIMI_LINEAR, "model_max_length": 0}, "model_max_length", "0"),
+            ({**KIMI_LINEAR, "linear_attn_config": {**linear, "num_heads": 0}},
+             "linear_attn_config.num_heads", "0"),
+            ({**KIMI_LINEAR, "linear_attn_config": {**linear, "head_dim": -1}},
+             "linear_attn_config.head_dim", "-1"),
+            ({**KIMI_LINEAR, "linear_attn_config": {**linear, "short_conv_kernel_size": -1}},
+             "linear_attn_config.short_conv_kernel_size", "-1"),
+            ({**BAILING, "short_conv_kernel_size": 0}, "short_conv_kernel_size", "0"),
+            ({**STEP35, "num_attention_groups": 0}, "num_attention_groups", "0"),
+            ({**STEP35, "num_attention_groups": 1.5}, "num_attention_groups", "1.5"),
+            ({**LLAMA4_SCOUT, "text_config": {**LLAMA4_SCOUT["text_config"],
+                                              "max_position_embeddings": 0}},
+             "text_config.max_position_embeddings", "0")):
+        with pytest.raises(ValueError) as refused:
+            spec_from_hf_config(cfg)
+        message = str(refused.value)
+        assert re.search(rf"config\.json {re.escape(key)}( =| is|,| must)[^:]*"
+                         rf"(?<![\d.]){re.escape(shown)}(?![\d.])", message), (key, message)
