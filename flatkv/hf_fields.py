@@ -12,6 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from flatkv.hf_json import as_written
+from flatkv.models import MAX_CONV_KERNEL, MAX_DIM
+from flatkv.patterns import MAX_CACHE_LAYERS
+from flatkv.plan import int_text
+from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW
 
 
 class Recorded:
@@ -76,6 +80,18 @@ def field_name(conf: Any, attr: str) -> str:
     return f"{conf.where}{given_as(conf, attr)}" if isinstance(conf, Recorded) else attr
 
 
+# The most a size read here can be where it is no dimension (at most MAX_DIM): a conv kernel, a
+# window or chunk in tokens, a layer count (the bounds ModelSpec's layers check, by their own
+# field names)
+_MOST = {**dict.fromkeys(("conv_kernel", "linear_conv_kernel_dim", "mamba_d_conv",
+                          "conv_L_cache"), MAX_CONV_KERNEL),
+         **dict.fromkeys(("sliding_window", "sliding_window_size", "attention_chunk_size"),
+                         MAX_WINDOW),
+         **dict.fromkeys(("mamba_chunk_size", "chunk_size"), MAX_CHUNK_SIZE),
+         **dict.fromkeys(("num_hidden_layers", "num_layers", "num_kv_shared_layers"),
+                         MAX_CACHE_LAYERS)}
+
+
 def whole_field(conf: Any, attr: str, model_type: str, *, default: Any = None,
                 minimum: int = 1) -> Any:
     """A whole-number field the model needs, ``minimum`` or more (positive by default)."""
@@ -89,6 +105,10 @@ def whole_field(conf: Any, attr: str, model_type: str, *, default: Any = None,
     if value < minimum:
         least = "positive" if minimum == 1 else f"{minimum} or more"
         raise ValueError(f"{model_type} config.json {field} must be {least}, got {value}")
+    most = _MOST.get(attr, MAX_DIM)
+    if value > most:  # said here, by its key: the layer built of it names its own field
+        raise ValueError(f"{model_type} config.json {field} = {int_text(value)} is too large "
+                         f"to be real (at most {most:,}): fix the field")
     if isinstance(conf, Recorded):
         conf.used[attr] = value
     return value

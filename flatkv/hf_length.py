@@ -17,7 +17,6 @@ from flatkv.hf_fields import Recorded, field_name, given_as, whole_field
 from flatkv.hf_json import as_written, rope_by_layer_type
 from flatkv.models import ASSUMED_MAX_MODEL_LEN
 from flatkv.plan import int_text
-from flatkv.profile import MAX_CHUNK_SIZE
 from flatkv.units import MAX_TOKENS
 
 # The config fields vLLM reads a model's length from (the smallest given wins, but Cohere's
@@ -158,9 +157,5 @@ def chunk_size_of(text: Any, model_type: str) -> int | None:
     takes 2,048."""
     for attr in ("mamba_chunk_size", "chunk_size"):
         if getattr(text, attr, None) is not None:  # whole and positive: hf_json prechecked it
-            value = whole_field(text, attr, model_type)
-            if value > MAX_CHUNK_SIZE:
-                raise ValueError(f"config.json {attr} = {int_text(value)} is too large to be "
-                                 f"real (at most {MAX_CHUNK_SIZE:,}): fix or remove the field")
-            return value
+            return whole_field(text, attr, model_type)  # at most MAX_CHUNK_SIZE
     return None

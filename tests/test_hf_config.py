@@ -3078,3 +3078,20 @@ def test_a_bad_size_is_refused_by_the_key_config_json_writes_not_transformers_at
         message = str(refused.value)
         assert re.search(rf"config\.json {re.escape(key)}( =| is|,| must)[^:]*"
                          rf"(?<![\d.]){re.escape(shown)}(?![\d.])", message), (key, message)
+
+
+def test_a_size_too_large_to_be_real_is_refused_by_its_config_key():
+    # sizes the precheck does not bound (Kimi Linear's linear_attn_config.num_heads, LFM2's
+    # conv_L_cache, a conv kernel past 64) were refused by the layer FlatKV built of them,
+    # "gdn.k_heads = ... is too large to be real", a name that is in no config.json (fuzz)
+    linear = KIMI_LINEAR["linear_attn_config"]
+    for cfg, key, most in (
+            ({**KIMI_LINEAR, "linear_attn_config": {**linear, "num_heads": 10**30}},
+             "linear_attn_config.num_heads", "1,048,576"),
+            ({**KIMI_LINEAR, "linear_attn_config": {**linear, "short_conv_kernel_size": 65}},
+             "linear_attn_config.short_conv_kernel_size", "64"),
+            ({**LFM2, "conv_L_cache": 2**63}, "conv_L_cache", "64"),
+            ({**PRESET_CONFIGS["Nemotron-H-8B"], "conv_kernel": 100}, "conv_kernel", "64")):
+        with pytest.raises(ValueError, match=rf"config\.json {re.escape(key)} = .* is too "
+                           rf"large to be real \(at most {most}\): fix the field"):
+            spec_from_hf_config(cfg)
