@@ -194,6 +194,14 @@ def rope_by_layer_type(rope: Mapping[str, Any]) -> dict[str, Mapping[str, Any]] 
     return dict(rope)
 
 
+def rope_parts(rope: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """A rope field's ropes, each with the path a message names it by below the field: the
+    whole (``""``), or transformers 5's one per layer type (``"full_attention."``)."""
+    by_type = rope_by_layer_type(rope)
+    return [("", rope)] if by_type is None else [
+        (f"{kind}.", part) for kind, part in by_type.items() if isinstance(part, Mapping)]
+
+
 def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
     for key in ("rope_scaling", "rope_parameters"):
         rope = cfg.get(key)
@@ -203,12 +211,13 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
             raise ValueError(f"config.json {where}{key} = {as_written(rope)} must be an object "
                              "such as {\"rope_type\": \"yarn\", \"factor\": 4.0}: fix or "
                              "remove the field")
-        by_type = rope_by_layer_type(rope)
-        parts = [("", rope)] if by_type is None else [
-            (f"{kind}.", part) for kind, part in by_type.items()]
-        for inner, part in parts:
+        for inner, part in rope_parts(rope):
             for field in ("rope_type", "type"):
                 value = part.get(field)
+                if isinstance(value, str) and not value.strip():
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} = {value!r} is "
+                                     f"no rope type: use a name such as "
+                                     f"{', '.join(_ROPE_TYPES[:6])}, or remove the field")
                 if value is None or (isinstance(value, str) and (
                         value in _ROPE_TYPES or value.lower() not in _ROPE_TYPES)):
                     continue
@@ -231,6 +240,11 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
                     raise ValueError(f"config.json {where}{key}.{inner}{field} = "
                                      f"{as_written(value)} must be a finite number: fix or "
                                      "remove the field")
+                if field == "original_max_position_embeddings" and value is not None and (
+                        value < 1):  # a length (transformers' yarn divides by it)
+                    raise ValueError(f"config.json {where}{key}.{inner}{field} = "
+                                     f"{as_written(value)} must be a positive length in "
+                                     "tokens: fix or remove the field")
 
 
 # transformers 5 writes floats JSON cannot hold (nemotron_h's and falcon_h1's time_step_limit

@@ -28,6 +28,7 @@ from flatkv.hf_json import (
     as_written,
     levels,
     prechecked,
+    rope_parts,
 )
 from flatkv.models import FORMAT
 from flatkv.profile import PROFILE_FORMAT
@@ -573,6 +574,8 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
                 raise ValueError(bad) from None
             raise ValueError(f"this {model_type} config.json does not hold together: "
                              f"{check['why']}") from None
+        if missing := _missing_rope_text(cfg, text):
+            raise ValueError(missing) from None
         culprit = _culprit(AutoConfig, read_as, kwargs)
         if culprit is not None:
             key, value = culprit
@@ -584,6 +587,30 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
     finally:
         hf_logging.set_verbosity(verbosity)
     return conf
+
+
+# transformers' KeyError for a rope that lacks a number its type needs
+_ROPE_MISSING = re.compile(r"Missing required keys in `rope_parameters` for "
+                           r"'rope_type'='(?P<type>[^']*)': \{(?P<keys>[^}]*)\}")
+
+
+def _missing_rope_text(cfg: Mapping[str, Any], text: str) -> str | None:
+    """transformers' refusal of a rope that lacks a number its type needs (llama3's
+    low_freq_factor, yarn's factor) in config terms: the rope field that lacks it, by its path,
+    and the keys to add; None for any other error. (The whole rope_scaling was named as "not a
+    value transformers takes", which left the key to add unsaid.)"""
+    match = _ROPE_MISSING.search(text)
+    if match is None:
+        return None
+    keys = sorted(key.strip(" '\"") for key in match["keys"].split(","))
+    place = next((f"{where}{field}{'.' + inner.rstrip('.') if inner else ''}"
+                  for where, level in levels(cfg) for field in ("rope_scaling", "rope_parameters")
+                  if isinstance(level.get(field), Mapping)
+                  for inner, part in rope_parts(level[field]) if not set(keys) <= set(part)),
+                 "rope_scaling")
+    it = "it" if len(keys) == 1 else "them"
+    return (f"config.json {place} has no {', '.join(keys)}: {match['type']} rope scaling needs "
+            f"{it}; add {it} as the model's config.json gives {it}")
 
 
 _NO_SETTER = re.compile(r"property '(?P<field>\w+)' of '\w+' object has no setter")

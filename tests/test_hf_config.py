@@ -3095,3 +3095,36 @@ def test_a_size_too_large_to_be_real_is_refused_by_its_config_key():
         with pytest.raises(ValueError, match=rf"config\.json {re.escape(key)} = .* is too "
                            rf"large to be real \(at most {most}\): fix the field"):
             spec_from_hf_config(cfg)
+
+
+def test_a_rope_scaling_missing_its_numbers_or_named_by_nothing_is_refused_by_its_field():
+    # (fuzz) a llama3 rope without low_freq_factor, a yarn one without its factor: refused as
+    # "rope_scaling = {...} is not a value transformers' llama config takes", not naming the
+    # key to add; a yarn original_max_position_embeddings of 0 (transformers divides by it) so
+    # too; an empty rope_type scaled Llama-3.1-8B's length 8 times, to 1,048,576, as a type
+    llama, deepseek = PRESET_CONFIGS["Llama-3.1-8B"], PRESET_CONFIGS["DeepSeek-V3"]
+    rope = {k: v for k, v in llama["rope_scaling"].items() if k != "low_freq_factor"}
+    with pytest.raises(ValueError, match=r"^config.json rope_scaling has no low_freq_factor: "
+                       r"llama3 rope scaling needs it; add it as the model's config.json "
+                       r"gives it$"):
+        spec_from_hf_config({**llama, "rope_scaling": rope})
+    yarn = {k: v for k, v in deepseek["rope_scaling"].items() if k != "factor"}
+    with pytest.raises(ValueError, match=r"^config.json rope_scaling has no factor: yarn rope "
+                       r"scaling needs it; add it"):
+        spec_from_hf_config({**deepseek, "rope_scaling": yarn})
+    scout = LLAMA4_SCOUT["text_config"]
+    rope = {k: v for k, v in scout["rope_scaling"].items() if k != "high_freq_factor"}
+    with pytest.raises(ValueError, match=r"^config.json text_config.rope_scaling has no "
+                       r"high_freq_factor: llama3"):
+        spec_from_hf_config({**LLAMA4_SCOUT, "text_config": {**scout, "rope_scaling": rope}})
+    for length in (0, -1):
+        with pytest.raises(ValueError, match=rf"^config.json rope_scaling."
+                           rf"original_max_position_embeddings = {length} must be a positive "
+                           r"length in tokens: fix or remove the field$"):
+            spec_from_hf_config({**deepseek, "rope_scaling": {
+                **deepseek["rope_scaling"], "original_max_position_embeddings": length}})
+    for empty in ("", "  "):
+        with pytest.raises(ValueError, match=rf"^config.json rope_scaling.rope_type = "
+                           rf"'{empty}' is no rope type: use a name such as default, linear, "):
+            spec_from_hf_config({**llama, "rope_scaling": {**llama["rope_scaling"],
+                                                           "rope_type": empty}})
