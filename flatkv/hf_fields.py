@@ -101,10 +101,11 @@ def whole_field(conf: Any, attr: str, model_type: str, *, default: Any = None,
         raise ValueError(f"{model_type} config.json has no {field}: add it to the config")
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{model_type} config.json {field} must be a whole number, got "
-                         f"{as_written(value)}")
+                         f"{as_written(value)}: fix the field")
     if value < minimum:
         least = "positive" if minimum == 1 else f"{minimum} or more"
-        raise ValueError(f"{model_type} config.json {field} must be {least}, got {value}")
+        raise ValueError(f"{model_type} config.json {field} must be {least}, got {value}: fix "
+                         "the field")
     most = _MOST.get(attr, MAX_DIM)
     if value > most:  # said here, by its key: the layer built of it names its own field
         raise ValueError(f"{model_type} config.json {field} = {int_text(value)} is too large "

@@ -117,7 +117,7 @@ WHOLE_FIELDS = dict.fromkeys((
     "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim", "v_head_dim",
     "sliding_window_size", "full_attention_interval", "sliding_window_pattern", "attn_layer_period",
     "mamba_chunk_size", "chunk_size",
-), 1) | {"attn_layer_offset": 0, "max_window_layers": 0}
+), 1) | {"attn_layer_offset": 0, "max_window_layers": 0, "num_nextn_predict_layers": 0}
 
 
 # The most a whole field can be: a window or chunk in tokens, else a head count, dim or period.

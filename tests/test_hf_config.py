@@ -23,6 +23,7 @@ from flatkv.hf_config import (  # noqa: E402
     spec_from_hf_config,
 )
 from flatkv.hf_hub import fetch_hf_config, spec_from_model_id  # noqa: E402
+from flatkv.hf_json import as_written  # noqa: E402
 from flatkv.hf_length import ASSUMED_FROM, ModelLength, max_model_len_of  # noqa: E402
 from flatkv.hf_notes import assumed_length_note  # noqa: E402
 from flatkv.models import (  # noqa: E402
@@ -1954,7 +1955,7 @@ def test_gemma3n_shared_layers_keep_no_cache(layers, shared):
                                                        "num_kv_shared_layers": 0}}).pattern == (
         f"(4*sliding,full)*{layers // 5}")
     with pytest.raises(ValueError, match="^gemma3n config.json text_config.num_kv_shared_layers "
-                                         "must be 0 or more, got -1$"):
+                                         "must be 0 or more, got -1: fix the field$"):
         spec_from_hf_config({**cfg, "text_config": {**cfg["text_config"],
                                                     "num_kv_shared_layers": -1}})
     with pytest.raises(ValueError, match=rf"num_kv_shared_layers = {layers} leaves none of its "
@@ -3128,3 +3129,31 @@ def test_a_rope_scaling_missing_its_numbers_or_named_by_nothing_is_refused_by_it
                            rf"'{empty}' is no rope type: use a name such as default, linear, "):
             spec_from_hf_config({**llama, "rope_scaling": {**llama["rope_scaling"],
                                                            "rope_type": empty}})
+
+
+def test_an_mtp_layer_count_that_is_no_whole_number_is_refused_by_its_field():
+    # (fuzz) DeepSeek-V3's num_nextn_predict_layers "8" or -1 passed without a word, Ernie 4.5
+    # MoE's "8" was refused in Python's words ("'>' not supported between instances of 'str'
+    # and 'int'"), Step-3.5's 1.5 as "no one field of it is to blame"; 0 (no MTP module) and
+    # null (the class default) pass
+    deepseek, ernie = PRESET_CONFIGS["DeepSeek-V3"], {"model_type": "ernie4_5_moe"}
+    for cfg, value, why in ((deepseek, "8", "must be a whole number"),
+                            (ernie, "8", "must be a whole number"),
+                            (STEP35, 1.5, "must be a whole number"),
+                            (deepseek, -1, "must be at least 0")):
+        with pytest.raises(ValueError, match=rf"^config.json num_nextn_predict_layers = "
+                           rf"{re.escape(as_written(value))} {why}: fix or remove the field$"):
+            spec_from_hf_config({**cfg, "num_nextn_predict_layers": value})
+    for value in (0, None):
+        assert spec_from_hf_config({**deepseek, "num_nextn_predict_layers": value}).pattern == (
+            spec_from_hf_config(deepseek).pattern)
+
+
+def test_a_size_below_its_least_is_refused_with_the_fix():
+    # whole_field's refusals said the field and value but not what to do (fuzz)
+    with pytest.raises(ValueError, match=r"^lfm2 config.json conv_L_cache must be positive, got "
+                       r"0: fix the field$"):
+        spec_from_hf_config({**LFM2, "conv_L_cache": 0})
+    with pytest.raises(ValueError, match=r"^deepseek_v32 config.json index_head_dim must be "
+                       r"positive, got -1: fix the field$"):
+        spec_from_hf_config({**DEEPSEEK_V32, "index_head_dim": -1})
