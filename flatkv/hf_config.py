@@ -525,6 +525,11 @@ def _step3p5_heads(text: Any, cfg: Mapping[str, Any], heads: int | None,
     does not model: refused."""
     conf = vars(text).get("conf", text)  # not recorded: a field the config gives nested
     groups = getattr(conf, "num_key_value_heads", None)
+    if groups is None:  # a null (absent, transformers gives 8): not MHA, as it would read
+        name = "num_key_value_heads" if "num_key_value_heads" in cfg else "num_attention_groups"
+        raise ValueError(f"step3p5 config.json {name} is null: vLLM's Step-3.5 reads the full "
+                         f"layers' KV groups from it, SGLang takes {SGLANG_STEP3P5_GROUPS}; "
+                         "give the model's value or remove the field")
     kinds = {layer.label for layer in layers if not layer.is_state}
     field, other = field_of(cfg, "attention_other_setting")
     if other is not None and not isinstance(other, Mapping):

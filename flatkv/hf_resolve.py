@@ -516,6 +516,27 @@ def _field_error_text(cfg: Mapping[str, Any], model_type: str, where: str, field
             f"config takes: give {takes}, or remove the field")
 
 
+# Attributes transformers derives from an entry of a nested object of config.json, by where the
+# file gives it: Step-3.5's sliding layers' query heads
+_DERIVED_FROM = {"num_sliding_attention_heads": ("attention_other_setting", "num_attention_heads")}
+
+
+def _given_where(cfg: Mapping[str, Any], field: str) -> tuple[str, str]:
+    """Where config.json gives the attribute ``field`` transformers refused (a prefix such as
+    ``text_config.``, and the key): its own key at the top level or in a nested language-model
+    config, else the nested entry transformers derives it from."""
+    if field in cfg:
+        return "", field
+    nested = next((key for key in NESTED
+                   if isinstance(cfg.get(key), Mapping) and field in cfg[key]), None)
+    if nested:
+        return f"{nested}.", field
+    outer, inner = _DERIVED_FROM.get(field, ("", ""))
+    if isinstance(cfg.get(outer), Mapping) and inner in cfg[outer]:
+        return f"{outer}.", inner
+    return "", field
+
+
 _CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P<why>.+)")
 
 
@@ -548,15 +569,13 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
         text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
         field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks
         if field:
-            where = next((f"{key}." for key in NESTED
-                          if field["field"] not in cfg and isinstance(cfg.get(key), Mapping)
-                          and field["field"] in cfg[key]), "")
+            where, name = _given_where(cfg, field["field"])
             if null := _NULL_FIELD.search(field["why"]):  # Python's names, not the config's
                 kind = _JSON_KINDS.get(null["expected"], "a value of another kind")
-                raise ValueError(f"config.json {where}{field['field']} is null, which "
+                raise ValueError(f"config.json {where}{name} is null, which "
                                  f"transformers' {model_type} config does not take: give "
                                  f"{kind} or remove the field") from None
-            raise ValueError(_field_error_text(cfg, model_type, where, field["field"],
+            raise ValueError(_field_error_text(cfg, model_type, where, name,
                                                field["why"])) from None
         check = _CLASS_ERROR.search(text)
         if check:

@@ -3157,3 +3157,20 @@ def test_a_size_below_its_least_is_refused_with_the_fix():
     with pytest.raises(ValueError, match=r"^deepseek_v32 config.json index_head_dim must be "
                        r"positive, got -1: fix the field$"):
         spec_from_hf_config({**DEEPSEEK_V32, "index_head_dim": -1})
+
+
+def test_step35_sliding_heads_and_null_kv_groups_are_refused_by_their_config_keys():
+    # (fuzz) attention_other_setting.num_attention_heads = 1.5 was refused as
+    # "num_sliding_attention_heads", the attribute transformers copies it to; a null
+    # num_attention_groups as "attention_heads = 32 is not a multiple of full.kv_heads = 64 ...
+    # (0 in the Model page's editor)", the planner's words for the MHA it was read as
+    other = STEP35["attention_other_setting"]
+    with pytest.raises(ValueError, match=r"^config.json attention_other_setting."
+                       r"num_attention_heads = 1.5 is not a value transformers' step3p5 config "
+                       r"takes: give a whole number"):
+        spec_from_hf_config({**STEP35, "attention_other_setting": {
+            **other, "num_attention_heads": 1.5}})
+    with pytest.raises(ValueError, match=r"^step3p5 config.json num_attention_groups is null: "
+                       r"vLLM's Step-3.5 reads the full layers' KV groups from it, SGLang takes "
+                       r"8; give the model's value or remove the field$"):
+        spec_from_hf_config({**STEP35, "num_attention_groups": None})
