@@ -102,8 +102,16 @@ def _built(text: Any, layer_class: type[_Layer], **fields: Any) -> _Layer:
     attribute gave each is remembered on ``text`` (``Recorded.split_from``), so that a TP
     refusal names the key the builder read (``_config_keys``): no list of names kept beside the
     builders, which a builder reading another attribute would leave naming the old one."""
-    layer = layer_class(**{name: value.value if isinstance(value, _Split) else value
-                           for name, value in fields.items()})
+    try:
+        layer = layer_class(**{name: value.value if isinstance(value, _Split) else value
+                               for name, value in fields.items()})
+    except ValueError as exc:  # the layer's own check names its fields: said by their keys
+        said = str(exc)
+        for name, value in fields.items():
+            if isinstance(value, _Split):
+                key = field_name(text, value.attr)
+                said = said.replace(f"{layer_class.kind}.{name} ", f"{key} ")
+        raise ValueError(f"config.json {said}" if said != str(exc) else said) from None
     if isinstance(text, Recorded):
         text.split_from[layer] = {name: value.attr for name, value in fields.items()
                                   if isinstance(value, _Split)}
@@ -256,7 +264,7 @@ def _state_layer(text: Any, model_type: str) -> CacheLayer:
                 f"{channels.value}: vLLM's LFM2 sizes its conv state by conv_dim, SGLang's (and "
                 "vLLM's LFM2-MoE) by hidden_size, so the engines would differ; check the "
                 "model's values")
-        return build(ShortConvLayer, channels=channels, conv_kernel=g("conv_L_cache"))
+        return build(ShortConvLayer, channels=channels, conv_kernel=kernel("conv_L_cache"))
     if family == "kda":
         # vLLM's kda_state_shape: conv (heads x d + 2 x heads x d) / tp by K - 1, recurrent
         # (heads / tp, d, d): GDN's shapes with as many key heads as value heads

@@ -3174,3 +3174,21 @@ def test_step35_sliding_heads_and_null_kv_groups_are_refused_by_their_config_key
                        r"vLLM's Step-3.5 reads the full layers' KV groups from it, SGLang takes "
                        r"8; give the model's value or remove the field$"):
         spec_from_hf_config({**STEP35, "num_attention_groups": None})
+
+
+def test_sizes_that_do_not_fit_together_are_refused_by_their_config_keys():
+    # (fuzz) a layer's own check ("gdn.v_heads = 24 is not a multiple of gdn.k_heads = 16")
+    # named FlatKV's layer fields, which no config.json holds: said by the keys that gave them
+    qwen3_next = PRESET_CONFIGS["Qwen3-Next-80B-A3B"]
+    nemotron, granite = PRESET_CONFIGS["Nemotron-H-8B"], PRESET_CONFIGS["granite-4.0-h-small"]
+    for cfg, message in (
+            ({**qwen3_next, "linear_num_value_heads": 24}, "config.json "
+             "linear_num_value_heads = 24 is not a multiple of linear_num_key_heads = 16"),
+            ({**nemotron, "n_groups": 7}, "config.json mamba_num_heads = 128 is not "
+             "a multiple of n_groups = 7"),
+            ({**granite, "mamba_n_groups": 3}, "config.json mamba_n_heads = 128 "
+             "is not a multiple of mamba_n_groups = 3"),
+            ({**LFM2, "conv_L_cache": 1}, "config.json conv_L_cache = 1 must be at least 2: the "
+             "lfm2 conv state keeps kernel - 1 tokens")):
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+            spec_from_hf_config(cfg)
