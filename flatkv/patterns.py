@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
-from flatkv.units import names_text, quoted, whole_number
+from flatkv.units import names_text, quoted, quoted_value, whole_number
 
 # More cache layers than any real model has (the deepest have about 130, Falcon-H1 counts two a
 # layer): a pattern past this is a typo. It also bounds the app's slowest page: Budget plans
@@ -214,7 +214,8 @@ def parse_pattern(text: str, *, max_layers: int = MAX_CACHE_LAYERS) -> list[str]
     against ``max_layers`` before anything is expanded.
     """
     if not isinstance(text, str):
-        raise ValueError(f"layer pattern must be a string, got {type(text).__name__}")
+        raise ValueError(f"layer pattern must be a string such as \"(3*linear,full)*12\", got "
+                         f"{quoted_value(text)}: write one name per cache layer")
     if not text.strip():  # an emptied field or flag, or a line break alone: said as such
         raise ValueError("layer pattern is empty: write one name per cache layer, e.g. "
                          "(3*linear,full)*12")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from fractions import Fraction
 
 import pytest
@@ -591,3 +592,17 @@ def test_a_long_list_or_object_is_quoted_cut_with_its_brackets_closed_and_its_it
     assert [quoted_value(v) for v in ([1, 2], (1,), {"a": 1}, 1.5, None)] == [
         "[1, 2]", "(1,)", "{'a': 1}", "1.5", "None"]
     assert quoted_value(2**300) == str(2**300)[:80] + "... (91 characters)"
+
+
+def test_a_model_files_pattern_that_is_no_string_is_refused_with_the_fix():
+    # (fuzz) a model file's "pattern": null or 5 said "layer pattern must be a string, got
+    # NoneType", Python's type name and no fix
+    from flatkv.models import ModelSpec
+    from flatkv.presets import load_preset
+
+    exported = load_preset("Llama-3.1-8B").to_dict()
+    for value, shown in ((None, "None"), (5, "5"), (["full"], "['full']")):
+        with pytest.raises(ValueError, match=rf"^layer pattern must be a string such as "
+                           rf"\"\(3\*linear,full\)\*12\", got {re.escape(shown)}: write one "
+                           r"name per cache layer$"):
+            ModelSpec.from_dict({**exported, "pattern": value})
