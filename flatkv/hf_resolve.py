@@ -537,6 +537,20 @@ def _given_where(cfg: Mapping[str, Any], field: str) -> tuple[str, str]:
     return "", field
 
 
+# A class check that failed in Python's words on a value of the wrong kind, not the check's own
+# ("'>' not supported between instances of 'str' and 'int'", "object of type 'int' has no
+# len()"): the field to blame is searched for instead
+_PYTHONS_WORDS = re.compile(r"not supported between instances of|unsupported operand type|"
+                            r"object (?:of type '\w+' )?(?:is not|has no)|can't multiply")
+
+
+def _culprit_text(culprit: tuple[str, Any], model_type: str) -> str:
+    """The refusal of the one field ``_culprit`` found to blame."""
+    key, value = culprit
+    return (f"config.json {key} = {as_written(value)} is not a value transformers' "
+            f"{model_type} config takes: fix or remove the field")
+
+
 _CLASS_ERROR = re.compile(r"Class validation error for validator '\w+': \w+: (?P<why>.+)")
 
 
@@ -591,17 +605,17 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
                                  f"field{'' if one else 's'}") from None
             if bad := _bad_layer_type(cfg, model_type, check["why"]):
                 raise ValueError(bad) from None
+            if _PYTHONS_WORDS.search(check["why"]) and (
+                    culprit := _culprit(AutoConfig, read_as, kwargs)):
+                raise ValueError(_culprit_text(culprit, model_type)) from None
             raise ValueError(f"this {model_type} config.json does not hold together: "
                              f"{check['why']}") from None
         if missing := _missing_rope_text(cfg, text):
             raise ValueError(missing) from None
         culprit = _culprit(AutoConfig, read_as, kwargs)
         if culprit is not None:
-            key, value = culprit
             # (its error is Python's: "'bool' object is not iterable", no setter of a property)
-            raise ValueError(f"config.json {key} = {as_written(value)} is not a value "
-                             f"transformers' {model_type} config takes: fix or remove the "
-                             "field") from None
+            raise ValueError(_culprit_text(culprit, model_type)) from None
         raise ValueError(_unread_text(exc, text, model_type)) from None
     finally:
         hf_logging.set_verbosity(verbosity)
@@ -802,18 +816,37 @@ def _nulls_to_blame(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> l
 def _culprit(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> tuple[str, Any] | None:
     """The one field of a config transformers failed on without naming it (a ``layer_types`` of
     5, a ``hybrid_override_pattern`` list): one whose removal lets the config build, as
-    ``text_config.dtype`` for a nested one; None when no single field is to blame."""
+    ``text_config.dtype`` for a nested one, and within an object the one entry to blame
+    (``rope_scaling.short_factor``, ``vision_config.head_dim``); None when no single field
+    is to blame."""
     builds = partial(_builds, auto_config, read_as)
     for outer in NESTED:  # a nested field first: dropping all of text_config would build too
         inner = kwargs.get(outer)
         if isinstance(inner, Mapping):
-            key = _one_to_blame(list(inner), lambda drop, inner=inner, outer=outer: builds(
-                {**kwargs, outer: {k: v for k, v in inner.items() if k not in drop}}))
-            if key is not None:
-                return f"{outer}.{key}", inner[key]
-    key = _one_to_blame(list(kwargs), lambda drop: builds(
-        {k: v for k, v in kwargs.items() if k not in drop}))
-    return None if key is None else (key, kwargs[key])
+            found = _blame_within(inner, lambda part, inner=inner, outer=outer: builds(
+                {**kwargs, outer: part}), f"{outer}.")
+            if found is not None:
+                return found
+    return _blame_within(kwargs, builds)
+
+
+def _blame_within(level: Mapping[str, Any], builds: Callable[[dict[str, Any]], bool],
+                  where: str = "") -> tuple[str, Any] | None:
+    """The entry of ``level`` whose removal alone lets the config build (``builds`` the config
+    with ``level`` replaced), by its path below ``where``; in an object, the object's own entry
+    to blame, where one is."""
+    # within an object, not its type: a rope without one builds as the default rope
+    keys = [k for k in level if not (where and k in ("rope_type", "type"))]
+    key = _one_to_blame(keys, lambda drop: builds(
+        {k: v for k, v in level.items() if k not in drop}))
+    if key is None:
+        return None
+    inner = level[key]
+    if isinstance(inner, Mapping) and inner:
+        found = _blame_within(inner, lambda part: builds({**level, key: part}), f"{where}{key}.")
+        if found is not None:
+            return found
+    return f"{where}{key}", inner
 
 
 def _one_to_blame(keys: list[str], builds_without: Callable[[set[str]], bool]) -> str | None:

@@ -3192,3 +3192,24 @@ def test_sizes_that_do_not_fit_together_are_refused_by_their_config_keys():
              "lfm2 conv state keeps kernel - 1 tokens")):
         with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
             spec_from_hf_config(cfg)
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    # transformers failed in Python's words ("'>' not supported between instances of 'str' and
+    # 'int'"), or FlatKV named the whole object the bad
+    # entry sits in: the entry itself, as config.json writes it (fuzz)
+    ({"model_type": "mistral3", "vision_config": {"head_dim": "8"}},
+     "config.json vision_config.head_dim = '8' is not a value transformers' mistral3 config "
+     "takes: fix or remove the field"),
+    ({**MIMO_V2, "rope_parameters": {"full_attention": {"rope_type": "default"},
+                                     "sliding_attention": []}},
+     "config.json rope_parameters.sliding_attention = [] is not a value transformers' "
+     "mimo_v2_flash config takes: fix or remove the field"),
+    ({"model_type": "gemma3", "text_config": {"rope_parameters": {
+        "full_attention": 5, "sliding_attention": {"rope_type": "default"}}}},
+     "config.json text_config.rope_parameters.full_attention = 5 is not a value transformers' "
+     "gemma3 config takes: fix or remove the field"),
+], ids=["vision_config", "rope per layer type", "text_config rope"])
+def test_a_bad_entry_of_a_nested_object_is_refused_by_its_own_path(config, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        spec_from_hf_config(config)
