@@ -230,7 +230,8 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
                 value = part.get(field)
                 if value is None and field in part and field in _ROPE_NEEDS.get(rope_type, ()):
                     raise ValueError(f"config.json {where}{key}.{inner}{field} is null: "
-                                     f"{rope_type} rope scaling needs it as a number")
+                                     f"{rope_type} rope scaling needs it as a number: give "
+                                     "the model's value")
                 if value is not None and (isinstance(value, bool)
                                           or not isinstance(value, (int, float))):
                     raise ValueError(f"config.json {where}{key}.{inner}{field} = "

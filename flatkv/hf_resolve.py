@@ -21,6 +21,7 @@ from functools import partial
 from itertools import product
 from typing import Any
 
+from flatkv.hf_fields import KDA_GIVEN_AS
 from flatkv.hf_json import (
     NESTED,
     ROPE_NUMBERS,
@@ -517,8 +518,9 @@ def _field_error_text(cfg: Mapping[str, Any], model_type: str, where: str, field
 
 
 # Attributes transformers derives from an entry of a nested object of config.json, by where the
-# file gives it: Step-3.5's sliding layers' query heads
-_DERIVED_FROM = {"num_sliding_attention_heads": ("attention_other_setting", "num_attention_heads")}
+# file gives it: Step-3.5's sliding layers' query heads, Kimi Linear's KDA sizes
+_DERIVED_FROM = {"num_sliding_attention_heads": ("attention_other_setting", "num_attention_heads"),
+                 **{attr: ("linear_attn_config", key) for attr, key in KDA_GIVEN_AS.items()}}
 
 
 def _given_where(cfg: Mapping[str, Any], field: str) -> tuple[str, str]:
@@ -542,6 +544,16 @@ def _given_where(cfg: Mapping[str, Any], field: str) -> tuple[str, str]:
 # len()"): the field to blame is searched for instead
 _PYTHONS_WORDS = re.compile(r"not supported between instances of|unsupported operand type|"
                             r"object (?:of type '\w+' )?(?:is not|has no)|can't multiply")
+
+
+def _default_count_said(cfg: Mapping[str, Any], why: str) -> str:
+    """Where transformers' check compares a layer count the config.json does not give (its
+    class default, 32 for LFM2) with a layer pattern it gives: a clause saying so, else ""."""
+    if "`num_hidden_layers`" not in why or any(
+            "num_hidden_layers" in level for _, level in levels(cfg)):
+        return ""
+    return ("; the config.json gives no num_hidden_layers, so that is transformers' default: add "
+            "the model's")
 
 
 def _culprit_text(culprit: tuple[str, Any], model_type: str) -> str:
@@ -609,7 +621,7 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
                     culprit := _culprit(AutoConfig, read_as, kwargs)):
                 raise ValueError(_culprit_text(culprit, model_type)) from None
             raise ValueError(f"this {model_type} config.json does not hold together: "
-                             f"{check['why']}") from None
+                             f"{check['why']}{_default_count_said(cfg, check['why'])}") from None
         if missing := _missing_rope_text(cfg, text):
             raise ValueError(missing) from None
         culprit = _culprit(AutoConfig, read_as, kwargs)

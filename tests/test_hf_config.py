@@ -505,7 +505,8 @@ def test_a_rope_type_or_rope_number_no_engine_reads_is_refused_by_its_field():
                                              rf"{re.escape(written)} must be a number: fix"):
             spec_from_hf_config({**llama, "rope_scaling": {**rope, field: value}})
     with pytest.raises(ValueError, match=r"^config.json rope_scaling.high_freq_factor is null: "
-                                         "llama3 rope scaling needs it as a number$"):
+                                         "llama3 rope scaling needs it as a number: give the "
+                                         "model's value$"):
         spec_from_hf_config({**llama, "rope_scaling": {**rope, "high_freq_factor": None}})
     # nested configs and transformers 5's rope per layer type name their path
     with pytest.raises(ValueError, match=r"^config.json text_config.rope_parameters."
@@ -3213,3 +3214,26 @@ def test_sizes_that_do_not_fit_together_are_refused_by_their_config_keys():
 def test_a_bad_entry_of_a_nested_object_is_refused_by_its_own_path(config, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         spec_from_hf_config(config)
+
+
+def test_kimi_linear_kda_sizes_transformers_refuses_are_named_in_linear_attn_config():
+    # (fuzz) refused as linear_conv_kernel_dim, the attribute transformers copies it to
+    linear = KIMI_LINEAR["linear_attn_config"]
+    for value, said in ((1.5, "= 1.5 is not a value transformers' kimi_linear config takes"),
+                        (None, "is null, which transformers' kimi_linear config does not take")):
+        with pytest.raises(ValueError, match=rf"^config.json linear_attn_config."
+                           rf"short_conv_kernel_size {re.escape(said)}: give a whole number"):
+            spec_from_hf_config({**KIMI_LINEAR, "linear_attn_config": {
+                **linear, "short_conv_kernel_size": value}})
+
+
+def test_a_layer_count_transformers_filled_in_is_said_to_be_its_default():
+    # (fuzz) LFM2's layer_types of 16 without num_hidden_layers: transformers' "`num_hidden_layers`
+    # (32) must be equal to the number of `layer_types` (16)" left the 32 unexplained: it is
+    # LFM2's class default, the config.json gives none
+    lfm2 = {k: v for k, v in LFM2.items() if k != "num_hidden_layers"}
+    with pytest.raises(ValueError, match=r"^this lfm2 config.json does not hold together: "
+                       r"`num_hidden_layers` \(32\) must be equal to the number of `layer_types` "
+                       r"\(16\); the config.json gives no num_hidden_layers, so that is "
+                       r"transformers' default: add the model's$"):
+        spec_from_hf_config(lfm2)
