@@ -580,6 +580,7 @@ def picker() -> None:
 
 # The cache-layer table's headers on screen (its data keeps the full names): shorter, so that
 # the state shapes are in view at 1000 px, the byte columns' tooltips with them
+CACHE_LAYERS = "Cache layers, all kinds"  # the summary's total, beside each kind's count
 KIND_LABELS = {"KV B per token": "KV B/token", "state B per layer": "state B/layer",
                "conv shape": "conv", "ssm shape": "ssm"}
 KIND_HELPS = {"KV B per token": "KV B per token: the bytes a layer of this kind keeps a token, "
@@ -617,7 +618,12 @@ def summary() -> None:
         st.info(literal(spec.notes), icon=":material/info:")
     kinds = app_model.kind_summary(profile)
     metrics = metric_row("model")
-    metrics.metric("Cache layers", f"{len(profile.layer_types):,}")
+    # the total in the kinds' own unit, and named as the total: "Cache layers 48" beside "Full
+    # attention 12 layers" read as two counts of one thing
+    metrics.metric(CACHE_LAYERS, count_text(len(profile.layer_types), "layer"),
+                   help="Every layer that keeps a cache, of the kinds beside it (a layer that "
+                   "keeps both attention and a state counts once for each; an MLP-only layer "
+                   "keeps none)")
     for kind in kinds:
         # "Constant state", what the kinds in its name share in the help: in full, the label
         # was cut short in a grid cell ("Constant state (linear attention, Mamba, s...")

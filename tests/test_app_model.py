@@ -49,7 +49,7 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     at.text_input(key="edit.state").set_value("").run()
     at.number_input(key="edit.kv").set_value(4096).run()
     assert_clean(at)
-    assert metrics(at)["Cache layers"] == "32"
+    assert metrics(at)["Cache layers, all kinds"] == "32 layers"
     assert at.query_params["layers"] == "full*32" and at.query_params["kv"] == "4096"
     at.switch_page("app_pages/layout.py").run()
     # full*32 at 4,096 B/slot, block 16: 32 x 4,096 x 16 = 2,097,152 B per block
@@ -238,7 +238,7 @@ def test_a_tp_that_does_not_split_the_model_leaves_the_editor_open():
     assert at.number_input(key="spec.gdn.k_heads").value == 16
     assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*12"
     # the summary stays, at TP 1: 2 KV heads x (256 + 256) x 2 B = 2,048 B per token
-    assert metrics(at)["Cache layers"] == "48"
+    assert metrics(at)["Cache layers, all kinds"] == "48 layers"
     kinds = at.dataframe[0].value.set_index("name")
     assert kinds.loc["full", "KV B per token"] == 2_048  # a column with gaps: numbers
     assert pd.isna(kinds.loc["gdn", "KV B per token"])  # a state kind keeps no KV: a gap
@@ -267,10 +267,10 @@ def test_an_edit_at_a_tp_that_does_not_split_the_model_waits_for_one_that_does()
         "summary below) shows the last valid model.",
         f"{tp_3}. Shown below at TP 1; the other pages need a TP that splits the model (the "
         "sidebar's)."]
-    assert metrics(at)["Cache layers"] == "48"
+    assert metrics(at)["Cache layers, all kinds"] == "48 layers"
     at.sidebar.number_input(key="w.tp").set_value(2).run()
     assert_clean(at)
-    assert metrics(at)["Cache layers"] == "24"
+    assert metrics(at)["Cache layers, all kinds"] == "24 layers"
     # the sidebar, drawn before the page took the draft, names the model taken: 24 layers,
     # not the preset's 48 it had shown beside the page's 24 until the next click
     assert shown(at.sidebar.caption[0]) == (
@@ -301,7 +301,7 @@ def test_a_draft_refused_for_its_tp_is_taken_where_the_tp_changes():
     assert (at.query_params["model"], at.query_params["tp"]) == ("spec", "2")
     at.switch_page("app_pages/model.py").run()
     assert_clean(at)
-    assert metrics(at)["Cache layers"] == "24"
+    assert metrics(at)["Cache layers, all kinds"] == "24 layers"
     assert at.text_input(key="spec.pattern").value == "(3*gdn,full)*6"
     # a refused draft waits only while the model it was to replace stays: Falcon-H1-7B, picked
     # at TP 6 (which splits it) over a draft refused there, keeps TP 2
@@ -325,7 +325,8 @@ def test_start_from_scratch_after_a_tp_refusal_is_an_empty_draft_at_any_tp():
     assert [i.value for i in at.info] == [
         "No kinds yet: add one above, then write the layer pattern over the names. The current "
         "model stays until the draft is complete."]
-    assert metrics(at)["Cache layers"] == "48"  # the preset stays until the draft is complete
+    # the preset stays until the draft is complete
+    assert metrics(at)["Cache layers, all kinds"] == "48 layers"
 
 
 def test_model_page_names_the_configs_mamba_ssm_dtype():
@@ -340,8 +341,8 @@ def test_model_page_shows_the_sliding_window():
     # gpt-oss-20b: 24 layers, alternating sliding (window 128) and full (SPEC section 2), so
     # 12 of each; Llama has no sliding layer
     oss = metrics(open_app("app_pages/model.py", {"model": "gpt-oss-20b"}))
-    assert (oss["Cache layers"], oss["Sliding attention"], oss["Full attention"]) == (
-        "24", "12 layers", "12 layers")
+    assert (oss["Cache layers, all kinds"], oss["Sliding attention"], oss["Full attention"]) == (
+        "24 layers", "12 layers", "12 layers")
     assert oss["Sliding window"] == "128 tokens"
     assert "Sliding window" not in metrics(open_app("app_pages/model.py",
                                                     {"model": "Llama-3.1-8B"}))
@@ -412,13 +413,17 @@ def test_the_model_summary_gives_kv_per_token_and_state_per_request():
     llama = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
     assert "State per request" not in {e.label for e in llama.metric}
     # the layer counts beside them, cache layers not model layers (SPEC 2): 52 model layers,
-    # 24 of them MLP layers without a cache, 4 attention and 24 Mamba2 layers with one
-    assert (m["Cache layers"][0], m["Full attention"][0], m["Constant state"][0]) == (
-        f"{4 + 24}", "4 layers", "24 layers")
+    # 24 of them MLP layers without a cache, 4 attention and 24 Mamba2 layers with one; the
+    # total named as the total, in the kinds' unit (it read "Cache layers 28" beside "Full
+    # attention 4 layers", two counts with nothing to say which was which), its help says so
+    assert (m["Cache layers, all kinds"], m["Full attention"][0], m["Constant state"][0]) == (
+        (f"{4 + 24} layers", "Every layer that keeps a cache, of the kinds beside it (a layer "
+         "that keeps both attention and a state counts once for each; an MLP-only layer keeps "
+         "none)"), "4 layers", "24 layers")
     # Falcon-H1-7B runs attention and Mamba2 in each of its 44 layers: 44 + 44 cache layers
     falcon = metrics(open_app("app_pages/model.py", {"model": "Falcon-H1-7B"}))
-    assert (falcon["Cache layers"], falcon["Full attention"], falcon["Constant state"]) == (
-        f"{44 + 44}", "44 layers", "44 layers")
+    assert (falcon["Cache layers, all kinds"], falcon["Full attention"],
+            falcon["Constant state"]) == (f"{44 + 44} layers", "44 layers", "44 layers")
 
 
 def test_the_editor_keeps_and_edits_the_mamba_chunk():
@@ -701,7 +706,7 @@ def test_model_page_builds_a_hybrid_from_scratch():
     at.text_input(key="spec.pattern").set_value("(mamba2,full)*2").run()
     at.selectbox(key="spec.ssm_dtype").set_value("float32").run()
     assert_clean(at)
-    assert metrics(at)["Cache layers"] == "4"
+    assert metrics(at)["Cache layers, all kinds"] == "4 layers"
     kinds = at.dataframe[0].value.set_index("name")
     # the pattern (mamba2,full)*2 gives each kind 2 of the 4 layers
     assert (kinds.loc["mamba2", "layers"], kinds.loc["full", "layers"]) == (2, 2)
@@ -744,7 +749,7 @@ def test_model_page_builds_a_hybrid_from_scratch():
     at.button(key="spec.full.remove").click().run()
     assert_clean(at)
     assert at.text_input(key="spec.pattern").value == "2*mamba2"
-    assert metrics(at)["Cache layers"] == "2"
+    assert metrics(at)["Cache layers, all kinds"] == "2 layers"
     assert list(at.dataframe[2].value["state bytes"]) == [36032, 36032]
 
 
@@ -850,7 +855,7 @@ def test_edit_by_hand_starts_from_a_model_loaded_after_it_was_opened():
     assert_clean(at)
     assert shown(at.subheader[0]) == "falcon_mamba"
     assert at.text_input(key="spec.pattern").value == "64*mamba1"  # Mamba-1 layers
-    assert metrics(at)["Cache layers"] == "64"
+    assert metrics(at)["Cache layers, all kinds"] == "64 layers"
     # so with an MTP layer added on Budget (2 drafted tokens): 48 + 1 layers, the editor's too
     at = open_app("app_pages/model.py", {"spec_tokens": "2"})
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
@@ -858,7 +863,7 @@ def test_edit_by_hand_starts_from_a_model_loaded_after_it_was_opened():
     at.button(key="mtp.add").click().run()
     at.switch_page("app_pages/model.py").run()
     assert_clean(at)
-    assert metrics(at)["Cache layers"] == "49"
+    assert metrics(at)["Cache layers, all kinds"] == "49 layers"
     assert (at.text_input(key="spec.name").value, at.text_input(key="spec.pattern").value) == (
         "Qwen3-Next-80B-A3B + MTP layer", "(3*gdn,full)*11,3*gdn,2*full")
 
@@ -958,14 +963,15 @@ def test_after_a_config_json_the_last_preset_can_be_picked_again():
     _paste_config(at, {
         "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 8,
         "num_key_value_heads": 2, "hidden_size": 512})
-    assert metrics(at)["Cache layers"] == "4"
+    assert metrics(at)["Cache layers, all kinds"] == "4 layers"
     at.segmented_control(key="model.source").set_value("Preset").run()
     assert_clean(at)
     assert at.selectbox(key="w.model").value is None
     assert "The current model is not a preset" in shown(at.info[0])
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
     assert_clean(at)
-    assert at.query_params["model"] == "Llama-3.1-8B" and metrics(at)["Cache layers"] == "32"
+    assert at.query_params["model"] == "Llama-3.1-8B"
+    assert metrics(at)["Cache layers, all kinds"] == "32 layers"
 
 
 def test_model_page_loads_a_config_json_and_model_json():
@@ -973,7 +979,7 @@ def test_model_page_loads_a_config_json_and_model_json():
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
     assert_clean(at)
     assert at.query_params["model"] == "Llama-3.1-8B"
-    assert metrics(at)["Cache layers"] == "32"
+    assert metrics(at)["Cache layers, all kinds"] == "32 layers"
     at.segmented_control(key="model.source").set_value("config.json").run()
     at.text_area(key="hf.paste").set_value(json.dumps({
         "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 8,
@@ -981,7 +987,7 @@ def test_model_page_loads_a_config_json_and_model_json():
     at.text_input(key="hf.name").set_value("tiny-llama").run()
     at.button(key="hf.load").click().run()
     assert_clean(at)
-    assert metrics(at)["Cache layers"] == "4"
+    assert metrics(at)["Cache layers, all kinds"] == "4 layers"
     # 2 KV heads x (64 + 64) x 2 B = 512 B per token per layer (head_dim 512 / 8 = 64)
     assert at.dataframe[0].value.iloc[0]["KV B per token"] == 512
     assert shown(at.subheader[0]) == "tiny-llama"
@@ -1036,7 +1042,7 @@ def test_model_page_loads_a_config_json_and_model_json():
         ' "kv_bytes_per_slot": 64, "state_const_bytes": {"ssm": 4096}}').run()
     at.button(key="model.load").click().run()
     assert_clean(at)
-    assert metrics(at)["Cache layers"] == "2"
+    assert metrics(at)["Cache layers, all kinds"] == "2 layers"
     assert at.query_params["layers"] == "linear,full"  # as a person writes it
     at.text_area(key="model.paste").set_value("{broken").run()
     at.button(key="model.load").click().run()
@@ -1206,7 +1212,8 @@ def test_raw_bytes_edit_the_sliding_layers_own_kv_bytes():
                                    "has no sliding_attention layer") for e in at.error)
     at.number_input(key="edit.swa_kv").set_value(0).run()
     assert_clean(at)
-    assert at.query_params["layers"] == "full*4" and metrics(at)["Cache layers"] == "4"
+    assert at.query_params["layers"] == "full*4"
+    assert metrics(at)["Cache layers, all kinds"] == "4 layers"
     # past 1 TiB a row (2**41 B): refused with the field's own way out, its 0, where the
     # profile's hint said "or None" (found by fuzzing the widgets)
     at.text_input(key="edit.layers").set_value("(5*sliding,full)*10").run()

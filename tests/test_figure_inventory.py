@@ -35,7 +35,7 @@ VIEWS = (
 # each test that pins metrics -> their labels, figures as # and groups as <group>
 PINNED_BY = {
     ("test_app_model.py", "test_the_model_summary_gives_kv_per_token_and_state_per_request"): (
-        "Cache layers", "Full attention", "Constant state", "KV per token, all layers",
+        "Cache layers, all kinds", "Full attention", "Constant state", "KV per token, all layers",
         "State per request"),
     ("test_app_model.py", "test_model_page_shows_the_sliding_window"): (
         "Sliding attention", "Sliding window"),

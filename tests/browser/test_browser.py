@@ -173,7 +173,8 @@ def test_switching_pages_keeps_the_view_in_the_url(page, app_url):
 def test_a_typed_model_path_opens_the_model_page_with_its_link(page, app_url):
     # /model, as the other pages' paths suggest: streamlit serves the default page only at "/"
     open_view(page, f"{app_url}/model?model=gpt-oss-20b", "Model")
-    expect(metric(page, "Cache layers")).to_have_text("24")  # not the default model's 48
+    # not the default model's 48
+    expect(metric(page, "Cache layers, all kinds")).to_have_text("24 layers")
     assert page.get_by_text("Page not found").count() == 0
     page.get_by_role("link", name="Layout").click()
     expect(page.locator("h1").filter(has_text="Layout")).to_be_visible()
