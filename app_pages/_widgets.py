@@ -47,7 +47,7 @@ from flatkv.strategies.vllm import (
     DEFAULT_KERNEL_BLOCK_SIZE,
     DEFAULT_MAMBA_CHUNK_SIZE,
 )
-from flatkv.units import MAX_TOKENS, decimal_tokens_note, parse_tokens, tokens_text
+from flatkv.units import MAX_TOKENS, count_text, decimal_tokens_note, parse_tokens, tokens_text
 from flatkv.units import markdown_literal as literal
 
 # --------------------------------------------------------------------------------------------
@@ -139,20 +139,35 @@ def context_widget(*, with_note: bool = True) -> None:
         context_note()
 
 
-def hold_requests_widget(fitting: int, context: int, *, fit: str = "fit") -> int:
-    """The requests the least budget is asked for (one URL setting, Budget's and Compare's):
-    one more than the ``fitting`` requests (at most the field's largest, said so) until one is
-    typed. ``fit``: whose requests those are, as the help says them ("fit in the layout that
-    holds most" on Compare). Returns the number to size for."""
+def hold_default(fitting: int, fit: str) -> tuple[int, str]:
+    """The requests to hold until a number is typed, one more than the ``fitting`` requests
+    (at most the field's largest), and why, in words: ``fit`` says whose requests those are
+    ("fit in FlatKV packed slabs"), as Budget and Compare count from different layouts."""
     default = min(fitting + 1, MAX_REQUESTS)
-    why = (f"one more than {fit}" if default > fitting else
-           f"the most this field takes ({fitting:,} {fit} already)")
+    return default, (f"one more than the {fitting:,} that {fit}" if default > fitting else
+                     f"the most this field takes ({fitting:,} {fit} already)")
+
+
+def hold_requests_widget(fitting: int, context: int, *, fit: str) -> int:
+    """The requests the least budget is asked for (one URL setting, Budget's and Compare's):
+    ``hold_default`` until one is typed. Returns the number to size for."""
+    default, why = hold_default(fitting, fit)
     bind(st.number_input, "hold_requests", "Requests to hold", min_value=1,
          max_value=MAX_REQUESTS, step=1, to_widget=lambda v: v or default,
          from_widget=lambda v: None if int(v) == default else int(v),
          help=f"Requests of {tokens_text(context)} at once, for the least cache budget that "
          f"holds them. Until you give a number: {default:,}, {why}.")
     return state().hold_requests or default
+
+
+def hold_default_note(fitting: int, fit: str, elsewhere: str) -> str:
+    """Where no number is typed, the default on screen with its reason and the other page's
+    (``elsewhere``): one link opened 4 requests on Budget and 12 on Compare, with no word on
+    why but a tooltip's; ``""`` once a number is typed (both pages then hold it)."""
+    if state().hold_requests is not None:
+        return ""
+    default, why = hold_default(fitting, fit)
+    return f"{count_text(default, 'request')} until you give a number: {why}; {elsewhere}."
 
 
 def context_note() -> None:

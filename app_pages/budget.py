@@ -19,6 +19,7 @@ from app_pages._widgets import (
     context_note,
     context_widget,
     engine_options,
+    hold_default_note,
     hold_requests_widget,
     model_note,
 )
@@ -94,8 +95,11 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
     row = metric_row("hold", under=True)  # its cells under the figures'
     left, middle, right = row.container(), row.container(), row.container()
     with left:  # a layout that does not apply at this budget: what would hold one request
-        requests = hold_requests_widget(int(r.concurrency) if r.applies else 0, context)
+        fitting, fit = int(r.concurrency) if r.applies else 0, f"fit in {STRATEGY_TITLES[strategy]}"
+        requests = hold_requests_widget(fitting, context, fit=fit)
     need = cached_least_budget(s.profile(), strategy, requests, context, s.strategy_options())
+    if why := hold_default_note(fitting, fit, "Compare starts from the layout that holds most"):
+        st.caption(why)  # under the row, whatever fills its cells
     label = f"Budget for {count_text(requests, 'request')}"
     if need is None:
         middle.metric(label, NOT_APPLICABLE, help=f"No budget up to {format_bytes(MAX_BYTES)} "

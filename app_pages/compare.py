@@ -20,6 +20,7 @@ from app_pages._session import state, user_errors
 from app_pages._widgets import (
     context_widget,
     engine_options,
+    hold_default_note,
     hold_requests_widget,
     model_note,
     state_group_note,
@@ -93,8 +94,12 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
     that does not apply at this budget too, as one that holds none is where it helps most."""
     left, right = st.columns([1, 2], vertical_alignment="bottom")
     with left:
-        most = max((int(r.concurrency) for r in results if r.applies), default=0)
-        requests = hold_requests_widget(most, context, fit="fit in the layout that holds most")
+        most = max((r for r in results if r.applies), key=lambda r: int(r.concurrency),
+                   default=None)
+        fitting = 0 if most is None else int(most.concurrency)
+        fit = ("fit in any layout" if most is None else f"fit in "
+               f"{strategy_notes.STRATEGY_TITLES[most.strategy]}, the layout that holds most")
+        requests = hold_requests_widget(fitting, context, fit=fit)
     budgets = [cached_least_budget(s.profile(), r.strategy, requests, context,
                                    s.strategy_options()) for r in results]
     budget = s.budget()
@@ -104,7 +109,9 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
                   + (" (SGLang beside a state pool: from which every larger one holds them)"
                      if steps else "")
                   + (". A budget given as an engine logs it has no GPU memory to derive."
-                     if budget.given else ", and the GPU memory that leaves it."))
+                     if budget.given else ", and the GPU memory that leaves it.")
+                  + (f" {why}" if (why := hold_default_note(
+                      fitting, fit, "Budget starts from the layout it shows")) else ""))
     table(strategy_notes.hold_rows(results, budgets, budget, s.profile(), s.strategy_options()),
           helps=strategy_notes.hold_help(budget))
 
