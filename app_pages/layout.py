@@ -23,23 +23,25 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
                                             state().profile().has_attention),
              delta_color="off", delta_arrow="off")
     c.metric("Block bytes", format_bytes(h.block_bytes), help=f"{h.block_bytes:,} B")
-    c.metric("Blocks", f"{h.num_blocks:,}")
     capacity = ours.capacity_tokens if ours.applies else None
-    if capacity is not None:  # the figure Budget and Compare give, the token slots under it
+    # the token slots under Blocks (num_blocks x P), not under the capacity beside a window's
+    # note: the two in one chip took two cells, and left Blocks alone on a line beside a hole
+    c.metric("Blocks", f"{h.num_blocks:,}",
+             delta=(f"token slots {h.token_slots:,} (blocks x P)"
+                    if capacity is not None and capacity != h.token_slots else None),
+             delta_color="off", delta_arrow="off")
+    if capacity is not None:  # the figure Budget and Compare give, the token slots beside it
         # windowed layers: the capacity counts their pages like full history, as Budget says
         text = strategy_notes.capacity_note(ours, state().profile())
         windowed_note = f" {text}" if text else ""
-        said = []  # under the figure: what it is not
-        if capacity != h.token_slots:
-            said.append(f"token slots {h.token_slots:,} (blocks x P)")
-        if strategy_notes.windows_as_history(ours, state().profile()):
-            said.append(strategy_notes.WINDOWS_AS_HISTORY)
         c.metric("Capacity (tokens)", f"{capacity:,}",
-                 delta=" · ".join(said) or None, delta_color="off", delta_arrow="off",
+                 delta=(strategy_notes.WINDOWS_AS_HISTORY
+                        if strategy_notes.windows_as_history(ours, state().profile()) else None),
+                 delta_color="off", delta_arrow="off",
                  help=f"{sentence_case(strategy_notes.CAPACITY_COUNTS)} (tokens), as Budget "
-                 "and Compare count it. Under it, num_blocks x P: tokens if every page id held "
-                 "history; with several groups sharing the ids, each gets a share, so the "
-                 "capacity is lower." + windowed_note)
+                 "and Compare count it. The token slots under Blocks, num_blocks x P: tokens if "
+                 "every page id held history; with several groups sharing the ids, each gets a "
+                 "share, so the capacity is lower." + windowed_note)
     elif state().profile().has_attention:
         c.metric("Token slots (blocks x P)", f"{h.token_slots:,}",
                  help="num_blocks x P: tokens if every page id held history.")

@@ -300,9 +300,11 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
     at.switch_page("app_pages/layout.py").run()
     help_text = {m.label: m.help for m in at.metric}["Capacity (tokens)"]
     assert note[0] in help_text and metrics(at)["Capacity (tokens)"] == f"{97_870 // 2 * 16:,}"
-    # 97,870 blocks x 16 = 1,565,920 token slots, half of them each group's
-    assert {m.label: m.delta for m in at.metric}["Capacity (tokens)"] == (
-        "token slots 1,565,920 (blocks x P) · windows counted as full history")
+    # the same words under it as here; 97,870 blocks x 16 = 1,565,920 token slots, half of them
+    # each group's, under the blocks
+    deltas = {m.label: m.delta for m in at.metric}
+    assert deltas["Capacity (tokens)"] == "windows counted as full history"
+    assert deltas["Blocks"] == "token slots 1,565,920 (blocks x P)"
     llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
     assert "Sliding" not in {m.label: m.help for m in llama.metric}["Capacity (tokens)"]
     assert not {m.label: m.delta for m in llama.metric}["Capacity (tokens)"]

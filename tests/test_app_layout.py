@@ -32,10 +32,13 @@ def test_layout_shows_the_worked_example_from_a_link():
     assert m["Block bytes"] == "98.44 MiB"  # 103,219,200 B
     assert m["Blocks"] == "775"  # 80e9 // 103,219,200
     # the capacity of Budget and Compare: one page id holds a request's state pages (mode
-    # none), the other 774 hold history: 774 x 1,056; the token slots under it, 775 x 1,056
+    # none), the other 774 hold history: 774 x 1,056; the token slots under the blocks, 775 x
+    # 1,056 (under the capacity, with a window's note, the chip took two cells and left Blocks
+    # alone on a line beside a hole)
     assert m["Capacity (tokens)"] == "817,344"
     deltas = {mm.label: mm.delta for mm in at.metric}
-    assert deltas["Capacity (tokens)"] == "token slots 818,400 (blocks x P)"
+    assert deltas["Blocks"] == "token slots 818,400 (blocks x P)"
+    assert not deltas["Capacity (tokens)"]
     help_texts = {mm.label: mm.help for mm in at.metric}
     assert help_texts["Block bytes"] == "103,219,200 B"
     # the budget (80e9 B = 74.5058 GiB) and what its whole blocks leave: 80e9 - 775 x

@@ -351,15 +351,21 @@ def test_budget_metrics_line_up_in_columns_at_1000_and_1440_px(browser, app_url)
 def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app_url):
     # gpt-oss-20b's Layout: "Dead share of a sliding_attention block" (227 px and its icon in
     # Chromium) fits one 262 px cell at 1000 px, where counted at 6.6 px a character it took
-    # two and left "Uniform pages would pad" beside a hole; its capacity's delta (about 380
-    # px) takes two; nothing is cut short
+    # two and left "Uniform pages would pad" beside a hole; its capacity's delta says only
+    # that windows count as history (the token slots are under Blocks): one cell, so its row
+    # of four reads two and two, where its two cells left Blocks alone on a line beside a
+    # hole; nothing is cut short
     with browser_page(browser, 1000) as page:
         open_view(page, f"{app_url}/layout?model=gpt-oss-20b", "Layout")
         metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
         dead = metrics.filter(has_text="Dead share of a sliding_attention block")
         expect(dead).to_be_visible()
         capacity = metrics.filter(has_text="Capacity (tokens)")
-        assert dead.bounding_box()["width"] < 300 < capacity.bounding_box()["width"]
+        assert dead.bounding_box()["width"] < 300 and capacity.bounding_box()["width"] < 300
+        plan = [m.bounding_box() for m in page.locator(
+            '.st-key-metrics-plan [data-testid="stMetric"]').all()]
+        assert len(plan) == 4 and len({round(b["y"]) for b in plan}) == 2, plan
+        assert len({round(b["x"]) for b in plan}) == 2, plan
         assert cut_short(metrics) == []
 
 
