@@ -490,11 +490,20 @@ def _decimals(units: int, digits: int) -> str:
     return f"{whole:,}.{rest:0{digits}d}" if digits else f"{whole:,}"
 
 
+# Significant digits a float is read to: more than any figure here measures (a timer's ns over
+# ms, GB/s to 0.01), fewer than the 17 where a float's binary error shows: 0.3 ms over 0.1 ms is
+# the float 2.9999999999999996, which times_text, giving a ratio that reads whole and is not
+# the decimals to tell it, showed as "2.9999999999999996x" (a GPU lab ratio or spread)
+FLOAT_DIGITS = 12
+
+
 def _as_written(value: float | Fraction) -> Fraction:
-    """``value`` exactly, a float as the decimal it prints as: 0.0003 is 3/10,000, where
-    ``Fraction(0.0003)`` is its binary neighbour 0.000299999..., and ``Fraction(0.00145)``
-    one just below 0.145%, which would round to 0.14%, not 0.15%."""
-    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+    """``value`` exactly, a float as the decimal it prints as to ``FLOAT_DIGITS``
+    significant digits: 0.0003 is 3/10,000, where ``Fraction(0.0003)`` is its binary
+    neighbour 0.000299999..., and ``Fraction(0.00145)`` one just below 0.145%, which would
+    round to 0.14%, not 0.15%; 3 x 0.1 / 0.1 (3.0000000000000004) is 3."""
+    return (Fraction(f"{value:.{FLOAT_DIGITS}g}") if isinstance(value, float)
+            else Fraction(value))
 
 
 def shares_text(parts: Sequence[int], total: int, *, digits: int = 2) -> list[str]:

@@ -452,8 +452,16 @@ def test_times_text_tells_a_ratio_near_one_from_one():
         (1_000_001, 1_000))] == [
         "0.9999", "1.00001", "0.9995", "0.995", "1.0005", "1.000000000001", "1.996",
         "14.999", "0.000000001", "1,000.001"]
+    # a measured float reads as the decimal it prints as, to 12 significant digits: a float's
+    # binary error is no digit of its own (0.3 ms over 0.1 ms is the float 2.9999999999999996,
+    # 0.1 x 3 / 0.1 is 3.0000000000000004: "3.00", where they read as 17-digit ratios), a
+    # measured one is (2.00001 stays 2.00001, 9.96 over 10.0 GB/s 0.996)
+    assert [times_text(v) for v in (0.3 / 0.1, 0.1 * 3 / 0.1, 2.00001, 9.96 / 10.0)] == [
+        "3.00", "3.00", "2.00001", "0.996"]
+    assert (0.3 / 0.1, 0.1 * 3 / 0.1) == (2.9999999999999996, 3.0000000000000004)
     # thousands grouped as the app's other figures, in ratios and percents alike
     from flatkv.units import percent_text
+    assert percent_text(0.1 * 3, 0.3) == "100.00%"  # 0.30000000000000004 of 0.3
     assert (times_text(Fraction(123_456_789, 100)), percent_text(12_345, 10)) == (
         "1,234,567.89", "123,450.00%")
 
