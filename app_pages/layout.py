@@ -59,8 +59,10 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
                  delta_color="off", delta_arrow="off",
                  help="What this plan would pad if its rows were uniform pages, as a "
                  "uniform-page engine such as vLLM makes them, every row padded to the page "
-                 "row: a share of that padded block, larger than Block bytes above. Packed "
-                 "slabs do not allocate it: their own padding is 0."
+                 "row: a share of that padded block"
+                 + (", larger than Block bytes above" if h.padding_share else
+                    ", here Block bytes above: every row is the page row's size")
+                 + ". Packed slabs do not allocate it: their own padding is 0."
                  + (SCALED_PAGES if state().profile().sliding_kv_bytes_per_slot is not None
                     else "")
                  + ("" if state_pad is None else " Below: the same padding as a share "

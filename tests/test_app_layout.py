@@ -145,6 +145,16 @@ def test_layout_names_the_padding_its_planner_has():
     # block of 103,219,200 + 589,824 = 103,809,024 B, 0.568% (as app_data's headline)
     assert metrics(at)["Uniform pages would pad"] == f"{589_824 / 103_809_024:.2%}" == (
         "0.57%")
+    # its help: that padded block is larger than the block, 103,219,200 B; where no row pads
+    # (gpt-oss, every row a 2,048 x 16 B KV row) it is the block itself, not "larger" as the
+    # help said at 0.00%
+    helps = {m.label: m.help for m in at.metric}
+    assert "a share of that padded block, larger than Block bytes above. Packed" in helps[
+        "Uniform pages would pad"]
+    oss = open_app("app_pages/layout.py", {"model": "gpt-oss-120b"})
+    assert metrics(oss)["Uniform pages would pad"] == "0.00%"
+    assert ("a share of that padded block, here Block bytes above: every row is the page row's "
+            "size. Packed") in {m.label: m.help for m in oss.metric}["Uniform pages would pad"]
     at = open_app("app_pages/layout.py", {**QWEN35_LINK, "planner": "per-component"})
     assert_clean(at)
     assert metrics(at)["Padding of a block (per component)"] == "0.00%"
