@@ -221,10 +221,11 @@ def page_ids(analysis, ours: StrategyResult) -> None:
         return
     st.caption(msg)
     # the whole pool or its first ids, said which: "First 1,273 page ids" over a pool of 1,273
-    # read as the start of a larger one
+    # read as the start of a larger one; of the first, that the legend's pages are the whole
+    # pool's ("free (27,491 pages)" beside a map of the first 2,048 ids, none of them free)
     shown = len(pages.owners)
     title = (f"All {shown:,} page ids" if shown == pages.num_blocks
-             else f"First {shown:,} of {pages.num_blocks:,} page ids")
+             else f"First {shown:,} of {pages.num_blocks:,} page ids (the legend counts all)")
     chart(charts.page_map_figure(pages, title=title), key="layout.pages",
           file_name="page_ids.html")
 

@@ -316,9 +316,16 @@ def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
     fits = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": str(1 << 20),
                                             "req": "1"})
-    # the map draws the pool's first 2,048 of its 97,870 ids, and says so
-    assert [c for c in fits.get("plotly_chart")
-            if "First 2,048 of 97,870 page ids" in c.proto.spec]
+    # the map draws the pool's first 2,048 of its 97,870 ids, and says so, and that its
+    # legend's pages are the whole pool's: 97,870 - 65,538 - 522 = 31,810 free (the pages
+    # each group needs with its dummy page, as the workload text lists them: 65,536 + 1 + 1
+    # full, 522 sliding, its window and one step's tokens), none among the 2,048 drawn
+    (chart,) = [json.loads(c.proto.spec) for c in fits.get("plotly_chart")
+                if "First 2,048 of 97,870 page ids" in c.proto.spec]
+    assert chart["layout"]["title"]["text"] == (
+        "First 2,048 of 97,870 page ids (the legend counts all)")
+    keys = [t["name"] for t in chart["data"] if t.get("type") == "scatter"]
+    assert keys[-1] == f"free ({97_870 - 65_538 - 522:,} pages)" == "free (31,810 pages)"
     # two groups (full, sliding): the rows of the other's at a block id are dead weight; Llama
     # has one group, whose rows are every row
     other_rows = "the other groups' rows at that id are dead weight"
