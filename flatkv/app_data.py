@@ -603,8 +603,10 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     text = (f"Pages the groups need ({kept}, one dummy page each): {per}; "
             f"{pages.num_blocks:,} page ids in the pool. A full-history group's count is all "
             "requests' tokens over P, rounded up, and a page more a request for its "
-            "part-filled last page; a sliding group's, each request's window pages and one "
-            "step's tokens.")
+            "part-filled last page"
+            # the sliding count only beside a windowed group (it was said of DeepSeek-V3's)
+            + ("; a sliding group's, each request's window pages and one step's tokens."
+               if profile.windowed_labels else "."))
     if profile.has_state:
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")

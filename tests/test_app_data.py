@@ -485,8 +485,7 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
         "Pages the groups need (history, live state and snapshots, one dummy page "
         "each): linear_attention: 1,450, full_attention: 1,450; 1,810 page ids in the pool. "
         "A full-history group's count is all requests' tokens over P, rounded up, and a page "
-        "more a request for its part-filled last page; a sliding group's, each request's "
-        "window pages and one step's tokens.\n\n"
+        "more a request for its part-filled last page.\n\n"
         "State is charged as with state prefix caching: two live pages per request plus a "
         "snapshot every P tokens (at most the full-history group's count). Budget and Compare "
         "count the state pages of mamba cache mode none (1 state page) per request, as the "
@@ -544,6 +543,10 @@ def test_workload_text_says_why_a_sliding_workload_holds_more_than_the_concurren
         app_data.page_assignment(b, requests=4, context=8_192, limit=2048), llama,
         context=8_192, mamba_cache_mode="none", concurrency=10.0)
     assert plain.startswith("Pages the groups need") and "\n\n" not in plain
+    # and only a windowed model's says how a sliding group counts its pages (Llama's, as
+    # Qwen3-Next's above, has no sliding group to count)
+    assert plain.endswith("a page more a request for its part-filled last page.")
+    assert text.count("a sliding group's, each request's window pages and one step's tokens")
 
 
 # vLLM's blocks on the Layout page (SPEC 3.1): the worked example's P and page, by hand.

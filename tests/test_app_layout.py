@@ -531,8 +531,7 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
         "groups need (history, live state and snapshots, one dummy page each): "
         "linear_attention: 337, full_attention: 337; 374 page ids in the pool. A full-history "
         "group's count is all requests' tokens over P, rounded up, and a page more a request "
-        "for its part-filled last page; a sliding group's, each request's window pages and "
-        "one step's tokens.")
+        "for its part-filled last page.")
     budget = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B"})
     assert metrics(budget)["Concurrency at 262,144 tokens"] == "1.11"
     typed = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B", "req": "1"})
