@@ -88,17 +88,30 @@ def concurrency_over_context(s: AppState, context: int) -> None:
                            icon=":material/download:")
 
 
+def most_held(results: list[StrategyResult]) -> tuple[int, str]:
+    """The whole requests the layout that holds most holds, and whose they are in words: each
+    layout that holds as many named (DeepSeek-V3's six all hold 6, which named the first alone
+    "the layout that holds most")."""
+    applying = [r for r in results if r.applies]
+    most = max((int(r.concurrency) for r in applying), default=0)
+    tied = [strategy_notes.STRATEGY_TITLES[r.strategy] for r in applying
+            if int(r.concurrency) == most]
+    if not applying:
+        return 0, "fit in any layout"
+    if len(tied) == 1:
+        return most, f"fit in {tied[0]}, the layout that holds most"
+    if len(tied) == len(applying):
+        return most, "fit in every layout that applies"
+    return most, f"fit in {', '.join(tied[:-1])} and {tied[-1]}, the layouts that hold most"
+
+
 def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) -> None:
     """Each layout's least cache budget (and GPU memory) for R requests of the context, R one
     more than the layout that holds most until a number is typed (Budget's field); a layout
     that does not apply at this budget too, as one that holds none is where it helps most."""
     left, right = st.columns([1, 2], vertical_alignment="bottom")
     with left:
-        most = max((r for r in results if r.applies), key=lambda r: int(r.concurrency),
-                   default=None)
-        fitting = 0 if most is None else int(most.concurrency)
-        fit = ("fit in any layout" if most is None else f"fit in "
-               f"{strategy_notes.STRATEGY_TITLES[most.strategy]}, the layout that holds most")
+        fitting, fit = most_held(results)
         requests = hold_requests_widget(fitting, context, fit=fit)
     budgets = [cached_least_budget(s.profile(), r.strategy, requests, context,
                                    s.strategy_options()) for r in results]

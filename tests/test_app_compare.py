@@ -1136,16 +1136,16 @@ def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
 
 
 def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
-    # Scout on an H200 at 131,072 tokens: vLLM holds 15.32 requests, the most, so the field
-    # offers 16; vLLM needs 16 x (8,192 + 3 x 1,024) blocks of 786,432 B (tests/test_sizing.py)
-    # and the GPU whose 0.9 leaves that, ceil(141,733,920,768 / 0.9)
+    # Scout on an H200 at 131,072 tokens: vLLM (and two-level pages) hold 15.32 requests, the
+    # most, so the field offers 16; vLLM needs 16 x (8,192 + 3 x 1,024) blocks of 786,432 B
+    # (tests/test_sizing.py) and the GPU whose 0.9 leaves that, ceil(141,733,920,768 / 0.9)
     link = {"model": "Llama-4-Scout-17B-16E", "gpu": "H200 141GB", "ctx": "131072"}
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
     assert at.number_input(key="w.hold_requests").value == 16
     assert at.number_input(key="w.hold_requests").help.endswith(
-        "Until you give a number: 16, one more than the 15 that fit in vLLM v1, the layout that "
-        "holds most.")
+        "Until you give a number: 16, one more than the 15 that fit in vLLM v1 and two-level "
+        "pages, the layouts that hold most.")
     held = next(df.value for df in at.dataframe if "cache budget (B)" in df.value.columns)
     vllm = held[held["strategy"] == "vLLM v1"].iloc[0]
     # (aliasing's row has no figure: a gap, which the table shows as a dash)
@@ -1175,8 +1175,21 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     # slabs, holds fewer, so one link read 4 there and 12 here with no word on why)
     assert said == ["The least cache budget per rank that holds 16 requests of 131,072 tokens "
                     "in each layout, and the GPU memory that leaves it. 16 requests until you "
-                    "give a number: one more than the 15 that fit in vLLM v1, the layout that "
-                    "holds most; Budget starts from the layout it shows."]
+                    "give a number: one more than the 15 that fit in vLLM v1 and two-level pages, "
+                    "the layouts that hold most; Budget starts from the layout it shows."]
+    # where layouts tie for most, each is named: Qwen3-Next's vLLM holds 11.87 and two-level
+    # pages 11.81 (the table's figures), 11 each; DeepSeek-V3's every layout 6 at its 163,840
+    # tokens (1,095,296 tokens of capacity in each but SGLang's 1,095,297 and two-level's
+    # 1,095,280: 6.68 and more), where it named FlatKV packed slabs alone as holding most
+    tied = {"Qwen3-Next-80B-A3B": "12 requests until you give a number: one more than the 11 "
+            "that fit in vLLM v1 and two-level pages, the layouts that hold most; Budget "
+            "starts from the layout it shows.",
+            "DeepSeek-V3": "7 requests until you give a number: one more than the 6 that fit "
+            "in every layout that applies; Budget starts from the layout it shows."}
+    for model, why in tied.items():
+        view = open_app("app_pages/compare.py", {"model": model})
+        assert [c.value for c in view.caption if why in c.value], model
+    assert 1_095_280 // 163_840 == 1_095_297 // 163_840 == 6
     qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "hold": "2"})
     assert [c.value for c in qwen.caption if c.value.startswith("The least cache budget")] == [
         "The least cache budget per rank that holds 2 requests of 262,144 tokens in each "
