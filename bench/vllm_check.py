@@ -30,7 +30,8 @@ backends are stand-ins answering ``get_supported_kernel_block_sizes`` as vLLM's 
 and FLASH_ATTN_MLA (``[MultipleOf(16)]``), FLASH_ATTN_MLA_SPARSE (``[MultipleOf(64)]``, its
 ``customize_spec`` vLLM's ``align_blocks_to_rows``) for sparse MLA with DEEPSEEK_V32_INDEXER
 (``[64]``) for its indexer: what ``platforms/cuda.py``'s priorities pick first on SM 9.0;
-FLASHMLA (``[64]``) where a row asks. A hybrid's P is vLLM's own
+FLASHMLA (``[64]``) and TRITON_MLA (``[MultipleOf(16)]``, every GPU's MLA fallback, which runs
+fp8) where a row asks. A hybrid's P is vLLM's own
 ``Platform._align_hybrid_block_size`` (``platforms/interface.py``), with its lookups into a live
 model served (``align_hybrid_block_size``); the KV-cache layout is vLLM's
 ``resolve_kv_cache_layout``.
@@ -174,7 +175,9 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     at both budgets with FlatKV's default (block 16, mode none: SPEC's anchor) and vLLM 0.34's
     (block 64, align), on an H100's backend (DeepSeek-V3.2's block 16 as no ``--block-size``
     told: FlatKV reads a block under its sparse kernel block as vLLM's own pick); then the MLA
-    presets on FLASHMLA (the kernel block FlatKV assumes), Nemotron-H with
+    presets on FLASHMLA (FlatKV told --kernel-block-size 64), DeepSeek-V3 at blocks 32 and 48
+    on FLASH_ATTN_MLA, at 16 in fp8 on TRITON_MLA (FLASH_ATTN_MLA takes no fp8) and at no
+    block told (phase 1's pick, 0.34's 64), Nemotron-H with
     ``--mamba-ssm-cache-dtype bfloat16`` (FlatKV's preset's), Qwen3-Next and Qwen3.5 with
     their GDN prefill on FlashInfer (a checkpoint block), Llama where one 32,768-token
     request and the null block just do not fit (4 GiB) and just do (a block more), Kimi
@@ -190,6 +193,12 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
              and block < 64 else {})
             for p in presets for b in BUDGETS for block, mode in modes]
     rows += [(p, b, 64, "align", {"backend": "FLASHMLA"}) for p in MLA_PRESETS for b in BUDGETS]
+    # dense MLA at a told block under FlashMLA's 64, which FLASH_ATTN_MLA runs as it is (fp8
+    # on TRITON_MLA, as FLASH_ATTN_MLA takes no fp8), and at no block told (0.34's 64)
+    rows += [("DeepSeek-V3", BUDGETS[1], block, "none", {}) for block in (32, 48)]
+    rows += [("DeepSeek-V3", b, 16, "none", {"backend": "TRITON_MLA", "cache_dtype": "fp8"})
+             for b in BUDGETS]
+    rows += [("DeepSeek-V3", BUDGETS[1], 64, "none", {"block_told": False})]
     rows += [("Nemotron-H-8B", b, block, mode, {"mamba_ssm_cache_dtype": "bfloat16"})
              for b in BUDGETS for block, mode in modes]
     rows += [(p, b, block, "align", {"flashinfer_gdn": True})
@@ -241,10 +250,12 @@ def stand_in_backend(vl: NS, name: str):
     """vLLM's AttentionBackend as ``name`` answers on an H100 with a bf16 KV cache: its kernel
     block sizes (flash_attn.py, mla/flashattn_mla.py, mla/flashmla.py,
     mla/flashattn_mla_sparse.py, mla/indexer.py's DeepseekV32IndexerBackend), vLLM's own
-    ``supports_block_size``, its ``customize_spec`` (FLASH_ATTN_MLA_SPARSE's vLLM's own
+    ``supports_block_size`` (mla/triton_mla.py's TRITON_MLA too), its ``customize_spec``
+    (FLASH_ATTN_MLA_SPARSE's vLLM's own
     ``align_blocks_to_rows``; the others keep the spec), any KV-cache layout."""
     sizes = {"FLASH_ATTN": [vl.backend.MultipleOf(16)], "FLASH_ATTN_MLA":
              [vl.backend.MultipleOf(16)], "FLASHMLA": [64],
+             "TRITON_MLA": [vl.backend.MultipleOf(16)],
              "FLASH_ATTN_MLA_SPARSE": [vl.backend.MultipleOf(64)],
              "DEEPSEEK_V32_INDEXER": [64]}[name]
     members = {"get_supported_kernel_block_sizes": staticmethod(lambda spec=None: list(sizes)),
@@ -568,8 +579,8 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
     the options its help gives for such a run, where its defaults are another's:
     - Nemotron-H's ssm state in vLLM's dtype (float32 unless told: the preset keeps SPEC's
       bf16, and its note says to set float32 to match vLLM);
-    - a dense MLA model on FLASH_ATTN_MLA, vLLM 0.34's first on SM 9.0, at kernel block 16
-      (FlatKV's MLA default, 64, is FlashMLA's: the FLASHMLA rows);
+    - ``--kernel-block-size 64`` in the FLASHMLA rows (FlatKV's dense MLA default, 16, is
+      FLASH_ATTN_MLA's and TRITON_MLA's, vLLM's picks where FlashMLA is not asked for);
     - async scheduling (``--vllm-async-scheduling``, off by default: releases before 0.26)
       in the block-64 align rows of a model with sliding or chunked layers (gpt-oss,
       Llama 4), as vLLM 0.34 runs by default.
@@ -580,9 +591,7 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
         spec = spec.with_options(ssm_dtype=flags.get("mamba_ssm_cache_dtype", "float32"))
     if flags.get("cache_dtype") == "fp8":  # --kv-cache-dtype fp8: one byte an element
         spec = spec.with_options(kv_dtype="float8_e4m3fn")
-    kernel = None
-    if spec.architectures[0] in MLA_CLASSES and flags.get("backend") != "FLASHMLA":
-        kernel = 16
+    kernel = 64 if flags.get("backend") == "FLASHMLA" else None  # --kernel-block-size 64
     options = StrategyOptions(
         block_size=block, mamba_cache_mode=mode, vllm_async_scheduling=async_sched,
         max_batched_tokens=flags.get("batched", BATCHED),
@@ -903,11 +912,10 @@ def flatkv_mode_all_figures(spec, budget: int, block: int, flags: dict) -> dict:
     ssm dtype as ``flatkv_figures`` sets it), with the mode its layout ran in."""
     if "mamba_ssm_cache_dtype" in flags or spec.architectures[0] == "NemotronHForCausalLM":
         spec = spec.with_options(ssm_dtype=flags.get("mamba_ssm_cache_dtype", "float32"))
-    kernel = 16 if spec.architectures[0] in MLA_CLASSES else None  # FLASH_ATTN_MLA's
     r = run_strategy("vllm", spec.profile(), budget_bytes=budget,
                      context_tokens=flags.get("context", CONTEXT),
                      options=StrategyOptions(
-                         block_size=block, mamba_cache_mode="all", kernel_block_size=kernel,
+                         block_size=block, mamba_cache_mode="all",
                          prefill_checkpoint_blocks=flags.get("prefill_checkpoint_blocks", 0),
                          speculative_tokens=flags.get("speculative_tokens", 0)))
     if not r.applies:

@@ -84,11 +84,15 @@ MAX_TP = 1024
 # SHOWN_TP (tp_split): an error that a tp does not split a model lists the ones up to it that do
 MAX_DIM = 1 << 20  # any head count, head dim, state dim or latent rank
 MAX_CONV_KERNEL = 64
-# vLLM's MLA attention backends need larger kernel blocks than the usual 16 (SPEC section 3.1):
-# FlashMLA (the Hopper default, which vLLM before 0.34 forced) 64; CUTLASS MLA on Blackwell 128
-# (pass --kernel-block-size). vLLM 0.34 also runs a told 16, 32 or 48 (FLASH_ATTN_MLA on Hopper
-# in bf16, else TRITON_MLA): kernel block size 16 for such a run.
-MLA_KERNEL_BLOCK_SIZE = 64
+# The smallest kernel block vLLM runs a dense MLA model's attention on: 16. vLLM 0.31 to 0.34
+# pick the first backend of cuda.py's _get_backend_priorities that takes the block size, and
+# some MLA backend of kernel blocks of multiples of 16 runs on every GPU: FLASH_ATTN_MLA
+# (Hopper's first, bf16) and TRITON_MLA (every GPU's fallback, fp8 too), so a block of 16, 32
+# or 48 runs as it is. FlashMLA's 64 (Hopper's pick where FLASH_ATTN_MLA is missing) and
+# CUTLASS MLA's 128 (Blackwell) are --kernel-block-size 64 / 128. DeepSeek-V3.2's sparse MLA
+# pages by FlashMLA sparse's 64 (``SPARSE_MLA_KERNEL_BLOCK_SIZE``).
+MLA_KERNEL_BLOCK_SIZE = 16
+SPARSE_MLA_KERNEL_BLOCK_SIZE = 64
 
 
 # The least a kind's field takes where it is not 1: a conv kernel keeps K - 1 rows of state
@@ -953,6 +957,16 @@ class ModelSpec:
                                 if self.tp % d == 0 and self.splits_over(self.tp // d))
         return replace(self._profile(), attention_dp_profiles=at_attention_tp)
 
+    def _mla_kernel_block_size(self) -> int | None:
+        """The kernel block vLLM runs the model's MLA on, None without MLA layers: FlashMLA
+        sparse's 64 where they keep DeepSeek-V3.2's indexer keys, else the 16 of the MLA
+        backends that run any GPU (``MLA_KERNEL_BLOCK_SIZE``)."""
+        mla = [layer for layer in self.kinds.values() if isinstance(layer, MLALayer)]
+        if not mla:
+            return None
+        sparse = any(layer.indexer_bytes_per_slot for layer in mla)
+        return SPARSE_MLA_KERNEL_BLOCK_SIZE if sparse else MLA_KERNEL_BLOCK_SIZE
+
     def _profile(self) -> CacheProfile:
         """The profile at this TP alone."""
         has_state = any(layer.is_state for layer in self.kinds.values())
@@ -974,8 +988,7 @@ class ModelSpec:
             sliding_window=self.sliding_window(),
             attention_chunk_size=self.attention_chunk_size(),
             name=self.name,
-            kernel_block_size=MLA_KERNEL_BLOCK_SIZE if any(
-                layer.kind == MLALayer.kind for layer in self.kinds.values()) else None,
+            kernel_block_size=self._mla_kernel_block_size(),
             ssm_element_bytes=dtype_bytes(self.ssm_dtype) if "ssm" in state else None,
             ssm_dtype=self.ssm_dtype if "ssm" in state else None,
             conv_element_bytes=dtype_bytes(self.conv_dtype) if "conv" in state else None,

@@ -174,7 +174,8 @@ class CacheProfile:
     sliding_window: tokens a sliding-attention layer keeps, ``None`` without sliding layers.
     name: what the UI and the CLI call it.
     kernel_block_size: the smallest kernel block size the model's attention needs in vLLM, when
-        it is not the backends' usual 16: 64 for MLA (FlashMLA). vLLM's P starts from it.
+        it is an MLA model's (16 for dense MLA, FLASH_ATTN_MLA's and TRITON_MLA's; 64 for
+        sparse MLA, FlashMLA sparse's) or not the backends' usual 16. vLLM's P starts from it.
     ssm_element_bytes: bytes of one element of the ``ssm`` state tensor (2 for bfloat16, 4 for
         float32) when the profile comes from a model; None for raw bytes. An engine that keeps
         the ssm state in its own dtype re-sizes it from this (SGLang: the config's

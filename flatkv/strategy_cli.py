@@ -151,7 +151,7 @@ def _add_vllm_arguments(parser: argparse.ArgumentParser, defaults: StrategyOptio
     parser.add_argument("--kernel-block-size", type=whole_argument,
                         default=defaults.kernel_block_size,
          metavar="A", help=_engine_help("kernel_block_size",
-                                        "default: the model's own, 64 for an MLA model, else 16"))
+                                        "default: a raw model's own, else 16"))
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
                         help=_engine_help("mamba_cache_mode",

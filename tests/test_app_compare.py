@@ -890,13 +890,13 @@ def test_compare_a_state_only_model_shows_no_capacity_and_no_none():
 def test_kernel_block_size_starts_at_the_models_own():
     at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3"})
     assert_clean(at)
-    # MLA: vLLM's FlashMLA kernel blocks of 64 make P 64, not the requested 16
-    assert at.number_input(key="w.kernel_block_size").value == 64
-    assert vllm_row(at)["P (tokens)"] == 64
+    # dense MLA: vLLM's FLASH_ATTN_MLA / TRITON_MLA kernel blocks of 16 keep the requested 16
+    assert at.number_input(key="w.kernel_block_size").value == 16
+    assert vllm_row(at)["P (tokens)"] == 16
     assert "kernel" not in at.query_params
-    at.number_input(key="w.kernel_block_size").set_value(16).run()
-    assert vllm_row(at)["P (tokens)"] == 16 and at.query_params["kernel"] == "16"
-    at.number_input(key="w.kernel_block_size").set_value(64).run()  # the model's own: auto
+    at.number_input(key="w.kernel_block_size").set_value(64).run()  # FlashMLA's, told
+    assert vllm_row(at)["P (tokens)"] == 64 and at.query_params["kernel"] == "64"
+    at.number_input(key="w.kernel_block_size").set_value(16).run()  # the model's own: auto
     assert "kernel" not in at.query_params
     at.switch_page("app_pages/model.py").run()
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()

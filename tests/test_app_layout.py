@@ -451,7 +451,8 @@ def test_layout_sets_its_plan_beside_the_engines():
 def test_layout_tells_a_ratio_near_one_from_one():
     # DeepSeek-V3 in 40 GiB of KV cache at 163,840 tokens: 61 MLA layers of (512 + 64) x 2 B
     # = 70,272 B a token. Our blocks of 16 tokens: 42,949,672,960 // (16 x 70,272) = 38,199
-    # (611,184 tokens); vLLM's MLA blocks of 64: 9,549 (611,136); SGLang's pages of one token:
+    # (611,184 tokens); vLLM's on FlashMLA (kernel block 64, told: vLLM's own pick is 16, as
+    # ours) in blocks of 64: 9,549 (611,136); SGLang's pages of one token:
     # 611,191. All three read 3.73 requests; vLLM holds 48 tokens fewer than ours (38,196 /
     # 38,199 = 0.99992, to its first digit of its own 0.9999, where 1.00 would say as many),
     # SGLang 7 more (1.0000115, 1.00001)
@@ -463,12 +464,17 @@ def test_layout_tells_a_ratio_near_one_from_one():
     assert (f"{float(vllm / ours):.5f}", f"{float(sglang / ours):.7f}") == ("0.99992",
                                                                           "1.0000115")
     at = open_app("app_pages/layout.py", {"model": "DeepSeek-V3", "gpu": "KV cache memory",
-                                          "kv_mem": "40GiB"})
+                                          "kv_mem": "40GiB", "kernel": "64"})
     assert_clean(at)
     (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
     assert line == ("At 163,840 tokens per request, this plan holds 3.73 requests; in the same "
                     "budget vLLM v1 3.73 (0.9999x ours), SGLang 3.73 (1.00001x ours). Compare "
                     "shows where each layout's bytes go.")
+    # at vLLM's own kernel block, 16, its blocks are ours: as many requests, 1.00x
+    at = open_app("app_pages/layout.py", {"model": "DeepSeek-V3", "gpu": "KV cache memory",
+                                          "kv_mem": "40GiB"})
+    (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
+    assert "vLLM v1 3.73 (1.00x ours), SGLang 3.73 (1.00001x ours)" in line
 
 
 def test_layout_says_which_engine_serves_no_such_model():

@@ -1106,22 +1106,23 @@ def test_an_mla_model_keeps_its_kernel_block_size_as_raw_bytes():
     at.number_input(key="edit.kv").set_value(2 * 1152).run()  # now a raw profile
     assert_clean(at)
     # the kernel block size is part of the raw model, not an engine option the user set
-    assert at.query_params["model"] == "custom" and at.query_params["model_kernel"] == "64"
+    # (a dense MLA model's 16: FLASH_ATTN_MLA's and TRITON_MLA's, vLLM's picks)
+    assert at.query_params["model"] == "custom" and at.query_params["model_kernel"] == "16"
     assert "kernel" not in at.query_params
     at.switch_page("app_pages/compare.py").run()
-    assert vllm_row(at)["P (tokens)"] == 64  # still FlashMLA's 64, not 16
+    assert vllm_row(at)["P (tokens)"] == 16  # A = max(16, block 16)
     assert "changed" not in at.expander[0].label
     at.switch_page("app_pages/model.py").run()
     at.segmented_control(key="model.source").set_value("Preset").run()
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
     assert "model_kernel" not in at.query_params and "kernel" not in at.query_params
     at.switch_page("app_pages/compare.py").run()
-    assert vllm_row(at)["P (tokens)"] == 16  # nothing of DeepSeek's 64 is left
+    assert vllm_row(at)["P (tokens)"] == 16  # no kernel block of its own: vLLM's usual 16
     # the profile JSON export carries it too
     profile = load_preset("DeepSeek-V3").profile()
     exported = json.dumps(profile_to_dict(profile))
-    assert json.loads(exported)["kernel_block_size"] == 64
-    assert load_model_json(exported).kernel_block_size == 64
+    assert json.loads(exported)["kernel_block_size"] == 16
+    assert load_model_json(exported).kernel_block_size == 16
 
 
 def test_models_tables_fit_the_page_at_1000_px():

@@ -1391,12 +1391,14 @@ def test_an_edited_preset_goes_by_its_name_only_with_its_figures():
 
 
 def test_an_option_set_to_what_the_engine_picks_for_the_model_is_no_change():
-    # vLLM's kernel block: Qwen3-Next's own is 16, DeepSeek's MLA 64; SGLang's ssm dtype:
-    # float32 without a config mamba_ssm_dtype; its sliding pool: on for gpt-oss (on its list)
+    # vLLM's kernel block: Qwen3-Next's own is 16, DeepSeek-V3's dense MLA 16 too
+    # (FLASH_ATTN_MLA's), so FlashMLA's 64 is a change; SGLang's ssm dtype: float32 without a
+    # config mamba_ssm_dtype; its sliding pool: on for gpt-oss (on its list)
     qwen, deepseek = AppState(kernel_block_size=16), AppState(model="DeepSeek-V3",
-                                                               kernel_block_size=16, tp=8)
+                                                               kernel_block_size=64, tp=8)
     assert qwen.changed_engine_options() == {}
-    assert deepseek.changed_engine_options() == {"kernel_block_size": 16}
+    assert deepseek.changed_engine_options() == {"kernel_block_size": 64}
+    assert replace(deepseek, kernel_block_size=16).changed_engine_options() == {}
     assert AppState(sglang_ssm_dtype="float32").changed_engine_options() == {}
     assert AppState(sglang_ssm_dtype="bfloat16").changed_engine_options() == {
         "sglang_ssm_dtype": "bfloat16"}

@@ -1515,9 +1515,10 @@ def test_longcat_flash_keeps_two_mla_caches_a_layer():
     assert "each of its 28 layers runs two MLA attentions" in spec.source
     profile = spec.with_options(tp=8).profile()  # the latent is not split by TP
     assert profile.kv_bytes_per_token == 56 * (512 + 64) * BF16 == 64_512
-    # vLLM: FlashMLA's 64-token pages of all 56 layers; SGLang: a token of all 56 layers
+    # vLLM: 16-token pages of all 56 layers (FLASH_ATTN_MLA's, TRITON_MLA's kernel blocks);
+    # SGLang: a token of all 56 layers
     vllm = run_strategy("vllm", profile, budget_bytes=40 * 2**30, context_tokens=131_072)
-    assert (vllm.block_size, vllm.num_blocks) == (64, 40 * 2**30 // (64 * 64_512))
+    assert (vllm.block_size, vllm.num_blocks) == (16, 40 * 2**30 // (16 * 64_512))
     sglang = run_strategy("sglang", profile, budget_bytes=40 * 2**30, context_tokens=131_072)
     assert sglang.logged_tokens == 40 * 2**30 // 64_512 == 665_762
     # where the engines part: num_hidden_layers beside num_layers (transformers halves it into

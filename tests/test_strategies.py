@@ -699,19 +699,19 @@ def test_vllm_pages_an_mla_hybrid_by_a_multiple_of_128():
     # Kimi Linear (MLA full layers, 1,152 B a token; KDA state 73,728 + 2,097,152 B): vLLM 0.27
     # and later raise A to 128 for an MLA hybrid. With 2 drafted tokens the conv state is
     # 122,880 B, the state 2,220,032 B: 128 x cdiv(2,220,032, 128 x 1,152) = 128 x 16 = 2,048
-    # (64 x cdiv(2,220,032, 64 x 1,152) = 64 x 31 = 1,984 without the rule); without drafts
-    # both give 1,920
+    # (16 x cdiv(2,220,032, 16 x 1,152) = 16 x 121 = 1,936 without the rule); without drafts
+    # 1,920 (16 x 120 without the rule)
     kimi = load_preset("Kimi-Linear-48B-A3B").profile()
     drafted = run_strategy("vllm", kimi, budget_bytes=40 * 2**30, context_tokens=131_072,
                            options=StrategyOptions(speculative_tokens=2))
     assert -(-2_220_032 // (128 * 1_152)) * 128 == drafted.block_size == 2_048
-    assert ("A = max(kernel block size 64 (the model's own), block_size 16) = 64, raised to "
+    assert ("A = max(kernel block size 16 (the model's own), block_size 16) = 16, raised to "
             "128: an MLA hybrid's block is a multiple of 128 (vLLM 0.27 and later, for its MLA "
             "decode kernels)") in drafted.why_block_size
     assert run_strategy("vllm", kimi, budget_bytes=40 * 2**30).block_size == 1_920
-    # an MLA model without state keeps its 64 (DeepSeek-V3)
+    # an MLA model without state keeps its 16 (DeepSeek-V3)
     assert run_strategy("vllm", load_preset("DeepSeek-V3").profile(),
-                        budget_bytes=40 * 2**30).block_size == 64
+                        budget_bytes=40 * 2**30).block_size == 16
 
 
 KDA_FLOAT16_REFUSAL = (
@@ -1520,21 +1520,32 @@ def test_unit_parts_rejects_unknown_categories():
         unit_parts(unused=1)
 
 
-def test_vllm_starts_an_mla_model_from_flashmla_kernel_blocks_of_64():
-
+def test_vllm_starts_a_dense_mla_model_from_kernel_blocks_of_16():
+    # vLLM 0.31 to 0.34 run a dense MLA model on the first MLA backend that takes the block
+    # size: FLASH_ATTN_MLA on an H100 (bf16), TRITON_MLA on any GPU (fp8 too), both multiples
+    # of 16, so block 16 runs as it is (bench/vllm_check.py: FLASH_ATTN_MLA and TRITON_MLA rows)
     profile = load_preset("DeepSeek-V3").profile()
-    assert profile.kernel_block_size == 64  # MLA layers: vLLM's FlashMLA backend
+    assert profile.kernel_block_size == 16
     r = run_strategy("vllm", profile, budget_bytes=80 * 10**9, context_tokens=32_768)
-    # A = max(64, block 16) = 64 = P; a page holds 64 x 1,152 B; one group of 61 layers
-    assert r.block_size == 64 and r.block_bytes == 61 * 64 * 1_152 == 4_497_408
-    assert r.num_blocks == 80 * 10**9 // (64 * 1_152) // 61 == 17_788
-    assert r.capacity_tokens == r.logged_tokens == 17_788 * 64
-    assert "kernel block size 64 (the model's own)" in r.why_block_size
-    # the option overrides the model's own (CUTLASS MLA on Blackwell: 128; or 16 to compare)
-    r16 = run_strategy("vllm", profile, budget_bytes=80 * 10**9,
-                       options=StrategyOptions(kernel_block_size=16))
-    assert (r16.block_size, r16.num_blocks) == (16, 80 * 10**9 // (16 * 1_152) // 61)
-    # a model without MLA starts from 16
+    # A = max(16, block 16) = 16 = P; a page holds 16 x 1,152 B; one group of 61 layers
+    assert r.block_size == 16 and r.block_bytes == 61 * 16 * 1_152 == 1_124_352
+    assert r.num_blocks == 80 * 10**9 // (16 * 1_152) // 61 == 71_152
+    # a request takes cdiv(32,768, 16) = 2,048 blocks: 71,152 / 2,048 x 32,768 tokens logged
+    assert r.capacity_tokens == r.logged_tokens == 71_152 * 32_768 // 2_048 == 1_138_432
+    assert "kernel block size 16 (the model's own)" in r.why_block_size
+    # blocks 32 and 48 run as told too (FlatKV read them as FlashMLA's 64 before)
+    for block in (32, 48):
+        told = run_strategy("vllm", profile, budget_bytes=80 * 10**9,
+                            options=StrategyOptions(block_size=block))
+        assert (told.block_size, told.num_blocks) == (block, 80 * 10**9 // (block * 1_152) // 61)
+    # the option overrides the model's own (FlashMLA: 64; CUTLASS MLA on Blackwell: 128)
+    r64 = run_strategy("vllm", profile, budget_bytes=80 * 10**9, context_tokens=32_768,
+                       options=StrategyOptions(kernel_block_size=64))
+    assert 80 * 10**9 // (64 * 1_152) // 61 == 17_788
+    assert (r64.block_size, r64.num_blocks) == (64, 17_788)
+    assert r64.logged_tokens == 17_788 * 64
+    # DeepSeek-V3.2's sparse MLA keeps FlashMLA sparse's 64; a model without MLA has none (16)
+    assert load_preset("DeepSeek-V3.2").profile().kernel_block_size == 64
     assert load_preset("Llama-3.1-8B").profile().kernel_block_size is None
 
 

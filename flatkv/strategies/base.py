@@ -239,9 +239,10 @@ class StrategyOptions:
         at SPEC 3.1's anchor (vLLM 0.34 defaults to 64, ``vllm_releases.RECENT_VLLM_BLOCK_SIZE``).
     alignment: multiple an inflated P is rounded to (flat equalizer, lcm search); None means
         block_size, as in the reference planner.
-    kernel_block_size: A, the attention backend's smallest kernel block size (vLLM; 16 on most
-        backends, 32 FlashInfer with head 256 on Blackwell, 64 / 128 for MLA). None: the
-        model's own (``CacheProfile.kernel_block_size``: 64 for MLA), else 16.
+    kernel_block_size: A, the attention backend's smallest kernel block size (vLLM; 16 on its
+        CUDA backends, MLA's FLASH_ATTN_MLA and TRITON_MLA and Blackwell's FlashInfer too; 64
+        FlashMLA, 128 CUTLASS MLA). None: the model's own (``CacheProfile.kernel_block_size``:
+        64 for sparse MLA, 16 for dense MLA), else 16.
     mamba_cache_mode: vLLM's state pages per request at context L: ``none`` 1, ``align`` 2,
         ``all`` cdiv(L, P) (a state snapshot every P tokens, prefix caching of state). Every
         paged strategy counts state pages per request this way. In ``all`` mode vLLM also

@@ -136,7 +136,8 @@ DEFAULT_MAMBA_CHUNK_SIZE = 2048
 
 def kernel_block_size(profile: CacheProfile, options: StrategyOptions) -> tuple[int, str]:
     """The attention backend's kernel block size A starts from, and why when it is not given:
-    the option, else the model's own (64 for MLA), else 16."""
+    the option, else the model's own (64 for sparse MLA, 16 for dense MLA:
+    ``models.MLA_KERNEL_BLOCK_SIZE``), else 16."""
     if options.kernel_block_size is not None:
         return options.kernel_block_size, ""
     if profile.kernel_block_size is not None:
@@ -637,8 +638,10 @@ def _run_overridden(
     # whose kernel blocks do not divide it is not valid. A block size under the kernel block
     # reads as vLLM's own pick, A = max(kernel, block_size), as when not told (DeepSeek-V3.2's
     # sparse MLA: FlashMLA sparse's 64, whatever the kernel option). A dense MLA model's own
-    # 64 (FlashMLA's) is not the whole choice: TRITON_MLA, its fallback on every GPU, takes
-    # any multiple of 16, so only a block size off those is refused.
+    # is 16 (models.MLA_KERNEL_BLOCK_SIZE); a profile's own larger one (FlashMLA's 64, as
+    # FlatKV exported MLA models before) is not the whole choice either: TRITON_MLA, the
+    # fallback on every GPU, takes any multiple of 16, so only a block size off those is
+    # refused.
     block = options.block_size
     sparse = profile.indexer_bytes_per_slot is not None
     kernel = SPARSE_MLA_BLOCK_SIZE if sparse else kernel_block_size(profile, options)[0]
