@@ -31,13 +31,18 @@ and FLASH_ATTN_MLA (``[MultipleOf(16)]``), FLASH_ATTN_MLA_SPARSE (``[MultipleOf(
 ``customize_spec`` vLLM's ``align_blocks_to_rows``) for sparse MLA with DEEPSEEK_V32_INDEXER
 (``[64]``) for its indexer: what ``platforms/cuda.py``'s priorities pick first on SM 9.0;
 FLASHMLA (``[64]``) and TRITON_MLA (``[MultipleOf(16)]``, every GPU's MLA fallback, which runs
-fp8) where a row asks. A hybrid's P is vLLM's own
-``Platform._align_hybrid_block_size`` (``platforms/interface.py``), with its lookups into a live
-model served (``align_hybrid_block_size``); the KV-cache layout is vLLM's
-``resolve_kv_cache_layout``.
+fp8) where a row asks. A B200's (SM 10.0) rows: FLASHINFER (``[16, 32, 64]``, or up to 1,024
+where its TRT-LLM decode kernels run, ``B200_LARGE_PAGES``: a fact of the GPU's installed
+kernels, so both are rows) for attention, FLASHINFER_MLA (``[32, 64]``) for MLA, what
+cuda.py's priorities pick first there; FlatKV is told nothing for them, as its kernel block
+of 16 is theirs too (FlashInfer MLA's least, 32, moves no P at the blocks it takes).
+A hybrid's P is vLLM's own ``Platform._align_hybrid_block_size``
+(``platforms/interface.py``), with its lookups into a live model served
+(``align_hybrid_block_size``); the KV-cache layout is vLLM's ``resolve_kv_cache_layout``.
 Prefill checkpoint blocks (align mode): 1 for MambaMixer2 layers (``mamba_mixer2.py``:
 Nemotron-H, Falcon-H1, granite-4.0-h); for GDN (Qwen3-Next, Qwen3.5) only where a row runs its
-prefill on FlashInfer (an H100's; a 64-token checkpoint grid); none for Mamba1 (Jamba) and
+prefill on FlashInfer (an H100's, or a B200's at key head dim 128; a 64-token checkpoint
+grid); none for Mamba1 (Jamba) and
 short-conv (LFM2) layers, which declare no checkpoint alignment, nor for Kimi Linear's KDA
 (FlashKDA's exporter needs a bounded gate: not modelled). Every model vLLM 0.34 serves builds
 on a CPU.
@@ -147,6 +152,10 @@ ASSUMED_WARNING = "does not contain any of the keys to determine the original ma
 # DeepSeek-V3.2's sparse MLA top-k (its config's index_topk): the width of the top-k buffer
 # every sparse MLA layer's spec names (MLAAttention.topk_buffer_width); no page depends on it
 INDEX_TOPK = 2048
+# FlashInfer's kernel blocks on a B200 where its TRT-LLM decode kernels run (flashinfer.py's
+# use_large_pages: GQA and can_use_trtllm_attention, a fact of the GPU's installed kernels);
+# [16, 32, 64] where they do not. Either way its least is 16.
+B200_LARGE_PAGES = [16, 32, 64, 128, 256, 512, 1024]
 
 
 def served_presets(vl: NS) -> tuple[list[str], list[tuple[str, str]], list[str]]:
@@ -199,6 +208,20 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     rows += [("DeepSeek-V3", b, 16, "none", {"backend": "TRITON_MLA", "cache_dtype": "fp8"})
              for b in BUDGETS]
     rows += [("DeepSeek-V3", BUDGETS[1], 64, "none", {"block_told": False})]
+    # a B200 (SM 10.0), where cuda.py puts FLASHINFER first for attention and FLASHINFER_MLA
+    # for MLA: every preset not MLA on FlashInfer with and without its TRT-LLM pages; the MLA
+    # ones at blocks FlashInfer MLA takes (a block of 16 there runs on TRITON_MLA, as above)
+    mla = MLA_PRESETS + SPARSE_MLA_PRESETS
+    rows += [(p, BUDGETS[0], block, mode, {"backend": backend}) for p in presets
+             if p not in mla for block, mode in modes
+             for backend in ("FLASHINFER", "FLASHINFER_TRTLLM")]
+    # (GDN's key head dim 128 runs its prefill on FlashInfer there too: a checkpoint block)
+    rows += [(p, BUDGETS[0], block, "align", {"backend": "FLASHINFER", "flashinfer_gdn": True})
+             for p in ("Qwen3-Next-80B-A3B", "Qwen3.5-27B") for block in (16, 64)]
+    rows += [(p, BUDGETS[1], 64, "align", {"backend": "FLASHINFER_MLA"}) for p in MLA_PRESETS]
+    rows += [("DeepSeek-V3", BUDGETS[1], 32, "none", {"backend": "FLASHINFER_MLA"}),
+             ("DeepSeek-V3", BUDGETS[1], 64, "none", {"backend": "FLASHINFER_MLA",
+                                                      "block_told": False})]
     rows += [("Nemotron-H-8B", b, block, mode, {"mamba_ssm_cache_dtype": "bfloat16"})
              for b in BUDGETS for block, mode in modes]
     rows += [(p, b, block, "align", {"flashinfer_gdn": True})
@@ -256,10 +279,13 @@ def stand_in_backend(vl: NS, name: str):
     sizes = {"FLASH_ATTN": [vl.backend.MultipleOf(16)], "FLASH_ATTN_MLA":
              [vl.backend.MultipleOf(16)], "FLASHMLA": [64],
              "TRITON_MLA": [vl.backend.MultipleOf(16)],
+             "FLASHINFER": [16, 32, 64], "FLASHINFER_TRTLLM": B200_LARGE_PAGES,
+             "FLASHINFER_MLA": [32, 64],
              "FLASH_ATTN_MLA_SPARSE": [vl.backend.MultipleOf(64)],
              "DEEPSEEK_V32_INDEXER": [64]}[name]
+    shown = name.removesuffix("_TRTLLM")  # FlashInfer with its TRT-LLM pages is FlashInfer
     members = {"get_supported_kernel_block_sizes": staticmethod(lambda spec=None: list(sizes)),
-               "get_name": staticmethod(lambda: name)}
+               "get_name": staticmethod(lambda: shown)}
     if name == "FLASH_ATTN_MLA_SPARSE":
         members["customize_spec"] = classmethod(
             lambda cls, spec: vl.sparse.align_blocks_to_rows(spec))
@@ -668,10 +694,13 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     """One random setting near a served preset, within what vLLM 0.34 starts with on an H100:
     the preset's shape perturbed (``perturb_spec``: heads, head and state dims, conv kernel,
     window or chunk, layer counts and hybrid ratio) three times in four; a tp of 1 to 8 that
-    splits it (vLLM refuses any other at config time); ``--kv-cache-dtype fp8`` (for MLA only
-    on FLASHMLA: FLASH_ATTN_MLA takes no fp8, sparse MLA's fp8_ds_mla is another layout);
+    splits it (vLLM refuses any other at config time); a B200's backends three times in ten
+    (FLASHINFER with or without its TRT-LLM pages; FLASHINFER_MLA for dense MLA, drawn as
+    often as FLASHMLA); ``--kv-cache-dtype fp8`` (for MLA only on FLASHMLA or FLASHINFER_MLA:
+    FLASH_ATTN_MLA takes no fp8, sparse MLA's fp8_ds_mla is another layout);
     ``--mamba-ssm-cache-dtype`` (float16 too, which Kimi's KDA refuses: both sides must say
-    so); a block the backend runs (multiples of 16; of 64 on FLASHMLA; a sparse MLA model's
+    so); a block the backend runs (multiples of 16; of 64 on FLASHMLA and FLASHINFER_MLA,
+    which takes 32 too; a sparse MLA model's
     below 64 untold, vLLM picking); mode none or align (0.34 has no mode all); async
     scheduling; ``--max-num-batched-tokens`` (it sizes sliding and chunked pages); GDN (not
     KDA) prefill on FlashInfer; a max_model_len up to the model's; a budget anywhere from
@@ -686,12 +715,15 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     flags = {}
     mla, sparse = "MLALayer" in kinds, any(getattr(k, "index_head_dim", None) for k in spec.layers)
     if mla and not sparse and rng.random() < 0.5:
-        flags["backend"] = "FLASHMLA"
+        flags["backend"] = rng.choice(("FLASHMLA", "FLASHINFER_MLA"))
+    elif "AttentionLayer" in kinds and rng.random() < 0.3:  # a B200's FlashInfer
+        flags["backend"] = rng.choice(("FLASHINFER", "FLASHINFER_TRTLLM"))
     if (not mla or "backend" in flags) and rng.random() < 0.3:
         flags["cache_dtype"] = "fp8"
     if kinds - {"AttentionLayer", "MLALayer"} and rng.random() < 0.5:
         flags["mamba_ssm_cache_dtype"] = rng.choice(("bfloat16", "float32", "float16"))
-    block = rng.choice((64, 128, 256) if "backend" in flags else (16, 32, 48, 64, 128, 256))
+    block = rng.choice((64, 128, 256) if mla and "backend" in flags
+                       else (16, 32, 48, 64, 128, 256))
     if sparse and block < 64:
         flags["block_told"] = False
     mode = rng.choice(("none", "align"))

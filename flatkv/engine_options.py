@@ -110,10 +110,13 @@ ENGINE_OPTIONS = (
     EngineOption(
         "kernel_block_size", "kernel block", ("vllm",), VLLM_COLUMN,
         lambda p: p.indexer_bytes_per_slot is None,
-        help="vLLM: the attention backend's smallest kernel block size: 16 on vLLM 0.31 to "
-        "0.34's CUDA backends (FlashAttention, FlashInfer on any GPU; FLASH_ATTN_MLA and "
-        "TRITON_MLA for MLA, which run an MLA model's block size of 16, 32 or 48 as it is); "
-        "64 for FlashMLA, 128 for CUTLASS MLA where a run picks them (--attention-backend). "
+        help="vLLM: the attention backend's smallest kernel block size. 16 on the CUDA "
+        "backends vLLM 0.31 to 0.34 pick unasked: FlashAttention on Hopper, FlashInfer on "
+        "Blackwell (with or without its TensorRT-LLM pages), FLASH_ATTN_MLA and TRITON_MLA "
+        "for MLA, which run an MLA model's block size of 16, 32 or 48 as it is. 64 for "
+        "FlashMLA; 128 for CUTLASS MLA and for FlashAttention 4 at head 256 on Blackwell, "
+        "where a run takes them (--attention-backend; the log's \"Using ... attention "
+        "backend\"). "
         "A = max(this, block size). An MLA "
         f"hybrid's (Kimi Linear's) A is at least {MLA_HYBRID_BLOCK}, as vLLM 0.27 and later "
         "raise it, whatever this says."),
