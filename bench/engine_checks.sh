@@ -4,7 +4,8 @@
 # this Python's packages with the few more that the engines' imports ask for, and run
 # bench/sglang_check.py and bench/vllm_check.py over the presets' settings, then over random
 # settings near them; then vLLM 0.31.0's, the last release with mamba cache mode all, over the
-# presets in that mode (bench/vllm_check.py --vllm-all). Exit status 1 if a figure differs.
+# presets in that mode (bench/vllm_check.py --vllm-all), and vLLM 0.23.0's, the last release
+# serving MiniMax-M1, over that preset (--vllm-dropped). Exit status 1 if a figure differs.
 #
 #   bash bench/engine_checks.sh [DIR]    # DIR keeps the wheels and the venv (default: a
 #                                        # temporary folder, removed at the end)
@@ -12,6 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ENGINES=(sglang==0.5.23 vllm==0.34.0)
 MODE_ALL_VLLM=vllm==0.31.0  # mamba cache mode all (0.32 dropped it)
+DROPPED_VLLM=vllm==0.23.0  # MiniMax-M1's class (0.24 dropped it)
 # what the engines' imports ask for beyond FlatKV's requirements, pinned as last checked
 IMPORTS=(aiohappyeyeballs==2.7.1 aiohttp==3.14.5 aiosignal==1.4.0 cachetools==8.0.2
          cbor2==6.3.0 compressed_tensors==0.20.1 dill==0.4.1 einops==0.8.2 frozenlist==1.8.0
@@ -30,9 +32,11 @@ fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 pip download -q --no-deps "${ENGINES[@]}" -d "$work/wheels"
 pip download -q --no-deps "$MODE_ALL_VLLM" -d "$work/wheels-all"
+pip download -q --no-deps "$DROPPED_VLLM" -d "$work/wheels-dropped"
 unzip -q -o "$work"/wheels/sglang-*.whl -d "$work/sglang"
 unzip -q -o "$work"/wheels/vllm-*.whl 'vllm/*.py' -d "$work/vllm"
 unzip -q -o "$work"/wheels-all/vllm-*.whl 'vllm/*.py' -d "$work/vllm-all"
+unzip -q -o "$work"/wheels-dropped/vllm-*.whl 'vllm/*.py' -d "$work/vllm-dropped"
 python -m venv --system-site-packages "$work/venv"
 "$work/venv/bin/pip" install -q --no-deps "${IMPORTS[@]}"
 "$work/venv/bin/python" bench/sglang_check.py --sglang "$work/sglang"
@@ -46,3 +50,5 @@ python -m venv --system-site-packages "$work/venv"
 # mamba cache mode all against vLLM 0.31 (about 20 s)
 "$work/venv/bin/pip" install -q --no-deps "${MODE_ALL_IMPORTS[@]}"
 "$work/venv/bin/python" bench/vllm_check.py --vllm-all "$work/vllm-all" | grep -v '^ok '
+# MiniMax-M1 against vLLM 0.23.0, the last release serving its class (a few seconds)
+"$work/venv/bin/python" bench/vllm_check.py --vllm-dropped "$work/vllm-dropped" | grep -v '^ok '

@@ -101,25 +101,27 @@ def stub_modules(*names: str) -> None:
 
 
 def wheel_from_command_line(description: str, package: str, version: str,
-                            other: tuple[str, str] | None = None) -> tuple[str, argparse.Namespace]:
+                            *others: tuple[str, str]) -> tuple[str, argparse.Namespace]:
     """The folder ``--<package>`` names, holding the engine's unzipped wheel (``unzipped_wheel``),
     and the parsed arguments (``--random N --seed S``: the randomized mode, off by default),
     with the engine's own warnings silenced (the check's lines say what they would). ``other``:
     ``(flag, help)`` of another release's wheel the check may take instead of ``--<package>``
-    (one of the two is given; its folder is returned, ``args.<flag>`` says which)."""
+    (one of them is given; its folder is returned, ``args.<flag>`` says which); several may
+    be."""
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
     parser = argparse.ArgumentParser(description=description)
     wheels = parser.add_mutually_exclusive_group(required=True)
     wheels.add_argument(f"--{package}", help=f"the unzipped {package} {version} wheel")
-    if other:
-        wheels.add_argument(f"--{other[0]}", help=other[1])
+    for flag, text in others:
+        wheels.add_argument(f"--{flag}", help=text)
     parser.add_argument("--random", type=int, default=0, metavar="N",
                         help="check N random settings near the presets instead of the fixed ones")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="the random settings' first seed: setting i is drawn from S + i")
     args = parser.parse_args()
-    given = getattr(args, other[0].replace("-", "_")) if other else None
+    given = next((g for flag, _ in others if (g := getattr(args, flag.replace("-", "_")))),
+                 None)
     return unzipped_wheel(parser, given or getattr(args, package), package), args
 
 

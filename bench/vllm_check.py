@@ -14,10 +14,10 @@ beside FlatKV's ``vllm`` strategy, one line each, then ``N settings, M mismatche
 preset(s) skipped``. A preset vLLM 0.34 no longer serves (MiniMax-M1: its registry lists
 MiniMaxM1ForCausalLM as previously supported, up to 0.23.0) is skipped with a printed
 ``skip`` line giving FlatKV's ``last_served_text``, where vLLM's registry
-(``_PREVIOUSLY_SUPPORTED_MODELS``) names the same release; a preset they disagree on is a
-mismatch. Exit status 1 if any figure differs (or one side refuses where the other starts),
-else 0. No GPU is needed: CUDA-only modules are
-served as stubs, and vLLM's platform is never asked.
+(``_PREVIOUSLY_SUPPORTED_MODELS``) names the same release (``--vllm-dropped`` checks it on
+that release); a preset they disagree on is a mismatch. Exit status 1 if any figure
+differs (or one side refuses where the other starts), else 0. No GPU is needed: CUDA-only
+modules are served as stubs, and vLLM's platform is never asked.
 
 vLLM is taken as launched on one H100 with ``--max-model-len 32768``, TP 1, bf16, no
 speculative decoding, ``--max-num-batched-tokens 8192`` (FlatKV's default) and the setting's
@@ -73,6 +73,18 @@ code logs on the way (its deprecation warning, its fallback warning, the block s
 lines, the KV cache size line) beside FlatKV's, in order. Its imports need FastAPI and
 oss-harmony beside the others (``engine_checks.sh`` installs them).
 
+``--vllm-dropped DIR`` (instead of ``--vllm``): MiniMax-M1 against vLLM 0.23.0's own code, the
+last release serving its class (MiniMaxText01ForCausalLM), DIR its unzipped wheel
+(``check_dropped``): both budgets, blocks 16 and 64, modes none, align and all (which that
+class runs as align: 0.23's own MambaModelConfig hook says so, FlatKV's
+``runs_all_as_align`` too), TP 1 and 8, and the lightning state's dtype: 0.23 keeps it in
+``--mamba-cache-dtype``'s (auto: the model's) and reads no ``--mamba-ssm-cache-dtype``, so
+``--mamba-cache-dtype float32`` is FlatKV's ssm dtype float32 and ``--mamba-ssm-cache-dtype
+float32`` changes nothing on either side. The start-up check's edge is left out: 0.23 checks
+one request against the whole budget, 0.29 and later against it less the null block, which
+FlatKV models for every release (MiniMax-M1 at 32,768 tokens: 0.23 starts from one block,
+20,971,520 B, less than FlatKV's least budget). Its imports are 0.31's.
+
 A model of state layers alone (``STATE_ONLY``, Mamba-Codestral-7B's config shape;
 Mamba2ForCausalLM, IsAttentionFree) is checked too, drawn one time in ten in random mode:
 its state shape from vLLM's Mamba2ForCausalLM, no hybrid block alignment (vLLM finds no
@@ -123,6 +135,7 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
 from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
+from flatkv.strategies.vllm import runs_all_as_align  # noqa: E402
 from flatkv.strategies.vllm_releases import last_served_text  # noqa: E402
 
 GIB = 1 << 30
@@ -1007,6 +1020,114 @@ def check_mode_all(directory: str) -> int:
     return 1 if bad else 0
 
 
+# MiniMax-M1 (MiniMaxM1ForCausalLM), which vLLM 0.34 and 0.31 no longer serve, against the
+# last release that does (``vllm_releases.LAST_SERVED_IN``): its class, MiniMaxText01ForCausalLM
+DROPPED_RELEASE_CHECKED = "0.23.0"
+DROPPED_PRESET = "MiniMax-M1"
+DROPPED_NAMES = {**{key: MODE_ALL_NAMES[key] for key in (
+    "utils", "iface", "backend", "platform", "registry", "torch_utils", "configs", "interfaces")},
+    "enums": "vllm.v1.attention.backends.registry",
+    "minimax": "vllm.model_executor.models.minimax_text_01"}
+
+
+def dropped_settings() -> list[tuple[int, int, str, dict]]:
+    """(budget, block size, mamba cache mode, flags) rows of DROPPED_PRESET on vLLM 0.23.0:
+    both budgets at block 16 in modes none and align, block 64 in align and all (which its
+    class runs as align), each as started, with ``--mamba-ssm-cache-dtype float32`` (which the
+    lightning state does not read) and with ``--mamba-cache-dtype float32`` (which it does);
+    and at TP 8 (8 of its 64 heads a rank)."""
+    rows = [(b, block, mode, flags) for b in BUDGETS
+            for block, mode in ((16, "none"), (16, "align"), (64, "align"), (64, "all"))
+            for flags in ({}, {"mamba_ssm_cache_dtype": "float32"},
+                          {"mamba_cache_dtype": "float32"})]
+    return rows + [(b, 16, "none", {"tp": 8}) for b in BUDGETS]
+
+
+def vllm_023_figures(vl: NS, spec, budget: int, block: int, mode: str, flags: dict) -> dict:
+    """vLLM 0.23.0's layout of a lightning-attention hybrid (MiniMaxText01ForCausalLM) from
+    ``budget`` bytes of available KV-cache memory, or its refusal: its own MambaModelConfig
+    hook (the mode it runs, the mamba block size), ``_align_hybrid_block_size`` on
+    FLASH_ATTN, the lightning layers' MambaSpec from the
+    class's state shape and dtype (``get_mamba_state_*_from_config``: heads / TP x head_dim x
+    head_dim, in ``--mamba-cache-dtype``'s dtype, auto the model's), its
+    ``get_kv_cache_configs`` and ``get_max_concurrency_for_kv_cache_config`` (0.23 logs
+    int(concurrency x max_model_len) as its KV cache size, as 0.34 does)."""
+    import torch
+
+    cls = vl.minimax.MiniMaxText01ForCausalLM
+    light, full = (next(k for k in spec.kinds.values() if type(k).__name__ == kind)
+                   for kind in ("LightningLayer", "AttentionLayer"))
+    hf = NS(architectures=list(spec.architectures), num_attention_heads=light.heads,
+            head_dim=light.head_dim)
+    cache = NS(block_size=block, mamba_cache_mode=mode, enable_prefix_caching=mode != "none",
+               mamba_block_size=None, user_specified_mamba_block_size=False,
+               mamba_page_size_padded=None, cache_dtype="auto", kv_cache_dtype_skip_layers=None,
+               mamba_cache_dtype=flags.get("mamba_cache_dtype", "auto"),
+               mamba_ssm_cache_dtype=flags.get("mamba_ssm_cache_dtype", "auto"),
+               num_gpu_blocks_override=None)
+    model = NS(max_model_len=CONTEXT, original_max_model_len=CONTEXT, dtype=torch.bfloat16,
+               hf_config=hf, hf_text_config=hf, architecture=spec.architectures[0],
+               use_mla=False, get_head_size=lambda: full.head_dim_k,
+               supports_mamba_prefix_caching=vl.interfaces.supports_mamba_prefix_caching(cls),
+               get_num_kv_heads=lambda parallel: max(1, full.kv_heads // spec.tp))
+    vc = NS(cache_config=cache, model_config=model, speculative_config=None,
+            kv_transfer_config=None, num_speculative_tokens=0,
+            parallel_config=NS(tensor_parallel_size=spec.tp, pipeline_parallel_size=1,
+                               decode_context_parallel_size=1,
+                               prefill_context_parallel_size=1),
+            scheduler_config=NS(max_num_batched_tokens=BATCHED, async_scheduling=False,
+                                enable_chunked_prefill=True,
+                                disable_hybrid_kv_cache_manager=False))
+    vl.configs.MambaModelConfig.verify_and_update_config(vc)
+    mode = cache.mamba_cache_mode  # (all runs as align: the class keeps no prefix of state)
+    try:
+        with mock.patch.object(vl.registry.ModelRegistry, "resolve_model_cls",
+                               lambda arch, model_config=None: (cls, arch)):
+            vl.platform.Platform._align_hybrid_block_size(vc, stand_in_backend(vl, "FLASH_ATTN"))
+        kv_dtype = vl.torch_utils.get_kv_cache_torch_dtype(cache.cache_dtype, model.dtype)
+        specs = {f"model.layers.{i}": vl.iface.FullAttentionSpec(
+            block_size=cache.block_size, num_kv_heads=max(1, k.kv_heads // spec.tp),
+            head_size=k.head_dim_k, head_size_v=k.head_dim_v, dtype=kv_dtype)
+            if type(k).__name__ == "AttentionLayer" else vl.iface.MambaSpec(
+            shapes=tuple(cls.get_mamba_state_shape_from_config(vc)),
+            dtypes=cls.get_mamba_state_dtype_from_config(vc),
+            block_size=cache.mamba_block_size,
+            page_size_padded=cache.mamba_page_size_padded,
+            mamba_type=vl.enums.MambaAttentionBackendEnum.LINEAR, mamba_cache_mode=mode)
+            for i, k in enumerate(spec.layers)}
+        cfg = vl.utils.get_kv_cache_configs(vc, [specs], [budget])[0]
+    except (AssertionError, ValueError, RuntimeError) as exc:
+        return {"refused": (str(exc) or type(exc).__name__).splitlines()[0][:60]}
+    concurrency = vl.utils.get_max_concurrency_for_kv_cache_config(vc, cfg)
+    return {"mode": mode, "P": cache.block_size,
+            "block_bytes": sum(t.size for t in cfg.kv_cache_tensors) // cfg.num_blocks,
+            "num_blocks": cfg.num_blocks, "tokens": int(concurrency * CONTEXT),
+            "concurrency": round(concurrency, 6)}
+
+
+def check_dropped(directory: str) -> int:
+    """DROPPED_PRESET's ``dropped_settings`` on vLLM 0.23.0's own code and FlatKV's ``vllm``
+    strategy, one line each, then the totals; exit status 1 on a mismatch. FlatKV is told the
+    lightning state's dtype as vLLM keeps it: ``--mamba-cache-dtype``'s, the preset's
+    bfloat16 (the model's) where that is auto, whatever ``--mamba-ssm-cache-dtype`` says."""
+    stub_modules("torchvision", "tvm_ffi", "xgrammar")
+    sys.path.insert(0, str(Path(directory).resolve()))
+    vl = NS(**{key: importlib.import_module(name) for key, name in DROPPED_NAMES.items()})
+    rows, bad = dropped_settings(), 0
+    for budget, block, mode, flags in rows:
+        spec = model_spec(DROPPED_PRESET).with_options(tp=flags.get("tp", 1))
+        engine = vllm_023_figures(vl, spec, budget, block, mode, flags)
+        told = spec.with_options(ssm_dtype=flags.get("mamba_cache_dtype", spec.ssm_dtype))
+        aligned = mode == "all" and runs_all_as_align(told.profile())  # FlatKV's word on it
+        ours = {"mode": "align" if aligned else mode,
+                **flatkv_figures(told, budget, block, mode, False, {})}
+        setting = (f"{DROPPED_PRESET} B={budget:,} block={block} mode={mode}"
+                   + "".join(f" {k}={v}" for k, v in flags.items()))
+        bad += not report(f"vllm {DROPPED_RELEASE_CHECKED}", setting, engine, ours)
+    print(f"{len(rows)} settings against vLLM {DROPPED_RELEASE_CHECKED}, {bad} mismatches")
+    return 1 if bad else 0
+
+
 def main() -> int:
     """Run every setting on both sides, print them, and count the mismatches; with
     ``--random N``, N random settings instead (``random_setting``), the i-th drawn from seed
@@ -1014,7 +1135,10 @@ def main() -> int:
     directory, args = wheel_from_command_line(
         __doc__.splitlines()[0], "vllm", "0.34.0",
         ("vllm-all", f"instead: the unzipped vllm {MODE_ALL_RELEASE_CHECKED} wheel, to check "
-         "mamba cache mode all against it (check_mode_all)"))
+         "mamba cache mode all against it (check_mode_all)"),
+        ("vllm-dropped", f"instead: the unzipped vllm {DROPPED_RELEASE_CHECKED} wheel, to "
+         f"check {DROPPED_PRESET}, which later releases do not serve, against it "
+         "(check_dropped)"))
     if args.vllm_all:
         if args.random:  # (random_setting draws 0.34's settings, not mode all's)
             print("vllm_check.py: --random is not read with --vllm-all, whose settings are "
@@ -1022,6 +1146,12 @@ def main() -> int:
                   file=sys.stderr)
             return 2
         return check_mode_all(directory)
+    if args.vllm_dropped:
+        if args.random:
+            print("vllm_check.py: --random is not read with --vllm-dropped, whose settings are "
+                  "fixed (dropped_settings): leave out --random", file=sys.stderr)
+            return 2
+        return check_dropped(directory)
     vl = import_vllm(directory)
     presets, skipped, disputed = served_presets(vl)
     for name, why in skipped:

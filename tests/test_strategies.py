@@ -1520,6 +1520,36 @@ def test_unit_parts_rejects_unknown_categories():
         unit_parts(unused=1)
 
 
+def test_vllm_keeps_minimax_lightning_state_in_the_mamba_cache_dtype():
+    # MiniMax-M1 on vLLM 0.23.0 (bench/vllm_check.py --vllm-dropped): 70 lightning layers of
+    # 64 x 128 x 128 x 2 B = 2,097,152 B, 10 full layers of 8 x 128 x 2 x 2 = 4,096 B a token.
+    # P = 16 x cdiv(2,097,152, 16 x 4,096) = 512, a page 512 x 4,096 = 2,097,152 B (no
+    # padding); groups of min(70, 10) = 10 layers, 7 lightning + 1 full, a block 10 pages
+    spec = load_preset("MiniMax-M1")
+    budget, context = 40 * 2**30, 32_768
+    r = run_strategy("vllm", spec.profile(), budget_bytes=budget, context_tokens=context)
+    assert 16 * -(-2_097_152 // (16 * 4_096)) == r.block_size == 512
+    assert r.block_bytes == 10 * 512 * 4_096 == 20_971_520
+    assert r.num_blocks == budget // 20_971_520 == 2_048
+    # a request: cdiv(32,768, 512) = 64 full blocks + 1 state block in each of 7 groups
+    assert (r.concurrency_numerator, r.concurrency_denominator) == (2_048, 64 + 7)
+    assert r.logged_tokens == 2_048 * context // 71 == 945_195
+    # vLLM keeps the state in --mamba-cache-dtype's dtype (auto: the model's bfloat16), not
+    # --mamba-ssm-cache-dtype's: float32 there is the ssm dtype float32 here, twice the state,
+    # P = 16 x cdiv(4,194,304, 65,536) = 1,024, 1,024 blocks of 41,943,040 B, 32 + 7 a request
+    f32 = run_strategy("vllm", spec.with_options(ssm_dtype="float32").profile(),
+                       budget_bytes=budget, context_tokens=context)
+    assert (f32.block_size, f32.block_bytes, f32.num_blocks) == (1_024, 41_943_040, 1_024)
+    assert f32.logged_tokens == 1_024 * context // 39 == 860_370
+    assert ("lightning state in float32 (the ssm dtype): vLLM's MiniMaxText01ForCausalLM keeps "
+            "it in --mamba-cache-dtype's dtype (auto: the model's) and reads no "
+            "--mamba-ssm-cache-dtype, so set the ssm dtype to what --mamba-cache-dtype gives "
+            "to match a log") in f32.formulas
+    # a state with a conv tensor reads --mamba-ssm-cache-dtype: no such line
+    nemotron = run_strategy("vllm", load_preset("Nemotron-H-8B").profile(), budget_bytes=budget)
+    assert not any(f.startswith("lightning state") for f in nemotron.formulas)
+
+
 def test_vllm_starts_a_dense_mla_model_from_kernel_blocks_of_16():
     # vLLM 0.31 to 0.34 run a dense MLA model on the first MLA backend that takes the block
     # size: FLASH_ATTN_MLA on an H100 (bf16), TRITON_MLA on any GPU (fp8 too), both multiples

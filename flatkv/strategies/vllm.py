@@ -573,6 +573,20 @@ def _kda_state_as_served(profile: CacheProfile) -> tuple[CacheProfile, str]:
             f"{n(kept)} B a layer, not {n(ssm)} B")
 
 
+def lightning_dtype_text(profile: CacheProfile) -> str:
+    """Which vLLM flag a lightning-attention model's state dtype is (LIGHTNING_CLASS, which
+    serves every state without a conv tensor), "" for any other model: its
+    get_mamba_state_dtype_from_config hands linear_attention_state_dtype the model's dtype
+    and --mamba-cache-dtype alone (vLLM 0.23.0, the last release serving it), so
+    --mamba-ssm-cache-dtype, the ssm dtype of every other state model, leaves it as it is."""
+    if not profile.conv_free_state or profile.ssm_dtype is None:
+        return ""
+    return (f"lightning state in {profile.ssm_dtype} (the ssm dtype): vLLM's "
+            f"{LIGHTNING_CLASS} keeps it in --mamba-cache-dtype's dtype (auto: the model's) "
+            "and reads no --mamba-ssm-cache-dtype, so set the ssm dtype to what "
+            "--mamba-cache-dtype gives to match a log")
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -589,8 +603,9 @@ def run_vllm(
       DeepSeek-V3.2's sparse MLA at FlashMLA sparse's 64 whatever the kernel option, and mamba
       cache mode all run as align for a model that cannot cache its state's prefix;
     - then ``_run_vllm``, the layout itself (P, groups, blocks, concurrency, its log lines);
-    - last, here again: an architecture current releases dropped names the releases that
-      serve it."""
+    - last, here again: a lightning-attention model says which flag its state dtype is
+      (``lightning_dtype_text``), and an architecture current releases dropped names the
+      releases that serve it."""
     if blocker := vllm_blocker(profile) or ssm_dtype_refusal(profile):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
@@ -612,6 +627,8 @@ def run_vllm(
         result = _explained(result, wider)
     if float32_state:
         result = _explained(result, float32_state)
+    if lightning := lightning_dtype_text(profile):
+        result = _explained(result, lightning)
     last = last_served_text(profile)
     return _explained(result, last) if last else result
 
