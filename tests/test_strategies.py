@@ -1550,6 +1550,35 @@ def test_vllm_keeps_minimax_lightning_state_in_the_mamba_cache_dtype():
     assert not any(f.startswith("lightning state") for f in nemotron.formulas)
 
 
+def test_vllm_says_a_kda_state_of_2_byte_elements_may_be_either_dtype():
+    # Kimi Linear's KDA state as raw bytes, 2-byte ssm elements and no dtype named: vLLM takes
+    # bfloat16 and refuses float16, the same bytes; the figures are bfloat16's (the
+    # bench/vllm_check.py row with --mamba-ssm-cache-dtype bfloat16): state 73,728 +
+    # 1,048,576 = 1,122,304 B, P = 128 x cdiv(1,122,304, 128 x 1,152) = 1,024, 20 KDA and 7
+    # MLA layers in groups of 7, a block 7 x 1,024 x 1,152 = 8,257,536 B
+    named = load_preset("Kimi-Linear-48B-A3B").with_options(ssm_dtype="bfloat16").profile()
+    raw = replace(named, ssm_dtype=None)
+    assert (raw.ssm_element_bytes, raw.state_const_bytes) == (2, {"conv": 73_728,
+                                                                  "ssm": 1_048_576})
+    r = run_strategy("vllm", raw, budget_bytes=40 * 2**30, context_tokens=32_768)
+    assert 128 * -(-1_122_304 // (128 * 1_152)) == r.block_size == 1_024
+    assert r.block_bytes == 7 * 1_024 * 1_152 == 8_257_536
+    assert r.num_blocks == 40 * 2**30 // 8_257_536 == 5_201
+    assert r.formulas[0] == (
+        "ssm state of 2-byte elements, its dtype not named: vLLM's KimiLinearForCausalLM starts "
+        "with bfloat16 there (these figures) and refuses float16 (\"KDA recurrent state "
+        "supports only auto, float32, and bfloat16\"): name the ssm dtype to know which")
+    told = run_strategy("vllm", named, budget_bytes=40 * 2**30, context_tokens=32_768)
+    assert (told.block_size, told.num_blocks) == (r.block_size, r.num_blocks)
+    assert not any(f.startswith("ssm state of 2-byte") for f in told.formulas)
+    # named float16, vLLM refuses; 4-byte elements are float32, which it takes: no line
+    f16 = replace(named, ssm_dtype="float16")
+    assert not run_strategy("vllm", f16, budget_bytes=40 * 2**30).applies
+    f32 = replace(load_preset("Kimi-Linear-48B-A3B").profile(), ssm_dtype=None)
+    assert not any(f.startswith("ssm state of 2-byte") for f in run_strategy(
+        "vllm", f32, budget_bytes=40 * 2**30).formulas)
+
+
 def test_vllm_starts_a_dense_mla_model_from_kernel_blocks_of_16():
     # vLLM 0.31 to 0.34 run a dense MLA model on the first MLA backend that takes the block
     # size: FLASH_ATTN_MLA on an H100 (bf16), TRITON_MLA on any GPU (fp8 too), both multiples

@@ -553,6 +553,19 @@ def ssm_dtype_refusal(profile: CacheProfile) -> str:
             "bfloat16")
 
 
+def kda_dtype_unknown_text(profile: CacheProfile) -> str:
+    """What FlatKV cannot tell of a KDA_SSM_DTYPE_CLASSES model's ssm state of 2-byte elements
+    with no dtype named (raw bytes): vLLM starts with bfloat16 there and refuses float16
+    (``ssm_dtype_refusal``), and the bytes are the same; the figures are bfloat16's, and
+    this says so. "" where the dtype is named or the elements are not 2 bytes."""
+    arch = next(iter(sorted(KDA_SSM_DTYPE_CLASSES.intersection(profile.architectures))), None)
+    if arch is None or profile.ssm_dtype is not None or profile.ssm_element_bytes != 2:
+        return ""
+    return (f"ssm state of 2-byte elements, its dtype not named: vLLM's {arch} starts with "
+            "bfloat16 there (these figures) and refuses float16 (\"KDA recurrent state "
+            "supports only auto, float32, and bfloat16\"): name the ssm dtype to know which")
+
+
 def _kda_state_as_served(profile: CacheProfile) -> tuple[CacheProfile, str]:
     """The profile with the ssm state vLLM keeps for a KDA_FLOAT32_SSM_CLASSES model: float32
     whatever --mamba-ssm-cache-dtype says, so an ssm tensor of smaller elements is re-sized to
@@ -604,7 +617,8 @@ def run_vllm(
       cache mode all run as align for a model that cannot cache its state's prefix;
     - then ``_run_vllm``, the layout itself (P, groups, blocks, concurrency, its log lines);
     - last, here again: a lightning-attention model says which flag its state dtype is
-      (``lightning_dtype_text``), and an architecture current releases dropped names the
+      (``lightning_dtype_text``), a KDA model of 2-byte ssm elements that it may be either
+      dtype (``kda_dtype_unknown_text``), and an architecture current releases dropped names the
       releases that serve it."""
     if blocker := vllm_blocker(profile) or ssm_dtype_refusal(profile):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
@@ -627,7 +641,7 @@ def run_vllm(
         result = _explained(result, wider)
     if float32_state:
         result = _explained(result, float32_state)
-    if lightning := lightning_dtype_text(profile):
+    if lightning := lightning_dtype_text(profile) or kda_dtype_unknown_text(profile):
         result = _explained(result, lightning)
     last = last_served_text(profile)
     return _explained(result, last) if last else result
