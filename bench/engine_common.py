@@ -309,11 +309,16 @@ def edge_or_random_budget(rng, refused) -> int:
     least budget it starts at, or one byte under), else ``random_budget``."""
     if rng.random() >= 0.2:
         return random_budget(rng)
+    return least_starting_budget(refused) - rng.randint(0, 1)
+
+
+def least_starting_budget(refused) -> int:
+    """The least budget the engine starts at: ``refused(budget)`` bisected up to 1 TiB."""
     low, high = 0, 1 << 40
     while high - low > 1:
         mid = (low + high) // 2
         low, high = (mid, high) if refused(mid) else (low, mid)
-    return high - rng.randint(0, 1)
+    return high
 
 
 def spec_label(spec) -> str:

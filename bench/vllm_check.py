@@ -80,10 +80,9 @@ class runs as align: 0.23's own MambaModelConfig hook says so, FlatKV's
 ``runs_all_as_align`` too), TP 1 and 8, and the lightning state's dtype: 0.23 keeps it in
 ``--mamba-cache-dtype``'s (auto: the model's) and reads no ``--mamba-ssm-cache-dtype``, so
 ``--mamba-cache-dtype float32`` is FlatKV's ssm dtype float32 and ``--mamba-ssm-cache-dtype
-float32`` changes nothing on either side. The start-up check's edge is left out: 0.23 checks
-one request against the whole budget, 0.29 and later against it less the null block, which
-FlatKV models for every release (MiniMax-M1 at 32,768 tokens: 0.23 starts from one block,
-20,971,520 B, less than FlatKV's least budget). Its imports are 0.31's.
+float32`` changes nothing on either side; and the least budget 0.23 starts at and 1 B under,
+as 0.23 weighs one request against the whole budget (0.29 and later hold the null block
+back; FlatKV's ``null_block_checked``). Its imports are 0.31's.
 
 A model of state layers alone (``STATE_ONLY``, Mamba-Codestral-7B's config shape;
 Mamba2ForCausalLM, IsAttentionFree) is checked too, drawn one time in ten in random mode:
@@ -123,6 +122,7 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     LENGTH_CONFIGS,
     STATE_ONLY,
     edge_or_random_budget,
+    least_starting_budget,
     model_spec,
     perturb_spec,
     random_context,
@@ -1114,6 +1114,11 @@ def check_dropped(directory: str) -> int:
     sys.path.insert(0, str(Path(directory).resolve()))
     vl = NS(**{key: importlib.import_module(name) for key, name in DROPPED_NAMES.items()})
     rows, bad = dropped_settings(), 0
+    # and at the edge: the least budget 0.23.0 starts at (bisected on its code) and 1 B under
+    for block, mode in ((16, "none"), (64, "align")):
+        least = least_starting_budget(lambda b, block=block, mode=mode: "refused" in (
+            vllm_023_figures(vl, model_spec(DROPPED_PRESET), b, block, mode, {})))
+        rows += [(least - under, block, mode, {}) for under in (0, 1)]
     for budget, block, mode, flags in rows:
         spec = model_spec(DROPPED_PRESET).with_options(tp=flags.get("tp", 1))
         engine = vllm_023_figures(vl, spec, budget, block, mode, flags)

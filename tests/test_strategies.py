@@ -1550,6 +1550,32 @@ def test_vllm_keeps_minimax_lightning_state_in_the_mamba_cache_dtype():
     assert not any(f.startswith("lightning state") for f in nemotron.formulas)
 
 
+def test_vllm_0_23_weighs_minimax_one_request_against_the_whole_budget():
+    # the releases serving MiniMax-M1 (up to 0.23.0) check one request against the whole
+    # budget; 0.29 and later hold the null block back (bench/vllm_check.py --vllm-dropped's
+    # edge rows). A request of 32,768 tokens: 64 full blocks + 7 state blocks of 20,971,520 B
+    profile, needed = load_preset("MiniMax-M1").profile(), 71 * 20_971_520
+    assert needed == 1_488_977_920
+    fits = run_strategy("vllm", profile, budget_bytes=needed, context_tokens=32_768)
+    assert (fits.num_blocks, fits.logged_tokens) == (71, 32_768)  # concurrency 71 / 71
+    short = run_strategy("vllm", profile, budget_bytes=needed - 1, context_tokens=32_768)
+    assert not short.applies and short.reason.startswith(
+        "vLLM refuses to start: one request of 32,768 tokens needs 1,488,977,920 B of KV cache "
+        "(1.39 GiB: its pages in every group, 10 layers a page, at P 512), more than the "
+        "1,488,977,919 B (1.39 GiB) available (vLLM 0.23.0 weighs it against the whole "
+        "budget; only 0.29 and later hold the null block back) (\"To serve at least one "
+        "request with the model's max seq len\"); its estimated maximum model length is ")
+    # 1 B under, 70 blocks fit: 63 full ones beside the 7 state blocks, 63 x 512 = 32,256
+    assert short.reason.endswith(f"its estimated maximum model length is 32,256: give a "
+                                 f"context of at most 32,256 or a budget of at least {needed:,} "
+                                 "B (" + last_served_text(profile) + ")")
+    # the same bytes under no dropped architecture: current releases keep the null block's
+    # 20,971,520 B out of the check (the architecture alone decides)
+    served = replace(profile, architectures=())
+    assert not run_strategy("vllm", served, budget_bytes=needed,
+                            context_tokens=32_768).applies
+
+
 def test_vllm_says_a_kda_state_of_2_byte_elements_may_be_either_dtype():
     # Kimi Linear's KDA state as raw bytes, 2-byte ssm elements and no dtype named: vLLM takes
     # bfloat16 and refuses float16, the same bytes; the figures are bfloat16's (the

@@ -36,8 +36,10 @@
 - vLLM refuses to start when one request of the context does not fit the budget less one block
   (its pages in every group, padding layers included). The block is the null block its block
   pool holds back (block 0): since 0.29 (PR #47272) the start-up check subtracts it, while
-  "Maximum concurrency" and the KV cache size still count it. The layout then does not apply,
-  and says the longest context that fits (vLLM's "estimated maximum model length").
+  "Maximum concurrency" and the KV cache size still count it (a model only earlier releases
+  serve, MiniMax's up to 0.23.0, is checked against the whole budget:
+  ``vllm_releases.null_block_checked``). The layout then does not apply, and says the
+  longest context that fits (vLLM's "estimated maximum model length").
 - Mamba cache mode all needs a model class that supports prefix caching of state
   (``SupportsMambaPrefixCaching``). Asked for it, a model without (Qwen3-Next, Qwen3.5, Kimi
   Linear, MiniMax-Text-01, LFM2, PLaMo 2) starts in align ("falling back to 'align' mode"),
@@ -97,12 +99,15 @@ from flatkv.strategies.vllm_releases import (
     KDA_SSM_DTYPES,
     LIGHTNING_CLASS,
     MODE_ALL_RELEASE,
+    NULL_BLOCK_CHECKED_SINCE,
     PREFILL_CHECKPOINT_CLASSES,
     SERVED_AFTER_MODE_ALL,
     SIZES_P_WITH_DRAFTED_CONV,
     WINDOW_PLUS_ONE_CLASSES,
     WINDOW_PLUS_ONE_SINCE,
+    last_release,
     last_served_text,
+    null_block_checked,
 )
 from flatkv.units import MAX_BYTES, count_text, format_bytes, tokens_text
 from flatkv.workload import PoolGroup, largest_fitting
@@ -641,8 +646,9 @@ def run_vllm(
         result = _explained(result, wider)
     if float32_state:
         result = _explained(result, float32_state)
-    if lightning := lightning_dtype_text(profile) or kda_dtype_unknown_text(profile):
-        result = _explained(result, lightning)
+    dtype_note = lightning_dtype_text(profile) or kda_dtype_unknown_text(profile)
+    if dtype_note and result.applies:  # (beside figures, not a refusal's reason)
+        result = _explained(result, dtype_note)
     last = last_served_text(profile)
     return _explained(result, last) if last else result
 
@@ -784,19 +790,30 @@ def _too_few_blocks(profile: CacheProfile, budget_bytes: int, context_tokens: in
         least_bytes=least, profile_name=profile.name, context_tokens=context_tokens)
 
 
+def _held_back(profile: CacheProfile, unit_bytes: int) -> int:
+    """The bytes vLLM's start-up check holds back from the budget: the null block's one block
+    (``null_block_checked``), else none."""
+    return unit_bytes if null_block_checked(profile) else 0
+
+
 def _one_request_refusal(profile: CacheProfile, context_tokens: int | None, needed: int,
-                         budget_bytes: int, unit_bytes: int, block: str,
+                         budget_bytes: int, held: int, block: str,
                          longest: int) -> StrategyResult:
     """vLLM's refusal where one request of max_model_len (``request_tokens``) does not fit
-    beside the null block, in its words, with the longest context that would fit and the
-    budget this one needs; ``block``: what a request's ``needed`` bytes are made of."""
-    least = needed + unit_bytes
+    beside the null block (``held``: its bytes; 0 where the releases serving the model checked
+    the whole budget), in its words, with the longest context that would fit and the budget
+    this one needs; ``block``: what a request's ``needed`` bytes are made of."""
+    least = needed + held
+    release = (last_release(profile) or ("", "up to 0.28"))[1]
     return not_applicable("vllm", budget_bytes, (
         f"{REFUSES_TO_START}: {_request_words(context_tokens)} needs {n(needed)} B "
         f"of KV cache ({format_bytes(needed)}: {block}), more than the {n(budget_bytes)} B "
-        f"({format_bytes(budget_bytes)}) available less the {n(unit_bytes)} B block vLLM "
-        "holds back as its null block (\"To serve at least one request with the model's max "
-        "seq len\"); "
+        f"({format_bytes(budget_bytes)}) available"
+        + (f" less the {n(held)} B block vLLM holds back as its null block" if held else
+           f" (vLLM {release} weighs it against the whole budget; only "
+           f"{'.'.join(map(str, NULL_BLOCK_CHECKED_SINCE))} and later hold the null block "
+           "back)")
+        + " (\"To serve at least one request with the model's max seq len\"); "
         + (f"its estimated maximum model length is {n(longest)}: give a context of at most "
            f"{n(longest)} or a budget of at least {n(least)} B" if longest else
            f"not even one token fits: give a budget of at least {n(least)} B")),
@@ -1026,7 +1043,8 @@ def _grouped_layout(
                                        budget_bytes, counts, padding, log)
     unit_bytes = pages.page * group_size
     num_blocks = budget_bytes // pages.page // group_size
-    # what one request of the context needs, beside the null block (vLLM 0.29+ checks it)
+    # what one request of the context needs, beside the null block (vLLM 0.29+ checks it;
+    # a model served only before 0.29 against the whole budget: _held_back)
     asked = request_tokens(context_tokens)
     needed = request_bytes(profile, options, counts, group_size, asked, pages.block_sizes,
                            pages.page)
@@ -1039,11 +1057,12 @@ def _grouped_layout(
                              budget_bytes, num_blocks)
     extras.update(group_size=group_size, num_groups=len(groups),
                   padding_layers_per_type=padding, page_bytes=pages.page)
-    if needed > budget_bytes - unit_bytes:  # less the null block
+    held = _held_back(profile, unit_bytes)
+    if needed > budget_bytes - held:  # less the null block (vLLM 0.29+)
         return _one_request_refusal(
-            profile, context_tokens, needed, budget_bytes, unit_bytes,
+            profile, context_tokens, needed, budget_bytes, held,
             f"its pages in every group, {group_size} layers a page, at P {n(pages.p)}",
-            longest_context(profile, options, counts, group_size, budget_bytes - unit_bytes,
+            longest_context(profile, options, counts, group_size, budget_bytes - held,
                             asked, pages.block_sizes, pages.page))
     result = finish_paged(
         "vllm", profile, budget_bytes=budget_bytes, context_tokens=context_tokens,

@@ -110,15 +110,36 @@ LAST_SERVED_IN = {"BambaForCausalLM": "0.23.0", "MiniMaxForCausalLM": "0.23.0",
                   "Plamo2ForCausalLM": "0.26.0"}
 
 
+# vLLM's start-up check of one request holds its null block back from the budget since 0.29
+# (PR #47272); before, it weighed the request against the whole budget (0.23.0's
+# kv_cache_utils._check_enough_kv_cache_memory, which bench/vllm_check.py --vllm-dropped runs)
+NULL_BLOCK_CHECKED_SINCE = (0, 29)
+
+
+def null_block_checked(profile: CacheProfile) -> bool:
+    """Whether the vLLM releases serving this model hold the null block back in their start-up
+    check: every current one does, and a model whose last release (``LAST_SERVED_IN``) is
+    before NULL_BLOCK_CHECKED_SINCE was checked by releases that did not (MiniMax's 0.23.0,
+    PLaMo 2's 0.26.0)."""
+    last = last_release(profile)
+    return last is None or tuple(map(int, last[1].split(".")[:2])) >= NULL_BLOCK_CHECKED_SINCE
+
+
+def last_release(profile: CacheProfile) -> tuple[str, str] | None:
+    """``(architecture, the last vLLM release serving it)`` of the first of the profile's
+    architectures current releases dropped (``LAST_SERVED_IN``), None where they serve it."""
+    return next(((a, LAST_SERVED_IN[a]) for a in profile.architectures if a in LAST_SERVED_IN),
+                None)
+
+
 def last_served_text(profile: CacheProfile) -> str:
     """Which vLLM releases serve the model where later ones have dropped its architecture (a
     reviewer's log can only be from those), "" where current releases serve it."""
-    for arch in profile.architectures:
-        if release := LAST_SERVED_IN.get(arch):
-            return (f"vLLM serves {arch} up to {release} only, so a log of it comes from such "
-                    "a release: later ones refuse it, their model registry listing it as "
-                    "previously supported")
-    return ""
+    if (last := last_release(profile)) is None:
+        return ""
+    return (f"vLLM serves {last[0]} up to {last[1]} only, so a log of it comes from such a "
+            "release: later ones refuse it, their model registry listing it as previously "
+            "supported")
 
 
 def last_served_note(results: Iterable[StrategyResult], profile: CacheProfile) -> str:
