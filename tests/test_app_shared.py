@@ -276,7 +276,9 @@ def test_the_profile_cache_key_changes_with_every_field():
     qwen = profile_for("Qwen3-Next-80B-A3B", None, 2)
     gpt = profile_for("gpt-oss-20b", None, 1)
     scout = profile_for("Llama-4-Scout-17B-16E", None, 1)
+    dsa = profile_for("DeepSeek-V3.2", None, 1)
     assert (qwen.ssm_element_bytes, gpt.sliding_window) == (2, 128)
+    assert dsa.dsa_raw_fp8_bytes_per_slot == 576 + 132
     changes = [
         (qwen, "layer_types", qwen.layer_types[::-1]),
         (replace(qwen, kv_tensor_bytes=()), "kv_bytes_per_slot", 1),
@@ -294,6 +296,8 @@ def test_the_profile_cache_key_changes_with_every_field():
         (qwen, "ssm_dtype", "float16"),  # bfloat16's bytes: vLLM's KDA refuses this one
         # the TP behind the bytes, and the profiles at TP / D SGLang's attention DP reads
         (qwen, "tp", 4), (qwen, "attention_dp_profiles", ()),
+        # SGLang's raw fp8 DSA row on a Blackwell (DeepSeek-V3.2's 576 + 132 B a token)
+        (dsa, "dsa_raw_fp8_bytes_per_slot", 576 + 132 + 1),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"
