@@ -352,24 +352,30 @@ class CacheProfile:
 
     def _check_indexer(self) -> None:
         """``indexer_bytes_per_slot``, when set, is a part of ``kv_bytes_per_slot`` (the
-        lightning indexer's keys ride in the same row as the latent), so fewer bytes than it."""
+        lightning indexer's keys ride in the same row as the latent), so fewer bytes than it;
+        ``dsa_raw_fp8_bytes_per_slot``, when set, holds those keys and a latent beside them,
+        so more bytes than the keys, and needs them. The keys are checked first: the raw
+        bytes are compared with them."""
         indexer, raw = self.indexer_bytes_per_slot, self.dsa_raw_fp8_bytes_per_slot
-        if raw is not None and (indexer is None or not isinstance(raw, int) or raw <= indexer):
+        if indexer is not None:
+            check_int("indexer_bytes_per_slot", indexer, minimum=1, maximum=MAX_ROW_BYTES,
+                      hint="the indexer's part of kv_bytes_per_slot, or None without one")
+            if indexer >= self.kv_bytes_per_slot:
+                raise ValueError(
+                    f"indexer_bytes_per_slot is {indexer} but kv_bytes_per_slot is "
+                    f"{self.kv_bytes_per_slot}: the indexer's keys are a part of a token's KV "
+                    "bytes (DeepSeek-V3.2's 132 of 1,284 B in bfloat16), so give fewer bytes "
+                    "than kv_bytes_per_slot, or None without an indexer")
+        if raw is None:
+            return
+        check_int("dsa_raw_fp8_bytes_per_slot", raw, minimum=1, maximum=MAX_ROW_BYTES,
+                  hint="the raw fp8 latent and the indexer's keys, or None without an indexer")
+        if indexer is None or raw <= indexer:
             raise ValueError(
                 f"dsa_raw_fp8_bytes_per_slot is {raw!r} beside indexer_bytes_per_slot "
                 f"{indexer}: it is a token's raw fp8 latent and the indexer's keys "
                 "(DeepSeek-V3.2's 576 + 132), so give more bytes than the keys, or None without "
                 "an indexer")
-        if indexer is None:
-            return
-        check_int("indexer_bytes_per_slot", indexer, minimum=1, maximum=MAX_ROW_BYTES,
-                  hint="the indexer's part of kv_bytes_per_slot, or None without one")
-        if indexer >= self.kv_bytes_per_slot:
-            raise ValueError(
-                f"indexer_bytes_per_slot is {indexer} but kv_bytes_per_slot is "
-                f"{self.kv_bytes_per_slot}: the indexer's keys are a part of a token's KV bytes "
-                "(DeepSeek-V3.2's 132 of 1,284 B in bfloat16), so give fewer bytes than "
-                "kv_bytes_per_slot, or None without an indexer")
 
     def _check_ssm_dtype(self) -> None:
         """``ssm_dtype``, when set, is a state dtype (canonical name) whose elements are

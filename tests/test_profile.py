@@ -149,6 +149,16 @@ def test_profile_components_and_counts():
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=132,
            dsa_raw_fp8_bytes_per_slot=132),
       r"^dsa_raw_fp8_bytes_per_slot is 132 beside indexer_bytes_per_slot 132: "),
+     # checked after the keys it is set beside, as a whole number of bytes a token could be
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot="132",
+           dsa_raw_fp8_bytes_per_slot=708),
+      r"^indexer_bytes_per_slot must be a whole number, got '132' \(str\)"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=132,
+           dsa_raw_fp8_bytes_per_slot=1 << 41),
+      r"^dsa_raw_fp8_bytes_per_slot = 2,199,023,255,552 is too large to be real"),
+     (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=132,
+           dsa_raw_fp8_bytes_per_slot=True),
+      r"^dsa_raw_fp8_bytes_per_slot must be a whole number, got True \(bool\)"),
      # more state tensors than a layer keeps: 10,000 (raw bytes, --state) planned for minutes
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={f"t{i}": 1 for i in range(9)}),
