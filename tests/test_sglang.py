@@ -2785,6 +2785,38 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
     assert sm100_dsa_layout("B200 192GB", ds3) is None
 
 
+def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
+    # DeepSeek-V3.2 as bytes alone (an export, a link's raw model: no kv_lora_rank to read, so
+    # no dsa_raw_fp8_bytes_per_slot) keeps its 61 x 1,284 B a token on a B200 too, where
+    # SGLang stores the raw 576 + 132: the GPU note and a formula line say the figures are the
+    # bytes given, and how to get that layout's (its note said nothing; before the figures
+    # took the layout, it said "not modelled")
+    from flatkv.profile import profile_from_dict, profile_to_dict
+    from flatkv.strategies.sglang import blackwell_dsa, sm100_dsa_layout
+
+    given = profile_from_dict(profile_to_dict(load_preset("DeepSeek-V3.2").profile()))
+    assert (given.indexer_bytes_per_slot, given.dsa_raw_fp8_bytes_per_slot) == (132, None)
+    said = ("keeps DeepSeek's sparse attention in fp8_e4m3 where no --kv-cache-dtype is told, on "
+            "its trtllm DSA backends, which store the raw latent, kv_lora_rank + "
+            "qk_rope_head_dim fp8 B with no scales, beside the index keys "
+            "(kv_cache_configurator.py 3425-3440): bytes given alone say no latent width, so "
+            "these figures take the 1,284 B a token a layer given; give the model (a preset or "
+            "its config.json) for that layout's figures")
+    assert sm100_dsa_layout("B200 192GB", given) == f"SGLang 0.5.23 on a B200 {said}"
+    assert sm100_dsa_layout("H100 80GB", given) is None
+    formulas: list[str] = []
+    blackwell = StrategyOptions(sglang_blackwell=True)
+    assert blackwell_dsa(given, blackwell, formulas) is given
+    assert formulas == [f"on a Blackwell GPU SGLang 0.5.23 {said}"]
+    r = run_strategy("sglang", given, budget_bytes=40 << 30, options=blackwell)
+    assert r.logged_tokens == (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
+    assert f"on a Blackwell GPU SGLang 0.5.23 {said}" in r.formulas
+    # DeepSeek-V3's dense MLA given alone: no indexer, nothing said
+    ds3 = profile_from_dict(profile_to_dict(load_preset("DeepSeek-V3").profile()))
+    assert sm100_dsa_layout("B200 192GB", ds3) is None
+    assert blackwell_dsa(ds3, blackwell, formulas) is ds3 and len(formulas) == 1
+
+
 def test_sglang_gpu_note_is_the_refusal_the_dsa_layout_or_the_page_in_place_of_the_told():
     """One note a GPU, as Compare and the CLI word it: on a B200 Nemotron-H without overlap
     scheduling is refused (text), DeepSeek-V3.2's DSA dtype and bytes there are said (text),

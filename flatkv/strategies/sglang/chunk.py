@@ -322,6 +322,24 @@ def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
     return None
 
 
+def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
+    """For DeepSeek's sparse attention given as bytes alone (an indexer's keys, no
+    ``dsa_raw_fp8_bytes_per_slot``: an export, a link's raw model, whose latent width is not
+    known; its architecture SGLang's DeepSeek family or not given), what SGLang stores on a
+    Blackwell GPU and that these figures take the bytes given instead, after "SGLang 0.5.23 on
+    a ...": a silent Hopper figure there would pass for SGLang's. None for any other profile."""
+    arch = profile.architectures[0] if profile.architectures else None
+    if (profile.indexer_bytes_per_slot is None or profile.dsa_raw_fp8_bytes_per_slot is not None
+            or arch not in (None, *SM100_TRTLLM_MLA)):
+        return None
+    return (f"keeps DeepSeek's sparse attention in {SM100_DSA_KV_DTYPE} where no "
+            f"--kv-cache-dtype is told, on its {SM100_DSA_BACKEND} DSA backends, which store the "
+            "raw latent, kv_lora_rank + qk_rope_head_dim fp8 B with no scales, beside the index "
+            "keys (kv_cache_configurator.py 3425-3440): bytes given alone say no latent width, "
+            f"so these figures take the {n(profile.kv_bytes_per_slot)} B a token a layer "
+            "given; give the model (a preset or its config.json) for that layout's figures")
+
+
 def _raw_dsa_terms(profile: CacheProfile, raw: int) -> str:
     """``raw`` in its parts, latent and keys: "576 + 132 = 708 B"."""
     keys = profile.indexer_bytes_per_slot
@@ -336,8 +354,13 @@ def blackwell_dsa(profile: CacheProfile, options: StrategyOptions,
     = 708 B for DeepSeek-V3.2), whatever the model's KV dtype (its bfloat16 is SGLang's auto,
     which picks fp8_e4m3 there; a told fp8_e4m3 runs the same backends; a told bfloat16,
     1,152 + 132 B as on a Hopper, is those figures on a Hopper), a formula line saying so.
-    ``profile`` as it is elsewhere: another GPU, no indexer, raw bytes (taken as stored)."""
-    if not options.sglang_blackwell or (raw := _raw_dsa_bytes(profile)) is None:
+    ``profile`` as it is elsewhere: another GPU, no indexer, raw bytes (taken as stored, a
+    formula line saying so: ``_dsa_bytes_alone``)."""
+    if not options.sglang_blackwell:
+        return profile
+    if (raw := _raw_dsa_bytes(profile)) is None:
+        if alone := _dsa_bytes_alone(profile):
+            formulas.append(f"on a Blackwell GPU SGLang 0.5.23 {alone}")
         return profile
     formulas.append(
         f"on a Blackwell GPU SGLang 0.5.23 keeps DeepSeek's sparse attention in "
@@ -357,10 +380,13 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile) -> str | None:
     take there (``blackwell_dsa``): fp8_e4m3 where no --kv-cache-dtype is told, on its trtllm
     DSA backends, the raw latent beside the index keys, 576 + 132 = 708 B a token a layer for
     DeepSeek-V3.2, whose 61 layers then hold 40 GiB // (61 x 708) = 994,481 tokens, 994,432 in
-    whole pages of 64, where a Hopper's bfloat16 holds 548,352. None elsewhere."""
-    if (gpu not in BLACKWELL_GPUS or sglang_blocker(profile)
-            or (raw := _raw_dsa_bytes(profile)) is None):
+    whole pages of 64, where a Hopper's bfloat16 holds 548,352; for bytes given alone, that
+    these figures take them (``_dsa_bytes_alone``). None elsewhere."""
+    if gpu not in BLACKWELL_GPUS or sglang_blocker(profile):
         return None
+    if (raw := _raw_dsa_bytes(profile)) is None:
+        alone = _dsa_bytes_alone(profile)
+        return alone and f"SGLang 0.5.23 on a {gpu.split()[0]} {alone}"
     return (f"SGLang 0.5.23 on a {gpu.split()[0]} keeps DeepSeek's sparse attention in "
             f"{SM100_DSA_KV_DTYPE} where no --kv-cache-dtype is told, on its {SM100_DSA_BACKEND} "
             "DSA backends, which store the raw latent beside the index keys, "
