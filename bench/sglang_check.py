@@ -1256,7 +1256,10 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     flashmla_kv's scaled 656 + 132). Not told bfloat16: SGLang then keeps 1,152 + 132 B on a
     B200 as on a Hopper, while FlatKV's model KV dtype bfloat16 stands for SGLang's "auto" (the
     model's own), which SGLang resolves to fp8_e4m3 there: its figures for a told bfloat16
-    are those on a Hopper, as the note and the README say.
+    are those on a Hopper, as the note and the README say. And DeepSeek-V3.2 at TP 8
+    (``dp_tp``; its latent is not split by TP, so a rank keeps 708 B a token there too), with
+    attention DP 1, 2 and 8 (``DP``), and beside them --max-running-requests 20 (``TOLD``,
+    N // D a group), 3 drafted tokens (the hook's 48 // D) and a told fp8_e4m3, told no page.
 
     Then the two models whose B200 override reads the radix cache strategy (Qwen3-Next's
     told extra buffer, Nemotron-H's no_buffer beside TensorRT-LLM) with each strategy told,
@@ -1274,6 +1277,8 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     rows += [("DeepSeek-V3.2", page, overlap, {KV: "fp8_e4m3", **more})
              for page in B200_PAGES for overlap in (True, False)
              for more in ({}, {"speculative_tokens": 3})]
+    rows += [("DeepSeek-V3.2", None, True, {DP: d, **more}) for d in (1, 2, 8)
+             for more in ({}, {TOLD: 20}, {"speculative_tokens": 3}, {KV: "fp8_e4m3"})]
     return rows + [(p, page, overlap, {STRATEGY: strategy, **more})
                    for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for page in B200_PAGES
                    for overlap in (True, False)
@@ -1295,10 +1300,13 @@ def check_b200(sg: NS) -> tuple[int, int]:
         spec, told = model_spec(name), {k: v for k, v in more.items() if k != KV}
         if kv := more.get(KV):  # --kv-cache-dtype: FlatKV's model KV dtype
             spec = spec.with_options(kv_dtype=KV_DTYPES[kv])
+        if DP in more:  # attention DP (1: TP alone): one TP it divides
+            spec = spec.with_options(tp=dp_tp(name))
         engine = sglang_figures(sg, spec, BUDGETS[0], page, overlap, {**told, CHUNK: chunk},
                                 kv_dtype=kv, platform=B200_PLATFORM)
         flatkv = flatkv_b200_figures(spec, BUDGETS[0], page, overlap, told)
-        setting = (f"{name} on a {B200} B={BUDGETS[0]:,} P={'not told' if page is None else page}"
+        setting = (f"{name}{f' tp={spec.tp}' if spec.tp > 1 else ''} on a {B200} "
+                   f"B={BUDGETS[0]:,} P={'not told' if page is None else page}"
                    f" overlap={'on' if overlap else 'off'}"
                    + "".join(f" {k}={v}" for k, v in more.items()))
         same = report("sglang", setting, engine, flatkv)
