@@ -80,7 +80,8 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
              "most) that holds other groups' rows. Compare counts dead weight over the whole "
              "budget instead: every group's pages in the proportion one request needs them "
              "at the context length.")
-    if note := strategy_notes.engines_beside_text(ours, engines, state().profile()):
+    if note := strategy_notes.engines_beside_text(ours, engines, state().profile(),
+                                                 state().strategy_options()):
         st.caption(note)
     speculative_note(state().planner)
 

@@ -36,9 +36,11 @@ from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_p
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED as SGLANG_CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
 from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
+from flatkv.strategies.sglang import SM100_DSA_KV_DTYPE as SGLANG_DSA_KV_DTYPE
 from flatkv.strategies.sglang import (
     SPECULATIVE_RUNNING_REQUESTS as SGLANG_SPECULATIVE_RUNNING_REQUESTS,
 )
+from flatkv.strategies.sglang import blackwell_dsa_bytes as sglang_blackwell_dsa_bytes
 from flatkv.strategies.sglang import chunked_prefill_tiers_text as sglang_chunked_prefill_tiers_text
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
 from flatkv.strategies.sglang import sglang_gpu_note, swa_label
@@ -165,17 +167,25 @@ def state_only_text(planner: str, profile: CacheProfile, other_choice: str = "")
 
 
 def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
-                        profile: CacheProfile) -> str:
+                        profile: CacheProfile, options: StrategyOptions | None = None) -> str:
     """Layout draws our plan only; one line puts its concurrency beside the engines' in the
     same budget (a design review's first question), each as a multiple of ours; an engine that
     refuses says whether it serves no such model (``model_blocker``) or does not start here.
-    Where no engine starts, the line still gives ours: it is the page's only concurrency, which
-    the workload's note points at. Empty when ours has no concurrency (no context, or it does
-    not apply)."""
+    Where SGLang's figures at ``options`` store other bytes than the model's (DeepSeek's
+    sparse attention on a Blackwell GPU: ``blackwell_dsa_bytes``), its multiple says so, as
+    it is then the bytes', not the layout's. Where no engine starts, the line still gives
+    ours: it is the page's only concurrency, which the workload's note points at. Empty when
+    ours has no concurrency (no context, or it does not apply)."""
     if not ours.applies or not ours.max_concurrency:
         return ""
+    stored = options and sglang_blackwell_dsa_bytes(profile, options)
+    other_bytes = (f", in {SGLANG_DSA_KV_DTYPE} at {stored:,} B a token a layer where ours "
+                   f"keeps the model's {profile.kv_dtype or 'KV'} at "
+                   f"{profile.kv_bytes_per_slot:,}: SGLang's own on a Blackwell GPU"
+                   if stored else "")
     beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
-              f"({times_text(r.concurrency / ours.concurrency)}x ours)" if r.applies else
+              f"({times_text(r.concurrency / ours.concurrency)}x ours"
+              f"{other_bytes if r.strategy == 'sglang' else ''})" if r.applies else
               f"{title_of(r)} does not serve this model" if model_blocker(r.strategy, profile)
               else f"{title_of(r)} does not start" for r in engines
               if not r.applies or r.max_concurrency is not None]

@@ -420,6 +420,20 @@ def test_a_few_bytes_of_padding_do_not_read_as_none():
     assert m["Dead share of a full_attention block"] == "75.00%"
 
 
+def test_layout_says_sglangs_b200_dsa_figure_is_its_fp8_bytes():
+    # DeepSeek-V3.2 on a B200 (179.06 GiB x 0.9 = 173,039,262,105 B, 163,840 tokens): our
+    # slabs keep 61 x 1,284 B a token, 13.48 requests; SGLang its raw fp8, 61 x 708 B, 62,603
+    # pages of 64 over 2,560 a request = 24.45, 1.81x ours: the line says whose bytes those are
+    at = open_app("app_pages/layout.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"})
+    assert_clean(at)
+    assert 173_039_262_105 // (61 * 708) // 64 == 62_603
+    assert ("At 163,840 tokens per request, this plan holds 13.48 requests; in the same budget "
+            "vLLM v1 13.48 (0.99998x ours), SGLang 24.45 (1.81x ours, in fp8_e4m3 at 708 B a "
+            "token a layer where ours keeps the model's bfloat16 at 1,284: SGLang's own on a "
+            "Blackwell GPU). Compare shows where each layout's bytes go.") in [
+                unescaped(c.value) for c in at.caption]
+
+
 def test_layout_sets_its_plan_beside_the_engines():
     # the worked example at 32,768 tokens: packed slabs 775 blocks / (32 full + 1 state pages)
     # = 23.48; vLLM 2,991 / 34 = 87.97, 2,991 x 33 / (34 x 775) = 3.75x ours; SGLang: 80e9 x

@@ -861,6 +861,28 @@ def test_layouts_engines_line_gives_our_figure_where_no_engine_starts():
         "layout's bytes go and why a layout does not apply.")
 
 
+def test_layouts_engines_line_says_sglangs_b200_dsa_bytes_are_not_ours():
+    # DeepSeek-V3.2 on a B200 (173,039,262,105 B a rank, 163,840 tokens): our plan keeps the
+    # model's bfloat16, 61 x 1,284 B a token, 138,079 blocks of 16, 13.48 requests; SGLang its
+    # fp8_e4m3 raw layout, 61 x 708 B, 62,603 pages of 64, 24.45. The 1.81x is the bytes, not
+    # the paging: the line says so beside SGLang's figure (on a Hopper, nothing more)
+    v32 = load_preset("DeepSeek-V3.2").profile()
+    budget, context = 173_039_262_105, 163_840
+    blackwell = StrategyOptions(sglang_blackwell=True)
+    ours, *engines = [run_strategy(name, v32, budget_bytes=budget, context_tokens=context,
+                                   options=blackwell) for name in ("flat", "vllm", "sglang")]
+    assert budget // (61 * 708) // 64 == 62_603 and f"{62_603 / 2_560:.2f}" == "24.45"
+    assert notes.engines_beside_text(ours, engines, v32, blackwell) == (
+        "At 163,840 tokens per request, this plan holds 13.48 requests; in the same budget "
+        "vLLM v1 13.48 (0.99998x ours), SGLang 24.45 (1.81x ours, in fp8_e4m3 at 708 B a "
+        "token a layer where ours keeps the model's bfloat16 at 1,284: SGLang's own on a "
+        "Blackwell GPU). Compare shows where each layout's bytes go.")
+    hopper = [run_strategy(name, v32, budget_bytes=budget, context_tokens=context)
+              for name in ("flat", "vllm", "sglang")]
+    assert "fp8_e4m3" not in notes.engines_beside_text(hopper[0], hopper[1:], v32,
+                                                       StrategyOptions())
+
+
 def test_attention_dp_says_sglangs_figures_are_one_groups():
     from flatkv.presets import load_preset
     from flatkv.strategies import StrategyOptions, run_strategy

@@ -340,6 +340,14 @@ def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
             "given; give the model (a preset or its config.json) for that layout's figures")
 
 
+def blackwell_dsa_bytes(profile: CacheProfile, options: StrategyOptions) -> int | None:
+    """The bytes a token a layer SGLang's figures at ``options`` store for ``profile`` in
+    place of its own: the raw fp8 layout of DeepSeek's sparse attention on a Blackwell GPU
+    (``blackwell_dsa``); None where they keep the profile's. Pages that set SGLang's figures
+    beside ours (Layout's engines line) say so, as its bytes then are not the model's."""
+    return _raw_dsa_bytes(profile) if options.sglang_blackwell else None
+
+
 def _raw_dsa_terms(profile: CacheProfile, raw: int) -> str:
     """``raw`` in its parts, latent and keys: "576 + 132 = 708 B"."""
     keys = profile.indexer_bytes_per_slot
