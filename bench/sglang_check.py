@@ -1236,6 +1236,17 @@ B200_PRESETS = ("Qwen3-Next-80B-A3B", "Qwen3.5-27B", "Nemotron-H-8B", "Falcon-H1
                 "Llama-3.1-8B", "gpt-oss-20b", "Llama-4-Scout-17B-16E", "DeepSeek-V3",
                 "DeepSeek-V3.2")
 B200_PAGES = (None, 1, 16, 64)
+# Models of SGLang's DeepSeek family no preset gives, by their config.json fields (LongCat-Flash's
+# published shape: two MLA caches a decoder layer), whose B200 override is the family's: its
+# TensorRT-LLM MLA backend, and with an indexer (index_topk) its DSA's raw fp8 layout
+LONGCAT_FLASH_CONFIG = {"model_type": "longcat_flash", "architectures": ["LongcatFlashForCausalLM"],
+                        "num_layers": 28, "hidden_size": 6144, "num_attention_heads": 64,
+                        "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+                        "v_head_dim": 128, "max_position_embeddings": 131_072,
+                        "torch_dtype": "bfloat16"}
+B200_CONFIGS = {"LongCat-Flash": LONGCAT_FLASH_CONFIG,
+                "LongCat-Flash with an indexer": {**LONGCAT_FLASH_CONFIG, "index_topk": 2048,
+                                                  "index_head_dim": 128}}
 
 
 def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
@@ -1260,6 +1271,9 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     (``dp_tp``; its latent is not split by TP, so a rank keeps 708 B a token there too), with
     attention DP 1, 2 and 8 (``DP``), and beside them --max-running-requests 20 (``TOLD``,
     N // D a group), 3 drafted tokens (the hook's 48 // D) and a told fp8_e4m3, told no page.
+    And LongCat-Flash (``B200_CONFIGS``), whose override is the DeepSeek family's there:
+    TensorRT-LLM's MLA backend at pages of 64, and with an indexer the DSA's raw fp8 layout,
+    56 caches x 708 B a token.
 
     Then the two models whose B200 override reads the radix cache strategy (Qwen3-Next's
     told extra buffer, Nemotron-H's no_buffer beside TensorRT-LLM) with each strategy told,
@@ -1279,6 +1293,8 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
              for more in ({}, {"speculative_tokens": 3})]
     rows += [("DeepSeek-V3.2", None, True, {DP: d, **more}) for d in (1, 2, 8)
              for more in ({}, {TOLD: 20}, {"speculative_tokens": 3}, {KV: "fp8_e4m3"})]
+    rows += [(name, page, overlap, more) for name in B200_CONFIGS for page in B200_PAGES
+             for overlap in (True, False) for more in ({}, {"speculative_tokens": 3})]
     return rows + [(p, page, overlap, {STRATEGY: strategy, **more})
                    for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for page in B200_PAGES
                    for overlap in (True, False)
@@ -1297,7 +1313,9 @@ def check_b200(sg: NS) -> tuple[int, int]:
     bad = 0
     rows = b200_rows()
     for name, page, overlap, more in rows:
-        spec, told = model_spec(name), {k: v for k, v in more.items() if k != KV}
+        spec = (spec_from_hf_config(B200_CONFIGS[name], name=name) if name in B200_CONFIGS
+                else model_spec(name))
+        told = {k: v for k, v in more.items() if k != KV}
         if kv := more.get(KV):  # --kv-cache-dtype: FlatKV's model KV dtype
             spec = spec.with_options(kv_dtype=KV_DTYPES[kv])
         if DP in more:  # attention DP (1: TP alone): one TP it divides

@@ -1683,6 +1683,27 @@ def test_sglang_b200_page_in_place_of_the_page_told():
     assert sm100_backend(load_preset("DeepSeek-V3.2").profile(), StrategyOptions()) == "dsa"
 
 
+def test_sglang_b200_runs_longcat_flash_as_its_deepseek_family():
+    """SGLang 0.5.23's DeepSeek-family override (model_overrides/deepseek_v2.py 37-50) covers
+    LongCat-Flash too: on a B200 its MLA runs TensorRT-LLM's MLA backend, at pages of 64 where
+    told none (it ran FlashInfer at 1 here), and with an indexer (index_topk) its sparse
+    attention stores the raw fp8 layout, 56 caches x (576 + 132) B a token: 40 GiB hold
+    1,083,264 tokens in pages of 64, as SGLang's own resolution gives them (a check run as
+    bench/sglang_check.py's B200 rows: its side 1,083,264 where these said 597,312)."""
+    from test_hf_config import LONGCAT_FLASH
+
+    b200 = "B200 192GB"
+    dense = spec_from_hf_config(LONGCAT_FLASH).profile()
+    assert sm100_backend(dense, StrategyOptions()) == "trtllm_mla"
+    assert sglang_default_page(b200, dense, StrategyOptions()).page == 64
+    indexed = spec_from_hf_config({**LONGCAT_FLASH, "index_topk": 2048,
+                                   "index_head_dim": 128}).profile()
+    assert indexed.dsa_raw_fp8_bytes_per_slot == 576 + 132
+    r = run_strategy("sglang", indexed, budget_bytes=40 << 30,
+                     options=StrategyOptions(sglang_blackwell=True))
+    assert r.logged_tokens == (40 << 30) // (56 * 708) // 64 * 64 == 1_083_264
+
+
 def test_sglang_b200_refusal_of_no_buffer_beside_tensorrt_llm():
     """Nemotron-H on a B200 without overlap scheduling, drafting or a page told: its override
     runs TensorRT-LLM's MHA backend and "auto" resolves to no_buffer, which refuses it

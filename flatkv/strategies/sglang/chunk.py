@@ -169,12 +169,14 @@ SM100_TRTLLM_MHA = frozenset({
     "Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration",
 })
 # MLA models DeepSeek's override (deepseek_v2.py) runs on TensorRT-LLM's MLA backend on SM100,
-# at page 64; any other MLA model gets get_default_attn_backend's flashinfer, at page 1
+# at page 64: the architectures it is registered for (deepseek_v2.py 37-50, LongCat-Flash's
+# among them); any other MLA model gets get_default_attn_backend's flashinfer, at page 1
 # (Kimi Linear)
 SM100_TRTLLM_MLA = frozenset({
     "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "KimiK25ForConditionalGeneration",
     "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
-    "Glm5NextForConditionalGeneration", "HYV4ForCausalLM",
+    "Glm5NextForConditionalGeneration", "HYV4ForCausalLM", "HYV4ForCausalLMNextN",
+    "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM",
 })
 
 
