@@ -11,7 +11,7 @@ from strategy_profiles import BLOCK_BYTES, QWEN35, vllm_at_80gb
 from flatkv import strategy_notes as notes
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
-from flatkv.strategies import StrategyOptions, run_strategy
+from flatkv.strategies import StrategyOptions, StrategyResult, run_strategy
 
 # SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
 
@@ -842,6 +842,13 @@ def test_least_budget_help_says_what_it_holds_and_why_sglang_steps_down():
     assert notes.below_a_step_text(r, 1_394_049_024, 4) == ""  # it does not hold 4
 
 
+def _flat_vllm_sglang(profile, budget: int, context: int,
+                      options: StrategyOptions) -> list[StrategyResult]:
+    """Layout's three runs, ours (flat) first: the engines line sets the others beside it."""
+    return [run_strategy(name, profile, budget_bytes=budget, context_tokens=context,
+                         options=options) for name in ("flat", "vllm", "sglang")]
+
+
 def test_layouts_engines_line_gives_our_figure_where_no_engine_starts():
     # MiniMax-M1 at 50,000 tokens in 79.65 GiB x 0.9 = 76,968,728,985 B: our blocks of 80 rows
     # of 2 MiB (P 512), 458 of them, a request ceil(50,000 / 512) = 98 full pages and one state
@@ -851,8 +858,7 @@ def test_layouts_engines_line_gives_our_figure_where_no_engine_starts():
     minimax = load_preset("MiniMax-M1").profile()
     budget, context = 76_968_728_985, 50_000
     options = StrategyOptions(vllm_hybrid_manager=False)
-    ours, *engines = [run_strategy(name, minimax, budget_bytes=budget, context_tokens=context,
-                                   options=options) for name in ("flat", "vllm", "sglang")]
+    ours, *engines = _flat_vllm_sglang(minimax, budget, context, options)
     assert budget // (80 * 2**21) == 458 and f"{458 / (98 + 1):.2f}" == "4.63"
     assert not any(r.applies for r in engines)
     assert notes.engines_beside_text(ours, engines, minimax) == (
@@ -869,18 +875,15 @@ def test_layouts_engines_line_says_sglangs_b200_dsa_bytes_are_not_ours():
     v32 = load_preset("DeepSeek-V3.2").profile()
     budget, context = 173_039_262_105, 163_840
     blackwell = StrategyOptions(sglang_blackwell=True)
-    ours, *engines = [run_strategy(name, v32, budget_bytes=budget, context_tokens=context,
-                                   options=blackwell) for name in ("flat", "vllm", "sglang")]
+    ours, *engines = _flat_vllm_sglang(v32, budget, context, blackwell)
     assert budget // (61 * 708) // 64 == 62_603 and f"{62_603 / 2_560:.2f}" == "24.45"
     assert notes.engines_beside_text(ours, engines, v32, blackwell) == (
         "At 163,840 tokens per request, this plan holds 13.48 requests; in the same budget "
         "vLLM v1 13.48 (0.99998x ours), SGLang 24.45 (1.81x ours, in fp8_e4m3 at 708 B a "
         "token a layer where ours keeps the model's bfloat16 at 1,284: SGLang's own on a "
         "Blackwell GPU). Compare shows where each layout's bytes go.")
-    hopper = [run_strategy(name, v32, budget_bytes=budget, context_tokens=context)
-              for name in ("flat", "vllm", "sglang")]
-    assert "fp8_e4m3" not in notes.engines_beside_text(hopper[0], hopper[1:], v32,
-                                                       StrategyOptions())
+    ours, *engines = _flat_vllm_sglang(v32, budget, context, StrategyOptions())
+    assert "fp8_e4m3" not in notes.engines_beside_text(ours, engines, v32, StrategyOptions())
 
 
 def test_attention_dp_says_sglangs_figures_are_one_groups():
