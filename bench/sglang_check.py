@@ -1246,7 +1246,13 @@ LONGCAT_FLASH_CONFIG = {"model_type": "longcat_flash", "architectures": ["Longca
                         "torch_dtype": "bfloat16"}
 B200_CONFIGS = {"LongCat-Flash": LONGCAT_FLASH_CONFIG,
                 "LongCat-Flash with an indexer": {**LONGCAT_FLASH_CONFIG, "index_topk": 2048,
-                                                  "index_head_dim": 128}}
+                                                  "index_head_dim": 128},
+                # GLM-5's: DeepSeek-V3.2's MLA and indexer over 78 layers
+                "GLM-5": {"model_type": "glm_moe_dsa", "architectures": ["GlmMoeDsaForCausalLM"],
+                          "num_hidden_layers": 78, "num_attention_heads": 64,
+                          "kv_lora_rank": 512, "qk_rope_head_dim": 64, "index_head_dim": 128,
+                          "index_topk": 2048, "max_position_embeddings": 202_752,
+                          "torch_dtype": "bfloat16"}}
 
 
 def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
@@ -1273,7 +1279,7 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     N // D a group), 3 drafted tokens (the hook's 48 // D) and a told fp8_e4m3, told no page.
     And LongCat-Flash (``B200_CONFIGS``), whose override is the DeepSeek family's there:
     TensorRT-LLM's MLA backend at pages of 64, and with an indexer the DSA's raw fp8 layout,
-    56 caches x 708 B a token.
+    56 caches x 708 B a token; and GLM-5, in that layout too, 78 x 708 B.
 
     Then the two models whose B200 override reads the radix cache strategy (Qwen3-Next's
     told extra buffer, Nemotron-H's no_buffer beside TensorRT-LLM) with each strategy told,
