@@ -426,7 +426,7 @@ _NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a 
 
 def _int(lo: int, hi: int) -> Callable[[str, str], int]:
     def parse(key: str, text: str) -> int:
-        value = whole_number(text, f"{key}={quoted(text)}")
+        value = whole_number(text, f"{key}={quoted(text)}", least=lo, most=hi)
         if value is None:
             raise ValueError(f"{key}={quoted(text)} is not a whole number")
         if value < lo and hi >= _NO_REAL_BOUND:  # a range of 19 digits reads as noise
@@ -453,8 +453,13 @@ def kv_memory_size(text: str, field: str = "KV cache memory") -> int:
 MIN_MEM_FRACTION = 0.05
 
 
+def _takes_fraction(value: float) -> bool:
+    """Whether a link's frac takes ``value`` (``_fraction``): the fix its refusal suggests."""
+    return MIN_MEM_FRACTION <= value <= 1 and round(value, 4) == value
+
+
 def _fraction(key: str, text: str) -> float:
-    value = decimal_number(text, f"{key}={quoted(text)}")
+    value = decimal_number(text, f"{key}={quoted(text)}", takes=_takes_fraction)
     if value is None:
         raise ValueError(f"{key}={quoted(text)} is not a number")
     if not MIN_MEM_FRACTION <= value <= 1:

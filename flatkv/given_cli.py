@@ -242,12 +242,12 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
 # The plan's options and the budget
 
 
-def _whole_number(text: str) -> int | None:
+def _whole_number(text: str, least: int = 0, most: int | None = None) -> int | None:
     """``text`` as an int (``units.whole_number``: a number of other digits or with a plus sign
-    refused with its fix); None where it is not one, or is past 20 characters (2**64 has 20
-    digits: no count here is larger)."""
+    refused with its fix, one the option takes, from ``least`` to ``most``); None where it is
+    not one, or is past 20 characters (2**64 has 20 digits: no count here is larger)."""
     try:
-        value = whole_number(text, quoted(text))
+        value = whole_number(text, quoted(text), least=least, most=most)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return value if len(text.strip()) <= 20 else None
@@ -257,7 +257,7 @@ def _fraction_argument(text: str) -> float:
     """--memory-fraction: a number (``units.decimal_number``: ``٠.٩`` and ``+0.9`` refused
     with their fix); argparse's "invalid float value" otherwise, as type=float gave."""
     try:
-        value = decimal_number(text, quoted(text))
+        value = decimal_number(text, quoted(text), takes=lambda value: 0 < value <= 1)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if value is None:
@@ -266,7 +266,7 @@ def _fraction_argument(text: str) -> float:
 
 
 def positive_int(text: str) -> int:
-    value = _whole_number(text)
+    value = _whole_number(text, 1)
     if value is None:
         raise argparse.ArgumentTypeError(
             f"{quoted(text)} is not a whole number of at most 20 digits")
@@ -277,7 +277,7 @@ def positive_int(text: str) -> int:
 
 def _vllm_blocks(text: str) -> int:
     """--vllm-blocks: the N of vLLM's "N KV cache blocks" line, as many as a budget may be."""
-    value = _whole_number(text)
+    value = _whole_number(text, MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS)
     if value is None or not MIN_VLLM_BLOCKS <= value <= MAX_VLLM_BLOCKS:
         raise argparse.ArgumentTypeError(
             f"{quoted(text)} is not a count of vLLM blocks: give the N of its \"Memory after "

@@ -147,7 +147,8 @@ def parse_counts(text: str, field: str, *, maximum: int) -> tuple[int, ...]:
             raise ValueError(f"{field}: {quoted(part)} has a leading zero: write the count "
                              f"without it, e.g. {int(part):,}" if int(part) else
                              f"{field}: {quoted(part)} is 0: give counts from 1")
-        if (value := whole_number(part, f"{field}: {quoted(part)}")) is None:
+        if (value := whole_number(part, f"{field}: {quoted(part)}", least=1,
+                                  most=maximum)) is None:
             raise ValueError(
                 f"{field}: {quoted(part)} is not a whole number; give a list such as 1, 4, 16")
         values.add(value)

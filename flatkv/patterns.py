@@ -135,7 +135,7 @@ class _PatternParser:
         if typed.isascii() and digits.isdigit() and len(digits) > 18:
             raise ValueError(f"layer pattern {quoted(self.text)} expands to more than "
                              f"{self.max_layers} cache layers: too large to be real")
-        count = whole_number(typed, where)
+        count = whole_number(typed, where, least=1)
         if count is None or count < 0:  # 0x10, -1, 1.5, 1e3, 1²
             raise ValueError(f"{where} is not a whole number >= 1: write the count in digits, "
                              "e.g. (3*linear,full)*12")

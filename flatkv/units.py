@@ -61,7 +61,10 @@ def number_problem(text: str, subject: str, example: str,
     refused rather than read (``+3`` as 3): no figure here is signed, and a count written
     with one may mean "3 more" than a default; it is named only where the rest reads (``+x``
     is no number, said by the caller). The fix is the value as it should be written where the
-    caller ``reads`` that (neither None nor a ValueError), else ``example``."""
+    caller ``reads`` that (neither None nor a ValueError), else ``example``: a number of other
+    digits with a minus sign (``-٢``) that the caller refuses as negative, as no figure here
+    is, is given back without it, saying so (``-2`` was the fix, and then refused as not
+    positive)."""
     raw = text.strip()
 
     def read(instead: str) -> bool:
@@ -77,25 +80,36 @@ def number_problem(text: str, subject: str, example: str,
                 and instead[1:2] not in ("+", "-") and read(instead[1:]))
 
     if any(c.isdecimal() and not c.isascii() for c in raw):
-        instead = ascii_digits(raw)
+        instead, unsign = ascii_digits(raw), ""
         if not read(instead) and unsigned(instead):
             instead = instead[1:]  # '+٢': 2, not the field's example, as '+2' is refused too
-        return (f"{subject} is not written in ASCII digits: write it in ASCII digits, e.g. "
-                f"{instead if read(instead) else example}")
+        elif (not read(instead) and instead.startswith("-")
+              and not instead[1:2].isspace() and read(instead[1:])):
+            instead, unsign = instead[1:], ", without the minus sign (it takes no negative number)"
+        return (f"{subject} is not written in ASCII digits: write it in ASCII digits{unsign}, "
+                f"e.g. {instead if read(instead) else example}")
     if unsigned(raw):
         return f"{subject} has a plus sign: write it without the sign, e.g. {raw[1:]}"
     return None
 
 
-def whole_number(text: str, subject: str) -> int | None:
+def whole_number(text: str, subject: str, *, least: int = 0,
+                 most: int | None = None) -> int | None:
     """The whole number ``text`` writes (``12``, `` 12 ``, ``1_000``; ``-1``, which the field's
     bound then refuses in its own words, "must be positive"), None where it writes none, which
     the caller words with what it takes. Digits of another script and a plus sign, which
     int() reads, are refused here with the fix (``number_problem``), in one line naming
-    ``subject``. Underscores are read, as int() reads them and ``parse_tokens`` does for a
-    context copied from a vLLM command line: they only group digits and cannot mean another
-    figure. More than 4,300 digits is no number (int() refuses it)."""
-    if (problem := number_problem(text, subject, "12", _WHOLE.fullmatch)) is not None:
+    ``subject``: a fix the field takes, from ``least`` to ``most`` (its bound, which the
+    caller checks; no figure here is negative), else the one of them nearest 12. Underscores
+    are read, as int() reads them and ``parse_tokens`` does for a context copied from a vLLM
+    command line: they only group digits and cannot mean another figure. More than 4,300
+    digits is no number (int() refuses it)."""
+    def takes(instead: str) -> bool:
+        value = int(instead) if _WHOLE.fullmatch(instead) else least - 1
+        return least <= value and (most is None or value <= most)
+
+    if (problem := number_problem(text, subject, str(whole_example(least, most)),
+                                  lambda t: takes(t) or None)) is not None:
         raise ValueError(problem)
     raw = text.strip()
     if not _WHOLE.fullmatch(raw):
@@ -106,12 +120,25 @@ def whole_number(text: str, subject: str) -> int | None:
         return None
 
 
-def decimal_number(text: str, subject: str) -> float | None:
+def whole_example(least: int, most: int | None) -> int:
+    """A whole number a field of ``least`` to ``most`` (None: no upper bound) takes, for its
+    errors' "e.g.": the one nearest 12."""
+    return max(least, 12 if most is None else min(12, most))
+
+
+def decimal_number(text: str, subject: str, *,
+                   takes: Callable[[float], bool] = lambda value: value >= 0,
+                   example: str = "0.9") -> float | None:
     """The number ``text`` writes as float() reads it (``0.9``, `` 0.9 ``, ``9e-1``; ``nan``,
     which the caller's range refuses in its own words), None where it writes none. Digits of
     another script and a plus sign, which float() reads as it reads them in a whole number,
-    are refused here with the fix (``number_problem``), as ``whole_number`` refuses them."""
-    if (problem := number_problem(text, subject, "0.9", _unsigned_float)) is not None:
+    are refused here with the fix (``number_problem``), as ``whole_number`` refuses them: a
+    fix the field ``takes`` (its range, which the caller checks), else ``example``."""
+    def reads(instead: str) -> float | None:
+        value = _unsigned_float(instead)
+        return value if value is not None and takes(value) else None
+
+    if (problem := number_problem(text, subject, example, reads)) is not None:
         raise ValueError(problem)
     try:
         return float(text)

@@ -58,6 +58,24 @@ def test_a_links_notices_quote_what_it_typed_short_or_long():
         "'zoom'."]
 
 
+def test_a_links_fix_for_digits_of_another_script_is_a_value_the_key_takes():
+    # tp=-٢ suggested "e.g. -2", which the link then refused as outside 1..1,024; ssm_el=١٢
+    # "e.g. 12", past its 8; frac=٠.٠١ "e.g. 0.01", under its 0.05
+    _, notices = decode_query({"tp": "-٢", "frac": "٠.٠١", "sweep_pages": "-٢"})
+    assert notices == [
+        "frac='٠.٠١' is not written in ASCII digits: write it in ASCII digits, e.g. 0.9; "
+        "using the default (frac=0.9).",
+        "tp='-٢' is not written in ASCII digits: write it in ASCII digits, without the minus "
+        "sign (it takes no negative number), e.g. 2; using the default (tp=1).",
+        "sweep_pages: '-٢' is not written in ASCII digits: write it in ASCII digits, without "
+        "the minus sign (it takes no negative number), e.g. 2; using the default "
+        "(sweep_pages=auto)."]
+    assert decode_query({"tp": "2", "frac": "0.9", "sweep_pages": "2"})[1] == []
+    _, notices = decode_query({"model": "custom", "layers": "full", "kv": "8", "ssm_el": "١٢"})
+    assert "ssm_el='١٢' is not written in ASCII digits: write it in ASCII digits, e.g. 8)" in (
+        notices[0])
+
+
 def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
     # int() read tp=٢ as 2 and req=+3 as 3; spaces around and underscores between digits read
     state, notices = decode_query({"tp": "٢", "req": "+3", "block": " 1_024 ",

@@ -12,6 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flatkv.patterns import format_layer_pattern, parse_layer_pattern
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF
+from flatkv.strategies.sglang import parse_chunked_prefill
 from flatkv.units import (
     MAX_BYTES,
     concurrency_text,
@@ -556,6 +558,41 @@ def test_digits_of_another_script_after_a_plus_sign_are_given_back_without_it():
             parse(text)
         assert str(error.value).endswith(f"is not written in ASCII digits: write it in ASCII "
                                          f"digits, e.g. {fix}")
+
+
+def test_digits_of_another_script_after_a_minus_sign_are_given_back_as_a_number_the_field_takes():
+    # '-٢' in a positive field suggested "e.g. -2", which the field then refused as not
+    # positive: the fix is the number without its sign, said so, or the field's example where
+    # that is refused too
+    without = "without the minus sign (it takes no negative number), e.g. "
+    for parse, text, fix in (
+            (lambda t: whole_number(t, "tp", least=1), "-٢", without + "2"),
+            (lambda t: whole_number(t, "tp"), "-٢", without + "2"),  # no figure is negative
+            (lambda t: whole_number(t, "ssm_el", least=1, most=8), "-٢", without + "2"),
+            # nor is the minus sign of a number out of range dropped: the example, in range
+            (lambda t: whole_number(t, "ssm_el", least=1, most=8), "-٩", "e.g. 8"),
+            (lambda t: whole_number(t, "tp", least=1), "-٠", "e.g. 12"),
+            (lambda t: decimal_number(t, "frac", takes=lambda v: 0 < v <= 1), "-٠.٨",
+             without + "0.8"),
+            (lambda t: parse_tokens(t, "ctx"), "-٣٢K", without + "32K"),
+            (lambda t: parse_size(t, field="--budget"), "-٨٠GB", without + "80GB"),
+            (lambda t: parse_layer_pattern(f"full*{t}"), "-٣", without + "3")):
+        with pytest.raises(ValueError) as error:
+            parse(text)
+        message = str(error.value)
+        assert message.endswith(f"is not written in ASCII digits: write it in ASCII digits, "
+                                f"{fix}"), message
+        # ... and the fix is read
+        parse(message.rpartition("e.g. ")[2])
+    # a field that takes a negative number keeps its sign: SGLang's chunk, off at -2
+    with pytest.raises(ValueError) as error:
+        parse_chunked_prefill("-٢", "sg_chunk")
+    assert str(error.value) == ("sg_chunk '-٢' is not written in ASCII digits: write it in "
+                                "ASCII digits, e.g. -2")
+    assert parse_chunked_prefill("-2", "sg_chunk") == CHUNKED_PREFILL_OFF
+    # a number of other digits out of a field's range: the example it takes, not the number
+    with pytest.raises(ValueError, match=r"e\.g\. 8$"):
+        whole_number("١٢", "ssm_el", least=1, most=8)
 
 
 def test_sizes_and_tokens_refuse_digits_of_another_script_and_a_plus_sign_alike():

@@ -20,7 +20,7 @@ from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
 from flatkv.strategies.sglang.model import sglang_blocker
 from flatkv.strategies.sglang.pages import page_size
 from flatkv.strategies.sglang.state import NO_BUFFER_ARCHITECTURES, radix_page_refusal
-from flatkv.units import MAX_TOKENS, parse_tokens, quoted, tokens_text
+from flatkv.units import MAX_TOKENS, number_problem, parse_tokens, quoted, tokens_text
 
 # SGLang 0.5.23's --chunked-prefill-size when not told, by the GPU memory nvidia-smi reports
 # (memory.total in MiB, the least over the GPUs): handle_gpu_memory_settings
@@ -93,6 +93,11 @@ def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS) -
     if re.fullmatch(r"\+[0-9]+", word) and _whole(word[1:]) <= 0:
         raise ValueError(f"{field} {quoted(text)} has a plus sign: write it without the sign, "
                          f"e.g. {word[1:]}, for chunked prefill off")
+    # digits of another script: the fix as it reads here, '-٢' as -2 (off), not as tokens,
+    # which take no minus sign
+    if problem := number_problem(word, f"{field} {quoted(text)}", "256K", lambda t: (
+            parse_chunked_prefill(t, field, maximum=maximum))):
+        raise ValueError(problem)
     try:
         return parse_tokens(text, field, maximum=maximum)
     except ValueError as exc:
