@@ -36,7 +36,7 @@ from flatkv.engine_options import (
     acting_engine_options,
 )
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
-from flatkv.plan import alignment_or_block_size, figure_text, int_text
+from flatkv.plan import alignment_or_block_size
 from flatkv.profile import (
     MAX_CHUNK_SIZE,
     MAX_KERNEL_BLOCK_SIZE,
@@ -92,6 +92,7 @@ from flatkv.units import (
     positive_size,
     quoted,
     quoted_value,
+    whole_example,
     whole_number,
 )
 
@@ -424,15 +425,25 @@ def _layer_labels(key: str, text: str) -> tuple[str, ...]:
 _NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a value is too low
 
 
-def _int(lo: int, hi: int) -> Callable[[str, str], int]:
+def _int(lo: int, hi: int, example: int | None = None) -> Callable[[str, str], int]:
+    """A whole number of ``lo`` to ``hi``. A refusal names the value as the link gives it
+    (``sg_page='1_000_000_0'``, not regrouped as 10,000,000, which reads as another figure;
+    400 nines by their start and length) and, where it is no number, one the key takes:
+    ``example``, by default the one nearest 12 (``units.whole_example``)."""
+    example = whole_example(lo, hi) if example is None else example
+
     def parse(key: str, text: str) -> int:
-        value = whole_number(text, f"{key}={quoted(text)}", least=lo, most=hi)
+        shown = f"{key}={quoted(text)}"
+        value = whole_number(text, shown, least=lo, most=hi, example=example)
+        # a range of 19 digits reads as noise: its lower bound alone
+        takes = f"of {lo:,} or more" if hi >= _NO_REAL_BOUND else f"from {lo:,} to {hi:,}"
         if value is None:
-            raise ValueError(f"{key}={quoted(text)} is not a whole number")
-        if value < lo and hi >= _NO_REAL_BOUND:  # a range of 19 digits reads as noise
-            raise ValueError(f"{key}={int_text(value)} must be {lo:,} or more")
-        if not lo <= value <= hi:  # (400 nines: "a 400-digit number", not 530 characters)
-            raise ValueError(f"{key}={figure_text(value)} is outside {lo:,}..{hi:,}")
+            raise ValueError(f"{shown} is not a whole number: give one {takes}, e.g. "
+                             f"{key}={example}")
+        if value < lo and hi >= _NO_REAL_BOUND:
+            raise ValueError(f"{shown} must be {lo:,} or more")
+        if not lo <= value <= hi:
+            raise ValueError(f"{shown} is outside {lo:,}..{hi:,}")
         return value
 
     return parse
@@ -579,7 +590,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "kv_blocks": ("kv_blocks", _int(MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS), str),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", lambda key, text: memory_size(text, key, weights=True), format_size),
-    "tp": ("tp", _int(1, MAX_TP), str),
+    "tp": ("tp", _int(1, MAX_TP, example=2), str),  # 2: every preset splits over it
     "ctx": ("context", _tokens(MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
     "hold": ("hold_requests", _int(1, MAX_REQUESTS), str),

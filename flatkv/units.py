@@ -93,14 +93,15 @@ def number_problem(text: str, subject: str, example: str,
     return None
 
 
-def whole_number(text: str, subject: str, *, least: int = 0,
-                 most: int | None = None) -> int | None:
+def whole_number(text: str, subject: str, *, least: int = 0, most: int | None = None,
+                 example: int | None = None) -> int | None:
     """The whole number ``text`` writes (``12``, `` 12 ``, ``1_000``; ``-1``, which the field's
     bound then refuses in its own words, "must be positive"), None where it writes none, which
     the caller words with what it takes. Digits of another script and a plus sign, which
     int() reads, are refused here with the fix (``number_problem``), in one line naming
     ``subject``: a fix the field takes, from ``least`` to ``most`` (its bound, which the
-    caller checks; no figure here is negative), else the one of them nearest 12. Underscores
+    caller checks; no figure here is negative), else ``example``, by default the one of them
+    nearest 12 (``whole_example``). Underscores
     are read, as int() reads them and ``parse_tokens`` does for a context copied from a vLLM
     command line: they only group digits and cannot mean another figure. More than 4,300
     digits is no number (int() refuses it)."""
@@ -108,7 +109,8 @@ def whole_number(text: str, subject: str, *, least: int = 0,
         value = int(instead) if _WHOLE.fullmatch(instead) else least - 1
         return least <= value and (most is None or value <= most)
 
-    if (problem := number_problem(text, subject, str(whole_example(least, most)),
+    example = whole_example(least, most) if example is None else example
+    if (problem := number_problem(text, subject, str(example),
                                   lambda t: takes(t) or None)) is not None:
         raise ValueError(problem)
     raw = text.strip()

@@ -52,8 +52,10 @@ def test_a_links_notices_quote_what_it_typed_short_or_long():
         "The link gives tp 2 times ('2', '4\\x1b'): using the last, tp='4\\x1b'.",
         f"The link gives block 2 times ('8', '{'x' * 40}'... (50 characters)): using the "
         f"last, block='{'x' * 40}'... (50 characters).",
-        f"block='{'x' * 50}' is not a whole number; using the default (block=16).",
-        "tp='4\\x1b' is not a whole number; using the default (tp=1).",
+        f"block='{'x' * 50}' is not a whole number: give one from 1 to 1,048,576, e.g. "
+        "block=12; using the default (block=16).",
+        "tp='4\\x1b' is not a whole number: give one from 1 to 1,024, e.g. tp=2; using the "
+        "default (tp=1).",
         f"Ignored unknown link parameters: 'a b\\x1b', '{'y' * 40}'... (50 characters), "
         "'zoom'."]
 
@@ -215,11 +217,10 @@ def test_sglang_mamba_track_interval_round_trips_through_the_link():
         assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
                             options=at.strategy_options()).applies is applies
     for text, why in (("0", "must be 1 or more"), ("-512", "must be 1 or more"),
-                      ("x", "is not a whole number")):
+                      ("x", "is not a whole number: give one of 1 or more, e.g. sg_track=12")):
         back, notices = decode_query({**query, "sg_track": text})
         assert back.sglang_mamba_track_interval == 256
-        shown = repr(text) if text == "x" else text
-        assert notices == [f"sg_track={shown} {why}; using the default (sg_track=256)."]
+        assert notices == [f"sg_track={text!r} {why}; using the default (sg_track=256)."]
 
 
 def test_sglang_mamba_radix_cache_strategy_round_trips_through_the_link():
@@ -270,12 +271,11 @@ def test_sglang_attention_dp_size_round_trips_through_the_link():
         assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
                             options=at.strategy_options()).capacity_tokens == tokens
     # a bad value falls back to none, saying so
-    for text, why in (("0", "is outside 1..1,024"), ("x", "is not a whole number")):
+    for text, why in (("0", "is outside 1..1,024"),
+                      ("x", "is not a whole number: give one from 1 to 1,024, e.g. sg_dp=12")):
         back, notices = decode_query({"tp": "8", "sg_dp": text})
         assert back.sglang_attn_dp_size == 1
-        assert notices == [f"sg_dp={text!r} {why}; using the default (sg_dp=1)."
-                           if text == "x" else f"sg_dp={text} {why}; using the default "
-                           "(sg_dp=1)."]
+        assert notices == [f"sg_dp={text!r} {why}; using the default (sg_dp=1)."]
 
 
 def test_gpu_lab_settings_round_trip_through_the_link():
@@ -369,7 +369,7 @@ def test_a_raw_model_carries_its_kernel_block_size_in_the_link():
     assert decode_query(query) == (state, [])
     assert state.profile().kernel_block_size == 64
     _, notices = decode_query({**query, "model_kernel": "0"})
-    assert "custom model in the link is not valid (model_kernel=0 is outside" in notices[0]
+    assert "custom model in the link is not valid (model_kernel='0' is outside" in notices[0]
     # the largest window and kernel block a profile takes reopen from the link it writes
     widest = AppState(model=CUSTOM, raw=RawModel("sliding,full", 8, sliding_window=2**31,
                                                  kernel_block_size=2**20))
@@ -459,7 +459,7 @@ def test_a_raw_model_carries_its_sliding_layers_own_bytes_in_the_link_and_the_ex
     # 0 (none of its own) is the link without swa_kv: the value names its least, not a range
     # to 2^60
     _, notices = decode_query({**query, "swa_kv": "0"})
-    assert notices == ["The custom model in the link is not valid (swa_kv=0 must be 1 or "
+    assert notices == ["The custom model in the link is not valid (swa_kv='0' must be 1 or "
                        "more); using the default model (Qwen3-Next-80B-A3B)."]
 
 
@@ -528,7 +528,7 @@ def test_a_preset_is_linked_by_name():
     ("params", "field", "words"),
     [
         ({"block": "abc"}, "block_size", "block='abc' is not a whole number"),
-        ({"block": "0"}, "block_size", "block=0 is outside"),
+        ({"block": "0"}, "block_size", "block='0' is outside"),
         ({"frac": "1.5"}, "mem_fraction", "frac='1.5' must be between 0.05 and 1"),
         # the slider shows 4 decimals: a fifth would be counted unseen, not rounded away
         ({"frac": "0.912345"}, "mem_fraction", "frac='0.912345' has more than 4 decimals: give "
@@ -554,17 +554,17 @@ def test_a_preset_is_linked_by_name():
         ({"gpu": "Custom", "gpu_mem": "141 B"}, "gpu_memory",
          "gpu_mem '141 B' reads as 141 B (B is bytes, not billions): give 141GB or 141GiB"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
-        ({"tp": "-2"}, "tp", "tp=-2 is outside"),
-        ({"kernel": "0"}, "kernel_block_size", "kernel=0 is outside"),
+        ({"tp": "-2"}, "tp", "tp='-2' is outside"),
+        ({"kernel": "0"}, "kernel_block_size", "kernel='0' is outside"),
         ({"mamba": "bogus"}, "mamba_cache_mode", "mamba='bogus' is not one of none, align, all"),
         ({"chunk": "x"}, "mamba_chunk_size", "chunk='x' is not a whole number"),
         ({"sg_ratio": "0"}, "mamba_full_memory_ratio", "sg_ratio is '0': give a number in"),
-        ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots=0 is outside"),
-        ({"sg_maxrun": "0"}, "sglang_max_running_requests", "sg_maxrun=0 is outside"),
-        ({"sg_mamba_size": "-1"}, "sglang_max_mamba_cache_size", "sg_mamba_size=-1 is outside"),
+        ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots='0' is outside"),
+        ({"sg_maxrun": "0"}, "sglang_max_running_requests", "sg_maxrun='0' is outside"),
+        ({"sg_mamba_size": "-1"}, "sglang_max_mamba_cache_size", "sg_mamba_size='-1' is outside"),
         ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa is '2': give a number in [0.000001, 1]"),
-        ({"sg_page": "0"}, "sglang_page_size", "sg_page=0 is outside"),
-        ({"sg_track": "0"}, "sglang_mamba_track_interval", "sg_track=0 must be 1 or more"),
+        ({"sg_page": "0"}, "sglang_page_size", "sg_page='0' is outside"),
+        ({"sg_track": "0"}, "sglang_mamba_track_interval", "sg_track='0' must be 1 or more"),
         ({"sg_track": "2.5"}, "sglang_mamba_track_interval", "sg_track='2.5' is not a whole"),
         ({"sg_ssm": "int8"}, "sglang_ssm_dtype",
          "sg_ssm='int8' is not one of float32, bfloat16, float16"),
@@ -577,8 +577,8 @@ def test_a_preset_is_linked_by_name():
         ({"kernels": "cuda"}, "lab_kernels", "kernels='cuda' is not a list of torch / triton"),
         ({"layouts": "rows"}, "lab_layouts",
          "layouts='rows' is not a list of slot-major / page-major"),
-        ({"rounds": "0"}, "lab_rounds", "rounds=0 is outside 1..100"),
-        ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks=-1 must be 0 or more"),
+        ({"rounds": "0"}, "lab_rounds", "rounds='0' is outside 1..100"),
+        ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks='-1' must be 0 or more"),
         ({"max_blocks": "1"}, "lab_max_blocks",
          "max_blocks is 1: a benchmark's pool holds two pages at least; give 2 or more, or 0"),
         ({"sweep": "all"}, "lab_sweep", "sweep='all' is not one of one run, pages per call"),
@@ -607,14 +607,35 @@ def test_a_links_long_value_is_named_by_its_start_not_echoed_whole():
         _, notices = decode_query(link)
         assert notices and all(len(n) < 600 for n in notices), (list(link)[0][:20], notices)
     _, (notice,) = decode_query({"block": junk})
-    assert notice == (f"block='{'x' * 80}'... (5,000 characters) is not a whole number; using "
-                      "the default (block=16).")
+    assert notice == (f"block='{'x' * 80}'... (5,000 characters) is not a whole number: give "
+                      "one from 1 to 1,048,576, e.g. block=12; using the default (block=16).")
 
 
-def test_a_links_huge_number_is_named_by_its_digits_not_written_whole():
+def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_as_typed():
+    # "tp='+-1' is not a whole number; using the default (tp=1)" said no fix, and
+    # sg_page=1_000_000_0 came back regrouped, "sg_page=10,000,000", another figure
+    _, notices = decode_query({"tp": "+-1", "sg_page": "1_000_000_0", "sg_track": "x",
+                               "ssm_el": "x"})
+    assert notices == [
+        "tp='+-1' is not a whole number: give one from 1 to 1,024, e.g. tp=2; using the "
+        "default (tp=1).",
+        "sg_page='1_000_000_0' is outside 1..1,048,576; using the default (sg_page=1).",
+        # a bound past any real one is not named: its lower bound alone
+        "sg_track='x' is not a whole number: give one of 1 or more, e.g. sg_track=12; using "
+        "the default (sg_track=256).",
+        "Ignored link parameter ssm_el: only a model given as raw bytes (model=custom) reads "
+        "it; the link's model is Qwen3-Next-80B-A3B."]
+    # the example is one the key takes: a raw model's ssm_el takes 1 to 8
+    _, notices = decode_query({"model": "custom", "layers": "full", "kv": "8", "ssm_el": "x"})
+    assert "ssm_el='x' is not a whole number: give one from 1 to 8, e.g. ssm_el=8)" in notices[0]
+    for key, value in (("tp", "2"), ("sg_track", "12"), ("sg_page", "1_000_000")):
+        assert decode_query({key: value})[1] == []
+
+
+def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
     # 400 nines in a whole-number key: "kv_blocks=9,999,...,999 is outside ..." ran 608
-    # characters, "sweep_pages: 9,999,..." 642 (a fuzzer's finding); the digits are counted
-    # as the CLI's errors count them
+    # characters, "sweep_pages: 9,999,..." 642 (a fuzzer's finding); a key's value is named
+    # as typed, by its start and length, a list's count by its digits
     from flatkv.app_state import _SETTINGS
 
     nines = "9" * 400
@@ -623,11 +644,11 @@ def test_a_links_huge_number_is_named_by_its_digits_not_written_whole():
         _, notices = decode_query(link)
         assert all(len(n) < 300 for n in notices), (key, notices)
     assert decode_query({"kv_blocks": nines})[1] == [
-        "kv_blocks=a 400-digit number is outside 2..2,147,483,648; using the default "
-        "(kv_blocks=6000)."]
-    # "-" and 40 digits read "a 40-digit number", its minus sign lost
+        f"kv_blocks='{'9' * 80}'... (400 characters) is outside 2..2,147,483,648; using the "
+        "default (kv_blocks=6000)."]
+    # "-" and 40 digits, as typed (its minus sign was once lost: "a 40-digit number")
     assert decode_query({"tp": "-" + "1" * 40})[1] == [
-        "tp=a negative 40-digit number is outside 1..1,024; using the default (tp=1)."]
+        f"tp='-{'1' * 40}' is outside 1..1,024; using the default (tp=1)."]
     assert decode_query({"sweep_pages": nines})[1] == [
         "sweep_pages: a 400-digit number is out of range; give values from 1 to "
         "1,099,511,627,776; using the default (sweep_pages=auto)."]
@@ -636,8 +657,8 @@ def test_a_links_huge_number_is_named_by_its_digits_not_written_whole():
     assert decode_query({"sg_ratio": nines})[1] == [
         f"sg_ratio is '{'9' * 64}'... (400 characters): give a number in [0.000001, 1000000] "
         "such as 0.9 or 9/10; using the default (sg_ratio=0.9)."]
-    # a figure short of 30 digits stays whole, grouped
-    assert decode_query({"tp": "2048"})[1] == ["tp=2,048 is outside 1..1,024; using the "
+    # a value short of 80 characters stays whole, as typed
+    assert decode_query({"tp": "2048"})[1] == ["tp='2048' is outside 1..1,024; using the "
                                                "default (tp=1)."]
 
 
@@ -703,7 +724,7 @@ def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     # the count with its thousands separator, as the 4,995 beside it and the notice under it
     assert notices == ["The link gives tp 5,000 times ('0', '1', '2', '3', '4', and 4,995 more): "
                        "using the last, tp='4999'.",
-                       "tp=4,999 is outside 1..1,024; using the default (tp=1).",
+                       "tp='4999' is outside 1..1,024; using the default (tp=1).",
                        "Ignored unknown link parameters: 'k0', 'k1', 'k10', 'k100', 'k1000', "
                        "and 4,995 more."]
 
@@ -1034,7 +1055,7 @@ def test_a_memory_fraction_the_slider_cannot_show_falls_back():
     assert notices[0].endswith("; using the default (the model's max_model_len, else 32,768).")
     state, notices = decode_query({"req": "0"})
     assert state.requests is None
-    assert notices == ["req=0 is outside 1..4,096; using the default (4 live requests, or as "
+    assert notices == ["req='0' is outside 1..4,096; using the default (4 live requests, or as "
                        "many as fit)."]
     assert decode_query({"frac": "0.05"})[0].mem_fraction == 0.05
 
