@@ -449,15 +449,18 @@ def _int(lo: int, hi: int, example: int | None = None) -> Callable[[str, str], i
     return parse
 
 
-def gpu_memory_size(text: str, field: str = "GPU memory") -> int:
-    """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem)."""
-    return positive_size(text, field, "the memory of one GPU, e.g. 80GB or 141GB", memory_size)
+def gpu_memory_size(text: str, field: str = "GPU memory", *, key_value: bool = False) -> int:
+    """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem: ``key_value``,
+    named as a link's notices name a value, ``units.value_named``)."""
+    return positive_size(text, field, "the memory of one GPU, e.g. 80GB or 141GB", memory_size,
+                         key_value=key_value)
 
 
-def kv_memory_size(text: str, field: str = "KV cache memory") -> int:
-    """The KV cache memory of one rank from ``text`` (the sidebar's field, a link's kv_mem)."""
+def kv_memory_size(text: str, field: str = "KV cache memory", *, key_value: bool = False) -> int:
+    """The KV cache memory of one rank from ``text`` (the sidebar's field, a link's kv_mem:
+    ``key_value`` as ``gpu_memory_size``)."""
     return positive_size(text, field, "the KV cache memory of one rank, e.g. 44.59GiB as vLLM "
-                         "logs it", memory_size)
+                         "logs it", memory_size, key_value=key_value)
 
 
 # The sidebar slider's range: a link must not hold what the slider cannot show.
@@ -517,21 +520,22 @@ def _ratio(bounds: tuple[Fraction, Fraction],
     example of its kind)."""
 
     def parse(key: str, text: str) -> float:
-        return float(to_fraction(key, text, bounds=bounds, low_inclusive=True, example=example))
+        return float(to_fraction(key, text, bounds=bounds, low_inclusive=True, example=example,
+                                 key_value=True))
 
     return parse
 
 
 def _tokens(maximum: int) -> Callable[[str, str], int]:
     """A token count, with the suffixes vLLM's command line reads (``ctx=256K``)."""
-    return lambda key, text: parse_tokens(text, key, maximum=maximum)
+    return lambda key, text: parse_tokens(text, key, maximum=maximum, key_value=True)
 
 
 def _chunked_prefill(key: str, text: str) -> int:
     """SGLang's --chunked-prefill-size in a link: tokens, or chunked prefill off (``off``, as
     the link writes it, or a whole number 0 or less, as SGLang reads it), as the CLI reads it
     (``sglang.parse_chunked_prefill``)."""
-    return parse_chunked_prefill(text, key, maximum=MAX_CONTEXT)
+    return parse_chunked_prefill(text, key, maximum=MAX_CONTEXT, key_value=True)
 
 
 def _write_chunked_prefill(value: object) -> str:
@@ -585,11 +589,14 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "align": ("alignment", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
     "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, *MEMORY_SOURCES]), str),
-    "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key), format_size),
-    "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key), format_size),
+    "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key, key_value=True),
+                format_size),
+    "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key, key_value=True),
+               format_size),
     "kv_blocks": ("kv_blocks", _int(MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS), str),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
-    "weights": ("weights", lambda key, text: memory_size(text, key, weights=True), format_size),
+    "weights": ("weights", lambda key, text: memory_size(text, key, weights=True, key_value=True),
+                format_size),
     "tp": ("tp", _int(1, MAX_TP, example=2), str),  # 2: every preset splits over it
     "ctx": ("context", _tokens(MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),

@@ -167,17 +167,21 @@ _TOKENS = re.compile(rf"((?:{_THOUSANDS}|[0-9]+(?:_[0-9]+)*)(?:\.[0-9]+)?)"
                      r"(Ki|Mi|Gi|Ti|k|m|g|t|K|M|G|T)?")
 
 
-def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MAX_TOKENS) -> int:
+def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MAX_TOKENS,
+                 key_value: bool = False) -> int:
     """Tokens from ``"262144"``, ``"262,144"``, ``"256K"`` (262,144) or ``"128k"`` (128,000):
     suffixes as vLLM's ``--max-model-len`` reads them, lowercase k / m / g / t decimal (25.6k
     is 25,600), uppercase K / M / G / T and Ki / Mi / Gi / Ti binary (whole numbers only). The
     CLI and the app's token fields read them alike, so a context copied from a vLLM command line
     means the same; a decimal that vLLM's float product truncates to another count (1.001k:
-    1,000 there) is refused with both, rather than counted a token off its log."""
+    1,000 there) is refused with both, rather than counted a token off its log. An error
+    names the value ``ctx is '0'``, or with ``key_value`` as a link's notices do, ``ctx='0'``
+    (``value_named``)."""
     if not str(text).strip():
         shown = "empty"
     else:
         shown = repr(text) if len(str(text)) <= 30 else repr(str(text)[:24] + "...")
+    named = value_named(field, shown, key_value, verb=" is")
     if isinstance(text, int) and not isinstance(text, bool):
         value = text
     else:
@@ -185,59 +189,63 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
         # a context of 2**40 tokens is 13 digits (17 grouped): a longer entry is no context
         match = _TOKENS.fullmatch(raw) if raw.isascii() and len(raw) <= 32 else None
         if match is None and (problem := number_problem(
-                raw, f"{field} {shown}", "256K",
+                raw, value_named(field, shown, key_value), "256K",
                 lambda t: parse_tokens(t, field, maximum=maximum))):
             raise ValueError(problem)
         if match is None and raw.startswith("-") and _TOKENS.fullmatch(raw[1:].strip()):
-            raise ValueError(f"{field} is {shown}: give a positive number of tokens")
+            raise ValueError(f"{named}: give a positive number of tokens")
         if match is None:
             commas = ("; commas only group thousands (262,144)" if "," in raw and "_" not in raw
                       else "")
-            raise ValueError(f"{field} is {shown}: give whole tokens such as 262144, 256K "
+            raise ValueError(f"{named}: give whole tokens such as 262144, 256K "
                              f"(262,144) or 128k (128,000){commas}")
         number, suffix = match.groups()
         number = number.replace(",", "").replace("_", "")
         if suffix in _DECIMAL_TOKENS:
             exact = Fraction(number) * _DECIMAL_TOKENS[suffix]
         elif "." in number and suffix:
-            raise ValueError(f"{field} is {shown}: binary {suffix} takes a whole number; use "
+            raise ValueError(f"{named}: binary {suffix} takes a whole number; use "
                              f"{number}{suffix[0].lower()} for the decimal multiple")
         elif "." in number:
-            raise ValueError(f"{field} is {shown}: give a whole number of tokens")
+            raise ValueError(f"{named}: give a whole number of tokens")
         else:
             exact = Fraction(int(number) * _BINARY_TOKENS.get(suffix or "", 1))
         if exact > maximum:
             value = maximum + 1  # refused below, with the cap
         elif exact.denominator != 1:
-            raise ValueError(f"{field} is {shown}: that is {exact.numerator}/"
+            raise ValueError(f"{named}: that is {exact.numerator}/"
                              f"{exact.denominator} tokens; give a whole number of tokens")
         elif suffix in _DECIMAL_TOKENS and (
                 engine := int(float(number) * _DECIMAL_TOKENS[suffix])) != exact:
             # vLLM multiplies a float and truncates: 1.001k is 1000.9999999999999, so 1,000
-            raise ValueError(f"{field} is {shown}: vLLM reads it as {engine:,} tokens (its "
+            raise ValueError(f"{named}: vLLM reads it as {engine:,} tokens (its "
                              f"float arithmetic), exactly it is {int(exact):,}; give "
                              f"{engine} or {int(exact)} in digits")
         else:
             value = int(exact)
     if value < 1:
-        raise ValueError(f"{field} is {shown}: give a positive number of tokens")
+        raise ValueError(f"{named}: give a positive number of tokens")
     if value > maximum:
-        raise ValueError(f"{field} is {shown}: give at most {maximum:,} tokens")
+        raise ValueError(f"{named}: give at most {maximum:,} tokens")
     return value
 
 
 MAX_SIZE_DIGITS = 40  # digits of a size's number (1 EiB has 19)
 
 
-def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> int:
+def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
+               key_value: bool = False) -> int:
     """Bytes in ``text``: a plain integer, a decimal with exponent, or a number with a unit
     (B, KB, MB, GB, TB decimal; KiB, MiB, GiB, TiB binary; case-insensitive).
 
     A budget's fractional byte rounds down (``44.59GiB`` as an engine logs it is not a whole
     number of bytes). A row size must be exact: with ``whole=True`` a fraction of a byte is
-    refused rather than rounded (``1.5`` bytes per slot is a typo, not 1 byte)."""
+    refused rather than rounded (``1.5`` bytes per slot is a typo, not 1 byte). An error
+    names the value ``gpu_mem '80'``, or with ``key_value`` as a link's notices do,
+    ``gpu_mem='80'`` (``value_named``)."""
     # as typed, a pasted page of digits by its start; a number given as such as it is
     shown = quoted(text) if isinstance(text, str) else repr(text)
+    named = value_named(field, shown, key_value)
     if isinstance(text, bool):
         raise ValueError(f"{field} must be a size such as 80GB or 10GiB, got {shown}")
     if isinstance(text, int):
@@ -248,44 +256,44 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False) -> 
     else:
         match = _SIZE.match(str(text))
         if not match and (problem := number_problem(
-                str(text), f"{field} {shown}", "80GB",
+                str(text), named, "80GB",
                 lambda t: parse_size(t, field=field, whole=whole))):
             raise ValueError(problem)
         if not match and _SIZE.match(str(text).strip().removeprefix("-")):
-            raise ValueError(f"{field} {shown} is negative: give a size of 0 or more")
+            raise ValueError(f"{named} is negative: give a size of 0 or more")
         if not match:
             comma = " (a decimal point, not a comma; commas only group thousands)" \
                 if "," in str(text) else ""
             raise ValueError(
-                f"{field} {shown} is not a size: write a number with an optional unit, e.g. "
+                f"{named} is not a size: write a number with an optional unit, e.g. "
                 f"80GB, 10GiB, 1.5TiB, 12e9 or 4096{comma}"
             )
         number, exponent, unit = match.groups()
         number = number.replace(",", "").replace("_", "")
         if len(number) > MAX_SIZE_DIGITS:  # past any real size, and past what int() parses
-            raise ValueError(f"{field} {shown} has too many digits: a size is at most "
+            raise ValueError(f"{named} has too many digits: a size is at most "
                              "1 EiB; write e.g. 80GB or 12e9")
         if exponent and (len(exponent) > 4 or abs(int(exponent)) > 30):
             said = exponent if len(exponent) <= 12 else f"of {len(exponent):,} digits"
-            raise ValueError(f"{field} {shown}: exponent {said} is out of range; write e.g. "
+            raise ValueError(f"{named}: exponent {said} is out of range; write e.g. "
                              "80GB or 12e9")
         value = Fraction(number) * Fraction(10) ** int(exponent or 0)
         if unit.lower() not in _UNITS:  # said as typed: 'G', not 'g'
             raise ValueError(
-                f"{field} {shown} has unknown unit {quoted(unit, 20)}: use B, KB, MB, GB, TB, KiB, "
+                f"{named} has unknown unit {quoted(unit, 20)}: use B, KB, MB, GB, TB, KiB, "
                 "MiB, GiB or TiB"
             )
         unit = unit.lower()
     exact = value * _UNITS[unit]
     if whole and exact.denominator != 1:
         low = int(exact)
-        raise ValueError(f"{field} {shown} is not a whole number of bytes (between {low:,} "
+        raise ValueError(f"{named} is not a whole number of bytes (between {low:,} "
                          f"and {low + 1:,}): give whole bytes, e.g. 4096 or 4KiB")
     nbytes = int(exact)  # floor: a text's number has no sign; an int is exact (and may be < 0)
     if nbytes < 0:
         raise ValueError(f"{field} must not be negative, got {shown}")
     if nbytes > MAX_BYTES:
-        raise ValueError(f"{field} {shown} is over 1 EiB: check the unit (GB, not B?)")
+        raise ValueError(f"{named} is over 1 EiB: check the unit (GB, not B?)")
     return nbytes
 
 
@@ -293,43 +301,47 @@ BARE_BYTES_LIMIT = 1 << 20  # a unitless number under this is a size typed witho
 
 
 def positive_size(text: str, field: str, fix: str,
-                  parse: Callable[[str, str], int] | None = None) -> int:
+                  parse: Callable[..., int] | None = None, *, key_value: bool = False) -> int:
     """A size above 0 from ``text`` (read by ``parse``, else as whole bytes): ``fix`` says what
     to give instead of 0 or of a negative size, which ``parse_size`` alone would ask to be 0 or
-    more."""
-    read = parse or (lambda text, field: parse_size(text, field=field, whole=True))
+    more. ``key_value``: the value named as a link's notices name it (``value_named``)."""
+    read = parse or (lambda text, field, **kw: parse_size(text, field=field, whole=True, **kw))
     try:
-        nbytes = read(text, field)
+        nbytes = read(text, field, key_value=key_value)
     except ValueError as exc:
         if "is negative" not in str(exc):
             raise
-        raise ValueError(f"{field} {text!r} is negative: give {fix}") from None
+        raise ValueError(f"{value_named(field, repr(text), key_value)} is negative: give "
+                         f"{fix}") from None
     if nbytes == 0:
-        raise ValueError(f"{field} is 0: give {fix}")
+        said = value_named(field, repr(text), key_value) if key_value else f"{field} is 0"
+        raise ValueError(f"{said}: give {fix}")
     return nbytes
 
 
-def memory_size(text: str, field: str, *, weights: bool = False) -> int:
+def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool = False) -> int:
     """Bytes of memory from ``text``; a bare number under a MiB (``80``) is refused as a size
     typed without its unit: 80 B of weights or of GPU memory is never meant. So is a number of
     bytes under a MiB (``70B``, ``0.5B``): that is how a model's parameter count is written (70
-    billion), not bytes of memory; ``weights`` says how many bytes such a model's weights take."""
-    nbytes = parse_size(text, field=field)
+    billion), not bytes of memory; ``weights`` says how many bytes such a model's weights take.
+    ``key_value``: the value named as a link's notices name it (``value_named``)."""
+    nbytes = parse_size(text, field=field, key_value=key_value)
     bare = str(text).strip()
+    named = value_named(field, repr(bare), key_value)
     # thousands commas and underscores, as parse_size reads them: 1,000 and 1_000 are 1000
     plain = bare.replace(",", "").replace("_", "")
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
     if plain and not plain[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(plain) != 0:
         # the unit a number of this size was meant in: 44.59 GiB, not 100000 GiB
         example = f"{plain}GB or {plain}GiB" if float(plain) < 10_000 else "80GB or 44.59GiB"
-        raise ValueError(f"{field} {bare!r} reads as {nbytes:,} B: give a unit, e.g. "
+        raise ValueError(f"{named} reads as {nbytes:,} B: give a unit, e.g. "
                          f"{example}")
     number = plain[:-1].strip()
     if (bare[-1:] in ("b", "B") and nbytes < BARE_BYTES_LIMIT
             and number.replace(".", "", 1).isdigit() and float(number) != 0):
         bf16 = f"{float(2 * Fraction(number)):g}GB"  # 2 B a parameter: 70B 140GB, 0.5B 1GB
         raise ValueError(
-            f"{field} {bare!r} reads as {nbytes:,} B (B is bytes, not billions): "
+            f"{named} reads as {nbytes:,} B (B is bytes, not billions): "
             + (f"a model of {number} billion parameters takes {bf16} in bf16: give {bf16}"
                if weights else f"give {number}GB or {number}GiB"))
     return nbytes
@@ -605,6 +617,16 @@ def quoted(text: str, limit: int = 80) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+def value_named(field: str, shown: str, key_value: bool, *, verb: str = "") -> str:
+    """A value in an error, after its field: ``ctx is '0'`` (``verb`` " is") or ``gpu_mem
+    '80'``, or with ``key_value`` as a link's notices name every value, ``ctx='0'``: one form
+    in a link's notices (a ratio's read ``sg_ratio '+0.8'`` beside ``frac='٠.٨'``). A field
+    said empty stays so (``ctx is empty``)."""
+    if shown == "empty":
+        return f"{field} is empty"
+    return f"{field}={shown}" if key_value else f"{field}{verb} {shown}"
 
 
 # The collections quoted_value shows item by item (exact types: a namedtuple keeps its repr)

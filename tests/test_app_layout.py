@@ -277,7 +277,7 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     assert f"full_attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
     # one past it is the link's notice, not a figure
     at = open_app(None, {"ctx": str((1 << 40) + 1)})
-    assert any("ctx is '1099511627777': give at most 1,099,511,627,776 tokens" in shown(e)
+    assert any("ctx='1099511627777': give at most 1,099,511,627,776 tokens" in shown(e)
                for e in at.error)
 
 

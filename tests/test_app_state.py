@@ -97,25 +97,25 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
     assert notices == [
         "frac='٠.٨' is not written in ASCII digits: write it in ASCII digits, e.g. 0.8; using "
         "the default (frac=0.9).",
-        "sg_ratio '+0.8' has a plus sign: write it without the sign, e.g. 0.8; using the "
+        "sg_ratio='+0.8' has a plus sign: write it without the sign, e.g. 0.8; using the "
         "default (sg_ratio=0.9)."]
     # a chunk past int()'s 4,300 digits: its own "Exceeds the limit (4300 digits)" was the notice
     state, notices = decode_query({"sg_chunk": "9" * 5_000})
     assert state.sglang_chunked_prefill_size is None and notices == [
-        f"sg_chunk is '{'9' * 24}...': give whole tokens such as 262144, 256K (262,144) or 128k "
+        f"sg_chunk='{'9' * 24}...': give whole tokens such as 262144, 256K (262,144) or 128k "
         "(128,000); or -1 (any whole number 0 or less, as SGLang reads it, or off) for chunked "
         "prefill off; using the default (sg_chunk=auto)."]
     # ... and one of 0 with a plus sign, read as chunked prefill off where '+5' was refused
     state, notices = decode_query({"sg_chunk": "+0"})
     assert state.sglang_chunked_prefill_size is None and notices == [
-        "sg_chunk '+0' has a plus sign: write it without the sign, e.g. 0, for chunked prefill "
+        "sg_chunk='+0' has a plus sign: write it without the sign, e.g. 0, for chunked prefill "
         "off; using the default (sg_chunk=auto)."]
     # underscores between digits read, as float() reads them; elsewhere not (Decimal took
     # sg_ratio=_0.5 as 0.5)
     state, notices = decode_query({"sg_ratio": "_0.5", "sg_swa": "0.2_5"})
     assert (state.mamba_full_memory_ratio, state.swa_full_tokens_ratio) == (0.9, 0.25)
     assert notices == [
-        "sg_ratio is '_0.5': give a number in [0.000001, 1000000] such as 0.9 or 9/10; using "
+        "sg_ratio='_0.5': give a number in [0.000001, 1000000] such as 0.9 or 9/10; using "
         "the default (sg_ratio=0.9)."]
 
 
@@ -534,45 +534,45 @@ def test_a_preset_is_linked_by_name():
         ({"frac": "0.912345"}, "mem_fraction", "frac='0.912345' has more than 4 decimals: give "
          "at most 4, e.g. 0.9123"),
         ({"gpu": "Z900"}, "gpu", "gpu='Z900' is not one of"),
-        ({"weights": "lots"}, "weights", "weights 'lots' is not a size"),
+        ({"weights": "lots"}, "weights", "weights='lots' is not a size"),
         # a bare number under a MiB is a size typed without its unit, not 80 B of weights
-        ({"weights": "80"}, "weights", "weights '80' reads as 80 B: give a unit, e.g. 80GB or "
+        ({"weights": "80"}, "weights", "weights='80' reads as 80 B: give a unit, e.g. 80GB or "
          "80GiB"),
-        ({"gpu": "Custom", "gpu_mem": "141"}, "gpu_memory", "gpu_mem '141' reads as 141 B"),
-        ({"weights": "0.5"}, "weights", "weights '0.5' reads as 0 B: give a unit"),  # not 0 B
-        ({"weights": "80."}, "weights", "weights '80.' reads as 80 B: give a unit"),
+        ({"gpu": "Custom", "gpu_mem": "141"}, "gpu_memory", "gpu_mem='141' reads as 141 B"),
+        ({"weights": "0.5"}, "weights", "weights='0.5' reads as 0 B: give a unit"),  # not 0 B
+        ({"weights": "80."}, "weights", "weights='80.' reads as 80 B: give a unit"),
         # thousands commas read as parse_size reads them, not as Python's float() error
-        ({"weights": "1,000"}, "weights", "weights '1,000' reads as 1,000 B: give a unit, e.g. "
+        ({"weights": "1,000"}, "weights", "weights='1,000' reads as 1,000 B: give a unit, e.g. "
          "1000GB or 1000GiB"),
-        ({"weights": "1,000B"}, "weights", "weights '1,000B' reads as 1,000 B (B is bytes, not "
+        ({"weights": "1,000B"}, "weights", "weights='1,000B' reads as 1,000 B (B is bytes, not "
          "billions): a model of 1000 billion parameters takes 2000GB in bf16: give 2000GB"),
         # 70B is how a parameter count is written, not 70 bytes of weights
-        ({"weights": "70B"}, "weights", "weights '70B' reads as 70 B (B is bytes, not billions): "
+        ({"weights": "70B"}, "weights", "weights='70B' reads as 70 B (B is bytes, not billions): "
          "a model of 70 billion parameters takes 140GB in bf16: give 140GB"),
-        ({"weights": "0.5B"}, "weights", "weights '0.5B' reads as 0 B (B is bytes, not "
+        ({"weights": "0.5B"}, "weights", "weights='0.5B' reads as 0 B (B is bytes, not "
          "billions): a model of 0.5 billion parameters takes 1GB in bf16: give 1GB"),
         ({"gpu": "Custom", "gpu_mem": "141 B"}, "gpu_memory",
-         "gpu_mem '141 B' reads as 141 B (B is bytes, not billions): give 141GB or 141GiB"),
+         "gpu_mem='141 B' reads as 141 B (B is bytes, not billions): give 141GB or 141GiB"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
         ({"tp": "-2"}, "tp", "tp='-2' is outside"),
         ({"kernel": "0"}, "kernel_block_size", "kernel='0' is outside"),
         ({"mamba": "bogus"}, "mamba_cache_mode", "mamba='bogus' is not one of none, align, all"),
         ({"chunk": "x"}, "mamba_chunk_size", "chunk='x' is not a whole number"),
-        ({"sg_ratio": "0"}, "mamba_full_memory_ratio", "sg_ratio is '0': give a number in"),
+        ({"sg_ratio": "0"}, "mamba_full_memory_ratio", "sg_ratio='0': give a number in"),
         ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots='0' is outside"),
         ({"sg_maxrun": "0"}, "sglang_max_running_requests", "sg_maxrun='0' is outside"),
         ({"sg_mamba_size": "-1"}, "sglang_max_mamba_cache_size", "sg_mamba_size='-1' is outside"),
-        ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa is '2': give a number in [0.000001, 1]"),
+        ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa='2': give a number in [0.000001, 1]"),
         ({"sg_page": "0"}, "sglang_page_size", "sg_page='0' is outside"),
         ({"sg_track": "0"}, "sglang_mamba_track_interval", "sg_track='0' must be 1 or more"),
         ({"sg_track": "2.5"}, "sglang_mamba_track_interval", "sg_track='2.5' is not a whole"),
         ({"sg_ssm": "int8"}, "sglang_ssm_dtype",
          "sg_ssm='int8' is not one of float32, bfloat16, float16"),
-        ({"mbt": "-1"}, "max_batched_tokens", "mbt is '-1': give a positive number of tokens"),
+        ({"mbt": "-1"}, "max_batched_tokens", "mbt='-1': give a positive number of tokens"),
         ({"mbt": str(2**40 + 1)}, "max_batched_tokens",
-         "mbt is '1099511627777': give at most 1,099,511,627,776 tokens"),
+         "mbt='1099511627777': give at most 1,099,511,627,776 tokens"),
         ({"lcm_pad": "11"}, "lcm_padding_bound",
-         "lcm_pad is '11': give a number in [0, 10] such as 0.25 or 1/4"),
+         "lcm_pad='11': give a number in [0, 10] such as 0.25 or 1/4"),
         ({"device": "tpu:0"}, "lab_device", "device='tpu:0' is not a device"),
         ({"kernels": "cuda"}, "lab_kernels", "kernels='cuda' is not a list of torch / triton"),
         ({"layouts": "rows"}, "lab_layouts",
@@ -632,6 +632,30 @@ def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_
         assert decode_query({key: value})[1] == []
 
 
+def test_every_link_notice_names_its_keys_value_as_key_equals_value():
+    # ratios, tokens and sizes wrote "sg_ratio '+0.8'", "ctx is '0'", "gpu_mem '80'" where the
+    # other keys write frac='٠.٨': one form (a list's keys name the item they refuse, its part)
+    from flatkv.app_state import _SETTINGS
+
+    assert decode_query({"sg_ratio": "+0.8", "ctx": "0", "gpu": "Custom", "gpu_mem": "80",
+                         "sg_chunk": "+5", "lcm_pad": "x"})[1] == [
+        "gpu_mem='80' reads as 80 B: give a unit, e.g. 80GB or 80GiB; using the default "
+        "(gpu_mem=80GB).",
+        "ctx='0': give a positive number of tokens; using the default (the model's "
+        "max_model_len, else 32,768).",
+        "sg_ratio='+0.8' has a plus sign: write it without the sign, e.g. 0.8; using the "
+        "default (sg_ratio=0.9).",
+        "sg_chunk='+5' has a plus sign: write it without the sign, e.g. 5; using the default "
+        "(sg_chunk=auto).",
+        "lcm_pad='x': give a number in [0, 10] such as 0.25 or 1/4; using the default "
+        "(lcm_pad=0.25)."]
+    for key in set(_SETTINGS) - {"sweep_pages", "sweep_blocks"}:
+        for value in ("x", "+5", "-٢", "0", "-5", "1e99", "0.5", " "):
+            for notice in decode_query({key: value})[1]:
+                assert not notice.startswith(key) or notice.startswith(
+                    (f"{key}=", f"{key} is empty")), notice
+
+
 def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
     # 400 nines in a whole-number key: "kv_blocks=9,999,...,999 is outside ..." ran 608
     # characters, "sweep_pages: 9,999,..." 642 (a fuzzer's finding); a key's value is named
@@ -655,7 +679,7 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
     # a ratio's text: its start quoted, then its length, where the quote was left open
     # ("sg_ratio is '999...999...: give a number")
     assert decode_query({"sg_ratio": nines})[1] == [
-        f"sg_ratio is '{'9' * 64}'... (400 characters): give a number in [0.000001, 1000000] "
+        f"sg_ratio='{'9' * 64}'... (400 characters): give a number in [0.000001, 1000000] "
         "such as 0.9 or 9/10; using the default (sg_ratio=0.9)."]
     # a value short of 80 characters stays whole, as typed
     assert decode_query({"tp": "2048"})[1] == ["tp='2048' is outside 1..1,024; using the "
@@ -1069,7 +1093,7 @@ def test_notices_write_defaults_as_a_link_would():
         False, ["uniform='yes' is not 0 or 1; using the default (uniform=0)."])
     assert decode_query({"uniform": "1"})[0].uniform_rows
     _, notices = decode_query({"gpu": "Custom", "gpu_mem": "0"})
-    assert notices == ["gpu_mem is 0: give the memory of one GPU, e.g. 80GB or 141GB; using the "
+    assert notices == ["gpu_mem='0': give the memory of one GPU, e.g. 80GB or 141GB; using the "
                        "default (gpu_mem=80GB)."]
 
 
@@ -1085,14 +1109,14 @@ def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
         "47,878,147,932 B (44.59 GiB) of KV cache memory per rank, as given")
     assert encode_query(state) == query
     _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "0"})
-    assert notices == ["kv_mem is 0: give the KV cache memory of one rank, e.g. 44.59GiB as "
+    assert notices == ["kv_mem='0': give the KV cache memory of one rank, e.g. 44.59GiB as "
                        "vLLM logs it; using the default (kv_mem=40GiB)."]
     # a negative one asks for the same, not for "0 or more", which 0 then refuses
     _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "-5GB"})
-    assert notices == ["kv_mem '-5GB' is negative: give the KV cache memory of one rank, e.g. "
+    assert notices == ["kv_mem='-5GB' is negative: give the KV cache memory of one rank, e.g. "
                        "44.59GiB as vLLM logs it; using the default (kv_mem=40GiB)."]
     _, notices = decode_query({"gpu": "Custom", "gpu_mem": "-5GB"})
-    assert notices[0].startswith("gpu_mem '-5GB' is negative: give the memory of one GPU")
+    assert notices[0].startswith("gpu_mem='-5GB' is negative: give the memory of one GPU")
 
 
 def test_layout_fields_are_the_options_that_act_on_the_model():
@@ -1826,6 +1850,6 @@ def test_sglang_chunked_prefill_off_rides_a_link():
                             ) == (off, []), text
     state, notes = decode_query({"model": "gpt-oss-20b", "sg_chunk": "-1.5"})
     assert state.sglang_chunked_prefill_size is None
-    assert notes == ["sg_chunk is '-1.5': give a positive number of tokens; or -1 (any whole "
+    assert notes == ["sg_chunk='-1.5': give a positive number of tokens; or -1 (any whole "
                      "number 0 or less, as SGLang reads it, or off) for chunked prefill off; "
                      "using the default (sg_chunk=auto)."]

@@ -70,7 +70,14 @@ from flatkv.plan import (
     check_int,
 )
 from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED, CacheProfile
-from flatkv.units import MAX_BYTES, MAX_TOKENS, number_problem, plain_number, quoted
+from flatkv.units import (
+    MAX_BYTES,
+    MAX_TOKENS,
+    number_problem,
+    plain_number,
+    quoted,
+    value_named,
+)
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
     PagePool,
@@ -187,20 +194,22 @@ def _decimal_fraction(text: str) -> Fraction | None:
 
 def to_fraction(
     field_name: str, value: object, *, bounds: tuple[Fraction, Fraction], low_inclusive: bool,
-    example: str = RATIO_EXAMPLE,
+    example: str = RATIO_EXAMPLE, key_value: bool = False,
 ) -> Fraction:
     """An exact ratio from an int, a float (read as its shortest decimal: 0.9 is 9/10), a
     string ("0.9", "9/10", "1e-3") or a Fraction, inside ``bounds`` (the upper bound included,
     the lower one when ``low_inclusive``). Anything else raises ValueError naming the field,
     the value, the accepted range and ``example`` (a value of the field's kind, both forms);
     huge exponents and long strings are refused before any big number is built, so no input
-    hangs."""
+    hangs. ``key_value``: the value named as a link's notices name it, ``sg_ratio='0'``
+    (``units.value_named``)."""
     low, high = bounds
     opener = "[" if low_inclusive else "("
     accepted = (
         f"give a number in {opener}{plain_number(low)}, {plain_number(high)}] such as {example}"
     )
-    bad = ValueError(f"{field_name} is {_shown(value)}: {accepted}")
+    bad = ValueError(f"{value_named(field_name, _shown(value), key_value, verb=' is')}: "
+                     f"{accepted}")
     frac: Fraction | None
     if isinstance(value, bool):
         raise bad
@@ -213,7 +222,8 @@ def to_fraction(
         if len(text) > MAX_NUMBER_TEXT:
             raise bad
         # Decimal reads '٠.٩' and '+0.9' as 0.9: refused with the fix, as every number typed
-        if problem := number_problem(text, f"{field_name} {_shown(value)}", example, lambda t: (
+        if problem := number_problem(text, value_named(field_name, _shown(value), key_value),
+                                     example, lambda t: (
                 to_fraction(field_name, t, bounds=bounds, low_inclusive=low_inclusive,
                             example=example))):
             raise ValueError(problem)

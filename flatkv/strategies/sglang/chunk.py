@@ -20,7 +20,14 @@ from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
 from flatkv.strategies.sglang.model import sglang_blocker
 from flatkv.strategies.sglang.pages import page_size
 from flatkv.strategies.sglang.state import NO_BUFFER_ARCHITECTURES, radix_page_refusal
-from flatkv.units import MAX_TOKENS, number_problem, parse_tokens, quoted, tokens_text
+from flatkv.units import (
+    MAX_TOKENS,
+    number_problem,
+    parse_tokens,
+    quoted,
+    tokens_text,
+    value_named,
+)
 
 # SGLang 0.5.23's --chunked-prefill-size when not told, by the GPU memory nvidia-smi reports
 # (memory.total in MiB, the least over the GPUs): handle_gpu_memory_settings
@@ -80,26 +87,29 @@ def _whole(word: str) -> int:
         return 1
 
 
-def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS) -> int:
+def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS,
+                          key_value: bool = False) -> int:
     """SGLang's --chunked-prefill-size as typed on a command line or in a link: tokens
     (``parse_tokens``' suffixes), or chunked prefill off (``CHUNKED_PREFILL_OFF``) for any whole
     number 0 or less, as SGLang reads them (scheduler.py 1372-1373; its help gives -1), or
-    ``off``; a ValueError naming ``field`` otherwise, which says how to turn it off."""
+    ``off``; a ValueError naming ``field`` otherwise, which says how to turn it off (the value
+    named as a link's notices name it with ``key_value``: ``units.value_named``)."""
+    named = value_named(field, quoted(text), key_value)
     word = text.strip()
     if re.fullmatch(r"-?[0-9]+", word) and _whole(word) <= 0 or word.lower() == CHUNK_OFF_WORD:
         return CHUNKED_PREFILL_OFF
     # no plus sign, as no number here takes one (units.number_problem): '+0' as '+5' is
     # refused with the number to write instead, which turns chunked prefill off
     if re.fullmatch(r"\+[0-9]+", word) and _whole(word[1:]) <= 0:
-        raise ValueError(f"{field} {quoted(text)} has a plus sign: write it without the sign, "
+        raise ValueError(f"{named} has a plus sign: write it without the sign, "
                          f"e.g. {word[1:]}, for chunked prefill off")
     # digits of another script: the fix as it reads here, '-٢' as -2 (off), not as tokens,
     # which take no minus sign
-    if problem := number_problem(word, f"{field} {quoted(text)}", "256K", lambda t: (
+    if problem := number_problem(word, named, "256K", lambda t: (
             parse_chunked_prefill(t, field, maximum=maximum))):
         raise ValueError(problem)
     try:
-        return parse_tokens(text, field, maximum=maximum)
+        return parse_tokens(text, field, maximum=maximum, key_value=key_value)
     except ValueError as exc:
         raise ValueError(f"{exc}; or {CHUNKED_PREFILL_OFF} (any whole number 0 or less, as "
                          f"SGLang reads it, or {CHUNK_OFF_WORD}) for chunked prefill off") from None
