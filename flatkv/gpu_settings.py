@@ -151,6 +151,9 @@ def parse_counts(text: str, field: str, *, maximum: int) -> tuple[int, ...]:
                                   most=maximum)) is None:
             raise ValueError(
                 f"{field}: {quoted(part)} is not a whole number; give a list such as 1, 4, 16")
+        if not 1 <= value <= maximum:  # as typed: '1_000_000_0', not regrouped as 10,000,000
+            raise ValueError(f"{field}: {quoted(part)} is out of range; give values from 1 to "
+                             f"{maximum:,}")
         values.add(value)
     if not values:
         raise ValueError(f"{field} is empty; give a list such as 1, 4, 16")

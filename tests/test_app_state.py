@@ -582,7 +582,7 @@ def test_a_preset_is_linked_by_name():
         ({"max_blocks": "1"}, "lab_max_blocks",
          "max_blocks is 1: a benchmark's pool holds two pages at least; give 2 or more, or 0"),
         ({"sweep": "all"}, "lab_sweep", "sweep='all' is not one of one run, pages per call"),
-        ({"sweep_pages": "1,0"}, "lab_sweep_pages", "sweep_pages: 0 is out of range"),
+        ({"sweep_pages": "1,0"}, "lab_sweep_pages", "sweep_pages: '0' is out of range"),
         ({"sweep_blocks": "x"}, "lab_sweep_blocks", "sweep_blocks: 'x' is not a whole number"),
     ],
 )
@@ -674,7 +674,7 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
     assert decode_query({"tp": "-" + "1" * 40})[1] == [
         f"tp='-{'1' * 40}' is outside 1..1,024; using the default (tp=1)."]
     assert decode_query({"sweep_pages": nines})[1] == [
-        "sweep_pages: a 400-digit number is out of range; give values from 1 to "
+        f"sweep_pages: '{'9' * 80}'... (400 characters) is out of range; give values from 1 to "
         "1,099,511,627,776; using the default (sweep_pages=auto)."]
     # a ratio's text: its start quoted, then its length, where the quote was left open
     # ("sg_ratio is '999...999...: give a number")

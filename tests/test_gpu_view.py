@@ -60,9 +60,13 @@ def test_parse_counts():
     assert gpu_settings.parse_counts("1_024", "block sizes", maximum=2048) == (1024,)
     with pytest.raises(ValueError, match="pages per call: 'x' is not a whole number"):
         gpu_settings.parse_counts("1, x", "pages per call", maximum=20)
-    with pytest.raises(ValueError, match="pages per call: 21 is out of range; give values "
+    with pytest.raises(ValueError, match="pages per call: '21' is out of range; give values "
                        "from 1 to 20"):
         gpu_settings.parse_counts("21", "pages per call", maximum=20)
+    # a count out of range as typed, not regrouped (10,000,000 reads as another figure)
+    with pytest.raises(ValueError, match="^sweep_pages: '1_000_000_0' is out of range; give "
+                       "values from 1 to 20$"):
+        gpu_settings.parse_counts("1, 1_000_000_0", "sweep_pages", maximum=20)
     with pytest.raises(ValueError, match="block sizes is empty"):
         gpu_settings.parse_counts(" , ", "block sizes", maximum=20)
     # a count grouped by thousands commas read as two (8 and 192): refused, not guessed; a list
