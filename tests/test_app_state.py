@@ -1845,7 +1845,7 @@ def test_sglang_chunked_prefill_off_rides_a_link():
     assert decode_query(encode_query(off)) == (off, [])
     assert decode_query({"model": "gpt-oss-20b", "gpu": "B200 192GB", "sg_chunk": "-1"}) == (
         off, [])
-    for text in ("0", "-5", "OFF"):
+    for text in ("0", "-5", "OFF", "-1_000", "0_0"):  # underscores as int() reads them
         assert decode_query({"model": "gpt-oss-20b", "gpu": "B200 192GB", "sg_chunk": text}
                             ) == (off, []), text
     state, notes = decode_query({"model": "gpt-oss-20b", "sg_chunk": "-1.5"})

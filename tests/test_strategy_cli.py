@@ -808,8 +808,11 @@ def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
         return next(r for r in json.loads(out) if r["strategy"] == "sglang")
 
     assert sglang()["max_concurrency"] == pytest.approx(970_903 / 32_768)
+    # ... and with underscores between digits, as its flag's int() reads them: -1_000 is -1000
+    # (it was refused, "give a positive number of tokens"), 0_000 is 0
     for more in (("--chunked-prefill-size", "-1"), ("--chunked-prefill-size=0",),
-                 ("--sglang-chunked-prefill-size", "-1"), ("--chunked-prefill-size", "-8")):
+                 ("--sglang-chunked-prefill-size", "-1"), ("--chunked-prefill-size", "-8"),
+                 ("--sglang-chunked-prefill-size=-1_000",), ("--chunked-prefill-size", "0_000")):
         off = sglang(*more)
         assert off["max_concurrency"] == pytest.approx(776_720 / 32_767), more
         assert off["binding_limit"] == "swa tokens"

@@ -78,6 +78,11 @@ def chunked_prefill_size(options: StrategyOptions) -> int | None:
 CHUNK_OFF_WORD = "off"
 
 
+# The digits of a whole number as int() reads them, and so SGLang's flag (type int): ASCII
+# digits, underscores between them ('-1_000' is -1000); its sign is the caller's
+_SIGNED_WHOLE = r"[0-9]+(?:_[0-9]+)*"
+
+
 def _whole(word: str) -> int:
     """int(``word``), a whole number in ASCII digits; past int()'s 4,300 digits, which SGLang's
     flag refuses too, 1 (no chunk off: ``parse_tokens`` then says what to give)."""
@@ -91,16 +96,20 @@ def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS,
                           key_value: bool = False) -> int:
     """SGLang's --chunked-prefill-size as typed on a command line or in a link: tokens
     (``parse_tokens``' suffixes), or chunked prefill off (``CHUNKED_PREFILL_OFF``) for any whole
-    number 0 or less, as SGLang reads them (scheduler.py 1372-1373; its help gives -1), or
-    ``off``; a ValueError naming ``field`` otherwise, which says how to turn it off (the value
-    named as a link's notices name it with ``key_value``: ``units.value_named``)."""
+    number 0 or less, as SGLang reads them (scheduler.py 1372-1373, the size set to None where
+    it is <= 0; its help gives -1; ``-1_000`` and ``0_000`` too, which its int() reads; only
+    its embedding-only, multi-item scoring and PD-multiplexing paths, which FlatKV does not
+    model, test for -1 itself), or ``off``; a ValueError naming ``field`` otherwise, which
+    says how to turn it off (the value named as a link's notices name it with ``key_value``:
+    ``units.value_named``)."""
     named = value_named(field, quoted(text), key_value)
     word = text.strip()
-    if re.fullmatch(r"-?[0-9]+", word) and _whole(word) <= 0 or word.lower() == CHUNK_OFF_WORD:
+    if (re.fullmatch(rf"-?{_SIGNED_WHOLE}", word) and _whole(word) <= 0
+            or word.lower() == CHUNK_OFF_WORD):
         return CHUNKED_PREFILL_OFF
     # no plus sign, as no number here takes one (units.number_problem): '+0' as '+5' is
     # refused with the number to write instead, which turns chunked prefill off
-    if re.fullmatch(r"\+[0-9]+", word) and _whole(word[1:]) <= 0:
+    if re.fullmatch(rf"\+{_SIGNED_WHOLE}", word) and _whole(word[1:]) <= 0:
         raise ValueError(f"{named} has a plus sign: write it without the sign, "
                          f"e.g. {word[1:]}, for chunked prefill off")
     # digits of another script: the fix as it reads here, '-٢' as -2 (off), not as tokens,
