@@ -894,9 +894,10 @@ _RUN_FIGURES = (
     ("sglang_mamba_radix_cache_strategy", "sglang",
      _server_arg("mamba_radix_cache_strategy", r"'(\w+)'")),
     # its --disable-overlap-schedule, True or False in either form (as resolved: True where
-    # auto picked no_buffer and turned overlap scheduling off itself)
-    ("sglang_overlap_schedule", "sglang",
-     _server_arg("disable_overlap_schedule", r"(True|False)\b")),
+    # auto picked no_buffer and turned overlap scheduling off itself); quoted, 'True', as no
+    # SGLang logs it (its repr of a bool), it is read as the bool it says, not dropped unsaid
+    ("sglang_overlap_schedule", "sglang", _server_arg(
+        "disable_overlap_schedule", r"(?:(True|False)\b|'(True|False)'|\"(True|False)\")")),
     # the older spelling, read where the log gives no attn_dp_size: with enable_dp_attention
     # True its dp_size groups share the TP; False, attention runs over the whole TP (D is 1)
     ("dp_attention", "sglang", re.compile(
@@ -929,7 +930,8 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
     for line in lines:
         for key, engine, pattern in _RUN_FIGURES:
             if line.engine in (engine, None) and (match := pattern.search(line.message)):
-                figure = match[1].replace(",", "")
+                # the group that matched (a pattern of forms captures one a form)
+                figure = next(g for g in match.groups() if g is not None).replace(",", "")
                 # a figure longer than any count an engine prints is no run's: not read
                 # (past 4,300 digits int() refuses it, and a line now reads 100,000 characters)
                 if len(figure.lstrip("-")) <= MAX_RUN_FIGURE_DIGITS:

@@ -1301,13 +1301,19 @@ def test_the_logged_run_gives_sglangs_overlap_scheduling_from_its_server_args():
 
     # its dict and its ServerArgs(...) give disable_overlap_schedule True or False: overlap
     # off or on; another field of those words (enable_two_batch_overlap) is not read, nor a
-    # value that is no bool
+    # value that is no bool. Quoted, as SGLang's repr of a bool never is (an edited paste),
+    # it is read as the bool it says: it went unread, unsaid
     for server_args, on in (("{'tp_size': 1, 'disable_overlap_schedule': True}", False),
                             ("{'tp_size': 1, 'disable_overlap_schedule': False}", True),
                             ("ServerArgs(tp_size=1, disable_overlap_schedule=True, "
                              "enable_two_batch_overlap=False)", False),
                             ("ServerArgs(tp_size=1, enable_two_batch_overlap=False)", None),
-                            ("{'tp_size': 1, 'disable_overlap_schedule': 'True'}", None)):
+                            ("{'tp_size': 1, 'disable_overlap_schedule': 'True'}", False),
+                            ("{'tp_size': 1, 'disable_overlap_schedule': 'False'}", True),
+                            ('ServerArgs(tp_size=1, disable_overlap_schedule="True")', False),
+                            ("{'tp_size': 1, 'disable_overlap_schedule': 'True\"}", None),
+                            ("{'tp_size': 1, 'disable_overlap_schedule': 'yes'}", None),
+                            ("{'tp_size': 1, 'disable_overlap_schedule': Trueish}", None)):
         run = logged_run(read_log(f"[2026-12-06 07:00:00] server_args={server_args}"))
         assert run == LoggedRun(tp=1, sglang_overlap_schedule=on), server_args
     for server_args in (OVERLAP_OFF_SERVER_ARGS, OVERLAP_OFF_SERVER_ARGS_OLDER):
