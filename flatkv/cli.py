@@ -344,16 +344,22 @@ class _Once:
     """An option's action that refuses to be met twice in one command line: argparse keeps the
     last value silently (``--budget 80GB --budget 1GB`` planned 1 GB; ``--sglang-swa-pool
     --no-sglang-swa-pool`` read as off), so a copied command with an option left in would plan
-    something else than it says."""
+    something else than it says. Two spellings of one setting that agree are taken
+    (``--disable-overlap-schedule --no-sglang-overlap-schedule``: both turn overlap off, as a
+    command line copied from SGLang beside FlatKV's own flag may give them); that contradict,
+    refused."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         given = namespace.__dict__.setdefault(_GIVEN, {})
-        if (first := given.get(self.dest)) is not None:
+        first = given.get(self.dest)
+        before = getattr(namespace, self.dest, None)
+        super().__call__(parser, namespace, values, option_string)
+        if first is not None and (first == option_string
+                                  or getattr(namespace, self.dest) != before):
             again = "again" if first == option_string else f"after {first}"
             parser.error(f"{option_string} is given {again}: give "
                          + ("it once" if first == option_string else "one of them"))
-        given[self.dest] = option_string
-        super().__call__(parser, namespace, values, option_string)
+        given.setdefault(self.dest, option_string)
 
 
 def _given_once(parser: argparse.ArgumentParser) -> None:

@@ -1536,13 +1536,31 @@ def test_an_option_given_twice_is_refused(capsys):
             (["model", "--preset", "Llama-3.1-8B", "--preset", "gpt-oss-20b"],
              "--preset is given again: give it once"),
             (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--tp", "2", "--tp=4"],
-             "--tp is given again: give it once")):
+             "--tp is given again: give it once"),
+            # one setting's two spellings that disagree: SGLang's own and FlatKV's
+            (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
+              "--chunked-prefill-size", "4096", "--sglang-chunked-prefill-size", "8192"],
+             "--sglang-chunked-prefill-size is given after --chunked-prefill-size: give one of "
+             "them"),
+            # the same flag twice, even alike: as it was
+            (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
+              "--disable-overlap-schedule", "--disable-overlap-schedule"],
+             "--disable-overlap-schedule is given again: give it once")):
         code, out, err = run(argv, capsys)
         assert (code, out, err) == (2, "", f"python -m flatkv: error: {said}\n"), argv
     # once each, as before; the record of what was given stays out of the arguments
     code, out, _ = run(["plan", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--tp", "2",
                         "--json"], capsys)
     assert code == 0 and json.loads(out)["geometry"]["block_bytes"] == 32 * 16 * 2_048
+    # two spellings of one setting that agree are taken: the chunk as one alone gives it
+    def chunk(*flags):
+        code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
+                              *flags, "--json"], capsys)
+        assert code == 0, err
+        return [r["log_lines"] for r in json.loads(out) if r["strategy"] == "sglang"]
+
+    assert chunk("--chunked-prefill-size", "4096", "--sglang-chunked-prefill-size",
+                 "4_096") == chunk("--sglang-chunked-prefill-size", "4096")
 
 
 def test_options_that_change_no_figure_are_noted(capsys):
@@ -1958,7 +1976,13 @@ def test_sglangs_own_disable_overlap_schedule_flag_turns_overlap_scheduling_off(
     assert sglang() == (262, 5, 262 // 5)
     assert sglang("--disable-overlap-schedule") == sglang("--no-sglang-overlap-schedule") == (
         262, 3, 262 // 3)
-    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
-                        "--disable-overlap-schedule", "--sglang-overlap-schedule"], capsys)
-    assert code == 2 and err.splitlines()[-1].endswith(
-        "--sglang-overlap-schedule is given after --disable-overlap-schedule: give one of them")
+    # both spellings of overlap off agree: taken, in either order (they exited 2); the two
+    # that contradict are refused, in either order
+    assert sglang("--disable-overlap-schedule", "--no-sglang-overlap-schedule") == sglang(
+        "--no-sglang-overlap-schedule", "--disable-overlap-schedule") == (262, 3, 262 // 3)
+    for first, then in (("--disable-overlap-schedule", "--sglang-overlap-schedule"),
+                        ("--sglang-overlap-schedule", "--disable-overlap-schedule")):
+        code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
+                            first, then], capsys)
+        assert code == 2 and err.splitlines()[-1].endswith(
+            f"{then} is given after {first}: give one of them")
