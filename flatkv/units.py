@@ -324,7 +324,13 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
     typed without its unit: 80 B of weights or of GPU memory is never meant. So is a number of
     bytes under a MiB (``70B``, ``0.5B``): that is how a model's parameter count is written (70
     billion), not bytes of memory; ``weights`` says how many bytes such a model's weights take.
-    ``key_value``: the value named as a link's notices name it (``value_named``)."""
+    ``key_value``: the value named as a link's notices name it (``value_named``). The fix for
+    digits of another script or a plus sign is one this field takes (``number_problem``):
+    ``٨٠`` is not "e.g. 80", which reads as 80 B here."""
+    if isinstance(text, str) and (problem := number_problem(
+            text, value_named(field, quoted(text), key_value), "80GB",
+            lambda t: memory_size(t, field, weights=weights))):
+        raise ValueError(problem)
     nbytes = parse_size(text, field=field, key_value=key_value)
     bare = str(text).strip()
     named = value_named(field, repr(bare), key_value)

@@ -26,6 +26,7 @@ from flatkv.units import (
     format_size,
     logged_concurrency_note,
     markdown_literal,
+    memory_size,
     parse_named_sizes,
     parse_size,
     parse_tokens,
@@ -593,6 +594,13 @@ def test_digits_of_another_script_after_a_minus_sign_are_given_back_as_a_number_
     # a number of other digits out of a field's range: the example it takes, not the number
     with pytest.raises(ValueError, match=r"e\.g\. 8$"):
         whole_number("١٢", "ssm_el", least=1, most=8)
+    # a memory field refuses a bare 80 (80 B, a unit left out): '٨٠' gave "e.g. 80"
+    for text, fix in (("٨٠", "80GB"), ("٨٠GiB", "80GiB")):
+        with pytest.raises(ValueError) as error:
+            memory_size(text, "GPU memory")
+        assert str(error.value) == (f"GPU memory {text!r} is not written in ASCII digits: "
+                                    f"write it in ASCII digits, e.g. {fix}")
+        assert memory_size(fix, "GPU memory") > 0
 
 
 def test_sizes_and_tokens_refuse_digits_of_another_script_and_a_plus_sign_alike():
