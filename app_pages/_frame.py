@@ -273,11 +273,13 @@ def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
 def frame(page: str, *, page_shows_budget: bool = True) -> None:
     """What app.py draws around every page: notices from the link, and the shared sidebar.
     ``page``: the page this run draws; ``page_shows_budget``: the page explains a bad cache
-    budget itself (all but Model)."""
+    budget itself (all but Model). A link's notice is a warning: the page shows its figures
+    with a default in place of what the link gave (``decode_query`` never refuses a link); an
+    error is for what cannot be shown (a model or budget the pages refuse)."""
     start_run(page)
     st.html(METRIC_GRID_CSS)  # a style alone takes no room on the page
     for notice in pop_notices():
-        st.error(literal(notice), icon=":material/link_off:")
+        st.warning(literal(notice), icon=":material/link_off:")
     st.session_state[REJECTED_SLOT] = st.empty()  # end_run fills it: which widgets are drawn
     sidebar(page_shows_budget)
 

@@ -277,8 +277,8 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     assert f"full_attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
     # one past it is the link's notice, not a figure
     at = open_app(None, {"ctx": str((1 << 40) + 1)})
-    assert any("ctx='1099511627777': give at most 1,099,511,627,776 tokens" in shown(e)
-               for e in at.error)
+    assert any("ctx='1099511627777': give at most 1,099,511,627,776 tokens" in shown(w)
+               for w in at.warning)
 
 
 def test_layout_draws_every_page_of_a_workload_that_fills_the_pool():

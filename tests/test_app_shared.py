@@ -53,19 +53,21 @@ def test_url_round_trip_reopens_the_same_view():
 
 def test_bad_link_values_fall_back_with_a_notice():
     at = open_app(None, {"block": "lots", "model": "GPT-9", "zoom": "1", "ctx": "32768"})
-    assert not at.exception and not at.warning
-    # bad input, so st.error, though the page goes on with the defaults
-    notices = " ".join(shown(e) for e in at.error)
+    # the page goes on with the defaults: st.warning, as it shows figures (it was st.error,
+    # as if nothing could be shown)
+    assert not at.exception and not at.error
+    notices = " ".join(shown(w) for w in at.warning)
     assert "block='lots' is not a whole number" in notices
     assert "'GPT-9' is not a known model" in notices
     assert "zoom" in notices
+    assert [w.icon for w in at.warning] == [":material/link_off:"] * 3
     at.switch_page("app_pages/layout.py").run()
     # Qwen3-Next defaults: state 49,152 + 1,048,576 B over 2,048 B/slot -> 537 -> x16 = 544
     assert metrics(at)["P (tokens per page)"] == "544"
-    assert not at.error  # the notice is shown once
+    assert not at.warning and not at.error  # the notice is shown once
     # a setting given twice: the last counts, and the page says so
     twice = open_app(None, {"tp": ["2", "4"], "model": "Qwen3-Next-80B-A3B"})
-    assert [shown(e) for e in twice.error] == [
+    assert [shown(w) for w in twice.warning] == [
         "The link gives tp 2 times ('2', '4'): using the last, tp='4'."]
     assert twice.session_state["flatkv.state"].tp == 4
 
@@ -519,8 +521,8 @@ def test_a_hand_made_links_spec_holding_a_tp_says_in_plain_words_which_parameter
     spec = json.loads(app_model.spec_to_json(app_model.preset_spec("Qwen3-Next-80B-A3B")))
     link = {"model": "spec", "spec": app_model.pack_spec(json.dumps({**spec, "tp": 3}))}
     at = open_app(None, link)
-    assert not at.exception and not at.warning
-    assert [shown(e) for e in at.error] == [
+    assert not at.exception and not at.error
+    assert [shown(w) for w in at.warning] == [
         "The link's spec holds tp 3, which is not read there: a link gives the TP as its tp "
         "parameter, and TP 3 does not split the model: Qwen3-Next-80B-A3B: its "
         "linear-attention (Gated DeltaNet) layers have 16 key heads, and TP 3 does not divide "
@@ -530,13 +532,13 @@ def test_a_hand_made_links_spec_holding_a_tp_says_in_plain_words_which_parameter
     # one that splits it: named as the tp parameter to give
     two = {**link, "spec": app_model.pack_spec(json.dumps({**spec, "tp": 2}))}
     at = open_app(None, two)
-    assert [shown(e) for e in at.error] == [
+    assert [shown(w) for w in at.warning] == [
         "The link's spec holds tp 2, which is not read there: a link gives the TP as its tp "
         "parameter (tp=2)."]
     assert at.session_state["flatkv.state"].tp == 1
     # tp=4 given beside it is the TP, and the notice names it, not the spec's as one to give
     at = open_app(None, {**two, "tp": "4"})
-    assert [shown(e) for e in at.error] == [
+    assert [shown(w) for w in at.warning] == [
         "The link's spec holds tp 2, which is not read there: a link gives the TP as its tp "
         "parameter, as this one does."]
     assert at.session_state["flatkv.state"].tp == 4
