@@ -101,10 +101,10 @@ def whole_number(text: str, subject: str, *, least: int = 0, most: int | None = 
     int() reads, are refused here with the fix (``number_problem``), in one line naming
     ``subject``: a fix the field takes, from ``least`` to ``most`` (its bound, which the
     caller checks; no figure here is negative), else ``example``, by default the one of them
-    nearest 12 (``whole_example``). Underscores
-    are read, as int() reads them and ``parse_tokens`` does for a context copied from a vLLM
-    command line: they only group digits and cannot mean another figure. More than 4,300
-    digits is no number (int() refuses it)."""
+    nearest 12 (``whole_example``). Underscores are read, as int() reads them and
+    ``parse_tokens`` does for a context copied from a vLLM command line: they only group
+    digits and cannot mean another figure. More than 4,300 digits is no number (int() refuses
+    it)."""
     def takes(instead: str) -> bool:
         value = int(instead) if _WHOLE.fullmatch(instead) else least - 1
         return least <= value and (most is None or value <= most)
@@ -311,10 +311,10 @@ def positive_size(text: str, field: str, fix: str,
     except ValueError as exc:
         if "is negative" not in str(exc):
             raise
-        raise ValueError(f"{value_named(field, repr(text), key_value)} is negative: give "
+        raise ValueError(f"{value_named(field, quoted(text), key_value)} is negative: give "
                          f"{fix}") from None
     if nbytes == 0:
-        said = value_named(field, repr(text), key_value) if key_value else f"{field} is 0"
+        said = value_named(field, quoted(text), key_value) if key_value else f"{field} is 0"
         raise ValueError(f"{said}: give {fix}")
     return nbytes
 
@@ -333,7 +333,7 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
         raise ValueError(problem)
     nbytes = parse_size(text, field=field, key_value=key_value)
     bare = str(text).strip()
-    named = value_named(field, repr(bare), key_value)
+    named = value_named(field, quoted(bare), key_value)
     # thousands commas and underscores, as parse_size reads them: 1,000 and 1_000 are 1000
     plain = bare.replace(",", "").replace("_", "")
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0

@@ -603,6 +603,8 @@ def test_a_links_long_value_is_named_by_its_start_not_echoed_whole():
     links += [{"model": "custom", "layers": "full", "kv": "8", key: junk}
               for key in [*_CARRIED_KEYS, "layers", "state"]]
     links.append({"tp": ["1", junk]})
+    # a negative size of 5,000 digits: its whole repr (5,106 characters)
+    links.append({"gpu": "Custom", "gpu_mem": "-" + "9" * 5_000})
     for link in links:
         _, notices = decode_query(link)
         assert notices and all(len(n) < 600 for n in notices), (list(link)[0][:20], notices)
