@@ -596,7 +596,9 @@ def capacity_bars(
                               marker_color=COLORS["conv"], name="concurrency", text=texts,
                               textposition="outside", cliponaxis=False, hovertext=hovers,
                               hovertemplate="%{y}<br>%{hovertext}<extra></extra>")
-    concurrency_axis = {"range": [0, max(values, default=0) * 1.3 or 1]}
+    # each axis titled with its unit: the concurrency's read as bare figures (7.49, 14.98)
+    # under a heading that names tokens, not what the figures count
+    concurrency_axis = {"title": "requests", "range": [0, max(values, default=0) * 1.3 or 1]}
     panels = [(f"concurrency<br>at {tokens_text(context)}", concurrency_bars, concurrency_axis)]
     if capacity is not None:
         tokens, texts, hovers = panel(capacity, "{:,}".format, "tokens")
@@ -605,9 +607,9 @@ def capacity_bars(
                             textposition="outside", cliponaxis=False, hovertext=hovers,
                             hovertemplate="%{y}<br>%{hovertext}<extra></extra>")
         # room on the right for the longest label outside its bar
-        capacity_axis = {"tickformat": TOKEN_TICKS,
+        capacity_axis = {"title": "tokens", "tickformat": TOKEN_TICKS,
                          "range": [0, max(tokens, default=0) * 1.45 or 1]}
-        panels.insert(0, ("capacity<br>(tokens)", token_bars, capacity_axis))
+        panels.insert(0, ("capacity", token_bars, capacity_axis))
     # side by side on one y axis, as make_subplots(cols, shared_yaxes=True) sets them (it took
     # 35 ms a chart); each panel titled above it
     gap = 0.06

@@ -645,7 +645,7 @@ def test_every_title_and_heading_starts_under_the_mode_bar(analysis):
     # Compare's panel headings, two lines of 16 px (42 px) standing on the plot, start under
     # the band: the plot's top at 34 + 30 + 16 = 80 px, the headings' at 38
     bars = charts.capacity_bars(["a"], [10], [1.0], context=262_144)
-    assert [a.text for a in bars.layout.annotations] == ["capacity<br>(tokens)",
+    assert [a.text for a in bars.layout.annotations] == ["capacity",
                                                          "concurrency<br>at 262,144 tokens"]
     assert bars.layout.margin.t == 34 + 30 + 16 and bars.layout.margin.t - 42 > 34
     assert bars.layout.height == 260 + 34 + 16  # the plot keeps its 260 px
@@ -738,11 +738,16 @@ def test_the_capacity_panels_sit_side_by_side_on_one_axis_of_names():
     assert bars.layout.yaxis2.matches == "y" and bars.layout.yaxis2.showticklabels is False
     assert bars.layout.yaxis.autorange == bars.layout.yaxis2.autorange == "reversed"
     headings = [(a.text, a.x) for a in bars.layout.annotations]
-    assert headings == [("capacity<br>(tokens)", 0.235),
+    assert headings == [("capacity", 0.235),
                         ("concurrency<br>at 32,768 tokens", pytest.approx(0.765))]
+    # each x axis says its unit: the concurrency's figures (23.48, 1.90) count requests, which
+    # its heading ("at 32,768 tokens") left unsaid
+    assert (bars.layout.xaxis.title.text, bars.layout.xaxis2.title.text) == ("tokens",
+                                                                            "requests")
     alone = charts.capacity_bars(["a"], None, [1.0], context=16)  # a state-only model
     assert [(a.text, a.x) for a in alone.layout.annotations] == [("concurrency<br>at 16 tokens",
                                                                    0.5)]
+    assert alone.layout.xaxis.title.text == "requests"
     assert list(alone.layout.xaxis.domain) == [0.0, 1.0] and "xaxis2" not in alone.layout
 
 
