@@ -40,11 +40,17 @@ from flatkv.units import (
 )
 from flatkv.units import markdown_literal as literal
 
-CAPACITY_HELP = (
-    f"{sentence_case(strategy_notes.CAPACITY_COUNTS)}: every attention group (sliding "
-    "and chunked ones too, without window eviction) N pages of P tokens, each state group "
-    "that request's state pages (the mamba cache mode's count, plus one per speculative "
-    "token), as on Compare. \"The math\" shows it with the numbers.")
+
+def capacity_help(has_state: bool) -> str:
+    """The capacity metric's help: what it counts (``strategy_notes.capacity_counts``), a
+    state group's pages only where the model has state layers."""
+    state = (", each state group that request's state pages (the mamba cache mode's count, "
+             "plus one per speculative token)" if has_state else "")
+    return (f"{sentence_case(strategy_notes.capacity_counts(has_state))}: every attention "
+            "group (sliding and chunked ones too, without window eviction) N pages of P "
+            f"tokens{state}, as on Compare. \"The math\" shows it with the numbers.")
+
+
 SGLANG_CAPACITY_HELP = (
     "SGLang's token pool (its log's max_total_num_tokens): the tokens every full-attention "
     "layer holds, which its static split of the budget fixes (sliding-window layers keep theirs "
@@ -211,7 +217,8 @@ with user_errors():
              delta=strategy_notes.WINDOWS_AS_HISTORY
              if strategy_notes.windows_as_history(r, s.profile()) else None,
              delta_color="off", delta_arrow="off",
-             help=(SGLANG_CAPACITY_HELP if strategy == "sglang" else CAPACITY_HELP)
+             help=(SGLANG_CAPACITY_HELP if strategy == "sglang"
+                   else capacity_help(s.profile().has_state))
              if history else NO_HISTORY_HELP)
     # three token figures side by side: each says which one the concurrency reads
     older = r.older_logged_tokens not in (None, r.logged_tokens)

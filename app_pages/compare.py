@@ -156,7 +156,8 @@ with user_errors():
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
         table(pd.DataFrame(strategy_notes.headline_rows(results, has_history), dtype=object),
               formats={"concurrency": "accounting"},
-              helps=strategy_notes.HEADLINE_HELP, labels=strategy_notes.HEADLINE_LABELS)
+              helps=strategy_notes.headline_help(s.profile().has_state),
+              labels=strategy_notes.HEADLINE_LABELS)
         if sizes := strategy_notes.page_sizes_text(results, s.strategy_options()):
             st.caption(sizes)
         if same := strategy_notes.same_flat_figures_text(results):

@@ -34,14 +34,15 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
         # windowed layers: the capacity counts their pages like full history, as Budget says
         text = strategy_notes.capacity_note(ours, state().profile())
         windowed_note = f" {text}" if text else ""
+        counts = strategy_notes.capacity_counts(state().profile().has_state)
         c.metric("Capacity (tokens)", f"{capacity:,}",
                  delta=(strategy_notes.WINDOWS_AS_HISTORY
                         if strategy_notes.windows_as_history(ours, state().profile()) else None),
                  delta_color="off", delta_arrow="off",
-                 help=f"{sentence_case(strategy_notes.CAPACITY_COUNTS)} (tokens), as Budget "
-                 "and Compare count it. The token slots under Blocks, num_blocks x P: tokens if "
-                 "every page id held history; with several groups sharing the ids, each gets a "
-                 "share, so the capacity is lower." + windowed_note)
+                 help=f"{sentence_case(counts)} (tokens), as Budget and Compare count it. "
+                 "The token slots under Blocks, num_blocks x P: tokens if every page id held "
+                 "history; with several groups sharing the ids, each gets a share, so the "
+                 "capacity is lower." + windowed_note)
     elif state().profile().has_attention:
         c.metric("Token slots (blocks x P)", f"{h.token_slots:,}",
                  help="num_blocks x P: tokens if every page id held history.")

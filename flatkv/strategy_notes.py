@@ -336,9 +336,21 @@ def speculative_text(profile: CacheProfile, strategy: str, speculative_tokens: i
     return f"Speculative decoding: {counted}{drafter}"
 
 
-# What a capacity counts and why a model without attention has none: Compare's note, Budget's
-# and Layout's metric helps say it in these words
-CAPACITY_COUNTS = "the history the pool holds beside one request's state"
+def capacity_counts(has_state: bool) -> str:
+    """What a capacity counts, in the words Compare's note and table, Budget's and Layout's
+    metric helps use. The state part only where the model has state layers: gpt-oss's and
+    DeepSeek-V3's said "beside one request's state" with no state to be beside."""
+    return "the history the pool holds" + (" beside one request's state" if has_state else "")
+
+
+def capacity_pages(has_state: bool) -> str:
+    """How a capacity counts its pages (every layout alike): a state group's share only where
+    the model has state layers, as ``capacity_counts`` says it."""
+    return "every attention group N pages of P tokens" + (
+        ", each state group one request's state pages" if has_state else "")
+
+
+# Why a model without attention has no capacity
 NO_HISTORY = ("No attention layer: the model keeps no token history, only a constant state per "
               "request")
 
@@ -349,8 +361,9 @@ def how_to_read_text(profile: CacheProfile, speculative_tokens: int, *,
     what they count of speculative decoding (SGLang's at ``options``: a told
     --max-running-requests replaces its 48)."""
     has_history = profile.has_attention
-    capacity = (f"Capacity: {CAPACITY_COUNTS}, counted the same way for every paged layout; "
-                "SGLang: its token pool, which its static split of the budget fixes. "
+    capacity = (f"Capacity: {capacity_counts(profile.has_state)}, counted the same way for "
+                "every paged layout; SGLang: its token pool, which its static split of the "
+                "budget fixes. "
                 if has_history else f"{NO_HISTORY}, so no capacity in tokens. ")
     drafter = DRAFTER_ADDED_TEXT if mtp_added else DRAFTER_TEXT
     if not profile.has_state:
@@ -953,22 +966,25 @@ HEADLINE_LABELS = {"capacity (tokens)": "capacity", "P (tokens)": "P"}
 # cut at 1,400.
 WHY_NOT_SHORT = {DOES_NOT_APPLY: "n/a", WONT_START: "won't start"}
 
-# The two token columns count differently, and a reader meets them side by side: each says how
-HEADLINE_HELP = {
-    HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]:
-        "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\" "
-        "(max concurrency x max_model_len, as later releases print it: 0.26 and 0.34 checked), "
-        "SGLang's max_total_num_tokens. Our layouts log none.",
-    HEADLINE_SCREEN_NAMES[OLDER_LOGGED_COLUMN]:
-        f"Tokens in vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: "
-        "num_blocks // groups x the smallest block size (the math shows which). Tell the two "
-        f"apart by the figure: {OLDER_VLLM_TELL}.",
-    "P (tokens)": "Tokens a page holds: the block size the layout sets.",
-    "capacity (tokens)": f"Tokens, this tool's count, alike for every layout: "
-                         f"{CAPACITY_COUNTS} (every attention group N pages of P tokens, each "
-                         "state group one request's state pages); SGLang's full token pool. "
-                         f"Not an engine's log line: see {HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]}.",
-}
+def headline_help(has_state: bool) -> dict[str, str]:
+    """Compare's column tooltips. The two token columns count differently, and a reader meets
+    them side by side: each says how; the capacity's says a state group's share only where
+    the model has state layers (``capacity_counts``)."""
+    return {
+        HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]:
+            "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\" "
+            "(max concurrency x max_model_len, as later releases print it: 0.26 and 0.34 "
+            "checked), SGLang's max_total_num_tokens. Our layouts log none.",
+        HEADLINE_SCREEN_NAMES[OLDER_LOGGED_COLUMN]:
+            f"Tokens in vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: "
+            "num_blocks // groups x the smallest block size (the math shows which). Tell the "
+            f"two apart by the figure: {OLDER_VLLM_TELL}.",
+        "P (tokens)": "Tokens a page holds: the block size the layout sets.",
+        "capacity (tokens)": f"Tokens, this tool's count, alike for every layout: "
+                             f"{capacity_counts(has_state)} ({capacity_pages(has_state)}); "
+                             "SGLang's full token pool. Not an engine's log line: see "
+                             f"{HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]}.",
+    }
 
 
 def headline_rows(results: Sequence[StrategyResult], has_history: bool) -> list[dict]:

@@ -637,3 +637,14 @@ def test_budget_says_how_sglangs_concurrency_is_counted():
     vllm = open_app("app_pages/budget.py", {"b_layout": "vllm"})
     assert "as vLLM's log prints it" in [m.help for m in vllm.metric
                                           if m.label.startswith("Concurrency at")][0]
+
+
+def test_budgets_capacity_help_speaks_of_state_only_where_the_model_has_state():
+    # gpt-oss-120b has no state layers: its help said "beside one request's state" and "each
+    # state group that request's state pages", of a state it does not have
+    oss = open_app("app_pages/budget.py", {"model": "gpt-oss-120b"})
+    assert_clean(oss)
+    assert {m.label: m.help for m in oss.metric}["Capacity (tokens)"] == (
+        "The history the pool holds: every attention group (sliding and chunked ones too, "
+        "without window eviction) N pages of P tokens, as on Compare. \"The math\" shows it "
+        "with the numbers.")

@@ -1752,3 +1752,17 @@ def test_a_least_budget_past_int64_shows_exact_not_a_crash():
     sglang = hold.set_index("strategy").loc["SGLang"]
     assert int(sglang["cache budget (B)"]) == 1_060_829_605_852_544_960
     assert sglang["GPU memory (B)"] == f"{1_060_829_605_852_544_960 * 20:,}"
+
+
+def test_compares_capacity_words_speak_of_state_only_where_the_model_has_state():
+    # gpt-oss-120b has no state layers: the column's help and the note under the charts said
+    # "beside one request's state"
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-120b"})
+    assert_clean(at)
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["capacity (tokens)"]["help"].startswith(
+        "Tokens, this tool's count, alike for every layout: the history the pool holds (every "
+        "attention group N pages of P tokens); SGLang's")
+    assert any(c.value.startswith("Capacity: the history the pool holds, counted the same way")
+               for c in at.caption)
+    assert not any("beside one request's state" in c.value for c in at.caption)

@@ -648,3 +648,14 @@ def test_layout_draws_vllms_one_group_of_two_page_sizes_without_its_hybrid_manag
     assert_clean(logged)
     assert metrics(logged)["Blocks"] == "5,338"
     assert logged.sidebar.metric[0].help == f"{5_338 * 14_417_920:,} B"
+
+
+def test_layouts_capacity_help_speaks_of_state_only_where_the_model_has_state():
+    # DeepSeek-V3 has no state layers; Qwen3-Next's default has 36 GDN layers of it
+    dsv3 = open_app("app_pages/layout.py", {"model": "DeepSeek-V3"})
+    assert_clean(dsv3)
+    assert {m.label: m.help for m in dsv3.metric}["Capacity (tokens)"].startswith(
+        "The history the pool holds (tokens), as Budget and Compare count it.")
+    qwen = open_app("app_pages/layout.py")
+    assert {m.label: m.help for m in qwen.metric}["Capacity (tokens)"].startswith(
+        "The history the pool holds beside one request's state (tokens), as Budget")

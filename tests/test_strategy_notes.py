@@ -936,3 +936,28 @@ def test_a_track_interval_that_changes_no_figure_says_so_on_compare():
     assert text() == ""
     assert text(sglang_mamba_track_interval=512, sglang_page_size=512) == ""
     assert text(sglang_mamba_track_interval=512, sglang_disable_radix_cache=True) == ""
+
+
+def test_a_capacity_says_beside_a_requests_state_only_where_the_model_has_state():
+    # gpt-oss and DeepSeek-V3 have no state layers: their capacity was "the history the pool
+    # holds beside one request's state", a state they do not have; Qwen3-Next's has 36 GDN
+    # layers of it. One wording, used by Compare's note and table, Budget's and Layout's helps.
+    oss, dsv3 = load_preset("gpt-oss-120b").profile(), load_preset("DeepSeek-V3").profile()
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    assert (oss.has_state, dsv3.has_state, qwen.has_state) == (False, False, True)
+    assert notes.capacity_counts(False) == "the history the pool holds"
+    assert notes.capacity_counts(True) == "the history the pool holds beside one request's state"
+    for stateless in (oss, dsv3):
+        assert notes.how_to_read_text(stateless, 0).startswith(
+            "Capacity: the history the pool holds, counted the same way")
+    assert notes.headline_help(False)["capacity (tokens)"] == (
+        "Tokens, this tool's count, alike for every layout: the history the pool holds (every "
+        "attention group N pages of P tokens); SGLang's full token pool. Not an engine's log "
+        "line: see engine log.")
+    assert notes.how_to_read_text(qwen, 0).startswith(
+        "Capacity: the history the pool holds beside one request's state, counted")
+    assert notes.headline_help(True)["capacity (tokens)"] == (
+        "Tokens, this tool's count, alike for every layout: the history the pool holds beside "
+        "one request's state (every attention group N pages of P tokens, each state group one "
+        "request's state pages); SGLang's full token pool. Not an engine's log line: see engine "
+        "log.")
