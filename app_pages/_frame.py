@@ -89,6 +89,37 @@ def _four_columns(row: str, least: str) -> str:
             f"minmax({least}, 1fr));}}")
 
 
+# No line ends with one cell alone where a row has 3 metrics or more (Budget's "GPU memory for
+# it", third under its row of four, alone at 1000 and 1,400 px; the Model page's fifth at
+# 1000 px). The rows' wrappers are size containers, so a rule knows the columns a width gives
+# (``minmax(240px, 1fr)``: two from 496 px, three from 752, four from 1,008): in two columns
+# an odd count's last cell spans the line, in three a count of 3k + 1 (not a row of four,
+# which reads two and two); a row under a row of four (two columns under 976 px) takes the
+# grid's own columns from 752 px where its count is odd (three a line at 1,400 px, 940 px),
+# and spans its last cell under that. Rows with a two-cell metric are left as they are (their
+# cells are not counted one a column).
+# the least widths of three and four columns of METRIC_MIN_PX and their gaps: 752 and 1,008 px
+_THREE_COLUMNS_PX, _FOUR_COLUMNS_PX = (n * METRIC_MIN_PX + (n - 1) * METRIC_GAP_PX
+                                       for n in (3, 4))
+_SPAN = "{grid-column: 1 / -1;}"
+_ODD = ":last-child:nth-child(2n+3)"  # the last cell of an odd count of 3 or more
+_ONE_CELL_WIDE = ":not(:has(> * > [class*='st-key-metric-two-cells-']))"
+_UNDER_FOUR = f"{_ROW_OF_FOUR} + {_WRAPPER} > [class*='st-key-metrics-under-']"
+_LONE_CELL_CSS = (
+    f"{_WRAPPER}:has(> [class*='st-key-metrics-']) {{container-type: inline-size;}} "
+    # two columns (or one)
+    f"@container (max-width: {_THREE_COLUMNS_PX - 0.02}px) {{[class*='st-key-metrics-']"
+    f"{_ONE_CELL_WIDE} > {_ODD} {_SPAN}}} "
+    # under a row of four that reads two and two: the grid's own three columns
+    f"@container (min-width: {_THREE_COLUMNS_PX}px) and (max-width: {_FOUR_WIDE - 0.02}px) {{"
+    f"{_UNDER_FOUR}:has(> {_ODD}) {{grid-template-columns: repeat(auto-fill, "
+    f"minmax({METRIC_MIN_PX}px, 1fr));}}}} "
+    # three columns
+    f"@container (min-width: {_THREE_COLUMNS_PX}px) and (max-width: {_FOUR_COLUMNS_PX - 0.02}"
+    f"px) {{[class*='st-key-metrics-']:not([class*='st-key-metrics-under-']){_ONE_CELL_WIDE}"
+    f":not(:has(> :nth-child(4):last-child)) > :last-child:nth-child(3n+4) {_SPAN}}} ")
+
+
 METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important; "
                    f"grid-template-columns: repeat(auto-fill, minmax({METRIC_MIN_PX}px, 1fr));"
                    "grid-auto-flow: row dense;"
@@ -100,7 +131,7 @@ METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important;
                    # a field's tooltip icon beside its label, 6 px on, as the metrics' beside it
                    + "[class*='st-key-metrics-'] [data-testid='stWidgetLabel'] > "
                    "div:has(> [data-testid='stTooltipIcon']) {flex: 0 1 auto; margin-left: 6px;}"
-                   + "</style>")
+                   + _LONE_CELL_CSS + "</style>")
 # px a character of a metric's label: these characters, else 7.6 (digits, most letters)
 LABEL_CHAR_PX = ((" i|',.:;jlI", 3.5), ("!f()[]{}-t/\\r", 4.6), ('*?sz"xcvyJYLFek', 6.6),
                  ("&DGUHNOQ", 9.0), ("wMW%m@", 11.2))

@@ -369,6 +369,48 @@ def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app
         assert cut_short(metrics) == []
 
 
+def lone_cells(page) -> list[str]:
+    """The cells of the main column's metric grids of 3 cells or more that sit alone on a line
+    of their grid without spanning it, by their text's first line."""
+    return page.locator('[data-testid="stMain"] [class*="st-key-metrics-"]').evaluate_all(
+        """grids => grids.filter(g => g.children.length >= 3).flatMap(g => {
+            const width = g.getBoundingClientRect().width;
+            const cells = [...g.children].map(c => c.getBoundingClientRect())
+                .filter(r => r.width > 0);
+            return [...g.children].filter(c => {
+                const r = c.getBoundingClientRect();
+                return r.width > 0 && r.width < width - 2
+                    && cells.filter(o => Math.abs(o.top - r.top) < 2).length === 1;
+            }).map(c => c.innerText.split('\\n')[0]);
+        })""")
+
+
+def test_no_metric_sits_alone_on_a_line_it_does_not_span(browser, app_url):
+    # Budget's "GPU memory for it", third under a row of four read two a line, was alone at
+    # 1000 and 1,400 px; the Model page's fifth metric (Qwen3-Next's "State per request") and
+    # DeepSeek-V3's third ("KV per token, all layers") alone at 1000 px. Where the width has
+    # the columns, a row under a row of four takes three (Budget at 1,400 px: one line of
+    # three); where it has two, an odd count's last cell spans its line
+    # each view's page and its last metric, drawn before the grid is measured
+    views = [("budget?model=gpt-oss-120b", "Budget", "GPU memory for it"),
+             ("budget", "Budget", "GPU memory for it"),
+             ("?model=Qwen3-Next-80B-A3B", "Model", "State per request"),
+             ("?model=DeepSeek-V3", "Model", "KV per token, all layers")]
+    for width, (path, title, last) in itertools.product((1000, 1400, 1440), views):
+        with browser_page(browser, width) as page:
+            open_view(page, f"{app_url}/{path}", title)
+            expect(metric(page, last)).to_be_visible()
+            assert lone_cells(page) == [], (width, path)
+            if width == 1400 and path.startswith("budget"):  # its three cells on one line
+                page.wait_for_function(
+                    """() => { const cells = [...document.querySelectorAll(
+                        '[class*="st-key-metrics-under-"] > *')];
+                        return cells.length === 3 && cells.every(c => Math.abs(
+                            c.getBoundingClientRect().top
+                            - cells[0].getBoundingClientRect().top) < 2); }""",
+                    timeout=TIMEOUT)
+
+
 def test_a_row_of_four_metrics_reads_four_or_two_a_line_at_1440_px(browser, app_url):
     # Layout's first row (P, block bytes, blocks, capacity) fits four cells of 233 px at
     # 1,440 px: one line; its second holds "Dead share of a full_attention block" (234 px
