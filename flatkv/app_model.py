@@ -71,7 +71,7 @@ _URL_SPEC_FIELDS = ("format", "name", "source", "notes", "model_layers", "attent
                     "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
                     "max_model_len_typed", "architectures", "kv_dtype",
                     "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "mtp_layer_types",
-                    "kv_shared_layer_types", "kinds", "pattern")
+                    "kv_shared_layer_types", "mtp_modules", "kinds", "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
 
@@ -605,7 +605,8 @@ EDITED = " (edited)"  # what a preset changed by hand is called after its name
 # what a draft writes into its spec only when set (the spec's defaults otherwise)
 _OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
                           "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
-                          "max_model_len_typed", "mtp_layer_types", "kv_shared_layer_types")
+                          "max_model_len_typed", "mtp_layer_types", "kv_shared_layer_types",
+                          "mtp_modules")
 
 
 @dataclass(frozen=True)
@@ -637,6 +638,7 @@ class SpecDraft:
     loaded_max_model_len_typed: bool = False
     mtp_layer_types: tuple[str, ...] = ()  # Step-3.5's sliding drafter: no full MTP layer
     kv_shared_layer_types: tuple[str, ...] = ()  # Gemma 3n's / 4's: SGLang's pool keeps them
+    mtp_modules: int | None = None  # the config's num_nextn_predict_layers (0: no MTP module)
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:
@@ -654,6 +656,7 @@ class SpecDraft:
             loaded_max_model_len_typed=spec.max_model_len_typed,
             mtp_layer_types=spec.mtp_layer_types,
             kv_shared_layer_types=spec.kv_shared_layer_types,
+            mtp_modules=spec.mtp_modules,
         )
 
     @property
@@ -732,7 +735,8 @@ class SpecDraft:
                 **{d: getattr(self, d) for d in DTYPE_FIELDS},
                 "kinds": {n: dict(g) for n, g in self.kinds}, "pattern": self.pattern,
                 **{f: list(v) if isinstance(v, tuple) else v for f in _OPTIONAL_DRAFT_FIELDS
-                   if (v := getattr(self, f))}}
+                   # an MTP module count of 0 is said (a checkpoint without one), not unset
+                   if (v := getattr(self, f)) or (f == "mtp_modules" and v == 0)}}
 
     def named_for_its_figures(self) -> SpecDraft:
         """A preset's name only on a model with the preset's figures: a changed preset goes by

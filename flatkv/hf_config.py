@@ -772,6 +772,7 @@ def spec_from_hf_config(
         max_model_len=max_model_len,
         max_model_len_assumed=assumed,
         mtp_layer_types=mtp_types,
+        mtp_modules=field_of(cfg, "num_nextn_predict_layers")[1],
         # the shared layers' types, by transformers' layer_types (SGLang keeps a pool layer each)
         kv_shared_layer_types=tuple(list(getattr(text, "layer_types", None) or [])[-shared:])
         if shared > 0 else (),

@@ -646,6 +646,9 @@ class ModelSpec:
     mtp_layer_types: the layer types of the model's MTP modules where its config lists them
         (Step-3.5's three ``sliding_attention``), else empty: an MTP module is then one
         full-attention layer (Qwen3-Next's, DeepSeek-V3's), which ``with_mtp_layer`` adds.
+    mtp_modules: the config's num_nextn_predict_layers where it gives one (the MTP modules its
+        checkpoint holds), else None. 0 says the checkpoint has none: ``with_mtp_layer`` then
+        says the engines' MTP drafting does not start on it.
     kv_shared_layer_types: the layer types of the layers past ``layers`` that read an earlier
         layer's KV (Gemma 3n's and Gemma 4's last num_kv_shared_layers), else empty: no cache
         of their own, but SGLang keeps a pool layer for each (``CacheProfile``'s field).
@@ -669,6 +672,7 @@ class ModelSpec:
     max_model_len_typed: bool = False
     mtp_layer_types: tuple[str, ...] = ()
     kv_shared_layer_types: tuple[str, ...] = ()
+    mtp_modules: int | None = None
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -698,6 +702,9 @@ class ModelSpec:
         self._check_dtypes_and_sizes()
         self._check_length_flags()
         self._check_layer_type_lists()
+        if self.mtp_modules is not None:
+            check_int("mtp_modules", self.mtp_modules, maximum=MAX_CACHE_LAYERS,
+                      hint="the config's num_nextn_predict_layers, or leave it out")
         object.__setattr__(self, "_kind_names", self._named_kinds())
         self._check_heads_and_split()
 
@@ -1146,6 +1153,8 @@ class ModelSpec:
             out["mtp_layer_types"] = list(self.mtp_layer_types)
         if self.kv_shared_layer_types:
             out["kv_shared_layer_types"] = list(self.kv_shared_layer_types)
+        if self.mtp_modules is not None:
+            out["mtp_modules"] = self.mtp_modules
         out.update(tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
                    ssm_dtype=self.ssm_dtype)
         if self.config_mamba_ssm_dtype is not None:
@@ -1170,7 +1179,7 @@ class ModelSpec:
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
             "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
             "max_model_len", "max_model_len_assumed", "max_model_len_typed",
-            "mtp_layer_types", "kv_shared_layer_types",
+            "mtp_layer_types", "kv_shared_layer_types", "mtp_modules",
         }
         unknown = sorted(set(data) - allowed)
         if isinstance(data.get("spec"), Mapping) and "kv_bytes_per_slot" in data:
@@ -1211,7 +1220,7 @@ class ModelSpec:
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
                         "attention_heads", "mamba_chunk_size", "max_model_len",
                         "max_model_len_assumed", "max_model_len_typed", "mtp_layer_types",
-                        "kv_shared_layer_types")
+                        "kv_shared_layer_types", "mtp_modules")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)
@@ -1243,6 +1252,17 @@ def mtp_layers_not_full(mtp_layer_types: Iterable[str]) -> list[str]:
     return sorted(set(mtp_layer_types) - {FULL_ATTENTION})
 
 
+# A checkpoint whose config says num_nextn_predict_layers = 0 holds no MTP module, and both
+# engines' MTP drafting fails on it: vLLM's DeepSeekMTP and Qwen3NextMTP build no layer, then
+# take the draft step modulo 0 layers; SGLang's DeepSeek NextN loader asserts "Only 1 nextn
+# layer is supported". A separate drafter (EAGLE) runs on it (SGLang takes a 0 as no MTP
+# layers), whose one attention layer is what the added layer counts: kept, with this note.
+NO_MTP_MODULE = (
+    "This checkpoint has none (config.json num_nextn_predict_layers = 0): vLLM's and SGLang's "
+    "MTP drafting do not start on it, so the layer counts such a drafter's; for MTP drafting, "
+    "use a checkpoint that ships its MTP module.")
+
+
 def with_mtp_layer(spec: ModelSpec) -> ModelSpec:
     """``spec`` with one more cache layer shaped as its last full-attention layer: the
     attention of an MTP module (Qwen3-Next's, Qwen3.5's, DeepSeek-V3's), whose KV the engine
@@ -1262,6 +1282,8 @@ def with_mtp_layer(spec: ModelSpec) -> ModelSpec:
     note = ("An MTP module's attention layer added after the model's, shaped as its last "
             "full-attention layer: its KV shares the pool. Without an MTP module, it stands for "
             "a one-layer drafter's (EAGLE's) attention of that shape.")
+    if spec.mtp_modules == 0:
+        note += f" {NO_MTP_MODULE}"
     # a sentence after the model's notes, which may end without a stop
     before = spec.notes.rstrip()
     if before and not before.endswith((".", "!", "?")):

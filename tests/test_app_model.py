@@ -1380,3 +1380,20 @@ def test_a_config_json_without_a_length_is_counted_at_the_2048_vllm_assumes():
     text = "\n".join(shown(e) for e in (*compare.code, *compare.markdown, *compare.caption))
     assert ("GPU KV cache size: 4,413,440 tokens, Maximum concurrency for 2,048 tokens per "
             "request: 2155.00x") in text
+
+
+def test_a_checkpoint_of_no_mtp_module_keeps_saying_so_through_a_link_and_the_editor():
+    # DeepSeek-V3 read off a config.json with num_nextn_predict_layers 0: the link and the
+    # hand editor carry the 0, so "Add an MTP layer" still says the engines' MTP drafting
+    # does not start on this checkpoint (models.NO_MTP_MODULE)
+    from flatkv.hf_config import spec_from_hf_config
+    from flatkv.models import NO_MTP_MODULE, with_mtp_layer
+    spec = spec_from_hf_config({"model_type": "deepseek_v3", "num_hidden_layers": 61,
+                                "num_attention_heads": 128, "kv_lora_rank": 512,
+                                "qk_rope_head_dim": 64, "num_nextn_predict_layers": 0})
+    linked = app_model.spec_from_json(app_model.unpack_spec(app_model.pack_spec(
+        app_model.spec_to_json(spec))))
+    edited = app_model.SpecDraft.from_spec(spec).to_spec()
+    for kept in (linked, edited):
+        assert kept.mtp_modules == 0
+        assert with_mtp_layer(kept).notes.endswith(NO_MTP_MODULE)

@@ -1986,3 +1986,21 @@ def test_sglangs_own_disable_overlap_schedule_flag_turns_overlap_scheduling_off(
                             first, then], capsys)
         assert code == 2 and err.splitlines()[-1].endswith(
             f"{then} is given after {first}: give one of them")
+
+
+def test_mtp_layer_on_a_checkpoint_of_no_mtp_module_says_engines_mtp_will_not_start(
+        tmp_path, capsys):
+    # DeepSeek-V3's shape, num_nextn_predict_layers 0: the layer is added (62 MLA layers of
+    # 1,152 B a token) and a note says the engines' MTP drafting does not start on it
+    cfg = {"model_type": "deepseek_v3", "num_hidden_layers": 61, "num_attention_heads": 128,
+           "kv_lora_rank": 512, "qk_rope_head_dim": 64, "num_nextn_predict_layers": 0}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    code, out, err = run(["model", "--hf-config", str(path), "--mtp-layer", "--json"], capsys)
+    assert code == 0
+    report = json.loads(out)
+    assert report["kv_bytes_per_token_all_layers"] == 62 * 1_152 == 71_424
+    assert report["notes"].endswith(
+        "This checkpoint has none (config.json num_nextn_predict_layers = 0): vLLM's and "
+        "SGLang's MTP drafting do not start on it, so the layer counts such a drafter's; for "
+        "MTP drafting, use a checkpoint that ships its MTP module.")

@@ -3238,3 +3238,32 @@ def test_a_layer_count_transformers_filled_in_is_said_to_be_its_default():
                        r"\(16\); the config.json gives no num_hidden_layers, so that is "
                        r"transformers' default: add the model's$"):
         spec_from_hf_config(lfm2)
+
+
+def test_a_checkpoint_of_no_mtp_module_keeps_an_added_mtp_layer_with_a_note():
+    # DeepSeek-V3's config with num_nextn_predict_layers 0 (a checkpoint shipped without its
+    # MTP module, as Kimi-K2's): vLLM's DeepSeekMTP builds no layer and takes the draft step
+    # modulo 0 layers, SGLang's NextN loader asserts "Only 1 nextn layer is supported", so
+    # neither engine's MTP drafting starts; an EAGLE drafter does (SGLang takes the 0 as no MTP
+    # layers). The added layer is kept, as a one-layer drafter's attention, and says so
+    from flatkv.models import NO_MTP_MODULE
+    cfg = PRESET_CONFIGS["DeepSeek-V3"]
+    none = spec_from_hf_config({**cfg, "num_nextn_predict_layers": 0})
+    one = spec_from_hf_config({**cfg, "num_nextn_predict_layers": 1})
+    assert (none.mtp_modules, one.mtp_modules, spec_from_hf_config(cfg).mtp_modules) == (
+        0, 1, None)
+    drafted = with_mtp_layer(none)
+    assert len(drafted.layers) == 62 and drafted.layers[-1] == none.layers[-1]
+    assert drafted.profile().kv_bytes_per_token == 62 * (512 + 64) * BF16 == 71_424
+    assert drafted.notes.endswith(
+        "Without an MTP module, it stands for a one-layer drafter's (EAGLE's) attention of that "
+        "shape. This checkpoint has none (config.json num_nextn_predict_layers = 0): vLLM's "
+        "and SGLang's MTP drafting do not start on it, so the layer counts such a drafter's; "
+        "for MTP drafting, use a checkpoint that ships its MTP module.")
+    assert NO_MTP_MODULE not in with_mtp_layer(one).notes
+    # a link and a model file carry it: the note survives them
+    assert ModelSpec.from_dict(none.to_dict()).mtp_modules == 0
+    assert one.with_options(tp=8).to_dict()["mtp_modules"] == 1
+    assert "mtp_modules" not in spec_from_hf_config(cfg).to_dict()
+    with pytest.raises(ValueError, match="mtp_modules"):
+        ModelSpec.from_dict({**none.to_dict(), "mtp_modules": -1})
