@@ -1562,13 +1562,23 @@ def test_vllm_0_23_weighs_minimax_one_request_against_the_whole_budget():
     assert not short.applies and short.reason.startswith(
         "vLLM refuses to start: one request of 32,768 tokens needs 1,488,977,920 B of KV cache "
         "(1.39 GiB: its pages in every group, 10 layers a page, at P 512), more than the "
-        "1,488,977,919 B (1.39 GiB) available (vLLM 0.23.0 weighs it against the whole "
-        "budget; only 0.29 and later hold the null block back) (\"To serve at least one "
-        "request with the model's max seq len\"); its estimated maximum model length is ")
+        "1,488,977,919 B (1.39 GiB) available (vLLM up to 0.23.0, the last release serving "
+        "it, weighs it against the whole budget; 0.29 and later hold the null block back) "
+        "(\"To serve at least one request with the model's max seq len\"); its estimated "
+        "maximum model length is ")
     # 1 B under, 70 blocks fit: 63 full ones beside the 7 state blocks, 63 x 512 = 32,256
     assert short.reason.endswith(f"its estimated maximum model length is 32,256: give a "
                                  f"context of at most 32,256 or a budget of at least {needed:,} "
                                  "B (" + last_served_text(profile) + ")")
+    # one block or less: 0.23.0 says "No available memory" only at 0 B, so its request check
+    # refuses first and names the same least budget, not the null block's one more
+    for budget in (20_971_520, 1):
+        tiny = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=32_768)
+        assert not tiny.applies and tiny.reason.startswith(
+            "vLLM refuses to start: one request of 32,768 tokens needs 1,488,977,920 B")
+        assert "No available memory" not in tiny.reason and tiny.reason.endswith(
+            f"not even one token fits: give a budget of at least {needed:,} B ("
+            + last_served_text(profile) + ")")
     # the same bytes under no dropped architecture: current releases keep the null block's
     # 20,971,520 B out of the check (the architecture alone decides)
     served = replace(profile, architectures=())

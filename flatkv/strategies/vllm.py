@@ -770,17 +770,19 @@ def _request_words(context_tokens: int | None) -> str:
 
 
 def _too_few_blocks(profile: CacheProfile, budget_bytes: int, context_tokens: int | None,
-                    num_blocks: int, unit_bytes: int, needed: int,
-                    division: str) -> StrategyResult | None:
-    """vLLM's refusal where the budget is one block or less: vLLM checks the budget less the
-    null block's one (check_enough_kv_cache_memory), and at 0 B or less says "No available
-    memory for the cache blocks" (``division``: the arithmetic of ``num_blocks``), with the
-    least budget that starts: two blocks, and one request's ``needed`` bytes beside the null
-    block. Past one block, the request check refuses (``_one_request_refusal``), as vLLM does.
-    None where the budget is past one block."""
-    if budget_bytes > unit_bytes:
+                    num_blocks: int, unit_bytes: int, needed: int, division: str,
+                    held: int) -> StrategyResult | None:
+    """vLLM's refusal where the budget is one block or less: vLLM 0.29 and later check the
+    budget less the null block's one (``held``; check_enough_kv_cache_memory), and at 0 B or
+    less say "No available memory for the cache blocks" (``division``: the arithmetic of
+    ``num_blocks``), with the least budget that starts: two blocks, and one request's
+    ``needed`` bytes beside the null block. Past one block, the request check refuses
+    (``_one_request_refusal``), as vLLM does. None where the budget is past one block, and
+    where the releases serving the model hold nothing back (``held`` 0: 0.23.0 says "No
+    available memory" only at 0 B, so its request check refuses first, at ``needed`` B)."""
+    if budget_bytes > unit_bytes or (not held and needed > budget_bytes):
         return None
-    least = max(2 * unit_bytes, needed + unit_bytes)
+    least = max(2 * unit_bytes, needed + held)
     request = (f", and {_request_words(context_tokens)} needs {n(needed)} B beside the null "
                f"block's {n(unit_bytes)} B" if least > 2 * unit_bytes else "")
     return budget_too_small(
@@ -803,16 +805,15 @@ def _one_request_refusal(profile: CacheProfile, context_tokens: int | None, need
     beside the null block (``held``: its bytes; 0 where the releases serving the model checked
     the whole budget), in its words, with the longest context that would fit and the budget
     this one needs; ``block``: what a request's ``needed`` bytes are made of."""
-    least = needed + held
-    release = (last_release(profile) or ("", "up to 0.28"))[1]
+    least, last = needed + held, last_release(profile)
     return not_applicable("vllm", budget_bytes, (
         f"{REFUSES_TO_START}: {_request_words(context_tokens)} needs {n(needed)} B "
         f"of KV cache ({format_bytes(needed)}: {block}), more than the {n(budget_bytes)} B "
         f"({format_bytes(budget_bytes)}) available"
-        + (f" less the {n(held)} B block vLLM holds back as its null block" if held else
-           f" (vLLM {release} weighs it against the whole budget; only "
-           f"{'.'.join(map(str, NULL_BLOCK_CHECKED_SINCE))} and later hold the null block "
-           "back)")
+        + (f" less the {n(held)} B block vLLM holds back as its null block" if held or not last
+           else f" (vLLM up to {last[1]}, the last release serving it, weighs "
+           f"it against the whole budget; {'.'.join(map(str, NULL_BLOCK_CHECKED_SINCE))} and "
+           "later hold the null block back)")
         + " (\"To serve at least one request with the model's max seq len\"); "
         + (f"its estimated maximum model length is {n(longest)}: give a context of at most "
            f"{n(longest)} or a budget of at least {n(least)} B" if longest else
@@ -1048,16 +1049,16 @@ def _grouped_layout(
     asked = request_tokens(context_tokens)
     needed = request_bytes(profile, options, counts, group_size, asked, pages.block_sizes,
                            pages.page)
+    held = _held_back(profile, unit_bytes)
     if too_few := _too_few_blocks(
             profile, budget_bytes, context_tokens, num_blocks, unit_bytes, needed,
-            f"{n(budget_bytes)} // {n(pages.page)} // {group_size}"):
+            f"{n(budget_bytes)} // {n(pages.page)} // {group_size}", held):
         return too_few
     extras["log_lines"] += warmup_lines(num_blocks, unit_bytes, log)
     formulas += _group_lines(profile, counts, pages, group_size, len(groups), pad_lines,
                              budget_bytes, num_blocks)
     extras.update(group_size=group_size, num_groups=len(groups),
                   padding_layers_per_type=padding, page_bytes=pages.page)
-    held = _held_back(profile, unit_bytes)
     if needed > budget_bytes - held:  # less the null block (vLLM 0.29+)
         return _one_request_refusal(
             profile, context_tokens, needed, budget_bytes, held,
@@ -1129,7 +1130,7 @@ def _one_group_of_two_page_sizes(
     asked = request_tokens(context_tokens)
     needed = cdiv(asked, p) * unit_bytes
     if too_few := _too_few_blocks(profile, budget_bytes, context_tokens, num_blocks, unit_bytes,
-                                  needed, f"{n(budget_bytes)} // {n(unit_bytes)}"):
+                                  needed, f"{n(budget_bytes)} // {n(unit_bytes)}", unit_bytes):
         return too_few
     if needed > budget_bytes - unit_bytes:
         return _one_request_refusal(
