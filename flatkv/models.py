@@ -49,6 +49,7 @@ from flatkv.profile import (
     MAX_CHUNK_SIZE,
     MAX_WINDOW,
     NAME_FIX,
+    SPARSE_MLA_KERNEL_BLOCK_SIZE,
     WINDOWED,
     CacheProfile,
     check_architectures,
@@ -92,7 +93,6 @@ MAX_CONV_KERNEL = 64
 # CUTLASS MLA's 128 (Blackwell) are --kernel-block-size 64 / 128. DeepSeek-V3.2's sparse MLA
 # pages by FlashMLA sparse's 64 (``SPARSE_MLA_KERNEL_BLOCK_SIZE``).
 MLA_KERNEL_BLOCK_SIZE = 16
-SPARSE_MLA_KERNEL_BLOCK_SIZE = 64
 
 
 # The least a kind's field takes where it is not 1: a conv kernel keeps K - 1 rows of state

@@ -36,6 +36,10 @@ MAX_ROW_BYTES = 1 << 40
 # link the app writes for a model would be refused when reopened).
 MAX_WINDOW = 1 << 31
 MAX_KERNEL_BLOCK_SIZE = 1 << 20
+# DeepSeek-V3.2's sparse MLA (an indexer's keys beside the latent): vLLM pages it by FlashMLA
+# sparse's kernel block of 64 tokens (flashmla_sparse.py: MultipleOf(64)), whatever it is told;
+# one figure for the model's profile (models) and vLLM's layout (strategies.vllm)
+SPARSE_MLA_KERNEL_BLOCK_SIZE = 64
 MAX_CHUNK_SIZE = 1 << 20  # a state kernel's chunk in tokens (configs say 128 to 2,048)
 # State tensors of one layer: models keep one or two (conv, ssm); raw bytes may name more, but
 # each is a row of every state layer: 10,000 over 2,048 layers planned for minutes, and 8 keep

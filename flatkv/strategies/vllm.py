@@ -65,7 +65,7 @@ from flatkv.plan import (
     SLIDING_ATTENTION,
     cdiv,
 )
-from flatkv.profile import WINDOWED, CacheProfile
+from flatkv.profile import SPARSE_MLA_KERNEL_BLOCK_SIZE, WINDOWED, CacheProfile
 from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
@@ -508,12 +508,12 @@ def all_as_align_why(model_class: str) -> str:
             "vLLM starts it in align (\"falling back to 'align' mode\")")
 
 
-# DeepSeek-V3.2's sparse MLA (a config with an index_topk): FlashMLA sparse pages by 64 tokens,
+# SPARSE_MLA_KERNEL_BLOCK_SIZE (profile.py), as vLLM runs it: DeepSeek-V3.2's sparse MLA (a
+# config with an index_topk): FlashMLA sparse pages by 64 tokens,
 # which vLLM picks itself when --block-size is not given (0.22 to 0.30 log "Setting kv cache
 # block size to 64 for FLASHMLA_SPARSE backend.", 0.31 to 0.33 "... backend(s)."; 0.34's
 # default is 64). A --block-size that is a multiple of 64 stays (a block may hold several
 # kernel blocks since 0.22); any other fails the backend's check and vLLM does not start.
-SPARSE_MLA_BLOCK_SIZE = 64
 
 
 def _window_as_served(profile: CacheProfile,
@@ -681,7 +681,7 @@ def _run_overridden(
     # refused.
     block = options.block_size
     sparse = profile.indexer_bytes_per_slot is not None
-    kernel = SPARSE_MLA_BLOCK_SIZE if sparse else kernel_block_size(profile, options)[0]
+    kernel = SPARSE_MLA_KERNEL_BLOCK_SIZE if sparse else kernel_block_size(profile, options)[0]
     mla_fallback = (not sparse and options.kernel_block_size is None
                     and profile.kernel_block_size is not None)
     if mla_fallback:
@@ -699,13 +699,14 @@ def _run_overridden(
             f"{n(block // kernel * kernel)} or {higher}")
         return not_applicable("vllm", budget_bytes, f"{REFUSES_TO_START}: {reason}",
                               profile_name=profile.name, context_tokens=context_tokens)
-    kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_BLOCK_SIZE)
+    kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_KERNEL_BLOCK_SIZE)
     if profile.indexer_bytes_per_slot is not None and kernel_off:
         result = _run_overridden(profile, budget_bytes=budget_bytes,
                                  context_tokens=context_tokens,
                                  options=replace(options, kernel_block_size=None))
-        why = (f"kernel block size {SPARSE_MLA_BLOCK_SIZE}, not {options.kernel_block_size}: "
-               "DeepSeek-V3.2's sparse MLA runs on FlashMLA sparse, whose kernel block is 64")
+        why = (f"kernel block size {SPARSE_MLA_KERNEL_BLOCK_SIZE}, not "
+               f"{options.kernel_block_size}: DeepSeek-V3.2's sparse MLA runs on FlashMLA "
+               f"sparse, whose kernel block is {SPARSE_MLA_KERNEL_BLOCK_SIZE}")
         return _explained(result, why)
     if not (options.mamba_cache_mode == "all" and profile.has_state):
         return _run_vllm(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
