@@ -309,3 +309,21 @@ def test_deepseek_v32_on_a_b200_takes_sglangs_trtllm_dsa_layout(capsys):
     assert on_b200.capacity_tokens == raw == 994_432
     assert_in_readme(f"40 GiB holds {raw:,} tokens where a Hopper's bfloat16 (1,152 + 132 B) "
                      f"holds {sglang['capacity_tokens']:,}")
+
+
+def test_deepseek_v3s_kernel_block_departs_from_spec(capsys):
+    # SPEC 3.1 says 64 for MLA; vLLM 0.34 runs a dense MLA model's told block of 16 at 16
+    # (FLASH_ATTN_MLA, TRITON_MLA) and its own default block size, 64, at 64: 42,949,672,960
+    # // (16 x 70,272) = 38,199 blocks (611,184 tokens), // (64 x 70,272) = 9,549 (611,136)
+    args = ("--preset", "DeepSeek-V3", "--budget", "40GiB")
+    told, untold = (compare(capsys, *args, "--block-size", block)["vllm"] for block in ("16",
+                                                                                        "64"))
+    assert (told["block_size"], told["num_blocks"], told["capacity_tokens"]) == (
+        16, 38_199, 611_184)
+    assert (untold["block_size"], untold["num_blocks"], untold["capacity_tokens"]) == (
+        64, 9_549, 611_136)
+    assert_in_readme(
+        f"FlatKV's default for DeepSeek-V3 in 40 GiB is P {told['block_size']}, "
+        f"{told['num_blocks']:,} blocks, {told['capacity_tokens']:,} tokens, where FlashMLA's 64 "
+        f"gave P {untold['block_size']}, {untold['num_blocks']:,} and "
+        f"{untold['capacity_tokens']:,}. Those are vLLM 0.34's figures untold")
