@@ -35,6 +35,7 @@ from flatkv.plan import CHUNKED_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, 
 from flatkv.profile import MAX_ROW_BYTES, MAX_WINDOW, WINDOWED, CacheProfile
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
+from flatkv.strategies.vllm_releases import RECENT_VLLM_BLOCK_SIZE
 from flatkv.units import (
     decimal_number,
     format_bytes,
@@ -319,7 +320,9 @@ def add_plan_arguments(
         "--block-size",
         type=positive_int,
         default=StrategyOptions.block_size,
-        help=f"requested tokens per page (default {StrategyOptions.block_size})",
+        help=f"requested tokens per page (default {StrategyOptions.block_size}, SPEC 3.1's "
+        "anchor, as vLLM before 0.34 runs and any told it; vLLM 0.34 told no --block-size "
+        f"runs {RECENT_VLLM_BLOCK_SIZE}: give {RECENT_VLLM_BLOCK_SIZE} to match its log)",
     )
     group.add_argument(
         "--alignment",

@@ -17,7 +17,7 @@ from flatkv.budget import GPU_PRESETS
 from flatkv.engine_options import ENGINE_FIELDS, engine_help
 from flatkv.models import past_max_model_len_text
 from flatkv.plan import check_int
-from flatkv.profile import CacheProfile
+from flatkv.profile import SPARSE_MLA_KERNEL_BLOCK_SIZE, CacheProfile
 from flatkv.sizing import (
     ContextCurves,
     context_candidates,
@@ -151,7 +151,9 @@ def _add_vllm_arguments(parser: argparse.ArgumentParser, defaults: StrategyOptio
     parser.add_argument("--kernel-block-size", type=whole_argument,
                         default=defaults.kernel_block_size,
          metavar="A", help=_engine_help("kernel_block_size",
-                                        "default: a raw model's own, else 16"))
+                                        "default: a raw model's own, else 16; DeepSeek-V3.2's "
+                                        f"sparse MLA runs at {SPARSE_MLA_KERNEL_BLOCK_SIZE} "
+                                        "whatever this says"))
     parser.add_argument("--mamba-cache-mode", choices=MAMBA_CACHE_MODES,
                         default=defaults.mamba_cache_mode,
                         help=_engine_help("mamba_cache_mode",

@@ -2004,3 +2004,20 @@ def test_mtp_layer_on_a_checkpoint_of_no_mtp_module_says_engines_mtp_will_not_st
         "This checkpoint has none (config.json num_nextn_predict_layers = 0): vLLM's and "
         "SGLang's MTP drafting do not start on it, so the layer counts such a drafter's; for "
         "MTP drafting, use a checkpoint that ships its MTP module.")
+
+
+def test_block_size_and_kernel_block_help_say_vllm_034s_own():
+    """FlatKV's default block size is SPEC 3.1's 16, which vLLM 0.34 runs only when told (its
+    own is 64): DeepSeek-V3's default vLLM figures are P 16, 38,199 blocks, where a 0.34 log
+    told nothing says 9,549 of P 64. And a preset's kernel block is not always 16: DeepSeek-V3.2
+    runs at FlashMLA sparse's 64, whatever --kernel-block-size says."""
+    from flatkv.cli import build_parser
+
+    compare = next(a for a in build_parser()._actions if a.dest == "command").choices["compare"]
+    (block,) = [a for a in compare._actions if a.dest == "block_size"]
+    (kernel,) = [a for a in compare._actions if a.dest == "kernel_block_size"]
+    assert block.help == (
+        "requested tokens per page (default 16, SPEC 3.1's anchor, as vLLM before 0.34 runs "
+        "and any told it; vLLM 0.34 told no --block-size runs 64: give 64 to match its log)")
+    assert kernel.help.endswith("(default: a raw model's own, else 16; DeepSeek-V3.2's sparse "
+                                "MLA runs at 64 whatever this says)")
