@@ -61,7 +61,12 @@ from flatkv.strategies.vllm_log import (
     mode_all_log,
     warmup_lines,
 )
-from flatkv.strategies.vllm_releases import last_served_text
+from flatkv.strategies.vllm_releases import (
+    NULL_BLOCK_CHECKED_SINCE,
+    last_served_text,
+    null_block_checked,
+    release_key,
+)
 
 # ------------------------------------------------------------------------------------------
 # The anchor: vLLM's own log for Qwen3-Next-80B-A3B-Instruct, --tp 2, bf16, 44.59 GiB.
@@ -1584,6 +1589,26 @@ def test_vllm_0_23_weighs_minimax_one_request_against_the_whole_budget():
     served = replace(profile, architectures=())
     assert not run_strategy("vllm", served, budget_bytes=needed,
                             context_tokens=32_768).applies
+
+
+@pytest.mark.parametrize(("architecture", "held"), [
+    ("Plamo2ForCausalLM", False),  # last served by 0.26.0
+    ("MiniMaxM1ForCausalLM", False),  # 0.23.0
+    ("Qwen3NextForCausalLM", True),  # served by current releases
+])
+def test_vllm_holds_the_null_block_back_as_the_last_release_serving_the_model(architecture,
+                                                                               held):
+    # the start-up check holds the null block back since 0.29 (PR #47272): a model's last
+    # release decides, read as a number ("0.26.0" before 0.29; a string compare would too,
+    # but "0.100" would not); the same bytes, another architecture, another least budget
+    profile = replace(load_preset("MiniMax-M1").profile(), architectures=(architecture,))
+    assert null_block_checked(profile) is held
+    assert release_key("0.26.0") < NULL_BLOCK_CHECKED_SINCE <= release_key("0.29.0") < (
+        release_key("0.100.0"))
+    # MiniMax-M1's bytes at 32,768 tokens: 71 blocks of 20,971,520 B, one more held back
+    needed = 71 * 20_971_520
+    starts = run_strategy("vllm", profile, budget_bytes=needed, context_tokens=32_768).applies
+    assert starts is not held
 
 
 def test_vllm_says_a_kda_state_of_2_byte_elements_may_be_either_dtype():

@@ -108,6 +108,7 @@ from flatkv.strategies.vllm_releases import (
     last_release,
     last_served_text,
     null_block_checked,
+    release_key,
 )
 from flatkv.units import MAX_BYTES, count_text, format_bytes, tokens_text
 from flatkv.workload import PoolGroup, largest_fitting
@@ -364,8 +365,8 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
             f"widened to {rows} + {speculative_tokens} rows = {n(widened)} B (num_spec in vLLM's "
             f"state shapes), {pages}")
     unwidened = [a for a in profile.architectures if a not in SIZES_P_WITH_DRAFTED_CONV
-                 or (release and _release_key(DRAFTED_CONV_SINCE.get(a, release))
-                     > _release_key(release))]
+                 or (release and release_key(DRAFTED_CONV_SINCE.get(a, release))
+                     > release_key(release))]
     # (only a hybrid's page is sized ahead by its config: a state-only model's is its state's)
     if profile.has_attention and unwidened and len(unwidened) == len(profile.architectures):
         formulas.append(f"{line}; P is sized from the state without them ({unwidened[0]}'s "
@@ -379,11 +380,6 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
                  "not hold them)")
     formulas.append(line)
     return kept, kept
-
-
-def _release_key(release: str) -> tuple[int, ...]:
-    """A vLLM release's number as a key that sorts releases in order ("0.31" before "0.32")."""
-    return tuple(int(part) for part in release.split("."))
 
 
 def padding_layers(count: int, group_size: int) -> int:

@@ -116,13 +116,19 @@ LAST_SERVED_IN = {"BambaForCausalLM": "0.23.0", "MiniMaxForCausalLM": "0.23.0",
 NULL_BLOCK_CHECKED_SINCE = (0, 29)
 
 
+def release_key(release: str) -> tuple[int, ...]:
+    """A vLLM release's number as a key that sorts releases in order ("0.31" before "0.32",
+    "0.23.0" before (0, 29))."""
+    return tuple(int(part) for part in release.split("."))
+
+
 def null_block_checked(profile: CacheProfile) -> bool:
     """Whether the vLLM releases serving this model hold the null block back in their start-up
     check: every current one does, and a model whose last release (``LAST_SERVED_IN``) is
     before NULL_BLOCK_CHECKED_SINCE was checked by releases that did not (MiniMax's 0.23.0,
     PLaMo 2's 0.26.0)."""
     last = last_release(profile)
-    return last is None or tuple(map(int, last[1].split(".")[:2])) >= NULL_BLOCK_CHECKED_SINCE
+    return last is None or release_key(last[1]) >= NULL_BLOCK_CHECKED_SINCE
 
 
 def last_release(profile: CacheProfile) -> tuple[str, str] | None:
