@@ -355,6 +355,19 @@ def sidebar(page_shows_budget: bool = True) -> None:
     side.caption("The link in the address bar holds this whole view: copy it to share.")
 
 
+def _blackwell_setting(side: Any) -> None:
+    """Whether the GPU is a Blackwell, where the budget names no preset's GPU (Custom, KV
+    cache memory, vLLM's blocks): SGLang's DeepSeek sparse attention layout reads it
+    (``AppState.on_blackwell``), and a B200's log of it is checked only so."""
+    bind(side.checkbox, "sglang_blackwell",
+         "GPU is a Blackwell (B200): SGLang stores DeepSeek's sparse attention in fp8",
+         help="SGLang 0.5.23 on a Blackwell GPU keeps DeepSeek's sparse attention "
+         "(DeepSeek-V3.2, GLM-5) in fp8_e4m3 on its trtllm DSA backends, the latent raw "
+         "beside the index keys (576 + 132 = 708 B a token a layer for DeepSeek-V3.2), "
+         "where a Hopper keeps 1,152 + 132 B in bfloat16. The B200 preset says so itself; "
+         "here the budget names no GPU. Other models are stored alike on either.")
+
+
 def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
     """GPU (or an engine's logged KV cache memory), memory fraction, weights and TP, and the
     cache budget per rank they give; ``explained_on_page``: a bad budget is the page's error
@@ -396,7 +409,9 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
              "here (a block is a page in each of its group_size tensors), so vLLM's figures "
              "match its log exactly and the other layouts get the same bytes. The memory "
              "fraction and weights do not apply.")
-    else:
+    if gpu not in GPU_PRESETS:  # a preset says it (the B200)
+        _blackwell_setting(side)
+    if gpu not in (KV_MEMORY, KV_BLOCKS):
         bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION,
              max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955
              help="Share of the GPU memory the engine may use (vLLM's gpu_memory_utilization; "

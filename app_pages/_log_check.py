@@ -12,6 +12,7 @@ from app_pages._figures import current_strategies
 from app_pages._session import state, update
 from flatkv import log_check
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
+from flatkv.budget import GPU_PRESETS
 from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF
@@ -102,14 +103,25 @@ def _run_settings(s: AppState) -> log_check.RunSettings:
         gpu_chunk=log_check.kept_gpu_chunk(
             s.sglang_chunked_prefill(), told=s.sglang_chunked_prefill_size is not None,
             on_gpu=s.gpu not in (KV_MEMORY, KV_BLOCKS)),
-        **log_check.sglang_page_settings(s.profile(), s.strategy_options()))
+        **log_check.sglang_page_settings(s.profile(), s.strategy_options()),
+        **log_check.sglang_blackwell_settings(s.profile(), s.strategy_options(),
+                                              preset=s.gpu in GPU_PRESETS))
+
+
+def _pages_at(s: AppState, changes: dict) -> AppState:
+    """The pages ``s`` with a log's ``changes`` taken, before its budget: a Blackwell told
+    beside a GPU preset, which sets it, leaves the preset for its budget as KV cache memory
+    (the log's own budget is offered with it: ``log_check.logged_changes``)."""
+    if changes.get("sglang_blackwell") and s.gpu in GPU_PRESETS:
+        changes = {**changes, "gpu": KV_MEMORY, "kv_memory": s.budget().cache_bytes}
+    return replace(s, **changes).after(s)
 
 
 def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, list[str]]:
     """The changes that set the pages at ``s`` to the log's run (``log_check.logged_changes``),
     as the pages take them, and what each is in words."""
     found = log_check.logged_changes(run, _run_settings(s), lambda changes: _run_settings(
-        replace(s, **changes).after(s)))
+        _pages_at(s, changes)))
     changes, said = {}, []
     for name, value in found.items():
         if name == "vllm_blocks":
@@ -138,6 +150,11 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
             # the chunk the pages take already: the GPU's, kept as told (gpu_chunk)
             changes[name] = value
             said.append(f"SGLang's prefill chunk of {tokens_text(value)} (the {s.gpu}'s, kept)")
+        elif name == "sglang_blackwell":
+            changes[name] = value
+            kept = f", the {s.gpu}'s, kept" if s.on_blackwell() else ""
+            said.append(f"SGLang on a Blackwell GPU (a B200: DeepSeek's sparse attention in "
+                        f"fp8{kept})")
         else:
             changes[name] = value
             said.append(_setting_words(name, value, run))

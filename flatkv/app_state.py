@@ -125,6 +125,9 @@ class AppState:
     gpu_memory: int = 80 * 10**9  # used when gpu == "Custom"
     kv_memory: int = 40 * 2**30  # used when gpu == KV_MEMORY: the cache budget per rank itself
     kv_blocks: int = 6_000  # used when gpu == KV_BLOCKS: the budget in vLLM's blocks
+    # SGLang runs on a Blackwell GPU (a B200), read where the budget names no GPU preset
+    # (Custom, KV cache memory, vLLM's blocks): a preset sets it (``strategy_options``)
+    sglang_blackwell: bool = False
     mem_fraction: float = DEFAULT_MEMORY_FRACTION
     weights: int = 0  # model weights, all ranks together; each rank holds weights / tp
     tp: int = 1
@@ -276,8 +279,16 @@ class AppState:
             **{name: getattr(self, name) for name in ENGINE_FIELDS}
             | {"sglang_chunked_prefill_size": self.sglang_chunked_prefill(),
                # the GPU picked, as SGLang's DeepSeek sparse attention layout reads it
-               "sglang_blackwell": self.gpu in BLACKWELL_GPUS},
+               "sglang_blackwell": self.on_blackwell()},
         )
+
+    def on_blackwell(self) -> bool:
+        """Whether SGLang runs on a Blackwell GPU here: the GPU preset picked says (the B200),
+        else the sidebar's "GPU is a Blackwell" (``sglang_blackwell``), where the budget names
+        no preset's GPU: SGLang stores DeepSeek's sparse attention in fp8 there."""
+        if self.gpu in GPU_PRESETS:
+            return self.gpu in BLACKWELL_GPUS
+        return self.sglang_blackwell
 
     def sglang_chunked_prefill(self) -> int:
         """The --chunked-prefill-size SGLang's figures take: the one set, else SGLang's own on
@@ -594,6 +605,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key, key_value=True),
                format_size),
     "kv_blocks": ("kv_blocks", _int(MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS), str),
+    "sg_bw": ("sglang_blackwell", _flag, lambda v: "1" if v else "0"),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", lambda key, text: memory_size(text, key, weights=True, key_value=True),
                 format_size),
@@ -700,7 +712,8 @@ def encode_query(state: AppState) -> dict[str, str]:
                 out[key] = write(value)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)
-        if value != getattr(DEFAULT, name):
+        if value != getattr(DEFAULT, name) and not (
+                name == "sglang_blackwell" and state.gpu in GPU_PRESETS):  # unread there
             out[key] = write(value)
     return out
 
@@ -748,6 +761,8 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     model, raw, spec, model_notice = _decode_model(q)
     if model_notice:
         notices.append(model_notice)
+    if blackwell_notice := _preset_blackwell(changes):
+        notices.append(blackwell_notice)
     state, notice = _plannable(replace(DEFAULT, model=model, raw=raw, spec=spec, **changes))
     if notice:
         notices.append(notice)
@@ -757,6 +772,20 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
                        f"{listed(unknown, _as_typed)}.")
     notices.extend(_unread_model_keys(q, state.model))
     return state, notices
+
+
+def _preset_blackwell(changes: dict[str, object]) -> str:
+    """A link's sg_bw=1 beside a GPU preset, which sets it: dropped from ``changes`` (the
+    B200 implies it, silently), and beside another GPU a notice naming both."""
+    gpu = changes.get("gpu", DEFAULT.gpu)
+    if not changes.get("sglang_blackwell") or gpu not in GPU_PRESETS:
+        return ""
+    del changes["sglang_blackwell"]
+    if gpu in BLACKWELL_GPUS:
+        return ""
+    return (f"sg_bw=1 says SGLang runs on a Blackwell GPU, but gpu={gpu} is not one; using "
+            f"sg_bw=0 (pick gpu={BLACKWELL_GPUS[0]}, or a memory source: "
+            f"{listed(list(MEMORY_SOURCES), str)}).")
 
 
 # the model keys only one kind of model reads, and the words that name it

@@ -37,7 +37,12 @@ from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
 )
-from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, logged_overlap, logged_strategy
+from flatkv.strategies.sglang import (
+    CHUNKED_PREFILL_ASSUMED,
+    blackwell_dsa_bytes,
+    logged_overlap,
+    logged_strategy,
+)
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import GB as SGLANG_GB
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
@@ -835,7 +840,9 @@ class LoggedRun:
     None where the log does not say, or says two things (two runs). ``sglang_tokens``:
     SGLang's token pool, its scheduler line's max_total_num_tokens (SGLang logs no budget:
     the pools are what a budget is found for), ``sglang_state_slots`` its state pool's
-    max_mamba_cache_size."""
+    max_mamba_cache_size, ``sglang_kv_dtype`` the dtype its KV pool lines give (``float8_e4m3fn``
+    on a B200 for DeepSeek's sparse attention: ``logged_changes`` offers the Blackwell setting
+    where that dtype is its layout's)."""
 
     blocks: int | None = None
     memory: str | None = None
@@ -851,6 +858,7 @@ class LoggedRun:
     sglang_mamba_track_interval: int | None = None
     sglang_mamba_radix_cache_strategy: str | None = None
     sglang_overlap_schedule: bool | None = None
+    sglang_kv_dtype: str | None = None
 
 
 def _server_arg(name: str, value: str = r"([0-9]+)(?!\d)") -> re.Pattern[str]:
@@ -860,12 +868,16 @@ def _server_arg(name: str, value: str = r"([0-9]+)(?!\d)") -> re.Pattern[str]:
     return re.compile(rf"\bserver_args=.*?(?:'{name}':\s*|\b{name}=){value}")
 
 
+# The dtype SGLang's KV pool lines give (a hybrid SWA pool's Full and SWA lines alike; a
+# drafter's in another dtype leaves the run's unsaid, as two things said)
+SGLANG_KV_DTYPE = re.compile(r"\bKV Cache is allocated\. dtype: torch\.(\w+),")
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
 # the pages take: its pools are sized from the memory it profiles, and a budget is found that
 # sizes them so (``RunSettings.sglang_budget``)
 _SGLANG_SCHEDULER = r"\bmax_total_num_tokens=[0-9]+, "
 _RUN_FIGURES = (
     ("sglang_tokens", "sglang", re.compile(r"\bmax_total_num_tokens=([0-9]+), ")),
+    ("sglang_kv_dtype", "sglang", SGLANG_KV_DTYPE),
     ("sglang_state_slots", "sglang", re.compile(
         r"Mamba Cache is allocated\. max_mamba_cache_size: ([0-9]+),")),
     ("sglang_state_slots", "sglang", re.compile(
@@ -952,6 +964,7 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         sglang_tokens=int(one["sglang_tokens"]) if "sglang_tokens" in one else None,
         sglang_state_slots=(int(one["sglang_state_slots"]) if "sglang_state_slots" in one
                             else None),
+        sglang_kv_dtype=one.get("sglang_kv_dtype"),
         **{key: _PAGE_READ[key](one[key]) for key in SGLANG_PAGE_FIELDS if key in one},
     )
 
@@ -993,6 +1006,24 @@ class RunSettings:
     # ... and its overlap scheduling, as its server_args logs it (``sglang.logged_overlap``:
     # off where auto picked no_buffer), where it changes SGLang's figures (None: not compared)
     sglang_overlap_schedule: bool | None = None
+    # whether SGLang's figures are a Blackwell's (``StrategyOptions.sglang_blackwell``), where
+    # it acts on them (None: not compared; ``sglang_blackwell_settings``), whether a GPU
+    # preset sets it, and the dtype of the KV pool lines SGLang logs at them (None: none)
+    sglang_blackwell: bool | None = None
+    blackwell_preset: bool = False
+    sglang_kv_dtype: str | None = None
+
+
+def sglang_blackwell_settings(profile: CacheProfile, options: StrategyOptions, *,
+                              preset: bool) -> dict[str, bool | None]:
+    """``options.sglang_blackwell`` as ``RunSettings`` holds it: None where a Blackwell stores
+    ``profile`` as a Hopper does (no DeepSeek sparse attention: ``sglang.blackwell_dsa_bytes``),
+    so that it is offered or kept only where it acts; ``preset``: a GPU preset sets it (the
+    B200's, kept where a budget of the log's own leaves the preset; a Hopper's, told only
+    then)."""
+    acts = blackwell_dsa_bytes(profile, replace(options, sglang_blackwell=True)) is not None
+    return {"sglang_blackwell": options.sglang_blackwell if acts else None,
+            "blackwell_preset": preset}
 
 
 # SGLang's options of its pages and their radix cache that a log's server_args gives, by their
@@ -1052,13 +1083,17 @@ def kept_gpu_chunk(chunk: int, *, told: bool, on_gpu: bool) -> int | None:
     return chunk if on_gpu and not told and chunk != CHUNKED_PREFILL_ASSUMED else None
 
 
-def sglang_pool_settings(result: StrategyResult) -> dict[str, int | None]:
-    """SGLang's token pool and request state slots in ``result`` (its layout's run), as
-    ``RunSettings`` holds them: None where it does not apply or keeps no state pool."""
+def sglang_pool_settings(result: StrategyResult) -> dict[str, int | str | None]:
+    """SGLang's token pool, request state slots and KV lines' dtype in ``result`` (its
+    layout's run), as ``RunSettings`` holds them: None where it does not apply, keeps no
+    state pool or logs no KV line."""
     if not result.applies:
-        return {"sglang_tokens": None, "sglang_state_slots": None}
+        return {"sglang_tokens": None, "sglang_state_slots": None, "sglang_kv_dtype": None}
+    dtypes = {m[1] for line in result.extras.get("log_lines", ())
+              if (m := SGLANG_KV_DTYPE.search(line))}
     return {"sglang_tokens": result.logged_tokens,
-            "sglang_state_slots": result.extras.get("request_state_slots")}
+            "sglang_state_slots": result.extras.get("request_state_slots"),
+            "sglang_kv_dtype": dtypes.pop() if len(dtypes) == 1 else None}
 
 
 def printed_available(budget_bytes: int) -> tuple[str, str]:
@@ -1090,6 +1125,17 @@ def _budget_takes(memory: str) -> bool:
         return False
 
 
+def _blackwell_logged(run: LoggedRun, now: RunSettings,
+                      blackwell: Callable[[], RunSettings]) -> bool:
+    """Whether the log's run was SGLang on a Blackwell where the settings ``now`` are not
+    (``now.sglang_blackwell`` not True): its KV lines' dtype differs from theirs and is the
+    one they give on a Blackwell (``blackwell()``, run only where the rest holds: DeepSeek's
+    sparse attention in fp8_e4m3, ``sglang.blackwell_dsa``)."""
+    return (now.sglang_blackwell is False and run.sglang_kv_dtype is not None
+            and run.sglang_kv_dtype != now.sglang_kv_dtype
+            and blackwell().sglang_kv_dtype == run.sglang_kv_dtype)
+
+
 def logged_changes(run: LoggedRun, now: RunSettings,
                    at: Callable[[Mapping[str, object]], RunSettings]) -> dict[str, object]:
     """The settings of the log's ``run`` that the ones ``now`` lack, by their options' names
@@ -1100,15 +1146,17 @@ def logged_changes(run: LoggedRun, now: RunSettings,
     SGLang's pools as its log gives them, ``context``, ``sglang_chunked_prefill_size``), in
     the order a reader takes them: first what moves every figure a rank holds (TP, attention
     DP, mamba cache mode, SGLang's page size, the track interval its radix cache checks, its
-    overlap scheduling and its strategy), then the budget, context and chunk at the settings
-    with those taken (``at``). The strategy is set beside the log's at the page and overlap
-    taken, as SGLang logs auto as the cache it picks there: a run of auto without overlap
-    logs no_buffer, which overlap off taken gives (a told no_buffer beside overlap on, which
-    SGLang refuses, is not offered). vLLM 0.34 sizes its cache by the blocks it fits after
-    warm-up, so those are taken over the Available memory an older release sizes it by;
-    under attention DP SGLang logs a group's chunk, chunked_prefill_size // D, so the option
-    is D times it. A budget of its own taken off a GPU keeps the chunk SGLang took there
-    (``RunSettings.gpu_chunk``). Figures out of what the pages and flags take are left out."""
+    overlap scheduling and its strategy, ``sglang_blackwell``: a Blackwell GPU, where the
+    settings are none and its layout gives the log's KV dtype, ``_blackwell_logged``), then
+    the budget, context and chunk at the settings with those taken (``at``). The strategy is
+    set beside the log's at the page and overlap taken, as SGLang logs auto as the cache it
+    picks there: a run of auto without overlap logs no_buffer, which overlap off taken gives
+    (a told no_buffer beside overlap on, which SGLang refuses, is not offered). vLLM 0.34
+    sizes its cache by the blocks it fits after warm-up, so those are taken over the
+    Available memory an older release sizes it by; under attention DP SGLang logs a group's
+    chunk, chunked_prefill_size // D, so the option is D times it. A budget of its own taken
+    off a GPU preset keeps what it set (``_off_the_preset``). Figures out of what the pages
+    and flags take are left out."""
     changes: dict[str, object] = {}
     known: dict[tuple[tuple[str, object], ...], RunSettings] = {(): now}
 
@@ -1135,6 +1183,8 @@ def logged_changes(run: LoggedRun, now: RunSettings,
         if logged is not None and set_now is not None and logged != set_now and (
                 logged in offered):
             changes[name] = logged
+    if _blackwell_logged(run, now, lambda: settings_at({**changes, "sglang_blackwell": True})):
+        changes["sglang_blackwell"] = True
     then = settings_at(changes)
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if run.blocks not in then.vllm_blocks:
@@ -1164,8 +1214,22 @@ def logged_changes(run: LoggedRun, now: RunSettings,
                 and last.sglang_budget is not None and (
                 budget := last.sglang_budget(run.sglang_tokens, run.sglang_state_slots))):
             changes["sglang_budget"] = budget
-    budgets = {"vllm_blocks", "kv_memory", "sglang_budget"}
-    if (now.gpu_chunk is not None and budgets & changes.keys()
-            and "sglang_chunked_prefill_size" not in after):
+    return _off_the_preset(now, changes, after)
+
+
+def _off_the_preset(now: RunSettings, changes: Mapping[str, object],
+                    after: Mapping[str, object]) -> dict[str, object]:
+    """``logged_changes``' ``changes`` then ``after``, with what a GPU preset of the settings
+    ``now`` set: where a budget of the log's own leaves the preset, its Blackwell and its chunk
+    kept as told (``RunSettings.gpu_chunk``: the B200's 16,384); where none does, a Blackwell
+    offered beside it dropped, as the preset fixes it (a Hopper's: not told there)."""
+    changes, after = dict(changes), dict(after)
+    if not {"vllm_blocks", "kv_memory", "sglang_budget"} & changes.keys():
+        if now.blackwell_preset:
+            changes.pop("sglang_blackwell", None)
+        return {**changes, **after}
+    if now.blackwell_preset and now.sglang_blackwell:
+        changes["sglang_blackwell"] = True
+    if now.gpu_chunk is not None and "sglang_chunked_prefill_size" not in after:
         after["sglang_chunked_prefill_size"] = now.gpu_chunk
     return {**changes, **after}

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import BinaryIO
 
 from flatkv import log_check, strategy_cli
+from flatkv.budget import GPU_PRESETS
 from flatkv.given_cli import GivenModel, UsageError
 from flatkv.profile import CacheProfile
 from flatkv.sizing import sglang_budget_search
@@ -33,7 +34,8 @@ _LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
                  "sglang_page_size": "--sglang-page-size",
                  "sglang_mamba_track_interval": "--mamba-track-interval",
                  "sglang_mamba_radix_cache_strategy": "--mamba-radix-cache-strategy",
-                 "sglang_overlap_schedule": "--sglang-overlap-schedule"}
+                 "sglang_overlap_schedule": "--sglang-overlap-schedule",
+                 "sglang_blackwell": "--sglang-blackwell"}
 # ... and the RunSettings field each sets
 _SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
                    "sglang_chunked_prefill_size": "chunk"}
@@ -53,10 +55,12 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     def at(taken: Mapping[str, object]) -> log_check.RunSettings:
         then = replace(now, **{_SETTING_FIELDS.get(name, name): value
                                for name, value in taken.items()
-                               if name in ("tp", "context", *_SETTING_FIELDS)})
+                               if name in ("tp", "context", "sglang_blackwell",
+                                           *_SETTING_FIELDS)})
         then_options = replace(
             options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
             mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode),
+            sglang_blackwell=bool(then.sglang_blackwell) or options.sglang_blackwell,
             **{name: taken[name] for name in log_check.SGLANG_PAGE_FIELDS if name in taken})
         # SGLang's page options as it logs them there (auto as the cache it picks at the
         # overlap and page taken)
@@ -64,7 +68,7 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
         ranked = profile if then.tp == now.tp else model.profile_at(then.tp)
         if ranked is None:
             return replace(then, sglang_tokens=None, sglang_state_slots=None,
-                           sglang_budget=None)
+                           sglang_kv_dtype=None, sglang_budget=None)
         return _with_sglang_pool(then, ranked, then_options, args.budget)
 
     now = _with_sglang_pool(log_check.RunSettings(
@@ -79,6 +83,9 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
             options.sglang_chunked_prefill_size,
             told=getattr(args, "sglang_chunked_prefill_size", None) is not None,
             on_gpu=getattr(args, "gpu_memory", None) is not None),
+        # told by --sglang-blackwell where --gpu-memory names no preset, which sets it
+        **log_check.sglang_blackwell_settings(
+            profile, options, preset=getattr(args, "gpu_memory", None) in GPU_PRESETS),
         **log_check.sglang_page_settings(profile, options)),
         profile, options, args.budget)
     changes = log_check.logged_changes(run, now, at)

@@ -266,8 +266,12 @@ def add_strategy_arguments(
          f"{defaults.lcm_alignment_bytes})")
     parser.add_argument("--margin", type=whole_argument, default=defaults.margin,
          help=f"workload: safety pages per group (default {defaults.margin})")
-    # no flag: --gpu-memory's GPU sets it (``figures_options``), as the app's GPU pick does
-    parser.set_defaults(sglang_blackwell=None)
+    # --gpu-memory's GPU sets it where a preset (``figures_options``), as the app's GPU pick
+    # does; this flag where the budget names no preset's GPU (--budget, --vllm-blocks, a size)
+    parser.add_argument("--sglang-blackwell", action="store_true", default=None,
+         help="SGLang runs on a Blackwell GPU (a B200), where it stores DeepSeek's sparse "
+         "attention in fp8 (its trtllm DSA layout), for a budget that names no GPU preset; "
+         "--gpu-memory \"B200 192GB\" implies it")
 
 
 def options_from_args(args: argparse.Namespace) -> StrategyOptions:
@@ -309,9 +313,14 @@ def figures_options(args: argparse.Namespace) -> StrategyOptions:
     16,384 on a B200), else the 8,192 assumed; and whether that GPU is a Blackwell
     (``sglang_blackwell``: the B200 preset, where SGLang stores DeepSeek's sparse attention in
     its raw fp8 layout). The options as told (``options_from_args``) say what was set, for the
-    notes on options set but unread."""
-    options = replace(options_from_args(args), sglang_blackwell=getattr(
-        args, "gpu_memory", None) in BLACKWELL_GPUS)
+    notes on options set but unread. --sglang-blackwell tells it where the budget names no
+    preset; beside a preset of another GPU it is refused (ValueError naming both)."""
+    gpu, told = getattr(args, "gpu_memory", None), bool(getattr(args, "sglang_blackwell", None))
+    if told and gpu in GPU_PRESETS and gpu not in BLACKWELL_GPUS:
+        raise ValueError(f"--sglang-blackwell says SGLang runs on a Blackwell GPU, but "
+                         f"--gpu-memory {quoted(gpu)} is not one: drop --sglang-blackwell, or "
+                         f"give --gpu-memory {quoted(BLACKWELL_GPUS[0])}")
+    options = replace(options_from_args(args), sglang_blackwell=gpu in BLACKWELL_GPUS or told)
     if options.sglang_chunked_prefill_size is not None:
         return options
     return replace(options, sglang_chunked_prefill_size=sglang_default_chunked_prefill(

@@ -579,3 +579,49 @@ def test_compare_checks_a_pasted_engine_log():
         assert not at.exception and not at.table
         (error,) = [shown(e) for e in at.error]
         assert error.startswith(said)
+
+
+def test_compare_offers_sglang_on_a_blackwell_for_a_b200_log_of_deepseek_v32():
+    # DeepSeek-V3.2's SGLang lines on a B200 in 40 GiB (tests/test_log_check.py: 994,432
+    # tokens of 61 x (576 + 132) B in float8_e4m3fn, chunk 16,384) pasted on pages whose
+    # budget names no preset: checked there (a Hopper's bfloat16, 548,352 tokens) both lines
+    # differ; the offer names the Blackwell beside the chunk, and taken, both agree
+    from test_log_check import deepseek_v32_b200_sglang_lines
+
+    log = as_sglang_log(deepseek_v32_b200_sglang_lines())
+    link = {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "kv_mem": "40GiB"}
+    at = open_app("app_pages/compare.py", link)
+    at.text_area(key="compare.check_log").set_value(log).run()
+    assert [shown(e) for e in at.error] == ["SGLang: both lines differ from the log."]
+    offer, agreed, taken = offer_taken(link, log)
+    assert offer == ("This log's run had SGLang on a Blackwell GPU (a B200: DeepSeek's sparse "
+                     "attention in fp8) and SGLang's prefill chunk of 16,384 tokens: the figures "
+                     "here are at other settings, so its lines differ for that alone. Take its "
+                     "settings, then read the check again.")
+    assert taken == {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "sg_bw": "1",
+                     "sg_chunk": "16384"}  # 40 GiB, the KV cache memory's default, kept
+    assert agreed == ["SGLang: both lines are in the log and agree with it."]
+    # on H100 pages, with the log's own budget (994,432 x 61 x 708 B), which leaves the preset
+    offer, agreed, taken = offer_taken({"model": "DeepSeek-V3.2", "gpu": "H100 80GB"}, log)
+    assert offer.startswith("This log's run had SGLang on a Blackwell GPU (a B200: DeepSeek's "
+                            "sparse attention in fp8), SGLang's token pool of 994,432 tokens (a "
+                            "rank with 42,947,529,216 B of KV cache memory sizes its pools so)")
+    assert (taken["gpu"], taken["kv_mem"], taken["sg_bw"]) == (
+        "KV cache memory", "42947529216B", "1")
+    assert agreed == ["SGLang: both lines are in the log and agree with it."]
+
+
+def test_the_blackwell_checkbox_shows_where_the_budget_names_no_gpu_preset():
+    # "GPU is a Blackwell (B200)" in the sidebar on KV cache memory (and Custom, vLLM's
+    # blocks), not on a preset, which says it itself; ticked, the link carries sg_bw=1 and
+    # SGLang's figures are the B200's layout (994,432 tokens in 40 GiB, 61 x 708 B)
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "H100 80GB"})
+    assert not [c for c in at.checkbox if c.key == "w.sglang_blackwell"]
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "KV cache memory",
+                                           "kv_mem": "40GiB"})
+    (box,) = [c for c in at.checkbox if c.key == "w.sglang_blackwell"]
+    assert box.label == ("GPU is a Blackwell (B200): SGLang stores DeepSeek's sparse attention "
+                         "in fp8") and not box.value
+    box.check().run()
+    assert_clean(at)
+    assert at.query_params["sg_bw"] == "1"

@@ -140,6 +140,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
     off_default = {
         "block_size": 64, "alignment": 32, "planner": "per-component", "gpu": "Custom",
         "gpu_memory": 96 * 10**9, "kv_memory": 30 * 2**30, "kv_blocks": 6_701, "mem_fraction": 0.85,
+        "sglang_blackwell": True,
         "weights": 16 * 10**9, "tp": 2, "context": 8192, "requests": 3, "hold_requests": 12,
         "uniform_rows": True,
         "kernel_block_size": 64, "mamba_cache_mode": "all", "mamba_chunk_size": 128,
@@ -1818,15 +1819,33 @@ def test_sglang_chunked_prefill_size_is_the_gpus_own_unless_set():
 
 def test_the_gpu_picked_tells_sglang_whether_it_runs_on_a_blackwell():
     # the B200 alone (compute capability 10): there SGLang keeps DeepSeek-V3.2's DSA cache in
-    # its raw fp8 layout, 61 x (576 + 132) B a token, which its figures then take; no link key
-    # and no engine option change it, and no other GPU or budget source sets it
-    def blackwell(gpu: str) -> bool:
-        return AppState(model="DeepSeek-V3.2", gpu=gpu).strategy_options().sglang_blackwell
+    # its raw fp8 layout, 61 x (576 + 132) B a token, which its figures then take; no engine
+    # option changes it, and no other GPU preset sets it. A budget that names no preset's GPU
+    # (Custom, KV cache memory, vLLM's blocks) takes the sidebar's "GPU is a Blackwell"
+    # (sglang_blackwell, link sg_bw=1), which a preset does not read
+    def blackwell(gpu: str, told: bool = False) -> bool:
+        return AppState(model="DeepSeek-V3.2", gpu=gpu,
+                        sglang_blackwell=told).strategy_options().sglang_blackwell
 
-    assert blackwell("B200 192GB")
-    for gpu in ("H100 80GB", "H200 141GB", "A100 80GB", "Custom", "KV cache memory",
-                "vLLM KV cache blocks"):
-        assert not blackwell(gpu), gpu
+    assert blackwell("B200 192GB") and blackwell("B200 192GB", True)
+    for gpu in ("H100 80GB", "H200 141GB", "A100 80GB"):
+        assert not blackwell(gpu) and not blackwell(gpu, True), gpu
+    for gpu in ("Custom", "KV cache memory", "vLLM KV cache blocks"):
+        assert not blackwell(gpu) and blackwell(gpu, True), gpu
+    told = AppState(model="DeepSeek-V3.2", gpu="KV cache memory", sglang_blackwell=True)
+    assert encode_query(told)["sg_bw"] == "1" and decode_query(encode_query(told)) == (told, [])
+    # unread beside a preset: no link writes it there; a link that gives it is read as the
+    # preset says, silently on the B200, with a notice naming both beside another GPU
+    assert "sg_bw" not in encode_query(replace(told, gpu="H100 80GB"))
+    assert decode_query({"gpu": "B200 192GB", "sg_bw": "1"}) == (
+        AppState(gpu="B200 192GB"), [])
+    assert decode_query({"gpu": "H100 80GB", "sg_bw": "1"}) == (AppState(gpu="H100 80GB"), [
+        "sg_bw=1 says SGLang runs on a Blackwell GPU, but gpu=H100 80GB is not one; using "
+        "sg_bw=0 (pick gpu=B200 192GB, or a memory source: Custom, KV cache memory, vLLM KV "
+        "cache blocks)."])
+    r = run_strategy("sglang", told.profile(), budget_bytes=40 << 30,
+                     options=told.strategy_options())
+    assert r.capacity_tokens == 994_432
     state = AppState(model="DeepSeek-V3.2", gpu="B200 192GB")
     assert state.changed_engine_options() == {} and "sglang_blackwell" not in encode_query(state)
     r = run_strategy("sglang", state.profile(), budget_bytes=40 << 30,

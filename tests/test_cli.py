@@ -781,6 +781,65 @@ def test_compare_check_log_names_sglangs_overlap_scheduling_off(tmp_path, capsys
         32_768, "--no-sglang-overlap-schedule --mamba-radix-cache-strategy extra_buffer")
 
 
+def test_compare_check_log_names_sglang_on_a_blackwell_for_a_b200_log(tmp_path, capsys):
+    # DeepSeek-V3.2's SGLang lines on a B200 in 40 GiB (tests/test_log_check.py: 994,432
+    # tokens in float8_e4m3fn, chunk 16,384) checked at a budget of 40 GiB: the dtype and
+    # tokens differ (a Hopper's bfloat16, 548,352), and the note names --sglang-blackwell
+    # beside the chunk; with them every line agrees
+    from test_log_check import deepseek_v32_b200_sglang_lines
+
+    log = tmp_path / "sglang.log"
+    log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate(deepseek_v32_b200_sglang_lines())))
+    v32 = ["compare", "--preset", "DeepSeek-V3.2", "--check-log", str(log)]
+    code, out, _ = run([*v32, "--budget", "40GiB"], capsys)
+    assert code == 1 and out.splitlines()[:3] == [
+        "SGLang: both lines differ from the log.",
+        "  differs: KV Cache is allocated. dtype: torch.bfloat16, #tokens: 548352, KV size: "
+        "40.00 GB",
+        "    line 1 (TP0): dtype: FlatKV torch.bfloat16, log torch.float8_e4m3fn; #tokens: "
+        "FlatKV 548352, log 994432"]
+    assert_log_run_named([*v32, "--budget", "40GiB"],
+                         "--sglang-blackwell --sglang-chunked-prefill-size 16384", capsys)
+    code, out, err = run([*v32, "--budget", "40GiB", "--sglang-blackwell",
+                          "--sglang-chunked-prefill-size", "16384"], capsys)
+    assert code == 0 and "this log's run had" not in err
+    assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
+    # at 30 GiB the budget too, the least that sizes 994,432 tokens of 61 x 708 B
+    assert 994_432 * 61 * 708 == 42_947_529_216
+    assert_log_run_named([*v32, "--budget", "30GiB"], "--sglang-blackwell --budget "
+                         "42947529216B --sglang-chunked-prefill-size 16384", capsys)
+    # on a Hopper's preset, with that budget in its place; on the B200's, its Blackwell kept
+    # beside the budget that leaves it
+    assert_log_run_named([*v32, "--gpu-memory", "H100 80GB"],
+                         "--sglang-blackwell --budget 42947529216B "
+                         "--sglang-chunked-prefill-size 16384 (in place of --gpu-memory)", capsys)
+    assert_log_run_named([*v32, "--gpu-memory", "B200 192GB"],
+                         "--budget 42947529216B --sglang-blackwell "
+                         "--sglang-chunked-prefill-size 16384 (in place of --gpu-memory)", capsys)
+
+
+def test_sglang_blackwell_flag_sets_the_b200_layout_and_is_refused_beside_a_hopper(capsys):
+    # --budget 40GiB --sglang-blackwell: the B200 preset's layout, 61 x (576 + 132) B a token:
+    # 42,949,672,960 // 43,188 = 994,481, 994,432 in pages of 64 (a Hopper's 61 x 1,284 B:
+    # 548,352); beside the B200's preset it adds nothing, beside a Hopper's it is refused
+    def sglang(*flags):
+        code, out, _ = run(["compare", "--preset", "DeepSeek-V3.2", *flags, "--json"], capsys)
+        assert code == 0
+        (result,) = [r for r in json.loads(out) if r["strategy"] == "sglang"]
+        return result
+
+    assert sglang("--budget", "40GiB", "--sglang-blackwell")["capacity_tokens"] == 994_432
+    assert sglang("--budget", "40GiB")["capacity_tokens"] == 548_352
+    b200 = ("--gpu-memory", "B200 192GB")
+    assert sglang(*b200, "--sglang-blackwell") == sglang(*b200)
+    assert refused(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "H100 80GB",
+                    "--sglang-blackwell"], capsys) == (
+        "python -m flatkv: error: --sglang-blackwell says SGLang runs on a Blackwell GPU, but "
+        "--gpu-memory 'H100 80GB' is not one: drop --sglang-blackwell, or give --gpu-memory "
+        "'B200 192GB'\n")
+
+
 def _check_log_on_a_named_pipe(tmp_path) -> tuple[subprocess.Popen, pathlib.Path]:
     """``compare --check-log`` started on a new named pipe (os.mkfifo), and the pipe."""
     config = tmp_path / "config.json"

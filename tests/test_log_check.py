@@ -1918,3 +1918,67 @@ def test_a_gpus_chunk_is_kept_only_where_the_gpu_chose_it():
     assert kept_gpu_chunk(16_384, told=True, on_gpu=True) is None
     assert kept_gpu_chunk(16_384, told=False, on_gpu=False) is None
     assert kept_gpu_chunk(8_192, told=False, on_gpu=True) is None
+
+
+def deepseek_v32_b200_sglang_lines() -> list[str]:
+    """FlatKV's SGLang start-up lines for DeepSeek-V3.2 on a B200 in 40 GiB at its context of
+    163,840 and the B200's chunk of 16,384: its trtllm DSA raw layout, 61 x (576 + 132) =
+    43,188 B a token, so 42,949,672,960 // 43,188 = 994,481 tokens, 994,432 in whole pages of
+    64 (as the B200 preset's figures: tests/test_app_state.py), logged in float8_e4m3fn."""
+    lines = run_strategy("sglang", load_preset("DeepSeek-V3.2").profile(),
+                         budget_bytes=40 << 30, context_tokens=163_840,
+                         options=StrategyOptions(sglang_blackwell=True,
+                                                 sglang_chunked_prefill_size=16_384)
+                         ).extras["log_lines"]
+    assert (40 << 30) // (61 * (576 + 132)) == 994_481 and 994_481 // 64 * 64 == 994_432
+    assert lines[0] == ("KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 994432, "
+                        "KV size: 40.00 GB")
+    return lines
+
+
+def test_a_b200_log_of_deepseek_v32_offers_the_blackwell_setting_where_it_acts():
+    from dataclasses import replace
+
+    from flatkv.log_check import (
+        RunSettings,
+        logged_changes,
+        logged_run,
+        sglang_blackwell_settings,
+        sglang_pool_settings,
+    )
+
+    v32 = load_preset("DeepSeek-V3.2").profile()
+    run = logged_run(read_log("\n".join(deepseek_v32_b200_sglang_lines())))
+    assert (run.sglang_kv_dtype, run.sglang_tokens, run.chunk) == (
+        "float8_e4m3fn", 994_432, 16_384)
+
+    def settings(blackwell: bool, *, preset: bool = False) -> RunSettings:
+        options = StrategyOptions(sglang_blackwell=blackwell)
+        r = run_strategy("sglang", v32, budget_bytes=40 << 30, options=options)
+        return RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=163_840,
+                           chunk=16_384, **sglang_pool_settings(r),
+                           **sglang_blackwell_settings(v32, options, preset=preset))
+
+    hopper, b200 = settings(False), settings(True)
+    # a Hopper's 40 GiB: 42,949,672,960 // (61 x 1,284) = 548,359, 548,352 in pages of 64
+    assert (40 << 30) // (61 * 1_284) == 548_359
+    assert (hopper.sglang_kv_dtype, hopper.sglang_tokens) == ("bfloat16", 548_359 // 64 * 64)
+    assert (b200.sglang_kv_dtype, b200.sglang_tokens) == ("float8_e4m3fn", 994_432)
+    assert (hopper.sglang_blackwell, b200.sglang_blackwell) == (False, True)
+
+    def at(changes):
+        return b200 if changes.get("sglang_blackwell") else hopper
+
+    # the settings on no Blackwell: it alone makes every figure agree (the same 40 GiB)
+    assert logged_changes(run, hopper, at) == {"sglang_blackwell": True}
+    assert logged_changes(run, b200, at) == {}
+    # beside a Hopper's preset only with the log's own budget, which leaves the preset
+    assert logged_changes(run, replace(hopper, blackwell_preset=True), at) == {}
+    # a model a Blackwell stores as a Hopper does: not compared, never offered
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    assert sglang_blackwell_settings(qwen, StrategyOptions(), preset=False) == {
+        "sglang_blackwell": None, "blackwell_preset": False}
+    assert logged_changes(run, replace(hopper, sglang_blackwell=None), at) == {}
+    # a log in another dtype than the Blackwell layout's: not offered
+    other = replace(run, sglang_kv_dtype="float8_e5m2")
+    assert "sglang_blackwell" not in logged_changes(other, hopper, at)

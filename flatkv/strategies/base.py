@@ -390,8 +390,9 @@ class StrategyOptions:
         dtype, on its trtllm DSA backends, which store the latent raw (576 + 132 B a token a
         layer for DeepSeek-V3.2, not a Hopper's bfloat16 1,152 + 132 or scaled fp8 656 + 132:
         ``sglang.blackwell_dsa``). Not an engine option: the app and the CLI set it from the
-        GPU picked (--gpu-memory), as they set the chunk; False (default): a Hopper, as the
-        chunk assumed where no GPU is known.
+        GPU picked (--gpu-memory), as they set the chunk, or where the budget names no GPU
+        preset, from the sidebar's "GPU is a Blackwell" (--sglang-blackwell); False
+        (default): a Hopper, as the chunk assumed where no GPU is known.
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds in the other layouts (SGLang's take
         sglang_chunked_prefill_size) and the S of the SPEC section 3.5 workload.
