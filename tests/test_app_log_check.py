@@ -625,3 +625,11 @@ def test_the_blackwell_checkbox_shows_where_the_budget_names_no_gpu_preset():
     box.check().run()
     assert_clean(at)
     assert at.query_params["sg_bw"] == "1"
+    # the figures take the Blackwell layout, and the note that says so shows as on the B200
+    # preset, the GPU named as a Blackwell one (it showed only on the preset)
+    assert [shown(c) for c in at.caption if c.value.startswith("SGLang 0.5.23 on a")] == [
+        "SGLang 0.5.23 on a Blackwell GPU keeps DeepSeek's sparse attention in fp8_e4m3 where "
+        "no --kv-cache-dtype is told, on its trtllm DSA backends, which store the raw latent "
+        "beside the index keys, 576 + 132 = 708 B a token a layer (kv_cache_configurator.py "
+        "3425-3440): these figures are that layout's (told bfloat16 it keeps 1,284 B, as on a "
+        "Hopper)."]

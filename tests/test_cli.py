@@ -805,6 +805,9 @@ def test_compare_check_log_names_sglang_on_a_blackwell_for_a_b200_log(tmp_path, 
                           "--sglang-chunked-prefill-size", "16384"], capsys)
     assert code == 0 and "this log's run had" not in err
     assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
+    # the note the B200 preset gives, beside a budget of no preset too (it was not said)
+    assert ("python -m flatkv: note: SGLang 0.5.23 on a Blackwell GPU keeps DeepSeek's sparse "
+            "attention in fp8_e4m3 where no --kv-cache-dtype is told") in err
     # at 30 GiB the budget too, the least that sizes 994,432 tokens of 61 x 708 B
     assert 994_432 * 61 * 708 == 42_947_529_216
     assert_log_run_named([*v32, "--budget", "30GiB"], "--sglang-blackwell --budget "

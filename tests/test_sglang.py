@@ -2796,14 +2796,21 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
     assert run_strategy("sglang", custom, budget_bytes=40 << 30, options=blackwell
                         ).logged_tokens == 548_352
     # the GPU note states the dtype and bytes, and that the figures take them
-    assert sm100_dsa_layout("B200 192GB", v32) == (
+    assert sm100_dsa_layout("B200 192GB", v32, StrategyOptions()) == (
         "SGLang 0.5.23 on a B200 keeps DeepSeek's sparse attention in fp8_e4m3 where no "
         "--kv-cache-dtype is told, on its trtllm DSA backends, which store the raw latent "
         "beside the index keys, 576 + 132 = 708 B a token a layer (kv_cache_configurator.py "
         "3425-3440): these figures are that layout's (told bfloat16 it keeps 1,284 B, as on a "
         "Hopper)")
-    assert sm100_dsa_layout("H100 80GB", v32) is None
-    assert sm100_dsa_layout("B200 192GB", ds3) is None
+    assert sm100_dsa_layout("H100 80GB", v32, StrategyOptions()) is None
+    assert sm100_dsa_layout("B200 192GB", ds3, StrategyOptions()) is None
+    # told on a Blackwell beside a budget of no GPU preset (--sglang-blackwell, the sidebar's
+    # box): the same words, the GPU named as a Blackwell one (the figures took the layout, and
+    # nothing said so)
+    told = StrategyOptions(sglang_blackwell=True)
+    assert sm100_dsa_layout("", v32, told) == sm100_dsa_layout(
+        "B200 192GB", v32, StrategyOptions()).replace("on a B200", "on a Blackwell GPU")
+    assert sm100_dsa_layout("", ds3, told) is None
 
 
 def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
@@ -2823,8 +2830,9 @@ def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
             "(kv_cache_configurator.py 3425-3440): bytes given alone say no latent width, so "
             "these figures take the 1,284 B a token a layer given; give the model (a preset or "
             "its config.json) for that layout's figures")
-    assert sm100_dsa_layout("B200 192GB", given) == f"SGLang 0.5.23 on a B200 {said}"
-    assert sm100_dsa_layout("H100 80GB", given) is None
+    assert sm100_dsa_layout("B200 192GB", given, StrategyOptions()) == (
+        f"SGLang 0.5.23 on a B200 {said}")
+    assert sm100_dsa_layout("H100 80GB", given, StrategyOptions()) is None
     formulas: list[str] = []
     blackwell = StrategyOptions(sglang_blackwell=True)
     assert blackwell_dsa(given, blackwell, formulas) is given
@@ -2834,7 +2842,7 @@ def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
     assert f"on a Blackwell GPU SGLang 0.5.23 {said}" in r.formulas
     # DeepSeek-V3's dense MLA given alone: no indexer, nothing said
     ds3 = profile_from_dict(profile_to_dict(load_preset("DeepSeek-V3").profile()))
-    assert sm100_dsa_layout("B200 192GB", ds3) is None
+    assert sm100_dsa_layout("B200 192GB", ds3, StrategyOptions()) is None
     assert blackwell_dsa(ds3, blackwell, formulas) is ds3 and len(formulas) == 1
 
 

@@ -408,20 +408,24 @@ def blackwell_dsa(profile: CacheProfile, options: StrategyOptions,
                    kv_tensor_bytes=(raw,) if profile.kv_tensor_bytes else ())
 
 
-def sm100_dsa_layout(gpu: str, profile: CacheProfile) -> str | None:
-    """What SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``) stores for DeepSeek's
+def sm100_dsa_layout(gpu: str, profile: CacheProfile,
+                     options: StrategyOptions) -> str | None:
+    """What SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``, or any budget with
+    ``options.sglang_blackwell`` told, as --sglang-blackwell or the sidebar's box tell it
+    beside a budget of no GPU preset, named then "a Blackwell GPU") stores for DeepSeek's
     sparse attention (a model of its DeepSeek family with an indexer), which these figures
     take there (``blackwell_dsa``): fp8_e4m3 where no --kv-cache-dtype is told, on its trtllm
     DSA backends, the raw latent beside the index keys, 576 + 132 = 708 B a token a layer for
     DeepSeek-V3.2, whose 61 layers then hold 40 GiB // (61 x 708) = 994,481 tokens, 994,432 in
     whole pages of 64, where a Hopper's bfloat16 holds 548,352; for bytes given alone, that
     these figures take them (``_dsa_bytes_alone``). None elsewhere."""
-    if gpu not in BLACKWELL_GPUS or sglang_blocker(profile):
+    if not (gpu in BLACKWELL_GPUS or options.sglang_blackwell) or sglang_blocker(profile):
         return None
+    on = gpu.split()[0] if gpu in BLACKWELL_GPUS else "Blackwell GPU"
     if (raw := _raw_dsa_bytes(profile)) is None:
         alone = _dsa_bytes_alone(profile)
-        return alone and f"SGLang 0.5.23 on a {gpu.split()[0]} {alone}"
-    return (f"SGLang 0.5.23 on a {gpu.split()[0]} keeps DeepSeek's sparse attention in "
+        return alone and f"SGLang 0.5.23 on a {on} {alone}"
+    return (f"SGLang 0.5.23 on a {on} keeps DeepSeek's sparse attention in "
             f"{SM100_DSA_KV_DTYPE} where no --kv-cache-dtype is told, on its {SM100_DSA_BACKEND} "
             "DSA backends, which store the raw latent beside the index keys, "
             f"{_raw_dsa_terms(profile, raw)} a token a layer (kv_cache_configurator.py "
@@ -504,5 +508,5 @@ def sglang_gpu_note(gpu: str, profile: CacheProfile, options: StrategyOptions,
     one told (``sglang_default_page``, never the page told); None where it runs them as told.
     One place for both surfaces, which word only the fix (an engine option, a flag: ``say``,
     as ``sm100_refusal`` takes it)."""
-    return (sm100_refusal(gpu, profile, options, say) or sm100_dsa_layout(gpu, profile)
+    return (sm100_refusal(gpu, profile, options, say) or sm100_dsa_layout(gpu, profile, options)
             or sglang_default_page(gpu, profile, options))
