@@ -23,7 +23,7 @@ from flatkv.gpu_settings import (
 from flatkv.gpu_view import POOL_LAYOUT_HELP, cap_reason_text, per_device_text
 from flatkv.plan import PACKED_NEEDS_HISTORY, alignment_or_block_size, plan_tensors
 from flatkv.profile import CacheProfile
-from flatkv.strategy_cli import whole_argument
+from flatkv.strategy_cli import positive_argument, whole_argument, whole_argument_in
 from flatkv.units import count_text, percent_text
 
 if TYPE_CHECKING:
@@ -34,16 +34,16 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     """Device, caps and repeats; the model and plan arguments come from flatkv.given_cli."""
     group = parser.add_argument_group("benchmark")
     group.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
-    group.add_argument("--max-blocks", type=whole_argument, default=None, metavar="N",
+    group.add_argument("--max-blocks", type=whole_argument_in(2), default=None, metavar="N",
                        help="allocate at most N blocks (default: the blocks that fill "
                        f"{per_device_text(DEFAULT_POOL_BYTES)}, within "
                        f"{DEFAULT_SHARE_PERCENT}%% of free memory)")
-    group.add_argument("--pages-per-call", type=whole_argument, default=None, metavar="N",
+    group.add_argument("--pages-per-call", type=positive_argument, default=None, metavar="N",
                        help="pages each gather / scatter moves (default: "
                        f"{per_device_text(DEFAULT_CALL_BYTES)}, at most half the pool)")
     group.add_argument("--pool-layout", choices=POOL_LAYOUTS, default=SLOT_MAJOR,
                        help=POOL_LAYOUT_HELP.replace("%", "%%") + f" Default {SLOT_MAJOR}.")
-    group.add_argument("--repeats", type=whole_argument, default=None, metavar="N",
+    group.add_argument("--repeats", type=positive_argument, default=None, metavar="N",
                        help=f"timed rounds (default {BENCH_REPEATS['cpu']} on the CPU, "
                        f"{BENCH_REPEATS['cuda']} on CUDA)")
     group.add_argument("--threads", type=whole_argument, default=1, metavar="N",

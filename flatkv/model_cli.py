@@ -19,11 +19,11 @@ from typing import Any
 
 from flatkv.app_model import windowed_kv_note
 from flatkv.dtypes import canonical_dtype
-from flatkv.models import ModelSpec, with_mtp_layer
+from flatkv.models import MAX_TP, ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_model_file, load_preset
 from flatkv.profile import PROFILE_FORMAT, CacheProfile
 from flatkv.strategies.vllm import mamba_chunk_text
-from flatkv.strategy_cli import whole_argument
+from flatkv.strategy_cli import whole_argument_in
 
 
 class FileFieldError(ValueError):
@@ -56,7 +56,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--model-file", metavar="PATH",
                         help="a model exported as JSON: a specification (preset format, "
                         "flatkv-model/1) or the Model page's raw bytes (flatkv-profile/1)")
-    group.add_argument("--tp", type=whole_argument, metavar="N",
+    group.add_argument("--tp", type=whole_argument_in(1, MAX_TP, example=2), metavar="N",
                        help="tensor-parallel size; bytes are per TP rank (default: the model's)")
     group.add_argument("--kv-dtype", metavar="D", help="KV cache dtype (bf16, fp8, float32, ...)")
     group.add_argument("--conv-dtype", metavar="D", help="conv state dtype")

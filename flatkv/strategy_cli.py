@@ -59,6 +59,7 @@ from flatkv.strategies.vllm_releases import (
 from flatkv.strategy_notes import attention_dp_text, short_of_one_request_text
 from flatkv.texttable import text_table
 from flatkv.units import (
+    MAX_BLOCK_SIZE,
     MAX_BYTES,
     concurrency_text,
     count_text,
@@ -69,6 +70,7 @@ from flatkv.units import (
     quoted,
     shares_text,
     tokens_text,
+    whole_example,
     whole_number,
 )
 
@@ -92,18 +94,32 @@ def _tokens_argument(flag: str) -> Callable[[str], int]:
     return parse
 
 
-def whole_argument(text: str) -> int:
+def whole_argument_in(least: int, most: int | None = None,
+                      example: int | None = None) -> Callable[[str], int]:
     """An argparse type for a whole number (``units.whole_number``: ASCII digits, ``1_000``
     read, ``١٢`` and ``+3`` refused with their fix); argparse's one-line error otherwise. A
-    negative number is read, for the option's bound to refuse in its own words."""
-    try:
-        value = whole_number(text, quoted(text))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if value is None:
-        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number: give one in "
-                                         "digits, e.g. 2")
-    return value
+    number out of ``least`` to ``most`` is read, for the option's own check to refuse in its
+    words; the bounds choose only the fix a refusal suggests, so that it is one the option
+    takes: ``--tp ٠`` was told "e.g. 0", which --tp then refused as not positive. ``example``
+    is the fix where the typed value gives none (by default the one nearest 12)."""
+    example = whole_example(least, most) if example is None else example
+
+    def whole(text: str) -> int:
+        try:
+            value = whole_number(text, quoted(text), least=least, most=most, example=example)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        if value is None:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number: give one "
+                                             f"in digits, e.g. {example}")
+        return value
+
+    return whole
+
+
+whole_argument = whole_argument_in(0, example=2)  # a count of 0 or more
+positive_argument = whole_argument_in(1, example=2)  # a count of 1 or more
+attn_dp_argument = whole_argument_in(1, MAX_ATTN_DP_SIZE, example=2)
 
 
 def chunked_prefill_argument(text: str) -> int:
@@ -148,7 +164,7 @@ def _add_vllm_arguments(parser: argparse.ArgumentParser, defaults: StrategyOptio
     """The options vLLM names, from the kernel block size to its hybrid manager: the block a
     kernel reads and the state pages a request holds (--speculative-tokens, its
     num_speculative_tokens, drafts in SGLang too), in the order --help lists them."""
-    parser.add_argument("--kernel-block-size", type=whole_argument,
+    parser.add_argument("--kernel-block-size", type=positive_argument,
                         default=defaults.kernel_block_size,
          metavar="A", help=_engine_help("kernel_block_size",
                                         "default: a raw model's own, else 16; DeepSeek-V3.2's "
@@ -167,7 +183,7 @@ def _add_vllm_arguments(parser: argparse.ArgumentParser, defaults: StrategyOptio
                         default=defaults.prefill_checkpoint_blocks, metavar="K",
                         help=_engine_help("prefill_checkpoint_blocks",
                                           f"default {defaults.prefill_checkpoint_blocks}"))
-    parser.add_argument("--mamba-chunk-size", type=whole_argument,
+    parser.add_argument("--mamba-chunk-size", type=positive_argument,
                         default=defaults.mamba_chunk_size,
                         help=_engine_help("mamba_chunk_size",
                                           "default: the model's own, as vLLM takes it"))
@@ -186,13 +202,13 @@ def _add_sglang_arguments(parser: argparse.ArgumentParser, defaults: StrategyOpt
     parser.add_argument("--swa-full-tokens-ratio", default=None, metavar="R",
          help=_engine_help("swa_full_tokens_ratio",
                            f"default {ratio_text(defaults.swa_full_tokens_ratio)}"))
-    parser.add_argument("--sglang-slots-per-request", type=whole_argument,
+    parser.add_argument("--sglang-slots-per-request", type=positive_argument,
          default=defaults.sglang_slots_per_request, metavar="S",
          help=_engine_help("sglang_slots_per_request", "default: SGLang's own"))
-    _sglang_flag(parser, "max-running-requests", type=whole_argument,
+    _sglang_flag(parser, "max-running-requests", type=positive_argument,
          default=defaults.sglang_max_running_requests, metavar="N",
          help=_engine_help("sglang_max_running_requests", "default: SGLang's own"))
-    _sglang_flag(parser, "max-mamba-cache-size", type=whole_argument,
+    _sglang_flag(parser, "max-mamba-cache-size", type=positive_argument,
          default=defaults.sglang_max_mamba_cache_size, metavar="M",
          help=_engine_help("sglang_max_mamba_cache_size", "default: SGLang's own"))
     parser.add_argument("--sglang-overlap-schedule", action=argparse.BooleanOptionalAction,
@@ -204,20 +220,22 @@ def _add_sglang_arguments(parser: argparse.ArgumentParser, defaults: StrategyOpt
          help="SGLang's own flag: --no-sglang-overlap-schedule")
     _sglang_flag(parser, "disable-radix-cache", action="store_true", default=None,
          help=_engine_help("sglang_disable_radix_cache"))
-    _sglang_flag(parser, "attn-dp-size", type=whole_argument, default=defaults.sglang_attn_dp_size,
+    _sglang_flag(parser, "attn-dp-size", type=attn_dp_argument,
+         default=defaults.sglang_attn_dp_size,
          metavar="D", help=_engine_help("sglang_attn_dp_size",
                                         f"default {defaults.sglang_attn_dp_size}: none"))
     parser.add_argument("--enable-dp-attention", action="store_true",
          help="SGLang's older spelling of attention DP, as a command line copied from it "
          "gives it: with --dp-size D, --attn-dp-size D (where that is not told)")
-    parser.add_argument("--dp-size", type=whole_argument, default=None, metavar="N",
+    parser.add_argument("--dp-size", type=attn_dp_argument, default=None, metavar="N",
          help="SGLang's --dp-size: with --enable-dp-attention, the attention DP size; without "
          "it, N replicas of the whole model, each holding the figures shown")
-    parser.add_argument("--sglang-page-size", type=whole_argument,
+    parser.add_argument("--sglang-page-size", type=whole_argument_in(
+                            1, MAX_BLOCK_SIZE, example=defaults.sglang_page_size),
                         default=defaults.sglang_page_size,
          help=_engine_help("sglang_page_size", f"default {defaults.sglang_page_size}, as "
                            "SGLang on Hopper and Ampere"))
-    _sglang_flag(parser, "mamba-track-interval", type=whole_argument,
+    _sglang_flag(parser, "mamba-track-interval", type=positive_argument,
          default=defaults.sglang_mamba_track_interval, metavar="T",
          help=_engine_help("sglang_mamba_track_interval",
                            f"default {defaults.sglang_mamba_track_interval}, as SGLang"))
@@ -260,7 +278,7 @@ def add_strategy_arguments(
     parser.add_argument("--lcm-padding-bound", default=None, metavar="F",
          help=_engine_help("lcm_padding_bound",
                            f"default {ratio_text(defaults.lcm_padding_bound)}"))
-    parser.add_argument("--lcm-alignment-bytes", type=whole_argument,
+    parser.add_argument("--lcm-alignment-bytes", type=positive_argument,
                         default=defaults.lcm_alignment_bytes,
          help="lcm: parent block bytes are a multiple of this (default "
          f"{defaults.lcm_alignment_bytes})")

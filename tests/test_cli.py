@@ -2083,3 +2083,39 @@ def test_block_size_and_kernel_block_help_say_vllm_034s_own():
         "and any told it; vLLM 0.34 told no --block-size runs 64: give 64 to match its log)")
     assert kernel.help.endswith("(default: a raw model's own, else 16; DeepSeek-V3.2's sparse "
                                 "MLA runs at 64 whatever this says)")
+
+
+@pytest.mark.parametrize(("argv", "flag", "typed"), [
+    (["model", "--preset", "Llama-3.1-8B"], "--tp", "٠"),
+    (["model", "--preset", "Llama-3.1-8B"], "--tp", "٢٠٠٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"], "--sglang-page-size",
+     "٠"),
+    (["plan", "--preset", "Llama-3.1-8B", "--budget", "40GiB", "--strategy", "sglang"],
+     "--sglang-page-size", "٢٠٠٠٠٠٠٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"], "--kernel-block-size",
+     "٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"], "--mamba-chunk-size",
+     "٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
+     "--sglang-slots-per-request", "٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
+     "--max-running-requests", "٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
+     "--max-mamba-cache-size", "٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"], "--attn-dp-size", "٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"], "--dp-size", "٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
+     "--mamba-track-interval", "٠"),
+    (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
+     "--lcm-alignment-bytes", "٠"),
+    (["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"], "--tp", "+-1"),
+])
+def test_the_fix_a_whole_number_option_suggests_is_one_that_option_takes(argv, flag, typed,
+                                                                          capsys):
+    # '٠' read is 0, which these options refuse as not positive; '٢٠٠٠' is past --tp's 1,024:
+    # the "e.g." must be a value the option then takes, fed back as the user would
+    code, _, err = run([*argv, flag, typed], capsys)
+    assert code == 2 and f"{typed!r}" in err
+    fix = err.rstrip("\n").rsplit("e.g. ", 1)[1]
+    code, _, err = run([*argv, flag, fix, "--json"], capsys)
+    assert code == 0, err
