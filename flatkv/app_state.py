@@ -85,11 +85,12 @@ from flatkv.units import (
     MAX_TOKENS,
     decimal_number,
     format_size,
+    gpu_memory_size,
+    kv_memory_size,
     listed,
     memory_size,
     parse_size,
     parse_tokens,
-    positive_size,
     quoted,
     quoted_value,
     whole_example,
@@ -458,20 +459,6 @@ def _int(lo: int, hi: int, example: int | None = None) -> Callable[[str, str], i
         return value
 
     return parse
-
-
-def gpu_memory_size(text: str, field: str = "GPU memory", *, key_value: bool = False) -> int:
-    """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem: ``key_value``,
-    named as a link's notices name a value, ``units.value_named``)."""
-    return positive_size(text, field, "the memory of one GPU, e.g. 80GB or 141GB", memory_size,
-                         key_value=key_value)
-
-
-def kv_memory_size(text: str, field: str = "KV cache memory", *, key_value: bool = False) -> int:
-    """The KV cache memory of one rank from ``text`` (the sidebar's field, a link's kv_mem:
-    ``key_value`` as ``gpu_memory_size``)."""
-    return positive_size(text, field, "the KV cache memory of one rank, e.g. 44.59GiB as vLLM "
-                         "logs it", memory_size, key_value=key_value)
 
 
 # The sidebar slider's range: a link must not hold what the slider cannot show.

@@ -39,6 +39,7 @@ from flatkv.strategies.vllm_releases import RECENT_VLLM_BLOCK_SIZE
 from flatkv.units import (
     decimal_number,
     format_bytes,
+    gpu_memory_size,
     memory_size,
     parse_named_sizes,
     parse_size,
@@ -396,7 +397,7 @@ def with_given_budget(args: argparse.Namespace, model: GivenModel) -> argparse.N
     gpu = GPU_PRESETS.get(args.gpu_memory)
     if gpu is None:
         try:
-            gpu = memory_size(args.gpu_memory, "--gpu-memory")
+            gpu = gpu_memory_size(args.gpu_memory, "--gpu-memory")
         except ValueError as exc:
             raise UsageError(f"{exc} (or one of {', '.join(map(repr, GPU_PRESETS))})") from None
     fraction = (DEFAULT_MEMORY_FRACTION if args.memory_fraction is None

@@ -301,22 +301,71 @@ BARE_BYTES_LIMIT = 1 << 20  # a unitless number under this is a size typed witho
 
 
 def positive_size(text: str, field: str, fix: str,
-                  parse: Callable[..., int] | None = None, *, key_value: bool = False) -> int:
+                  parse: Callable[..., int] | None = None, *, key_value: bool = False,
+                  example: str = "4096") -> int:
     """A size above 0 from ``text`` (read by ``parse``, else as whole bytes): ``fix`` says what
     to give instead of 0 or of a negative size, which ``parse_size`` alone would ask to be 0 or
-    more. ``key_value``: the value named as a link's notices name it (``value_named``)."""
+    more. ``key_value``: the value named as a link's notices name it (``value_named``). Digits
+    of another script or a plus sign get a fix above 0 (``number_problem``), else ``example``:
+    ``gpu_mem='٠'`` was told "e.g. 0", which this then refused."""
     read = parse or (lambda text, field, **kw: parse_size(text, field=field, whole=True, **kw))
+    named = value_named(field, quoted(text), key_value) if isinstance(text, str) else field
+
+    def positive(instead: str) -> int | None:
+        if (nbytes := read(instead, field)) == 0:
+            raise ValueError(f"{named} is 0")
+        return nbytes
+
+    if isinstance(text, str) and (problem := number_problem(text, named, example, positive)
+                                  or sign_before_refused(text, named, example, positive)):
+        raise ValueError(problem)
     try:
         nbytes = read(text, field, key_value=key_value)
     except ValueError as exc:
         if "is negative" not in str(exc):
             raise
-        raise ValueError(f"{value_named(field, quoted(text), key_value)} is negative: give "
-                         f"{fix}") from None
+        raise ValueError(f"{named} is negative: give {fix}") from None
     if nbytes == 0:
-        said = value_named(field, quoted(text), key_value) if key_value else f"{field} is 0"
+        said = named if key_value else f"{field} is 0"
         raise ValueError(f"{said}: give {fix}")
     return nbytes
+
+
+def sign_before_refused(text: str, named: str, example: str,
+                        takes: Callable[[str], object]) -> str | None:
+    """The plus sign of a size whose number the field refuses without it (``+0`` where 0 is
+    refused, ``+80`` of memory, 80 B): ``number_problem`` leaves such a sign to the caller,
+    and the size parser's own refusal would suggest the number (``e.g. 0``, ``e.g. 80``),
+    which the field then refuses. Said with ``example`` instead; None where the rest is no
+    size (``+x``, said by the parser) or the field ``takes`` it (``+80GB``: number_problem)."""
+    raw = text.strip()
+    rest = raw[1:]
+    if not raw.startswith("+") or rest[:1] in ("+", "-"):
+        return None
+    try:
+        parse_size(rest)
+    except ValueError:
+        return None
+    try:
+        takes(rest)
+    except ValueError as exc:
+        return None if "is negative" in str(exc) else (
+            f"{named} has a plus sign: write a size without it, e.g. {example}")
+    return None
+
+
+def gpu_memory_size(text: str, field: str = "GPU memory", *, key_value: bool = False) -> int:
+    """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem: ``key_value``,
+    named as a link's notices name a value, ``value_named``; the CLI's --gpu-memory)."""
+    return positive_size(text, field, "the memory of one GPU, e.g. 80GB or 141GB", memory_size,
+                         key_value=key_value, example="80GB")
+
+
+def kv_memory_size(text: str, field: str = "KV cache memory", *, key_value: bool = False) -> int:
+    """The KV cache memory of one rank from ``text`` (the sidebar's field, a link's kv_mem:
+    ``key_value`` as ``gpu_memory_size``)."""
+    return positive_size(text, field, "the KV cache memory of one rank, e.g. 44.59GiB as vLLM "
+                         "logs it", memory_size, key_value=key_value, example="44.59GiB")
 
 
 def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool = False) -> int:
@@ -327,9 +376,10 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
     ``key_value``: the value named as a link's notices name it (``value_named``). The fix for
     digits of another script or a plus sign is one this field takes (``number_problem``):
     ``٨٠`` is not "e.g. 80", which reads as 80 B here."""
-    if isinstance(text, str) and (problem := number_problem(
-            text, value_named(field, quoted(text), key_value), "80GB",
-            lambda t: memory_size(t, field, weights=weights))):
+    named = value_named(field, quoted(text), key_value) if isinstance(text, str) else field
+    takes = lambda t: memory_size(t, field, weights=weights)  # noqa: E731
+    if isinstance(text, str) and (problem := number_problem(text, named, "80GB", takes)
+                                  or sign_before_refused(text, named, "80GB", takes)):
         raise ValueError(problem)
     nbytes = parse_size(text, field=field, key_value=key_value)
     bare = str(text).strip()

@@ -24,6 +24,8 @@ from flatkv.units import (
     decimal_unit_note,
     format_bytes,
     format_size,
+    gpu_memory_size,
+    kv_memory_size,
     logged_concurrency_note,
     markdown_literal,
     memory_size,
@@ -601,6 +603,20 @@ def test_digits_of_another_script_after_a_minus_sign_are_given_back_as_a_number_
         assert str(error.value) == (f"GPU memory {text!r} is not written in ASCII digits: "
                                     f"write it in ASCII digits, e.g. {fix}")
         assert memory_size(fix, "GPU memory") > 0
+
+
+@pytest.mark.parametrize(("read", "least"), [
+    (gpu_memory_size, 1), (kv_memory_size, 1),
+    (lambda text: gpu_memory_size(text, "gpu_mem", key_value=True), 1),
+    (lambda text: memory_size(text, "weights", weights=True), 0)])  # weights may be 0 B
+@pytest.mark.parametrize("text", ["٠", "٠GB", "+0", "+0GB", "+0.0", "+80", "٨٠", "+٨٠"])
+def test_a_memory_fields_suggested_fix_is_one_it_takes(read, least, text):
+    # '٠' was told "e.g. 0" and '+80' "e.g. 80", which these fields then refused (a GPU or
+    # cache of 0 B; 80 B, a unit left out): the fix, fed back, must read as the field takes it
+    with pytest.raises(ValueError) as error:
+        read(text)
+    fix = str(error.value).rsplit("e.g. ", 1)[1]
+    assert read(fix) >= least
 
 
 def test_sizes_and_tokens_refuse_digits_of_another_script_and_a_plus_sign_alike():
