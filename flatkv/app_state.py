@@ -471,11 +471,16 @@ def _takes_fraction(value: float) -> bool:
 
 
 def _fraction(key: str, text: str) -> float:
-    value = decimal_number(text, f"{key}={quoted(text)}", takes=_takes_fraction)
-    if value is None:
-        raise ValueError(f"{key}={quoted(text)} is not a number")
+    """The memory fraction of ``MIN_MEM_FRACTION`` to 1 at 4 decimals, as the slider shows it.
+    Each refusal ends with a value the key takes, as a whole number's does (``_int``): ``frac=
+    0.0x`` said only "is not a number"."""
+    shown, example = f"{key}={quoted(text)}", f"e.g. {key}={DEFAULT.mem_fraction:g}"
+    value = decimal_number(text, shown, takes=_takes_fraction)
+    if value is None or value != value:  # nan, which float() reads
+        raise ValueError(f"{shown} is not a number: give one from {MIN_MEM_FRACTION} to 1, "
+                         f"{example}")
     if not MIN_MEM_FRACTION <= value <= 1:
-        raise ValueError(f"{key}={quoted(text)} must be between {MIN_MEM_FRACTION} and 1")
+        raise ValueError(f"{shown} is outside {MIN_MEM_FRACTION}..1: {example}")
     if round(value, 4) != value:  # the slider shows 4 decimals: more would count unseen
         raise ValueError(f"{key}={quoted(text)} has more than 4 decimals: give at most 4, e.g. "
                          f"{round(value, 4):g}")
@@ -619,8 +624,10 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sg_overlap": ("sglang_overlap_schedule", _flag, lambda v: "1" if v else "0"),
     "sg_noradix": ("sglang_disable_radix_cache", _flag, lambda v: "1" if v else "0"),
     "sg_dp": ("sglang_attn_dp_size", _int(1, MAX_ATTN_DP_SIZE), str),
-    "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE), str),
-    "sg_track": ("sglang_mamba_track_interval", _int(1, MAX_TOKENS), str),
+    # examples SGLang's own defaults, pages that divide any track interval and the reverse
+    "sg_page": ("sglang_page_size", _int(1, MAX_BLOCK_SIZE, DEFAULT.sglang_page_size), str),
+    "sg_track": ("sglang_mamba_track_interval",
+                 _int(1, MAX_TOKENS, DEFAULT.sglang_mamba_track_interval), str),
     "sg_strategy": ("sglang_mamba_radix_cache_strategy",
                     _choice(lambda: list(SGLANG_RADIX_CACHE_STRATEGIES)), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),

@@ -218,7 +218,7 @@ def test_sglang_mamba_track_interval_round_trips_through_the_link():
         assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
                             options=at.strategy_options()).applies is applies
     for text, why in (("0", "must be 1 or more"), ("-512", "must be 1 or more"),
-                      ("x", "is not a whole number: give one of 1 or more, e.g. sg_track=12")):
+                      ("x", "is not a whole number: give one of 1 or more, e.g. sg_track=256")):
         back, notices = decode_query({**query, "sg_track": text})
         assert back.sglang_mamba_track_interval == 256
         assert notices == [f"sg_track={text!r} {why}; using the default (sg_track=256)."]
@@ -530,7 +530,7 @@ def test_a_preset_is_linked_by_name():
     [
         ({"block": "abc"}, "block_size", "block='abc' is not a whole number"),
         ({"block": "0"}, "block_size", "block='0' is outside"),
-        ({"frac": "1.5"}, "mem_fraction", "frac='1.5' must be between 0.05 and 1"),
+        ({"frac": "1.5"}, "mem_fraction", "frac='1.5' is outside 0.05..1: e.g. frac=0.9"),
         # the slider shows 4 decimals: a fifth would be counted unseen, not rounded away
         ({"frac": "0.912345"}, "mem_fraction", "frac='0.912345' has more than 4 decimals: give "
          "at most 4, e.g. 0.9123"),
@@ -624,7 +624,7 @@ def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_
         "default (tp=1).",
         "sg_page='1_000_000_0' is outside 1..1,048,576; using the default (sg_page=1).",
         # a bound past any real one is not named: its lower bound alone
-        "sg_track='x' is not a whole number: give one of 1 or more, e.g. sg_track=12; using "
+        "sg_track='x' is not a whole number: give one of 1 or more, e.g. sg_track=256; using "
         "the default (sg_track=256).",
         "Ignored link parameter ssm_el: only a model given as raw bytes (model=custom) reads "
         "it; the link's model is Qwen3-Next-80B-A3B."]
@@ -1075,7 +1075,8 @@ def test_a_memory_fraction_the_slider_cannot_show_falls_back():
     # The sidebar slider starts at 0.05: a link below it would crash the widget.
     state, notices = decode_query({"frac": "0.01"})
     assert state.mem_fraction == DEFAULT.mem_fraction
-    assert notices == ["frac='0.01' must be between 0.05 and 1; using the default (frac=0.9)."]
+    assert notices == ["frac='0.01' is outside 0.05..1: e.g. frac=0.9; using the default "
+                       "(frac=0.9)."]
     # the context's default is the model's length, not a figure (nor "ctx=None")
     state, notices = decode_query({"ctx": "0"})
     assert state.context is None and len(notices) == 1
@@ -1874,3 +1875,39 @@ def test_sglang_chunked_prefill_off_rides_a_link():
     assert notes == ["sg_chunk='-1.5': give a positive number of tokens; or -1 (any whole "
                      "number 0 or less, as SGLang reads it, or off) for chunked prefill off; "
                      "using the default (sg_chunk=auto)."]
+
+
+@pytest.mark.parametrize("text", ["x", "+-1", "٠", "-٢", "+0", "٢٠٠٠٠٠٠٠٠٠٠٠", "0.0x", "٠.٠",
+                                  "٠GB", "+8"])
+def test_every_link_keys_suggested_fix_is_one_the_key_takes(text):
+    # a notice's "e.g." fed back must open without a notice: frac='0.0x' gave no fix,
+    # gpu_mem='٠' "e.g. 0" (then refused as 0 B); the page and track interval's example is
+    # SGLang's own default (sg_page 12, the example before, splits no track interval of 256)
+    from flatkv.app_state import _SETTINGS
+
+    assert DEFAULT.sglang_mamba_track_interval % DEFAULT.sglang_page_size == 0
+    suggested = 0
+    for key in _SETTINGS:
+        for notice in decode_query({key: text})[1]:
+            if "e.g. " not in notice:
+                continue
+            fix = notice.split("e.g. ", 1)[1].split(";", 1)[0].split(" or ")[0].split(", ")[0]
+            fix = fix.removeprefix(f"{key}=").strip("'")
+            suggested += 1
+            assert decode_query({key: fix})[1] == [], (key, text, notice)
+    assert suggested >= 10
+
+
+def test_a_links_sglang_page_and_memory_fraction_refusals_suggest_values_that_run():
+    # sg_page='٠' suggested 12, which the link read and SGLang then refused on Qwen3-Next (12
+    # splits no track interval of 256); now its default page, with which SGLang starts
+    (notice,) = decode_query({"sg_page": "٠"})[1]
+    page = int(notice.split("e.g. ", 1)[1].split(";", 1)[0])
+    for size, applies in ((12, False), (page, True)):
+        at = replace(DEFAULT, sglang_page_size=size)
+        assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
+                            options=at.strategy_options()).applies is applies
+    # frac='0.0x' said "is not a number" and no fix
+    assert decode_query({"frac": "0.0x"})[1] == [
+        "frac='0.0x' is not a number: give one from 0.05 to 1, e.g. frac=0.9; using the "
+        "default (frac=0.9)."]
