@@ -126,14 +126,19 @@ _WHOLE_MOST = {"sliding_window": MAX_WINDOW, "attention_chunk_size": MAX_WINDOW,
                "mamba_chunk_size": MAX_CHUNK_SIZE, "chunk_size": MAX_CHUNK_SIZE}
 
 
-# Whole fields a null does not default: Gemma 4's global_head_dim null is a head_dim of None.
-_NO_NULL = frozenset({"global_head_dim"})
+# Whole fields a null does not default, and the model types where (None: all): Gemma 4's
+# global_head_dim null is a head_dim of None; Step-3.5's num_nextn_predict_layers null is added
+# to its layer count (transformers' TypeError, "no one field to blame"), where DeepSeek's reads
+# as no MTP layers.
+_NO_NULL: dict[str, frozenset[str] | None] = {
+    "global_head_dim": None, "num_nextn_predict_layers": frozenset({"step3p5"})}
 
 
 def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
     for key, least in WHOLE_FIELDS.items():
         value = cfg.get(key)
-        if value is None and key in cfg and key in _NO_NULL:
+        if value is None and key in cfg and key in _NO_NULL and (
+                _NO_NULL[key] is None or cfg.get("model_type") in _NO_NULL[key]):
             raise ValueError(f"config.json {where}{key} is null, which transformers passes on "
                              "as the size itself (no size) instead of taking its default: give "
                              "a whole number or remove the field")

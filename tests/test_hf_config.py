@@ -3149,6 +3149,11 @@ def test_an_mtp_layer_count_that_is_no_whole_number_is_refused_by_its_field():
     for value in (0, None):
         assert spec_from_hf_config({**deepseek, "num_nextn_predict_layers": value}).pattern == (
             spec_from_hf_config(deepseek).pattern)
+    # ... but Step-3.5's null is added to its layer count (transformers' TypeError), and was
+    # "no one field of it is to blame": named, with the fix
+    with pytest.raises(ValueError, match=r"^config.json num_nextn_predict_layers is null, .*: "
+                       r"give a whole number or remove the field$"):
+        spec_from_hf_config({**STEP35, "num_nextn_predict_layers": None})
 
 
 def test_a_size_below_its_least_is_refused_with_the_fix():
