@@ -950,9 +950,12 @@ def _check_kimi_lists(cfg: Mapping[str, Any], model_type: str) -> None:
     lists = {}
     for key in ("full_attn_layers", "kda_layers"):
         numbers = linear.get(key)
+        field = f"config.json linear_attn_config.{key}"
+        if numbers is None and key in linear:  # transformers fails on it naming the other list
+            raise ValueError(f"{field} is null, which transformers does not read as absent: "
+                             "list its layer numbers (1-based) or remove the field")
         if numbers is None:
             continue
-        field = f"config.json linear_attn_config.{key}"
         if not isinstance(numbers, list) or any(type(i) is not int for i in numbers):
             raise ValueError(f"{field} = {textwrap.shorten(repr(numbers), 60, placeholder=' ...')}"
                              " must be a list of layer numbers (1-based): fix the field")

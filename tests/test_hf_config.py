@@ -2902,7 +2902,12 @@ def test_kimi_linear_layer_lists_are_named_when_they_do_not_give_each_layer_one_
             (kimi(kda_layers=kda + [4]), "config.json linear_attn_config lists layer 4 in both "
              "full_attn_layers and kda_layers: give each layer one kind"),
             (kimi(kda_layers="1-26"), "config.json linear_attn_config.kda_layers = '1-26' must be "
-             "a list of layer numbers (1-based): fix the field")):
+             "a list of layer numbers (1-based): fix the field"),
+            # (fuzz) a null kda_layers was refused as full_attn_layers, the list transformers
+            # failed on beside it
+            (kimi(kda_layers=None), "config.json linear_attn_config.kda_layers is null, which "
+             "transformers does not read as absent: list its layer numbers (1-based) or remove "
+             "the field")):
         with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
             spec_from_hf_config(cfg)
     # every layer in one list: read as before (all KDA with no full layer too)
