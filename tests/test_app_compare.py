@@ -6,6 +6,7 @@ tests/app_helpers.py."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import string
 
@@ -1178,19 +1179,23 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
                     "in each layout, and the GPU memory that leaves it. 16 requests until you "
                     "give a number: one more than the 15 that fit in vLLM v1 and two-level pages, "
                     "the layouts that hold most; Budget starts from the layout it shows."]
-    # where layouts tie for most, each is named: Qwen3-Next's vLLM holds 11.87 and two-level
-    # pages 11.81 (the table's figures), 11 each; DeepSeek-V3's every layout 6 at its 163,840
-    # tokens (1,095,296 tokens of capacity in each but SGLang's 1,095,297 and two-level's
-    # 1,095,280: 6.68 and more), where it named FlatKV packed slabs alone as holding most
-    tied = {"Qwen3-Next-80B-A3B": "12 requests until you give a number: one more than the 11 "
-            "that fit in vLLM v1 and two-level pages, the layouts that hold most; Budget "
-            "starts from the layout it shows.",
-            "DeepSeek-V3": "7 requests until you give a number: one more than the 6 that fit "
-            "in every layout that applies; Budget starts from the layout it shows."}
-    for model, why in tied.items():
+    # where layouts tie for most, each is named, as the table's own concurrency column gives
+    # them (floored: concurrency_value never rounds up to a whole request): Qwen3-Next's vLLM
+    # holds 11.87 and two-level pages 11.81, 11 each; DeepSeek-V3's every layout 6 at its
+    # 163,840 tokens, where it named FlatKV packed slabs alone as holding most
+    for model in ("Qwen3-Next-80B-A3B", "DeepSeek-V3"):
         view = open_app("app_pages/compare.py", {"model": model})
-        assert [c.value for c in view.caption if why in c.value], model
-    assert 1_095_280 // 163_840 == 1_095_297 // 163_840 == 6
+        table = next(df.value for df in view.dataframe if "concurrency" in df.value.columns)
+        applies = table[table["concurrency"].notna()]
+        held = {row.strategy: math.floor(row.concurrency) for row in applies.itertuples()}
+        most = max(held.values())
+        named = [name for name, n in held.items() if n == most]
+        where = ("every layout that applies" if len(named) == len(held) else
+                 f"{' and '.join(named)}, the layouts that hold most")
+        assert len(named) > 1, model  # a tie, the case this names
+        why = (f"{most + 1} requests until you give a number: one more than the {most} that "
+               f"fit in {where}; Budget starts from the layout it shows.")
+        assert [c.value for c in view.caption if why in c.value], (model, why)
     qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "hold": "2"})
     assert [c.value for c in qwen.caption if c.value.startswith("The least cache budget")] == [
         "The least cache budget per rank that holds 2 requests of 262,144 tokens in each "
