@@ -30,6 +30,11 @@ def layout(page, url: str) -> None:
     page.get_by_text("Draw rows padded to the widest row").click()  # hatched padding
     expect(page.locator(".js-plotly-plot >> visible=true").first).to_be_visible(timeout=30_000)
     page.wait_for_timeout(2500)
+    # the view opens at the metric row of Blocks (the toggle's click scrolled to it, cutting
+    # the row above in half), then the page rows under it
+    blocks = page.locator('[data-testid="stMetricLabel"]', has_text="Blocks").first
+    blocks.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(1000)
     page.screenshot(path=str(HERE / "layout.png"))
 
 
