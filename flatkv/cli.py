@@ -337,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_GIVEN = "_options_given"  # the namespace's record of the options met, dest -> as typed
+_GIVEN = "_options_given"  # the namespace's record of the options met: dest -> {flag: as read}
 
 
 class _Once:
@@ -347,19 +347,23 @@ class _Once:
     something else than it says. Two spellings of one setting that agree are taken
     (``--disable-overlap-schedule --no-sglang-overlap-schedule``: both turn overlap off, as a
     command line copied from SGLang beside FlatKV's own flag may give them); that contradict,
-    refused."""
+    refused, the message naming both values (what is wrong is that they differ); one spelling
+    twice, refused even after the other agreed (``--chunked-prefill-size 4096
+    --sglang-chunked-prefill-size 4096 --sglang-chunked-prefill-size 4096`` passed)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        given = namespace.__dict__.setdefault(_GIVEN, {})
-        first = given.get(self.dest)
+        met = namespace.__dict__.setdefault(_GIVEN, {}).setdefault(self.dest, {})
         before = getattr(namespace, self.dest, None)
         super().__call__(parser, namespace, values, option_string)
-        if first is not None and (first == option_string
-                                  or getattr(namespace, self.dest) != before):
-            again = "again" if first == option_string else f"after {first}"
-            parser.error(f"{option_string} is given {again}: give "
-                         + ("it once" if first == option_string else "one of them"))
-        given.setdefault(self.dest, option_string)
+        # the value as read (a flag's is the flag itself): 8192, not the converted repr
+        said = option_string if values in (None, []) else f"{option_string} {values}"
+        if option_string in met:
+            parser.error(f"{option_string} is given again: give it once")
+        if met and getattr(namespace, self.dest) != before:
+            first = next(iter(met.values()))
+            parser.error(f"{said} is given after {first}, which says otherwise: give one of "
+                         "them")
+        met[option_string] = said
 
 
 def _given_once(parser: argparse.ArgumentParser) -> None:

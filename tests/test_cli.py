@@ -1594,7 +1594,8 @@ def test_an_option_given_twice_is_refused(capsys):
              "--budget is given again: give it once"),
             (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--sglang-swa-pool",
               "--no-sglang-swa-pool"],
-             "--no-sglang-swa-pool is given after --sglang-swa-pool: give one of them"),
+             "--no-sglang-swa-pool is given after --sglang-swa-pool, which says otherwise: give "
+             "one of them"),
             (["model", "--preset", "Llama-3.1-8B", "--preset", "gpt-oss-20b"],
              "--preset is given again: give it once"),
             (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB", "--tp", "2", "--tp=4"],
@@ -1602,8 +1603,18 @@ def test_an_option_given_twice_is_refused(capsys):
             # one setting's two spellings that disagree: SGLang's own and FlatKV's
             (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
               "--chunked-prefill-size", "4096", "--sglang-chunked-prefill-size", "8192"],
-             "--sglang-chunked-prefill-size is given after --chunked-prefill-size: give one of "
-             "them"),
+             "--sglang-chunked-prefill-size 8192 is given after --chunked-prefill-size 4096, which "
+             "says otherwise: give one of them"),
+            # one spelling twice, after the other agreed: refused as alone (it passed)
+            (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
+              "--chunked-prefill-size", "4096", "--sglang-chunked-prefill-size", "4_096",
+              "--sglang-chunked-prefill-size", "4096"],
+             "--sglang-chunked-prefill-size is given again: give it once"),
+            # the values as read: -1_000 is chunked prefill off (-1), 256K 262,144 tokens
+            (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
+              "--chunked-prefill-size", "256K", "--sglang-chunked-prefill-size=-1_000"],
+             "--sglang-chunked-prefill-size -1 is given after --chunked-prefill-size 262144, "
+             "which says otherwise: give one of them"),
             # the same flag twice, even alike: as it was
             (["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
               "--disable-overlap-schedule", "--disable-overlap-schedule"],
@@ -2047,7 +2058,7 @@ def test_sglangs_own_disable_overlap_schedule_flag_turns_overlap_scheduling_off(
         code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
                             first, then], capsys)
         assert code == 2 and err.splitlines()[-1].endswith(
-            f"{then} is given after {first}: give one of them")
+            f"{then} is given after {first}, which says otherwise: give one of them")
 
 
 def test_mtp_layer_on_a_checkpoint_of_no_mtp_module_says_engines_mtp_will_not_start(
