@@ -30,7 +30,12 @@ from flatkv.models import DRAFTER_NOT_COUNTED
 from flatkv.profile import CacheProfile
 from flatkv.strategies import model_blocker, run_strategy
 from flatkv.strategies.base import StrategyOptions
-from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED, sglang_gpu_note
+from flatkv.strategies.sglang import (
+    CHUNKED_PREFILL_ASSUMED,
+    sglang_blocker,
+    sglang_gpu_note,
+    sm100_dsa_layout,
+)
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
 from flatkv.strategy_notes import prefill_checkpoint_text
@@ -112,6 +117,7 @@ _READ_BY = {"block_size": ("flat", "per-component", "vllm", "aliased", "lcm"),
             "alignment": ("flat", "per-component", "lcm"),
             **{o.field: o.read_by for o in ENGINE_OPTIONS},
             "lcm_alignment_bytes": ("lcm",),
+            "sglang_blackwell": ("sglang",),  # SGLang's DSA layout on a Blackwell GPU
             "margin": ("flat", "per-component", "vllm", "aliased", "lcm")}
 # What a layout reads in place of an option it does not, said beside the refusal.
 _READ_INSTEAD = {("block_size", "sglang"): "SGLang's page is --sglang-page-size",
@@ -157,7 +163,23 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
         else:  # no layers of its kind, or a page or mode the model fixes
             why = "this model gives it nothing to act on"
         notes.append(f"note: {_flag_as_typed(option.field, value)} changes no figure here: {why}")
-    return tuple(notes)
+    return (*notes, *_idle_blackwell_note(options, profile, strategies))
+
+
+def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
+                         strategies: Sequence[str]) -> tuple[str, ...]:
+    """--sglang-blackwell told where SGLang's figures on a Blackwell are a Hopper's (a model
+    without DeepSeek's sparse attention: gpt-oss, Qwen3-Next, DeepSeek-V3): the note that it
+    changes nothing, as for an engine option, since it is no ``ENGINE_OPTIONS`` entry. Where
+    it acts, ``sm100_dsa_layout`` says what it stores instead."""
+    if (not options.sglang_blackwell or "sglang" not in strategies
+            or sm100_dsa_layout("", profile, options) is not None):
+        return ()
+    why = ("no layout that reads it serves this model" if sglang_blocker(profile) else
+           "SGLang's layout on a Blackwell GPU differs from a Hopper's only for DeepSeek's "
+           "sparse attention (a model with an indexer, such as DeepSeek-V3.2), which this "
+           "model has not")
+    return (f"note: --sglang-blackwell changes no figure here: {why}",)
 
 
 # Why a layout that reads --block-size / --alignment may take no figure from it.

@@ -843,6 +843,37 @@ def test_sglang_blackwell_flag_sets_the_b200_layout_and_is_refused_beside_a_hopp
         "'B200 192GB'\n")
 
 
+def test_sglang_blackwell_in_plan_is_read_by_sglang_alone_and_noted_where_it_acts_on_nothing(
+        capsys):
+    # plan --sglang-blackwell raised KeyError 'sglang_blackwell' (no layout was listed as
+    # reading it): the planner alone and vLLM refuse it as any SGLang option, --strategy sglang
+    # takes the Blackwell layout, 994,432 tokens of 61 x 708 B in 40 GiB (a Hopper's 548,352)
+    v32 = ["plan", "--preset", "DeepSeek-V3.2", "--budget", "40GiB"]
+    assert refused([*v32, "--sglang-blackwell"], capsys) == (
+        "python -m flatkv: error: --sglang-blackwell acts on a layout's figures, which the "
+        "planner alone does not count: add --strategy sglang (a layout that reads it), or use "
+        "compare\n")
+    assert refused([*v32, "--strategy", "vllm", "--sglang-blackwell"], capsys) == (
+        "python -m flatkv: error: --sglang-blackwell is not read by --strategy vllm: use "
+        "--strategy sglang (a layout that reads it), or compare, which shows every layout\n")
+    code, out, _ = run([*v32, "--strategy", "sglang", "--sglang-blackwell", "--json"], capsys)
+    assert code == 0 and json.loads(out)["capacity_tokens"] == 994_432
+    # a model without DeepSeek's sparse attention: the figures a Hopper's, which a note says
+    # (it passed in silence), in compare and in plan; DeepSeek-V3.2 takes no such note
+    idle = ("python -m flatkv: note: --sglang-blackwell changes no figure here: SGLang's layout "
+            "on a Blackwell GPU differs from a Hopper's only for DeepSeek's sparse attention (a "
+            "model with an indexer, such as DeepSeek-V3.2), which this model has not")
+    for argv in (["compare", "--preset", "gpt-oss-120b", "--budget", "40GiB"],
+                 ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
+                 ["plan", "--strategy", "sglang", "--preset", "DeepSeek-V3", "--budget",
+                  "40GiB"]):
+        code, told, err = run([*argv, "--sglang-blackwell", "--json"], capsys)
+        assert code == 0 and idle in err.splitlines(), argv
+        assert told == run([*argv, "--json"], capsys)[1], argv
+    code, _, err = run(["compare", *v32[1:], "--sglang-blackwell"], capsys)
+    assert code == 0 and "changes no figure" not in err
+
+
 def _check_log_on_a_named_pipe(tmp_path) -> tuple[subprocess.Popen, pathlib.Path]:
     """``compare --check-log`` started on a new named pipe (os.mkfifo), and the pipe."""
     config = tmp_path / "config.json"
@@ -1225,7 +1256,8 @@ _OFF_DEFAULT = {
     "sglang_overlap_schedule": False, "sglang_disable_radix_cache": True, "block_size": 64,
     "alignment": 7, "sglang_attn_dp_size": 2,
     "sglang_mamba_track_interval": 64,  # under Nemotron-H-8B's mamba chunk of 128: refused
-    "sglang_mamba_radix_cache_strategy": "extra_buffer_lazy"}  # S 4 on Qwen3-Next, not 5
+    "sglang_mamba_radix_cache_strategy": "extra_buffer_lazy",  # S 4 on Qwen3-Next, not 5
+    "sglang_blackwell": True}  # DeepSeek-V3.2's 708 B a token a layer, not 1,284
 
 
 @pytest.mark.parametrize("field", sorted(_OFF_DEFAULT))
