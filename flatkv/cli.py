@@ -107,7 +107,15 @@ class _Parser(argparse.ArgumentParser):
             message += " (for a value that starts with '-', write --option=VALUE)"
         elif "invalid float value" in message:
             message += ": give a number, e.g. 0.9"
+        elif match := _EXPLICIT_ON_FLAG.match(message):
+            message = (f"{match[1]} takes no value (got {match[2]}): give the flag alone, or "
+                       "leave it out")
         raise UsageError(message)
+
+
+# argparse's words for a value given to a flag that takes none (--sglang-blackwell=1), which
+# said neither that the flag takes none nor what to type
+_EXPLICIT_ON_FLAG = re.compile(r"^argument (\S+): ignored explicit argument (.*)$")
 
 
 @dataclass(frozen=True)

@@ -874,6 +874,17 @@ def test_sglang_blackwell_in_plan_is_read_by_sglang_alone_and_noted_where_it_act
     assert code == 0 and "changes no figure" not in err
 
 
+def test_a_value_given_to_a_flag_that_takes_none_says_so(capsys):
+    # argparse said "argument --sglang-blackwell: ignored explicit argument '1'": neither that
+    # the flag takes no value nor what to type
+    for flag, value in (("--sglang-blackwell", "1"), ("--json", "yes"),
+                        ("--disable-overlap-schedule", "0")):
+        assert refused(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                        f"{flag}={value}"], capsys) == (
+            f"python -m flatkv: error: {flag} takes no value (got '{value}'): give the flag "
+            "alone, or leave it out\n")
+
+
 def _check_log_on_a_named_pipe(tmp_path) -> tuple[subprocess.Popen, pathlib.Path]:
     """``compare --check-log`` started on a new named pipe (os.mkfifo), and the pipe."""
     config = tmp_path / "config.json"
