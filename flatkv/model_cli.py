@@ -20,10 +20,11 @@ from typing import Any
 from flatkv.app_model import windowed_kv_note
 from flatkv.dtypes import canonical_dtype
 from flatkv.models import MAX_TP, ModelSpec, with_mtp_layer
-from flatkv.presets import list_presets, load_model_file, load_preset
+from flatkv.presets import list_presets, load_model_file, load_preset, preset_name
 from flatkv.profile import PROFILE_FORMAT, CacheProfile
 from flatkv.strategies.vllm import mamba_chunk_text
 from flatkv.strategy_cli import whole_argument_in
+from flatkv.units import quoted
 
 
 class FileFieldError(ValueError):
@@ -79,6 +80,7 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec | CacheProfile | None
     elif hf_config is not None:
         spec = _read_model(spec_from_hf_argument, hf_config)
     elif model_file is not None:
+        _refuse_a_preset_named_as_a_file(model_file)
         spec = _read_model(load_model_file, model_file)
         if isinstance(spec, CacheProfile):
             return _raw_model_file(args, spec)
@@ -88,6 +90,16 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec | CacheProfile | None
     _refuse_unread_dtypes(spec, dtypes)
     spec = spec.with_options(tp=getattr(args, "tp", None), **dtypes)
     return with_mtp_layer(spec) if getattr(args, "mtp_layer", False) else spec
+
+
+def _refuse_a_preset_named_as_a_file(model_file: str) -> None:
+    """A --model-file that is no file but a preset's name: argparse takes ``--model`` (or
+    ``--mod``) as --model-file, so ``--model DeepSeek-V3.2`` read as a path that is not there
+    ("cannot read ... give the path of a JSON file" named neither the flag nor the preset)."""
+    if (name := preset_name(model_file)) is not None and not Path(model_file).exists():
+        raise FileFieldError(f"--model-file {quoted(model_file)} is no file but a preset's "
+                             f"name: give --preset {name} (a --model given is read as "
+                             "--model-file)")
 
 
 def _raw_model_file(args: argparse.Namespace, profile: CacheProfile) -> CacheProfile:

@@ -2173,3 +2173,28 @@ def test_the_fix_a_whole_number_option_suggests_is_one_that_option_takes(argv, f
     fix = err.rstrip("\n").rsplit("e.g. ", 1)[1]
     code, _, err = run([*argv, flag, fix, "--json"], capsys)
     assert code == 0, err
+
+
+def test_a_preset_given_as_model_file_or_model_is_pointed_at_preset(tmp_path, monkeypatch,
+                                                                     capsys):
+    # argparse reads --model (any start of --model-file) as --model-file: '--model
+    # DeepSeek-V3.2' said "cannot read 'DeepSeek-V3.2': No such file or directory; give the
+    # path of a JSON file", naming neither the flag nor the preset
+    said = ("python -m flatkv: error: --model-file '{typed}' is no file but a preset's name: "
+            "give --preset {name} (a --model given is read as --model-file)\n")
+    for argv, typed, name in (
+            (["compare", "--model", "DeepSeek-V3.2", "--budget", "40GiB"], "DeepSeek-V3.2",
+             "DeepSeek-V3.2"),
+            (["model", "--mod", "qwen3-next-80b-a3b"], "qwen3-next-80b-a3b",
+             "Qwen3-Next-80B-A3B"),
+            (["model", "--model-file", "Llama-3.1-8B"], "Llama-3.1-8B", "Llama-3.1-8B")):
+        assert run(argv, capsys) == (2, "", said.format(typed=typed, name=name)), argv
+    # a file of that name is read as the file it is: the preset exported there
+    monkeypatch.chdir(tmp_path)
+    from flatkv.presets import load_preset
+    (tmp_path / "Llama-3.1-8B").write_text(json.dumps(load_preset("Llama-3.1-8B").to_dict()))
+    assert run(["model", "--model-file", "Llama-3.1-8B", "--json"], capsys)[0] == 0
+    # a path that is neither keeps its words
+    assert run(["model", "--model-file", "no-such.json"], capsys)[2] == (
+        "python -m flatkv: error: cannot read 'no-such.json': No such file or directory; give "
+        "the path of a JSON file\n")
