@@ -26,6 +26,7 @@ from flatkv.budget import (
     blocks_budget,
     cache_budget,
     given_budget,
+    gpu_name,
 )
 from flatkv.dtypes import STATE_DTYPES, canonical_dtype
 from flatkv.engine_options import (
@@ -591,7 +592,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "block": ("block_size", _int(1, MAX_BLOCK_SIZE), str),
     "align": ("alignment", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
-    "gpu": ("gpu", _choice(lambda: [*GPU_PRESETS, *MEMORY_SOURCES]), str),
+    "gpu": ("gpu", lambda key, text: _choice(lambda: [*GPU_PRESETS, *MEMORY_SOURCES])(
+        key, gpu_name(text)), str),  # a preset in any case, as --gpu-memory reads it
     "gpu_mem": ("gpu_memory", lambda key, text: gpu_memory_size(text, key, key_value=True),
                 format_size),
     "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key, key_value=True),

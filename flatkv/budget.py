@@ -140,6 +140,15 @@ DEFAULT_MEMORY_FRACTION = 0.9
 DEFAULT_GPU = "H100 80GB"  # the app's first view, and the CLI bench's default budget
 
 
+def gpu_name(text: str) -> str:
+    """A GPU preset's name in any case and spacing (``h100 80gb``) as its own (``H100 80GB``),
+    as --preset reads a model's: the CLI's --gpu-memory and the link's gpu read it here, so
+    both take the same names and a link writes the preset's own back; anything else as typed
+    (a size for --gpu-memory, a memory source or a refusal for the link)."""
+    key = " ".join(text.split()).casefold()
+    return next((name for name in GPU_PRESETS if name.casefold() == key), text)
+
+
 def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None:
     """The budgets a log line that prints ``cache_bytes`` in GiB to ``decimals`` places can stand
     for: vLLM's "Available KV cache memory: 44.59 GiB" is any of about 0.01 GiB of budgets

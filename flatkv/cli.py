@@ -24,7 +24,13 @@ from dataclasses import dataclass, replace
 
 from flatkv import bench_cli, log_check, model_cli, strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, analyze, plan_json
-from flatkv.budget import DEFAULT_GPU, DEFAULT_MEMORY_FRACTION, GPU_PRESETS, cache_budget
+from flatkv.budget import (
+    DEFAULT_GPU,
+    DEFAULT_MEMORY_FRACTION,
+    GPU_PRESETS,
+    cache_budget,
+    gpu_name,
+)
 from flatkv.engine_options import strategy_fields
 from flatkv.given_cli import (
     GivenModel,
@@ -35,7 +41,6 @@ from flatkv.given_cli import (
     budget_source,
     explain_budget,
     given_model,
-    gpu_name,
     positive_int,
     with_given_budget,
 )

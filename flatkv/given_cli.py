@@ -28,6 +28,7 @@ from flatkv.budget import (
     blocks_budget,
     cache_budget,
     fraction_text,
+    gpu_name,
 )
 from flatkv.models import mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
@@ -285,14 +286,6 @@ def _vllm_blocks(text: str) -> int:
             f"{quoted(text)} is not a count of vLLM blocks: give the N of its \"Memory after "
             f"warmup: ... N KV cache blocks\" line, {MIN_VLLM_BLOCKS} to {MAX_VLLM_BLOCKS:,}")
     return value
-
-
-def gpu_name(text: str) -> str:
-    """--gpu-memory: a GPU preset's name in any case and spacing (``h100 80gb``) as its own
-    (``H100 80GB``), as --preset reads a model's, so its budget and its notes follow; anything
-    else as typed, a size for with_given_budget to read."""
-    key = " ".join(text.split()).casefold()
-    return next((name for name in GPU_PRESETS if name.casefold() == key), text)
 
 
 def _size(field: str, *, whole: bool = False, memory: bool = False) -> Callable[[str], int]:

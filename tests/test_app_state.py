@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 
-from flatkv import app_model, app_state, gpu_settings, presets, strategy_notes
+from flatkv import app_model, app_state, given_cli, gpu_settings, presets, strategy_notes
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import (
     DEFAULT,
@@ -1852,6 +1852,26 @@ def test_the_gpu_picked_tells_sglang_whether_it_runs_on_a_blackwell():
     r = run_strategy("sglang", state.profile(), budget_bytes=40 << 30,
                      options=state.strategy_options())
     assert r.capacity_tokens == (40 << 30) // (61 * (576 + 132)) // 64 * 64 == 994_432
+
+
+def test_a_link_names_a_gpu_in_any_case_as_the_cli_does():
+    # gpu=b200 192gb is the B200 preset, as --gpu-memory 'b200 192gb' is (one function reads
+    # both, budget.gpu_name), and the link written back gives its own name; sg_bw=1 beside it
+    # is the B200's own and says nothing, as beside gpu=B200 192GB
+    b200 = AppState(gpu="B200 192GB")
+    for text in ("b200 192gb", " B200   192GB ", "b200 192GB"):
+        assert decode_query({"gpu": text}) == (b200, []), text
+        assert decode_query({"gpu": text, "sg_bw": "1"}) == (b200, []), text
+        assert given_cli.gpu_name(text) == "B200 192GB"
+    assert encode_query(decode_query({"gpu": "b200 192gb"})[0]) == {"gpu": "B200 192GB"}
+    assert b200.gpu_bytes == 183_359 * 2**20 == 192_265_846_784
+    assert decode_query({"gpu": "h100 80gb", "sg_bw": "1"}) == (AppState(), [
+        "sg_bw=1 says SGLang runs on a Blackwell GPU, but gpu=H100 80GB is not one; using "
+        "sg_bw=0 (pick gpu=B200 192GB, or a memory source: Custom, KV cache memory, vLLM KV "
+        "cache blocks)."])
+    # a name no preset has in any case is still refused as typed
+    state, notices = decode_query({"gpu": "b300 288gb"})
+    assert state == AppState() and notices[0].startswith("gpu='b300 288gb' is not one of")
 
 
 def test_sglang_chunked_prefill_off_rides_a_link():

@@ -1553,6 +1553,14 @@ def test_a_gpu_named_in_any_case_is_that_gpu(capsys):
     assert 183_359 * 2**20 == 192_265_846_784
     assert ("budget 192,265,846,784 B (179.06 GiB) x 0.9 = 173,039,262,105 B (161.16 GiB) "
             "usable") in err
+    # --sglang-blackwell beside it is the B200's own, as beside 'B200 192GB' (the link's
+    # gpu=b200 192gb&sg_bw=1 too: test_app_state); beside 'h100 80gb' refused naming the H100
+    v32 = ["compare", "--preset", "DeepSeek-V3.2", "--json"]
+    code, told, err = run([*v32, "--gpu-memory", "b200 192gb", "--sglang-blackwell"], capsys)
+    assert code == 0, err
+    assert told == run([*v32, "--gpu-memory", "B200 192GB"], capsys)[1]
+    code, _, err = run([*v32, "--gpu-memory", "h100 80gb", "--sglang-blackwell"], capsys)
+    assert code == 2 and "but --gpu-memory 'H100 80GB' is not one" in err
 
 
 def test_a_gpu_name_left_unquoted_is_refused_with_the_quoting_fix(capsys):
