@@ -1874,6 +1874,19 @@ def test_a_link_names_a_gpu_in_any_case_as_the_cli_does():
     assert state == AppState() and notices[0].startswith("gpu='b300 288gb' is not one of")
 
 
+def test_an_sglang_page_has_one_bound_in_the_link_the_sidebar_and_the_options():
+    # sg_page stops at 2**20 = 1,048,576 tokens, as the sidebar's field and --sglang-page-size
+    # (StrategyOptions' check, which the CLI reads through) do: the CLI took up to 2**40
+    assert 2**20 == 1_048_576
+    assert decode_query({"sg_page": "1048576"}) == (AppState(sglang_page_size=1_048_576), [])
+    assert decode_query({"sg_page": "1048577"}) == (AppState(), [
+        "sg_page='1048577' is outside 1..1,048,576; using the default (sg_page=1)."])
+    assert StrategyOptions(sglang_page_size=1_048_576).sglang_page_size == 1_048_576
+    with pytest.raises(ValueError, match=r"^sglang_page_size = 1,048,577 is too large to be "
+                                         r"real \(at most 1,048,576\); SGLang's --page-size"):
+        StrategyOptions(sglang_page_size=1_048_577)
+
+
 def test_sglang_chunked_prefill_off_rides_a_link():
     # SGLang's --chunked-prefill-size -1 (chunked prefill off) is -1 in the options on any
     # GPU, a change from SGLang's own, and "off" in a link, which also reads what SGLang reads

@@ -1563,6 +1563,20 @@ def test_a_gpu_named_in_any_case_is_that_gpu(capsys):
     assert code == 2 and "but --gpu-memory 'H100 80GB' is not one" in err
 
 
+def test_sglang_page_size_stops_where_the_link_and_the_sidebar_do(capsys):
+    """--sglang-page-size takes up to 2**20 = 1,048,576 tokens, a link's sg_page's bound (it
+    took up to 2**40, where a page outgrows any context); past it exit 2 in one line."""
+    args = ["compare", "--preset", "gpt-oss-20b", "--budget", "40GiB", "--json"]
+    code, out, err = run([*args, "--sglang-page-size", "1048576"], capsys)
+    assert code == 0, err
+    assert any(r["strategy"] == "sglang" for r in json.loads(out))
+    code, out, err = run([*args, "--sglang-page-size", "1048577"], capsys)
+    assert code == 2 and out == ""
+    assert err == ("python -m flatkv: error: --sglang-page-size = 1,048,577 is too large to be "
+                   "real (at most 1,048,576); SGLang's --page-size: tokens per page of its "
+                   "token pool, 1 on most backends, 64 on Blackwell's\n")
+
+
 def test_a_gpu_name_left_unquoted_is_refused_with_the_quoting_fix(capsys):
     """A GPU's name holds a space: unquoted, its second word is a stray argument, and the error
     says to quote the name rather than only pointing to --help."""

@@ -71,6 +71,7 @@ from flatkv.plan import (
 )
 from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED, CacheProfile
 from flatkv.units import (
+    MAX_BLOCK_SIZE,
     MAX_BYTES,
     MAX_TOKENS,
     number_problem,
@@ -513,7 +514,13 @@ class StrategyOptions:
         check_int("sglang_attn_dp_size", self.sglang_attn_dp_size, minimum=1,
                   maximum=MAX_ATTN_DP_SIZE,
                   hint="SGLang's --attn-dp-size (a divisor of the TP), or 1 without attention DP")
-        check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_TOKENS)
+        # SGLang's --page-size is a bare int; the bound is FlatKV's for any block or page (the
+        # sidebar's, a link's sg_page, a log's offered page): past it a page outgrows any
+        # context a model here runs, and one page past the context holds nothing a smaller
+        # one would not
+        check_int("sglang_page_size", self.sglang_page_size, minimum=1, maximum=MAX_BLOCK_SIZE,
+                  hint="SGLang's --page-size: tokens per page of its token pool, 1 on most "
+                  "backends, 64 on Blackwell's")
         if self.sglang_mamba_radix_cache_strategy not in SGLANG_RADIX_CACHE_STRATEGIES:
             value = self.sglang_mamba_radix_cache_strategy
             shown = quoted(value, 40) if isinstance(value, str) else repr(value)
