@@ -447,7 +447,7 @@ def _int(lo: int, hi: int, example: int | None = None) -> Callable[[str, str], i
 
     def parse(key: str, text: str) -> int:
         shown = f"{key}={quoted(text)}"
-        value = whole_number(text, shown, least=lo, most=hi, example=example)
+        value = whole_number(text, shown, least=lo, most=hi, example=example, key=key)
         # a range of 19 digits reads as noise: its lower bound alone
         takes = f"of {lo:,} or more" if hi >= _NO_REAL_BOUND else f"from {lo:,} to {hi:,}"
         if value is None:
@@ -476,7 +476,7 @@ def _fraction(key: str, text: str) -> float:
     Each refusal ends with a value the key takes, as a whole number's does (``_int``): ``frac=
     0.0x`` said only "is not a number"."""
     shown, example = f"{key}={quoted(text)}", f"e.g. {key}={DEFAULT.mem_fraction:g}"
-    value = decimal_number(text, shown, takes=_takes_fraction)
+    value = decimal_number(text, shown, takes=_takes_fraction, key=key)
     if value is None or value != value:  # nan, which float() reads
         raise ValueError(f"{shown} is not a number: give one from {MIN_MEM_FRACTION} to 1, "
                          f"{example}")

@@ -52,7 +52,7 @@ def ascii_digits(text: str) -> str:
 
 
 def number_problem(text: str, subject: str, example: str,
-                   reads: Callable[[str], object]) -> str | None:
+                   reads: Callable[[str], object], *, key: str = "") -> str | None:
     """Why ``text``, a number that Python's int() (or an engine's flag) would read, is refused
     here, as an error naming ``subject``; None where neither applies (the caller says whether
     it reads ``text`` at all). Only ASCII digits are read: ``١٢`` and ``１２`` are digits to
@@ -64,8 +64,10 @@ def number_problem(text: str, subject: str, example: str,
     caller ``reads`` that (neither None nor a ValueError), else ``example``: a number of other
     digits with a minus sign (``-٢``) that the caller refuses as negative, as no figure here
     is, is given back without it, saying so (``-2`` was the fix, and then refused as not
-    positive)."""
+    positive). ``key``: a link's key, which the fix then names as a link's notices write every
+    value they suggest (``e.g. tp=2``, not a bare 2 beside ``tp='٢'``)."""
     raw = text.strip()
+    keyed = f"{key}=" if key else ""
 
     def read(instead: str) -> bool:
         try:
@@ -87,14 +89,14 @@ def number_problem(text: str, subject: str, example: str,
               and not instead[1:2].isspace() and read(instead[1:])):
             instead, unsign = instead[1:], ", without the minus sign (it takes no negative number)"
         return (f"{subject} is not written in ASCII digits: write it in ASCII digits{unsign}, "
-                f"e.g. {instead if read(instead) else example}")
+                f"e.g. {keyed}{instead if read(instead) else example}")
     if unsigned(raw):
-        return f"{subject} has a plus sign: write it without the sign, e.g. {raw[1:]}"
+        return f"{subject} has a plus sign: write it without the sign, e.g. {keyed}{raw[1:]}"
     return None
 
 
 def whole_number(text: str, subject: str, *, least: int = 0, most: int | None = None,
-                 example: int | None = None) -> int | None:
+                 example: int | None = None, key: str = "") -> int | None:
     """The whole number ``text`` writes (``12``, `` 12 ``, ``1_000``; ``-1``, which the field's
     bound then refuses in its own words, "must be positive"), None where it writes none, which
     the caller words with what it takes. Digits of another script and a plus sign, which
@@ -111,7 +113,7 @@ def whole_number(text: str, subject: str, *, least: int = 0, most: int | None = 
 
     example = whole_example(least, most) if example is None else example
     if (problem := number_problem(text, subject, str(example),
-                                  lambda t: takes(t) or None)) is not None:
+                                  lambda t: takes(t) or None, key=key)) is not None:
         raise ValueError(problem)
     raw = text.strip()
     if not _WHOLE.fullmatch(raw):
@@ -130,7 +132,7 @@ def whole_example(least: int, most: int | None) -> int:
 
 def decimal_number(text: str, subject: str, *,
                    takes: Callable[[float], bool] = lambda value: value >= 0,
-                   example: str = "0.9") -> float | None:
+                   example: str = "0.9", key: str = "") -> float | None:
     """The number ``text`` writes as float() reads it (``0.9``, `` 0.9 ``, ``9e-1``; ``nan``,
     which the caller's range refuses in its own words), None where it writes none. Digits of
     another script and a plus sign, which float() reads as it reads them in a whole number,
@@ -140,7 +142,7 @@ def decimal_number(text: str, subject: str, *,
         value = _unsigned_float(instead)
         return value if value is not None and takes(value) else None
 
-    if (problem := number_problem(text, subject, example, reads)) is not None:
+    if (problem := number_problem(text, subject, example, reads, key=key)) is not None:
         raise ValueError(problem)
     try:
         return float(text)
@@ -190,7 +192,8 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
         match = _TOKENS.fullmatch(raw) if raw.isascii() and len(raw) <= 32 else None
         if match is None and (problem := number_problem(
                 raw, value_named(field, shown, key_value), "256K",
-                lambda t: parse_tokens(t, field, maximum=maximum))):
+                lambda t: parse_tokens(t, field, maximum=maximum),
+                key=field if key_value else "")):
             raise ValueError(problem)
         if match is None and raw.startswith("-") and _TOKENS.fullmatch(raw[1:].strip()):
             raise ValueError(f"{named}: give a positive number of tokens")
@@ -257,7 +260,8 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
         match = _SIZE.match(str(text))
         if not match and (problem := number_problem(
                 str(text), named, "80GB",
-                lambda t: parse_size(t, field=field, whole=whole))):
+                lambda t: parse_size(t, field=field, whole=whole),
+                key=field if key_value else "")):
             raise ValueError(problem)
         if not match and _SIZE.match(str(text).strip().removeprefix("-")):
             raise ValueError(f"{named} is negative: give a size of 0 or more")
@@ -266,17 +270,17 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
                 if "," in str(text) else ""
             raise ValueError(
                 f"{named} is not a size: write a number with an optional unit, e.g. "
-                f"80GB, 10GiB, 1.5TiB, 12e9 or 4096{comma}"
+                f"{example_named(field, '80GB', key_value)}, 10GiB, 1.5TiB, 12e9 or 4096{comma}"
             )
         number, exponent, unit = match.groups()
         number = number.replace(",", "").replace("_", "")
         if len(number) > MAX_SIZE_DIGITS:  # past any real size, and past what int() parses
             raise ValueError(f"{named} has too many digits: a size is at most "
-                             "1 EiB; write e.g. 80GB or 12e9")
+                             f"1 EiB; write e.g. {example_named(field, '80GB', key_value)} or 12e9")
         if exponent and (len(exponent) > 4 or abs(int(exponent)) > 30):
             said = exponent if len(exponent) <= 12 else f"of {len(exponent):,} digits"
             raise ValueError(f"{named}: exponent {said} is out of range; write e.g. "
-                             "80GB or 12e9")
+                             f"{example_named(field, '80GB', key_value)} or 12e9")
         value = Fraction(number) * Fraction(10) ** int(exponent or 0)
         if unit.lower() not in _UNITS:  # said as typed: 'G', not 'g'
             raise ValueError(
@@ -288,7 +292,8 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
     if whole and exact.denominator != 1:
         low = int(exact)
         raise ValueError(f"{named} is not a whole number of bytes (between {low:,} "
-                         f"and {low + 1:,}): give whole bytes, e.g. 4096 or 4KiB")
+                         f"and {low + 1:,}): give whole bytes, e.g. "
+                         f"{example_named(field, '4096', key_value)} or 4KiB")
     nbytes = int(exact)  # floor: a text's number has no sign; an int is exact (and may be < 0)
     if nbytes < 0:
         raise ValueError(f"{field} must not be negative, got {shown}")
@@ -316,8 +321,10 @@ def positive_size(text: str, field: str, fix: str,
             raise ValueError(f"{named} is 0")
         return nbytes
 
-    if isinstance(text, str) and (problem := number_problem(text, named, example, positive)
-                                  or sign_before_refused(text, named, example, positive)):
+    key = field if key_value else ""
+    if isinstance(text, str) and (
+            problem := number_problem(text, named, example, positive, key=key)
+            or sign_before_refused(text, named, example, positive, key=key)):
         raise ValueError(problem)
     try:
         nbytes = read(text, field, key_value=key_value)
@@ -332,12 +339,13 @@ def positive_size(text: str, field: str, fix: str,
 
 
 def sign_before_refused(text: str, named: str, example: str,
-                        takes: Callable[[str], object]) -> str | None:
+                        takes: Callable[[str], object], *, key: str = "") -> str | None:
     """The plus sign of a size whose number the field refuses without it (``+0`` where 0 is
     refused, ``+80`` of memory, 80 B): ``number_problem`` leaves such a sign to the caller,
     and the size parser's own refusal would suggest the number (``e.g. 0``, ``e.g. 80``),
     which the field then refuses. Said with ``example`` instead; None where the rest is no
-    size (``+x``, said by the parser) or the field ``takes`` it (``+80GB``: number_problem)."""
+    size (``+x``, said by the parser) or the field ``takes`` it (``+80GB``: number_problem);
+    ``key`` as number_problem's."""
     raw = text.strip()
     rest = raw[1:]
     if not raw.startswith("+") or rest[:1] in ("+", "-"):
@@ -350,22 +358,25 @@ def sign_before_refused(text: str, named: str, example: str,
         takes(rest)
     except ValueError as exc:
         return None if "is negative" in str(exc) else (
-            f"{named} has a plus sign: write a size without it, e.g. {example}")
+            f"{named} has a plus sign: write a size without it, e.g. "
+            f"{f'{key}=' if key else ''}{example}")
     return None
 
 
 def gpu_memory_size(text: str, field: str = "GPU memory", *, key_value: bool = False) -> int:
     """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem: ``key_value``,
     named as a link's notices name a value, ``value_named``; the CLI's --gpu-memory)."""
-    return positive_size(text, field, "the memory of one GPU, e.g. 80GB or 141GB", memory_size,
+    return positive_size(text, field, "the memory of one GPU, e.g. "
+                         f"{example_named(field, '80GB', key_value)} or 141GB", memory_size,
                          key_value=key_value, example="80GB")
 
 
 def kv_memory_size(text: str, field: str = "KV cache memory", *, key_value: bool = False) -> int:
     """The KV cache memory of one rank from ``text`` (the sidebar's field, a link's kv_mem:
     ``key_value`` as ``gpu_memory_size``)."""
-    return positive_size(text, field, "the KV cache memory of one rank, e.g. 44.59GiB as vLLM "
-                         "logs it", memory_size, key_value=key_value, example="44.59GiB")
+    return positive_size(text, field, "the KV cache memory of one rank, e.g. "
+                         f"{example_named(field, '44.59GiB', key_value)} as vLLM logs it",
+                         memory_size, key_value=key_value, example="44.59GiB")
 
 
 def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool = False) -> int:
@@ -378,8 +389,9 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
     ``٨٠`` is not "e.g. 80", which reads as 80 B here."""
     named = value_named(field, quoted(text), key_value) if isinstance(text, str) else field
     takes = lambda t: memory_size(t, field, weights=weights)  # noqa: E731
-    if isinstance(text, str) and (problem := number_problem(text, named, "80GB", takes)
-                                  or sign_before_refused(text, named, "80GB", takes)):
+    key = field if key_value else ""
+    if isinstance(text, str) and (problem := number_problem(text, named, "80GB", takes, key=key)
+                                  or sign_before_refused(text, named, "80GB", takes, key=key)):
         raise ValueError(problem)
     nbytes = parse_size(text, field=field, key_value=key_value)
     bare = str(text).strip()
@@ -389,17 +401,19 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
     if plain and not plain[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(plain) != 0:
         # the unit a number of this size was meant in: 44.59 GiB, not 100000 GiB
-        example = f"{plain}GB or {plain}GiB" if float(plain) < 10_000 else "80GB or 44.59GiB"
+        first, second = (f"{plain}GB", f"{plain}GiB") if float(plain) < 10_000 else (
+            "80GB", "44.59GiB")
         raise ValueError(f"{named} reads as {nbytes:,} B: give a unit, e.g. "
-                         f"{example}")
+                         f"{example_named(field, first, key_value)} or {second}")
     number = plain[:-1].strip()
     if (bare[-1:] in ("b", "B") and nbytes < BARE_BYTES_LIMIT
             and number.replace(".", "", 1).isdigit() and float(number) != 0):
         bf16 = f"{float(2 * Fraction(number)):g}GB"  # 2 B a parameter: 70B 140GB, 0.5B 1GB
         raise ValueError(
             f"{named} reads as {nbytes:,} B (B is bytes, not billions): "
-            + (f"a model of {number} billion parameters takes {bf16} in bf16: give {bf16}"
-               if weights else f"give {number}GB or {number}GiB"))
+            + (f"a model of {number} billion parameters takes {bf16} in bf16: give "
+               f"{example_named(field, bf16, key_value)}" if weights
+               else f"give {example_named(field, f'{number}GB', key_value)} or {number}GiB"))
     return nbytes
 
 
@@ -673,6 +687,13 @@ def quoted(text: str, limit: int = 80) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+def example_named(field: str, example: str, key_value: bool) -> str:
+    """An error's "e.g." as it names ``example``: bare, or with ``key_value`` as a link's
+    notices write every value they suggest, ``gpu_mem=80GB`` (its first example alone where
+    it lists more: ``e.g. gpu_mem=80GB or 80GiB``), the form of the value they refuse."""
+    return f"{field}={example}" if key_value else example
 
 
 def value_named(field: str, shown: str, key_value: bool, *, verb: str = "") -> str:

@@ -65,17 +65,17 @@ def test_a_links_fix_for_digits_of_another_script_is_a_value_the_key_takes():
     # "e.g. 12", past its 8; frac=٠.٠١ "e.g. 0.01", under its 0.05
     _, notices = decode_query({"tp": "-٢", "frac": "٠.٠١", "sweep_pages": "-٢"})
     assert notices == [
-        "frac='٠.٠١' is not written in ASCII digits: write it in ASCII digits, e.g. 0.9; "
+        "frac='٠.٠١' is not written in ASCII digits: write it in ASCII digits, e.g. frac=0.9; "
         "using the default (frac=0.9).",
         "tp='-٢' is not written in ASCII digits: write it in ASCII digits, without the minus "
-        "sign (it takes no negative number), e.g. 2; using the default (tp=1).",
+        "sign (it takes no negative number), e.g. tp=2; using the default (tp=1).",
         "sweep_pages: '-٢' is not written in ASCII digits: write it in ASCII digits, without "
         "the minus sign (it takes no negative number), e.g. 2; using the default "
         "(sweep_pages=auto)."]
     assert decode_query({"tp": "2", "frac": "0.9", "sweep_pages": "2"})[1] == []
     _, notices = decode_query({"model": "custom", "layers": "full", "kv": "8", "ssm_el": "١٢"})
-    assert "ssm_el='١٢' is not written in ASCII digits: write it in ASCII digits, e.g. 8)" in (
-        notices[0])
+    assert ("ssm_el='١٢' is not written in ASCII digits: write it in ASCII digits, e.g. "
+            "ssm_el=8)") in notices[0]
 
 
 def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
@@ -84,9 +84,9 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
                                    "sweep_blocks": "1, ٤"})
     assert (state.tp, state.requests, state.block_size) == (1, None, 1024)
     assert notices == [
-        "tp='٢' is not written in ASCII digits: write it in ASCII digits, e.g. 2; using the "
+        "tp='٢' is not written in ASCII digits: write it in ASCII digits, e.g. tp=2; using the "
         "default (tp=1).",
-        "req='+3' has a plus sign: write it without the sign, e.g. 3; using the default (4 "
+        "req='+3' has a plus sign: write it without the sign, e.g. req=3; using the default (4 "
         "live requests, or as many as fit).",
         "sweep_blocks: '٤' is not written in ASCII digits: write it in ASCII digits, e.g. 4; "
         "using the default (sweep_blocks=auto).",
@@ -95,9 +95,9 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
     state, notices = decode_query({"frac": "٠.٨", "sg_ratio": "+0.8"})
     assert (state.mem_fraction, state.mamba_full_memory_ratio) == (0.9, 0.9)
     assert notices == [
-        "frac='٠.٨' is not written in ASCII digits: write it in ASCII digits, e.g. 0.8; using "
+        "frac='٠.٨' is not written in ASCII digits: write it in ASCII digits, e.g. frac=0.8; using "
         "the default (frac=0.9).",
-        "sg_ratio='+0.8' has a plus sign: write it without the sign, e.g. 0.8; using the "
+        "sg_ratio='+0.8' has a plus sign: write it without the sign, e.g. sg_ratio=0.8; using the "
         "default (sg_ratio=0.9)."]
     # a chunk past int()'s 4,300 digits: its own "Exceeds the limit (4300 digits)" was the notice
     state, notices = decode_query({"sg_chunk": "9" * 5_000})
@@ -108,8 +108,8 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
     # ... and one of 0 with a plus sign, read as chunked prefill off where '+5' was refused
     state, notices = decode_query({"sg_chunk": "+0"})
     assert state.sglang_chunked_prefill_size is None and notices == [
-        "sg_chunk='+0' has a plus sign: write it without the sign, e.g. 0, for chunked prefill "
-        "off; using the default (sg_chunk=auto)."]
+        "sg_chunk='+0' has a plus sign: write it without the sign, e.g. sg_chunk=0, for "
+        "chunked prefill off; using the default (sg_chunk=auto)."]
     # underscores between digits read, as float() reads them; elsewhere not (Decimal took
     # sg_ratio=_0.5 as 0.5)
     state, notices = decode_query({"sg_ratio": "_0.5", "sg_swa": "0.2_5"})
@@ -537,23 +537,23 @@ def test_a_preset_is_linked_by_name():
         ({"gpu": "Z900"}, "gpu", "gpu='Z900' is not one of"),
         ({"weights": "lots"}, "weights", "weights='lots' is not a size"),
         # a bare number under a MiB is a size typed without its unit, not 80 B of weights
-        ({"weights": "80"}, "weights", "weights='80' reads as 80 B: give a unit, e.g. 80GB or "
-         "80GiB"),
+        ({"weights": "80"}, "weights", "weights='80' reads as 80 B: give a unit, e.g. "
+         "weights=80GB or 80GiB"),
         ({"gpu": "Custom", "gpu_mem": "141"}, "gpu_memory", "gpu_mem='141' reads as 141 B"),
         ({"weights": "0.5"}, "weights", "weights='0.5' reads as 0 B: give a unit"),  # not 0 B
         ({"weights": "80."}, "weights", "weights='80.' reads as 80 B: give a unit"),
         # thousands commas read as parse_size reads them, not as Python's float() error
         ({"weights": "1,000"}, "weights", "weights='1,000' reads as 1,000 B: give a unit, e.g. "
-         "1000GB or 1000GiB"),
+         "weights=1000GB or 1000GiB"),
         ({"weights": "1,000B"}, "weights", "weights='1,000B' reads as 1,000 B (B is bytes, not "
-         "billions): a model of 1000 billion parameters takes 2000GB in bf16: give 2000GB"),
+         "billions): a model of 1000 billion parameters takes 2000GB in bf16: give weights=2000GB"),
         # 70B is how a parameter count is written, not 70 bytes of weights
         ({"weights": "70B"}, "weights", "weights='70B' reads as 70 B (B is bytes, not billions): "
-         "a model of 70 billion parameters takes 140GB in bf16: give 140GB"),
+         "a model of 70 billion parameters takes 140GB in bf16: give weights=140GB"),
         ({"weights": "0.5B"}, "weights", "weights='0.5B' reads as 0 B (B is bytes, not "
-         "billions): a model of 0.5 billion parameters takes 1GB in bf16: give 1GB"),
+         "billions): a model of 0.5 billion parameters takes 1GB in bf16: give weights=1GB"),
         ({"gpu": "Custom", "gpu_mem": "141 B"}, "gpu_memory",
-         "gpu_mem='141 B' reads as 141 B (B is bytes, not billions): give 141GB or 141GiB"),
+         "gpu_mem='141 B' reads as 141 B (B is bytes, not billions): give gpu_mem=141GB or 141GiB"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
         ({"tp": "-2"}, "tp", "tp='-2' is outside"),
         ({"kernel": "0"}, "kernel_block_size", "kernel='0' is outside"),
@@ -642,14 +642,14 @@ def test_every_link_notice_names_its_keys_value_as_key_equals_value():
 
     assert decode_query({"sg_ratio": "+0.8", "ctx": "0", "gpu": "Custom", "gpu_mem": "80",
                          "sg_chunk": "+5", "lcm_pad": "x"})[1] == [
-        "gpu_mem='80' reads as 80 B: give a unit, e.g. 80GB or 80GiB; using the default "
+        "gpu_mem='80' reads as 80 B: give a unit, e.g. gpu_mem=80GB or 80GiB; using the default "
         "(gpu_mem=80GB).",
         "ctx='0': give a positive number of tokens; using the default (the model's "
         "max_model_len, else 32,768).",
-        "sg_ratio='+0.8' has a plus sign: write it without the sign, e.g. 0.8; using the "
-        "default (sg_ratio=0.9).",
-        "sg_chunk='+5' has a plus sign: write it without the sign, e.g. 5; using the default "
-        "(sg_chunk=auto).",
+        "sg_ratio='+0.8' has a plus sign: write it without the sign, e.g. sg_ratio=0.8; using "
+        "the default (sg_ratio=0.9).",
+        "sg_chunk='+5' has a plus sign: write it without the sign, e.g. sg_chunk=5; using the "
+        "default (sg_chunk=auto).",
         "lcm_pad='x': give a number in [0, 10] such as 0.25 or 1/4; using the default "
         "(lcm_pad=0.25)."]
     for key in set(_SETTINGS) - {"sweep_pages", "sweep_blocks"}:
@@ -657,6 +657,15 @@ def test_every_link_notice_names_its_keys_value_as_key_equals_value():
             for notice in decode_query({key: value})[1]:
                 assert not notice.startswith(key) or notice.startswith(
                     (f"{key}=", f"{key} is empty")), notice
+    # ... and so every value it suggests: gpu_mem='٨٠' gave "e.g. 80GB", tp='+8' "e.g. 8",
+    # weights='70B' "give 140GB" (a list's keys suggest an item: not one key=value)
+    for key in set(_SETTINGS) - {"sweep_pages", "sweep_blocks"}:
+        for value in ("x", "+8", "٨", "-٢", "+0", "٠", "80", "0.5", "70B", "1e99", "9" * 50):
+            for notice in decode_query({key: value})[1]:
+                for fix in re.findall(r"(?:e\.g\.|: give) ([0-9]\S*)", notice):
+                    raise AssertionError(f"{key}: a bare fix {fix} in {notice!r}")
+                for fix in re.findall(r"e\.g\. (\S+)", notice):
+                    assert fix.startswith(f"{key}="), notice
 
 
 def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
@@ -1097,8 +1106,8 @@ def test_notices_write_defaults_as_a_link_would():
         False, ["uniform='yes' is not 0 or 1; using the default (uniform=0)."])
     assert decode_query({"uniform": "1"})[0].uniform_rows
     _, notices = decode_query({"gpu": "Custom", "gpu_mem": "0"})
-    assert notices == ["gpu_mem='0': give the memory of one GPU, e.g. 80GB or 141GB; using the "
-                       "default (gpu_mem=80GB)."]
+    assert notices == ["gpu_mem='0': give the memory of one GPU, e.g. gpu_mem=80GB or 141GB; "
+                       "using the default (gpu_mem=80GB)."]
 
 
 def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
@@ -1113,12 +1122,12 @@ def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
         "47,878,147,932 B (44.59 GiB) of KV cache memory per rank, as given")
     assert encode_query(state) == query
     _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "0"})
-    assert notices == ["kv_mem='0': give the KV cache memory of one rank, e.g. 44.59GiB as "
+    assert notices == ["kv_mem='0': give the KV cache memory of one rank, e.g. kv_mem=44.59GiB as "
                        "vLLM logs it; using the default (kv_mem=40GiB)."]
     # a negative one asks for the same, not for "0 or more", which 0 then refuses
     _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "-5GB"})
     assert notices == ["kv_mem='-5GB' is negative: give the KV cache memory of one rank, e.g. "
-                       "44.59GiB as vLLM logs it; using the default (kv_mem=40GiB)."]
+                       "kv_mem=44.59GiB as vLLM logs it; using the default (kv_mem=40GiB)."]
     _, notices = decode_query({"gpu": "Custom", "gpu_mem": "-5GB"})
     assert notices[0].startswith("gpu_mem='-5GB' is negative: give the memory of one GPU")
 
@@ -1935,7 +1944,7 @@ def test_a_links_sglang_page_and_memory_fraction_refusals_suggest_values_that_ru
     # sg_page='٠' suggested 12, which the link read and SGLang then refused on Qwen3-Next (12
     # splits no track interval of 256); now its default page, with which SGLang starts
     (notice,) = decode_query({"sg_page": "٠"})[1]
-    page = int(notice.split("e.g. ", 1)[1].split(";", 1)[0])
+    page = int(notice.split("e.g. sg_page=", 1)[1].split(";", 1)[0])
     for size, applies in ((12, False), (page, True)):
         at = replace(DEFAULT, sglang_page_size=size)
         assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,

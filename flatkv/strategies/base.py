@@ -226,7 +226,7 @@ def to_fraction(
         if problem := number_problem(text, value_named(field_name, _shown(value), key_value),
                                      example, lambda t: (
                 to_fraction(field_name, t, bounds=bounds, low_inclusive=low_inclusive,
-                            example=example))):
+                            example=example)), key=field_name if key_value else ""):
             raise ValueError(problem)
         num, sep, den = text.partition("/")
         frac = _decimal_fraction(num)
