@@ -84,6 +84,7 @@ from flatkv.units import (
     MAX_BLOCK_SIZE,
     MAX_BYTES,
     MAX_TOKENS,
+    ascii_digits,
     decimal_number,
     format_size,
     gpu_memory_size,
@@ -438,16 +439,19 @@ def _layer_labels(key: str, text: str) -> tuple[str, ...]:
 _NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a value is too low
 
 
-def _int(lo: int, hi: int, example: int | None = None) -> Callable[[str, str], int]:
+def _int(lo: int, hi: int, example: int | None = None,
+         fits: Callable[[int], bool] | None = None) -> Callable[[str, str], int]:
     """A whole number of ``lo`` to ``hi``. A refusal names the value as the link gives it
     (``sg_page='1_000_000_0'``, not regrouped as 10,000,000, which reads as another figure;
     400 nines by their start and length) and, where it is no number, one the key takes:
-    ``example``, by default the one nearest 12 (``units.whole_example``)."""
+    ``example``, by default the one nearest 12 (``units.whole_example``). ``fits``: what a fix
+    must pass besides the range (``_nearest_fit``), as a link's tp is given the model's."""
     example = whole_example(lo, hi) if example is None else example
 
     def parse(key: str, text: str) -> int:
         shown = f"{key}={quoted(text)}"
-        value = whole_number(text, shown, least=lo, most=hi, example=example, key=key)
+        fix = example if fits is None else _nearest_fit(text, example, lo, hi, fits)
+        value = whole_number(text, shown, least=lo, most=hi, example=fix, key=key, fits=fits)
         # a range of 19 digits reads as noise: its lower bound alone
         takes = f"of {lo:,} or more" if hi >= _NO_REAL_BOUND else f"from {lo:,} to {hi:,}"
         if value is None:
@@ -460,6 +464,23 @@ def _int(lo: int, hi: int, example: int | None = None) -> Callable[[str, str], i
         return value
 
     return parse
+
+
+def _nearest_fit(text: str, example: int, lo: int, hi: int, fits: Callable[[int], bool]) -> int:
+    """The fix a refusal of ``text`` suggests where ``fits`` must pass too: the number it
+    writes (``+80``, ``٨٠``: 80) where it fits, else the nearest that does (the lower of two
+    as near), else ``example``: tp='+80' suggested tp=80, which Qwen3-Next's 16 key heads do
+    not split over (a second notice followed), where tp=16 opens as asked."""
+    digits = ascii_digits(text.strip()).lstrip("+-").replace("_", "")
+    near = min(max(int(digits), lo), hi) if digits.isdigit() and len(digits) <= 9 else example
+    return next((t for d in range(hi - lo + 1) for t in (near - d, near + d)
+                 if lo <= t <= hi and fits(t)), example)
+
+
+def _tp(fits: Callable[[int], bool] | None = None) -> Callable[[str, str], int]:
+    """A link's tp; ``fits``: the TPs its model splits over, where the link's model is known
+    (``decode_query``), so that a refusal suggests one of them."""
+    return _int(1, MAX_TP, 2, fits)  # 2: every preset splits over it
 
 
 # The sidebar slider's range: a link must not hold what the slider cannot show.
@@ -603,7 +624,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", lambda key, text: memory_size(text, key, weights=True, key_value=True),
                 format_size),
-    "tp": ("tp", _int(1, MAX_TP, example=2), str),  # 2: every preset splits over it
+    "tp": ("tp", _tp(), str),
     "ctx": ("context", _tokens(MAX_CONTEXT), str),
     "req": ("requests", _int(1, MAX_REQUESTS), str),
     "hold": ("hold_requests", _int(1, MAX_REQUESTS), str),
@@ -744,17 +765,18 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
         f"{_key_shown(k)}={_as_typed(str(v[-1]))}." for k, v in params.items()
         if k in known and isinstance(v, list) and len(set(v)) > 1]
     changes: dict[str, object] = {}
+    model, raw, spec, model_notice = _decode_model(q)
+    splits = AppState(model=model, raw=raw, spec=spec)._splits_over()
     for key, (name, parse, write) in _SETTINGS.items():
         if key not in q:
             continue
         try:
-            changes[name] = parse(key, q[key])
+            changes[name] = (_tp(splits) if key == "tp" else parse)(key, q[key])
         except ValueError as exc:
             # The default as a link would write it: 80GB, auto, 0.9, never a Python repr; a
             # default that is no figure (the context's, the live requests') in words
             default = _NONE_DEFAULTS.get(name) or f"{key}={write(getattr(DEFAULT, name))}"
             notices.append(f"{exc}; using the default ({default}).")
-    model, raw, spec, model_notice = _decode_model(q)
     if model_notice:
         notices.append(model_notice)
     if blackwell_notice := _preset_blackwell(changes):

@@ -52,7 +52,8 @@ def ascii_digits(text: str) -> str:
 
 
 def number_problem(text: str, subject: str, example: str,
-                   reads: Callable[[str], object], *, key: str = "") -> str | None:
+                   reads: Callable[[str], object], *, key: str = "",
+                   fix_for: Callable[[str], str] = str) -> str | None:
     """Why ``text``, a number that Python's int() (or an engine's flag) would read, is refused
     here, as an error naming ``subject``; None where neither applies (the caller says whether
     it reads ``text`` at all). Only ASCII digits are read: ``١٢`` and ``１２`` are digits to
@@ -65,7 +66,9 @@ def number_problem(text: str, subject: str, example: str,
     digits with a minus sign (``-٢``) that the caller refuses as negative, as no figure here
     is, is given back without it, saying so (``-2`` was the fix, and then refused as not
     positive). ``key``: a link's key, which the fix then names as a link's notices write every
-    value they suggest (``e.g. tp=2``, not a bare 2 beside ``tp='٢'``)."""
+    value they suggest (``e.g. tp=2``, not a bare 2 beside ``tp='٢'``). ``fix_for``: the fix
+    to suggest for a value as it should be written, where the field reads it but would take
+    another better (a TP the model does not split over: the nearest that it does)."""
     raw = text.strip()
     keyed = f"{key}=" if key else ""
 
@@ -89,14 +92,16 @@ def number_problem(text: str, subject: str, example: str,
               and not instead[1:2].isspace() and read(instead[1:])):
             instead, unsign = instead[1:], ", without the minus sign (it takes no negative number)"
         return (f"{subject} is not written in ASCII digits: write it in ASCII digits{unsign}, "
-                f"e.g. {keyed}{instead if read(instead) else example}")
+                f"e.g. {keyed}{fix_for(instead) if read(instead) else example}")
     if unsigned(raw):
-        return f"{subject} has a plus sign: write it without the sign, e.g. {keyed}{raw[1:]}"
+        return (f"{subject} has a plus sign: write it without the sign, "
+                f"e.g. {keyed}{fix_for(raw[1:])}")
     return None
 
 
 def whole_number(text: str, subject: str, *, least: int = 0, most: int | None = None,
-                 example: int | None = None, key: str = "") -> int | None:
+                 example: int | None = None, key: str = "",
+                 fits: Callable[[int], bool] | None = None) -> int | None:
     """The whole number ``text`` writes (``12``, `` 12 ``, ``1_000``; ``-1``, which the field's
     bound then refuses in its own words, "must be positive"), None where it writes none, which
     the caller words with what it takes. Digits of another script and a plus sign, which
@@ -106,14 +111,18 @@ def whole_number(text: str, subject: str, *, least: int = 0, most: int | None = 
     nearest 12 (``whole_example``). Underscores are read, as int() reads them and
     ``parse_tokens`` does for a context copied from a vLLM command line: they only group
     digits and cannot mean another figure. More than 4,300 digits is no number (int() refuses
-    it)."""
+    it). ``fits``: what else the fix must pass (a TP the model splits over), else ``example``;
+    ``key``: as ``number_problem``'s."""
     def takes(instead: str) -> bool:
         value = int(instead) if _WHOLE.fullmatch(instead) else least - 1
         return least <= value and (most is None or value <= most)
 
     example = whole_example(least, most) if example is None else example
-    if (problem := number_problem(text, subject, str(example),
-                                  lambda t: takes(t) or None, key=key)) is not None:
+    def fix_for(instead: str) -> str:
+        return instead if fits is None or fits(int(instead)) else str(example)
+
+    if (problem := number_problem(text, subject, str(example), lambda t: takes(t) or None,
+                                  key=key, fix_for=fix_for)) is not None:
         raise ValueError(problem)
     raw = text.strip()
     if not _WHOLE.fullmatch(raw):

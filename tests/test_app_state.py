@@ -78,6 +78,31 @@ def test_a_links_fix_for_digits_of_another_script_is_a_value_the_key_takes():
             "ssm_el=8)") in notices[0]
 
 
+def test_a_links_tp_fix_is_a_tp_its_model_splits_over():
+    # tp='+80' suggested tp=80, which the key takes but Qwen3-Next's 16 key heads do not split
+    # over (a second notice followed it): the nearest TP that does, 16; gpt-oss-20b's nearest
+    # to 80 is 64; a raw model (per rank) splits over any TP, so 80 as typed
+    assert decode_query({"tp": "80"})[1][0].startswith(
+        "Qwen3-Next-80B-A3B: its linear-attention (Gated DeltaNet) layers have 16 key heads, "
+        "and TP 80 does not divide them")
+    for model, fix in (("Qwen3-Next-80B-A3B", 16), ("gpt-oss-20b", 64)):
+        for text in ("+80", "٨٠", "+٨٠", "+1_000"):
+            (notice,) = decode_query({"model": model, "tp": text})[1]
+            assert notice.endswith(f", e.g. tp={fix}; using the default (tp=1)."), notice
+        assert decode_query({"model": model, "tp": str(fix)}) == (
+            AppState(model=model, tp=fix), [])
+    assert decode_query({"tp": "+80"})[1] == [
+        "tp='+80' has a plus sign: write it without the sign, e.g. tp=16; using the default "
+        "(tp=1)."]
+    # 3 lies between 2 and 4, which both split Qwen3-Next: the lower; 16 as typed
+    assert decode_query({"tp": "+3"})[1][0].endswith("e.g. tp=2; using the default (tp=1).")
+    assert decode_query({"tp": "+16"})[1][0].endswith("e.g. tp=16; using the default (tp=1).")
+    raw = {"model": "custom", "layers": "full", "kv": "8"}
+    assert decode_query({**raw, "tp": "+80"})[1] == [
+        "tp='+80' has a plus sign: write it without the sign, e.g. tp=80; using the default "
+        "(tp=1)."]
+
+
 def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
     # int() read tp=٢ as 2 and req=+3 as 3; spaces around and underscores between digits read
     state, notices = decode_query({"tp": "٢", "req": "+3", "block": " 1_024 ",
