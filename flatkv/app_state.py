@@ -766,12 +766,13 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
         if k in known and isinstance(v, list) and len(set(v)) > 1]
     changes: dict[str, object] = {}
     model, raw, spec, model_notice = _decode_model(q)
-    splits = AppState(model=model, raw=raw, spec=spec)._splits_over()
     for key, (name, parse, write) in _SETTINGS.items():
         if key not in q:
             continue
+        if key == "tp":  # its fix one the link's model splits over (its spec built only here)
+            parse = _tp(AppState(model=model, raw=raw, spec=spec)._splits_over())
         try:
-            changes[name] = (_tp(splits) if key == "tp" else parse)(key, q[key])
+            changes[name] = parse(key, q[key])
         except ValueError as exc:
             # The default as a link would write it: 80GB, auto, 0.9, never a Python repr; a
             # default that is no figure (the context's, the live requests') in words
