@@ -141,17 +141,18 @@ def whole_example(least: int, most: int | None) -> int:
 
 def decimal_number(text: str, subject: str, *,
                    takes: Callable[[float], bool] = lambda value: value >= 0,
-                   example: str = "0.9", key: str = "") -> float | None:
+                   key: str = "") -> float | None:
     """The number ``text`` writes as float() reads it (``0.9``, `` 0.9 ``, ``9e-1``; ``nan``,
     which the caller's range refuses in its own words), None where it writes none. Digits of
     another script and a plus sign, which float() reads as it reads them in a whole number,
     are refused here with the fix (``number_problem``), as ``whole_number`` refuses them: a
-    fix the field ``takes`` (its range, which the caller checks), else ``example``."""
+    fix the field ``takes`` (its range, which the caller checks), else 0.9, which both its
+    fields take (a link's frac, --memory-fraction)."""
     def reads(instead: str) -> float | None:
         value = _unsigned_float(instead)
         return value if value is not None and takes(value) else None
 
-    if (problem := number_problem(text, subject, example, reads, key=key)) is not None:
+    if (problem := number_problem(text, subject, "0.9", reads, key=key)) is not None:
         raise ValueError(problem)
     try:
         return float(text)
