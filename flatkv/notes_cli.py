@@ -170,15 +170,18 @@ def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
                          strategies: Sequence[str]) -> tuple[str, ...]:
     """--sglang-blackwell told where SGLang's figures on a Blackwell are a Hopper's (a model
     without DeepSeek's sparse attention: gpt-oss, Qwen3-Next, DeepSeek-V3): the note that it
-    changes nothing, as for an engine option, since it is no ``ENGINE_OPTIONS`` entry. Where
-    it acts, ``sm100_dsa_layout`` says what it stores instead."""
+    changes no figure, as for an engine option, since it is no ``ENGINE_OPTIONS`` entry. The
+    page SGLang runs there, or why it would not start, the Blackwell notes say beside it
+    (``sglang_page_notes``); where the figures take it, ``sm100_dsa_layout`` says what it
+    stores instead."""
     if (not options.sglang_blackwell or "sglang" not in strategies
             or sm100_dsa_layout("", profile, options) is not None):
         return ()
     why = ("no layout that reads it serves this model" if sglang_blocker(profile) else
-           "SGLang's layout on a Blackwell GPU differs from a Hopper's only for DeepSeek's "
-           "sparse attention (a model with an indexer, such as DeepSeek-V3.2), which this "
-           "model has not")
+           "SGLang stores this model's cache on a Blackwell GPU as on a Hopper; only "
+           "DeepSeek's sparse attention (a model with an indexer, such as DeepSeek-V3.2) is "
+           "stored otherwise there (the page and backend SGLang runs there, where they differ "
+           "from the ones told, a note of their own says)")
     return (f"note: --sglang-blackwell changes no figure here: {why}",)
 
 

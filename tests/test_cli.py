@@ -860,9 +860,11 @@ def test_sglang_blackwell_in_plan_is_read_by_sglang_alone_and_noted_where_it_act
     assert code == 0 and json.loads(out)["capacity_tokens"] == 994_432
     # a model without DeepSeek's sparse attention: the figures a Hopper's, which a note says
     # (it passed in silence), in compare and in plan; DeepSeek-V3.2 takes no such note
-    idle = ("python -m flatkv: note: --sglang-blackwell changes no figure here: SGLang's layout "
-            "on a Blackwell GPU differs from a Hopper's only for DeepSeek's sparse attention (a "
-            "model with an indexer, such as DeepSeek-V3.2), which this model has not")
+    idle = ("python -m flatkv: note: --sglang-blackwell changes no figure here: SGLang stores "
+            "this model's cache on a Blackwell GPU as on a Hopper; only DeepSeek's sparse "
+            "attention (a model with an indexer, such as DeepSeek-V3.2) is stored otherwise "
+            "there (the page and backend SGLang runs there, where they differ from the ones "
+            "told, a note of their own says)")
     for argv in (["compare", "--preset", "gpt-oss-120b", "--budget", "40GiB"],
                  ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
                  ["plan", "--strategy", "sglang", "--preset", "DeepSeek-V3", "--budget",
@@ -872,6 +874,16 @@ def test_sglang_blackwell_in_plan_is_read_by_sglang_alone_and_noted_where_it_act
         assert told == run([*argv, "--json"], capsys)[1], argv
     code, _, err = run(["compare", *v32[1:], "--sglang-blackwell"], capsys)
     assert code == 0 and "changes no figure" not in err
+    # a Blackwell told says what the B200 preset says of SGLang's page there, the GPU named as
+    # a Blackwell one: gpt-oss runs TensorRT-LLM's MHA backend at pages of 64 (the page note
+    # showed on the preset alone, and the note above said the layouts differ only for DSA)
+    page = ("note: SGLang 0.5.23 on a {} runs pages of 64 tokens when not told a page size "
+            "(TensorRT-LLM's MHA backend): --sglang-page-size 64 matches such a run's log")
+    oss = ["compare", "--preset", "gpt-oss-120b"]
+    assert page.format("B200") in run([*oss, "--gpu-memory", "B200 192GB"], capsys)[2]
+    assert page.format("Blackwell GPU") in run([*oss, "--budget", "40GiB", "--sglang-blackwell"],
+                                               capsys)[2]
+    assert "runs pages of 64" not in run([*oss, "--budget", "40GiB"], capsys)[2]
 
 
 def test_a_value_given_to_a_flag_that_takes_none_says_so(capsys):

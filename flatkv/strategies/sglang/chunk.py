@@ -157,6 +157,18 @@ def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
 # differ in width, which takes 128 (its arg groups: get_default_attn_backend, then the backends'
 # page-size fixes); on Hopper and Ampere its backends (fa3, triton, flashinfer) take 1
 BLACKWELL_GPUS = ("B200 192GB",)
+
+
+def blackwell_named(gpu: str, options: StrategyOptions) -> str | None:
+    """The Blackwell GPU SGLang runs on at ``gpu`` (a GPU preset's name, or "" for a budget of
+    none) and ``options``, as the notes name it: the preset's ("B200"), or "Blackwell GPU"
+    where ``options.sglang_blackwell`` is told beside a budget of no GPU preset (--sglang-blackwell,
+    the sidebar's box); None on any other GPU. One predicate for every note of SGLang on a
+    Blackwell (its page, its refusals, its DSA layout), so a Blackwell told says all a B200
+    preset says."""
+    if gpu in BLACKWELL_GPUS:
+        return gpu.split()[0]
+    return "Blackwell GPU" if options.sglang_blackwell else None
 BLACKWELL_PAGE = 64
 FA4_PAGE = 128
 # Models whose override (arg_groups/model_overrides/*.py) picks another backend on SM100 when
@@ -285,7 +297,7 @@ def sm100_page(profile: CacheProfile, backend: str | None, told: int) -> int:
 
 def sglang_default_page(gpu: str, profile: CacheProfile,
                         options: StrategyOptions | None = None) -> DefaultPage | None:
-    """The page size SGLang runs the model with on ``gpu`` (a GPU preset's name) at
+    """The page size SGLang runs the model with on a Blackwell (``blackwell_named``) at
     ``options``' page (1 read as none told, as SGLang reads both) and overlap scheduling, where
     that is not the page told (``sm100_page``: none told, the page TensorRT-LLM's and FA4's
     backends take; told one, Qwen3-Next's override's, or the page TensorRT-LLM's backends move a
@@ -298,8 +310,8 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
     get_default_attn_backend's TensorRT-LLM page too (its attention arch is neither MLA nor
     asymmetric: model_override_base.py 336-351), which its token pool then rounds to."""
     options = options or StrategyOptions()
-    if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is not None
-            or sglang_blocker(profile)):
+    if ((gpu_name := blackwell_named(gpu, options)) is None
+            or profile.indexer_bytes_per_slot is not None or sglang_blocker(profile)):
         return None
     told = options.sglang_page_size
     if (backend := sm100_backend(profile, options)) is None:  # refused: ``sm100_refusal``
@@ -310,7 +322,6 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
     if page == told or radix_page_refusal(profile, replace(
             options, sglang_page_size=page, sglang_mamba_track_interval=DEFAULT_TRACK)):
         return None
-    gpu_name = gpu.split()[0]
     if told == 1:
         return DefaultPage(page, f"SGLang 0.5.23 on a {gpu_name} runs pages of {tokens_text(page)} "
                                  f"when not told a page size ({SM100_BACKEND_PAGES[backend][1]})")
@@ -410,18 +421,15 @@ def blackwell_dsa(profile: CacheProfile, options: StrategyOptions,
 
 def sm100_dsa_layout(gpu: str, profile: CacheProfile,
                      options: StrategyOptions) -> str | None:
-    """What SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``, or any budget with
-    ``options.sglang_blackwell`` told, as --sglang-blackwell or the sidebar's box tell it
-    beside a budget of no GPU preset, named then "a Blackwell GPU") stores for DeepSeek's
+    """What SGLang 0.5.23 on a Blackwell (``blackwell_named``) stores for DeepSeek's
     sparse attention (a model of its DeepSeek family with an indexer), which these figures
     take there (``blackwell_dsa``): fp8_e4m3 where no --kv-cache-dtype is told, on its trtllm
     DSA backends, the raw latent beside the index keys, 576 + 132 = 708 B a token a layer for
     DeepSeek-V3.2, whose 61 layers then hold 40 GiB // (61 x 708) = 994,481 tokens, 994,432 in
     whole pages of 64, where a Hopper's bfloat16 holds 548,352; for bytes given alone, that
     these figures take them (``_dsa_bytes_alone``). None elsewhere."""
-    if not (gpu in BLACKWELL_GPUS or options.sglang_blackwell) or sglang_blocker(profile):
+    if (on := blackwell_named(gpu, options)) is None or sglang_blocker(profile):
         return None
-    on = gpu.split()[0] if gpu in BLACKWELL_GPUS else "Blackwell GPU"
     if (raw := _raw_dsa_bytes(profile)) is None:
         alone = _dsa_bytes_alone(profile)
         return alone and f"SGLang 0.5.23 on a {on} {alone}"
@@ -443,7 +451,7 @@ def _bfloat16_dsa_bytes(profile: CacheProfile, raw: int) -> int:
 
 def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions,
                   say: Callable[[str, object], str] | None = None) -> str | None:
-    """Why SGLang 0.5.23 on ``gpu`` (a Blackwell: ``BLACKWELL_GPUS``) would not start the model
+    """Why SGLang 0.5.23 on a Blackwell (``blackwell_named``) would not start the model
     at ``options`` where FlatKV's figures do (None where it would, or the GPU is another): the
     backend the model's override picks there, TensorRT-LLM's MHA, beside the no_buffer mamba
     radix cache (told, or "auto" resolved to it: Nemotron-H without overlap scheduling,
@@ -458,7 +466,7 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions,
     scheduling at a page of 1: SGLang fails on the scheduling first, as FlatKV's own refusal
     says."""
     say = say or plain_fix
-    if (gpu not in BLACKWELL_GPUS or profile.indexer_bytes_per_slot is not None
+    if ((on := blackwell_named(gpu, options)) is None or profile.indexer_bytes_per_slot is not None
             or sglang_blocker(profile) or sm100_backend(profile, options) is not None):
         return None
     paged = (options.sglang_page_size > 1 or bool(options.speculative_tokens)
@@ -479,7 +487,7 @@ def sm100_refusal(gpu: str, profile: CacheProfile, options: StrategyOptions,
               ("sglang_disable_radix_cache", True)]
     said_fixes = [say(field, value) + (" (where the model takes it)" if value == "extra_buffer"
                                        else "") for field, value in fixes]
-    return (f"SGLang 0.5.23 on a {gpu.split()[0]} would not start this model with these "
+    return (f"SGLang 0.5.23 on a {on} would not start this model with these "
             f"options (\"{said}, which its no_buffer mamba radix cache refuses; "
             f"{', '.join(said_fixes[:-1])} or {said_fixes[-1]} starts it; the figures shown "
             "are of these settings, which it would not run")
