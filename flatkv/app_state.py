@@ -68,6 +68,7 @@ from flatkv.strategies.base import (
 from flatkv.strategies.sglang import (
     BLACKWELL_GPUS,
     CHUNK_OFF_WORD,
+    blackwell_by_gpu,
     parse_chunked_prefill,
     sglang_default_chunked_prefill,
 )
@@ -289,9 +290,8 @@ class AppState:
         """Whether SGLang runs on a Blackwell GPU here: the GPU preset picked says (the B200),
         else the sidebar's "GPU is a Blackwell" (``sglang_blackwell``), where the budget names
         no preset's GPU: SGLang stores DeepSeek's sparse attention in fp8 there."""
-        if self.gpu in GPU_PRESETS:
-            return self.gpu in BLACKWELL_GPUS
-        return self.sglang_blackwell
+        by_gpu = blackwell_by_gpu(self.gpu)
+        return self.sglang_blackwell if by_gpu is None else by_gpu
 
     def sglang_chunked_prefill(self) -> int:
         """The --chunked-prefill-size SGLang's figures take: the one set, else SGLang's own on
@@ -729,8 +729,9 @@ def encode_query(state: AppState) -> dict[str, str]:
                 out[key] = write(value)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)
+        # sg_bw beside a GPU preset is not carried: the preset decides it
         if value != getattr(DEFAULT, name) and not (
-                name == "sglang_blackwell" and state.gpu in GPU_PRESETS):  # unread there
+                name == "sglang_blackwell" and blackwell_by_gpu(state.gpu) is not None):
             out[key] = write(value)
     return out
 
@@ -797,10 +798,10 @@ def _preset_blackwell(changes: dict[str, object]) -> str:
     """A link's sg_bw=1 beside a GPU preset, which sets it: dropped from ``changes`` (the
     B200 implies it, silently), and beside another GPU a notice naming both."""
     gpu = changes.get("gpu", DEFAULT.gpu)
-    if not changes.get("sglang_blackwell") or gpu not in GPU_PRESETS:
+    if not changes.get("sglang_blackwell") or (by_gpu := blackwell_by_gpu(gpu)) is None:
         return ""
     del changes["sglang_blackwell"]
-    if gpu in BLACKWELL_GPUS:
+    if by_gpu:
         return ""
     return (f"sg_bw=1 says SGLang runs on a Blackwell GPU, but gpu={gpu} is not one; using "
             f"sg_bw=0 (pick gpu={BLACKWELL_GPUS[0]}, or a memory source: "

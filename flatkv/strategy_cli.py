@@ -47,6 +47,7 @@ from flatkv.strategies.sglang import (
     BLACKWELL_GPUS,
     CHUNKED_PREFILL_ASSUMED,
     SPECULATIVE_NOT_MODELLED,
+    blackwell_by_gpu,
     parse_chunked_prefill,
     sglang_default_chunked_prefill,
 )
@@ -334,11 +335,12 @@ def figures_options(args: argparse.Namespace) -> StrategyOptions:
     notes on options set but unread. --sglang-blackwell tells it where the budget names no
     preset; beside a preset of another GPU it is refused (ValueError naming both)."""
     gpu, told = getattr(args, "gpu_memory", None), bool(getattr(args, "sglang_blackwell", None))
-    if told and gpu in GPU_PRESETS and gpu not in BLACKWELL_GPUS:
+    by_gpu = blackwell_by_gpu(gpu)  # the preset decides; a size leaves it to the flag
+    if told and by_gpu is False:
         raise ValueError(f"--sglang-blackwell says SGLang runs on a Blackwell GPU, but "
                          f"--gpu-memory {quoted(gpu)} is not one: drop --sglang-blackwell, or "
                          f"give --gpu-memory {quoted(BLACKWELL_GPUS[0])}")
-    options = replace(options_from_args(args), sglang_blackwell=gpu in BLACKWELL_GPUS or told)
+    options = replace(options_from_args(args), sglang_blackwell=told if by_gpu is None else by_gpu)
     if options.sglang_chunked_prefill_size is not None:
         return options
     return replace(options, sglang_chunked_prefill_size=sglang_default_chunked_prefill(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
+from flatkv.budget import GPU_PRESETS
 from flatkv.dtypes import canonical_dtype
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n
@@ -157,6 +158,18 @@ def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
 # differ in width, which takes 128 (its arg groups: get_default_attn_backend, then the backends'
 # page-size fixes); on Hopper and Ampere its backends (fa3, triton, flashinfer) take 1
 BLACKWELL_GPUS = ("B200 192GB",)
+
+
+def blackwell_by_gpu(gpu: str | None) -> bool | None:
+    """Whether the GPU ``gpu`` names is a Blackwell, where a GPU preset names it: True on
+    ``BLACKWELL_GPUS`` (the B200), False on another preset, None where the budget names no
+    preset (a size, KV cache memory, vLLM's blocks), so the Blackwell told decides
+    (--sglang-blackwell, link sg_bw, the sidebar's box). One rule for the CLI, the link and the
+    app: a preset decides, and a Blackwell told beside another preset's is each surface's to
+    refuse or drop in its words."""
+    if gpu not in GPU_PRESETS:
+        return None
+    return gpu in BLACKWELL_GPUS
 
 
 def blackwell_named(gpu: str, options: StrategyOptions) -> str | None:
