@@ -70,7 +70,6 @@ def number_problem(text: str, subject: str, example: str,
     to suggest for a value as it should be written, where the field reads it but would take
     another better (a TP the model does not split over: the nearest that it does)."""
     raw = text.strip()
-    keyed = f"{key}=" if key else ""
 
     def read(instead: str) -> bool:
         try:
@@ -92,10 +91,10 @@ def number_problem(text: str, subject: str, example: str,
               and not instead[1:2].isspace() and read(instead[1:])):
             instead, unsign = instead[1:], ", without the minus sign (it takes no negative number)"
         return (f"{subject} is not written in ASCII digits: write it in ASCII digits{unsign}, "
-                f"e.g. {keyed}{fix_for(instead) if read(instead) else example}")
+                f"e.g. {keyed(key, fix_for(instead) if read(instead) else example)}")
     if unsigned(raw):
         return (f"{subject} has a plus sign: write it without the sign, "
-                f"e.g. {keyed}{fix_for(raw[1:])}")
+                f"e.g. {keyed(key, fix_for(raw[1:]))}")
     return None
 
 
@@ -203,7 +202,7 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
         if match is None and (problem := number_problem(
                 raw, value_named(field, shown, key_value), "256K",
                 lambda t: parse_tokens(t, field, maximum=maximum),
-                key=field if key_value else "")):
+                key=link_key(field, key_value))):
             raise ValueError(problem)
         if match is None and raw.startswith("-") and _TOKENS.fullmatch(raw[1:].strip()):
             raise ValueError(f"{named}: give a positive number of tokens")
@@ -258,7 +257,7 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
     ``gpu_mem='80'`` (``value_named``)."""
     # as typed, a pasted page of digits by its start; a number given as such as it is
     shown = quoted(text) if isinstance(text, str) else repr(text)
-    named = value_named(field, shown, key_value)
+    named, key = value_named(field, shown, key_value), link_key(field, key_value)
     if isinstance(text, bool):
         raise ValueError(f"{field} must be a size such as 80GB or 10GiB, got {shown}")
     if isinstance(text, int):
@@ -270,8 +269,7 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
         match = _SIZE.match(str(text))
         if not match and (problem := number_problem(
                 str(text), named, "80GB",
-                lambda t: parse_size(t, field=field, whole=whole),
-                key=field if key_value else "")):
+                lambda t: parse_size(t, field=field, whole=whole), key=key)):
             raise ValueError(problem)
         if not match and _SIZE.match(str(text).strip().removeprefix("-")):
             raise ValueError(f"{named} is negative: give a size of 0 or more")
@@ -280,17 +278,17 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
                 if "," in str(text) else ""
             raise ValueError(
                 f"{named} is not a size: write a number with an optional unit, e.g. "
-                f"{example_named(field, '80GB', key_value)}, 10GiB, 1.5TiB, 12e9 or 4096{comma}"
+                f"{keyed(key, '80GB')}, 10GiB, 1.5TiB, 12e9 or 4096{comma}"
             )
         number, exponent, unit = match.groups()
         number = number.replace(",", "").replace("_", "")
         if len(number) > MAX_SIZE_DIGITS:  # past any real size, and past what int() parses
             raise ValueError(f"{named} has too many digits: a size is at most "
-                             f"1 EiB; write e.g. {example_named(field, '80GB', key_value)} or 12e9")
+                             f"1 EiB; write e.g. {keyed(key, '80GB')} or 12e9")
         if exponent and (len(exponent) > 4 or abs(int(exponent)) > 30):
             said = exponent if len(exponent) <= 12 else f"of {len(exponent):,} digits"
             raise ValueError(f"{named}: exponent {said} is out of range; write e.g. "
-                             f"{example_named(field, '80GB', key_value)} or 12e9")
+                             f"{keyed(key, '80GB')} or 12e9")
         value = Fraction(number) * Fraction(10) ** int(exponent or 0)
         if unit.lower() not in _UNITS:  # said as typed: 'G', not 'g'
             raise ValueError(
@@ -303,7 +301,7 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
         low = int(exact)
         raise ValueError(f"{named} is not a whole number of bytes (between {low:,} "
                          f"and {low + 1:,}): give whole bytes, e.g. "
-                         f"{example_named(field, '4096', key_value)} or 4KiB")
+                         f"{keyed(key, '4096')} or 4KiB")
     nbytes = int(exact)  # floor: a text's number has no sign; an int is exact (and may be < 0)
     if nbytes < 0:
         raise ValueError(f"{field} must not be negative, got {shown}")
@@ -331,7 +329,7 @@ def positive_size(text: str, field: str, fix: str,
             raise ValueError(f"{named} is 0")
         return nbytes
 
-    key = field if key_value else ""
+    key = link_key(field, key_value)
     if isinstance(text, str) and (
             problem := number_problem(text, named, example, positive, key=key)
             or sign_before_refused(text, named, example, positive, key=key)):
@@ -368,8 +366,7 @@ def sign_before_refused(text: str, named: str, example: str,
         takes(rest)
     except ValueError as exc:
         return None if "is negative" in str(exc) else (
-            f"{named} has a plus sign: write a size without it, e.g. "
-            f"{f'{key}=' if key else ''}{example}")
+            f"{named} has a plus sign: write a size without it, e.g. {keyed(key, example)}")
     return None
 
 
@@ -377,7 +374,7 @@ def gpu_memory_size(text: str, field: str = "GPU memory", *, key_value: bool = F
     """One GPU's memory from ``text`` (the sidebar's field, a link's gpu_mem: ``key_value``,
     named as a link's notices name a value, ``value_named``; the CLI's --gpu-memory)."""
     return positive_size(text, field, "the memory of one GPU, e.g. "
-                         f"{example_named(field, '80GB', key_value)} or 141GB", memory_size,
+                         f"{keyed(link_key(field, key_value), '80GB')} or 141GB", memory_size,
                          key_value=key_value, example="80GB")
 
 
@@ -385,7 +382,7 @@ def kv_memory_size(text: str, field: str = "KV cache memory", *, key_value: bool
     """The KV cache memory of one rank from ``text`` (the sidebar's field, a link's kv_mem:
     ``key_value`` as ``gpu_memory_size``)."""
     return positive_size(text, field, "the KV cache memory of one rank, e.g. "
-                         f"{example_named(field, '44.59GiB', key_value)} as vLLM logs it",
+                         f"{keyed(link_key(field, key_value), '44.59GiB')} as vLLM logs it",
                          memory_size, key_value=key_value, example="44.59GiB")
 
 
@@ -399,7 +396,7 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
     ``٨٠`` is not "e.g. 80", which reads as 80 B here."""
     named = value_named(field, quoted(text), key_value) if isinstance(text, str) else field
     takes = lambda t: memory_size(t, field, weights=weights)  # noqa: E731
-    key = field if key_value else ""
+    key = link_key(field, key_value)
     if isinstance(text, str) and (problem := number_problem(text, named, "80GB", takes, key=key)
                                   or sign_before_refused(text, named, "80GB", takes, key=key)):
         raise ValueError(problem)
@@ -414,7 +411,7 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
         first, second = (f"{plain}GB", f"{plain}GiB") if float(plain) < 10_000 else (
             "80GB", "44.59GiB")
         raise ValueError(f"{named} reads as {nbytes:,} B: give a unit, e.g. "
-                         f"{example_named(field, first, key_value)} or {second}")
+                         f"{keyed(key, first)} or {second}")
     number = plain[:-1].strip()
     if (bare[-1:] in ("b", "B") and nbytes < BARE_BYTES_LIMIT
             and number.replace(".", "", 1).isdigit() and float(number) != 0):
@@ -422,8 +419,8 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
         raise ValueError(
             f"{named} reads as {nbytes:,} B (B is bytes, not billions): "
             + (f"a model of {number} billion parameters takes {bf16} in bf16: give "
-               f"{example_named(field, bf16, key_value)}" if weights
-               else f"give {example_named(field, f'{number}GB', key_value)} or {number}GiB"))
+               f"{keyed(key, bf16)}" if weights
+               else f"give {keyed(key, f'{number}GB')} or {number}GiB"))
     return nbytes
 
 
@@ -699,11 +696,19 @@ def quoted(text: str, limit: int = 80) -> str:
     return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
-def example_named(field: str, example: str, key_value: bool) -> str:
-    """An error's "e.g." as it names ``example``: bare, or with ``key_value`` as a link's
-    notices write every value they suggest, ``gpu_mem=80GB`` (its first example alone where
-    it lists more: ``e.g. gpu_mem=80GB or 80GiB``), the form of the value they refuse."""
-    return f"{field}={example}" if key_value else example
+def link_key(field: str, key_value: bool) -> str:
+    """The link's key a fix names (``key`` of ``number_problem``, ``sign_before_refused``,
+    ``keyed``): ``field`` where the value came from a link (``key_value``), whose notices write
+    every value they suggest as ``gpu_mem=80GB``; "" for a sidebar field or a CLI flag, whose
+    fix is the bare value. One rule, so no parser names a fix one way and refuses it another."""
+    return field if key_value else ""
+
+
+def keyed(key: str, example: str) -> str:
+    """An error's "e.g." as it names ``example``: ``key=example`` where ``key`` is a link's key
+    (``link_key``), the form of the value the link's notices refuse (its first example alone
+    where it lists more: ``e.g. gpu_mem=80GB or 80GiB``); bare where ``key`` is ""."""
+    return f"{key}={example}" if key else example
 
 
 def value_named(field: str, shown: str, key_value: bool, *, verb: str = "") -> str:

@@ -74,6 +74,7 @@ from flatkv.units import (
     MAX_BLOCK_SIZE,
     MAX_BYTES,
     MAX_TOKENS,
+    link_key,
     number_problem,
     plain_number,
     quoted,
@@ -226,7 +227,7 @@ def to_fraction(
         if problem := number_problem(text, value_named(field_name, _shown(value), key_value),
                                      example, lambda t: (
                 to_fraction(field_name, t, bounds=bounds, low_inclusive=low_inclusive,
-                            example=example)), key=field_name if key_value else ""):
+                            example=example)), key=link_key(field_name, key_value)):
             raise ValueError(problem)
         num, sep, den = text.partition("/")
         frac = _decimal_fraction(num)

@@ -23,6 +23,8 @@ from flatkv.strategies.sglang.pages import page_size
 from flatkv.strategies.sglang.state import NO_BUFFER_ARCHITECTURES, radix_page_refusal
 from flatkv.units import (
     MAX_TOKENS,
+    keyed,
+    link_key,
     number_problem,
     parse_tokens,
     quoted,
@@ -103,7 +105,7 @@ def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS,
     model, test for -1 itself), or ``off``; a ValueError naming ``field`` otherwise, which
     says how to turn it off (the value named as a link's notices name it with ``key_value``:
     ``units.value_named``)."""
-    named, keyed = value_named(field, quoted(text), key_value), f"{field}=" if key_value else ""
+    named, key = value_named(field, quoted(text), key_value), link_key(field, key_value)
     word = text.strip()
     if (re.fullmatch(rf"-?{_SIGNED_WHOLE}", word) and _whole(word) <= 0
             or word.lower() == CHUNK_OFF_WORD):
@@ -112,11 +114,11 @@ def parse_chunked_prefill(text: str, field: str, *, maximum: int = MAX_TOKENS,
     # refused with the number to write instead, which turns chunked prefill off
     if re.fullmatch(rf"\+{_SIGNED_WHOLE}", word) and _whole(word[1:]) <= 0:
         raise ValueError(f"{named} has a plus sign: write it without the sign, "
-                         f"e.g. {keyed}{word[1:]}, for chunked prefill off")
+                         f"e.g. {keyed(key, word[1:])}, for chunked prefill off")
     # digits of another script: the fix as it reads here, '-٢' as -2 (off), not as tokens,
     # which take no minus sign
     if problem := number_problem(word, named, "256K", lambda t: (
-            parse_chunked_prefill(t, field, maximum=maximum)), key=keyed.rstrip("=")):
+            parse_chunked_prefill(t, field, maximum=maximum)), key=key):
         raise ValueError(problem)
     try:
         return parse_tokens(text, field, maximum=maximum, key_value=key_value)
