@@ -47,7 +47,6 @@ from flatkv.units import (
     parse_tokens,
     positive_size,
     quoted,
-    whole_number,
 )
 
 
@@ -245,17 +244,6 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
 # The plan's options and the budget
 
 
-def _whole_number(text: str, least: int = 0, most: int | None = None) -> int | None:
-    """``text`` as an int (``units.whole_number``: a number of other digits or with a plus sign
-    refused with its fix, one the option takes, from ``least`` to ``most``); None where it is
-    not one, or is past 20 characters (2**64 has 20 digits: no count here is larger)."""
-    try:
-        value = whole_number(text, quoted(text), least=least, most=most)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return value if len(text.strip()) <= 20 else None
-
-
 def _fraction_argument(text: str) -> float:
     """--memory-fraction: a number (``units.decimal_number``: ``٠.٩`` and ``+0.9`` refused
     with their fix); argparse's "invalid float value" otherwise, as type=float gave."""
@@ -268,19 +256,31 @@ def _fraction_argument(text: str) -> float:
     return value
 
 
+_count = strategy_cli.whole_argument_in(1)
+# Digits of the largest count ``positive_int`` takes: 2**64 has 20, and no count here is larger
+MAX_COUNT_DIGITS = 20
+
+
 def positive_int(text: str) -> int:
-    value = _whole_number(text, 1)
-    if value is None:
-        raise argparse.ArgumentTypeError(
-            f"{quoted(text)} is not a whole number of at most 20 digits")
+    """A count or size of 1 or more (--block-size, --alignment, --ssm-element-bytes, compare's
+    --requests: a page, an alignment, an element or a request count of 0 means nothing), read
+    as every whole-number option reads one (``strategy_cli.whole_argument_in``), and refused
+    here below 1 or past ``MAX_COUNT_DIGITS`` digits, where the strategy options leave their
+    range to StrategyOptions: no later check refuses these with a fix (--ssm-element-bytes 0
+    divided --state's ssm by zero; --block-size's names none)."""
+    value = _count(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be positive: give 1 or more")
+    if len(str(value)) > MAX_COUNT_DIGITS:
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} has over {MAX_COUNT_DIGITS} digits, more than any count here: "
+            "give one in digits, e.g. 12")
     return value
 
 
 def _vllm_blocks(text: str) -> int:
     """--vllm-blocks: the N of vLLM's "N KV cache blocks" line, as many as a budget may be."""
-    value = _whole_number(text, MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS)
+    value = strategy_cli.read_whole_argument(text, MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS)
     if value is None or not MIN_VLLM_BLOCKS <= value <= MAX_VLLM_BLOCKS:
         raise argparse.ArgumentTypeError(
             f"{quoted(text)} is not a count of vLLM blocks: give the N of its \"Memory after "

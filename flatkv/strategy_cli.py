@@ -95,21 +95,34 @@ def _tokens_argument(flag: str) -> Callable[[str], int]:
     return parse
 
 
+def read_whole_argument(text: str, least: int, most: int | None,
+                        example: int | None = None) -> int | None:
+    """The whole number ``text`` writes (``units.whole_number``: ASCII digits, ``1_000`` read;
+    ``١٢`` and ``+3`` refused with their fix, one from ``least`` to ``most``, else
+    ``example``, by default the one nearest 12, as argparse's one line), None where it writes
+    none, which the option words with what it takes: one reader for every whole-number
+    option, so that each refuses the same typing alike."""
+    try:
+        return whole_number(text, quoted(text), least=least, most=most, example=example)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def whole_argument_in(least: int, most: int | None = None,
                       example: int | None = None) -> Callable[[str], int]:
-    """An argparse type for a whole number (``units.whole_number``: ASCII digits, ``1_000``
-    read, ``١٢`` and ``+3`` refused with their fix); argparse's one-line error otherwise. A
-    number out of ``least`` to ``most`` is read, for the option's own check to refuse in its
-    words; the bounds choose only the fix a refusal suggests, so that it is one the option
-    takes: ``--tp ٠`` was told "e.g. 0", which --tp then refused as not positive. ``example``
-    is the fix where the typed value gives none (by default the one nearest 12)."""
+    """An argparse type for a whole number (``read_whole_argument``); argparse's one-line error
+    where it is none. Whether 0 is meaningful is the option's ``least``: 0 where a count may be
+    none (--speculative-tokens, --margin, --threads), 1 where it may not (a size, a TP, a
+    request count). A number out of ``least`` to ``most`` is read, for the option's own check
+    (StrategyOptions') to refuse in its words, with a fix in its terms ("or leave it unset for
+    the model's own"); the bounds choose only the fix a refusal suggests, so that it is one the
+    option takes: ``--tp ٠`` was told "e.g. 0", which --tp then refused as not positive. An
+    option with no such check refuses the range itself (``given_cli.positive_int``).
+    ``example`` is the fix where the typed value gives none (by default the one nearest 12)."""
     example = whole_example(least, most) if example is None else example
 
     def whole(text: str) -> int:
-        try:
-            value = whole_number(text, quoted(text), least=least, most=most, example=example)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
+        value = read_whole_argument(text, least, most, example)
         if value is None:
             raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number: give one "
                                              f"in digits, e.g. {example}")

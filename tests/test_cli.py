@@ -186,7 +186,7 @@ def test_per_component_planner(capsys):
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "9" * 5000, "--budget", "1GB"],
       "(5,000 characters) has too many digits: a size is at most 1 EiB"),
      (["plan", *QWEN35, "--budget", "1GB", "--block-size", "9" * 5000],
-      "(5,000 characters) is not a whole number of at most 20 digits"),
+      "(5,000 characters) is not a whole number: give one in digits, e.g. 12"),
      (["plan", "--layers", "full," + "y" * 300, "--kv-bytes-per-slot", "1", "--budget", "1GB"],
       "unknown layer kind '" + "y" * 40 + "'... (300 characters):"),
      (["model", "--hf-config", "x" * 300], "config.json not found at '" + "x" * 80 + "'... "
@@ -378,6 +378,29 @@ def test_a_type_error_names_its_flag_once(capsys):
              "more")):
         code, out, err = run(["compare", "--preset", "Llama-3.1-8B", *argv], capsys)
         assert (code, out, err) == (2, "", f"python -m flatkv: error: {message}\n")
+
+
+def test_a_count_that_argparse_alone_bounds_is_refused_there_below_1_and_past_20_digits(capsys):
+    # --block-size, --alignment, --ssm-element-bytes and compare's --requests take no 0 (no
+    # page, alignment, element or request of none); nothing after argparse refuses it with a
+    # fix (--ssm-element-bytes 0 divided --state's ssm by zero), so argparse does, as it does a
+    # number past 20 digits (2**64 = 18,446,744,073,709,551,616 has 20). The strategy options
+    # read such numbers and leave them to StrategyOptions, whose refusal names its own fix
+    # (test_strategy_cli). 'x' is given the fix nearest 12 that the option takes: 12.
+    raw = ["--layers", "full*2,linear", "--kv-bytes-per-slot", "64", "--state", "ssm=128"]
+    llama = ["--preset", "Llama-3.1-8B", "--budget", "1GiB"]
+    nines = "9" * 21
+    for argv, flag in ((["plan", *raw, "--budget", "1GiB"], "--ssm-element-bytes"),
+                       (["plan", *llama], "--block-size"), (["plan", *llama], "--alignment"),
+                       (["compare", *llama, "--context", "8K"], "--requests")):
+        for typed, message in (
+                ("0", "0 must be positive: give 1 or more"),
+                ("-1", "-1 must be positive: give 1 or more"),
+                (nines, f"'{nines}' has over 20 digits, more than any count here: give one in "
+                 "digits, e.g. 12"),
+                ("x", "'x' is not a whole number: give one in digits, e.g. 12")):
+            assert refused([*argv, f"{flag}={typed}"], capsys) == (
+                f"python -m flatkv: error: argument {flag}: {message}\n")
 
 
 def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys):
