@@ -19,7 +19,12 @@ from flatkv.strategies.sglang.drafting import (
 )
 from flatkv.strategies.sglang.model import pool_layers, pool_token_bytes, swa_label
 from flatkv.strategies.sglang.pages import bytes_text, whole_pages
-from flatkv.strategies.sglang.sliding import swa_cap_unchunked, swa_request_cap, swa_split
+from flatkv.strategies.sglang.sliding import (
+    SwaRequestCap,
+    swa_cap_unchunked,
+    swa_request_cap,
+    swa_split,
+)
 from flatkv.strategies.sglang.state import StatePools, fixed_state_size
 from flatkv.strategies.sglang_log import reduced_line, state_cap_line
 
@@ -29,81 +34,116 @@ def _token_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int
                  extras: dict[str, object]) -> tuple[int, int]:
     """SGLang's token pools over the KV memory for its ``n_full`` / ``n_swa`` pooled layers
     (``pool_layers``): ``(full_tokens, swa_tokens)``, each in whole pages. Full and sliding
-    layers split it so that the sliding pool holds ``r_swa`` times the full one's tokens; one
-    kind alone takes it all. Appends its formulas and extras."""
-    kv = profile.kv_bytes_per_slot
-    page = options.sglang_page_size
-    full_bytes, swa_bytes = pool_token_bytes(profile, options)
-    full_tokens = swa_tokens = 0
+    layers split it so that the sliding pool holds ``r_swa`` times the full one's tokens, or
+    the sliding pool is SGLang's SWA request cap; one kind alone takes it all. Appends its
+    formulas and extras. One step a configurator, as SGLang picks one."""
     if cap := swa_request_cap(profile, options):
-        # SWARequestCapPoolConfigurator.calculate_pool_sizes (pool_configurator.py 1005-1032):
-        # the sliding pool the cap in whole pages, the full pool the rest in whole pages
-        swa_tokens, swa_text = cdiv(cap.tokens, page) * page, n(cdiv(cap.tokens, page) * page)
-        if swa_tokens != cap.tokens:
-            swa_text = f"{n(cap.tokens)}, {n(swa_tokens)} in whole pages of {n(page)} up"
-        rest = kv_memory - swa_tokens * swa_bytes
-        full_tokens, full_text = whole_pages(max(rest // full_bytes, 0), page)
-        formulas += [
-            f"swa tokens = SGLang's SWA request cap (--disable-radix-cache, max_running_requests "
-            f"N = {n(cap.requests)} set: SWARequestCapPoolConfigurator, not r_swa) = "
-            f"{cap.text}; {swa_text}",
-            f"full tokens = (KV memory - swa tokens x {n(swa_bytes)} B) // {n(full_bytes)} B = "
-            f"({n(kv_memory)} - {n(swa_tokens)} x {n(swa_bytes)}) // {n(full_bytes)} = "
-            + (full_text if rest >= 0 else "0 (less than nothing: the sliding pool takes more "
-               "than the KV memory)"),
-        ]
+        full_tokens, swa_tokens = _capped_pools(profile, options, kv_memory, cap, formulas)
         extras.update(swa_request_cap=cap.tokens, swa_tokens=swa_tokens)
     elif n_swa and n_full:
-        # SGLang's HybridSWAPoolConfigurator: one full-pool token costs F x n_full plus r_swa
-        # tokens of the swa pool; the full pool is the memory over that, in whole pages, and
-        # the swa pool r_swa times those whole pages, in whole pages
-        rs = options.swa_full_tokens_ratio
-        split = swa_split(kv_memory, full_bytes, swa_bytes, rs, page)
-        full_tokens, swa_tokens = split.full, split.swa
-        _, full_text = whole_pages(split.total, page)
-        _, swa_text = whole_pages(split.swa_raw, page)
-        # a printed equation holds: where SGLang's float parts from the decimals, say so
-        exact_total = kv_memory // (full_bytes + rs * swa_bytes)
-        exact_swa = int(rs * full_tokens)
-        sliding = profile.kv_bytes_of(swa_label(profile))
-        formulas += [
-            (f"bytes per full-pool token = F x (n_full + r_swa x n_swa) = {n(kv)} x ({n_full} + "
-             f"{ratio_text(rs)} x {n_swa})" if sliding == kv else
-             f"bytes per full-pool token = F x n_full + r_swa x S x n_swa = {n(kv)} x {n_full} + "
-             f"{ratio_text(rs)} x {n(sliding)} x {n_swa} (S: a sliding layer's bytes a token)")
-            + f" = {bytes_text(split.cell)}",
-            f"full tokens = KV memory // that = {n(kv_memory)} // {bytes_text(split.cell)} = "
-            f"{full_text}" + (f" (SGLang's float cell, {split.cell:.17g}, is a hair off; exact "
-                              f"arithmetic gives {n(exact_total)})"
-                              if exact_total != split.total else ""),
-            f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(full_tokens)}) "
-            f"= {swa_text}" + (f" (SGLang's float of {ratio_text(rs)} is a hair off; exact "
-                               f"arithmetic gives {n(exact_swa)})"
-                               if exact_swa != split.swa_raw else ""),
-        ]
-        if swa_cap_unchunked(profile, options):
-            formulas.append(
-                "swa tokens by r_swa, not SGLang's SWA request cap (--disable-radix-cache with "
-                "max_running_requests set): chunked prefill is off, and an unchunked prefill "
-                "writes a whole prompt into the sliding pool, which the cap does not hold "
-                "(SWARequestCapPoolConfigurator.is_applicable)")
-        extras.update(swa_full_tokens_ratio=rs, swa_tokens=swa_tokens)
+        full_tokens, swa_tokens = _ratio_pools(profile, options, kv_memory, n_full, n_swa,
+                                               formulas)
+        extras.update(swa_full_tokens_ratio=options.swa_full_tokens_ratio,
+                      swa_tokens=swa_tokens)
     elif n_full:
-        full_tokens, text = whole_pages(kv_memory // (kv * n_full), page)
-        formulas.append(
-            f"kv tokens = KV memory // ({n_full} layers x {n(kv)} B) = {n(kv_memory)} // "
-            f"{n(kv * n_full)} = {text}"
-        )
+        full_tokens, swa_tokens = _full_pool(profile, options, kv_memory, n_full, formulas), 0
     else:  # sliding layers only: one token pool over them
-        swa_tokens, text = whole_pages(kv_memory // swa_bytes, page)
-        each = profile.kv_bytes_of(swa_label(profile))
-        formulas.append(
-            f"swa tokens = KV memory // ({n_swa} layers x {n(each)} B) = "
-            f"{n(kv_memory)} // {n(swa_bytes)} = {text}"
-        )
+        full_tokens, swa_tokens = 0, _swa_pool(profile, options, kv_memory, n_swa, formulas)
         extras.update(swa_tokens=swa_tokens)
     extras["kv_tokens"] = full_tokens
     return full_tokens, swa_tokens
+
+
+def _capped_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
+                  cap: SwaRequestCap, formulas: list[str]) -> tuple[int, int]:
+    """The pools where SGLang's SWA request cap sizes the sliding one, not r_swa
+    (SWARequestCapPoolConfigurator.calculate_pool_sizes, pool_configurator.py 1005-1032): the
+    sliding pool the cap in whole pages, the full pool the rest in whole pages; ``(full,
+    swa)`` tokens. Its own step, as it leaves the full pool what the sliding one does not
+    take, where the ratio split sizes both from one cell."""
+    page = options.sglang_page_size
+    full_bytes, swa_bytes = pool_token_bytes(profile, options)
+    swa_tokens, swa_text = cdiv(cap.tokens, page) * page, n(cdiv(cap.tokens, page) * page)
+    if swa_tokens != cap.tokens:
+        swa_text = f"{n(cap.tokens)}, {n(swa_tokens)} in whole pages of {n(page)} up"
+    rest = kv_memory - swa_tokens * swa_bytes
+    full_tokens, full_text = whole_pages(max(rest // full_bytes, 0), page)
+    formulas += [
+        f"swa tokens = SGLang's SWA request cap (--disable-radix-cache, max_running_requests "
+        f"N = {n(cap.requests)} set: SWARequestCapPoolConfigurator, not r_swa) = "
+        f"{cap.text}; {swa_text}",
+        f"full tokens = (KV memory - swa tokens x {n(swa_bytes)} B) // {n(full_bytes)} B = "
+        f"({n(kv_memory)} - {n(swa_tokens)} x {n(swa_bytes)}) // {n(full_bytes)} = "
+        + (full_text if rest >= 0 else "0 (less than nothing: the sliding pool takes more "
+           "than the KV memory)"),
+    ]
+    return full_tokens, swa_tokens
+
+
+def _ratio_pools(profile: CacheProfile, options: StrategyOptions, kv_memory: int,
+                 n_full: int, n_swa: int, formulas: list[str]) -> tuple[int, int]:
+    """The pools as SGLang's HybridSWAPoolConfigurator splits the memory: one full-pool token
+    costs F x n_full plus r_swa tokens of the swa pool; the full pool is the memory over that,
+    in whole pages, and the swa pool r_swa times those whole pages, in whole pages; ``(full,
+    swa)`` tokens. Its formulas say where SGLang's float arithmetic parts from the exact one,
+    so that each printed equation holds."""
+    kv = profile.kv_bytes_per_slot
+    page = options.sglang_page_size
+    full_bytes, swa_bytes = pool_token_bytes(profile, options)
+    rs = options.swa_full_tokens_ratio
+    split = swa_split(kv_memory, full_bytes, swa_bytes, rs, page)
+    _, full_text = whole_pages(split.total, page)
+    _, swa_text = whole_pages(split.swa_raw, page)
+    exact_total = kv_memory // (full_bytes + rs * swa_bytes)
+    exact_swa = int(rs * split.full)
+    sliding = profile.kv_bytes_of(swa_label(profile))
+    formulas += [
+        (f"bytes per full-pool token = F x (n_full + r_swa x n_swa) = {n(kv)} x ({n_full} + "
+         f"{ratio_text(rs)} x {n_swa})" if sliding == kv else
+         f"bytes per full-pool token = F x n_full + r_swa x S x n_swa = {n(kv)} x {n_full} + "
+         f"{ratio_text(rs)} x {n(sliding)} x {n_swa} (S: a sliding layer's bytes a token)")
+        + f" = {bytes_text(split.cell)}",
+        f"full tokens = KV memory // that = {n(kv_memory)} // {bytes_text(split.cell)} = "
+        f"{full_text}" + (f" (SGLang's float cell, {split.cell:.17g}, is a hair off; exact "
+                          f"arithmetic gives {n(exact_total)})"
+                          if exact_total != split.total else ""),
+        f"swa tokens = floor(r_swa x full) = floor({ratio_text(rs)} x {n(split.full)}) "
+        f"= {swa_text}" + (f" (SGLang's float of {ratio_text(rs)} is a hair off; exact "
+                           f"arithmetic gives {n(exact_swa)})"
+                           if exact_swa != split.swa_raw else ""),
+    ]
+    if swa_cap_unchunked(profile, options):
+        formulas.append(
+            "swa tokens by r_swa, not SGLang's SWA request cap (--disable-radix-cache with "
+            "max_running_requests set): chunked prefill is off, and an unchunked prefill "
+            "writes a whole prompt into the sliding pool, which the cap does not hold "
+            "(SWARequestCapPoolConfigurator.is_applicable)")
+    return split.full, split.swa
+
+
+def _full_pool(profile: CacheProfile, options: StrategyOptions, kv_memory: int, n_full: int,
+               formulas: list[str]) -> int:
+    """Full-attention layers alone: one token pool over all the KV memory, in whole pages."""
+    kv = profile.kv_bytes_per_slot
+    full_tokens, text = whole_pages(kv_memory // (kv * n_full), options.sglang_page_size)
+    formulas.append(
+        f"kv tokens = KV memory // ({n_full} layers x {n(kv)} B) = {n(kv_memory)} // "
+        f"{n(kv * n_full)} = {text}"
+    )
+    return full_tokens
+
+
+def _swa_pool(profile: CacheProfile, options: StrategyOptions, kv_memory: int, n_swa: int,
+              formulas: list[str]) -> int:
+    """Sliding layers alone: one token pool over all the KV memory, in whole pages."""
+    _, swa_bytes = pool_token_bytes(profile, options)
+    swa_tokens, text = whole_pages(kv_memory // swa_bytes, options.sglang_page_size)
+    each = profile.kv_bytes_of(swa_label(profile))
+    formulas.append(
+        f"swa tokens = KV memory // ({n_swa} layers x {n(each)} B) = "
+        f"{n(kv_memory)} // {n(swa_bytes)} = {text}"
+    )
+    return swa_tokens
 
 
 @dataclass(frozen=True)
