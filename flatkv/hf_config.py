@@ -355,84 +355,100 @@ def _config_keys(recorded: Recorded, model_type: str, layers: Sequence[CacheLaye
 
 
 def _layers_of(text: Any, model_type: str) -> list[CacheLayer]:
-    """Cache layers in model order, from the resolved (text) config."""
-    family = FAMILIES[model_type]
+    """Cache layers in model order, from the resolved (text) config: a model whose every layer
+    is alike (``_uniform_layers``), else one per entry of its layer types (``_layer_labels``),
+    each kind's layer built once (``_labelled_layer``) and repeated."""
     n_layers = whole_field(text, _DECODER_LAYERS.get(model_type, "num_hidden_layers"), model_type)
-    if model_type == "longcat_flash":  # two MLA attentions a decoder layer, a cache each
-        return [_mla(text, model_type)] * (2 * n_layers)
-    if family == "mla":
-        return [_mla(text, model_type)] * n_layers
-    if model_type in STATE_ONLY:  # no attention: every layer keeps a state
-        return [_state_layer(text, model_type)] * n_layers
-    if model_type == "mimo_v2_flash":
-        return _mimo_v2_layers(text, model_type, n_layers)
-    window = getattr(text, "sliding_window", None)
-    if model_type == "falcon_h1":  # every layer runs attention and Mamba2 side by side
-        return [_attention(text, model_type, None), _state_layer(text, model_type)] * n_layers
-    labels = (_llama4_layer_types(text, model_type) if model_type.startswith("llama4")
-              else getattr(text, "layer_types", None))
-    if labels is None:
-        # llama, mistral, mixtral: one kind for all layers; Mistral-style configs slide them
-        # all, unless use_sliding_window is false (a Qwen2-style config relabelled), as vLLM's
-        # sliding window reads it
-        slides = window is not None and getattr(text, "use_sliding_window", True) is not False
-        labels = ["sliding_attention" if slides else "full_attention"] * n_layers
-    labels = list(labels)
-    if not labels:
-        raise ValueError(f"{model_type} config.json resolves to no layers: set num_hidden_layers")
-    # Gemma 3n's last num_kv_shared_layers layers read the KV of an earlier layer of their type
-    # (kv_sharing_target_layer_name in vLLM's gemma3n): no cache of their own
-    labels = labels[:len(labels) - _kv_shared_layers(text, model_type, len(labels))]
+    if (uniform := _uniform_layers(text, model_type, n_layers)) is not None:
+        return uniform
+    labels = _layer_labels(text, model_type, n_layers)
     cache: dict[str, CacheLayer | tuple[CacheLayer, ...]] = {}
     layers: list[CacheLayer] = []
     for i, label in enumerate(labels):
         if label in _CACHELESS:
             continue
         if label not in cache:
-            if label == "full_attention":
-                cache[label] = (_mla(text, model_type) if family == "kda"
-                                else _gemma4_full(text, model_type, i)
-                                if model_type.startswith("gemma4")
-                                else _attention(text, model_type, None))
-            elif label == "sliding_attention":
-                if window is None:
-                    raise ValueError(
-                        f"{model_type} layer {i:,} is sliding_attention but sliding_window is "
-                        "not set: add sliding_window to the config"
-                    )
-                cache[label] = _attention(text, model_type, whole_field(text, "sliding_window",
-                                                                 model_type))
-            elif label == "chunked_attention":
-                # Llama 4: layer_types as transformers derives it from no_rope_layers (1 = RoPE
-                # = chunked, as vLLM's llama4 reads it) and attention_chunk_size
-                cache[label] = _attention(text, model_type, None, chunked=True)
-            elif label == "linear_attention" and family in ("attention", "mla"):
-                field = field_name(text, "layer_types")
-                raise ValueError(
-                    f"{model_type} config.json {field}, entry {i + 1:,} of {len(labels):,}, is "
-                    "'linear_attention', but "
-                    f"{model_type} has no linear-attention (state) layers: write its layers as "
-                    "the checkpoint's config.json does (full_attention, sliding_attention), "
-                    f"or fix model_type")
-            elif label == "linear_attention" or (label == "conv" and family == "short_conv"):
-                cache[label] = _state_layer(text, model_type)
-            elif label == "hybrid" and model_type == "zamba2":
-                # the shared attention block (a KV cache of its own at every use), then Mamba2
-                cache[label] = (_attention(text, model_type, None),
-                                _state_layer(text, model_type))
-            else:
-                raise ValueError(
-                    f"{model_type} layer {i:,} has layer type {quoted_value(label)}, which "
-                    "FlatKV does not "
-                    "model: known types are full_attention, sliding_attention, "
-                    "chunked_attention, linear_attention, mlp, moe (hybrid in zamba2, conv in "
-                    "lfm2)"
-                )
+            cache[label] = _labelled_layer(text, model_type, label, i, len(labels))
         entry = cache[label]
         layers.extend(entry if isinstance(entry, tuple) else (entry,))
     if not layers:
         raise ValueError(f"{model_type} config.json has no cache layers (only MLP / MoE layers)")
     return layers
+
+
+def _uniform_layers(text: Any, model_type: str, n_layers: int) -> list[CacheLayer] | None:
+    """The layers of a model whose config names no layer types because its layers' caches
+    follow from its model type alone (MLA, state only, Falcon-H1's attention beside Mamba2 in
+    every layer, MiMo-V2-Flash's own pattern); None for a model read by its layer types."""
+    if model_type == "longcat_flash":  # two MLA attentions a decoder layer, a cache each
+        return [_mla(text, model_type)] * (2 * n_layers)
+    if FAMILIES[model_type] == "mla":
+        return [_mla(text, model_type)] * n_layers
+    if model_type in STATE_ONLY:  # no attention: every layer keeps a state
+        return [_state_layer(text, model_type)] * n_layers
+    if model_type == "mimo_v2_flash":
+        return _mimo_v2_layers(text, model_type, n_layers)
+    if model_type == "falcon_h1":  # every layer runs attention and Mamba2 side by side
+        return [_attention(text, model_type, None), _state_layer(text, model_type)] * n_layers
+    return None
+
+
+def _layer_labels(text: Any, model_type: str, n_layers: int) -> list[str]:
+    """Each layer's type, as vLLM reads the config: Llama 4's from its no_rope_layers, else
+    ``layer_types``, else one kind for all ``n_layers``; without the layers that keep no cache
+    of their own (Gemma 3n's KV-shared ones)."""
+    labels = (_llama4_layer_types(text, model_type) if model_type.startswith("llama4")
+              else getattr(text, "layer_types", None))
+    if labels is None:
+        # llama, mistral, mixtral: one kind for all layers; Mistral-style configs slide them
+        # all, unless use_sliding_window is false (a Qwen2-style config relabelled), as vLLM's
+        # sliding window reads it
+        slides = (getattr(text, "sliding_window", None) is not None
+                  and getattr(text, "use_sliding_window", True) is not False)
+        labels = ["sliding_attention" if slides else "full_attention"] * n_layers
+    labels = list(labels)
+    if not labels:
+        raise ValueError(f"{model_type} config.json resolves to no layers: set num_hidden_layers")
+    # Gemma 3n's last num_kv_shared_layers layers read the KV of an earlier layer of their type
+    # (kv_sharing_target_layer_name in vLLM's gemma3n): no cache of their own
+    return labels[:len(labels) - _kv_shared_layers(text, model_type, len(labels))]
+
+
+def _labelled_layer(text: Any, model_type: str, label: str, i: int,
+                    n_labels: int) -> CacheLayer | tuple[CacheLayer, ...]:
+    """The cache of a layer of type ``label`` (layer ``i`` of ``n_labels``, the first of its
+    type, which its errors name), or of Zamba2's hybrid layer its two; a ValueError naming
+    the layer where the config cannot give it one, or where FlatKV models no such type."""
+    family = FAMILIES[model_type]
+    if label == "full_attention":
+        return (_mla(text, model_type) if family == "kda"
+                else _gemma4_full(text, model_type, i) if model_type.startswith("gemma4")
+                else _attention(text, model_type, None))
+    if label == "sliding_attention":
+        if getattr(text, "sliding_window", None) is None:
+            raise ValueError(f"{model_type} layer {i:,} is sliding_attention but sliding_window "
+                             "is not set: add sliding_window to the config")
+        return _attention(text, model_type, whole_field(text, "sliding_window", model_type))
+    if label == "chunked_attention":
+        # Llama 4: layer_types as transformers derives it from no_rope_layers (1 = RoPE
+        # = chunked, as vLLM's llama4 reads it) and attention_chunk_size
+        return _attention(text, model_type, None, chunked=True)
+    if label == "linear_attention" and family in ("attention", "mla"):
+        field = field_name(text, "layer_types")
+        raise ValueError(
+            f"{model_type} config.json {field}, entry {i + 1:,} of {n_labels:,}, is "
+            f"'linear_attention', but {model_type} has no linear-attention (state) layers: "
+            "write its layers as the checkpoint's config.json does (full_attention, "
+            "sliding_attention), or fix model_type")
+    if label == "linear_attention" or (label == "conv" and family == "short_conv"):
+        return _state_layer(text, model_type)
+    if label == "hybrid" and model_type == "zamba2":
+        # the shared attention block (a KV cache of its own at every use), then Mamba2
+        return (_attention(text, model_type, None), _state_layer(text, model_type))
+    raise ValueError(
+        f"{model_type} layer {i:,} has layer type {quoted_value(label)}, which FlatKV does not "
+        "model: known types are full_attention, sliding_attention, chunked_attention, "
+        "linear_attention, mlp, moe (hybrid in zamba2, conv in lfm2)")
 
 
 def _llama4_layer_types(text: Any, model_type: str) -> list[str]:
