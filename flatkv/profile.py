@@ -276,72 +276,25 @@ class CacheProfile:
     dsa_raw_fp8_bytes_per_slot: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
-            raise ValueError(f"layer_types is {quoted_value(self.layer_types)}: give a list of "
-                             "labels, e.g. "
-                             "('linear_attention', 'full_attention')")
-        if not isinstance(self.state_const_bytes, Mapping):
-            raise ValueError(f"state_const_bytes is {quoted_value(self.state_const_bytes)}: give "
-                             "a mapping "
-                             "of tensor name to bytes, e.g. {'conv': 49152}, or {}")
-        if len(self.state_const_bytes) > MAX_STATE_TENSORS:
-            raise ValueError(f"state_const_bytes has {len(self.state_const_bytes):,} tensors: too "
-                             f"many to be real (at most {MAX_STATE_TENSORS}; a state layer keeps "
-                             "one or two, conv and ssm)")
+        """Every field checked, and the collections frozen, in the order that decides which
+        of several wrong fields an error names: the collections' kinds first (before any is
+        read), then each field on its own, then what one field says of another (attention
+        layers without bytes, windows beside their layers, the KV tensors' split)."""
+        self._check_collection_kinds()
         check_name("name", self.name, fix=NAME_FIX)
         if self.tp is not None:
             check_int("tp", self.tp, minimum=1, hint="the TP the bytes are split over, or None")
-        object.__setattr__(self, "layer_types", tuple(self.layer_types))
-        odd = next((x for x in self.layer_types if not isinstance(x, str)), None)
-        if odd is not None:
-            raise ValueError(f"layer_types holds {quoted_value(odd)}: give labels such as "
-                             f"{list(LAYER_LABELS)}")
+        self._freeze_layer_types()
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
         check_config_ssm_dtype(self.config_mamba_ssm_dtype)
         object.__setattr__(self, "state_const_bytes", dict(self.state_const_bytes))
-        if not self.layer_types:
-            raise ValueError("layer_types is empty: give at least one cache layer")
-        unknown = sorted(set(self.layer_types) - set(LAYER_LABELS))
-        if unknown:
-            raise ValueError(
-                f"layer_types has unknown {names_text('label', unknown)}: use one of "
-                f"{', '.join(LAYER_LABELS)}"
-            )
-        check_int("kv_bytes_per_slot", self.kv_bytes_per_slot, maximum=MAX_ROW_BYTES)
-        if self.kernel_block_size is not None:
-            check_int("kernel_block_size", self.kernel_block_size, minimum=1,
-                      maximum=MAX_KERNEL_BLOCK_SIZE)
-        if self.mamba_chunk_size is not None:
-            check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
-                      maximum=MAX_CHUNK_SIZE, hint="the config's mamba_chunk_size / chunk_size")
-        for name, nbytes in self.state_const_bytes.items():
-            # written as name=bytes pairs in a link and on the command line: a name must read
-            # back as itself
-            if (not isinstance(name, str) or not name or name != name.strip()
-                    or set(name) & {",", "="} or control_character(name)):
-                raise ValueError(f"state_const_bytes has a tensor named {quoted_value(name)}: "
-                                 "give a name "
-                                 "without ',' or '=' or spaces around it or control characters, "
-                                 "e.g. 'conv'")
-            if name == "kv":  # the attention layers' history: charts would draw it as theirs
-                raise ValueError("state_const_bytes has a tensor named 'kv', the attention "
-                                 "layers' history: name the state tensor otherwise, e.g. "
-                                 "'state'")
-            check_int(f"state_const_bytes[{quoted_value(name)}]", nbytes, minimum=1,
-                      maximum=MAX_ROW_BYTES)
+        self._check_layer_labels()
+        self._check_sizes()
+        self._check_state_tensors()
         self._check_whole("ssm_element_bytes", "an ssm", ("element size", "elements"),
                           hint="or None when the ssm dtype is unknown")
         self._check_ssm_dtype()
-        if self.has_attention and self.kv_bytes_per_slot == 0:
-            raise ValueError(
-                "kv_bytes_per_slot is 0 but layer_types has attention layers: give the bytes one "
-                "token adds to one attention layer"
-            )
-        if self.has_state and not self.state_const_bytes:
-            raise ValueError(
-                "state_const_bytes is empty but layer_types has linear_attention layers: give "
-                "the state tensors, e.g. {'conv': 49152, 'ssm': 2097152}"
-            )
+        self._check_bytes_of_layers()
         self._check_whole("conv_rows", "a conv", ("rows", "rows"),
                           hint="or None when the conv state is not widened per speculative token")
         self._check_whole("conv_element_bytes", "a conv", ("element size", "elements"),
@@ -353,6 +306,84 @@ class CacheProfile:
         self._check_sliding_kv()
         self._check_split("sliding_kv_tensor_bytes", "sliding_kv_bytes_per_slot")
         self._check_kv_shared()
+
+    def _check_collection_kinds(self) -> None:
+        """``layer_types`` a collection of labels (a string is one, which would read as one
+        label a character), ``state_const_bytes`` a mapping of at most ``MAX_STATE_TENSORS``:
+        checked before either is iterated, so no other check reads a wrong kind or a mapping
+        of millions of entries."""
+        if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Iterable):
+            raise ValueError(f"layer_types is {quoted_value(self.layer_types)}: give a list of "
+                             "labels, e.g. ('linear_attention', 'full_attention')")
+        if not isinstance(self.state_const_bytes, Mapping):
+            raise ValueError(f"state_const_bytes is {quoted_value(self.state_const_bytes)}: give "
+                             "a mapping of tensor name to bytes, e.g. {'conv': 49152}, or {}")
+        if len(self.state_const_bytes) > MAX_STATE_TENSORS:
+            raise ValueError(f"state_const_bytes has {len(self.state_const_bytes):,} tensors: too "
+                             f"many to be real (at most {MAX_STATE_TENSORS}; a state layer keeps "
+                             "one or two, conv and ssm)")
+
+    def _freeze_layer_types(self) -> None:
+        """``layer_types`` as a tuple (a frozen profile's, hashable; a generator read once),
+        each a string: what ``_check_layer_labels`` compares with the known labels."""
+        object.__setattr__(self, "layer_types", tuple(self.layer_types))
+        odd = next((x for x in self.layer_types if not isinstance(x, str)), None)
+        if odd is not None:
+            raise ValueError(f"layer_types holds {quoted_value(odd)}: give labels such as "
+                             f"{list(LAYER_LABELS)}")
+
+    def _check_layer_labels(self) -> None:
+        """At least one layer, each of a kind FlatKV models (``LAYER_LABELS``)."""
+        if not self.layer_types:
+            raise ValueError("layer_types is empty: give at least one cache layer")
+        unknown = sorted(set(self.layer_types) - set(LAYER_LABELS))
+        if unknown:
+            raise ValueError(
+                f"layer_types has unknown {names_text('label', unknown)}: use one of "
+                f"{', '.join(LAYER_LABELS)}"
+            )
+
+    def _check_sizes(self) -> None:
+        """The attention row's bytes and the kernel's and the Mamba chunk's tokens, each a
+        whole number in its range (a chunk and a kernel block of 1 or more, where set)."""
+        check_int("kv_bytes_per_slot", self.kv_bytes_per_slot, maximum=MAX_ROW_BYTES)
+        if self.kernel_block_size is not None:
+            check_int("kernel_block_size", self.kernel_block_size, minimum=1,
+                      maximum=MAX_KERNEL_BLOCK_SIZE)
+        if self.mamba_chunk_size is not None:
+            check_int("mamba_chunk_size", self.mamba_chunk_size, minimum=1,
+                      maximum=MAX_CHUNK_SIZE, hint="the config's mamba_chunk_size / chunk_size")
+
+    def _check_state_tensors(self) -> None:
+        """Each state tensor's name and bytes: a name that reads back as itself where a link
+        and the command line write ``name=bytes`` pairs, and not ``kv`` (the attention
+        layers' history, which charts would draw it as); bytes of 1 or more."""
+        for name, nbytes in self.state_const_bytes.items():
+            if (not isinstance(name, str) or not name or name != name.strip()
+                    or set(name) & {",", "="} or control_character(name)):
+                raise ValueError(f"state_const_bytes has a tensor named {quoted_value(name)}: "
+                                 "give a name without ',' or '=' or spaces around it or "
+                                 "control characters, e.g. 'conv'")
+            if name == "kv":
+                raise ValueError("state_const_bytes has a tensor named 'kv', the attention "
+                                 "layers' history: name the state tensor otherwise, e.g. "
+                                 "'state'")
+            check_int(f"state_const_bytes[{quoted_value(name)}]", nbytes, minimum=1,
+                      maximum=MAX_ROW_BYTES)
+
+    def _check_bytes_of_layers(self) -> None:
+        """Attention layers with a row of bytes, state layers with state tensors: a profile
+        whose layers hold nothing would plan pages of 0 bytes."""
+        if self.has_attention and self.kv_bytes_per_slot == 0:
+            raise ValueError(
+                "kv_bytes_per_slot is 0 but layer_types has attention layers: give the bytes one "
+                "token adds to one attention layer"
+            )
+        if self.has_state and not self.state_const_bytes:
+            raise ValueError(
+                "state_const_bytes is empty but layer_types has linear_attention layers: give "
+                "the state tensors, e.g. {'conv': 49152, 'ssm': 2097152}"
+            )
 
     def _check_indexer(self) -> None:
         """``indexer_bytes_per_slot``, when set, is a part of ``kv_bytes_per_slot`` (the
