@@ -708,31 +708,11 @@ def _bench_pools(
     call = n * pool.page_bytes
     report(0.0, f"allocating buffers ({n:,} pages, {format_bytes(call)} a call)")
     buffers: list[torch.Tensor] = []
-    try:
-        staging = _alloc(buffers, call, dev)
-        copy_dst = _alloc(buffers, call, dev)
-        host = _alloc(buffers, call, torch.device("cpu"), pin=True) if dev.type == "cuda" else None
-        timer = _Timer(dev)
-        buffers.append(timer.flush)
-    except (torch.OutOfMemoryError, RuntimeError) as err:
-        buffers.clear()  # and the names below: the traceback keeps this frame alive
-        staging = copy_dst = host = None
-        raise _out_of_memory(f"allocating staging buffers of {call:,} bytes", dev, n, names,
-                             err) from None
-    fill_random([staging, copy_dst] + ([host] if host is not None else []), seed=7)
-
+    staging, copy_dst, host, timer = _call_buffers(buffers, call, dev, n, names)
     ids, state_pairs, state_n = _page_id_sets(pool, n)
-    variants = [_Variant("copy", "copy", call, 2 * call,
-                         lambda r: copy_dst.copy_(staging))]
-    if state_pairs is not None:  # the state rows' own baseline: a copy of as many bytes
-        state = state_n * pools[0].state_bytes_per_page  # alike in every layout's pool
-        variants.append(_Variant("state_bytes_copy", "copy", state, 2 * state,
-                                 lambda r: copy_dst[:state].copy_(staging[:state])))
-    if host is not None:
-        variants.append(_Variant("pinned_d2h", "copy", call, call,
-                                 lambda r: host.copy_(copy_dst, non_blocking=True)))
-        variants.append(_Variant("pinned_h2d", "copy", call, call,
-                                 lambda r: copy_dst.copy_(host, non_blocking=True)))
+    # the state rows' own baseline: a copy of as many bytes, alike in every layout's pool
+    state = state_n * pool.state_bytes_per_page if state_pairs is not None else None
+    variants = _baseline_variants(staging, copy_dst, host, call, state)
     for k, p in enumerate(pools):
         variants += _pool_variants(k, p, movers, ids, state_pairs, state_n, staging, host, call)
 
@@ -764,6 +744,47 @@ def _bench_pools(
         preferred=TRITON_KERNEL if TRITON_KERNEL in mover_names else mover_names[0],
         figures=in_report_order(f for k, f in figures if k in (None, index)),
     ) for index, p in enumerate(pools)]
+
+
+def _call_buffers(
+    buffers: list[torch.Tensor], call: int, dev: torch.device, n: int, names: SettingNames,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, _Timer]:
+    """The buffers of one call's bytes the timed calls move through: staging, the copy
+    baseline's destination, on CUDA a pinned host buffer; and the timer (whose cache flush is
+    a buffer too), each kept in ``buffers``; the data buffers filled with random bytes, as no
+    benchmark times all-zero data (``fill_random``). Out of memory, none is kept, and the error
+    says which setting to lower (``_out_of_memory``)."""
+    try:
+        staging = _alloc(buffers, call, dev)
+        copy_dst = _alloc(buffers, call, dev)
+        host = _alloc(buffers, call, torch.device("cpu"), pin=True) if dev.type == "cuda" else None
+        timer = _Timer(dev)
+        buffers.append(timer.flush)
+    except (torch.OutOfMemoryError, RuntimeError) as err:
+        buffers.clear()  # and the names below: the traceback keeps this frame alive
+        staging = copy_dst = host = None
+        raise _out_of_memory(f"allocating staging buffers of {call:,} bytes", dev, n, names,
+                             err) from None
+    fill_random([staging, copy_dst] + ([host] if host is not None else []), seed=7)
+    return staging, copy_dst, host, timer
+
+
+def _baseline_variants(staging: torch.Tensor, copy_dst: torch.Tensor,
+                       host: torch.Tensor | None, call: int,
+                       state: int | None) -> list[_Variant]:
+    """The plain copies the page moves are measured against, shared by every pool: a copy of
+    one call's bytes, of the ``state`` bytes of the state rows a call copies (where the pool
+    has state rows), and on CUDA one call to and from pinned host memory."""
+    variants = [_Variant("copy", "copy", call, 2 * call, lambda r: copy_dst.copy_(staging))]
+    if state is not None:
+        variants.append(_Variant("state_bytes_copy", "copy", state, 2 * state,
+                                 lambda r: copy_dst[:state].copy_(staging[:state])))
+    if host is not None:
+        variants.append(_Variant("pinned_d2h", "copy", call, call,
+                                 lambda r: host.copy_(copy_dst, non_blocking=True)))
+        variants.append(_Variant("pinned_h2d", "copy", call, call,
+                                 lambda r: copy_dst.copy_(host, non_blocking=True)))
+    return variants
 
 
 def _time_rounds(variants: Sequence[_Variant], timer: _Timer, warmup: int, repeats: int,
