@@ -39,6 +39,7 @@ from flatkv.strategies.base import (
     MAX_ATTN_DP_SIZE,
     PADDING_BOUND_RANGE,
     RATIO_RANGE,
+    SGLANG_KV_CACHE_DTYPES,
     SGLANG_RADIX_CACHE_STRATEGIES,
     SGLANG_SSM_DTYPES,
 )
@@ -275,6 +276,12 @@ def _sglang_mamba_radix_cache_strategy_widget() -> None:
          help=_help("sglang_mamba_radix_cache_strategy", "auto is SGLang's own choice."))
 
 
+def _sglang_kv_cache_dtype_widget() -> None:
+    bind(st.selectbox, "sglang_kv_cache_dtype", "KV cache dtype told",
+         options=list(SGLANG_KV_CACHE_DTYPES),
+         help=_help("sglang_kv_cache_dtype", "auto is SGLang's own choice."))
+
+
 def _max_batched_tokens_widget() -> None:
     tokens_widget("max_batched_tokens", "Max batched tokens", _help("max_batched_tokens"))
 
@@ -319,6 +326,7 @@ _OWN_WIDGETS = {
     "sglang_swa_pool": _sglang_swa_pool_widget,
     "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
     "sglang_mamba_radix_cache_strategy": _sglang_mamba_radix_cache_strategy_widget,
+    "sglang_kv_cache_dtype": _sglang_kv_cache_dtype_widget,
     "max_batched_tokens": _max_batched_tokens_widget,
 }
 

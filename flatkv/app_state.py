@@ -60,6 +60,7 @@ from flatkv.strategies.base import (
     PADDING_BOUND_RANGE,
     RATIO_EXAMPLE,
     RATIO_RANGE,
+    SGLANG_KV_CACHE_DTYPES,
     SGLANG_RADIX_CACHE_STRATEGIES,
     SGLANG_SSM_DTYPES,
     SWA_RATIO_RANGE,
@@ -163,6 +164,8 @@ class AppState:
     sglang_page_size: int = ENGINE_DEFAULTS.sglang_page_size
     sglang_mamba_track_interval: int = ENGINE_DEFAULTS.sglang_mamba_track_interval
     sglang_mamba_radix_cache_strategy: str = ENGINE_DEFAULTS.sglang_mamba_radix_cache_strategy
+    # auto: SGLang's own (fp8 for DeepSeek's sparse attention on a Blackwell); bfloat16 told
+    sglang_kv_cache_dtype: str = ENGINE_DEFAULTS.sglang_kv_cache_dtype
     sglang_ssm_dtype: str | None = ENGINE_DEFAULTS.sglang_ssm_dtype  # None: by the config
     sglang_swa_pool: bool | None = ENGINE_DEFAULTS.sglang_swa_pool  # None: by architecture
     # None: SGLang's own, by the GPU's memory (sglang_chunked_prefill)
@@ -653,6 +656,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
                  _int(1, MAX_TOKENS, DEFAULT.sglang_mamba_track_interval), str),
     "sg_strategy": ("sglang_mamba_radix_cache_strategy",
                     _choice(lambda: list(SGLANG_RADIX_CACHE_STRATEGIES)), str),
+    "sg_kvdtype": ("sglang_kv_cache_dtype", _choice(lambda: list(SGLANG_KV_CACHE_DTYPES)), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),
     "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),

@@ -22,8 +22,8 @@ from flatkv.strategies.base import (
     SGLANG_SWA_ARCHITECTURES,
 )
 from flatkv.strategies.paged import label_groups
-from flatkv.strategies.sglang import chunked_prefill_size as sglang_chunk
 from flatkv.strategies.sglang import (
+    blackwell_dsa_bytes,
     chunked_prefill_tiers_text,
     fixed_state_size,
     lazy_overlap_refusal,
@@ -34,6 +34,7 @@ from flatkv.strategies.sglang import (
     told_buffer_refusal,
     track_interval_changes_nothing,
 )
+from flatkv.strategies.sglang import chunked_prefill_size as sglang_chunk
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
 from flatkv.strategies.sglang import pool_layers as sglang_pool_layers
 from flatkv.strategies.sglang import speculative_not_modelled as sglang_speculative_not_modelled
@@ -73,6 +74,14 @@ def _has_sglang_pools(profile: CacheProfile) -> bool:
     """Attention or state: SGLang keeps a token pool (for state layers alone, one of no layers)
     paged by its page size, which a prefill chunk must fill whole."""
     return profile.has_attention or profile.has_state
+
+
+def _dsa_in_bfloat16(profile: CacheProfile) -> bool:
+    """DeepSeek's sparse attention of SGLang's DeepSeek family in the KV dtype bfloat16, which
+    SGLang's --kv-cache-dtype auto (the default) stores raw in fp8 on a Blackwell GPU and
+    bfloat16 told does not (``sglang.bfloat16_told``)."""
+    return profile.kv_dtype == "bfloat16" and blackwell_dsa_bytes(
+        profile, StrategyOptions(sglang_blackwell=True)) is not None
 
 
 def _always(profile: CacheProfile) -> bool:
@@ -316,6 +325,18 @@ ENGINE_OPTIONS = (
         help="SGLang keeps every state layer's ssm tensor in one dtype, whatever the "
         f"model's: SGLANG_MAMBA_SSM_DTYPE when set ({', '.join(SGLANG_SSM_DTYPES)}), else "
         "the config's mamba_ssm_dtype, else float32. vLLM keeps the model's ssm dtype."),
+    # stores DeepSeek's sparse attention in bfloat16 on a Blackwell, not its raw fp8 layout
+    # (on another GPU SGLang's auto keeps bfloat16 too: ``idle_engine_option``)
+    EngineOption(
+        "sglang_kv_cache_dtype", "SGLang KV cache dtype", ("sglang",), SGLANG_COLUMN,
+        _dsa_in_bfloat16,
+        help="SGLang's --kv-cache-dtype beside the KV dtype bfloat16, which stands for its "
+        "auto (its default): auto keeps DeepSeek's sparse attention (DeepSeek-V3.2, GLM-5) in "
+        "fp8_e4m3 on a Blackwell GPU (a B200), the raw latent of its trtllm DSA backends beside "
+        "the index keys (576 + 132 B a token a layer for DeepSeek-V3.2), and in bfloat16 "
+        "elsewhere; bfloat16 told keeps bfloat16 on a Blackwell too, 1,152 + 132 B as on a "
+        "Hopper. Another KV dtype is the one SGLang is told (fp8: fp8_e4m3, the raw layout on a "
+        "Blackwell); SGLang refuses fp8_e5m2 for DeepSeek's sparse attention on any GPU."),
     EngineOption(
         "sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
         _has_window,
@@ -424,7 +445,8 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     without overlap scheduling at page size 1), the radix cache strategy where the radix cache
     is off (unread: overrides.py 473-474), no_buffer told where the model keeps no mamba radix
     cache (unread: model_hook.py 1058-1067), or S is told (where SGLang takes it: else its
-    refusal is the figure it changes)."""
+    refusal is the figure it changes), the KV cache dtype told off a Blackwell GPU (SGLang's
+    auto keeps DeepSeek's sparse attention in bfloat16 there too)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
     if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
@@ -443,6 +465,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     if (option.field == "sglang_mamba_track_interval"
             and radix_cache(profile, options) != "extra_buffer"):
         return "SGLang runs no extra_buffer radix cache here, the only one that tracks state"
+    if option.field == "sglang_kv_cache_dtype" and not options.sglang_blackwell:
+        return ("SGLang keeps DeepSeek's sparse attention in bfloat16 off a Blackwell GPU, told "
+                "bfloat16 or not (its auto picks bfloat16 below compute capability 10)")
     if option.field == "sglang_mamba_radix_cache_strategy":
         if options.sglang_disable_radix_cache:
             return "SGLang's radix cache is off, so it reads no mamba radix cache strategy"

@@ -39,6 +39,7 @@ from flatkv.strategies import run_strategy as _run_strategy
 from flatkv.strategies.base import (
     MAMBA_CACHE_MODES,
     MAX_ATTN_DP_SIZE,
+    SGLANG_KV_CACHE_DTYPES,
     SGLANG_RADIX_CACHE_STRATEGIES,
     ratio_text,
     start_up_log_title,
@@ -154,6 +155,22 @@ def radix_cache_strategy_argument(text: str) -> str:
         f"{quoted(text, 40)} is not one of {', '.join(SGLANG_RADIX_CACHE_STRATEGIES)}")
 
 
+def kv_cache_dtype_argument(text: str) -> str:
+    """An argparse type for SGLang's --kv-cache-dtype beside the KV dtype bfloat16
+    (``SGLANG_KV_CACHE_DTYPES``; its "bf16" read as bfloat16, as SGLang reads it); its fp8
+    values say they are the KV dtype itself (--kv-dtype), which SGLang is told as it is."""
+    value = "bfloat16" if text == "bf16" else text
+    if value in SGLANG_KV_CACHE_DTYPES:
+        return value
+    shown = quoted(text, 40)
+    if text in ("fp8_e4m3", "fp8_e5m2"):
+        raise argparse.ArgumentTypeError(
+            f"{shown} is the KV dtype itself, which SGLang is told as it is: give --kv-dtype "
+            f"{text} (and auto or bfloat16 here, which tell bfloat16 apart from SGLang's auto)")
+    raise argparse.ArgumentTypeError(
+        f"{shown} is not one of {', '.join(SGLANG_KV_CACHE_DTYPES)}")
+
+
 def _sglang_flag(parser: argparse.ArgumentParser, name: str, **kwargs: Any) -> None:
     """An option SGLang takes as ``--NAME``: here ``--sglang-NAME`` beside the other SGLang
     options, and ``--NAME`` as one copies it from an SGLang command line; its value in
@@ -256,6 +273,10 @@ def _add_sglang_arguments(parser: argparse.ArgumentParser, defaults: StrategyOpt
     _sglang_flag(parser, "mamba-radix-cache-strategy", type=radix_cache_strategy_argument,
          default=None, metavar="{" + ",".join(SGLANG_RADIX_CACHE_STRATEGIES) + "}",
          help=_engine_help("sglang_mamba_radix_cache_strategy", "default auto, as SGLang"))
+    # --sglang- alone: a bare --kv-cache-dtype is vLLM's too, whose values are --kv-dtype's
+    parser.add_argument("--sglang-kv-cache-dtype", type=kv_cache_dtype_argument, default=None,
+         metavar="{" + ",".join(SGLANG_KV_CACHE_DTYPES) + "}",
+         help=_engine_help("sglang_kv_cache_dtype", "default auto, as SGLang"))
     parser.add_argument("--sglang-ssm-dtype", default=None, metavar="DTYPE",
          help=_engine_help("sglang_ssm_dtype",
                            "as SGLANG_MAMBA_SSM_DTYPE would; default: SGLang's own"))

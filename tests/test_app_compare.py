@@ -428,12 +428,14 @@ def test_compare_kernel_block_size_drives_vllm_p():
 def engine_option_widgets() -> dict:
     """The widget of each engine option Compare draws, by field, over models that between them
     show every one: state (mode all shows the chunk size, for a model vLLM runs in mode all;
-    align the prefill checkpoint blocks) and sliding-window layers."""
+    align the prefill checkpoint blocks), sliding-window layers and DeepSeek's sparse
+    attention on the B200 (SGLang's KV cache dtype told)."""
     from flatkv.engine_options import ENGINE_FIELDS
 
     widgets = {}
     for query in ({"model": "Nemotron-H-8B", "mamba": "all"}, {"model": "gpt-oss-20b"},
-                  {"model": "Nemotron-H-8B", "mamba": "align"}):
+                  {"model": "Nemotron-H-8B", "mamba": "align"},
+                  {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"}):
         at = open_app("app_pages/compare.py", query)
         assert_clean(at)
         widgets |= {w.key[2:]: w for kind in (at.number_input, at.selectbox, at.text_input,
@@ -664,6 +666,35 @@ def test_compare_names_sglangs_refusal_on_a_b200():
         "the index keys, 576 + 132 = 708 B a token a layer (kv_cache_configurator.py "
         "3425-3440): these figures are that layout's (told bfloat16 it keeps 1,284 B, as on a "
         "Hopper)."]
+
+
+def test_compare_takes_sglangs_kv_cache_dtype_told_bfloat16_on_a_b200():
+    # DeepSeek-V3.2 on the B200 (192,265,846,784 B x 0.9 = 173,039,262,105 B): SGLang's auto
+    # stores its DSA cache raw in fp8, 61 x (576 + 132) B a token, 4,006,592 tokens in pages of
+    # 64; told bfloat16, 61 x (1,152 + 132) = 78,324 B, 173,039,262,105 // 78,324 = 2,209,275,
+    # 2,209,216 in pages of 64, as on a Hopper
+    assert 173_039_262_105 // (61 * 708) // 64 * 64 == 4_006_592
+    assert 173_039_262_105 // (61 * 1_284) // 64 * 64 == 2_209_216
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"})
+    assert_clean(at)
+    widget = at.selectbox(key="w.sglang_kv_cache_dtype")
+    assert (widget.value, widget.options) == ("auto", ["auto", "bfloat16"])
+    assert at.dataframe[0].value.set_index("strategy").loc[
+        "SGLang", "capacity (tokens)"] == 4_006_592
+    widget.set_value("bfloat16").run()
+    assert_clean(at)
+    assert at.query_params["sg_kvdtype"] == "bfloat16"
+    assert at.dataframe[0].value.set_index("strategy").loc[
+        "SGLang", "capacity (tokens)"] == 2_209_216
+    assert [shown(c) for c in at.caption if c.value.startswith("SGLang 0.5.23 on a B200")] == [
+        "SGLang 0.5.23 on a B200 told --kv-cache-dtype bfloat16 keeps DeepSeek's sparse "
+        "attention in bfloat16, 1,152 + 132 = 1,284 B a token a layer, as on a Hopper: these "
+        "figures are that layout's (told none, it keeps fp8_e4m3 there, the raw 576 + 132 = "
+        "708 B)."]
+    # on an H100 SGLang's auto keeps bfloat16 too: no widget to set
+    on_h100 = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "H100 80GB"})
+    assert_clean(on_h100)
+    assert not [w for w in on_h100.selectbox if w.key == "w.sglang_kv_cache_dtype"]
 
 
 def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():

@@ -175,6 +175,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "sglang_max_mamba_cache_size": 100,
         "sglang_page_size": 64, "sglang_mamba_track_interval": 512,
         "sglang_mamba_radix_cache_strategy": "extra_buffer_lazy",
+        "sglang_kv_cache_dtype": "bfloat16",
         "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": False,
         "max_batched_tokens": 4096, "sglang_chunked_prefill_size": 2048,
         "lcm_padding_bound": 0.1,
@@ -279,6 +280,30 @@ def test_sglang_mamba_radix_cache_strategy_round_trips_through_the_link():
     assert back.sglang_mamba_radix_cache_strategy == "auto"
     assert notices == ["sg_strategy='lazy' is not one of auto, no_buffer, extra_buffer, "
                        "extra_buffer_lazy; using the default (sg_strategy=auto)."]
+
+
+def test_sglang_kv_cache_dtype_round_trips_through_the_link():
+    # sg_kvdtype carries SGLang's --kv-cache-dtype beside the KV dtype bfloat16; auto (its
+    # default) stays out of a link. On the B200 DeepSeek-V3.2 told bfloat16 keeps 61 x (1,152
+    # + 132) = 78,324 B a token, not auto's raw fp8 61 x (576 + 132) = 43,188
+    state = AppState(model="DeepSeek-V3.2", gpu="B200 192GB", sglang_kv_cache_dtype="bfloat16")
+    query = encode_query(state)
+    assert query["sg_kvdtype"] == "bfloat16"
+    assert decode_query(query) == (state, [])
+    assert state.changed_engine_options() == {"sglang_kv_cache_dtype": "bfloat16"}
+    assert "sg_kvdtype" not in encode_query(replace(state, sglang_kv_cache_dtype="auto"))
+    back, notices = decode_query({**query, "sg_kvdtype": "fp8_e5m2"})
+    assert back.sglang_kv_cache_dtype == "auto"
+    assert notices == ["sg_kvdtype='fp8_e5m2' is not one of auto, bfloat16; using the default "
+                       "(sg_kvdtype=auto)."]
+    # offered on the B200, where it moves SGLang's figures; on the H100 auto keeps bfloat16
+    # too, so another option idles it; for the KV dtype fp8 (told fp8_e4m3 itself) none
+    assert "sglang_kv_cache_dtype" in state.acting_engine_options()
+    assert "sglang_kv_cache_dtype" not in replace(state, gpu="H100 80GB").acting_engine_options()
+    assert "sglang_kv_cache_dtype" not in strategy_fields(
+        "sglang", load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile())
+    assert "sglang_kv_cache_dtype" not in strategy_fields(
+        "sglang", load_preset("DeepSeek-V3").profile())
 
 
 def test_sglang_attention_dp_size_round_trips_through_the_link():
@@ -1182,6 +1207,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     sglang_max_running_requests=(20,), sglang_max_mamba_cache_size=(100,),
                     sglang_page_size=(64,), sglang_mamba_track_interval=(64, 512),
                     sglang_mamba_radix_cache_strategy=("extra_buffer_lazy",),
+                    sglang_kv_cache_dtype=("bfloat16",),
                     sglang_ssm_dtype=("bfloat16", "float16"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
                     sglang_overlap_schedule=(False,), sglang_disable_radix_cache=(True,),

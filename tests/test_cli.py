@@ -1305,7 +1305,8 @@ _OFF_DEFAULT = {
     "alignment": 7, "sglang_attn_dp_size": 2,
     "sglang_mamba_track_interval": 64,  # under Nemotron-H-8B's mamba chunk of 128: refused
     "sglang_mamba_radix_cache_strategy": "extra_buffer_lazy",  # S 4 on Qwen3-Next, not 5
-    "sglang_blackwell": True}  # DeepSeek-V3.2's 708 B a token a layer, not 1,284
+    "sglang_blackwell": True,  # DeepSeek-V3.2's 708 B a token a layer, not 1,284
+    "sglang_kv_cache_dtype": "bfloat16"}  # on a Blackwell, DeepSeek-V3.2's 1,284 B, not 708
 
 
 @pytest.mark.parametrize("field", sorted(_OFF_DEFAULT))
@@ -1332,9 +1333,11 @@ def test_the_layouts_said_to_read_an_option_are_those_whose_figures_it_changes(f
 
     readers = set()
     # the chunk acts in "all", checkpoints in "align"; lcm's alignment where the block size
-    # asked pads a group past a tighter padding bound (LFM2-1.2B's at 0.05)
+    # asked pads a group past a tighter padding bound (LFM2-1.2B's at 0.05); SGLang's KV cache
+    # dtype on a Blackwell alone (elsewhere its auto keeps bfloat16 too)
+    on_blackwell = (StrategyOptions(sglang_blackwell=True),) * (field == "sglang_kv_cache_dtype")
     for base in (*(StrategyOptions(mamba_cache_mode=mode) for mode in ("none", "align", "all")),
-                 StrategyOptions(lcm_padding_bound="0.05")):
+                 StrategyOptions(lcm_padding_bound="0.05"), *on_blackwell):
         changed = replace(base, **{field: _OFF_DEFAULT[field]})
         readers |= {s for s in STRATEGIES
                     if any(figures(s, p, base) != figures(s, p, changed) for p in profiles)}

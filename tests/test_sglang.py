@@ -2813,6 +2813,94 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
     assert sm100_dsa_layout("", ds3, told) is None
 
 
+def test_on_a_blackwell_sglang_told_bfloat16_keeps_dsa_in_bfloat16():
+    # told --kv-cache-dtype bfloat16 (FlatKV: the KV dtype bfloat16 beside sglang_kv_cache_dtype
+    # bfloat16; that dtype alone stands for SGLang's auto) SGLang 0.5.23 keeps DeepSeek-V3.2's
+    # DSA cache in bfloat16 on a B200 too (_dsa_kv_cache_dtype_default leaves a told dtype,
+    # overrides.py 532-544; flashmla_sparse prefill, trtllm decode of the 2-byte latent):
+    # 61 x ((512 + 64) x 2 + 132) = 61 x 1,284 = 78,324 B a token, so 40 GiB holds
+    # 548,359 tokens, 548,352 in pages of 64, a Hopper's figure, where auto's raw fp8
+    # 61 x 708 holds 994,432
+    from flatkv.strategies.sglang import blackwell_dsa, blackwell_dsa_bytes, sm100_dsa_layout
+
+    v32 = load_preset("DeepSeek-V3.2").profile()
+    row = (512 + 64) * 2 + 128 + 128 // 128 * 4
+    assert v32.kv_bytes_per_slot == row == 1_284
+    assert (40 << 30) // (61 * row) == 548_359 and 548_359 // 64 * 64 == 548_352
+    told = StrategyOptions(sglang_blackwell=True, sglang_kv_cache_dtype="bfloat16")
+    for options, tokens in ((told, 548_352), (replace(told, sglang_kv_cache_dtype="auto"),
+                                              (40 << 30) // (61 * 708) // 64 * 64),
+                            (replace(told, sglang_blackwell=False), 548_352)):
+        r = run_strategy("sglang", v32, budget_bytes=40 << 30, context_tokens=32_768,
+                         options=options)
+        assert r.logged_tokens == tokens
+    assert (40 << 30) // (61 * 708) // 64 * 64 == 994_432
+    formulas: list[str] = []
+    assert blackwell_dsa(v32, told, formulas) is v32 and blackwell_dsa_bytes(v32, told) is None
+    assert formulas == [
+        "on a Blackwell GPU SGLang 0.5.23 told --kv-cache-dtype bfloat16 keeps DeepSeek's "
+        "sparse attention in bfloat16, as on a Hopper (_dsa_kv_cache_dtype_default, "
+        "overrides.py 532-544): 1,152 + 132 = 1,284 B a token a layer, not the raw fp8 576 + "
+        "132 = 708 B its auto picks there"]
+    assert sm100_dsa_layout("B200 192GB", v32, told) == (
+        "SGLang 0.5.23 on a B200 told --kv-cache-dtype bfloat16 keeps DeepSeek's sparse "
+        "attention in bfloat16, 1,152 + 132 = 1,284 B a token a layer, as on a Hopper: these "
+        "figures are that layout's (told none, it keeps fp8_e4m3 there, the raw 576 + 132 = "
+        "708 B)")
+    # the KV dtype fp8 is told fp8_e4m3 itself: bfloat16 beside it changes nothing (708 B)
+    fp8 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
+    assert blackwell_dsa_bytes(fp8, told) == 708
+    assert run_strategy("sglang", fp8, budget_bytes=40 << 30, options=told
+                        ).logged_tokens == 994_432
+    # GLM-5's 78 layers alike: 40 GiB // (78 x 1,284) = 428,844, 428,800 in pages of 64
+    glm5 = spec_from_hf_config({
+        "architectures": ["GlmMoeDsaForCausalLM"], "model_type": "glm_moe_dsa",
+        "num_hidden_layers": 78, "num_attention_heads": 64, "kv_lora_rank": 512,
+        "qk_rope_head_dim": 64, "index_head_dim": 128, "index_topk": 2048,
+        "max_position_embeddings": 202_752, "torch_dtype": "bfloat16"}, name="GLM-5").profile()
+    assert (40 << 30) // (78 * 1_284) // 64 * 64 == 428_800
+    assert run_strategy("sglang", glm5, budget_bytes=40 << 30, options=told
+                        ).logged_tokens == 428_800
+    # SGLang's "bf16" is read as bfloat16; its fp8 values are the KV dtype itself
+    assert StrategyOptions(sglang_kv_cache_dtype="bf16").sglang_kv_cache_dtype == "bfloat16"
+    with pytest.raises(ValueError) as error:
+        StrategyOptions(sglang_kv_cache_dtype="fp8_e4m3")
+    assert str(error.value) == (
+        "sglang_kv_cache_dtype is 'fp8_e4m3': give auto (SGLang's default, for which the KV "
+        "dtype bfloat16 stands) or bfloat16 (SGLang's --kv-cache-dtype bfloat16 told); its "
+        "fp8_e4m3 and fp8_e5m2 are the KV dtype itself (fp8, e5m2)")
+
+
+def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
+    # _dsa_kv_cache_dtype_default asserts bfloat16 or fp8_e4m3 for DeepSeek's sparse attention
+    # on every CUDA GPU (overrides.py 541-544): the KV dtype float8_e5m2 (--kv-cache-dtype
+    # fp8_e5m2) does not start, on a Hopper or a Blackwell; dense MLA (DeepSeek-V3) takes it,
+    # 512 + 64 B a token a layer
+    from flatkv.profile import profile_from_dict, profile_to_dict
+    from flatkv.strategies.sglang import dsa_dtype_refusal, sm100_dsa_layout
+
+    e5m2 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8_e5m2").profile()
+    refusal = ("SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype "
+               "float8_e5m2 (--kv-cache-dtype fp8_e5m2): \"DeepSeek DSA only supports "
+               "bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" (_dsa_kv_cache_dtype_default, "
+               "overrides.py 541-544, on any GPU); set the KV dtype to float8_e4m3fn (fp8) or "
+               "bfloat16")
+    assert dsa_dtype_refusal(e5m2) == refusal
+    for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
+        r = run_strategy("sglang", e5m2, budget_bytes=40 << 30, options=options)
+        assert (r.applies, r.reason) == (False, refusal)
+    assert sm100_dsa_layout("B200 192GB", e5m2, StrategyOptions()) is None
+    ds3 = load_preset("DeepSeek-V3").with_options(kv_dtype="fp8_e5m2").profile()
+    assert dsa_dtype_refusal(ds3) is None
+    assert ds3.kv_bytes_per_slot == 512 + 64
+    assert run_strategy("sglang", ds3, budget_bytes=40 << 30).applies
+    # bytes given alone name no dtype: taken as given
+    assert dsa_dtype_refusal(profile_from_dict(profile_to_dict(e5m2))) is None
+    for dtype in ("bfloat16", "fp8"):
+        assert dsa_dtype_refusal(load_preset("DeepSeek-V3.2").with_options(
+            kv_dtype=dtype).profile()) is None
+
+
 def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
     # DeepSeek-V3.2 as bytes alone (an export, a link's raw model: no kv_lora_rank to read, so
     # no dsa_raw_fp8_bytes_per_slot) keeps its 61 x 1,284 B a token on a B200 too, where

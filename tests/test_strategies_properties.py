@@ -15,6 +15,7 @@ from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
     MAX_MAMBA_CACHE_SIZE,
     MAX_RUNNING_REQUESTS,
+    SGLANG_KV_CACHE_DTYPES,
     SGLANG_RADIX_CACHE_STRATEGIES,
 )
 from flatkv.units import MAX_TOKENS
@@ -90,6 +91,9 @@ options = st.builds(
     speculative_tokens=st.sampled_from([0, 0, 1, 3]),
     sglang_disable_radix_cache=st.booleans(),
     sglang_mamba_radix_cache_strategy=st.sampled_from(list(SGLANG_RADIX_CACHE_STRATEGIES)),
+    # a Blackwell's DSA layout, and bfloat16 told beside it
+    sglang_blackwell=st.booleans(),
+    sglang_kv_cache_dtype=st.sampled_from(list(SGLANG_KV_CACHE_DTYPES)),
     # SGLang's own chunk (None: the 8,192 assumed), a smaller one, and chunked prefill off
     sglang_chunked_prefill_size=st.sampled_from([None, 2048, CHUNKED_PREFILL_OFF]),
     lcm_padding_bound=st.sampled_from([0, 0.25, 1]),

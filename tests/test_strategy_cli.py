@@ -904,3 +904,49 @@ def test_sglang_slots_per_request_past_the_state_pool_groups_its_counts():
         "request needs 1,000 and SGLang keeps one for padding; a budget of 163,282,223,104 B or "
         "more holds them, or SGLang slots per request (--sglang-slots-per-request) of 489, the "
         "most this state pool holds\n")
+
+
+def test_compare_takes_sglangs_kv_cache_dtype_told_bfloat16_on_a_blackwell():
+    # DeepSeek-V3.2 on the B200: SGLang's auto keeps its DSA cache raw in fp8, 61 x (576 + 132)
+    # = 43,188 B a token; --sglang-kv-cache-dtype bfloat16 (and SGLang's bf16) keeps 61 x
+    # (1,152 + 132) = 78,324 B, as on a Hopper: 192,265,846,784 B x 0.9 = 173,039,262,105 B
+    # holds 173,039,262,105 // 78,324 = 2,209,275 tokens, 2,209,216 in pages of 64
+    budget = 173_039_262_105
+    assert budget // (61 * 1_284) // 64 * 64 == 2_209_216
+    assert budget // (61 * 708) // 64 * 64 == 4_006_592
+
+    def sglang(*flags: str) -> tuple[int, str]:
+        code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", *flags, "--json"])
+        assert code == 0, err
+        (result,) = [r for r in json.loads(out) if r["strategy"] == "sglang"]
+        return result["capacity_tokens"], err
+
+    b200 = ("--gpu-memory", "B200 192GB")
+    assert sglang(*b200)[0] == 4_006_592
+    for told in ("bfloat16", "bf16"):
+        tokens, err = sglang(*b200, "--sglang-kv-cache-dtype", told)
+        assert tokens == 2_209_216
+        assert ("note: SGLang 0.5.23 on a B200 told --kv-cache-dtype bfloat16 keeps DeepSeek's "
+                "sparse attention in bfloat16, 1,152 + 132 = 1,284 B a token a layer, as on a "
+                "Hopper: these figures are that layout's") in err
+    # on an H100 SGLang's auto keeps bfloat16 too: the flag changes nothing, and says so
+    tokens, err = sglang("--gpu-memory", "H100 80GB", "--sglang-kv-cache-dtype", "bfloat16")
+    assert tokens == sglang("--gpu-memory", "H100 80GB")[0]
+    assert ("note: --sglang-kv-cache-dtype changes no figure here: SGLang keeps DeepSeek's "
+            "sparse attention in bfloat16 off a Blackwell GPU, told bfloat16 or not (its auto "
+            "picks bfloat16 below compute capability 10)") in err
+    # its fp8 values are the KV dtype itself; another value is not SGLang's: exit 2, one line
+    for value, said in (("fp8_e4m3", "'fp8_e4m3' is the KV dtype itself, which SGLang is told "
+                         "as it is: give --kv-dtype fp8_e4m3 (and auto or bfloat16 here, which "
+                         "tell bfloat16 apart from SGLang's auto)"),
+                        ("float16", "'float16' is not one of auto, bfloat16")):
+        code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", *b200,
+                              "--sglang-kv-cache-dtype", value])
+        assert code == 2 and not out and err.count("\n") == 1
+        assert err.endswith(f"--sglang-kv-cache-dtype: {said}\n")
+    # the KV dtype fp8_e5m2 SGLang refuses for DeepSeek's sparse attention, on any GPU
+    code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", *b200, "--kv-dtype",
+                          "fp8_e5m2"])
+    assert code == 0, err
+    assert ("sglang does not apply: SGLang 0.5.23 does not start DeepSeek's sparse attention in "
+            "the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2)") in out

@@ -128,6 +128,10 @@ DEFAULT_MAMBA_TRACK_INTERVAL = 256
 # SGLang's --mamba-radix-cache-strategy values, in its order (fields/exec_.py 512-516, 0.5.23):
 # its default, which picks one of the next two for the model, and the lazy extra buffer
 SGLANG_RADIX_CACHE_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
+# SGLang's --kv-cache-dtype values told beside a model KV dtype of bfloat16 (fields/model.py
+# 209-218, 0.5.23): its default, which the KV dtype bfloat16 stands for, and bfloat16 told (its
+# "bf16" alias read as that). Its fp8_e4m3 and fp8_e5m2 are the KV dtype itself (fp8, e5m2)
+SGLANG_KV_CACHE_DTYPES = ("auto", "bfloat16")
 
 # The engines whose start-up log a strategy prints (its ``extras["log_lines"]``), by name.
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
@@ -395,6 +399,15 @@ class StrategyOptions:
         GPU picked (--gpu-memory), as they set the chunk, or where the budget names no GPU
         preset, from the sidebar's "GPU is a Blackwell" (--sglang-blackwell); False
         (default): a Hopper, as the chunk assumed where no GPU is known.
+    sglang_kv_cache_dtype: SGLang's ``--kv-cache-dtype`` beside a model KV dtype of bfloat16:
+        "auto" (default: not told, which that KV dtype stands for; SGLang's pick, the model's
+        dtype, but for DeepSeek's sparse attention fp8_e4m3 on a Blackwell GPU and bfloat16
+        elsewhere: overrides._dsa_kv_cache_dtype_default 532-535) or "bfloat16", told: SGLang
+        keeps that cache in bfloat16 on a Blackwell too, 1,152 + 132 B a token a layer for
+        DeepSeek-V3.2 as on a Hopper, not the raw fp8 576 + 132 (``sglang.blackwell_dsa``).
+        A KV dtype other than bfloat16 is the one SGLang is told (fp8: fp8_e4m3), which this
+        leaves as it is; SGLang refuses fp8_e5m2 for DeepSeek's sparse attention on any GPU
+        (``sglang.dsa_dtype_refusal``).
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds in the other layouts (SGLang's take
         sglang_chunked_prefill_size) and the S of the SPEC section 3.5 workload.
@@ -435,6 +448,7 @@ class StrategyOptions:
     sglang_swa_pool: bool | None = None
     sglang_chunked_prefill_size: int | None = None
     sglang_blackwell: bool = False
+    sglang_kv_cache_dtype: str = "auto"
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
     vllm_async_scheduling: bool = False
     lcm_padding_bound: Fraction | float | str = Fraction(1, 4)
@@ -529,6 +543,15 @@ class StrategyOptions:
                 f"sglang_mamba_radix_cache_strategy is {shown}: give one of SGLang's "
                 f"--mamba-radix-cache-strategy values, {', '.join(SGLANG_RADIX_CACHE_STRATEGIES)} "
                 "(auto, its default, picks extra_buffer or no_buffer for the model)")
+        if self.sglang_kv_cache_dtype == "bf16":  # SGLang's alias (kv_cache_dtype.py 70)
+            object.__setattr__(self, "sglang_kv_cache_dtype", "bfloat16")
+        if self.sglang_kv_cache_dtype not in SGLANG_KV_CACHE_DTYPES:
+            value = self.sglang_kv_cache_dtype
+            shown = quoted(value, 40) if isinstance(value, str) else repr(value)
+            raise ValueError(
+                f"sglang_kv_cache_dtype is {shown}: give auto (SGLang's default, for which the "
+                "KV dtype bfloat16 stands) or bfloat16 (SGLang's --kv-cache-dtype bfloat16 "
+                "told); its fp8_e4m3 and fp8_e5m2 are the KV dtype itself (fp8, e5m2)")
         check_int("sglang_mamba_track_interval", self.sglang_mamba_track_interval, minimum=1,
                   maximum=MAX_TOKENS,
                   hint="SGLang's --mamba-track-interval, tokens between the state snapshots of "

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from flatkv.budget import GPU_PRESETS
-from flatkv.dtypes import canonical_dtype
+from flatkv.dtypes import ENGINE_DTYPE_NAMES, canonical_dtype
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n
 from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
@@ -359,9 +359,16 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
 # model here has), _dsa_split_backend_resolution runs fp8's prefill and decode on trtllm
 # (overrides.py 713-719), and calculate_mla_kv_cache_dim gives trtllm the raw MLA layout, the
 # latent's kv_lora_rank + qk_rope_head_dim fp8 bytes with no scales (kv_cache_configurator.py
-# 3425-3440), which the DSA pool stores beside the indexer's keys and sizes itself by
+# 3425-3440), which the DSA pool stores beside the indexer's keys and sizes itself by. Told
+# bfloat16 (``StrategyOptions.sglang_kv_cache_dtype``), it keeps bfloat16 on any GPU: the
+# same latent of 2-byte elements (trtllm decodes it there, flashmla_sparse prefills it:
+# overrides.py 722-726), 1,152 + 132 B for DeepSeek-V3.2, a Hopper's bytes
 SM100_DSA_KV_DTYPE = "fp8_e4m3"
 SM100_DSA_BACKEND = "trtllm"
+# The --kv-cache-dtype SGLang 0.5.23 takes and DeepSeek's sparse attention does not: after
+# "auto" and "bf16" are resolved, _dsa_kv_cache_dtype_default asserts bfloat16 or fp8_e4m3 on
+# every CUDA GPU (overrides.py 541-544); its other fp8 choice is this one (a canonical dtype)
+DSA_REFUSED_KV_DTYPE = "float8_e5m2"
 
 
 def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
@@ -372,6 +379,28 @@ def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
     if profile.architectures and profile.architectures[0] in SM100_TRTLLM_MLA:
         return profile.dsa_raw_fp8_bytes_per_slot
     return None
+
+
+def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
+    """Why SGLang 0.5.23 would not start DeepSeek's sparse attention (a model of its DeepSeek
+    family with an indexer: ``_raw_dsa_bytes``) in ``profile``'s KV dtype, on any GPU: told
+    fp8_e5m2 (``DSA_REFUSED_KV_DTYPE``), its _dsa_kv_cache_dtype_default asserts (overrides.py
+    541-544). None for any other dtype or profile, bytes given alone (no dtype) too."""
+    if _raw_dsa_bytes(profile) is None or profile.kv_dtype != DSA_REFUSED_KV_DTYPE:
+        return None
+    return (f"SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype "
+            f"{DSA_REFUSED_KV_DTYPE} (--kv-cache-dtype {ENGINE_DTYPE_NAMES[DSA_REFUSED_KV_DTYPE]}"
+            "): \"DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" "
+            "(_dsa_kv_cache_dtype_default, overrides.py 541-544, on any GPU); set the KV dtype "
+            "to float8_e4m3fn (fp8) or bfloat16")
+
+
+def bfloat16_told(profile: CacheProfile, options: StrategyOptions) -> bool:
+    """Whether SGLang is told --kv-cache-dtype bfloat16 for ``profile`` (the KV dtype
+    bfloat16 and ``options.sglang_kv_cache_dtype`` bfloat16), not left to its auto, which
+    that KV dtype otherwise stands for: on a Blackwell it keeps DeepSeek's sparse attention in
+    bfloat16 then, not its raw fp8 layout."""
+    return options.sglang_kv_cache_dtype == "bfloat16" and profile.kv_dtype == "bfloat16"
 
 
 def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
@@ -395,15 +424,19 @@ def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
 def blackwell_dsa_bytes(profile: CacheProfile, options: StrategyOptions) -> int | None:
     """The bytes a token a layer SGLang's figures at ``options`` store for ``profile`` in
     place of its own: the raw fp8 layout of DeepSeek's sparse attention on a Blackwell GPU
-    (``blackwell_dsa``); None where they keep the profile's. Pages that set SGLang's figures
-    beside ours (Layout's engines line) say so, as its bytes then are not the model's."""
-    return _raw_dsa_bytes(profile) if options.sglang_blackwell else None
+    (``blackwell_dsa``); None where they keep the profile's (another GPU, bfloat16 told:
+    ``bfloat16_told``). Pages that set SGLang's figures beside ours (Layout's engines line)
+    say so, as its bytes then are not the model's."""
+    if not options.sglang_blackwell or bfloat16_told(profile, options):
+        return None
+    return _raw_dsa_bytes(profile)
 
 
-def _raw_dsa_terms(profile: CacheProfile, raw: int) -> str:
-    """``raw`` in its parts, latent and keys: "576 + 132 = 708 B"."""
+def _dsa_terms(profile: CacheProfile, total: int) -> str:
+    """``total``, a token's DSA bytes a layer, in its parts, latent and keys: "576 + 132 = 708
+    B"."""
     keys = profile.indexer_bytes_per_slot
-    return f"{n(raw - keys)} + {n(keys)} = {n(raw)} B"
+    return f"{n(total - keys)} + {n(keys)} = {n(total)} B"
 
 
 def blackwell_dsa(profile: CacheProfile, options: StrategyOptions,
@@ -412,21 +445,29 @@ def blackwell_dsa(profile: CacheProfile, options: StrategyOptions,
     (``options.sglang_blackwell``): its KV cache in fp8_e4m3 on the trtllm DSA backends, a
     token a layer the raw fp8 latent and the indexer's keys (``SM100_DSA_KV_DTYPE``; 576 + 132
     = 708 B for DeepSeek-V3.2), whatever the model's KV dtype (its bfloat16 is SGLang's auto,
-    which picks fp8_e4m3 there; a told fp8_e4m3 runs the same backends; a told bfloat16,
-    1,152 + 132 B as on a Hopper, is those figures on a Hopper), a formula line saying so.
-    ``profile`` as it is elsewhere: another GPU, no indexer, raw bytes (taken as stored, a
-    formula line saying so: ``_dsa_bytes_alone``)."""
+    which picks fp8_e4m3 there; a told fp8_e4m3 runs the same backends), a formula line saying
+    so; but told bfloat16 (``bfloat16_told``), the profile's own bfloat16, 1,152 + 132 B as on
+    a Hopper, a formula line saying that. ``profile`` as it is elsewhere: another GPU, no
+    indexer, raw bytes (taken as stored, a formula line saying so: ``_dsa_bytes_alone``)."""
     if not options.sglang_blackwell:
         return profile
     if (raw := _raw_dsa_bytes(profile)) is None:
         if alone := _dsa_bytes_alone(profile):
             formulas.append(f"on a Blackwell GPU SGLang 0.5.23 {alone}")
         return profile
+    if bfloat16_told(profile, options):
+        formulas.append(
+            "on a Blackwell GPU SGLang 0.5.23 told --kv-cache-dtype bfloat16 keeps DeepSeek's "
+            "sparse attention in bfloat16, as on a Hopper (_dsa_kv_cache_dtype_default, "
+            "overrides.py 532-544): "
+            f"{_dsa_terms(profile, profile.kv_bytes_per_slot)} a token a layer, not "
+            f"the raw fp8 {_dsa_terms(profile, raw)} its auto picks there")
+        return profile
     formulas.append(
         f"on a Blackwell GPU SGLang 0.5.23 keeps DeepSeek's sparse attention in "
         f"{SM100_DSA_KV_DTYPE} where no --kv-cache-dtype is told, on its {SM100_DSA_BACKEND} "
         "DSA backends, which store the latent raw, with no scales, beside the indexer's keys: "
-        f"{_raw_dsa_terms(profile, raw)} a token a layer, in place of the "
+        f"{_dsa_terms(profile, raw)} a token a layer, in place of the "
         f"{n(profile.kv_bytes_per_slot)} of the model's {profile.kv_dtype or 'KV'} "
         "(calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440); told --kv-cache-dtype "
         f"bfloat16 it keeps {n(_bfloat16_dsa_bytes(profile, raw))} B, as on a Hopper")
@@ -441,17 +482,25 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile,
     take there (``blackwell_dsa``): fp8_e4m3 where no --kv-cache-dtype is told, on its trtllm
     DSA backends, the raw latent beside the index keys, 576 + 132 = 708 B a token a layer for
     DeepSeek-V3.2, whose 61 layers then hold 40 GiB // (61 x 708) = 994,481 tokens, 994,432 in
-    whole pages of 64, where a Hopper's bfloat16 holds 548,352; for bytes given alone, that
-    these figures take them (``_dsa_bytes_alone``). None elsewhere."""
-    if (on := blackwell_named(gpu, options)) is None or sglang_blocker(profile):
+    whole pages of 64, where a Hopper's bfloat16 holds 548,352; told bfloat16
+    (``bfloat16_told``), that bfloat16 as on a Hopper; for bytes given alone, that these
+    figures take them (``_dsa_bytes_alone``). None elsewhere, and where SGLang refuses the KV
+    dtype (``dsa_dtype_refusal``: the refusal says it)."""
+    if ((on := blackwell_named(gpu, options)) is None or sglang_blocker(profile)
+            or dsa_dtype_refusal(profile)):
         return None
     if (raw := _raw_dsa_bytes(profile)) is None:
         alone = _dsa_bytes_alone(profile)
         return alone and f"SGLang 0.5.23 on a {on} {alone}"
+    if bfloat16_told(profile, options):
+        return (f"SGLang 0.5.23 on a {on} told --kv-cache-dtype bfloat16 keeps DeepSeek's sparse "
+                f"attention in bfloat16, {_dsa_terms(profile, profile.kv_bytes_per_slot)} a "
+                "token a layer, as on a Hopper: these figures are that layout's (told none, "
+                f"it keeps {SM100_DSA_KV_DTYPE} there, the raw {_dsa_terms(profile, raw)})")
     return (f"SGLang 0.5.23 on a {on} keeps DeepSeek's sparse attention in "
             f"{SM100_DSA_KV_DTYPE} where no --kv-cache-dtype is told, on its {SM100_DSA_BACKEND} "
             "DSA backends, which store the raw latent beside the index keys, "
-            f"{_raw_dsa_terms(profile, raw)} a token a layer (kv_cache_configurator.py "
+            f"{_dsa_terms(profile, raw)} a token a layer (kv_cache_configurator.py "
             "3425-3440): these figures are that layout's (told bfloat16 it keeps "
             f"{n(_bfloat16_dsa_bytes(profile, raw))} B, as on a Hopper)")
 

@@ -22,6 +22,7 @@ from flatkv.strategies.sglang.chunk import (
     blackwell_dsa,
     chunk_page_refusal,
     chunked_prefill_size,
+    dsa_dtype_refusal,
 )
 from flatkv.strategies.sglang.concurrency import idle_pool_bytes, sglang_concurrency
 from flatkv.strategies.sglang.dp import attention_dp
@@ -482,7 +483,7 @@ def run_sglang(
         return not_applicable(name, budget_bytes, reason, profile_name=profile.name,
                               context_tokens=context_tokens)
 
-    if blocker := sglang_blocker(profile):
+    if blocker := sglang_blocker(profile) or dsa_dtype_refusal(profile):
         return refuse(blocker)
     formulas: list[str] = []
     extras: dict[str, object] = {}
