@@ -87,8 +87,10 @@ state models and attention models whose backend SGLang picks by model there, ove
 off, with and without 3 drafted tokens (where SGLang runs another page than the one told, or
 refuses, FlatKV's side follows the note the app and CLI show: ``sm100_refusal``; and
 DeepSeek-V3.2, whose fp8_e4m3 KV cache SGLang stores there in its trtllm DSA backends' raw
-layout, which FlatKV's ``sglang_blackwell`` option, set by the B200 preset, takes:
-``b200_rows`` says how).
+layout, which FlatKV's ``sglang_blackwell`` option, set by the B200 preset, takes, and which
+--kv-cache-dtype bfloat16 told keeps in bfloat16, FlatKV's ``sglang_kv_cache_dtype``:
+``b200_rows`` says how). Before them DeepSeek-V3.2 on a Hopper told each of bfloat16,
+fp8_e4m3 and fp8_e5m2 (``dsa_kv_rows``; SGLang refuses the last for DeepSeek's sparse attention).
 
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
@@ -207,8 +209,11 @@ STATE_ONLY_CONTEXTS = (1, 2, 63, 64, 65, 1000)
 MAMBA1_MODELS = (MAMBA1_ONLY, FALCON_MAMBA_ONLY)
 # a model file's "EntryClass = Name" or "EntryClass = [Name, ...]", at the start of a line
 ENTRY_CLASS = re.compile(r"^EntryClass\s*=\s*(\[[^\]]*\]|\w+)", re.MULTILINE)
-KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn"}  # SGLang's names, torch's
+# SGLang's --kv-cache-dtype names, torch's: FlatKV's model KV dtype told (``told_kv_options``)
+KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2"}
 KV = "kv_cache_dtype"  # a B200 row's --kv-cache-dtype, told (``b200_rows``)
+# DeepSeek's sparse attention told each --kv-cache-dtype on a Hopper (``dsa_kv_rows``)
+DSA_TOLD_KV = ("bfloat16", "fp8_e4m3", "fp8_e5m2")
 EDGE = "edge"  # the least budget SGLang starts at (found by bisection on SGLang), and 1 B less
 
 
@@ -1209,9 +1214,12 @@ def draft_buffers(sg: NS, kvc, slots: int, running: int, spec: NS) -> int:
 
 def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
                    context: int = CONTEXT, kv_dtype: str | None = None) -> dict:
-    """FlatKV's prediction of the same figures (its ``sglang`` strategy), or its refusal."""
+    """FlatKV's prediction of the same figures (its ``sglang`` strategy), or its refusal.
+    ``kv_dtype``: SGLang's --kv-cache-dtype told, FlatKV's model KV dtype and, for bfloat16,
+    its option that tells it apart from auto (``told_kv_options``)."""
     if kv_dtype is not None:
         spec = spec.with_options(kv_dtype=KV_DTYPES[kv_dtype])
+        ratios = {**ratios, **told_kv_options(kv_dtype)}
     if CHUNK in ratios:  # as FlatKV's command line reads SGLang's value (0 or less: off)
         ratios = {**ratios, CHUNK: chunked_prefill_argument(str(ratios[CHUNK]))}
     options = StrategyOptions(sglang_page_size=page, sglang_overlap_schedule=overlap, **ratios)
@@ -1226,6 +1234,21 @@ def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
     if options.speculative_tokens and x.get("state_slots") is not None:
         figures["buffers"] = x.get("draft_buffers_allocated")
     return figures
+
+
+def told_kv_options(kv_dtype: str | None) -> dict:
+    """FlatKV's options for SGLang told --kv-cache-dtype ``kv_dtype`` beside the model KV dtype
+    of that name: told bfloat16 is ``sglang_kv_cache_dtype`` bfloat16, as that KV dtype alone
+    stands for SGLang's auto (fp8_e4m3 on a B200 for DeepSeek's sparse attention); another is
+    the KV dtype alone."""
+    return {"sglang_kv_cache_dtype": "bfloat16"} if kv_dtype == "bfloat16" else {}
+
+
+def dsa_kv_rows() -> list[tuple[str, int, str]]:
+    """(preset, budget, --kv-cache-dtype told) of DeepSeek-V3.2 told each of ``DSA_TOLD_KV`` on
+    a Hopper: bfloat16 its auto's 1,152 + 132 B, fp8_e4m3 flashmla_kv's scaled 656 + 132,
+    fp8_e5m2 refused on both sides (_dsa_kv_cache_dtype_default's assertion, on any GPU)."""
+    return [("DeepSeek-V3.2", budget, kv) for kv in DSA_TOLD_KV for budget in BUDGETS]
 
 
 # The B200 rows (``b200_rows``): the GPU preset, the state models and attention models whose
@@ -1267,19 +1290,21 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440): 61 x 708 = 43,188 B a
     token, 994,432 tokens in 40 GiB (whole pages of 64), where a Hopper's bfloat16 holds
     548,352. FlatKV's side takes it from its ``sglang_blackwell`` option, which the B200
-    preset sets (``sglang.blackwell_dsa``). And DeepSeek-V3.2 told --kv-cache-dtype
-    fp8_e4m3 (FlatKV's model KV dtype fp8, ``KV``), at every page, both overlaps, with and
-    without 3 drafted tokens: the same trtllm backends and bytes there (where a Hopper runs
-    flashmla_kv's scaled 656 + 132). Not told bfloat16: SGLang then keeps 1,152 + 132 B on a
-    B200 as on a Hopper, while FlatKV's model KV dtype bfloat16 stands for SGLang's "auto" (the
-    model's own), which SGLang resolves to fp8_e4m3 there: its figures for a told bfloat16
-    are those on a Hopper, as the note and the README say. And DeepSeek-V3.2 at TP 8
+    preset sets (``sglang.blackwell_dsa``). And DeepSeek-V3.2 told each --kv-cache-dtype of
+    ``DSA_TOLD_KV`` (``KV``), at every page, both overlaps, with and without 3 drafted tokens:
+    fp8_e4m3 (FlatKV's model KV dtype fp8) the same trtllm backends and bytes there (where a
+    Hopper runs flashmla_kv's scaled 656 + 132); bfloat16 the 1,152 + 132 B of a Hopper, 548,352
+    tokens in 40 GiB (flashmla_sparse prefill, trtllm decode of a bfloat16 latent), which
+    FlatKV's model KV dtype bfloat16 takes beside its ``sglang_kv_cache_dtype`` bfloat16 (that
+    dtype alone stands for SGLang's auto: ``told_kv_options``); fp8_e5m2 refused on both sides
+    (_dsa_kv_cache_dtype_default asserts bfloat16 or fp8_e4m3). And DeepSeek-V3.2 at TP 8
     (``dp_tp``; its latent is not split by TP, so a rank keeps 708 B a token there too), with
     attention DP 1, 2 and 8 (``DP``), and beside them --max-running-requests 20 (``TOLD``,
-    N // D a group), 3 drafted tokens (the hook's 48 // D) and a told fp8_e4m3, told no page.
-    And LongCat-Flash (``B200_CONFIGS``), whose override is the DeepSeek family's there:
-    TensorRT-LLM's MLA backend at pages of 64, and with an indexer the DSA's raw fp8 layout,
-    56 caches x 708 B a token; and GLM-5, in that layout too, 78 x 708 B.
+    N // D a group), 3 drafted tokens (the hook's 48 // D) and a told fp8_e4m3 or bfloat16,
+    told no page. And LongCat-Flash (``B200_CONFIGS``), whose override is the DeepSeek
+    family's there: TensorRT-LLM's MLA backend at pages of 64, and with an indexer the DSA's
+    raw fp8 layout, 56 caches x 708 B a token; and GLM-5, in that layout too, 78 x 708 B; the
+    two with an indexer told each of ``DSA_TOLD_KV`` too, told no page.
 
     Then the two models whose B200 override reads the radix cache strategy (Qwen3-Next's
     told extra buffer, Nemotron-H's no_buffer beside TensorRT-LLM) with each strategy told,
@@ -1294,13 +1319,16 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
             for overlap in (True, False)
             for more in ({}, {"speculative_tokens": 3},
                          {"speculative_tokens": 3, **RADIX_OFF})]
-    rows += [("DeepSeek-V3.2", page, overlap, {KV: "fp8_e4m3", **more})
+    rows += [("DeepSeek-V3.2", page, overlap, {KV: kv, **more}) for kv in DSA_TOLD_KV
              for page in B200_PAGES for overlap in (True, False)
              for more in ({}, {"speculative_tokens": 3})]
     rows += [("DeepSeek-V3.2", None, True, {DP: d, **more}) for d in (1, 2, 8)
-             for more in ({}, {TOLD: 20}, {"speculative_tokens": 3}, {KV: "fp8_e4m3"})]
+             for more in ({}, {TOLD: 20}, {"speculative_tokens": 3}, {KV: "fp8_e4m3"},
+                          {KV: "bfloat16"})]
     rows += [(name, page, overlap, more) for name in B200_CONFIGS for page in B200_PAGES
              for overlap in (True, False) for more in ({}, {"speculative_tokens": 3})]
+    rows += [(name, None, True, {KV: kv}) for name in ("LongCat-Flash with an indexer", "GLM-5")
+             for kv in DSA_TOLD_KV]
     return rows + [(p, page, overlap, {STRATEGY: strategy, **more})
                    for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for page in B200_PAGES
                    for overlap in (True, False)
@@ -1328,7 +1356,8 @@ def check_b200(sg: NS) -> tuple[int, int]:
             spec = spec.with_options(tp=dp_tp(name))
         engine = sglang_figures(sg, spec, BUDGETS[0], page, overlap, {**told, CHUNK: chunk},
                                 kv_dtype=kv, platform=B200_PLATFORM)
-        flatkv = flatkv_b200_figures(spec, BUDGETS[0], page, overlap, told)
+        flatkv = flatkv_b200_figures(spec, BUDGETS[0], page, overlap,
+                                     {**told, **told_kv_options(kv)})
         setting = (f"{name}{f' tp={spec.tp}' if spec.tp > 1 else ''} on a {B200} "
                    f"B={BUDGETS[0]:,} P={'not told' if page is None else page}"
                    f" overlap={'on' if overlap else 'off'}"
@@ -1555,6 +1584,10 @@ def main() -> int:
                   True, {}, CONTEXT) for b in BUDGETS for dtype in ("bfloat16", "float16")]
     for name, spec, budget, page, overlap, ratios, context in rows:
         mismatches += not check(sg, spec, budget, page, overlap, ratios, name, context)
+    for name, budget, kv in dsa_kv_rows():
+        rows.append(name)
+        mismatches += not check(sg, model_spec(name), budget, 64, True, {}, name,
+                                kv_dtype=kv)
     for label, config in LENGTH_CONFIGS.items():
         rows.append(label)
         mismatches += not check_length(sg, label, config)
