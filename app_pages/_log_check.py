@@ -105,7 +105,8 @@ def _run_settings(s: AppState) -> log_check.RunSettings:
             on_gpu=s.gpu not in (KV_MEMORY, KV_BLOCKS)),
         **log_check.sglang_page_settings(s.profile(), s.strategy_options()),
         **log_check.sglang_blackwell_settings(s.profile(), s.strategy_options(),
-                                              preset=s.gpu in GPU_PRESETS))
+                                              preset=s.gpu in GPU_PRESETS),
+        **log_check.sglang_kv_cache_dtype_settings(s.profile(), s.strategy_options()))
 
 
 def _pages_at(s: AppState, changes: dict) -> AppState:
@@ -169,6 +170,7 @@ _SETTING_WORDS = {
     "sglang_page_size": lambda v: f"SGLang's page size {v}",
     "sglang_mamba_track_interval": lambda v: f"SGLang's mamba track interval of {tokens_text(v)}",
     "sglang_mamba_radix_cache_strategy": lambda v: f"SGLang's mamba radix cache strategy {v}",
+    "sglang_kv_cache_dtype": lambda v: f"SGLang's --kv-cache-dtype {v}",
     "sglang_overlap_schedule": lambda v: ("SGLang's overlap scheduling on" if v else
                                           "SGLang's overlap scheduling off "
                                           "(--disable-overlap-schedule)"),

@@ -76,12 +76,12 @@ def _has_sglang_pools(profile: CacheProfile) -> bool:
     return profile.has_attention or profile.has_state
 
 
-def _dsa_in_bfloat16(profile: CacheProfile) -> bool:
-    """DeepSeek's sparse attention of SGLang's DeepSeek family in the KV dtype bfloat16, which
-    SGLang's --kv-cache-dtype auto (the default) stores raw in fp8 on a Blackwell GPU and
-    bfloat16 told does not (``sglang.bfloat16_told``)."""
-    return profile.kv_dtype == "bfloat16" and blackwell_dsa_bytes(
-        profile, StrategyOptions(sglang_blackwell=True)) is not None
+def _sglang_dsa(profile: CacheProfile) -> bool:
+    """DeepSeek's sparse attention of SGLang's DeepSeek family, which SGLang's --kv-cache-dtype
+    auto (the default) stores raw in fp8 on a Blackwell GPU and bfloat16 told, beside the KV
+    dtype bfloat16, does not (``sglang.bfloat16_told``; another KV dtype idles it:
+    ``idle_engine_option``)."""
+    return blackwell_dsa_bytes(profile, StrategyOptions(sglang_blackwell=True)) is not None
 
 
 def _always(profile: CacheProfile) -> bool:
@@ -329,7 +329,7 @@ ENGINE_OPTIONS = (
     # (on another GPU SGLang's auto keeps bfloat16 too: ``idle_engine_option``)
     EngineOption(
         "sglang_kv_cache_dtype", "SGLang KV cache dtype", ("sglang",), SGLANG_COLUMN,
-        _dsa_in_bfloat16,
+        _sglang_dsa,
         help="SGLang's --kv-cache-dtype beside the KV dtype bfloat16, which stands for its "
         "auto (its default): auto keeps DeepSeek's sparse attention (DeepSeek-V3.2, GLM-5) in "
         "fp8_e4m3 on a Blackwell GPU (a B200), the raw latent of its trtllm DSA backends beside "
@@ -445,8 +445,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     without overlap scheduling at page size 1), the radix cache strategy where the radix cache
     is off (unread: overrides.py 473-474), no_buffer told where the model keeps no mamba radix
     cache (unread: model_hook.py 1058-1067), or S is told (where SGLang takes it: else its
-    refusal is the figure it changes), the KV cache dtype told off a Blackwell GPU (SGLang's
-    auto keeps DeepSeek's sparse attention in bfloat16 there too)."""
+    refusal is the figure it changes), the KV cache dtype told beside a KV dtype other than
+    bfloat16 (told itself) or off a Blackwell GPU (SGLang's auto keeps DeepSeek's sparse
+    attention in bfloat16 there too)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
     if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
@@ -465,6 +466,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     if (option.field == "sglang_mamba_track_interval"
             and radix_cache(profile, options) != "extra_buffer"):
         return "SGLang runs no extra_buffer radix cache here, the only one that tracks state"
+    if option.field == "sglang_kv_cache_dtype" and profile.kv_dtype != "bfloat16":
+        return (f"the KV dtype is {profile.kv_dtype}, which SGLang is told as it is; bfloat16 "
+                "told parts from its auto beside the KV dtype bfloat16 alone")
     if option.field == "sglang_kv_cache_dtype" and not options.sglang_blackwell:
         return ("SGLang keeps DeepSeek's sparse attention in bfloat16 off a Blackwell GPU, told "
                 "bfloat16 or not (its auto picks bfloat16 below compute capability 10)")

@@ -33,6 +33,7 @@ from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
     ENGINE_NAMES,
     MAMBA_CACHE_MODES,
+    SGLANG_KV_CACHE_DTYPES,
     SGLANG_RADIX_CACHE_STRATEGIES,
     StrategyOptions,
     StrategyResult,
@@ -1012,6 +1013,9 @@ class RunSettings:
     sglang_blackwell: bool | None = None
     blackwell_preset: bool = False
     sglang_kv_dtype: str | None = None
+    # SGLang's --kv-cache-dtype told (``StrategyOptions.sglang_kv_cache_dtype``), where it acts
+    # on its figures (None: not compared; ``sglang_kv_cache_dtype_settings``)
+    sglang_kv_cache_dtype: str | None = None
 
 
 def sglang_blackwell_settings(profile: CacheProfile, options: StrategyOptions, *,
@@ -1024,6 +1028,16 @@ def sglang_blackwell_settings(profile: CacheProfile, options: StrategyOptions, *
     acts = blackwell_dsa_bytes(profile, replace(options, sglang_blackwell=True)) is not None
     return {"sglang_blackwell": options.sglang_blackwell if acts else None,
             "blackwell_preset": preset}
+
+
+def sglang_kv_cache_dtype_settings(profile: CacheProfile,
+                                   options: StrategyOptions) -> dict[str, str | None]:
+    """``options.sglang_kv_cache_dtype`` as ``RunSettings`` holds it: None where it changes no
+    SGLang figure of ``profile`` (``engine_options.acting_engine_options``: DeepSeek's sparse
+    attention in the KV dtype bfloat16 on a Blackwell alone), so that it is offered only
+    where it acts (``logged_changes``)."""
+    acts = "sglang_kv_cache_dtype" in acting_engine_options(profile, options, ("sglang",))
+    return {"sglang_kv_cache_dtype": options.sglang_kv_cache_dtype if acts else None}
 
 
 # SGLang's options of its pages and their radix cache that a log's server_args gives, by their
@@ -1136,6 +1150,20 @@ def _blackwell_logged(run: LoggedRun, now: RunSettings,
             and blackwell().sglang_kv_dtype == run.sglang_kv_dtype)
 
 
+def _kv_cache_dtype_logged(run: LoggedRun, then: RunSettings,
+                           told: Callable[[str], RunSettings]) -> str | None:
+    """SGLang's --kv-cache-dtype the log's run was told where the settings ``then`` tell
+    another and it acts there (``then.sglang_kv_cache_dtype`` not None): its KV lines' dtype
+    differs from theirs and is the one that value gives them (``told(value)``); a B200's log
+    told bfloat16 (torch.bfloat16) beside auto's fp8_e4m3 layout. None otherwise."""
+    if (run.sglang_kv_dtype is None or then.sglang_kv_cache_dtype is None
+            or then.sglang_kv_dtype == run.sglang_kv_dtype):
+        return None
+    return next((value for value in SGLANG_KV_CACHE_DTYPES
+                 if value != then.sglang_kv_cache_dtype
+                 and told(value).sglang_kv_dtype == run.sglang_kv_dtype), None)
+
+
 def logged_changes(run: LoggedRun, now: RunSettings,
                    at: Callable[[Mapping[str, object]], RunSettings]) -> dict[str, object]:
     """The settings of the log's ``run`` that the ones ``now`` lack, by their options' names
@@ -1147,7 +1175,9 @@ def logged_changes(run: LoggedRun, now: RunSettings,
     the order a reader takes them: first what moves every figure a rank holds (TP, attention
     DP, mamba cache mode, SGLang's page size, the track interval its radix cache checks, its
     overlap scheduling and its strategy, ``sglang_blackwell``: a Blackwell GPU, where the
-    settings are none and its layout gives the log's KV dtype, ``_blackwell_logged``), then
+    settings are none and its layout gives the log's KV dtype, ``_blackwell_logged``, and
+    ``sglang_kv_cache_dtype``: SGLang's --kv-cache-dtype told, where another gives the log's
+    KV dtype, ``_kv_cache_dtype_logged``), then
     the budget, context and chunk at the settings with those taken (``at``). The strategy is
     set beside the log's at the page and overlap taken, as SGLang logs auto as the cache it
     picks there: a run of auto without overlap logs no_buffer, which overlap off taken gives
@@ -1185,6 +1215,9 @@ def logged_changes(run: LoggedRun, now: RunSettings,
             changes[name] = logged
     if _blackwell_logged(run, now, lambda: settings_at({**changes, "sglang_blackwell": True})):
         changes["sglang_blackwell"] = True
+    if kv := _kv_cache_dtype_logged(run, settings_at(changes), lambda value: settings_at(
+            {**changes, "sglang_kv_cache_dtype": value})):
+        changes["sglang_kv_cache_dtype"] = kv
     then = settings_at(changes)
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if run.blocks not in then.vllm_blocks:

@@ -35,7 +35,8 @@ _LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
                  "sglang_mamba_track_interval": "--mamba-track-interval",
                  "sglang_mamba_radix_cache_strategy": "--mamba-radix-cache-strategy",
                  "sglang_overlap_schedule": "--sglang-overlap-schedule",
-                 "sglang_blackwell": "--sglang-blackwell"}
+                 "sglang_blackwell": "--sglang-blackwell",
+                 "sglang_kv_cache_dtype": "--sglang-kv-cache-dtype"}
 # ... and the RunSettings field each sets
 _SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
                    "sglang_chunked_prefill_size": "chunk"}
@@ -61,10 +62,13 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
             options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
             mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode),
             sglang_blackwell=bool(then.sglang_blackwell) or options.sglang_blackwell,
+            sglang_kv_cache_dtype=taken.get("sglang_kv_cache_dtype",
+                                            options.sglang_kv_cache_dtype),
             **{name: taken[name] for name in log_check.SGLANG_PAGE_FIELDS if name in taken})
         # SGLang's page options as it logs them there (auto as the cache it picks at the
-        # overlap and page taken)
-        then = replace(then, **log_check.sglang_page_settings(profile, then_options))
+        # overlap and page taken), and its KV cache dtype where it acts there
+        then = replace(then, **log_check.sglang_page_settings(profile, then_options),
+                       **log_check.sglang_kv_cache_dtype_settings(profile, then_options))
         ranked = profile if then.tp == now.tp else model.profile_at(then.tp)
         if ranked is None:
             return replace(then, sglang_tokens=None, sglang_state_slots=None,
@@ -86,7 +90,8 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
         # told by --sglang-blackwell where --gpu-memory names no preset, which sets it
         **log_check.sglang_blackwell_settings(
             profile, options, preset=getattr(args, "gpu_memory", None) in GPU_PRESETS),
-        **log_check.sglang_page_settings(profile, options)),
+        **log_check.sglang_page_settings(profile, options),
+        **log_check.sglang_kv_cache_dtype_settings(profile, options)),
         profile, options, args.budget)
     changes = log_check.logged_changes(run, now, at)
     if not changes:

@@ -140,12 +140,17 @@ def _flag_setting(field: str, value: object) -> str:
 
 
 def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
-                      strategies: Sequence[str]) -> tuple[str, ...]:
+                      strategies: Sequence[str], *, on_blackwell: bool = False
+                      ) -> tuple[str, ...]:
     """A note for each engine option set to other than its default that changes no figure of
     ``strategies`` for this model (``engine_options.acting_engine_options``), or none at the
     value set (``engine_options.idle_at_its_value``): the figures are right, but a command that
-    names the option reads as if it counted."""
+    names the option reads as if it counted. ``options`` as told (what was set);
+    ``on_blackwell``: the figures' GPU is a Blackwell (the B200 preset sets it, where
+    ``options`` say none was told), where SGLang's KV cache dtype acts."""
     defaults = StrategyOptions()
+    told = options
+    options = replace(options, sglang_blackwell=options.sglang_blackwell or on_blackwell)
     acting = acting_engine_options(profile, options, strategies)
     notes = []
     for option in ENGINE_OPTIONS:
@@ -163,7 +168,7 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
         else:  # no layers of its kind, or a page or mode the model fixes
             why = "this model gives it nothing to act on"
         notes.append(f"note: {_flag_as_typed(option.field, value)} changes no figure here: {why}")
-    return (*notes, *_idle_blackwell_note(options, profile, strategies))
+    return (*notes, *_idle_blackwell_note(told, profile, strategies))
 
 
 def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,

@@ -633,3 +633,21 @@ def test_the_blackwell_checkbox_shows_where_the_budget_names_no_gpu_preset():
         "beside the index keys, 576 + 132 = 708 B a token a layer (kv_cache_configurator.py "
         "3425-3440): these figures are that layout's (told bfloat16 it keeps 1,284 B, as on a "
         "Hopper)."]
+
+
+def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
+    # DeepSeek-V3.2's SGLang lines on the B200 told --kv-cache-dtype bfloat16: 173,039,262,105
+    # B // (61 x 1,284) = 2,209,275 tokens, 2,209,216 in pages of 64, in torch.bfloat16; at the
+    # B200 preset (auto: raw fp8, 4,006,592) both lines differ, and the offer is the KV cache
+    # dtype told alone (not a budget sizing 2,209,216 tokens of 708 B); taken, both agree
+    from test_log_check import deepseek_v32_b200_bfloat16_lines
+
+    assert 173_039_262_105 // (61 * 1_284) // 64 * 64 == 2_209_216
+    offer, agreed, taken = offer_taken(
+        {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"},
+        as_sglang_log(deepseek_v32_b200_bfloat16_lines(173_039_262_105)))
+    assert offer == ("This log's run had SGLang's --kv-cache-dtype bfloat16: the figures here "
+                     "are at other settings, so its lines differ for that alone. Take its "
+                     "settings, then read the check again.")
+    assert taken == {"model": "DeepSeek-V3.2", "gpu": "B200 192GB", "sg_kvdtype": "bfloat16"}
+    assert agreed == ["SGLang: both lines are in the log and agree with it."]

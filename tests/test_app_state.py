@@ -21,7 +21,12 @@ from flatkv.app_state import (
     decode_query,
     encode_query,
 )
-from flatkv.engine_options import ENGINE_FIELDS, ENGINE_OPTIONS, strategy_fields
+from flatkv.engine_options import (
+    ENGINE_FIELDS,
+    ENGINE_OPTIONS,
+    idle_engine_option,
+    strategy_fields,
+)
 from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_preset
 from flatkv.profile import CARRIED_FIELDS, MODEL_ONLY_FIELDS, CacheProfile, profile_to_dict
@@ -297,11 +302,15 @@ def test_sglang_kv_cache_dtype_round_trips_through_the_link():
     assert notices == ["sg_kvdtype='fp8_e5m2' is not one of auto, bfloat16; using the default "
                        "(sg_kvdtype=auto)."]
     # offered on the B200, where it moves SGLang's figures; on the H100 auto keeps bfloat16
-    # too, so another option idles it; for the KV dtype fp8 (told fp8_e4m3 itself) none
+    # too, and beside the KV dtype fp8 (told fp8_e4m3 itself) it tells nothing: idle there;
+    # DeepSeek-V3's dense MLA keeps its layout on a Blackwell too: never offered
     assert "sglang_kv_cache_dtype" in state.acting_engine_options()
     assert "sglang_kv_cache_dtype" not in replace(state, gpu="H100 80GB").acting_engine_options()
-    assert "sglang_kv_cache_dtype" not in strategy_fields(
-        "sglang", load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile())
+    fp8 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
+    option = next(o for o in ENGINE_OPTIONS if o.field == "sglang_kv_cache_dtype")
+    assert idle_engine_option(option, fp8, StrategyOptions(sglang_blackwell=True)) == (
+        "the KV dtype is float8_e4m3fn, which SGLang is told as it is; bfloat16 told parts "
+        "from its auto beside the KV dtype bfloat16 alone")
     assert "sglang_kv_cache_dtype" not in strategy_fields(
         "sglang", load_preset("DeepSeek-V3").profile())
 

@@ -845,6 +845,29 @@ def test_compare_check_log_names_sglang_on_a_blackwell_for_a_b200_log(tmp_path, 
                          "--sglang-chunked-prefill-size 16384 (in place of --gpu-memory)", capsys)
 
 
+def test_compare_check_log_names_sglangs_kv_cache_dtype_for_a_b200_log_told_bfloat16(
+        tmp_path, capsys):
+    # DeepSeek-V3.2's SGLang lines on the B200 told --kv-cache-dtype bfloat16 (173,039,262,105
+    # B // (61 x 1,284) = 2,209,275 tokens, 2,209,216 in pages of 64, torch.bfloat16) checked
+    # at the B200 preset: auto's raw fp8 4,006,592 tokens differ, and the note names the flag
+    # (not a budget sizing 2,209,216 tokens of 708 B); with it every line agrees
+    from test_log_check import deepseek_v32_b200_bfloat16_lines
+
+    assert 173_039_262_105 // (61 * 1_284) // 64 * 64 == 2_209_216
+    lines = deepseek_v32_b200_bfloat16_lines(173_039_262_105)
+    assert lines[0].startswith("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 2209216,")
+    log = tmp_path / "sglang.log"
+    log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate(lines)))
+    b200 = ["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "B200 192GB",
+            "--check-log", str(log)]
+    assert_log_run_named(b200, "--sglang-kv-cache-dtype bfloat16", capsys)
+    code, out, err = run([*b200, "--sglang-kv-cache-dtype", "bfloat16"], capsys)
+    assert code == 0 and "this log's run had" not in err
+    assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
+    assert "--sglang-kv-cache-dtype changes no figure" not in err
+
+
 def test_sglang_blackwell_flag_sets_the_b200_layout_and_is_refused_beside_a_hopper(capsys):
     # --budget 40GiB --sglang-blackwell: the B200 preset's layout, 61 x (576 + 132) B a token:
     # 42,949,672,960 // 43,188 = 994,481, 994,432 in pages of 64 (a Hopper's 61 x 1,284 B:

@@ -1936,6 +1936,18 @@ def deepseek_v32_b200_sglang_lines() -> list[str]:
     return lines
 
 
+def deepseek_v32_b200_bfloat16_lines(budget: int = 40 << 30) -> list[str]:
+    """FlatKV's SGLang start-up lines for DeepSeek-V3.2 on a B200 told --kv-cache-dtype
+    bfloat16 in ``budget`` bytes at its context of 163,840 and the B200's chunk of 16,384: 61 x
+    (1,152 + 132) = 78,324 B a token, a Hopper's, logged in bfloat16."""
+    return run_strategy("sglang", load_preset("DeepSeek-V3.2").profile(), budget_bytes=budget,
+                        context_tokens=163_840,
+                        options=StrategyOptions(sglang_blackwell=True,
+                                                sglang_kv_cache_dtype="bfloat16",
+                                                sglang_chunked_prefill_size=16_384)
+                        ).extras["log_lines"]
+
+
 def test_a_b200_log_of_deepseek_v32_offers_the_blackwell_setting_where_it_acts():
     from dataclasses import replace
 
@@ -1982,3 +1994,54 @@ def test_a_b200_log_of_deepseek_v32_offers_the_blackwell_setting_where_it_acts()
     # a log in another dtype than the Blackwell layout's: not offered
     other = replace(run, sglang_kv_dtype="float8_e5m2")
     assert "sglang_blackwell" not in logged_changes(other, hopper, at)
+
+
+def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
+    # DeepSeek-V3.2 on a B200 told --kv-cache-dtype bfloat16 in 40 GiB: its KV line in
+    # torch.bfloat16, 61 x 1,284 B a token, 548,352 tokens (a Hopper's lines); at the B200's
+    # settings (auto: fp8_e4m3, 994,432) the dtype and tokens differ, and bfloat16 told alone
+    # makes them agree (not a budget that sizes 548,352 tokens of 708 B); the reverse too
+    from dataclasses import replace
+
+    from flatkv.log_check import (
+        RunSettings,
+        logged_changes,
+        logged_run,
+        sglang_kv_cache_dtype_settings,
+        sglang_pool_settings,
+    )
+
+    v32 = load_preset("DeepSeek-V3.2").profile()
+
+    def settings(told: str, *, blackwell: bool = True) -> RunSettings:
+        options = StrategyOptions(sglang_blackwell=blackwell, sglang_kv_cache_dtype=told,
+                                  sglang_chunked_prefill_size=16_384)
+        r = run_strategy("sglang", v32, budget_bytes=40 << 30, context_tokens=163_840,
+                         options=options)
+        return RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=163_840,
+                           chunk=16_384, **sglang_pool_settings(r), sglang_blackwell=blackwell,
+                           **sglang_kv_cache_dtype_settings(v32, options))
+
+    auto, told = settings("auto"), settings("bfloat16")
+    assert (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
+    assert (told.sglang_kv_dtype, told.sglang_tokens) == ("bfloat16", 548_352)
+    assert (auto.sglang_kv_dtype, auto.sglang_tokens) == ("float8_e4m3fn", 994_432)
+    assert (auto.sglang_kv_cache_dtype, told.sglang_kv_cache_dtype) == ("auto", "bfloat16")
+
+    def at(changes):
+        return told if changes.get("sglang_kv_cache_dtype", "auto") == "bfloat16" else auto
+
+    bf16_run = logged_run(read_log("\n".join(deepseek_v32_b200_bfloat16_lines())))
+    assert (bf16_run.sglang_kv_dtype, bf16_run.sglang_tokens) == ("bfloat16", 548_352)
+    assert logged_changes(bf16_run, auto, at) == {"sglang_kv_cache_dtype": "bfloat16"}
+    assert logged_changes(bf16_run, told, at) == {}
+    fp8_run = logged_run(read_log("\n".join(deepseek_v32_b200_sglang_lines())))
+    assert logged_changes(fp8_run, told, at) == {"sglang_kv_cache_dtype": "auto"}
+    # off a Blackwell it acts on nothing (auto keeps bfloat16 there): not compared
+    hopper = settings("auto", blackwell=False)
+    assert hopper.sglang_kv_cache_dtype is None
+    assert "sglang_kv_cache_dtype" not in logged_changes(
+        bf16_run, hopper, lambda changes: hopper)
+    # a dtype neither gives (fp8_e5m2): not offered
+    assert "sglang_kv_cache_dtype" not in logged_changes(
+        replace(bf16_run, sglang_kv_dtype="float8_e5m2"), auto, at)
