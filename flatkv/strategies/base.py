@@ -543,7 +543,7 @@ class StrategyOptions:
                 f"sglang_mamba_radix_cache_strategy is {shown}: give one of SGLang's "
                 f"--mamba-radix-cache-strategy values, {', '.join(SGLANG_RADIX_CACHE_STRATEGIES)} "
                 "(auto, its default, picks extra_buffer or no_buffer for the model)")
-        if self.sglang_kv_cache_dtype == "bf16":  # SGLang's alias (kv_cache_dtype.py 70)
+        if self.sglang_kv_cache_dtype == "bf16":  # SGLang's alias (overrides.py 539-540)
             object.__setattr__(self, "sglang_kv_cache_dtype", "bfloat16")
         if self.sglang_kv_cache_dtype not in SGLANG_KV_CACHE_DTYPES:
             value = self.sglang_kv_cache_dtype
