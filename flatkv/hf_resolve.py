@@ -556,6 +556,69 @@ def _default_count_said(cfg: Mapping[str, Any], why: str) -> str:
             "the model's")
 
 
+# transformers' rope checks name the rope "`rope_parameters`" whatever field the file gives it in
+_ROPE_SAID = re.compile(r"`rope_parameters`'s (?P<key>\w+)(?: field)?")
+
+
+def _in_config_words(cfg: Mapping[str, Any], why: str) -> str:
+    """transformers' words with its rope named by the field the config.json gives it in
+    (``rope_scaling.short_factor``, not "`rope_parameters`'s short_factor field"), without the
+    closing full stop a clause of FlatKV's follows."""
+    def place(match: re.Match[str]) -> str:
+        key = match["key"]
+        return next((f"{where}{field}.{inner}{key}" for where, level in levels(cfg)
+                     for field in ("rope_scaling", "rope_parameters")
+                     if isinstance(level.get(field), Mapping)
+                     for inner, part in rope_parts(level[field]) if key in part),
+                    match[0])
+    said = _ROPE_SAID.sub(place, why).rstrip()
+    return said if said.endswith(" ...") else said.removesuffix(".")  # (" ...": cut short)
+
+
+def _not_together_text(cfg: Mapping[str, Any], model_type: str, why: str) -> str:
+    """A class check of transformers that fields disagree (``why``, its own words, kept whole:
+    they give the figures compared) with a fix in FlatKV's (``_fix_clause``)."""
+    why = _in_config_words(cfg, why)
+    said = f"this {model_type} config.json does not hold together: {why}"
+    if default := _default_count_said(cfg, why):  # a fix of its own: add the count
+        return f"{said}{default}"
+    return f"{said}; {_fix_clause(cfg, why)}"
+
+
+def _fix_clause(cfg: Mapping[str, Any], why: str) -> str:
+    """What to do about transformers' refusal ``why`` (which names fields, their values, but no
+    fix): fix the config.json's fields it names, by their paths; else those the file gives as
+    null, which the class fills in for itself (Falcon-H1's mamba_d_ssm, from mamba_expand x
+    hidden_size); else its fields in general."""
+    # transformers names a nested config's field by its key alone, a rope's entry by the path
+    # _in_config_words gave it (not by its type: "rope type" is no field)
+    paths = [(key, f"{where}{key}", True) for where, level in levels(cfg) for key in level]
+    paths += [(path, path, False) for where, level in levels(cfg)
+              for field in ("rope_scaling", "rope_parameters")
+              if isinstance(level.get(field), Mapping)
+              for inner, part in rope_parts(level[field])
+              for path in (f"{where}{field}.{inner}{key}" for key in part
+                           if key not in ("rope_type", "type"))]
+    named = [(path, removable) for key, path, removable in paths
+             if re.search(rf"(?<![\w.]){re.escape(key)}(?!\w|\.\w)", why)]
+    nulls = [f"{where}{key}" for where, level in levels(cfg) for key, value in level.items()
+             if value is None]
+    if len(named) > 1:
+        fields = [path for path, _ in named]
+        return (f"fix {', '.join(fields[:-1])} and {fields[-1]} in config.json to the "
+                "checkpoint's values so they agree, or remove the one that is wrong")
+    if named:  # (a rope's entry its type needs is fixed, not removed)
+        (path, removable), = named
+        return (f"fix {path} in config.json to the checkpoint's value"
+                f"{', or remove it' if removable else ''}")
+    if nulls:
+        one = len(nulls) == 1
+        return (f"config.json gives {', '.join(nulls)} as null, which transformers fills in "
+                f"for itself: give {'it' if one else 'them'} the checkpoint's "
+                f"value{'' if one else 's'}")
+    return "fix the fields it names in config.json to the checkpoint's values, or remove them"
+
+
 def _culprit_text(culprit: tuple[str, Any], model_type: str) -> str:
     """The refusal of the one field ``_culprit`` found to blame."""
     key, value = culprit
@@ -620,15 +683,14 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
             if _PYTHONS_WORDS.search(check["why"]) and (
                     culprit := _culprit(AutoConfig, read_as, kwargs)):
                 raise ValueError(_culprit_text(culprit, model_type)) from None
-            raise ValueError(f"this {model_type} config.json does not hold together: "
-                             f"{check['why']}{_default_count_said(cfg, check['why'])}") from None
+            raise ValueError(_not_together_text(cfg, model_type, check["why"])) from None
         if missing := _missing_rope_text(cfg, text):
             raise ValueError(missing) from None
         culprit = _culprit(AutoConfig, read_as, kwargs)
         if culprit is not None:
             # (its error is Python's: "'bool' object is not iterable", no setter of a property)
             raise ValueError(_culprit_text(culprit, model_type)) from None
-        raise ValueError(_unread_text(exc, text, model_type)) from None
+        raise ValueError(_unread_text(cfg, exc, text, model_type)) from None
     finally:
         hf_logging.set_verbosity(verbosity)
     return conf
@@ -661,14 +723,15 @@ def _missing_rope_text(cfg: Mapping[str, Any], text: str) -> str | None:
 _NO_SETTER = re.compile(r"property '(?P<field>\w+)' of '\w+' object has no setter")
 
 
-def _unread_text(exc: Exception, text: str, model_type: str) -> str:
+def _unread_text(cfg: Mapping[str, Any], exc: Exception, text: str, model_type: str) -> str:
     """Why transformers failed where no one field is to blame: its own words where they are
     its message (a ValueError of its checks), a field its class derives (a property it cannot
     set), never Python's ("KeyError: 9223372036854775808", "'bool' object is not iterable"),
     which say nothing of the config."""
     said = f"transformers could not read this {model_type} config.json"
     if type(exc) is ValueError or type(exc).__name__.endswith("ValidationError"):
-        return f"{said}: {text}"
+        why = _in_config_words(cfg, text)
+        return f"{said}: {why}; {_fix_clause(cfg, why)}"
     if derived := _NO_SETTER.search(text):
         return (f"{said}: its class derives {derived['field']} from other fields; remove "
                 f"{derived['field']} and check the others against the checkpoint's config.json")

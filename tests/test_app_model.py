@@ -928,6 +928,21 @@ def test_a_config_json_the_app_does_not_read_says_what_to_do_on_the_page(config)
     assert str(cli.value) != cli.value.on_page
 
 
+def test_a_config_json_transformers_finds_inconsistent_says_its_words_and_a_fix_on_the_page():
+    # Falcon-H1-7B's config with mamba_d_ssm null: transformers' class takes mamba_expand x
+    # hidden_size = 2 x 3,072 = 6,144 for it, not the heads' 24 x 128 = 3,072, and says so in
+    # words that name no field of the file; the page keeps them and says which field to give
+    from test_hf_config import PRESET_CONFIGS
+
+    at = _load_config_text(json.dumps({**PRESET_CONFIGS["Falcon-H1-7B"], "mamba_d_ssm": None}))
+    assert [shown(e) for e in at.error] == [
+        "this falcon_h1 config.json does not hold together: The dimensions for the Mamba head "
+        "state do not match the model intermediate_size; config.json gives mamba_d_ssm as null, "
+        "which transformers fills in for itself: give it the checkpoint's value. No config.json "
+        "was loaded: every page still shows Qwen3-Next-80B-A3B."]
+    assert not at.exception
+
+
 def test_a_config_json_of_a_type_the_app_does_not_read_is_described_by_hand_on_the_page():
     # mamba3 is no model type FlatKV reads: the way out is to describe the model by hand, and
     # the types it does read are listed on the page, not in a README section of a CLI flag

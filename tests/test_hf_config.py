@@ -3277,3 +3277,67 @@ def test_a_checkpoint_of_no_mtp_module_keeps_an_added_mtp_layer_with_a_note():
     assert "mtp_modules" not in spec_from_hf_config(cfg).to_dict()
     with pytest.raises(ValueError, match="mtp_modules"):
         ModelSpec.from_dict({**none.to_dict(), "mtp_modules": -1})
+
+
+PHI3_LONGROPE = {"model_type": "phi3", "num_hidden_layers": 32, "hidden_size": 3072,
+                 "num_attention_heads": 32, "max_position_embeddings": 131_072,
+                 "original_max_position_embeddings": 4_096,
+                 "rope_scaling": {"type": "longrope", "short_factor": [1.0] * 48,
+                                  "long_factor": [1.0] * 48}}
+
+
+@pytest.mark.parametrize(("cfg", "message"), [
+    # an empty layer_types: transformers' words (24 layers, 0 types) kept, the two fields to fix
+    ({**PRESET_CONFIGS["gpt-oss-20b"], "layer_types": []},
+     "this gpt_oss config.json does not hold together: `num_hidden_layers` (24) must be equal "
+     "to the number of `layer_types` (0); fix num_hidden_layers and layer_types in config.json "
+     "to the checkpoint's values so they agree, or remove the one that is wrong"),
+    # a nested language model's fields by their paths, though transformers names the key alone
+    ({**LLAMA4_SCOUT, "text_config": {**LLAMA4_SCOUT["text_config"], "layer_types": []}},
+     "this llama4 config.json does not hold together: `num_hidden_layers` (48) must be equal "
+     "to the number of `layer_types` (0); fix text_config.num_hidden_layers and "
+     "text_config.layer_types in config.json to the checkpoint's values so they agree, or "
+     "remove the one that is wrong"),
+    # Falcon-H1's null mamba_d_ssm: its class takes mamba_expand x hidden_size = 2 x 3,072 =
+    # 6,144, not the heads' 24 x 128 = 3,072; transformers' words name no field the file gives
+    ({**PRESET_CONFIGS["Falcon-H1-7B"], "mamba_d_ssm": None},
+     "this falcon_h1 config.json does not hold together: The dimensions for the Mamba head "
+     "state do not match the model intermediate_size; config.json gives mamba_d_ssm as null, "
+     "which transformers fills in for itself: give it the checkpoint's value"),
+    # 4,096 x 2 = 8,192 against 128 x 32 = 4,096 (its closing full stop before FlatKV's clause)
+    ({"model_type": "mamba2", "num_hidden_layers": 64, "hidden_size": 4096, "expand": 2,
+      "num_heads": 128, "head_dim": 32},
+     "this mamba2 config.json does not hold together: Inconsistent configuration: hidden_size "
+     "* expand (8192) must equal num_heads * head_dim (4096); fix hidden_size, expand, "
+     "num_heads and head_dim in config.json to the checkpoint's values so they agree, or "
+     "remove the one that is wrong"),
+    # a rope entry by the field the file gives it in (transformers says "`rope_parameters`'s
+    # short_factor field"): head_dim 3,072 / 32 = 96 takes 48 factors
+    ({**PHI3_LONGROPE, "rope_scaling": {**PHI3_LONGROPE["rope_scaling"],
+                                        "short_factor": [1.0] * 3}},
+     "this phi3 config.json does not hold together: rope_scaling.short_factor must have length "
+     "48, got 3; fix rope_scaling.short_factor in config.json to the checkpoint's value"),
+])
+def test_transformers_consistency_errors_keep_its_words_and_add_a_fix(cfg, message):
+    with pytest.raises(ValueError) as caught:
+        spec_from_hf_config(cfg)
+    assert str(caught.value) == message
+
+
+def test_transformers_own_value_error_passed_through_gets_a_fix():
+    # a ValueError of transformers' that no check of FlatKV reads (none of transformers 5.25's
+    # configs in the fuzz raised one bare, so it is made here): its words kept, the field they
+    # name given a fix, and a rope named by the field the file gives it in
+    cfg = {"model_type": "phi3", "max_position_embeddings": 4_096,
+           "rope_scaling": {"type": "longrope", "long_factor": "x"}}
+    said = hf_resolve._unread_text(cfg, ValueError("boom"), "`max_position_embeddings` is 0",
+                                   "phi3")
+    assert said == ("transformers could not read this phi3 config.json: `max_position_embeddings` "
+                    "is 0; fix max_position_embeddings in config.json to the checkpoint's value, "
+                    "or remove it")
+    said = hf_resolve._unread_text(
+        cfg, ValueError("boom"), "`rope_parameters`'s long_factor field must be a list of "
+        "numbers, got x.", "phi3")
+    assert said == ("transformers could not read this phi3 config.json: rope_scaling.long_factor "
+                    "must be a list of numbers, got x; fix rope_scaling.long_factor in config.json "
+                    "to the checkpoint's value")
