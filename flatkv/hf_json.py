@@ -231,6 +231,8 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
                 raise ValueError(f"config.json {where}{key}.{inner}{field} = {as_written(value)} "
                                  f"is not a rope type vLLM builds: use {hint}")
             rope_type = part.get("rope_type", part.get("type"))
+            if rope_type in ("longrope", "su"):
+                _precheck_rope_lists(part, f"{where}{key}.{inner}", rope_type)
             for field in ROPE_NUMBERS:
                 value = part.get(field)
                 if value is None and field in part and field in _ROPE_NEEDS.get(rope_type, ()):
@@ -251,6 +253,31 @@ def _precheck_rope(cfg: Mapping[str, Any], where: str = "") -> None:
                     raise ValueError(f"config.json {where}{key}.{inner}{field} = "
                                      f"{as_written(value)} must be a positive length in "
                                      "tokens: fix or remove the field")
+
+
+def _precheck_rope_lists(rope: Mapping[str, Any], where: str, rope_type: str) -> None:
+    """A longrope's short_factor and long_factor, lists of a number per rotary frequency, by
+    their own paths: transformers failed on a number or null there in Python's words ("object of
+    type 'int' has no len()"), which left the whole rope_scaling named; its check of their
+    length, which needs the head size, is its own."""
+    for field in ("short_factor", "long_factor"):
+        if field not in rope:
+            continue
+        value = rope[field]
+        if value is None:
+            raise ValueError(f"config.json {where}{field} is null: {rope_type} rope scaling needs "
+                             "it as a list of numbers, one a rotary frequency: give the "
+                             "checkpoint's list")
+        if not isinstance(value, list):
+            raise ValueError(f"config.json {where}{field} = {as_written(value)} must be a list "
+                             f"of numbers, one a rotary frequency ({rope_type} rope scaling): "
+                             "give the checkpoint's list")
+        for i, number in enumerate(value):
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or (
+                    not math.isfinite(number)):
+                raise ValueError(f"config.json {where}{field}, entry {i + 1:,} of "
+                                 f"{len(value):,}, is {as_written(number)}: give a finite "
+                                 "number, as the checkpoint's list does")
 
 
 # transformers 5 writes floats JSON cannot hold (nemotron_h's and falcon_h1's time_step_limit

@@ -3341,3 +3341,41 @@ def test_transformers_own_value_error_passed_through_gets_a_fix():
     assert said == ("transformers could not read this phi3 config.json: rope_scaling.long_factor "
                     "must be a list of numbers, got x; fix rope_scaling.long_factor in config.json "
                     "to the checkpoint's value")
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    # transformers failed on len(5) in Python's words, and the whole rope_scaling was named:
+    # 'config.json rope_scaling = {"type": "longrope", "short_factor": 5, ...} is not a value
+    # transformers' phi3 config takes'
+    ("short_factor", 5, "config.json rope_scaling.short_factor = 5 must be a list of numbers, "
+     "one a rotary frequency (longrope rope scaling): give the checkpoint's list"),
+    ("long_factor", 1.5, "config.json rope_scaling.long_factor = 1.5 must be a list of numbers, "
+     "one a rotary frequency (longrope rope scaling): give the checkpoint's list"),
+    ("short_factor", None, "config.json rope_scaling.short_factor is null: longrope rope scaling "
+     "needs it as a list of numbers, one a rotary frequency: give the checkpoint's list"),
+    ("long_factor", [1.0] * 5 + ["a"] + [1.0] * 42, "config.json rope_scaling.long_factor, "
+     "entry 6 of 48, is 'a': give a finite number, as the checkpoint's list does"),
+    ("short_factor", [True] * 48, "config.json rope_scaling.short_factor, entry 1 of 48, is "
+     "true: give a finite number, as the checkpoint's list does"),
+])
+def test_a_longrope_factor_list_is_named_by_its_own_path(field, value, message):
+    rope = {**PHI3_LONGROPE["rope_scaling"], field: value}
+    with pytest.raises(ValueError) as caught:
+        spec_from_hf_config({**PHI3_LONGROPE, "rope_scaling": rope})
+    assert str(caught.value) == message
+    # the same rope in a nested language model, by the path there
+    with pytest.raises(ValueError) as nested:
+        spec_from_hf_config({"model_type": "gemma3", "text_config": {"rope_scaling": rope}})
+    assert str(nested.value) == message.replace("config.json rope_scaling.",
+                                                "config.json text_config.rope_scaling.")
+
+
+def test_a_longrope_of_the_lists_phi3_takes_is_read():
+    # 3,072 / 32 heads = head_dim 96: 48 factors a list, as transformers checks; "su" is
+    # longrope's older name
+    for kind in ("longrope", "su"):
+        spec = spec_from_hf_config({**PHI3_LONGROPE, "rope_scaling": {
+            **PHI3_LONGROPE["rope_scaling"], "type": kind}})
+        # 32 full layers, each K and V of 32 heads x 96 in bf16: 2 x 32 x 96 x 2 = 12,288 bytes
+        assert spec.pattern == "32*full"
+        assert spec.profile().kv_bytes_per_slot == 2 * 32 * 96 * 2
