@@ -431,12 +431,42 @@ DEFAULT = AppState()
 IGNORED_KEYS = frozenset({"embed", "embed_options"})  # streamlit's own
 
 
+# The verbs a field's own refusal follows its name with ("layer pattern is empty: ..."), said
+# after the link's key=value as they are; any other refusal follows a colon
+_SAID_OF_VALUE = ("is", "has", "nests", "expands", "must")
+
+
+def in_key_value(key: str, text: str, message: str, field: str) -> str:
+    """A parser's refusal of a link's value in the form of a link's other notices, "key=value:
+    what is wrong; fix": the parser names the value by its field (``layer pattern 'zz' has
+    unknown ...``, ``state tensors 'x': write ...``), said once as ``layers='zz'`` where the
+    notice put the two side by side (``kv_shared='zz': layer pattern 'zz' has ...``), and its
+    example as the link writes it (``e.g. layers=(3*linear,full)*12``)."""
+    shown = f"{key}={quoted(text)}"
+    rest = message.removeprefix(f"{field} ")
+    if message.startswith(lead := f"{field} {quoted(text)}"):
+        said = f"{shown}{message[len(lead):]}"
+    elif rest != message and rest.split(" ", 1)[0] in _SAID_OF_VALUE:
+        said = f"{shown} {rest}"
+    else:  # (of a part: "state tensors conv 'x' is not a size", whose example is the part's)
+        return f"{shown}: {rest}"
+    return said.replace("e.g. ", f"e.g. {key}=", 1)
+
+
 def _layer_labels(key: str, text: str) -> tuple[str, ...]:
     """Layer labels from a link's pattern (``kv_shared=4*sliding,full``)."""
     try:
         return tuple(app_model.parse_layer_pattern(text))
     except ValueError as exc:
-        raise ValueError(f"{key}={quoted(text)}: {exc}") from None
+        raise ValueError(in_key_value(key, text, str(exc), "layer pattern")) from None
+
+
+def _state(key: str, text: str) -> tuple[tuple[str, int], ...]:
+    """A link's state tensors (``state=conv=49152,ssm=2097152``)."""
+    try:
+        return app_model.parse_state_text(text)
+    except ValueError as exc:
+        raise ValueError(in_key_value(key, text, str(exc), "state tensors")) from None
 
 
 _NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a value is too low
@@ -592,7 +622,11 @@ def _names(options: tuple[str, ...]) -> Callable[[str, str], tuple[str, ...]]:
         names = [t.strip() for t in text.split(",") if t.strip()]
         unknown = sorted(set(names) - set(options))
         if unknown or not names:
-            raise ValueError(f"{key}={quoted(text)} is not a list of {' / '.join(options)}")
+            which = (f": {listed(unknown, quoted)} {'is' if len(unknown) == 1 else 'are'} none "
+                     "of them" if unknown and len(unknown) < len(names) else "")
+            raise ValueError(f"{key}={quoted(text)} is not a list of {' / '.join(options)}"
+                             f"{which}; give one or more, comma-separated, e.g. "
+                             f"{key}={','.join(options)}")
         return gpu_settings.in_order(names, options)
 
     return parse
@@ -603,7 +637,25 @@ def _write_counts(values: object) -> str:
 
 
 def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
-    return lambda key, text: gpu_settings.parse_counts(text, key, maximum=maximum)
+    """A link's list of counts (``sweep_pages=1,4,16``), refused in the form of its other
+    notices: ``sweep_pages='1,0': '0' is out of range; ...``, where the lab's field says
+    ``pages per call: '0' is out of range`` (``gpu_settings.parse_counts``); its example as the
+    link writes it."""
+    def parse(key: str, text: str) -> tuple[int, ...]:
+        try:
+            return gpu_settings.parse_counts(text, key, maximum=maximum)
+        except ValueError as exc:
+            said = str(exc).replace("a list such as 1, 4, 16", f"a list such as {key}=1,4,16")
+            rest = said.removeprefix(f"{key}: ").removeprefix(f"{key} ")
+            one = f"{quoted(text.strip())} "  # the list's one entry: named once
+            if rest.startswith(one):  # its fix then the whole value's: e.g. sweep_pages=24
+                rest = rest[len(one):].replace("e.g. ", f"e.g. {key}=", 1)
+            elif not rest.startswith("is "):  # ("is empty")
+                rest = f": {rest}"
+            raise ValueError(f"{key}={quoted(text)}{'' if rest[0] == ':' else ' '}{rest}"
+                             ) from None
+
+    return parse
 
 
 # Defaults that are no figure a link writes, in words (a bad link's notice names them).
@@ -671,7 +723,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "layouts": ("lab_layouts", _names(gpu_settings.POOL_LAYOUTS), ",".join),
     "rounds": ("lab_rounds", _auto(_int(1, gpu_settings.MAX_REPEATS)), _write_auto(str)),
     "max_blocks": ("lab_max_blocks", lambda key, text: gpu_settings.check_max_blocks(
-        key, _int(0, gpu_settings.MAX_POOL_BLOCKS)(key, text)), str),
+        key, _int(0, gpu_settings.MAX_POOL_BLOCKS, fits=lambda n: n != 1)(key, text),
+        as_typed=text), str),  # (a fix of 1, which it refuses, is never suggested)
     "pages": ("lab_pages", _int(0, gpu_settings.MAX_POOL_BLOCKS), str),
     "sweep": ("lab_sweep", _choice(lambda: list(gpu_settings.SWEEPS)), str),
     "sweep_pages": ("lab_sweep_pages", _auto(_counts(gpu_settings.MAX_POOL_BLOCKS)),
@@ -857,6 +910,10 @@ _LINK_KEYS = {"layer_types": "layers", "kv_bytes_per_slot": "kv", "state_const_b
               **{name: key for key, (name, _parse, _write) in _CARRIED_KEYS.items()}}
 _LINK_FIELD = re.compile(r"\b(" + "|".join(_LINK_KEYS) + r")\b")
 _LINK_NONE = re.compile(r"\b(\w+) is None\b|\bor (\w+ )?None\b")
+_LINK_KEY = "|".join(dict.fromkeys(_LINK_KEYS.values()))
+_KEY_IS_NUMBER = re.compile(rf"\b({_LINK_KEY}) is (\d[\d,]*)(?![\d.])")
+_KEY_NOT_SET = re.compile(rf"\b({_LINK_KEY}) is not set\b")
+_RAW_LAYERS = re.compile(r"^the layers ('[^']*') have")
 
 
 def in_link_keys(message: str) -> str:
@@ -870,9 +927,14 @@ def in_link_keys(message: str) -> str:
             return f"the link gives no {m[1]}"
         return f"or leave {m[2].strip()} out" if m[2] else "or leave it out"
 
+    # RawModel's own words of the pattern it was given, as a link gives it (layers='4*linear')
+    message = _RAW_LAYERS.sub(r"layers=\1 has", message).replace("e.g. conv=", "e.g. state=conv=")
     parts = app_model.QUOTED.split(app_model.COMMAND_LINE_HINT.sub("", message))
-    return "".join(part if i % 2 else _LINK_FIELD.sub(
+    said = "".join(part if i % 2 else _LINK_FIELD.sub(
         lambda m: _LINK_KEYS[m[1]], _LINK_NONE.sub(none, part)) for i, part in enumerate(parts))
+    # a key's value as the link writes it (kv=0, window=4096), one not given as the link has it
+    said = _KEY_IS_NUMBER.sub(lambda m: f"{m[1]}={m[2].replace(',', '')}", said)
+    return _KEY_NOT_SET.sub(r"the link gives no \1", said)
 
 
 def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None, str | None, str]:
@@ -892,13 +954,17 @@ def _decode_model(q: Mapping[str, str]) -> tuple[str, app_model.RawModel | None,
             f"model={quoted(name)} is not a known model (one of "
             f"{', '.join(app_model.model_names())}); {fallback}")
     try:
-        kv = parse_size(q.get("kv", "0"), field="kv", whole=True)
+        if "layers" not in q:
+            raise ValueError("the link gives no layers: give the cache layers' pattern, e.g. "
+                             "layers=(3*linear,full)*12")
+        _layer_labels("layers", q["layers"])  # refused in the link's words, not the profile's
+        kv = parse_size(q.get("kv", "0"), field="kv", whole=True, key_value=True)
         carried = {name: parse(key, q[key]) for key, (name, parse, _write)
                    in _CARRIED_KEYS.items() if q.get(key, "") != ""}
         notice = _drop_bad_splits(carried, kv)  # a kv edited in the link: the model stays
         raw = app_model.RawModel(
-            layers=q.get("layers", ""), kv_bytes_per_slot=kv,
-            state=app_model.parse_state_text(q.get("state", "")), **carried)
+            layers=q["layers"], kv_bytes_per_slot=kv, state=_state("state", q.get("state", "")),
+            **carried)
         try:
             raw.profile()  # validate now, so a bad link never reaches a page
         except ValueError as exc:  # the profile's fields named by the link's keys

@@ -73,11 +73,15 @@ LAB_NAMES = SettingNames()
 FLAG_NAMES = SettingNames(max_blocks="--max-blocks", pages_per_call="--pages-per-call")
 
 
-def check_max_blocks(field: str, blocks: int) -> int:
+def check_max_blocks(field: str, blocks: int, *, as_typed: str | None = None) -> int:
     """The lab's block cap ``blocks`` if it is 0 (automatic) or at least the two pages a
-    benchmark moves; a ValueError naming ``field`` for 1 (the page's widget and its link)."""
+    benchmark moves; a ValueError naming ``field`` for 1: the page's widget by its label
+    ("Max blocks is 1"), a link's value ``as_typed`` in the form of its other notices
+    (``max_blocks='1'``, with the fix as the link writes it)."""
     if blocks == 1:
-        raise ValueError(f"{field} is 1: a benchmark's pool holds two pages at least; give 2 "
+        named, fix = ((f"{field} is 1", "2") if as_typed is None else
+                      (f"{field}={quoted(as_typed)}", f"{field}=2"))
+        raise ValueError(f"{named}: a benchmark's pool holds two pages at least; give {fix} "
                          "or more, or 0 for automatic")
     return blocks
 

@@ -26,7 +26,14 @@ from flatkv.gpu_settings import (
     in_order,
 )
 from flatkv.plan import ComponentSpec, FlatMemoryPlan, cdiv
-from flatkv.units import count_text, format_bytes, markdown_literal, percent_text, times_text
+from flatkv.units import (
+    count_text,
+    format_bytes,
+    markdown_literal,
+    percent_text,
+    quoted,
+    times_text,
+)
 
 if TYPE_CHECKING:
     from flatkv.gpu.bench import BenchResult, Figure
@@ -145,8 +152,9 @@ def pick_device(wanted: str | None, devices: Sequence[str]) -> tuple[str, str | 
         return default, None
     if wanted in devices:
         return wanted, None
-    return default, (f"This machine has no {wanted} (it has {', '.join(devices)}): "
-                     f"using {default}.")
+    # (said as a link's other notices say its values: device='cuda:7': what is wrong; fix)
+    return default, (f"device={quoted(wanted)}: this machine has no {wanted} (it has "
+                     f"{', '.join(devices)}); using {default}.")
 
 
 def pick_kernels(wanted: Sequence[str] | None, available: Sequence[str]) -> tuple[str, ...]:

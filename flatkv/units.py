@@ -276,10 +276,11 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
         if not match:
             comma = " (a decimal point, not a comma; commas only group thousands)" \
                 if "," in str(text) else ""
-            raise ValueError(
-                f"{named} is not a size: write a number with an optional unit, e.g. "
-                f"{keyed(key, '80GB')}, 10GiB, 1.5TiB, 12e9 or 4096{comma}"
-            )
+            # a row's bytes (whole) by a row's size: kv=80GB was no example of one
+            examples = (f"{keyed(key, '4096')} or 4KiB" if whole else
+                        f"{keyed(key, '80GB')}, 10GiB, 1.5TiB, 12e9 or 4096")
+            raise ValueError(f"{named} is not a size: write a number with an optional unit, "
+                             f"e.g. {examples}{comma}")
         number, exponent, unit = match.groups()
         number = number.replace(",", "").replace("_", "")
         if len(number) > MAX_SIZE_DIGITS:  # past any real size, and past what int() parses

@@ -420,7 +420,8 @@ def test_gpu_lab_settings_come_from_the_link_and_go_back_to_it(small_flush):
 def test_gpu_lab_link_to_a_device_this_machine_lacks_falls_back():
     at = open_app("app_pages/gpu.py", {**TINY_LINK, "device": "cuda:7", "kernels": "triton"})
     assert not at.exception and not at.error
-    assert any("This machine has no cuda:7" in shown(w) for w in at.warning)
+    assert any("device='cuda:7': this machine has no cuda:7 (it has cpu" in shown(w)
+               for w in at.warning)
     assert "device" not in at.query_params  # the address bar shows the device in use
     import torch
 

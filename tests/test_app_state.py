@@ -74,8 +74,8 @@ def test_a_links_fix_for_digits_of_another_script_is_a_value_the_key_takes():
         "using the default (frac=0.9).",
         "tp='-٢' is not written in ASCII digits: write it in ASCII digits, without the minus "
         "sign (it takes no negative number), e.g. tp=2; using the default (tp=1).",
-        "sweep_pages: '-٢' is not written in ASCII digits: write it in ASCII digits, without "
-        "the minus sign (it takes no negative number), e.g. 2; using the default "
+        "sweep_pages='-٢' is not written in ASCII digits: write it in ASCII digits, without "
+        "the minus sign (it takes no negative number), e.g. sweep_pages=2; using the default "
         "(sweep_pages=auto)."]
     assert decode_query({"tp": "2", "frac": "0.9", "sweep_pages": "2"})[1] == []
     _, notices = decode_query({"model": "custom", "layers": "full", "kv": "8", "ssm_el": "١٢"})
@@ -118,7 +118,8 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
         "default (tp=1).",
         "req='+3' has a plus sign: write it without the sign, e.g. req=3; using the default (4 "
         "live requests, or as many as fit).",
-        "sweep_blocks: '٤' is not written in ASCII digits: write it in ASCII digits, e.g. 4; "
+        "sweep_blocks='1, ٤': '٤' is not written in ASCII digits: write it in ASCII digits, "
+        "e.g. 4; "
         "using the default (sweep_blocks=auto).",
     ]
     # ... and its fractions and ratios, which float() and Decimal read as 0.8
@@ -456,7 +457,7 @@ def test_a_preset_as_raw_bytes_keeps_its_ssm_element_size_and_sglangs_state():
     assert raw.with_state((("conv", 8), ("ssm", 7))).ssm_element_bytes is None
     assert raw.with_state((("conv", 8),)).ssm_element_bytes is None
     _, notices = decode_query({**query, "ssm_el": "3"})  # 524,288 B is no whole 3-byte count
-    assert "ssm_el is 3 but state has an ssm tensor of 524288 B" in notices[0]  # its keys
+    assert "ssm_el=3 but state has an ssm tensor of 524288 B" in notices[0]  # its keys
     # its conv rows (3, which vLLM widens per drafted token) ride in the link, and stay while
     # the conv tensor does: other conv bytes may be other rows, so they are then taken as given
     assert (raw.conv_rows, query["conv_rows"]) == (3, "3")
@@ -508,14 +509,15 @@ def test_a_raw_model_carries_its_sliding_layers_own_bytes_in_the_link_and_the_ex
     # on a model without sliding layers the link's value is refused, with its key named
     state, notices = decode_query({"model": CUSTOM, "layers": "full*4", "kv": "8192",
                                    "swa_kv": "16384"})
-    assert state.raw is None and "swa_kv is 16384 but layers has no sliding_attention layer" \
+    assert state.raw is None and "swa_kv=16384 but layers has no sliding_attention layer" \
         in notices[0]
     # state layers without state=: the fix in the link's own syntax, not a Python dict
     _, notices = decode_query({"model": CUSTOM, "layers": "(3*linear,full)*12", "kv": "2048"})
-    assert notices == ["The custom model in the link is not valid (the layers "
-                       "'(3*linear,full)*12' have linear (state) layers but no state gives "
+    assert notices == ["The custom model in the link is not valid (layers="
+                       "'(3*linear,full)*12' has linear (state) layers but no state gives "
                        "their bytes: give the state tensors of one layer per TP rank, e.g. "
-                       "conv=49152,ssm=2097152); using the default model (Qwen3-Next-80B-A3B)."]
+                       "state=conv=49152,ssm=2097152); using the default model "
+                       "(Qwen3-Next-80B-A3B)."]
     # 0 (none of its own) is the link without swa_kv: the value names its least, not a range
     # to 2^60
     _, notices = decode_query({**query, "swa_kv": "0"})
@@ -640,10 +642,11 @@ def test_a_preset_is_linked_by_name():
         ({"rounds": "0"}, "lab_rounds", "rounds='0' is outside 1..100"),
         ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks='-1' must be 0 or more"),
         ({"max_blocks": "1"}, "lab_max_blocks",
-         "max_blocks is 1: a benchmark's pool holds two pages at least; give 2 or more, or 0"),
+         "max_blocks='1': a benchmark's pool holds two pages at least; give max_blocks=2 or "
+         "more, or 0"),
         ({"sweep": "all"}, "lab_sweep", "sweep='all' is not one of one run, pages per call"),
-        ({"sweep_pages": "1,0"}, "lab_sweep_pages", "sweep_pages: '0' is out of range"),
-        ({"sweep_blocks": "x"}, "lab_sweep_blocks", "sweep_blocks: 'x' is not a whole number"),
+        ({"sweep_pages": "1,0"}, "lab_sweep_pages", "sweep_pages='1,0': '0' is out of range"),
+        ({"sweep_blocks": "x"}, "lab_sweep_blocks", "sweep_blocks='x' is not a whole number"),
     ],
 )
 def test_a_bad_setting_falls_back_to_its_default_with_a_notice(params, field, words):
@@ -745,7 +748,7 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
     assert decode_query({"tp": "-" + "1" * 40})[1] == [
         f"tp='-{'1' * 40}' is outside 1..1,024; using the default (tp=1)."]
     assert decode_query({"sweep_pages": nines})[1] == [
-        f"sweep_pages: '{'9' * 80}'... (400 characters) is out of range; give values from 1 to "
+        f"sweep_pages='{'9' * 80}'... (400 characters) is out of range; give values from 1 to "
         "1,099,511,627,776; using the default (sweep_pages=auto)."]
     # a ratio's text: its start quoted, then its length, where the quote was left open
     # ("sg_ratio is '999...999...: give a number")
@@ -759,17 +762,18 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
 
 @pytest.mark.parametrize(("extra", "why"), [
     # a profile's field names and "or None" were the notice's words, not the link's keys
-    ({"conv_rows": "5"}, "conv_rows is 5 but state has no conv tensor: give the rows of a "
+    ({"conv_rows": "5"}, "conv_rows=5 but state has no conv tensor: give the rows of a "
      "conv tensor that is whole rows, or leave it out"),
     ({"ssm_dtype": "float32"}, "ssm_dtype is float32 (4-byte elements) but the link gives no "
      "ssm_el: give the element size of that dtype, or leave ssm_dtype out"),
-    ({"indexer": "99999"}, "indexer is 99999 but kv is 4096: the indexer's keys are a part of "
+    ({"indexer": "99999"}, "indexer=99999 but kv=4096: the indexer's keys are a part of "
      "a token's KV bytes (DeepSeek-V3.2's 132 of 1,284 B in bfloat16), so give fewer bytes "
      "than kv, or leave it out without an indexer"),
-    ({"kv": "0"}, "kv is 0 but layers has attention layers: give the bytes one token adds to "
+    ({"kv": "0"}, "kv=0 but layers has attention layers: give the bytes one token adds to "
      "one attention layer"),
     # without the profile's hint for a profile file and the command line, which a link is not
-    ({"layers": "sliding*2,full"}, "window is not set but the model has sliding_attention "
+    ({"layers": "sliding*2,full"}, "the link gives no window but the model has "
+     "sliding_attention "
      "layers: give the window in tokens"),
 ])
 def test_a_broken_custom_model_in_a_link_is_named_by_the_links_keys(extra, why):
@@ -2013,3 +2017,62 @@ def test_a_links_sglang_page_and_memory_fraction_refusals_suggest_values_that_ru
     assert decode_query({"frac": "0.0x"})[1] == [
         "frac='0.0x' is not a number: give one from 0.05 to 1, e.g. frac=0.9; using the "
         "default (frac=0.9)."]
+
+
+@pytest.mark.parametrize(("extra", "why"), [
+    # the raw model's own keys in the form of the link's other notices, key=value: what is
+    # wrong; fix, where they were named "kv '+8'", "layer pattern 'zz'", "state tensors 'x'"
+    ({"kv": "+8"}, "kv='+8' has a plus sign: write it without the sign, e.g. kv=8"),
+    # a row's bytes by a row's example, not kv=80GB
+    ({"kv": "x"}, "kv='x' is not a size: write a number with an optional unit, e.g. kv=4096 "
+     "or 4KiB"),
+    ({"layers": "zz"}, "layers='zz' has unknown layer kind 'zz': use one of attention, attn, "
+     "chunked, chunked_attention, full, full_attention, gdn, linear, linear_attention, mamba, "
+     "sliding, sliding_attention, state, swa"),
+    ({"layers": ""}, "layers='' is empty: write one name per cache layer, e.g. "
+     "layers=(3*linear,full)*12"),
+    ({"layers": "0*full"}, "layers='0*full': repeat count '0' at character 1 is 0: give 1 or "
+     "more, or leave the item out, e.g. layers=(3*linear,full)*12"),
+    ({"state": "x"}, "state='x': write name=bytes pairs, e.g. state=conv=49152,ssm=2097152"),
+    # an entry's own example stays the entry's
+    ({"layers": "linear*2,full", "state": "conv=x"}, "state='conv=x': conv 'x' is not a "
+     "size: write a number with an optional unit, e.g. 4096 or 4KiB"),
+    ({"kv_shared": "zz"}, "kv_shared='zz' has unknown layer kind 'zz': use one of attention, "
+     "attn, chunked, chunked_attention, full, full_attention, gdn, linear, linear_attention, "
+     "mamba, sliding, sliding_attention, state, swa"),
+])
+def test_a_custom_models_bad_key_is_said_as_key_value(extra, why):
+    state, notices = decode_query({"model": "custom", "layers": "full*2", "kv": "4096", **extra})
+    assert state.model == DEFAULT.model and state.raw is None
+    assert notices == [f"The custom model in the link is not valid ({why}); using the default "
+                       "model (Qwen3-Next-80B-A3B)."]
+
+
+def test_a_custom_model_without_layers_is_told_to_give_them():
+    # it read as an empty pattern the link never gave: "layer pattern is empty"
+    _, notices = decode_query({"model": "custom", "kv": "4096"})
+    assert notices == ["The custom model in the link is not valid (the link gives no layers: "
+                       "give the cache layers' pattern, e.g. layers=(3*linear,full)*12); using "
+                       "the default model (Qwen3-Next-80B-A3B)."]
+
+
+@pytest.mark.parametrize(("params", "said"), [
+    # the lab's lists: which names are none of the options, and a fix as the link writes it
+    ({"kernels": "torch,cuda"}, "kernels='torch,cuda' is not a list of torch / triton: 'cuda' "
+     "is none of them; give one or more, comma-separated, e.g. kernels=torch,triton; using "
+     "the default (kernels=auto)."),
+    ({"layouts": ""}, "layouts='' is not a list of slot-major / page-major; give one or more, "
+     "comma-separated, e.g. layouts=slot-major,page-major; using the default "
+     "(layouts=slot-major)."),
+    ({"sweep_blocks": ";"}, "sweep_blocks=';' is empty; give a list such as "
+     "sweep_blocks=1,4,16; using the default (sweep_blocks=auto)."),
+    ({"sweep_pages": "0"}, "sweep_pages='0' is out of range; give values from 1 to "
+     "1,099,511,627,776; using the default (sweep_pages=auto)."),
+    ({"max_blocks": "1"}, "max_blocks='1': a benchmark's pool holds two pages at least; give "
+     "max_blocks=2 or more, or 0 for automatic; using the default (max_blocks=0)."),
+    # its fix no 1, which it then refused: the nearest it takes, the lower of 0 and 2
+    ({"max_blocks": "+1"}, "max_blocks='+1' has a plus sign: write it without the sign, e.g. "
+     "max_blocks=0; using the default (max_blocks=0)."),
+])
+def test_the_gpu_labs_link_keys_are_said_as_key_value(params, said):
+    assert decode_query(params)[1] == [said]

@@ -106,7 +106,7 @@ def test_pick_device_prefers_the_first_gpu_and_falls_back_with_a_notice():
     assert gpu_view.pick_device("cpu", gpus) == ("cpu", None)
     assert gpu_view.pick_device("cuda:1", gpus) == ("cuda:1", None)
     assert gpu_view.pick_device("cuda:1", ("cpu",)) == (
-        "cpu", "This machine has no cuda:1 (it has cpu): using cpu.")
+        "cpu", "device='cuda:1': this machine has no cuda:1 (it has cpu); using cpu.")
     assert gpu_view.pick_device("cuda:2", gpus)[0] == "cuda:0"
     with pytest.raises(ValueError, match="device='tpu' is not a device: give cpu, cuda or cuda:N"):
         gpu_settings.check_device_name("device", "tpu")

@@ -79,6 +79,11 @@ def test_a_row_size_must_be_whole_bytes():
         parse_named_sizes("conv=1,ssm=0.3KiB", field="--state")
     with pytest.raises(ValueError, match=r"between 123,456,789 and 123,456,790"):  # exact, not 1e8
         parse_size("123456789.5", whole=True)
+    # no size at all: a row's example (a KV row of 80GB was the budget's)
+    with pytest.raises(ValueError) as caught:
+        parse_size("x", field="--kv-bytes-per-slot", whole=True)
+    assert str(caught.value) == ("--kv-bytes-per-slot 'x' is not a size: write a number with an "
+                                 "optional unit, e.g. 4096 or 4KiB")
 
 
 def test_parse_tokens_reads_suffixes_as_vllm_does():
