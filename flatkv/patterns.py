@@ -134,7 +134,8 @@ class _PatternParser:
         # past any layer count, and int() refuses 4,300 digits
         if typed.isascii() and digits.isdigit() and len(digits) > 18:
             raise ValueError(f"layer pattern {quoted(self.text)} expands to more than "
-                             f"{self.max_layers} cache layers: too large to be real")
+                             f"{self.max_layers:,} cache layers: too large to be real; give "
+                             f"{self.max_layers:,} or fewer")
         count = whole_number(typed, where, least=1)
         if count is None or count < 0:  # 0x10, -1, 1.5, 1e3, 1²
             raise ValueError(f"{where} is not a whole number >= 1: write the count in digits, "
@@ -181,7 +182,7 @@ class _PatternParser:
         if self.pos != len(self.tokens):
             raise ValueError(f"layer pattern {quoted(self.text)}: unexpected "
                              f"{self.tokens[self.pos][1]!r} at character "
-                             f"{self.tokens[self.pos][2]}")
+                             f"{self.tokens[self.pos][2]} (write it like (3*linear,full)*12)")
         return tree
 
 
@@ -193,8 +194,8 @@ def _check_length(nodes: list[_Node], text: str, max_layers: int) -> int:
         total += repeat * (1 if isinstance(atom, str) else _check_length(atom, text, max_layers))
         if total > max_layers:
             raise ValueError(
-                f"layer pattern {quoted(text)} expands to more than {max_layers} cache layers: "
-                "too large to be real"
+                f"layer pattern {quoted(text)} expands to more than {max_layers:,} cache layers: "
+                f"too large to be real; give {max_layers:,} or fewer"
             )
     return total
 

@@ -182,7 +182,7 @@ def test_per_component_planner(capsys):
      ([], "required: command"),
      # numbers past what int() parses, and names past a screen, said short
      (["plan", "--layers", "full*1" + "0" * 5000, "--kv-bytes-per-slot", "1", "--budget",
-       "1GB"], "(5,006 characters) expands to more than 2048 cache layers"),
+       "1GB"], "(5,006 characters) expands to more than 2,048 cache layers"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "9" * 5000, "--budget", "1GB"],
       "(5,000 characters) has too many digits: a size is at most 1 EiB"),
      (["plan", *QWEN35, "--budget", "1GB", "--block-size", "9" * 5000],

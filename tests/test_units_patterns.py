@@ -206,13 +206,13 @@ def test_layer_patterns():
      ("(full", r"expected '\)'"),
      ("mlp*3", "unknown layer kind 'mlp': use one of"),
      ("full*0", "'0' at character 6 is 0: give 1 or more"),
-     ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 2048 cache layers"),
+     ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 2,048 cache layers"),
      # the 33rd '(' is the 33rd character
      ("(" * 500 + "full" + ")" * 500, r"nests parentheses more than 32 deep \(at character 33\)"),
      ("full, " + "(" * 40 + "swa" + ")" * 40, r"more than 32 deep \(at character 39\)"),
      # a long pattern is named by its start and length, not echoed whole
      ("full," * 20_000 + "x", r"^layer pattern 'full,full,.*,'\.\.\. \(100,001 characters\) "
-      "expands to more than 2048 cache layers")],
+      "expands to more than 2,048 cache layers")],
 )
 def test_layer_pattern_errors(text, match):
     with pytest.raises(ValueError, match=match):
@@ -683,3 +683,19 @@ def test_a_model_files_pattern_that_is_no_string_is_refused_with_the_fix():
                            rf"\"\(3\*linear,full\)\*12\", got {re.escape(shown)}: write one "
                            r"name per cache layer$"):
             ModelSpec.from_dict({**exported, "pattern": value})
+
+
+def test_a_layer_patterns_leftover_and_its_size_say_what_to_write():
+    # (link fuzz) "unexpected 'cpu' at character 8" and "too large to be real" said no fix
+    with pytest.raises(ValueError) as caught:
+        parse_layer_pattern("full cpu")
+    assert str(caught.value) == ("layer pattern 'full cpu': unexpected 'cpu' at character 6 "
+                                 "(write it like (3*linear,full)*12)")
+    with pytest.raises(ValueError) as caught:
+        parse_layer_pattern("full*2049")  # 2,048 at most
+    assert str(caught.value) == ("layer pattern 'full*2049' expands to more than 2,048 cache "
+                                 "layers: too large to be real; give 2,048 or fewer")
+    with pytest.raises(ValueError) as caught:  # a count of 19 digits, not read as a number
+        parse_layer_pattern("full*" + "9" * 19)
+    assert str(caught.value) == (f"layer pattern 'full*{'9' * 19}' expands to more than 2,048 "
+                                 "cache layers: too large to be real; give 2,048 or fewer")
