@@ -436,7 +436,7 @@ IGNORED_KEYS = frozenset({"embed", "embed_options"})  # streamlit's own
 _SAID_OF_VALUE = ("is", "has", "nests", "expands", "must")
 
 
-def in_key_value(key: str, text: str, message: str, field: str) -> str:
+def _in_key_value(key: str, text: str, message: str, field: str) -> str:
     """A parser's refusal of a link's value in the form of a link's other notices, "key=value:
     what is wrong; fix": the parser names the value by its field (``layer pattern 'zz' has
     unknown ...``, ``state tensors 'x': write ...``), said once as ``layers='zz'`` where the
@@ -458,7 +458,7 @@ def _layer_labels(key: str, text: str) -> tuple[str, ...]:
     try:
         return tuple(app_model.parse_layer_pattern(text))
     except ValueError as exc:
-        raise ValueError(in_key_value(key, text, str(exc), "layer pattern")) from None
+        raise ValueError(_in_key_value(key, text, str(exc), "layer pattern")) from None
 
 
 def _state(key: str, text: str) -> tuple[tuple[str, int], ...]:
@@ -466,7 +466,7 @@ def _state(key: str, text: str) -> tuple[tuple[str, int], ...]:
     try:
         return app_model.parse_state_text(text)
     except ValueError as exc:
-        raise ValueError(in_key_value(key, text, str(exc), "state tensors")) from None
+        raise ValueError(_in_key_value(key, text, str(exc), "state tensors")) from None
 
 
 _NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a value is too low
