@@ -315,6 +315,18 @@ def _precheck_pattern(cfg: Mapping[str, Any]) -> None:
 
 
 
+def _precheck_layer_list(cfg: Mapping[str, Any], where: str = "") -> None:
+    """A layer_types of text or an object, which transformers iterates (its letters, its keys)
+    without a word: "x" was refused as "`layer_types` entries must be in (...)", "" and {} as
+    "`num_hidden_layers` (32) must be equal to the number of `layer_types` (0)", a count of
+    layers the config never gave. (A number or true fails in transformers' own check.)"""
+    value = cfg.get("layer_types")
+    if isinstance(value, (str, Mapping)):
+        raise ValueError(f"config.json {where}layer_types = {as_written(value)} must be a list "
+                         "of the layers' types, one a layer (such as [\"full_attention\", "
+                         "\"sliding_attention\"]): fix or remove the field")
+
+
 def prechecked(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
     """``cfg`` with its special floats read, once its sizes, whole numbers, dtypes, rope and
     layer pattern pass the checks transformers would make less clearly (or not at all)."""
@@ -328,5 +340,6 @@ def prechecked(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
         _precheck_whole(level, where)
         _precheck_dtype(level, where)
         _precheck_rope(level, where)
+        _precheck_layer_list(level, where)
     _precheck_pattern(cfg)
     return cfg

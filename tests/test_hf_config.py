@@ -3379,3 +3379,19 @@ def test_a_longrope_of_the_lists_phi3_takes_is_read():
         # 32 full layers, each K and V of 32 heads x 96 in bf16: 2 x 32 x 96 x 2 = 12,288 bytes
         assert spec.pattern == "32*full"
         assert spec.profile().kv_bytes_per_slot == 2 * 32 * 96 * 2
+
+
+@pytest.mark.parametrize("value", ["x", "", {}, "LLLG"])
+def test_a_layer_types_of_text_or_an_object_is_refused_as_no_list(value):
+    # (fuzz) transformers iterates it: "" and {} were refused as "`num_hidden_layers` (32) must
+    # be equal to the number of `layer_types` (0)", 0 types the file never gave; "x" by its
+    # letter against every label transformers knows
+    with pytest.raises(ValueError) as caught:
+        spec_from_hf_config({**PRESET_CONFIGS["Llama-3.1-8B"], "layer_types": value})
+    assert str(caught.value) == (
+        f"config.json layer_types = {as_written(value)} must be a list of the layers' types, one "
+        "a layer (such as [\"full_attention\", \"sliding_attention\"]): fix or remove the field")
+    # a nested language model's by its path
+    with pytest.raises(ValueError, match=r"^config.json text_config.layer_types = "):
+        spec_from_hf_config({**LLAMA4_SCOUT, "text_config": {**LLAMA4_SCOUT["text_config"],
+                                                             "layer_types": value}})
