@@ -137,12 +137,20 @@ def unpack_spec(text: str) -> str:
     """The spec JSON of ``pack_spec``; ValueError when the value is damaged or too big."""
     if len(text) > MAX_SPEC_URL:
         raise ValueError(f"spec is {len(text):,} characters long: at most {MAX_SPEC_URL:,}")
+    damaged = ValueError("spec value is damaged: it is not a model packed by this app (a link "
+                         "cut short?); copy the whole link again")
+    # none given: the editor's "model JSON is empty: give the model's JSON" is no fix a
+    # link's reader can make
+    if not text.strip():
+        raise ValueError("the link gives no spec, the model it packs: copy the whole link "
+                         "again")
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         out = zlib.decompressobj().decompress(raw, 1 << 20).decode()
     except (ValueError, zlib.error, UnicodeDecodeError):
-        raise ValueError("spec value is damaged: it is not a model packed by this app (a link "
-                         "cut short?); copy the whole link again") from None
+        raise damaged from None
+    if not out.strip():  # packed nothing: "eJw" ('x' 'x9c') was "model JSON is empty" too
+        raise damaged
     spec_from_json(out)  # validate
     return out
 

@@ -108,9 +108,11 @@ def test_raw_bytes_refuse_state_tensors_no_layer_keeps():
     linked = open_app(query={
         "model": "custom", "layers": "(sliding,full)*12", "kv": "2048", "window": "128",
         "state": "conv=1000000000000"})
+    # (in the link's words: its layers=, as its other notices name its values)
     assert not linked.error and [shown(w) for w in linked.warning] == [
-        f"The custom model in the link is not valid ({STATE_WITHOUT_STATE_LAYERS}); using the "
-        "default model (Qwen3-Next-80B-A3B)."]
+        "The custom model in the link is not valid ("
+        f"{STATE_WITHOUT_STATE_LAYERS.replace('the layers ', 'layers=').replace(' have ', ' has ')}"
+        "); using the default model (Qwen3-Next-80B-A3B)."]
     assert metrics(linked.switch_page("app_pages/layout.py").run())["Blocks"] == "1,455"
 
 

@@ -799,6 +799,16 @@ def test_a_stale_model_or_a_broken_custom_model_falls_back_to_the_default_model(
     assert state.model == DEFAULT.model
     assert "spec value is damaged: it is not a model packed by this app (a link cut short?)" \
         in notices[0] and "Error -3" not in notices[0]
+    # (link fuzz) no spec, or one that packs nothing ('x' 'x9c' as base64, eJw): the editor's
+    # "model JSON is empty: give the model's JSON", which no one opening a link can do
+    fallback = "using the default model (Qwen3-Next-80B-A3B)."
+    for link in ({"model": "spec"}, {"model": "spec", "spec": ""}):
+        assert decode_query(link)[1] == [
+            "The model in the link is not valid (the link gives no spec, the model it packs: "
+            f"copy the whole link again); {fallback}"]
+    assert decode_query({"model": "spec", "spec": "eJw"})[1] == [
+        "The model in the link is not valid (spec value is damaged: it is not a model packed by "
+        f"this app (a link cut short?); copy the whole link again); {fallback}"]
 
 
 def test_a_hand_typed_preset_name_finds_its_preset_in_any_case_or_by_its_file():
