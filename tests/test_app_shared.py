@@ -1,6 +1,7 @@
 """What spans the pages, through streamlit's AppTest: the sidebar, links and URL state, moving
-between pages, errors and notices every page gives, and the shared table and metric sizing.
-Expected figures are derived by hand (SPEC.md section 1); helpers in tests/app_helpers.py."""
+between pages, errors and notices every page gives, the shared table and metric sizing, and the
+figures Compare and Budget show beside the CLI's at the same settings. Expected figures are
+derived by hand (SPEC.md section 1); helpers in tests/app_helpers.py."""
 
 from __future__ import annotations
 
@@ -879,3 +880,79 @@ def test_odd_config_json_texts_in_a_row_are_refused_in_the_files_words(seed):
             assert re.fullmatch(r"[\d,.]+ (B|KiB|MiB|GiB)", block), (seed, step, block)
             at.switch_page("app_pages/model.py").run()
             at.segmented_control(key="model.source").set_value("config.json").run()
+
+
+# The same settings as a link and as `python -m flatkv compare` flags, with vLLM's figures derived
+# by hand: (budget B, P, blocks, concurrency)
+SAME_SETTINGS = [
+    # SPEC 3.1's anchor: 44.59 GiB; P = 16 x cdiv(548,864, 16 x 1,024) = 544, a page
+    # max(544 x 1,024, 548,864) = 557,056 B, groups of 12 layers; a request of 262,144 tokens
+    # holds 3 state pages and cdiv(262,144, 544) = 482 full ones
+    ({"model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "KV cache memory", "kv_mem": "44.59GiB"},
+     ["--preset", "Qwen3-Next-80B-A3B", "--tp", "2", "--budget", "44.59GiB"],
+     (int(44.59 * 2**30), -(-548_864 // (16 * 1024)) * 16, 47_878_147_932 // 557_056 // 12,
+      round(7_162 / (3 + 482), 2))),
+    # gpt-oss-20b on the B200 preset (memory fraction and weights derived on both sides, SGLang's
+    # chunk by that GPU's memory): 183,359 MiB x 0.9 - 13 GB; pages of 64 x 2,048 B, groups of
+    # 12; at 16,384 tokens a request holds 256 full pages and, async scheduling keeping 2 x 8,192
+    # tokens in flight, cdiv(min(128 - 1 + 16,384, 16,384), 64) + 1 = 257 sliding ones
+    ({"model": "gpt-oss-20b", "gpu": "B200 192GB", "weights": "13GB", "ctx": "16384",
+      "block": "64", "v_async": "1"},
+     ["--preset", "gpt-oss-20b", "--gpu-memory", "B200 192GB", "--weights", "13GB", "--context",
+      "16384", "--block-size", "64", "--vllm-async-scheduling"],
+     (183_359 * 2**20 * 9 // 10 - 13 * 10**9, 64, 160_039_262_105 // (64 * 2048) // 12,
+      round(101_750 / (256 + 257), 2))),
+]
+
+
+@pytest.mark.parametrize("link, flags, vllm_by_hand", SAME_SETTINGS,
+                         ids=["spec-anchor", "gpt-oss-b200"])
+def test_the_cli_and_the_compare_and_budget_pages_give_the_same_figures(capsys, link, flags,
+                                                                         vllm_by_hand):
+    # each surface reads the settings and formats the figures its own way (a table's cells, a
+    # metric's text, JSON), so a setting read or defaulted apart on one shows as a figure apart
+    import pandas as pd
+
+    from flatkv.cli import main
+    from flatkv.strategies import OLDER_LOGGED_COLUMN, logged_as
+    from flatkv.strategy_notes import STRATEGY_TITLES
+    from flatkv.units import concurrency_text, concurrency_value, format_bytes, sentence_case
+
+    requests = 8
+    assert main(["compare", *flags, "--requests", str(requests), "--json"]) == 0
+    results = {r["strategy"]: r for r in json.loads(capsys.readouterr().out)}
+    vllm = results["vllm"]
+    assert (vllm["budget_bytes"], vllm["block_size"], vllm["num_blocks"],
+            concurrency_value(vllm["max_concurrency"])) == vllm_by_hand
+    link = {**link, "hold": str(requests)}
+    compare = open_app("app_pages/compare.py", link)
+    assert_clean(compare)
+    table = compare.dataframe[0].value.set_index("strategy")
+    least = compare.dataframe[1].value.set_index("strategy")
+    applying = [name for name, r in results.items() if r["applies"]]
+    assert {"vllm", "sglang", "flat"} <= set(applying)
+    assert {STRATEGY_TITLES[name] for name in applying} <= set(table.index)
+    columns = {"P (tokens)": "block_size", "blocks": "num_blocks", "block bytes": "block_bytes",
+               "capacity (tokens)": "capacity_tokens", "engine log": "logged_tokens",
+               "older vLLM log": "older_logged_tokens", "concurrency": "max_concurrency"}
+    for name in applying:
+        r, row = results[name], table.loc[STRATEGY_TITLES[name]]
+        shown_row = {column: None if pd.isna(row[column]) else row[column] for column in columns}
+        shown_row["least budget"] = least.loc[STRATEGY_TITLES[name], "cache budget (B)"]
+        assert shown_row == {**{column: r[key] for column, key in columns.items()},
+                             "concurrency": concurrency_value(r["max_concurrency"]),
+                             "least budget": r["least_budget_bytes"]}, name
+        budget = open_app("app_pages/budget.py", {**link, "b_layout": name})
+        assert_clean(budget)
+        shown_metrics = metrics(budget)
+        expected = {"Cache budget per rank": format_bytes(r["budget_bytes"]),
+                    "Capacity (tokens)": f"{r['capacity_tokens']:,}",
+                    f"Concurrency at {r['context_tokens']:,} tokens":
+                        concurrency_text(r["max_concurrency"]),
+                    "Blocks": f"{r['num_blocks']:,}",
+                    f"Budget for {requests} requests": format_bytes(r["least_budget_bytes"])}
+        if r["logged_tokens"] not in (None, r["capacity_tokens"]):
+            expected[f"{logged_as(name)} (tokens)"] = f"{r['logged_tokens']:,}"
+        if r["older_logged_tokens"] not in (None, r["logged_tokens"]):
+            expected[sentence_case(OLDER_LOGGED_COLUMN)] = f"{r['older_logged_tokens']:,}"
+        assert {k: shown_metrics.get(k) for k in expected} == expected, name
