@@ -1,4 +1,5 @@
-"""Budget page: what-if over GPU memory and block size; capacity and concurrency curves."""
+"""Budget page: what-if over GPU memory and block size for one layout ("Whose layout");
+capacity and concurrency curves, and the least budget and GPU memory that hold R requests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Compare page: every engine strategy side by side for the current model and budget."""
+"""Compare page: every engine strategy side by side for the current model and budget, with
+the least budget each needs for R requests, concurrency over context lengths, the engines'
+start-up log lines and the check of a pasted log against them (``_log_check``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Layout page: the page-row layout of the current plan, why P is P, and where bytes go."""
+"""Layout page: the page-row layout of the current plan and vLLM's blocks beside it, why P is
+P, where bytes go, and which page ids a workload gives each group."""
 
 from __future__ import annotations
 

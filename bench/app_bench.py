@@ -6,7 +6,7 @@ the machine (the same commit measured 84 ms on one VM and 400 ms on another), so
 also given as a multiple of a bare Streamlit rerun (a title and a line of text) timed in the
 same run, rounds interleaved: that ratio is the figure to compare across machines and commits.
 
-    python bench/app_bench.py [--model NAME] [--repeat 7]
+    python bench/app_bench.py [--model NAME] [--repeat 7] [--block-size 16]
 """
 
 from __future__ import annotations

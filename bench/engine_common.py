@@ -1,5 +1,7 @@
 """What the engine check scripts (``sglang_check.py``, ``vllm_check.py``) share: stub
-modules, one line a setting, and the model of state layers alone both check.
+modules, the command line (the unzipped wheel, ``--random N --seed S``), one line a setting,
+the model of state layers alone both check, and the random settings near the presets
+(``perturb_spec``, ``random_budget``, ``edge_or_random_budget`` ...).
 
 An engine imports some packages at module level that need CUDA or a CUDA build of torch
 (torchvision, tvm_ffi, xgrammar), though its sizing code never calls them. On a CPU machine
