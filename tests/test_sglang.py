@@ -2894,8 +2894,21 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
     assert dsa_dtype_refusal(ds3) is None
     assert ds3.kv_bytes_per_slot == 512 + 64
     assert run_strategy("sglang", ds3, budget_bytes=40 << 30).applies
-    # bytes given alone name no dtype: taken as given
-    assert dsa_dtype_refusal(profile_from_dict(profile_to_dict(e5m2))) is None
+    # bytes given alone (an export: no latent width) that carry the dtype are refused alike,
+    # as SGLang reads the architecture, the indexer and the dtype, not the width; they were
+    # sized at their 61 x 788 B a token, 40 GiB // 48,068 = 893,504 tokens in pages of 64
+    exported = profile_from_dict(profile_to_dict(e5m2))
+    assert exported.dsa_raw_fp8_bytes_per_slot is None and exported.kv_dtype == "float8_e5m2"
+    assert dsa_dtype_refusal(exported) == refusal
+    for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
+        r = run_strategy("sglang", exported, budget_bytes=40 << 30, options=options)
+        assert (r.applies, r.reason) == (False, refusal)
+    # ... but with no dtype, or no architecture of SGLang's DeepSeek family, taken as given
+    undtyped = {k: v for k, v in profile_to_dict(e5m2).items()
+                if k not in ("kv_dtype", "kv_tensor_bytes")}
+    assert dsa_dtype_refusal(profile_from_dict(undtyped)) is None
+    assert dsa_dtype_refusal(replace(exported, architectures=())) is None
+    assert dsa_dtype_refusal(replace(exported, architectures=("LlamaForCausalLM",))) is None
     for dtype in ("bfloat16", "fp8"):
         assert dsa_dtype_refusal(load_preset("DeepSeek-V3.2").with_options(
             kv_dtype=dtype).profile()) is None

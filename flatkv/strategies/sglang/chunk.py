@@ -383,10 +383,14 @@ def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
 
 def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
     """Why SGLang 0.5.23 would not start DeepSeek's sparse attention (a model of its DeepSeek
-    family with an indexer: ``_raw_dsa_bytes``) in ``profile``'s KV dtype, on any GPU: told
+    family, ``SM100_TRTLLM_MLA``, with an indexer) in ``profile``'s KV dtype, on any GPU: told
     fp8_e5m2 (``DSA_REFUSED_KV_DTYPE``), its _dsa_kv_cache_dtype_default asserts (overrides.py
-    541-544). None for any other dtype or profile, bytes given alone (no dtype) too."""
-    if _raw_dsa_bytes(profile) is None or profile.kv_dtype != DSA_REFUSED_KV_DTYPE:
+    541-544). It reads the architecture, the indexer and the dtype alone, as SGLang does, not
+    the latent's width: bytes given alone (an export, a link's raw model) that carry the dtype
+    are refused too. None for any other dtype or profile, bytes given with no dtype too."""
+    arch = profile.architectures[0] if profile.architectures else None
+    if (arch not in SM100_TRTLLM_MLA or profile.indexer_bytes_per_slot is None
+            or profile.kv_dtype != DSA_REFUSED_KV_DTYPE):
         return None
     return (f"SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype "
             f"{DSA_REFUSED_KV_DTYPE} (--kv-cache-dtype {ENGINE_DTYPE_NAMES[DSA_REFUSED_KV_DTYPE]}"
