@@ -23,6 +23,7 @@ from flatkv.strategies.base import (
 )
 from flatkv.strategies.paged import label_groups
 from flatkv.strategies.sglang import (
+    AUTO_DSA_KV_DTYPES,
     blackwell_dsa_bytes,
     chunked_prefill_tiers_text,
     fixed_state_size,
@@ -335,8 +336,9 @@ ENGINE_OPTIONS = (
         "fp8_e4m3 on a Blackwell GPU (a B200), the raw latent of its trtllm DSA backends beside "
         "the index keys (576 + 132 B a token a layer for DeepSeek-V3.2), and in bfloat16 "
         "elsewhere; bfloat16 told keeps bfloat16 on a Blackwell too, 1,152 + 132 B as on a "
-        "Hopper. Another KV dtype is the one SGLang is told (fp8: fp8_e4m3, the raw layout on a "
-        "Blackwell); SGLang refuses fp8_e5m2 for DeepSeek's sparse attention on any GPU."),
+        "Hopper. The KV dtype float16 stands for its auto too (SGLang takes no float16); an fp8 "
+        "KV dtype is the one SGLang is told (fp8: fp8_e4m3, the raw layout on a Blackwell); "
+        "SGLang refuses fp8_e5m2 for DeepSeek's sparse attention on any GPU."),
     EngineOption(
         "sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
         _has_window,
@@ -466,9 +468,15 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     if (option.field == "sglang_mamba_track_interval"
             and radix_cache(profile, options) != "extra_buffer"):
         return "SGLang runs no extra_buffer radix cache here, the only one that tracks state"
-    if option.field == "sglang_kv_cache_dtype" and profile.kv_dtype != "bfloat16":
-        return (f"the KV dtype is {profile.kv_dtype}, which SGLang is told as it is; bfloat16 "
-                "told parts from its auto beside the KV dtype bfloat16 alone")
+    if (option.field == "sglang_kv_cache_dtype"
+            and profile.kv_dtype not in AUTO_DSA_KV_DTYPES):
+        if (profile.kv_dtype or "").startswith("float8"):
+            return (f"the KV dtype is {profile.kv_dtype}, which SGLang is told as it is; "
+                    "bfloat16 told parts from its auto beside the KV dtype bfloat16 or float16 "
+                    "alone")
+        return (f"these figures size SGLang's --kv-cache-dtype bfloat16 beside the KV dtype "
+                f"bfloat16 or float16 alone, not {profile.kv_dtype}, "
+                "which SGLang cannot be told (its auto runs): set the KV dtype to bfloat16")
     if option.field == "sglang_kv_cache_dtype" and not options.sglang_blackwell:
         return ("SGLang keeps DeepSeek's sparse attention in bfloat16 off a Blackwell GPU, told "
                 "bfloat16 or not (its auto picks bfloat16 below compute capability 10)")

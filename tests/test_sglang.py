@@ -2871,6 +2871,38 @@ def test_on_a_blackwell_sglang_told_bfloat16_keeps_dsa_in_bfloat16():
         "fp8_e4m3 and fp8_e5m2 are the KV dtype itself (fp8, e5m2)")
 
 
+def test_on_a_blackwell_a_float16_dsa_model_told_bfloat16_keeps_bfloat16_too():
+    # SGLang takes no float16 --kv-cache-dtype (its choices, fields/model.py 209-218: auto,
+    # fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16), so the KV dtype
+    # float16 stands for its auto as bfloat16 does: on a B200 auto stores DeepSeek-V3.2 raw in
+    # fp8, 61 x 708 B a token, 994,432 tokens in 40 GiB; told bfloat16 it keeps bfloat16,
+    # 61 x ((512 + 64) x 2 + 132) = 61 x 1,284 B, as float16's 2 B elements, 548,352 tokens
+    from flatkv.engine_options import ENGINE_OPTIONS, acting_engine_options, idle_engine_option
+
+    f16 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="float16").profile()
+    assert f16.kv_bytes_per_slot == (512 + 64) * 2 + 132 == 1_284
+    assert (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
+    assert (40 << 30) // (61 * 708) // 64 * 64 == 994_432
+    told = StrategyOptions(sglang_blackwell=True, sglang_kv_cache_dtype="bfloat16")
+    for options, tokens in ((told, 548_352), (replace(told, sglang_kv_cache_dtype="auto"),
+                                              994_432)):
+        assert run_strategy("sglang", f16, budget_bytes=40 << 30,
+                            options=options).logged_tokens == tokens
+    assert "sglang_kv_cache_dtype" in acting_engine_options(f16, told, ("sglang",))
+    # float32, which SGLang cannot be told either, is not sized told bfloat16: the note says
+    # so, not that SGLang is told float32
+    (option,) = [o for o in ENGINE_OPTIONS if o.field == "sglang_kv_cache_dtype"]
+    f32 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="float32").profile()
+    assert idle_engine_option(option, f32, told) == (
+        "these figures size SGLang's --kv-cache-dtype bfloat16 beside the KV dtype bfloat16 or "
+        "float16 alone, not float32, which SGLang cannot be told (its auto runs): set the KV "
+        "dtype to bfloat16")
+    fp8 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
+    assert idle_engine_option(option, fp8, told) == (
+        "the KV dtype is float8_e4m3fn, which SGLang is told as it is; bfloat16 told parts "
+        "from its auto beside the KV dtype bfloat16 or float16 alone")
+
+
 def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
     # _dsa_kv_cache_dtype_default asserts bfloat16 or fp8_e4m3 for DeepSeek's sparse attention
     # on every CUDA GPU (overrides.py 541-544): the KV dtype float8_e5m2 (--kv-cache-dtype

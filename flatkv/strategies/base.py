@@ -405,7 +405,8 @@ class StrategyOptions:
         elsewhere: overrides._dsa_kv_cache_dtype_default 532-535) or "bfloat16", told: SGLang
         keeps that cache in bfloat16 on a Blackwell too, 1,152 + 132 B a token a layer for
         DeepSeek-V3.2 as on a Hopper, not the raw fp8 576 + 132 (``sglang.blackwell_dsa``).
-        A KV dtype other than bfloat16 is the one SGLang is told (fp8: fp8_e4m3), which this
+        The KV dtype float16 stands for SGLang's auto too (it takes no float16 told: same 2 B
+        elements); an fp8 KV dtype is the one SGLang is told (fp8: fp8_e4m3), which this
         leaves as it is; SGLang refuses fp8_e5m2 for DeepSeek's sparse attention on any GPU
         (``sglang.dsa_dtype_refusal``).
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a

@@ -111,6 +111,7 @@ re-exports their public names):
 """
 
 from flatkv.strategies.sglang.chunk import (
+    AUTO_DSA_KV_DTYPES,
     BLACKWELL_GPUS,
     BLACKWELL_PAGE,
     CHUNK_OFF_WORD,
@@ -317,6 +318,7 @@ __all__ = [
     "blackwell_dsa",
     "blackwell_dsa_bytes",
     "bfloat16_told",
+    "AUTO_DSA_KV_DTYPES",
     "dsa_dtype_refusal",
     "SM100_DSA_BACKEND",
     "SM100_DSA_KV_DTYPE",

@@ -399,12 +399,20 @@ def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
             "to float8_e4m3fn (fp8) or bfloat16")
 
 
+# The KV dtypes that stand for SGLang's --kv-cache-dtype auto beside DeepSeek's sparse
+# attention and hold its bfloat16 bytes: bfloat16, and float16, which SGLang cannot be told
+# (no such --kv-cache-dtype choice, fields/model.py 209-218), so a float16 model runs its auto
+# too, which for DSA picks bfloat16 below SM 10 (overrides.py 532-535), 2 B an element alike
+AUTO_DSA_KV_DTYPES = ("bfloat16", "float16")
+
+
 def bfloat16_told(profile: CacheProfile, options: StrategyOptions) -> bool:
-    """Whether SGLang is told --kv-cache-dtype bfloat16 for ``profile`` (the KV dtype
-    bfloat16 and ``options.sglang_kv_cache_dtype`` bfloat16), not left to its auto, which
-    that KV dtype otherwise stands for: on a Blackwell it keeps DeepSeek's sparse attention in
-    bfloat16 then, not its raw fp8 layout."""
-    return options.sglang_kv_cache_dtype == "bfloat16" and profile.kv_dtype == "bfloat16"
+    """Whether SGLang is told --kv-cache-dtype bfloat16 for ``profile`` (a KV dtype of
+    ``AUTO_DSA_KV_DTYPES`` and ``options.sglang_kv_cache_dtype`` bfloat16), not left to its
+    auto, which that KV dtype otherwise stands for: on a Blackwell it keeps DeepSeek's sparse
+    attention in bfloat16 then, not its raw fp8 layout."""
+    return (options.sglang_kv_cache_dtype == "bfloat16"
+            and profile.kv_dtype in AUTO_DSA_KV_DTYPES)
 
 
 def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
