@@ -64,6 +64,7 @@ from flatkv.strategies.base import (
     SGLANG_RADIX_CACHE_STRATEGIES,
     SGLANG_SSM_DTYPES,
     SWA_RATIO_RANGE,
+    sglang_kv_cache_dtype_named,
     to_fraction,
 )
 from flatkv.strategies.sglang import (
@@ -563,11 +564,13 @@ def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
     return parse
 
 
-def _choice(options: Callable[[], list[str]]) -> Callable[[str, str], str]:
+def _choice(options: Callable[[], list[str]],
+            named: Callable[[str], object] = lambda text: text) -> Callable[[str, str], str]:
+    """One of ``options``, after ``named`` reads an alias the option takes as one of them."""
     def parse(key: str, text: str) -> str:
-        if text not in options():
+        if (value := named(text)) not in options():
             raise ValueError(f"{key}={quoted(text)} is not one of {', '.join(options())}")
-        return text
+        return str(value)
 
     return parse
 
@@ -708,7 +711,9 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
                  _int(1, MAX_TOKENS, DEFAULT.sglang_mamba_track_interval), str),
     "sg_strategy": ("sglang_mamba_radix_cache_strategy",
                     _choice(lambda: list(SGLANG_RADIX_CACHE_STRATEGIES)), str),
-    "sg_kvdtype": ("sglang_kv_cache_dtype", _choice(lambda: list(SGLANG_KV_CACHE_DTYPES)), str),
+    # SGLang's bf16 read as bfloat16, as the CLI and StrategyOptions read it
+    "sg_kvdtype": ("sglang_kv_cache_dtype", _choice(lambda: list(SGLANG_KV_CACHE_DTYPES),
+                                                    named=sglang_kv_cache_dtype_named), str),
     "sg_ssm": ("sglang_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
                _write_auto(str)),
     "sg_swa_pool": ("sglang_swa_pool", _auto(_flag), _write_auto(lambda v: "1" if v else "0")),

@@ -42,6 +42,7 @@ from flatkv.strategies.base import (
     SGLANG_KV_CACHE_DTYPES,
     SGLANG_RADIX_CACHE_STRATEGIES,
     ratio_text,
+    sglang_kv_cache_dtype_named,
     start_up_log_title,
 )
 from flatkv.strategies.sglang import (
@@ -159,7 +160,7 @@ def kv_cache_dtype_argument(text: str) -> str:
     """An argparse type for SGLang's --kv-cache-dtype beside the KV dtype bfloat16
     (``SGLANG_KV_CACHE_DTYPES``; its "bf16" read as bfloat16, as SGLang reads it); its fp8
     values say they are the KV dtype itself (--kv-dtype), which SGLang is told as it is."""
-    value = "bfloat16" if text == "bf16" else text
+    value = sglang_kv_cache_dtype_named(text)
     if value in SGLANG_KV_CACHE_DTYPES:
         return value
     shown = quoted(text, 40)

@@ -298,6 +298,9 @@ def test_sglang_kv_cache_dtype_round_trips_through_the_link():
     assert decode_query(query) == (state, [])
     assert state.changed_engine_options() == {"sglang_kv_cache_dtype": "bfloat16"}
     assert "sg_kvdtype" not in encode_query(replace(state, sglang_kv_cache_dtype="auto"))
+    # SGLang's bf16 alias, which the CLI's --sglang-kv-cache-dtype and StrategyOptions read as
+    # bfloat16, is read so in a link too, and written back as bfloat16
+    assert decode_query({**query, "sg_kvdtype": "bf16"}) == (state, [])
     back, notices = decode_query({**query, "sg_kvdtype": "fp8_e5m2"})
     assert back.sglang_kv_cache_dtype == "auto"
     assert notices == ["sg_kvdtype='fp8_e5m2' is not one of auto, bfloat16; using the default "

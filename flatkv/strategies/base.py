@@ -133,6 +133,13 @@ SGLANG_RADIX_CACHE_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buf
 # "bf16" alias read as that). Its fp8_e4m3 and fp8_e5m2 are the KV dtype itself (fp8, e5m2)
 SGLANG_KV_CACHE_DTYPES = ("auto", "bfloat16")
 
+
+def sglang_kv_cache_dtype_named(value: object) -> object:
+    """``value`` as ``SGLANG_KV_CACHE_DTYPES`` names it: SGLang's "bf16" alias read as bfloat16
+    (overrides.py 539-540), anything else as it is, for the option's check to take or refuse.
+    One reading for StrategyOptions, the CLI and a link, so none takes what another refuses."""
+    return "bfloat16" if value == "bf16" else value
+
 # The engines whose start-up log a strategy prints (its ``extras["log_lines"]``), by name.
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 
@@ -544,8 +551,8 @@ class StrategyOptions:
                 f"sglang_mamba_radix_cache_strategy is {shown}: give one of SGLang's "
                 f"--mamba-radix-cache-strategy values, {', '.join(SGLANG_RADIX_CACHE_STRATEGIES)} "
                 "(auto, its default, picks extra_buffer or no_buffer for the model)")
-        if self.sglang_kv_cache_dtype == "bf16":  # SGLang's alias (overrides.py 539-540)
-            object.__setattr__(self, "sglang_kv_cache_dtype", "bfloat16")
+        object.__setattr__(self, "sglang_kv_cache_dtype",
+                           sglang_kv_cache_dtype_named(self.sglang_kv_cache_dtype))
         if self.sglang_kv_cache_dtype not in SGLANG_KV_CACHE_DTYPES:
             value = self.sglang_kv_cache_dtype
             shown = quoted(value, 40) if isinstance(value, str) else repr(value)
