@@ -9,6 +9,7 @@ the round trip is tested without a browser.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -477,9 +478,14 @@ def _int(lo: int, hi: int, example: int | None = None,
          fits: Callable[[int], bool] | None = None) -> Callable[[str, str], int]:
     """A whole number of ``lo`` to ``hi``. A refusal names the value as the link gives it
     (``sg_page='1_000_000_0'``, not regrouped as 10,000,000, which reads as another figure;
-    400 nines by their start and length) and, where it is no number, one the key takes:
-    ``example``, by default the one nearest 12 (``units.whole_example``). ``fits``: what a fix
-    must pass besides the range (``_nearest_fit``), as a link's tp is given the model's."""
+    400 nines by their start and length) and one the key takes, as the link writes it (out
+    of range it said the range alone): where it is no number ``example``, by default the one
+    nearest 12 (``units.whole_example``); where it is out of range the nearest in range
+    (``block='0' is outside 1..1,048,576: give block=1``), or ``example`` where the key is
+    given one, a value that runs beside the other defaults (SGLang's page and track interval:
+    sg_track=1 splits no page of 512). ``fits``: what a fix must pass besides the range
+    (``_nearest_fit``), as a link's tp is given the model's (``tp='2048' ...: give tp=16``)."""
+    chosen = example is not None and fits is None
     example = whole_example(lo, hi) if example is None else example
 
     def parse(key: str, text: str) -> int:
@@ -491,11 +497,13 @@ def _int(lo: int, hi: int, example: int | None = None,
         if value is None:
             raise ValueError(f"{shown} is not a whole number: give one {takes}, e.g. "
                              f"{key}={example}")
+        if lo <= value <= hi:
+            return value
+        near = example if chosen else _nearest(min(max(value, lo), hi), example, lo, hi,
+                                               fits or (lambda n: True))
         if value < lo and hi >= _NO_REAL_BOUND:
-            raise ValueError(f"{shown} must be {lo:,} or more")
-        if not lo <= value <= hi:
-            raise ValueError(f"{shown} is outside {lo:,}..{hi:,}")
-        return value
+            raise ValueError(f"{shown} must be {lo:,} or more: give {key}={near}")
+        raise ValueError(f"{shown} is outside {lo:,}..{hi:,}: give {key}={near}")
 
     return parse
 
@@ -507,6 +515,12 @@ def _nearest_fit(text: str, example: int, lo: int, hi: int, fits: Callable[[int]
     not split over (a second notice followed), where tp=16 opens as asked."""
     digits = ascii_digits(text.strip()).lstrip("+-").replace("_", "")
     near = min(max(int(digits), lo), hi) if digits.isdigit() and len(digits) <= 9 else example
+    return _nearest(near, example, lo, hi, fits)
+
+
+def _nearest(near: int, example: int, lo: int, hi: int, fits: Callable[[int], bool]) -> int:
+    """The number of ``lo`` to ``hi`` nearest ``near`` that ``fits`` (the lower of two as
+    near), else ``example``."""
     return next((t for d in range(hi - lo + 1) for t in (near - d, near + d)
                  if lo <= t <= hi and fits(t)), example)
 
@@ -566,13 +580,28 @@ def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
 
 def _choice(options: Callable[[], list[str]],
             named: Callable[[str], object] = lambda text: text) -> Callable[[str, str], str]:
-    """One of ``options``, after ``named`` reads an alias the option takes as one of them."""
+    """One of ``options``, after ``named`` reads an alias the option takes as one of them. A
+    refusal lists them and gives one as the link writes it (it listed them alone): the one
+    ``text`` is a typo of (``mamba=Align``, ``planner=packd``), else the first."""
     def parse(key: str, text: str) -> str:
-        if (value := named(text)) not in options():
-            raise ValueError(f"{key}={quoted(text)} is not one of {', '.join(options())}")
+        names = options()
+        if (value := named(text)) not in names:
+            # named by its first 40 characters, past any option's: the list follows
+            raise ValueError(f"{key}={quoted(text, 40)} is not one of {', '.join(names)}: give one "
+                             f"of them, e.g. {key}={_likeliest(text, names)}")
         return str(value)
 
     return parse
+
+
+def _likeliest(text: str, names: list[str]) -> str:
+    """The one of ``names`` that ``text`` most likely meant: the same case aside, else the
+    closest spelling (difflib's, at least 0.75 alike), else the first."""
+    folded = {name.casefold(): name for name in names}
+    if (same := folded.get(" ".join(text.split()).casefold())) is not None:
+        return same
+    close = difflib.get_close_matches(text.casefold(), list(folded), n=1, cutoff=0.75)
+    return folded[close[0]] if close else names[0]
 
 
 def _ratio(bounds: tuple[Fraction, Fraction],

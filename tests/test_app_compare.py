@@ -580,8 +580,10 @@ def test_bad_engine_options_in_the_link_fall_back_with_a_notice():
     assert not at.exception
     assert not at.error  # the page shows its figures, with defaults: warnings
     notices = " ".join(shown(w) for w in at.warning)
-    assert "kernel='0' is outside 1..1,048,576; using the default (kernel=auto)" in notices
-    assert "mamba='bogus' is not one of none, align, all; using the default (mamba=none)" in notices
+    assert ("kernel='0' is outside 1..1,048,576: give kernel=1; using the default (kernel=auto)"
+            in notices)
+    assert ("mamba='bogus' is not one of none, align, all: give one of them, e.g. mamba=none; "
+            "using the default (mamba=none)") in notices
     assert "kernel" not in at.query_params and "mamba" not in at.query_params
     at.switch_page("app_pages/compare.py").run()
     assert_clean(at)
@@ -1690,8 +1692,8 @@ def test_compare_takes_sglangs_mamba_track_interval():
     bad = open_app(None, {**link, "sg_track": "0"})
     assert not bad.exception
     assert not bad.exception and not bad.error
-    assert "sg_track='0' must be 1 or more; using the default (sg_track=256)." in " ".join(
-        shown(w) for w in bad.warning)
+    assert ("sg_track='0' must be 1 or more: give sg_track=256; using the default "
+            "(sg_track=256).") in " ".join(shown(w) for w in bad.warning)
     bad.switch_page("app_pages/compare.py").run()
     assert_clean(bad)
     assert bad.number_input(key="w.sglang_mamba_track_interval").value == 256

@@ -249,7 +249,9 @@ def test_sglang_mamba_track_interval_round_trips_through_the_link():
         at = replace(state, sglang_mamba_track_interval=interval)
         assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
                             options=at.strategy_options()).applies is applies
-    for text, why in (("0", "must be 1 or more"), ("-512", "must be 1 or more"),
+    # a refusal's fix SGLang's own 256, not the nearest 1, which splits no page of 512
+    for text, why in (("0", "must be 1 or more: give sg_track=256"),
+                      ("-512", "must be 1 or more: give sg_track=256"),
                       ("x", "is not a whole number: give one of 1 or more, e.g. sg_track=256")):
         back, notices = decode_query({**query, "sg_track": text})
         assert back.sglang_mamba_track_interval == 256
@@ -285,7 +287,8 @@ def test_sglang_mamba_radix_cache_strategy_round_trips_through_the_link():
     back, notices = decode_query({**query, "sg_strategy": "lazy"})
     assert back.sglang_mamba_radix_cache_strategy == "auto"
     assert notices == ["sg_strategy='lazy' is not one of auto, no_buffer, extra_buffer, "
-                       "extra_buffer_lazy; using the default (sg_strategy=auto)."]
+                       "extra_buffer_lazy: give one of them, e.g. sg_strategy=auto; using the "
+                       "default (sg_strategy=auto)."]
 
 
 def test_sglang_kv_cache_dtype_round_trips_through_the_link():
@@ -303,8 +306,8 @@ def test_sglang_kv_cache_dtype_round_trips_through_the_link():
     assert decode_query({**query, "sg_kvdtype": "bf16"}) == (state, [])
     back, notices = decode_query({**query, "sg_kvdtype": "fp8_e5m2"})
     assert back.sglang_kv_cache_dtype == "auto"
-    assert notices == ["sg_kvdtype='fp8_e5m2' is not one of auto, bfloat16; using the default "
-                       "(sg_kvdtype=auto)."]
+    assert notices == ["sg_kvdtype='fp8_e5m2' is not one of auto, bfloat16: give one of them, "
+                       "e.g. sg_kvdtype=auto; using the default (sg_kvdtype=auto)."]
     # offered on the B200, where it moves SGLang's figures; on the H100 auto keeps bfloat16
     # too, and beside the KV dtype fp8 (told fp8_e4m3 itself) it tells nothing: idle there;
     # DeepSeek-V3's dense MLA keeps its layout on a Blackwell too: never offered
@@ -335,7 +338,7 @@ def test_sglang_attention_dp_size_round_trips_through_the_link():
         assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
                             options=at.strategy_options()).capacity_tokens == tokens
     # a bad value falls back to none, saying so
-    for text, why in (("0", "is outside 1..1,024"),
+    for text, why in (("0", "is outside 1..1,024: give sg_dp=1"),
                       ("x", "is not a whole number: give one from 1 to 1,024, e.g. sg_dp=12")):
         back, notices = decode_query({"tp": "8", "sg_dp": text})
         assert back.sglang_attn_dp_size == 1
@@ -525,7 +528,7 @@ def test_a_raw_model_carries_its_sliding_layers_own_bytes_in_the_link_and_the_ex
     # to 2^60
     _, notices = decode_query({**query, "swa_kv": "0"})
     assert notices == ["The custom model in the link is not valid (swa_kv='0' must be 1 or "
-                       "more); using the default model (Qwen3-Next-80B-A3B)."]
+                       "more: give swa_kv=1); using the default model (Qwen3-Next-80B-A3B)."]
 
 
 def test_a_raw_model_carries_its_attention_chunk_in_the_link():
@@ -687,7 +690,10 @@ def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_
     assert notices == [
         "tp='+-1' is not a whole number: give one from 1 to 1,024, e.g. tp=2; using the "
         "default (tp=1).",
-        "sg_page='1_000_000_0' is outside 1..1,048,576; using the default (sg_page=1).",
+        # its fix SGLang's own page, 1, as where it is no number (a page past 256 splits no
+        # track interval of 256: SGLang would not start)
+        "sg_page='1_000_000_0' is outside 1..1,048,576: give sg_page=1; using the default "
+        "(sg_page=1).",
         # a bound past any real one is not named: its lower bound alone
         "sg_track='x' is not a whole number: give one of 1 or more, e.g. sg_track=256; using "
         "the default (sg_track=256).",
@@ -698,6 +704,36 @@ def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_
     assert "ssm_el='x' is not a whole number: give one from 1 to 8, e.g. ssm_el=8)" in notices[0]
     for key, value in (("tp", "2"), ("sg_track", "12"), ("sg_page", "1_000_000")):
         assert decode_query({key: value})[1] == []
+
+
+def test_a_links_range_or_choice_refusal_gives_a_value_the_key_takes_as_the_link_writes_it():
+    # "block='0' is outside 1..1,048,576", "mamba='bogus' is not one of none, align, all" said
+    # the range or the options and no value to give, where a number's refusal said "e.g. tp=2"
+    assert decode_query({"block": "0", "rounds": "500", "req": "5000", "max_blocks": "-1",
+                         "sg_track": "0"})[1] == [
+        "block='0' is outside 1..1,048,576: give block=1; using the default (block=16).",
+        "req='5000' is outside 1..4,096: give req=4096; using the default (4 live requests, or "
+        "as many as fit).",
+        # SGLang's default, 256, not the nearest 1: pages of 512 split no interval of 1
+        "sg_track='0' must be 1 or more: give sg_track=256; using the default (sg_track=256).",
+        "rounds='500' is outside 1..100: give rounds=100; using the default (rounds=auto).",
+        "max_blocks='-1' must be 0 or more: give max_blocks=0; using the default "
+        "(max_blocks=0)."]
+    # a TP past 1,024: the nearest the model splits over, Llama-3.1-8B's 32 query heads
+    assert decode_query({"model": "Llama-3.1-8B", "tp": "2048"})[1] == [
+        "tp='2048' is outside 1..1,024: give tp=32; using the default (tp=1)."]
+    # an option typed in another case or a letter off: that option, else the first
+    assert decode_query({"mamba": "ALL", "planner": "packd", "sweep": "all"})[1] == [
+        "planner='packd' is not one of packed, per-component: give one of them, e.g. "
+        "planner=packed; using the default (planner=packed).",
+        "mamba='ALL' is not one of none, align, all: give one of them, e.g. mamba=all; using "
+        "the default (mamba=none).",
+        "sweep='all' is not one of one run, pages per call, page bytes: give one of them, e.g. "
+        "sweep=one run; using the default (sweep=one run)."]
+    for key, value in (("block", "1"), ("req", "4096"), ("rounds", "100"), ("mamba", "all"),
+                       ("planner", "packed"), ("sweep", "one run")):
+        assert decode_query({key: value})[1] == []
+    assert decode_query({"model": "Llama-3.1-8B", "tp": "32"})[1] == []
 
 
 def test_every_link_notice_names_its_keys_value_as_key_equals_value():
@@ -745,11 +781,12 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
         _, notices = decode_query(link)
         assert all(len(n) < 300 for n in notices), (key, notices)
     assert decode_query({"kv_blocks": nines})[1] == [
-        f"kv_blocks='{'9' * 80}'... (400 characters) is outside 2..2,147,483,648; using the "
+        f"kv_blocks='{'9' * 80}'... (400 characters) is outside 2..2,147,483,648: give "
+        "kv_blocks=2147483648; using the "
         "default (kv_blocks=6000)."]
     # "-" and 40 digits, as typed (its minus sign was once lost: "a 40-digit number")
     assert decode_query({"tp": "-" + "1" * 40})[1] == [
-        f"tp='-{'1' * 40}' is outside 1..1,024; using the default (tp=1)."]
+        f"tp='-{'1' * 40}' is outside 1..1,024: give tp=1; using the default (tp=1)."]
     assert decode_query({"sweep_pages": nines})[1] == [
         f"sweep_pages='{'9' * 80}'... (400 characters) is out of range; give values from 1 to "
         "1,099,511,627,776; using the default (sweep_pages=auto)."]
@@ -759,8 +796,9 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
         f"sg_ratio='{'9' * 64}'... (400 characters): give a number in [0.000001, 1000000] "
         "such as 0.9 or 9/10; using the default (sg_ratio=0.9)."]
     # a value short of 80 characters stays whole, as typed
-    assert decode_query({"tp": "2048"})[1] == ["tp='2048' is outside 1..1,024; using the "
-                                               "default (tp=1)."]
+    # its fix the nearest TP the default model (Qwen3-Next, 16 key heads) splits over
+    assert decode_query({"tp": "2048"})[1] == ["tp='2048' is outside 1..1,024: give tp=16; "
+                                               "using the default (tp=1)."]
 
 
 @pytest.mark.parametrize(("extra", "why"), [
@@ -836,7 +874,7 @@ def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     # the count with its thousands separator, as the 4,995 beside it and the notice under it
     assert notices == ["The link gives tp 5,000 times ('0', '1', '2', '3', '4', and 4,995 more): "
                        "using the last, tp='4999'.",
-                       "tp='4999' is outside 1..1,024; using the default (tp=1).",
+                       "tp='4999' is outside 1..1,024: give tp=16; using the default (tp=1).",
                        "Ignored unknown link parameters: 'k0', 'k1', 'k10', 'k100', 'k1000', "
                        "and 4,995 more."]
 
@@ -1168,8 +1206,8 @@ def test_a_memory_fraction_the_slider_cannot_show_falls_back():
     assert notices[0].endswith("; using the default (the model's max_model_len, else 32,768).")
     state, notices = decode_query({"req": "0"})
     assert state.requests is None
-    assert notices == ["req='0' is outside 1..4,096; using the default (4 live requests, or as "
-                       "many as fit)."]
+    assert notices == ["req='0' is outside 1..4,096: give req=1; using the default (4 live "
+                       "requests, or as many as fit)."]
     assert decode_query({"frac": "0.05"})[0].mem_fraction == 0.05
 
 
@@ -1966,7 +2004,8 @@ def test_an_sglang_page_has_one_bound_in_the_link_the_sidebar_and_the_options():
     assert 2**20 == 1_048_576
     assert decode_query({"sg_page": "1048576"}) == (AppState(sglang_page_size=1_048_576), [])
     assert decode_query({"sg_page": "1048577"}) == (AppState(), [
-        "sg_page='1048577' is outside 1..1,048,576; using the default (sg_page=1)."])
+        "sg_page='1048577' is outside 1..1,048,576: give sg_page=1; using the default "
+        "(sg_page=1)."])
     assert StrategyOptions(sglang_page_size=1_048_576).sglang_page_size == 1_048_576
     with pytest.raises(ValueError, match=r"^sglang_page_size = 1,048,577 is too large to be "
                                          r"real \(at most 1,048,576\); SGLang's --page-size"):
@@ -1997,20 +2036,26 @@ def test_sglang_chunked_prefill_off_rides_a_link():
 
 
 @pytest.mark.parametrize("text", ["x", "+-1", "٠", "-٢", "+0", "٢٠٠٠٠٠٠٠٠٠٠٠", "0.0x", "٠.٠",
-                                  "٠GB", "+8"])
+                                  "٠GB", "+8", "0", "-5", "99999999999", "bogus"])
 def test_every_link_keys_suggested_fix_is_one_the_key_takes(text):
-    # a notice's "e.g." fed back must open without a notice: frac='0.0x' gave no fix,
-    # gpu_mem='٠' "e.g. 0" (then refused as 0 B); the page and track interval's example is
-    # SGLang's own default (sg_page 12, the example before, splits no track interval of 256)
+    # a notice's "e.g." (or "give key=", out of range) fed back must open without a notice:
+    # frac='0.0x' gave no fix, gpu_mem='٠' "e.g. 0" (then refused as 0 B); the page and track
+    # interval's example is SGLang's own default (sg_page 12, the example before, splits no
+    # track interval of 256). "0", "-5", 11 nines and "bogus": a range's or a choice's refusal,
+    # which named the range or the options and no value to give
     from flatkv.app_state import _SETTINGS
 
     assert DEFAULT.sglang_mamba_track_interval % DEFAULT.sglang_page_size == 0
     suggested = 0
     for key in _SETTINGS:
         for notice in decode_query({key: text})[1]:
-            if "e.g. " not in notice:
+            if "e.g. " in notice:
+                fix = notice.split("e.g. ", 1)[1]
+            elif f": give {key}=" in notice:
+                fix = notice.split(f": give {key}=", 1)[1]
+            else:
                 continue
-            fix = notice.split("e.g. ", 1)[1].split(";", 1)[0].split(" or ")[0].split(", ")[0]
+            fix = fix.split(";", 1)[0].split(" or ")[0].split(", ")[0].split(" as ")[0]
             fix = fix.removeprefix(f"{key}=").strip("'")
             suggested += 1
             assert decode_query({key: fix})[1] == [], (key, text, notice)
