@@ -99,6 +99,7 @@ from flatkv.units import (
     parse_tokens,
     quoted,
     quoted_value,
+    renamed,
     whole_example,
     whole_number,
 )
@@ -433,26 +434,11 @@ DEFAULT = AppState()
 IGNORED_KEYS = frozenset({"embed", "embed_options"})  # streamlit's own
 
 
-# The verbs a field's own refusal follows its name with ("layer pattern is empty: ..."), said
-# after the link's key=value as they are; any other refusal follows a colon
-_SAID_OF_VALUE = ("is", "has", "nests", "expands", "must")
-
-
 def _in_key_value(key: str, text: str, message: str, field: str) -> str:
     """A parser's refusal of a link's value in the form of a link's other notices, "key=value:
-    what is wrong; fix": the parser names the value by its field (``layer pattern 'zz' has
-    unknown ...``, ``state tensors 'x': write ...``), said once as ``layers='zz'`` where the
-    notice put the two side by side (``kv_shared='zz': layer pattern 'zz' has ...``), and its
-    example as the link writes it (``e.g. layers=(3*linear,full)*12``)."""
-    shown = f"{key}={quoted(text)}"
-    rest = message.removeprefix(f"{field} ")
-    if message.startswith(lead := f"{field} {quoted(text)}"):
-        said = f"{shown}{message[len(lead):]}"
-    elif rest != message and rest.split(" ", 1)[0] in _SAID_OF_VALUE:
-        said = f"{shown} {rest}"
-    else:  # (of a part: "state tensors conv 'x' is not a size", whose example is the part's)
-        return f"{shown}: {rest}"
-    return said.replace("e.g. ", f"e.g. {key}=", 1)
+    what is wrong; fix" (``units.renamed``): ``layers='zz' has unknown ...``, its example as
+    the link writes it (``e.g. layers=(3*linear,full)*12``)."""
+    return renamed(message, field, text, f"{key}={quoted(text)}", example=f"{key}=")
 
 
 def _layer_labels(key: str, text: str) -> tuple[str, ...]:

@@ -47,6 +47,7 @@ from flatkv.units import (
     parse_tokens,
     positive_size,
     quoted,
+    renamed,
 )
 
 
@@ -192,7 +193,7 @@ def _sliding_kv_bytes(text: str | None) -> int | None:
 def _raw_profile(args: argparse.Namespace) -> CacheProfile:
     """Bytes per TP rank as --layers, --kv-bytes-per-slot (and --sliding-kv-bytes-per-slot),
     --state, --sliding-window, --attention-chunk-size and --ssm-element-bytes give them."""
-    if not args.layers:
+    if args.layers is None:  # (given empty: said so, below)
         raise UsageError(
             "no model given: pass --preset NAME (see `presets`), --hf-config PATH, or --layers "
             "with --kv-bytes-per-slot / --state"
@@ -205,7 +206,11 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
         raise UsageError("--mtp-layer copies a model's last full-attention layer (--preset, "
                          "--hf-config, --model-file); with --layers, add the MTP layer to the "
                          "pattern")
-    labels = parse_layer_pattern(args.layers)
+    try:
+        labels = parse_layer_pattern(args.layers)
+    except ValueError as exc:  # in the flag's name: "layer pattern 'zz'" named no option
+        raise UsageError(renamed(str(exc), "layer pattern", args.layers,
+                                 f"--layers {quoted(args.layers)}")) from None
     state_text = args.state or ""  # not given, or given empty: no state tensors
     if state_text and LINEAR_ATTENTION not in labels:
         raise UsageError(f"--state is given but --layers {quoted(args.layers)} has no linear "

@@ -722,6 +722,27 @@ def value_named(field: str, shown: str, key_value: bool, *, verb: str = "") -> s
     return f"{field}={shown}" if key_value else f"{field}{verb} {shown}"
 
 
+# The verbs a field's own refusal follows its name with ("layer pattern is empty: ..."), said
+# after the value as they are where another names it; any other refusal follows a colon
+_SAID_OF_VALUE = ("is", "has", "nests", "expands", "must")
+
+
+def renamed(message: str, field: str, text: str, shown: str, *, example: str = "") -> str:
+    """A parser's refusal of ``text`` said of ``shown``, the value as the user gave it (a
+    flag's ``--layers 'zz'``, a link's ``layers='zz'``), where the parser names it by its
+    field (``layer pattern 'zz' has unknown ...``, ``state tensors 'x': write ...``): said
+    once, as ``--layers 'zz' has unknown ...``, the flag or key named, not the parser's
+    word. ``example``: what its first "e.g." takes before the value (a link's ``layers=``)."""
+    rest = message.removeprefix(f"{field} ")
+    if message.startswith(lead := f"{field} {quoted(text)}"):
+        said = f"{shown}{message[len(lead):]}"
+    elif rest != message and rest.split(" ", 1)[0] in _SAID_OF_VALUE:
+        said = f"{shown} {rest}"
+    else:  # (of a part: "state tensors conv 'x' is not a size", whose example is the part's)
+        return f"{shown}: {rest}"
+    return said.replace("e.g. ", f"e.g. {example}", 1) if example else said
+
+
 # The collections quoted_value shows item by item (exact types: a namedtuple keeps its repr)
 _BRACKETS = {list: "[]", tuple: "()", dict: "{}"}
 

@@ -120,7 +120,7 @@ def test_per_component_planner(capsys):
      (["plan", *QWEN35, "--budget", "1MB"], "holds 0 blocks of"),
      (["plan", *QWEN35, "--budget", "1GB", "--block-size", "0"], "must be positive"),
      (["plan", "--layers", "full*", "--kv-bytes-per-slot", "8", "--budget", "1GB"],
-      "layer pattern"),
+      "--layers 'full*': expected"),
      (["plan", "--layers", "linear*4", "--state", "conv", "--budget", "1GB"], "name=bytes"),
      (["plan", "--budget", "1GB"], "no model given"),
      (["plan", *QWEN35], "one of the arguments --budget --vllm-blocks --gpu-memory is required"),
@@ -247,7 +247,10 @@ def test_a_malformed_repeat_count_is_one_line_exit_2_naming_where(pattern, capsy
     code, out, err = run(["plan", "--layers", pattern, "--kv-bytes-per-slot", "8", "--budget",
                           "1GB"], capsys)
     assert code == 2 and out == ""
-    assert err == f"python -m flatkv: error: {said.value}\n"  # the library's line, whole
+    # the library's line, whole, said of the flag: "layer pattern 'full*'" named no option
+    library = str(said.value)
+    assert library.startswith(f"layer pattern '{pattern}'")
+    assert err == f"python -m flatkv: error: --layers{library.removeprefix('layer pattern')}\n"
     assert "at character 6" in err and "(3*linear,full)*12" in err
 
 
@@ -2119,6 +2122,31 @@ def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
     assert off["kv_tokens"] == 40 * 2**30 // 131_072 // 48 * 48 == 327_648
 
 
+@pytest.mark.parametrize(("layers", "message"), [
+    ("zz", "--layers 'zz' has unknown layer kind 'zz': use one of attention, attn, chunked, "
+     "chunked_attention, full, full_attention, gdn, linear, linear_attention, mamba, sliding, "
+     "sliding_attention, state, swa"),
+    ("full,x", "--layers 'full,x' has unknown layer kind 'x': use one of attention, attn, "
+     "chunked, chunked_attention, full, full_attention, gdn, linear, linear_attention, mamba, "
+     "sliding, sliding_attention, state, swa"),
+    # given empty: said so, where it said "no model given: pass ... --layers"
+    ("", "--layers '' is empty: write one name per cache layer, e.g. (3*linear,full)*12"),
+    ("(full", "--layers '(full': expected ')' at character 6, got the end of the pattern "
+     "(write it like (3*linear,full)*12)"),
+    ("full*0", "--layers 'full*0': repeat count '0' at character 6 is 0: give 1 or more, or "
+     "leave the item out, e.g. (3*linear,full)*12"),
+    ("full*3000", "--layers 'full*3000' expands to more than 2,048 cache layers: too large to "
+     "be real; give 2,048 or fewer"),
+    ("(" * 33 + "full" + ")" * 33, "--layers '" + "(" * 33 + "full" + ")" * 33 + "' nests "
+     "parentheses more than 32 deep (at character 33): write it flatter, e.g. (3*gdn,full)*12"),
+])
+def test_a_bad_layer_pattern_is_refused_naming_the_layers_flag(layers, message, capsys):
+    # the pattern parser's words named no option: "layer pattern 'zz' has unknown ..."
+    for command in ("plan", "compare", "bench"):
+        assert refused([command, "--layers", layers, "--kv-bytes-per-slot", "8", "--budget",
+                        "1GB"], capsys) == f"python -m flatkv: error: {message}\n"
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["model", "--preset", "Llama-3.1-8B", "--tp", "٢"],
      "argument --tp: '٢' is not written in ASCII digits: write it in ASCII digits, e.g. 2"),
@@ -2137,7 +2165,7 @@ def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
     (["compare", *QWEN35, "--budget", "80GB", "--context", "٨K"],
      "--context '٨K' is not written in ASCII digits: write it in ASCII digits, e.g. 8K"),
     (["plan", "--layers", "full*١٢", "--kv-bytes-per-slot", "64", "--budget", "80GB"],
-     "layer pattern 'full*١٢': repeat count '١٢' at character 6 is not written in ASCII "
+     "--layers 'full*١٢': repeat count '١٢' at character 6 is not written in ASCII "
      "digits: write it in ASCII digits, e.g. 12"),
     # a fraction or ratio too: float() and Decimal read these as 0.8 and 0.9
     (["compare", *QWEN35, "--gpu-memory", "80GB", "--memory-fraction", "٠.٨"],
