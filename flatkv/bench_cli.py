@@ -19,6 +19,7 @@ from flatkv.gpu_settings import (
     FLAG_NAMES,
     POOL_LAYOUTS,
     SLOT_MAJOR,
+    check_max_blocks,
 )
 from flatkv.gpu_view import POOL_LAYOUT_HELP, cap_reason_text, per_device_text
 from flatkv.plan import PACKED_NEEDS_HISTORY, alignment_or_block_size, plan_tensors
@@ -54,13 +55,18 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
 def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     """Plan ``profile`` at ``args.budget``, allocate at most ``--max-blocks`` of it, time it."""
     from flatkv.gpu.bench import DeviceBusy, run_benchmark
+    from flatkv.gpu.pool import resolve_device
 
     if not profile.has_attention:
         raise ValueError(f"{PACKED_NEEDS_HISTORY}; bench times packed slabs only: give a "
                          "model with attention layers")
     if args.threads < 0:  # the library's own hint (None) is no value this flag takes
-        raise ValueError(f"--threads is {args.threads}: give 1 or more threads, or 0 for "
-                         "torch's choice")
+        raise ValueError(f"--threads {args.threads}: a count of threads is not negative; give "
+                         "--threads 1 or more, or 0 for torch's choice")
+    # in the command line's words, "--max-blocks 1: ...; give ...", before the library's
+    resolve_device(args.device, flag="--device")
+    if args.max_blocks is not None:
+        check_max_blocks("--max-blocks", args.max_blocks, flag=True)
     check_sizes(args.block_size, args.alignment)  # as plan's: past them a plan is a typo
     plan = plan_tensors(
         profile.components(),

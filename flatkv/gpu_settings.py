@@ -73,16 +73,23 @@ LAB_NAMES = SettingNames()
 FLAG_NAMES = SettingNames(max_blocks="--max-blocks", pages_per_call="--pages-per-call")
 
 
-def check_max_blocks(field: str, blocks: int, *, as_typed: str | None = None) -> int:
+def check_max_blocks(field: str, blocks: int, *, as_typed: str | None = None,
+                     flag: bool = False) -> int:
     """The lab's block cap ``blocks`` if it is 0 (automatic) or at least the two pages a
     benchmark moves; a ValueError naming ``field`` for 1: the page's widget by its label
     ("Max blocks is 1"), a link's value ``as_typed`` in the form of its other notices
-    (``max_blocks='1'``, with the fix as the link writes it)."""
-    if blocks == 1:
-        named, fix = ((f"{field} is 1", "2") if as_typed is None else
-                      (f"{field}={quoted(as_typed)}", f"{field}=2"))
-        raise ValueError(f"{named}: a benchmark's pool holds two pages at least; give {fix} "
-                         "or more, or 0 for automatic")
+    (``max_blocks='1'``, with the fix as the link writes it). One rule, in each one's words:
+    with ``flag``, bench's ``--max-blocks 1`` (any value under 2: the flag left out is its
+    automatic, so it takes no 0), which said "must be at least 2, got 1" where the lab said
+    this."""
+    if blocks == 1 or (flag and blocks < 2):
+        if flag:
+            named, fix = f"{field} {blocks}", f"{field} 2 or more, or leave it out for automatic"
+        else:
+            named, fix = ((f"{field} is 1", "2") if as_typed is None else
+                          (f"{field}={quoted(as_typed)}", f"{field}=2"))
+            fix += " or more, or 0 for automatic"
+        raise ValueError(f"{named}: a benchmark's pool holds two pages at least; give {fix}")
     return blocks
 
 

@@ -173,7 +173,7 @@ def test_per_component_planner(capsys):
      (["bench", "--preset", "Llama-3.1-8B", "--layers", "full"], "raw bytes (--layers), not"),
      # 'cpu' and a line break is no device: on a machine with a GPU it was taken for CUDA
      (["bench", "--preset", "Llama-3.1-8B", "--budget", "1GiB", "--device", "cpu\n"],
-      "error: --device must be 'cpu', 'cuda' or 'cuda:N', got 'cpu\\n'\n"),
+      "error: --device 'cpu\\n': not a device; give --device cpu, cuda or cuda:N\n"),
      (["bench", "--layers", "full*2", "--kv-bytes-per-slot", "64", "--reserved-bytes-per-block",
        "10"], "unrecognized argument --reserved-bytes-per-block: python -m flatkv bench "
      "--help lists the options"),  # packed slabs: none
@@ -414,8 +414,8 @@ def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys)
     assert code == 2 and err.startswith(f"python -m flatkv: error: unknown preset {shown}: "
                                         "known presets are DeepSeek-V3, ") and len(err) < 600
     assert refused(["bench", "--preset", "Llama-3.1-8B", "--device", "x" * 5000], capsys) == (
-        "python -m flatkv: error: --device must be 'cpu', 'cuda' or 'cuda:N', got "
-        f"{shown}\n")
+        f"python -m flatkv: error: --device {shown}: not a device; give --device cpu, cuda or "
+        "cuda:N\n")
     assert refused(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
                     "--strategy", "sglang", "--sglang-ssm-dtype", "x" * 5000], capsys) == (
         f"python -m flatkv: error: --sglang-ssm-dtype is {shown}: SGLang keeps the ssm state in "

@@ -63,30 +63,44 @@ class PoolAllocationError(ValueError):
     """The pool (or part of it) could not be allocated; whatever was allocated has been freed."""
 
 
-def resolve_device(device: str | torch.device) -> torch.device:
+def resolve_device(device: str | torch.device, *, flag: str | None = None) -> torch.device:
     """``"cpu"``, ``"cuda"`` or ``"cuda:N"`` as a torch.device, checked against this machine.
 
     ``"cuda"`` becomes the current CUDA device with its index, so that locks and reports name one
-    device.
+    device. ``flag``: the command-line option it came from, which a refusal then names as its
+    other options' are, "--device 'tpu': what is wrong; fix" (``_device_refused``).
     """
     text = str(device)
     match = DEVICE_NAME.match(text)
     if not match:
-        raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {quoted(text, 40)}")
+        raise _device_refused(
+            flag, text, "not a device", "cpu, cuda or cuda:N",
+            f"device must be 'cpu', 'cuda' or 'cuda:N', got {quoted(text, 40)}")
     if text == "cpu":
         return torch.device("cpu")
     if not torch.cuda.is_available():
-        raise ValueError(
-            f"device is {text!r} but torch {torch.__version__} sees no CUDA GPU: use device 'cpu'"
-        )
+        raise _device_refused(
+            flag, text, f"torch {torch.__version__} sees no CUDA GPU", "cpu",
+            f"device is {text!r} but torch {torch.__version__} sees no CUDA GPU: use device 'cpu'")
     count = torch.cuda.device_count()
     index = torch.cuda.current_device() if match.group(1) is None else int(match.group(1))
     if index >= count:
-        raise ValueError(
+        raise _device_refused(
+            flag, text, f"this machine has {count_text(count, 'CUDA device')}",
+            "cuda:0" if count == 1 else f"cuda:0 to cuda:{count - 1}",
             f"device is {text!r} but this machine has {count_text(count, 'CUDA device')}: use "
-            f"cuda:0 to cuda:{count - 1}"
-        )
+            f"cuda:0 to cuda:{count - 1}")
     return torch.device("cuda", index)
+
+
+def _device_refused(flag: str | None, text: str, problem: str, fix: str,
+                    library: str) -> ValueError:
+    """A device refused in the library's words, or where it came from ``flag`` in the
+    command line's, "--device 'tpu': <problem>; give --device <fix>" (as --max-blocks 1 is,
+    ``gpu_settings.check_max_blocks``): it said "--device must be ..." and "--device is ..."."""
+    if flag is None:
+        return ValueError(library)
+    return ValueError(f"{flag} {quoted(text, 40)}: {problem}; give {flag} {fix}")
 
 
 def free_memory_bytes(device: torch.device) -> int:

@@ -422,8 +422,9 @@ def test_cli_text(capsys):
     assert main(small) == 0
     assert "(limited by the plan's own size (the whole plan fits))" in capsys.readouterr().out
     assert main([*ARGS, "--threads", "-1"]) == 2
-    assert capsys.readouterr().err == ("python -m flatkv: error: --threads is -1: give 1 or more "
-                                       "threads, or 0 for torch's choice\n")
+    assert capsys.readouterr().err == ("python -m flatkv: error: --threads -1: a count of threads "
+                                       "is not negative; give --threads 1 or more, or 0 for "
+                                       "torch's choice\n")
     assert main([*ARGS, "--pool-layout", "page-major"]) == 0
     assert ("pool    page-major: 3 slot tensors in one buffer, each page's slot rows back to "
             "back") in capsys.readouterr().out
@@ -447,7 +448,13 @@ def test_cli_preset_with_budget(capsys):
     (["--device", "cuda:99"], "cuda"),
     (["--layers", "LLXF"], "unknown layer kind 'LLXF':"),
     (["--state", "conv"], "name=bytes"),
-    (["--max-blocks", "1"], "--max-blocks must be at least 2"),
+    # the rule of bench's own checks, "--max-blocks 1: <what is wrong>; <fix>", in the GPU
+    # lab's words (gpu_settings.check_max_blocks): it said "must be at least 2, got 1"
+    (["--max-blocks", "1"], "--max-blocks 1: a benchmark's pool holds two pages at least; give "
+     "--max-blocks 2 or more, or leave it out for automatic\n"),
+    (["--max-blocks", "0"], "--max-blocks 0: a benchmark's pool holds two pages at least; give "
+     "--max-blocks 2 or more, or leave it out for automatic\n"),
+    (["--device", "tpu"], "--device 'tpu': not a device; give --device cpu, cuda or cuda:N\n"),
     # 21 pages a call of a pool capped at 20 blocks
     (["--pages-per-call", "21"], "--pages-per-call is 21, more than the 20 blocks of the pool: "
      "give at most 20, or raise --max-blocks"),
@@ -461,6 +468,25 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
     err = capsys.readouterr().err
     assert err.startswith("python -m flatkv: error: ") and err.count("\n") == 1
     assert message in err
+
+
+def test_cli_device_this_machine_lacks_is_refused_in_the_flags_words(capsys, monkeypatch):
+    # "--device is 'cuda' but torch ... sees no CUDA GPU: use device 'cpu'" (the library's
+    # words, its field renamed): now "--device 'cuda': <what is wrong>; <fix>", as --max-blocks
+    args = ARGS  # (no --device: the default cpu)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert main([*args, "--device", "cuda"]) == 2
+    assert capsys.readouterr().err == (
+        f"python -m flatkv: error: --device 'cuda': torch {torch.__version__} sees no CUDA GPU; "
+        "give --device cpu\n")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    for count, fix in ((1, "cuda:0"), (2, "cuda:0 to cuda:1")):
+        monkeypatch.setattr(torch.cuda, "device_count", lambda count=count: count)
+        assert main([*args, "--device", "cuda:5"]) == 2
+        devices = "1 CUDA device" if count == 1 else "2 CUDA devices"
+        assert capsys.readouterr().err == (
+            f"python -m flatkv: error: --device 'cuda:5': this machine has {devices}; give "
+            f"--device {fix}\n")
 
 
 def test_cpu_benchmarks_run_on_one_thread_and_restore_torchs_setting():
