@@ -72,10 +72,11 @@ NO_HISTORY_HELP = (f"{strategy_notes.NO_HISTORY}, so there is no capacity in tok
                    "still counts.")
 
 
-def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, history: bool,
-                     right: DeltaGenerator, legend_lines: int) -> None:
+def block_size_sweep(s: AppState, r: StrategyResult, b: Budget, swept: app_data.Curves,
+                     history: bool, right: DeltaGenerator, legend_lines: int) -> None:
     """The curve over the requested block size (in ``right``, its legend given the room of the
-    budget chart's beside it) and its table."""
+    budget chart's beside it) and its table; under the curve, where the budget is given as
+    vLLM's blocks, that the sweep holds its bytes (``app_data.vllm_blocks_sweep_text``)."""
     by_size = swept.by_block_size
     with right:
         chart(charts.sweep_figure(
@@ -86,6 +87,8 @@ def block_size_sweep(s: AppState, r: StrategyResult, swept: app_data.Curves, his
             x_title=app_data.SWEEP_BLOCK_COLUMN, context=s.context_length(), log_x=True,
             title="Over the block size", legend_lines=legend_lines),
             key="budget.by_size", file_name="capacity_by_block_size.html")
+        if note := app_data.vllm_blocks_sweep_text(b, s.block_size):
+            st.caption(note)
     sweep = pd.DataFrame(app_data.block_size_sweep_rows(swept, history))
     with st.expander("Block-size sweep as a table"):  # every size in view (13 of them)
         table(sweep, formats={"concurrency": "accounting"}, height=height_for_rows(len(sweep)))
@@ -266,4 +269,4 @@ with user_errors():
                       if s.profile().has_attention else "SGLang keeps state in per-request "
                       "slots, not pages: there is no block-size sweep.")
     else:
-        block_size_sweep(s, r, swept, history, right, legend_lines)
+        block_size_sweep(s, r, b, swept, history, right, legend_lines)

@@ -20,7 +20,7 @@ from itertools import islice
 
 from flatkv import sizing
 from flatkv.analysis import PlanAnalysis
-from flatkv.budget import printed_range
+from flatkv.budget import Budget, printed_range
 from flatkv.models import past_max_model_len_text
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -880,6 +880,22 @@ def block_size_sweep_rows(curves: Curves, has_history: bool) -> list[dict]:
              **({"capacity (tokens)": p.capacity_tokens} if has_history else {}),
              "concurrency": None if p.concurrency is None else concurrency_value(p.concurrency)}
             for size, p in zip(curves.block_sizes, curves.by_block_size, strict=True)]
+
+
+def vllm_blocks_sweep_text(budget: Budget, block_size: int) -> str:
+    """Which budget the block-size sweep holds where it is given as vLLM's blocks: the sweep
+    keeps this budget's bytes (N blocks of vLLM's block at the sidebar's block size) at every
+    size, while the CLI's ``--vllm-blocks N --block-size b`` works out a new budget at each b
+    (N of vLLM's blocks at b's bytes, ``given_cli.with_vllm_blocks``): the two read alike and
+    part at any other size. Empty for a budget given otherwise, whose bytes both hold."""
+    if budget.vllm_blocks is None:
+        return ""
+    n = budget.vllm_blocks
+    return (f"The sweep holds this budget's bytes at every block size: {n:,} vLLM blocks x "
+            f"{budget.cache_bytes // n:,} B at block size {block_size:,} = "
+            f"{budget.cache_bytes:,} B ({format_bytes(budget.cache_bytes)}). The command "
+            f"line's `--vllm-blocks {n} --block-size b` works out a new budget at each b "
+            f"instead: {n:,} vLLM blocks of that size's bytes.")
 
 
 # --------------------------------------------------------------------------------------------

@@ -648,3 +648,36 @@ def test_budgets_capacity_help_speaks_of_state_only_where_the_model_has_state():
         "The history the pool holds: every attention group (sliding and chunked ones too, "
         "without window eviction) N pages of P tokens, as on Compare. \"The math\" shows it "
         "with the numbers.")
+
+
+def test_budget_says_its_block_size_sweep_holds_a_budget_of_vllm_blocks_in_bytes(capsys):
+    # a budget given as vLLM's blocks: the sweep over the block size keeps its bytes, where
+    # `--vllm-blocks N --block-size b` counts N blocks at each b; a caption says which
+    from flatkv.cli import main
+
+    link = {**QWEN35_LINK, "gpu": "vLLM KV cache blocks", "kv_blocks": "3000"}
+    at = open_app("app_pages/budget.py", link)
+    assert_clean(at)
+    # vLLM's block at block size 64: its attention page holds the state's 49,152 + 2,097,152 =
+    # 2,146,304 B, 1,048 tokens of 2,048 B, up to 1,088 (the next multiple of 64); a block is
+    # that page in each of a group's 12 layers (12 full, 36 linear): 1,088 x 2,048 x 12
+    each = 1_088 * 2_048 * 12
+    assert each == 26_738_688 and 3_000 * each == 80_216_064_000
+    notes = [c.value for c in at.caption if c.value.startswith("The sweep holds")]
+    assert notes == [
+        "The sweep holds this budget's bytes at every block size: 3,000 vLLM blocks x "
+        "26,738,688 B at block size 64 = 80,216,064,000 B (74.71 GiB). The command line's "
+        "`--vllm-blocks 3000 --block-size b` works out a new budget at each b instead: 3,000 "
+        "vLLM blocks of that size's bytes."]
+    assert round(80_216_064_000 / 2**30, 2) == 74.71
+    # the command line at block size 16: vLLM's page 1,056 tokens (the multiple of 16 from
+    # 1,048), 3,000 x 1,056 x 2,048 x 12 = 77,856,768,000 B, another budget than the sweep's
+    code = main(["plan", "--layers", "(3*linear,full)*12", "--kv-bytes-per-slot", "2048",
+                 "--state", "conv=49152,ssm=2097152", "--vllm-blocks", "3000", "--block-size",
+                 "16", "--alignment", "16"])
+    assert code == 0 and 3_000 * 1_056 * 2_048 * 12 == 77_856_768_000
+    assert ("note: budget 3,000 vLLM blocks x 25,952,256 B = 77,856,768,000 B (72.51 GiB) per "
+            "rank") in capsys.readouterr().err
+    # a budget given in bytes (a GPU's memory, here) is held by both alike: no caption
+    plain = open_app("app_pages/budget.py", QWEN35_LINK)
+    assert not [c for c in plain.caption if c.value.startswith("The sweep holds")]
