@@ -1018,14 +1018,23 @@ class RunSettings:
     sglang_kv_cache_dtype: str | None = None
 
 
+# SGLang's --kv-cache-dtype when none is told (``SGLANG_KV_CACHE_DTYPES``: its default first),
+# offered beside a Blackwell where the settings' told one keeps a Hopper's layout there
+_SGLANG_KV_CACHE_AUTO = SGLANG_KV_CACHE_DTYPES[0]
+
+
 def sglang_blackwell_settings(profile: CacheProfile, options: StrategyOptions, *,
                               preset: bool) -> dict[str, bool | None]:
     """``options.sglang_blackwell`` as ``RunSettings`` holds it: None where a Blackwell stores
-    ``profile`` as a Hopper does (no DeepSeek sparse attention: ``sglang.blackwell_dsa_bytes``),
-    so that it is offered or kept only where it acts; ``preset``: a GPU preset sets it (the
-    B200's, kept where a budget of the log's own leaves the preset; a Hopper's, told only
-    then)."""
-    acts = blackwell_dsa_bytes(profile, replace(options, sglang_blackwell=True)) is not None
+    ``profile`` as a Hopper does at SGLang's --kv-cache-dtype auto (no DeepSeek sparse
+    attention: ``sglang.blackwell_dsa_bytes``), so that it is offered or kept only where it
+    acts. At auto, not at the one told: bfloat16 told keeps a Hopper's layout on a Blackwell,
+    but a log of auto's is still a Blackwell's, offered with auto (``_blackwell_logged``), and
+    a B200's preset told bfloat16 keeps its Blackwell, where that dtype acts, beside a budget
+    of the log's own. ``preset``: a GPU preset sets it (the B200's, kept where a budget of the
+    log's own leaves the preset; a Hopper's, told only then)."""
+    acts = blackwell_dsa_bytes(profile, replace(
+        options, sglang_blackwell=True, sglang_kv_cache_dtype=_SGLANG_KV_CACHE_AUTO)) is not None
     return {"sglang_blackwell": options.sglang_blackwell if acts else None,
             "blackwell_preset": preset}
 
@@ -1140,14 +1149,24 @@ def _budget_takes(memory: str) -> bool:
 
 
 def _blackwell_logged(run: LoggedRun, now: RunSettings,
-                      blackwell: Callable[[], RunSettings]) -> bool:
-    """Whether the log's run was SGLang on a Blackwell where the settings ``now`` are not
-    (``now.sglang_blackwell`` not True): its KV lines' dtype differs from theirs and is the
-    one they give on a Blackwell (``blackwell()``, run only where the rest holds: DeepSeek's
-    sparse attention in fp8_e4m3, ``sglang.blackwell_dsa``)."""
-    return (now.sglang_blackwell is False and run.sglang_kv_dtype is not None
-            and run.sglang_kv_dtype != now.sglang_kv_dtype
-            and blackwell().sglang_kv_dtype == run.sglang_kv_dtype)
+                      blackwell: Callable[[Mapping[str, object]], RunSettings]
+                      ) -> dict[str, object]:
+    """The changes that set the settings ``now`` to the log's run on SGLang on a Blackwell,
+    where they are not on one (``now.sglang_blackwell`` False): its KV lines' dtype differs
+    from theirs and is the one they give on a Blackwell (``blackwell(extra)``: the settings
+    there with ``extra`` taken too, run only where the rest holds: DeepSeek's sparse attention
+    in fp8_e4m3, ``sglang.blackwell_dsa``). Where the Blackwell alone gives another dtype, the
+    --kv-cache-dtype told there (idle off a Blackwell: bfloat16, a Hopper's layout again) is
+    set to auto beside it, if that gives the log's: a B200's log of auto pasted on Hopper
+    settings told bfloat16 is that run, not a budget of 548,352 tokens' bytes. Empty
+    otherwise."""
+    if (now.sglang_blackwell is not False or run.sglang_kv_dtype is None
+            or run.sglang_kv_dtype == now.sglang_kv_dtype):
+        return {}
+    for extra in ({}, {"sglang_kv_cache_dtype": _SGLANG_KV_CACHE_AUTO}):
+        if blackwell(extra).sglang_kv_dtype == run.sglang_kv_dtype:
+            return {"sglang_blackwell": True, **extra}
+    return {}
 
 
 def _kv_cache_dtype_logged(run: LoggedRun, then: RunSettings,
@@ -1175,7 +1194,8 @@ def logged_changes(run: LoggedRun, now: RunSettings,
     the order a reader takes them: first what moves every figure a rank holds (TP, attention
     DP, mamba cache mode, SGLang's page size, the track interval its radix cache checks, its
     overlap scheduling and its strategy, ``sglang_blackwell``: a Blackwell GPU, where the
-    settings are none and its layout gives the log's KV dtype, ``_blackwell_logged``, and
+    settings are none and its layout gives the log's KV dtype (with --kv-cache-dtype auto
+    where the one told keeps a Hopper's layout there), ``_blackwell_logged``, and
     ``sglang_kv_cache_dtype``: SGLang's --kv-cache-dtype told, where another gives the log's
     KV dtype, ``_kv_cache_dtype_logged``), then
     the budget, context and chunk at the settings with those taken (``at``). The strategy is
@@ -1213,8 +1233,8 @@ def logged_changes(run: LoggedRun, now: RunSettings,
         if logged is not None and set_now is not None and logged != set_now and (
                 logged in offered):
             changes[name] = logged
-    if _blackwell_logged(run, now, lambda: settings_at({**changes, "sglang_blackwell": True})):
-        changes["sglang_blackwell"] = True
+    changes.update(_blackwell_logged(run, now, lambda extra: settings_at(
+        {**changes, "sglang_blackwell": True, **extra})))
     if kv := _kv_cache_dtype_logged(run, settings_at(changes), lambda value: settings_at(
             {**changes, "sglang_kv_cache_dtype": value})):
         changes["sglang_kv_cache_dtype"] = kv
@@ -1255,11 +1275,13 @@ def _off_the_preset(now: RunSettings, changes: Mapping[str, object],
     """``logged_changes``' ``changes`` then ``after``, with what a GPU preset of the settings
     ``now`` set: where a budget of the log's own leaves the preset, its Blackwell and its chunk
     kept as told (``RunSettings.gpu_chunk``: the B200's 16,384); where none does, a Blackwell
-    offered beside it dropped, as the preset fixes it (a Hopper's: not told there)."""
+    offered beside it dropped, as the preset fixes it (a Hopper's: not told there), and with
+    it the --kv-cache-dtype auto offered beside it (``_blackwell_logged``), idle off one."""
     changes, after = dict(changes), dict(after)
     if not {"vllm_blocks", "kv_memory", "sglang_budget"} & changes.keys():
-        if now.blackwell_preset:
-            changes.pop("sglang_blackwell", None)
+        # the KV cache dtype offered beside a Blackwell acts on a Blackwell alone: it goes too
+        if now.blackwell_preset and changes.pop("sglang_blackwell", None):
+            changes.pop("sglang_kv_cache_dtype", None)
         return {**changes, **after}
     if now.blackwell_preset and now.sglang_blackwell:
         changes["sglang_blackwell"] = True

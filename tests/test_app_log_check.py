@@ -651,3 +651,27 @@ def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
                      "settings, then read the check again.")
     assert taken == {"model": "DeepSeek-V3.2", "gpu": "B200 192GB", "sg_kvdtype": "bfloat16"}
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
+
+
+def test_a_b200_log_of_auto_on_pages_told_bfloat16_off_a_blackwell_offers_both():
+    # DeepSeek-V3.2's SGLang lines on a B200 of auto in 40 GiB (tests/test_log_check.py:
+    # 994,432 tokens of 61 x 708 B in float8_e4m3fn, chunk 16,384) pasted on pages told
+    # --kv-cache-dtype bfloat16 off a Blackwell (idle there: 548,352 tokens of 61 x 1,284 B in
+    # torch.bfloat16). A Blackwell alone keeps bfloat16's 1,284 B, so the offer is the
+    # Blackwell with the KV cache dtype auto (the told bfloat16 dropped from the link), not a
+    # budget; taken, both lines agree
+    from test_log_check import deepseek_v32_b200_sglang_lines
+
+    assert (40 << 30) // (61 * 708) // 64 * 64 == 994_432
+    log = as_sglang_log(deepseek_v32_b200_sglang_lines())
+    link = {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "kv_mem": "40GiB",
+            "sg_kvdtype": "bfloat16"}
+    offer, agreed, taken = offer_taken(link, log)
+    assert offer == ("This log's run had SGLang on a Blackwell GPU (a B200: DeepSeek's sparse "
+                     "attention in fp8), SGLang's --kv-cache-dtype auto and SGLang's prefill "
+                     "chunk of 16,384 tokens: the figures here are at other settings, so its "
+                     "lines differ for that alone. Take its settings, then read the check "
+                     "again.")
+    assert taken == {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "sg_bw": "1",
+                     "sg_chunk": "16384"}
+    assert agreed == ["SGLang: both lines are in the log and agree with it."]

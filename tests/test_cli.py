@@ -830,6 +830,11 @@ def test_compare_check_log_names_sglang_on_a_blackwell_for_a_b200_log(tmp_path, 
     code, out, err = run([*v32, "--budget", "40GiB", "--sglang-blackwell",
                           "--sglang-chunked-prefill-size", "16384"], capsys)
     assert code == 0 and "this log's run had" not in err
+    # told --sglang-kv-cache-dtype bfloat16 (idle off a Blackwell, and on one a Hopper's 1,284
+    # B again): the Blackwell with auto, which gives the log's 708 B, not a budget
+    assert_log_run_named([*v32, "--budget", "40GiB", "--sglang-kv-cache-dtype", "bfloat16"],
+                         "--sglang-blackwell --sglang-kv-cache-dtype auto "
+                         "--sglang-chunked-prefill-size 16384", capsys)
     assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
     # the note the B200 preset gives, beside a budget of no preset too (it was not said)
     assert ("python -m flatkv: note: SGLang 0.5.23 on a Blackwell GPU keeps DeepSeek's sparse "

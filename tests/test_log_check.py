@@ -2045,3 +2045,87 @@ def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
     # a dtype neither gives (fp8_e5m2): not offered
     assert "sglang_kv_cache_dtype" not in logged_changes(
         replace(bf16_run, sglang_kv_dtype="float8_e5m2"), auto, at)
+
+
+def test_a_b200_log_of_auto_on_hopper_settings_told_bfloat16_offers_the_blackwell_with_auto():
+    # DeepSeek-V3.2's SGLang lines on a B200 of auto in 40 GiB (float8_e4m3fn, 61 x (576 +
+    # 132) = 43,188 B a token, 994,432 tokens in pages of 64) pasted on Hopper settings told
+    # --kv-cache-dtype bfloat16 (idle there: 61 x 1,284 B, 548,352 tokens in torch.bfloat16).
+    # The Blackwell alone keeps the told bfloat16's 1,284 B (a Hopper's layout, torch.bfloat16
+    # again), so the offer is the Blackwell with auto: every figure agrees at the same 40 GiB,
+    # where a budget alone would size 994,432 tokens of 78,324 B, a figure no run had
+    from dataclasses import replace
+
+    from flatkv.log_check import (
+        RunSettings,
+        logged_changes,
+        logged_run,
+        sglang_blackwell_settings,
+        sglang_kv_cache_dtype_settings,
+        sglang_pool_settings,
+    )
+
+    v32 = load_preset("DeepSeek-V3.2").profile()
+
+    def settings(blackwell: bool, told: str, *, preset: bool = False,
+                 budget: int = 40 << 30) -> RunSettings:
+        options = StrategyOptions(sglang_blackwell=blackwell, sglang_kv_cache_dtype=told,
+                                  sglang_chunked_prefill_size=16_384)
+        r = run_strategy("sglang", v32, budget_bytes=budget, context_tokens=163_840,
+                         options=options)
+        return RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=163_840,
+                           chunk=16_384, **sglang_pool_settings(r),
+                           **sglang_blackwell_settings(v32, options, preset=preset),
+                           **sglang_kv_cache_dtype_settings(v32, options))
+
+    assert (40 << 30) // (61 * 708) // 64 * 64 == 994_432
+    assert (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
+    hopper = settings(False, "bfloat16")
+    assert (hopper.sglang_kv_dtype, hopper.sglang_tokens) == ("bfloat16", 548_352)
+    assert (hopper.sglang_blackwell, hopper.sglang_kv_cache_dtype) == (False, None)  # idle
+    b200_told = settings(True, "bfloat16")
+    assert (b200_told.sglang_kv_dtype, b200_told.sglang_tokens) == ("bfloat16", 548_352)
+    b200_auto = settings(True, "auto")
+    assert (b200_auto.sglang_kv_dtype, b200_auto.sglang_tokens) == ("float8_e4m3fn", 994_432)
+    asked = []
+
+    def at(changes):
+        asked.append(dict(changes))
+        if not changes.get("sglang_blackwell"):
+            return hopper
+        return b200_auto if changes.get("sglang_kv_cache_dtype") == "auto" else b200_told
+
+    run = logged_run(read_log("\n".join(deepseek_v32_b200_sglang_lines())))
+    assert (run.sglang_kv_dtype, run.sglang_tokens) == ("float8_e4m3fn", 994_432)
+    assert logged_changes(run, hopper, at) == {"sglang_blackwell": True,
+                                               "sglang_kv_cache_dtype": "auto"}
+    # the Blackwell alone tried first (told auto, it alone is offered: the test above)
+    assert asked[:2] == [{"sglang_blackwell": True},
+                         {"sglang_blackwell": True, "sglang_kv_cache_dtype": "auto"}]
+    # beside a Hopper's preset, which fixes the GPU, neither (auto is idle off a Blackwell);
+    # with a budget of the log's own (its 994,432 tokens of 708 B), both, beside the budget
+    assert logged_changes(run, replace(hopper, blackwell_preset=True), at) == {}
+    # with a budget of the log's own (30 GiB on a Hopper's preset: 32,212,254,720 // 43,188 =
+    # 745,861, 745,856 in pages of 64, not the log's), both, beside the least budget that
+    # sizes its 994,432 tokens of 61 x 708 B (searched: here that product, by hand)
+    assert (30 << 30) // (61 * 708) == 745_861
+    assert 994_432 * 61 * 708 == 42_947_529_216
+    at_30 = settings(True, "auto", budget=30 << 30)
+    assert at_30.sglang_tokens == 745_856
+    at_30 = replace(at_30, sglang_budget=lambda tokens, slots: tokens * 61 * 708)
+    hopper_30 = settings(False, "bfloat16", preset=True, budget=30 << 30)
+    assert hopper_30.blackwell_preset and hopper_30.sglang_blackwell is False
+    told_30 = settings(True, "bfloat16", budget=30 << 30)
+
+    def at_preset(changes):
+        if not changes.get("sglang_blackwell"):
+            return hopper_30
+        return at_30 if changes.get("sglang_kv_cache_dtype") == "auto" else told_30
+
+    assert logged_changes(run, hopper_30, at_preset) == {
+        "sglang_blackwell": True, "sglang_kv_cache_dtype": "auto",
+        "sglang_budget": 42_947_529_216}
+    # a log in a dtype neither gives: neither offered
+    other = replace(run, sglang_kv_dtype="float8_e5m2")
+    assert not {"sglang_blackwell", "sglang_kv_cache_dtype"} & logged_changes(
+        other, hopper, at).keys()
