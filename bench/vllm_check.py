@@ -70,8 +70,11 @@ keep), through 0.31's own MambaModelConfig hook (which keeps mode all or falls b
 by the class's SupportsMambaPrefixCaching), ``_align_hybrid_block_size``, ``MambaSpec`` and
 ``get_kv_cache_configs``; the mode each ran in is compared too, and the start-up lines its
 code logs on the way (its deprecation warning, its fallback warning, the block size and padding
-lines, the KV cache size line) beside FlatKV's, in order. Its imports need FastAPI and
-oss-harmony beside the others (``engine_checks.sh`` installs them).
+lines, the KV cache size line) beside FlatKV's, in order. Then DeepSeek-V3 told no
+``--block-size`` in bf16 and in fp8 (``check_unasked_mla_blocks``): the block 0.31's own
+phase 1 gives the MLA backend an H100 picks first (FLASH_ATTN_MLA: 16; FLASHMLA in fp8, which
+FLASH_ATTN_MLA does not take: 64, logged) beside the one FlatKV says, its note's in fp8. Its
+imports need FastAPI and oss-harmony beside the others (``engine_checks.sh`` installs them).
 
 ``--vllm-dropped DIR`` (instead of ``--vllm``): MiniMax-M1 against vLLM 0.23.0's own code, the
 last release serving its class (MiniMaxText01ForCausalLM), DIR its unzipped wheel
@@ -135,7 +138,11 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
 from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
-from flatkv.strategies.vllm import runs_all_as_align  # noqa: E402
+from flatkv.strategies.vllm import (  # noqa: E402
+    FLASHMLA_BLOCK_SIZE,
+    runs_all_as_align,
+    unasked_mla_block_text,
+)
 from flatkv.strategies.vllm_releases import last_served_text  # noqa: E402
 
 GIB = 1 << 30
@@ -199,7 +206,7 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     told: FlatKV reads a block under its sparse kernel block as vLLM's own pick); then the MLA
     presets on FLASHMLA (FlatKV told --kernel-block-size 64), DeepSeek-V3 at blocks 32 and 48
     on FLASH_ATTN_MLA, at 16 in fp8 on TRITON_MLA (FLASH_ATTN_MLA takes no fp8) and at no
-    block told (phase 1's pick, 0.34's 64), Nemotron-H with
+    block told (phase 1's pick, 0.34's 64; in fp8 on FLASHMLA too), Nemotron-H with
     ``--mamba-ssm-cache-dtype bfloat16`` (FlatKV's preset's), Qwen3-Next and Qwen3.5 with
     their GDN prefill on FlashInfer (a checkpoint block), Llama where one 32,768-token
     request and the null block just do not fit (4 GiB) and just do (a block more), Kimi
@@ -221,6 +228,10 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     rows += [("DeepSeek-V3", b, 16, "none", {"backend": "TRITON_MLA", "cache_dtype": "fp8"})
              for b in BUDGETS]
     rows += [("DeepSeek-V3", BUDGETS[1], 64, "none", {"block_told": False})]
+    # ... and in fp8 at no block told, on FLASHMLA (FLASH_ATTN_MLA takes no fp8): 0.34's 64,
+    # which FlashMLA takes, FlatKV told 64 (its note at 16 says so: unasked_mla_block_text)
+    rows += [("DeepSeek-V3", b, 64, "none", {"backend": "FLASHMLA", "cache_dtype": "fp8",
+                                             "block_told": False}) for b in BUDGETS]
     # a B200 (SM 10.0), where cuda.py puts FLASHINFER first for attention and FLASHINFER_MLA
     # for MLA: every preset not MLA on FlashInfer with and without its TRT-LLM pages; the MLA
     # ones at blocks FlashInfer MLA takes (a block of 16 there runs on TRITON_MLA, as above)
@@ -990,9 +1001,47 @@ def same_log(engine: tuple[str, ...], flatkv: tuple[str, ...]) -> bool:
     return ours == theirs
 
 
+# A dense MLA model told no --block-size on an H100, by its KV cache dtype, and the backend
+# 0.31's cuda.py _get_backend_priorities picks first for it on SM 9.0 (FLASH_ATTN_MLA, then
+# FLASHMLA): FLASH_ATTN_MLA takes no fp8 (mla/flashattn_mla.py's supported_kv_cache_dtypes:
+# auto, float16, bfloat16), FLASHMLA does (fp8, fp8_e4m3)
+UNASKED_MLA_ROWS = (("DeepSeek-V3", "auto", "FLASH_ATTN_MLA"), ("DeepSeek-V3", "fp8", "FLASHMLA"))
+
+
+def check_unasked_mla_blocks(vl: NS) -> int:
+    """``UNASKED_MLA_ROWS`` on vLLM 0.31: the block its own phase 1
+    (``Platform.update_block_size_for_backend``, CacheConfig with no block size: its default
+    16, not the user's) gives the backend, and the line it logs, beside the block FlatKV says
+    vLLM runs told none (``unasked_mla_block_text``: FlashMLA's 64 where its note shows at
+    FlatKV's default, which quotes that line; else its P there), one line each; the
+    mismatches."""
+    bad = 0
+    for name, dtype, backend_name in UNASKED_MLA_ROWS:
+        backend = stand_in_backend(vl, backend_name)
+        cache = vl.cache.CacheConfig()
+        vc = NS(cache_config=cache, model_config=NS(is_hybrid=False))
+        with logged_by_vllm() as log, mock.patch.object(
+                vl.platform.Platform, "_find_non_ssm_backends",
+                classmethod(lambda cls, config, backend=backend: [backend])):
+            vl.platform.Platform.update_block_size_for_backend(vc)
+        spec = model_spec(name)
+        if dtype == "fp8":  # --kv-cache-dtype fp8: one byte an element
+            spec = spec.with_options(kv_dtype="float8_e4m3fn")
+        r = run_strategy("vllm", spec.profile(), budget_bytes=BUDGETS[1],
+                         options=StrategyOptions())
+        note = unasked_mla_block_text(spec.profile(), StrategyOptions(), r)
+        engine = {"P": cache.block_size, "log": repr(" ".join(log))}
+        ours = {"P": FLASHMLA_BLOCK_SIZE if note else r.block_size,
+                "log": repr(" ".join(line for line in log if line in note))}
+        bad += not report(f"vllm {MODE_ALL_RELEASE_CHECKED}", f"{name} no --block-size "
+                          f"kv={dtype} backend={backend_name}", engine, ours)
+    return bad
+
+
 def check_mode_all(directory: str) -> int:
     """Every ``mode_all_settings`` row on both sides, one line each (and, where both start,
-    their start-up lines: ``same_log``), then the totals; exit status 1 on a mismatch."""
+    their start-up lines: ``same_log``), then the totals, and ``check_unasked_mla_blocks``';
+    exit status 1 on a mismatch."""
     vl = import_vllm_031(directory)
     served = []
     for name in list_presets():
@@ -1015,8 +1064,10 @@ def check_mode_all(directory: str) -> int:
             same &= same_log(engine_log, our_log)
             logged += 1
         bad += not same
-    print(f"{len(rows)} mode-all settings against vLLM {MODE_ALL_RELEASE_CHECKED} ({logged} "
-          f"with their start-up lines), {bad} mismatches")
+    bad += check_unasked_mla_blocks(vl)
+    print(f"{len(rows)} mode-all settings and {len(UNASKED_MLA_ROWS)} dense MLA blocks told "
+          f"none against vLLM {MODE_ALL_RELEASE_CHECKED} ({logged} with their start-up lines), "
+          f"{bad} mismatches")
     return 1 if bad else 0
 
 

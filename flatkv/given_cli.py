@@ -320,7 +320,8 @@ def add_plan_arguments(
         type=positive_int,
         default=StrategyOptions.block_size,
         help=f"requested tokens per page (default {StrategyOptions.block_size}, SPEC 3.1's "
-        "anchor, as vLLM before 0.34 runs and any told it; vLLM 0.34 told no --block-size "
+        "anchor, as vLLM before 0.34 runs and any told it, but for an fp8 MLA cache on a "
+        "Hopper, FlashMLA's 64; vLLM 0.34 told no --block-size "
         f"runs {RECENT_VLLM_BLOCK_SIZE}: give {RECENT_VLLM_BLOCK_SIZE} to match its log)",
     )
     group.add_argument(

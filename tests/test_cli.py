@@ -2252,7 +2252,8 @@ def test_block_size_and_kernel_block_help_say_vllm_034s_own():
     (kernel,) = [a for a in compare._actions if a.dest == "kernel_block_size"]
     assert block.help == (
         "requested tokens per page (default 16, SPEC 3.1's anchor, as vLLM before 0.34 runs "
-        "and any told it; vLLM 0.34 told no --block-size runs 64: give 64 to match its log)")
+        "and any told it, but for an fp8 MLA cache on a Hopper, FlashMLA's 64; vLLM 0.34 told "
+        "no --block-size runs 64: give 64 to match its log)")
     assert kernel.help.endswith("(default: a raw model's own, else 16; DeepSeek-V3.2's sparse "
                                 "MLA runs at 64 whatever this says)")
 

@@ -2298,3 +2298,46 @@ def test_lcm_formula_tells_a_sliver_of_padding_from_none():
                                             "full_attention": float(Fraction(256, 32_768_000))}
     padding = [f.rsplit(" = ", 1)[1] for f in r.formulas if "padding = (" in f]
     assert padding == ["0.00%", "0.0008%"]
+
+
+def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
+    # DeepSeek-V3 with an fp8 KV cache: (512 + 64) x 1 B = 576 B a token a layer, 61 layers, in
+    # 40 GiB at its 163,840 tokens. Told no --block-size vLLM runs it on a Hopper on FlashMLA at
+    # 64 (FLASH_ATTN_MLA takes no fp8; 0.31's default 16 raised to FlashMLA's 64, 0.34's own
+    # 64), told 16 on TRITON_MLA at 16, FlatKV's default: the figures both ways, the note
+    # saying which matches a log of a run told none
+    from flatkv.strategies.vllm import FLASHMLA_BLOCK_SIZE
+
+    fp8 = load_preset("DeepSeek-V3").with_options(kv_dtype="float8_e4m3fn").profile()
+    assert fp8.kv_bytes_per_slot == 576 and FLASHMLA_BLOCK_SIZE == 64
+
+    def at(**told):
+        return run_strategy("vllm", fp8, budget_bytes=40 << 30, context_tokens=163_840,
+                            options=StrategyOptions(**told))
+
+    told16, told64 = at(), at(block_size=64)
+    assert (told16.block_bytes, told64.block_bytes) == (61 * 16 * 576, 61 * 64 * 576) == (
+        562_176, 2_248_704)
+    assert (told16.num_blocks, told64.num_blocks) == (
+        (40 << 30) // 562_176, (40 << 30) // 2_248_704) == (76_398, 19_099)
+    # logged: int(N / cdiv(163,840, P) x 163,840) = N x P here
+    assert (told16.logged_tokens, told64.logged_tokens) == (76_398 * 16, 19_099 * 64) == (
+        1_222_368, 1_222_336)
+    assert (told16.concurrency_numerator, told16.concurrency_denominator) == (76_398, 10_240)
+    assert (told64.concurrency_numerator, told64.concurrency_denominator) == (19_099, 2_560)
+    note = ("P 16 is a block size told: told none, vLLM runs an fp8 MLA cache on a Hopper at 64, "
+            "FlashMLA's kernel block, as FLASH_ATTN_MLA, its first MLA backend there, takes no "
+            "fp8 cache (0.31, whose default is 16, logs \"Setting kv cache block size to 64 for "
+            "FLASHMLA backend(s).\"; 0.34's default is 64), while a block of 16, 32 or 48 told "
+            "runs on TRITON_MLA as it is: a block size of 64 here matches a log of a run told "
+            "none")
+    assert told16.formulas[0] == note
+    assert at(block_size=48).formulas[0] == note.replace("P 16 ", "P 48 ")
+    # none where vLLM runs the figures' P told none too, or picks no FlashMLA: P 64 (or 128);
+    # bfloat16 (FLASH_ATTN_MLA at 16 in 0.31); a kernel block told (a backend picked);
+    # DeepSeek-V3.2's sparse MLA (FlashMLA sparse's 64 already)
+    bf16 = run_strategy("vllm", load_preset("DeepSeek-V3").profile(), budget_bytes=40 << 30)
+    sparse = run_strategy("vllm", load_preset("DeepSeek-V3.2").with_options(
+        kv_dtype="float8_e4m3fn").profile(), budget_bytes=40 << 30)
+    for r in (told64, at(block_size=128), at(kernel_block_size=16), bf16, sparse):
+        assert not any("FlashMLA's kernel block" in line for line in r.formulas)

@@ -482,6 +482,10 @@ def checkpoint_blocks_kept(profile: CacheProfile, gpu: str | None,
 # An MLA model with state layers pages by a multiple of this (vLLM 0.27 and later:
 # _align_hybrid_block_size, as the TRTLLM / FlashInfer MLA decode kernels need)
 MLA_HYBRID_BLOCK = 128
+# FlashMLA's kernel block (mla/flashmla.py get_supported_kernel_block_sizes: [64], vLLM 0.31 and
+# 0.34): the block vLLM runs a dense MLA cache in fp8 at on a Hopper where told no --block-size
+# (``unasked_mla_block_text``)
+FLASHMLA_BLOCK_SIZE = 64
 # batches in flight with async scheduling at one pipeline stage (VllmConfig.max_concurrent_batches)
 ASYNC_BATCHES_IN_FLIGHT = 2
 # How a reason begins where vLLM would start and then stop (not a layout it has no answer for)
@@ -616,7 +620,9 @@ def run_vllm(
     - in ``_run_overridden``: a block size off the attention backend's kernel blocks refused,
       DeepSeek-V3.2's sparse MLA at FlashMLA sparse's 64 whatever the kernel option, and mamba
       cache mode all run as align for a model that cannot cache its state's prefix;
-    - then ``_run_vllm``, the layout itself (P, groups, blocks, concurrency, its log lines);
+    - then ``_run_vllm``, the layout itself (P, groups, blocks, concurrency, its log lines),
+      and a dense MLA model's fp8 cache at a P vLLM told no block size does not run it at
+      said so (``unasked_mla_block_text``);
     - last, here again: a lightning-attention model says which flag its state dtype is
       (``lightning_dtype_text``), a KDA model of 2-byte ssm elements that it may be either
       dtype (``kda_dtype_unknown_text``), and an architecture current releases dropped names the
@@ -632,6 +638,8 @@ def run_vllm(
     profile, float32_state = _kda_state_as_served(profile)
     result = _run_overridden(profile, budget_bytes=budget_bytes, context_tokens=context_tokens,
                              options=replace(options, max_batched_tokens=tokens))
+    if unasked := unasked_mla_block_text(profile, options, result):
+        result = _explained(result, unasked)
     if in_flight:
         result = _explained(result, (
             f"tokens in flight {ASYNC_BATCHES_IN_FLIGHT} x {n(options.max_batched_tokens)} = "
@@ -647,6 +655,35 @@ def run_vllm(
         result = _explained(result, dtype_note)
     last = last_served_text(profile)
     return _explained(result, last) if last else result
+
+
+def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
+                           result: StrategyResult) -> str:
+    """Where ``result`` lays out a dense MLA model's fp8 (e4m3) KV cache at a P no multiple of
+    FlashMLA's 64, that this is a block size told, and the block vLLM runs told none: FlatKV
+    has no "not told", and vLLM picks another here. On a Hopper (SM 9.0) cuda.py's
+    ``_get_backend_priorities`` puts FLASH_ATTN_MLA first, which takes no fp8 cache
+    (mla/flashattn_mla.py ``supported_kv_cache_dtypes``: auto, float16, bfloat16), so with no
+    block size in its selector (selector.py: None where not user_specified_block_size) vLLM
+    picks FLASHMLA, whose kernel block is 64, and ``Platform.update_block_size_for_backend``
+    sets the block to its ``get_preferred_block_size``: 0.31 (default 16) raises it to 64 and
+    logs "Setting kv cache block size to 64 for FLASHMLA backend(s).", 0.34 keeps its default
+    64 (config/cache.py ``DEFAULT_BLOCK_SIZE``). Told 16, 32 or 48 vLLM runs TRITON_MLA at the
+    block told (FlashMLA refuses it), as these figures do. Empty elsewhere: bfloat16 (0.31 runs
+    FLASH_ATTN_MLA at 16, as told none), a kernel block told (a backend picked), sparse MLA
+    (FlashMLA sparse's 64 already), a P of whole 64s (an MLA hybrid's 128s)."""
+    if (not result.applies or profile.kernel_block_size is None
+            or profile.indexer_bytes_per_slot is not None
+            or options.kernel_block_size is not None or profile.kv_dtype != "float8_e4m3fn"
+            or result.block_size % FLASHMLA_BLOCK_SIZE == 0):
+        return ""
+    return (f"P {n(result.block_size)} is a block size told: told none, vLLM runs an fp8 MLA "
+            f"cache on a Hopper at {FLASHMLA_BLOCK_SIZE}, FlashMLA's kernel block, as "
+            "FLASH_ATTN_MLA, its first MLA backend there, takes no fp8 cache (0.31, whose "
+            "default is 16, logs \"Setting kv cache block size to 64 for FLASHMLA "
+            "backend(s).\"; 0.34's default is 64), while a block of 16, 32 or 48 told runs on "
+            f"TRITON_MLA as it is: a block size of {FLASHMLA_BLOCK_SIZE} here matches a log "
+            "of a run told none")
 
 
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
