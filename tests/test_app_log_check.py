@@ -675,3 +675,15 @@ def test_a_b200_log_of_auto_on_pages_told_bfloat16_off_a_blackwell_offers_both()
     assert taken == {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "sg_bw": "1",
                      "sg_chunk": "16384"}
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
+    # on H100 pages told bfloat16, with the log's own budget (994,432 x 61 x 708 B), which
+    # leaves the preset
+    assert 994_432 * 61 * 708 == 42_947_529_216
+    offer, agreed, taken = offer_taken(
+        {"model": "DeepSeek-V3.2", "gpu": "H100 80GB", "sg_kvdtype": "bfloat16"}, log)
+    assert offer.startswith("This log's run had SGLang on a Blackwell GPU (a B200: DeepSeek's "
+                            "sparse attention in fp8), SGLang's --kv-cache-dtype auto, SGLang's "
+                            "token pool of 994,432 tokens (a rank with 42,947,529,216 B of KV "
+                            "cache memory sizes its pools so)")
+    assert (taken["gpu"], taken["kv_mem"], taken["sg_bw"], "sg_kvdtype" in taken) == (
+        "KV cache memory", "42947529216B", "1", False)
+    assert agreed == ["SGLang: both lines are in the log and agree with it."]

@@ -835,6 +835,11 @@ def test_compare_check_log_names_sglang_on_a_blackwell_for_a_b200_log(tmp_path, 
     assert_log_run_named([*v32, "--budget", "40GiB", "--sglang-kv-cache-dtype", "bfloat16"],
                          "--sglang-blackwell --sglang-kv-cache-dtype auto "
                          "--sglang-chunked-prefill-size 16384", capsys)
+    # ... beside a Hopper's preset, with the budget of the log's own that leaves it
+    assert_log_run_named([*v32, "--gpu-memory", "H100 80GB", "--sglang-kv-cache-dtype",
+                          "bfloat16"], "--sglang-blackwell --sglang-kv-cache-dtype auto "
+                         "--budget 42947529216B --sglang-chunked-prefill-size 16384 (in place "
+                         "of --gpu-memory)", capsys)
     assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
     # the note the B200 preset gives, beside a budget of no preset too (it was not said)
     assert ("python -m flatkv: note: SGLang 0.5.23 on a Blackwell GPU keeps DeepSeek's sparse "
