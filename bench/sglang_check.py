@@ -90,7 +90,9 @@ DeepSeek-V3.2, whose fp8_e4m3 KV cache SGLang stores there in its trtllm DSA bac
 layout, which FlatKV's ``sglang_blackwell`` option, set by the B200 preset, takes, and which
 --kv-cache-dtype bfloat16 told keeps in bfloat16, FlatKV's ``sglang_kv_cache_dtype``:
 ``b200_rows`` says how). Before them DeepSeek-V3.2 on a Hopper told each of bfloat16,
-fp8_e4m3 and fp8_e5m2 (``dsa_kv_rows``; SGLang refuses the last for DeepSeek's sparse attention).
+fp8_e4m3 and fp8_e5m2 (``dsa_kv_rows``; SGLang refuses the last for DeepSeek's sparse attention),
+and in the model KV dtypes float32 and float16 (``dsa_model_kv_rows``), which SGLang cannot be
+told: its auto keeps bfloat16 there, or told bfloat16, whatever the model's dtype.
 
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
@@ -214,6 +216,11 @@ KV_DTYPES = {"bfloat16": "bfloat16", "fp8_e4m3": "float8_e4m3fn", "fp8_e5m2": "f
 KV = "kv_cache_dtype"  # a B200 row's --kv-cache-dtype, told (``b200_rows``)
 # DeepSeek's sparse attention told each --kv-cache-dtype on a Hopper (``dsa_kv_rows``)
 DSA_TOLD_KV = ("bfloat16", "fp8_e4m3", "fp8_e5m2")
+# FlatKV's model KV dtypes SGLang takes no --kv-cache-dtype of (fields/model.py 209-218), so
+# that a DeepSeek DSA model in one runs its auto (bfloat16 below SM 10, fp8_e4m3 on a B200) or
+# a told bfloat16: ``dsa_model_kv_rows``, ``b200_rows``
+DSA_MODEL_KV = ("float32", "float16")
+MODEL_KV = "model_kv_dtype"  # a B200 row's FlatKV model KV dtype, SGLang told none of it
 EDGE = "edge"  # the least budget SGLang starts at (found by bisection on SGLang), and 1 B less
 
 
@@ -1213,12 +1220,16 @@ def draft_buffers(sg: NS, kvc, slots: int, running: int, spec: NS) -> int:
 
 
 def flatkv_figures(spec, budget: int, page: int, overlap: bool, ratios: dict,
-                   context: int = CONTEXT, kv_dtype: str | None = None) -> dict:
+                   context: int = CONTEXT, kv_dtype: str | None = None,
+                   model_kv: str | None = None) -> dict:
     """FlatKV's prediction of the same figures (its ``sglang`` strategy), or its refusal.
     ``kv_dtype``: SGLang's --kv-cache-dtype told, FlatKV's model KV dtype and, for bfloat16,
-    its option that tells it apart from auto (``told_kv_options``)."""
+    its option that tells it apart from auto (``told_kv_options``); ``model_kv``: FlatKV's
+    model KV dtype where SGLang cannot be told it (``DSA_MODEL_KV``), beside ``kv_dtype``
+    told or not."""
+    if model_kv is not None or kv_dtype is not None:
+        spec = spec.with_options(kv_dtype=model_kv or KV_DTYPES[kv_dtype])
     if kv_dtype is not None:
-        spec = spec.with_options(kv_dtype=KV_DTYPES[kv_dtype])
         ratios = {**ratios, **told_kv_options(kv_dtype)}
     if CHUNK in ratios:  # as FlatKV's command line reads SGLang's value (0 or less: off)
         ratios = {**ratios, CHUNK: chunked_prefill_argument(str(ratios[CHUNK]))}
@@ -1249,6 +1260,16 @@ def dsa_kv_rows() -> list[tuple[str, int, str]]:
     a Hopper: bfloat16 its auto's 1,152 + 132 B, fp8_e4m3 flashmla_kv's scaled 656 + 132,
     fp8_e5m2 refused on both sides (_dsa_kv_cache_dtype_default's assertion, on any GPU)."""
     return [("DeepSeek-V3.2", budget, kv) for kv in DSA_TOLD_KV for budget in BUDGETS]
+
+
+def dsa_model_kv_rows() -> list[tuple[str, int, str, str | None]]:
+    """(preset, budget, FlatKV's model KV dtype, --kv-cache-dtype told) of DeepSeek-V3.2 in
+    each of ``DSA_MODEL_KV`` on a Hopper, told none or bfloat16: SGLang has no float32 or
+    float16 choice, and its auto resolves to bfloat16 there whatever the model's dtype
+    (``resolve_dsa``), so both store bfloat16's 1,152 + 132 B (float32's own 2,304 + 132 B
+    are FlatKV's flat layout's, not SGLang's)."""
+    return [("DeepSeek-V3.2", budget, model_kv, told) for model_kv in DSA_MODEL_KV
+            for told in (None, "bfloat16") for budget in BUDGETS]
 
 
 # The B200 rows (``b200_rows``): the GPU preset, the state models and attention models whose
@@ -1290,7 +1311,7 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440): 61 x 708 = 43,188 B a
     token, 994,432 tokens in 40 GiB (whole pages of 64), where a Hopper's bfloat16 holds
     548,352. FlatKV's side takes it from its ``sglang_blackwell`` option, which the B200
-    preset sets (``sglang.blackwell_dsa``). And DeepSeek-V3.2 told each --kv-cache-dtype of
+    preset sets (``sglang.sglang_dsa``). And DeepSeek-V3.2 told each --kv-cache-dtype of
     ``DSA_TOLD_KV`` (``KV``), at every page, both overlaps, with and without 3 drafted tokens:
     fp8_e4m3 (FlatKV's model KV dtype fp8) the same trtllm backends and bytes there (where a
     Hopper runs flashmla_kv's scaled 656 + 132); bfloat16 the 1,152 + 132 B of a Hopper, 548,352
@@ -1304,7 +1325,11 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     told no page. And LongCat-Flash (``B200_CONFIGS``), whose override is the DeepSeek
     family's there: TensorRT-LLM's MLA backend at pages of 64, and with an indexer the DSA's
     raw fp8 layout, 56 caches x 708 B a token; and GLM-5, in that layout too, 78 x 708 B; the
-    two with an indexer told each of ``DSA_TOLD_KV`` too, told no page.
+    two with an indexer told each of ``DSA_TOLD_KV`` too, told no page. And DeepSeek-V3.2 (at
+    every page, both overlaps) and GLM-5 (told no page) in a model KV dtype of
+    ``DSA_MODEL_KV`` (``MODEL_KV``: float32, float16), which SGLang cannot be told, told no
+    --kv-cache-dtype (its auto: fp8_e4m3's raw 708 B there) or bfloat16 (1,284 B, not float32's
+    2,436).
 
     Then the two models whose B200 override reads the radix cache strategy (Qwen3-Next's
     told extra buffer, Nemotron-H's no_buffer beside TensorRT-LLM) with each strategy told,
@@ -1329,6 +1354,11 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
              for overlap in (True, False) for more in ({}, {"speculative_tokens": 3})]
     rows += [(name, None, True, {KV: kv}) for name in ("LongCat-Flash with an indexer", "GLM-5")
              for kv in DSA_TOLD_KV]
+    rows += [("DeepSeek-V3.2", page, overlap, {MODEL_KV: model_kv, **told})
+             for model_kv in DSA_MODEL_KV for page in B200_PAGES for overlap in (True, False)
+             for told in ({}, {KV: "bfloat16"})]
+    rows += [("GLM-5", None, True, {MODEL_KV: model_kv, **told}) for model_kv in DSA_MODEL_KV
+             for told in ({}, {KV: "bfloat16"})]
     return rows + [(p, page, overlap, {STRATEGY: strategy, **more})
                    for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for page in B200_PAGES
                    for overlap in (True, False)
@@ -1349,9 +1379,11 @@ def check_b200(sg: NS) -> tuple[int, int]:
     for name, page, overlap, more in rows:
         spec = (spec_from_hf_config(B200_CONFIGS[name], name=name) if name in B200_CONFIGS
                 else model_spec(name))
-        told = {k: v for k, v in more.items() if k != KV}
+        told = {k: v for k, v in more.items() if k not in (KV, MODEL_KV)}
         if kv := more.get(KV):  # --kv-cache-dtype: FlatKV's model KV dtype
             spec = spec.with_options(kv_dtype=KV_DTYPES[kv])
+        if model_kv := more.get(MODEL_KV):  # one SGLang cannot be told: its auto, or kv
+            spec = spec.with_options(kv_dtype=model_kv)
         if DP in more:  # attention DP (1: TP alone): one TP it divides
             spec = spec.with_options(tp=dp_tp(name))
         engine = sglang_figures(sg, spec, BUDGETS[0], page, overlap, {**told, CHUNK: chunk},
@@ -1444,13 +1476,19 @@ def check_unserved(sg: NS) -> tuple[list[str], int]:
 
 
 def check(sg: NS, spec, budget: int, page: int, overlap: bool, ratios: dict, label: str,
-          context: int = CONTEXT, kv_dtype: str | None = None) -> bool:
-    """Run one setting on both sides, print its line, and say whether they agree."""
+          context: int = CONTEXT, kv_dtype: str | None = None,
+          model_kv: str | None = None) -> bool:
+    """Run one setting on both sides, print its line, and say whether they agree.
+    ``model_kv``: the model's KV dtype where SGLang cannot be told it (``flatkv_figures``);
+    SGLang's side reads the model in it and is told ``kv_dtype`` alone."""
+    if model_kv is not None:
+        spec = spec.with_options(kv_dtype=model_kv)
     engine = sglang_figures(sg, spec, budget, page, overlap, ratios, context, kv_dtype)
-    flatkv = flatkv_figures(spec, budget, page, overlap, ratios, context, kv_dtype)
+    flatkv = flatkv_figures(spec, budget, page, overlap, ratios, context, kv_dtype, model_kv)
     setting = (f"{label} B={budget:,} P={page} overlap={'on' if overlap else 'off'}"
                + "".join(f" {k}={v}" for k, v in ratios.items())
                + (f" context={context}" if context != CONTEXT else "")
+               + (f" model kv={model_kv}" if model_kv else "")
                + (f" kv={kv_dtype}" if kv_dtype else ""))
     return report("sglang", setting, engine, flatkv)
 
@@ -1588,6 +1626,10 @@ def main() -> int:
         rows.append(name)
         mismatches += not check(sg, model_spec(name), budget, 64, True, {}, name,
                                 kv_dtype=kv)
+    for name, budget, model_kv, kv in dsa_model_kv_rows():
+        rows.append(name)
+        mismatches += not check(sg, model_spec(name), budget, 64, True, {}, name,
+                                kv_dtype=kv, model_kv=model_kv)
     for label, config in LENGTH_CONFIGS.items():
         rows.append(label)
         mismatches += not check_length(sg, label, config)

@@ -80,8 +80,8 @@ def _has_sglang_pools(profile: CacheProfile) -> bool:
 def _sglang_dsa(profile: CacheProfile) -> bool:
     """DeepSeek's sparse attention of SGLang's DeepSeek family, which SGLang's --kv-cache-dtype
     auto (the default) stores raw in fp8 on a Blackwell GPU and bfloat16 told, beside the KV
-    dtype bfloat16, does not (``sglang.bfloat16_told``; another KV dtype idles it:
-    ``idle_engine_option``)."""
+    dtype bfloat16, float16 or float32, does not (``sglang.bfloat16_told``; another KV dtype
+    idles it: ``idle_engine_option``)."""
     return blackwell_dsa_bytes(profile, StrategyOptions(sglang_blackwell=True)) is not None
 
 
@@ -336,9 +336,11 @@ ENGINE_OPTIONS = (
         "fp8_e4m3 on a Blackwell GPU (a B200), the raw latent of its trtllm DSA backends beside "
         "the index keys (576 + 132 B a token a layer for DeepSeek-V3.2), and in bfloat16 "
         "elsewhere; bfloat16 told keeps bfloat16 on a Blackwell too, 1,152 + 132 B as on a "
-        "Hopper. The KV dtype float16 stands for its auto too (SGLang takes no float16); an fp8 "
-        "KV dtype is the one SGLang is told (fp8: fp8_e4m3, the raw layout on a Blackwell); "
-        "SGLang refuses fp8_e5m2 for DeepSeek's sparse attention on any GPU."),
+        "Hopper. The KV dtypes float16 and float32 stand for its auto too (SGLang takes "
+        "neither, and keeps DeepSeek's sparse attention in bfloat16 or fp8 whatever the "
+        "model's dtype); an fp8 KV dtype is the one SGLang is told (fp8: fp8_e4m3, the raw "
+        "layout on a Blackwell); SGLang refuses fp8_e5m2 for DeepSeek's sparse attention on "
+        "any GPU."),
     EngineOption(
         "sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
         _has_window,
@@ -448,8 +450,8 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     is off (unread: overrides.py 473-474), no_buffer told where the model keeps no mamba radix
     cache (unread: model_hook.py 1058-1067), or S is told (where SGLang takes it: else its
     refusal is the figure it changes), the KV cache dtype told beside a KV dtype other than
-    bfloat16 (told itself) or off a Blackwell GPU (SGLang's auto keeps DeepSeek's sparse
-    attention in bfloat16 there too)."""
+    bfloat16, float16 or float32 (an fp8 one is told itself) or off a Blackwell GPU (SGLang's
+    auto keeps DeepSeek's sparse attention in bfloat16 there too)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
     if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
@@ -472,11 +474,10 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
             and profile.kv_dtype not in AUTO_DSA_KV_DTYPES):
         if (profile.kv_dtype or "").startswith("float8"):
             return (f"the KV dtype is {profile.kv_dtype}, which SGLang is told as it is; "
-                    "bfloat16 told parts from its auto beside the KV dtype bfloat16 or float16 "
-                    "alone")
+                    "bfloat16 told parts from its auto beside the KV dtype bfloat16, float16 "
+                    "or float32 alone")
         return (f"these figures size SGLang's --kv-cache-dtype bfloat16 beside the KV dtype "
-                f"bfloat16 or float16 alone, not {profile.kv_dtype}, "
-                "which SGLang cannot be told (its auto runs): set the KV dtype to bfloat16")
+                f"bfloat16, float16 or float32 alone, not {profile.kv_dtype}")
     if option.field == "sglang_kv_cache_dtype" and not options.sglang_blackwell:
         return ("SGLang keeps DeepSeek's sparse attention in bfloat16 off a Blackwell GPU, told "
                 "bfloat16 or not (its auto picks bfloat16 below compute capability 10)")

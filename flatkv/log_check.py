@@ -1155,7 +1155,7 @@ def _blackwell_logged(run: LoggedRun, now: RunSettings,
     where they are not on one (``now.sglang_blackwell`` False): its KV lines' dtype differs
     from theirs and is the one they give on a Blackwell (``blackwell(extra)``: the settings
     there with ``extra`` taken too, run only where the rest holds: DeepSeek's sparse attention
-    in fp8_e4m3, ``sglang.blackwell_dsa``). Where the Blackwell alone gives another dtype, the
+    in fp8_e4m3, ``sglang.sglang_dsa``). Where the Blackwell alone gives another dtype, the
     --kv-cache-dtype told there (idle off a Blackwell: bfloat16, a Hopper's layout again) is
     set to auto beside it, if that gives the log's: a B200's log of auto pasted on Hopper
     settings told bfloat16 is that run, not a budget of 548,352 tokens' bytes. Empty

@@ -245,7 +245,7 @@ class CacheProfile:
         a layer with the latent stored raw in fp8, ``kv_lora_rank + qk_rope_head_dim`` bytes
         with no scales, beside the indexer's keys (576 + 132 = 708 for DeepSeek-V3.2), whatever
         the model's KV dtype: the layout SGLang 0.5.23's trtllm DSA backends store, its default
-        on a Blackwell GPU (``sglang.blackwell_dsa``). None otherwise; raw bytes, which say
+        on a Blackwell GPU (``sglang.sglang_dsa``). None otherwise; raw bytes, which say
         nothing of the latent's width, are taken as stored. None of these three fields enters
         equality: they restate the model, not the profile's own figures.
     """

@@ -36,14 +36,12 @@ from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_p
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED as SGLANG_CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
 from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
-from flatkv.strategies.sglang import SM100_DSA_KV_DTYPE as SGLANG_DSA_KV_DTYPE
 from flatkv.strategies.sglang import (
     SPECULATIVE_RUNNING_REQUESTS as SGLANG_SPECULATIVE_RUNNING_REQUESTS,
 )
-from flatkv.strategies.sglang import blackwell_dsa_bytes as sglang_blackwell_dsa_bytes
 from flatkv.strategies.sglang import chunked_prefill_tiers_text as sglang_chunked_prefill_tiers_text
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
-from flatkv.strategies.sglang import sglang_gpu_note, swa_label
+from flatkv.strategies.sglang import sglang_dsa_stored, sglang_gpu_note, swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.sglang_log import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
 from flatkv.strategies.sglang_log import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
@@ -172,17 +170,19 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
     same budget (a design review's first question), each as a multiple of ours; an engine that
     refuses says whether it serves no such model (``model_blocker``) or does not start here.
     Where SGLang's figures at ``options`` store other bytes than the model's (DeepSeek's
-    sparse attention on a Blackwell GPU: ``blackwell_dsa_bytes``), its multiple says so, as
-    it is then the bytes', not the layout's. Where no engine starts, the line still gives
-    ours: it is the page's only concurrency, which the workload's note points at. Empty when
-    ours has no concurrency (no context, or it does not apply)."""
+    sparse attention on a Blackwell GPU, or in bfloat16 for a float32 model:
+    ``sglang_dsa_stored``), its multiple says so, as it is then the bytes', not the layout's.
+    Where no engine starts, the line still gives ours: it is the page's only concurrency, which
+    the workload's note points at. Empty when ours has no concurrency (no context, or it does
+    not apply)."""
     if not ours.applies or not ours.max_concurrency:
         return ""
-    stored = options and sglang_blackwell_dsa_bytes(profile, options)
-    other_bytes = (f", in {SGLANG_DSA_KV_DTYPE} at {stored:,} B a token a layer where ours "
-                   f"keeps the model's {profile.kv_dtype or 'KV'} at "
-                   f"{profile.kv_bytes_per_slot:,}: SGLang's own on a Blackwell GPU"
-                   if stored else "")
+    stored = options and sglang_dsa_stored(profile, options)
+    other_bytes = (f", in {stored[0]} at {stored[1]:,} B a token a layer where ours keeps the "
+                   f"model's {profile.kv_dtype or 'KV'} at {profile.kv_bytes_per_slot:,}: "
+                   + ("SGLang's own whatever the model's dtype" if stored[0] == "bfloat16"
+                      else "SGLang's own on a Blackwell GPU")
+                   if stored and stored[1] != profile.kv_bytes_per_slot else "")
     beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
               f"({times_text(r.concurrency / ours.concurrency)}x ours"
               f"{other_bytes if r.strategy == 'sglang' else ''})" if r.applies else

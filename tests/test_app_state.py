@@ -317,7 +317,7 @@ def test_sglang_kv_cache_dtype_round_trips_through_the_link():
     option = next(o for o in ENGINE_OPTIONS if o.field == "sglang_kv_cache_dtype")
     assert idle_engine_option(option, fp8, StrategyOptions(sglang_blackwell=True)) == (
         "the KV dtype is float8_e4m3fn, which SGLang is told as it is; bfloat16 told parts "
-        "from its auto beside the KV dtype bfloat16 or float16 alone")
+        "from its auto beside the KV dtype bfloat16, float16 or float32 alone")
     assert "sglang_kv_cache_dtype" not in strategy_fields(
         "sglang", load_preset("DeepSeek-V3").profile())
 

@@ -2129,3 +2129,26 @@ def test_a_b200_log_of_auto_on_hopper_settings_told_bfloat16_offers_the_blackwel
     other = replace(run, sglang_kv_dtype="float8_e5m2")
     assert not {"sglang_blackwell", "sglang_kv_cache_dtype"} & logged_changes(
         other, hopper, at).keys()
+
+
+def test_an_h100_log_of_a_float32_deepseek_v32_agrees_in_sglangs_bfloat16():
+    # SGLang keeps DeepSeek's sparse attention in bfloat16 on a Hopper whatever the model's
+    # dtype (it takes no float32 --kv-cache-dtype; its auto picks bfloat16 below SM 10,
+    # overrides.py 532-535): on an H100 80GB's 85,520,809,984 x 0.9 = 76,968,728,985 B, 61 x
+    # 1,284 B a token holds 982,696 tokens, 982,656 in pages of 64, 61 x (982,656 + 64) x
+    # 1,284 B = 71.68 GiB, and int(982,656 / 163,840 x 512) = 3,070 running requests. Such a
+    # log of a float32 model, in torch.bfloat16, agrees line for line (FlatKV printed
+    # torch.float32, #tokens: 517952, from float32's 61 x 2,436 B, and it differed)
+    budget = 85_520_809_984 * 9 // 10
+    assert budget // (61 * 1_284) // 64 * 64 == 982_656
+    assert f"{61 * (982_656 + 64) * 1_284 / 2**30:.2f}" == "71.68"
+    assert int(982_656 / 163_840 * 512) == 3_070
+    log = """\
+[2026-12-07 09:00:00 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 982656, KV size: \
+71.68 GB
+[2026-12-07 09:00:01 TP0] max_total_num_tokens=982656, chunked_prefill_size=8192, \
+max_prefill_tokens=16384, max_running_requests=3070, context_len=163840, available_gpu_mem=5.1 GB"""
+    f32 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="float32").profile()
+    r = run_strategy("sglang", f32, budget_bytes=budget, context_tokens=163_840)
+    check = check_result(r, read_log(log))
+    assert not check.differs and check.found == 2

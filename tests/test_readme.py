@@ -311,6 +311,20 @@ def test_deepseek_v32_on_a_b200_takes_sglangs_trtllm_dsa_layout(capsys):
                      f"holds {sglang['capacity_tokens']:,}")
 
 
+def test_a_float32_deepseek_v32s_sglang_column_is_bfloat16s(capsys):
+    # on an H100 80GB (85,520,809,984 B x 0.9): SGLang keeps DeepSeek's sparse attention in
+    # bfloat16 whatever the model's dtype, 61 x (1,152 + 132) B a token in pages of 64; FlatKV's
+    # own float32 layout 61 x (2,304 + 132) B in blocks of 16
+    results = compare(capsys, "--preset", "DeepSeek-V3.2", "--gpu-memory", "H100 80GB",
+                      "--kv-dtype", "float32")
+    budget = 85_520_809_984 * 9 // 10
+    assert results["sglang"]["capacity_tokens"] == budget // (61 * 1_284) // 64 * 64
+    assert results["flat"]["capacity_tokens"] == budget // (61 * 2_436) // 16 * 16
+    assert_in_readme(f"on an H100 80GB {results['sglang']['capacity_tokens']:,} tokens where "
+                     "FlatKV's own float32 layout, 2,304 + 132 B, holds "
+                     f"{results['flat']['capacity_tokens']:,}")
+
+
 def test_deepseek_v3s_kernel_block_departs_from_spec(capsys):
     # SPEC 3.1 says 64 for MLA; vLLM 0.34 runs a dense MLA model's told block of 16 at 16
     # (FLASH_ATTN_MLA, TRITON_MLA) and its own default block size, 64, at 64: 42,949,672,960

@@ -2744,7 +2744,7 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
     # with no scales (calculate_mla_kv_cache_dim), beside the index keys' 128 + 128 // 128 x 4
     # = 132 B: 61 x 708 = 43,188 B a token, so 40 GiB holds 994,481 tokens, 994,432 in pages of
     # 64, where a Hopper's bfloat16 (61 x ((512 + 64) x 2 + 132) = 78,324 B) holds 548,352
-    from flatkv.strategies.sglang import NSA_FP8_NOTE, blackwell_dsa, sm100_dsa_layout
+    from flatkv.strategies.sglang import NSA_FP8_NOTE, sglang_dsa, sm100_dsa_layout
 
     v32 = load_preset("DeepSeek-V3.2").profile()
     raw = 512 + 64 + 128 + 128 // 128 * 4
@@ -2778,7 +2778,7 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
         "as on a Hopper"]
     # the profile the pools are sized by, and the formula that says why
     formulas: list[str] = []
-    stored = blackwell_dsa(v32, blackwell, formulas)
+    stored = sglang_dsa(v32, blackwell, formulas)
     assert (stored.kv_bytes_per_slot, stored.kv_dtype, stored.kv_tensor_bytes) == (
         708, "float8_e4m3fn", (708,))
     assert formulas == [
@@ -2792,7 +2792,7 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
     ds3 = load_preset("DeepSeek-V3").profile()
     custom = replace(v32, dsa_raw_fp8_bytes_per_slot=None)
     for profile, options in ((v32, StrategyOptions()), (ds3, blackwell), (custom, blackwell)):
-        assert blackwell_dsa(profile, options, formulas) is profile
+        assert sglang_dsa(profile, options, formulas) is profile
     assert run_strategy("sglang", custom, budget_bytes=40 << 30, options=blackwell
                         ).logged_tokens == 548_352
     # the GPU note states the dtype and bytes, and that the figures take them
@@ -2821,7 +2821,7 @@ def test_on_a_blackwell_sglang_told_bfloat16_keeps_dsa_in_bfloat16():
     # 61 x ((512 + 64) x 2 + 132) = 61 x 1,284 = 78,324 B a token, so 40 GiB holds
     # 548,359 tokens, 548,352 in pages of 64, a Hopper's figure, where auto's raw fp8
     # 61 x 708 holds 994,432
-    from flatkv.strategies.sglang import blackwell_dsa, blackwell_dsa_bytes, sm100_dsa_layout
+    from flatkv.strategies.sglang import blackwell_dsa_bytes, sglang_dsa, sm100_dsa_layout
 
     v32 = load_preset("DeepSeek-V3.2").profile()
     row = (512 + 64) * 2 + 128 + 128 // 128 * 4
@@ -2836,7 +2836,7 @@ def test_on_a_blackwell_sglang_told_bfloat16_keeps_dsa_in_bfloat16():
         assert r.logged_tokens == tokens
     assert (40 << 30) // (61 * 708) // 64 * 64 == 994_432
     formulas: list[str] = []
-    assert blackwell_dsa(v32, told, formulas) is v32 and blackwell_dsa_bytes(v32, told) is None
+    assert sglang_dsa(v32, told, formulas) is v32 and blackwell_dsa_bytes(v32, told) is None
     assert formulas == [
         "on a Blackwell GPU SGLang 0.5.23 told --kv-cache-dtype bfloat16 keeps DeepSeek's "
         "sparse attention in bfloat16, as on a Hopper (_dsa_kv_cache_dtype_default, "
@@ -2889,18 +2889,94 @@ def test_on_a_blackwell_a_float16_dsa_model_told_bfloat16_keeps_bfloat16_too():
         assert run_strategy("sglang", f16, budget_bytes=40 << 30,
                             options=options).logged_tokens == tokens
     assert "sglang_kv_cache_dtype" in acting_engine_options(f16, told, ("sglang",))
-    # float32, which SGLang cannot be told either, is not sized told bfloat16: the note says
-    # so, not that SGLang is told float32
+    # float32, which SGLang cannot be told either, stands for its auto alike: told bfloat16
+    # moves it from auto's raw fp8 (994,432) to bfloat16's 548,352 on a Blackwell too
     (option,) = [o for o in ENGINE_OPTIONS if o.field == "sglang_kv_cache_dtype"]
     f32 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="float32").profile()
-    assert idle_engine_option(option, f32, told) == (
-        "these figures size SGLang's --kv-cache-dtype bfloat16 beside the KV dtype bfloat16 or "
-        "float16 alone, not float32, which SGLang cannot be told (its auto runs): set the KV "
-        "dtype to bfloat16")
+    assert idle_engine_option(option, f32, told) == ""
+    assert "sglang_kv_cache_dtype" in acting_engine_options(f32, told, ("sglang",))
+    for options, tokens in ((told, 548_352), (replace(told, sglang_kv_cache_dtype="auto"),
+                                              994_432)):
+        assert run_strategy("sglang", f32, budget_bytes=40 << 30,
+                            options=options).logged_tokens == tokens
     fp8 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
     assert idle_engine_option(option, fp8, told) == (
         "the KV dtype is float8_e4m3fn, which SGLang is told as it is; bfloat16 told parts "
-        "from its auto beside the KV dtype bfloat16 or float16 alone")
+        "from its auto beside the KV dtype bfloat16, float16 or float32 alone")
+
+
+def test_sglang_keeps_a_float32_or_float16_dsa_model_in_bfloat16_or_fp8():
+    # SGLang takes no float32 or float16 --kv-cache-dtype (fields/model.py 209-218), so a
+    # DeepSeek-V3.2 in either runs its auto, which _dsa_kv_cache_dtype_default resolves to
+    # bfloat16 below SM 10 and fp8_e4m3 on a B200 (overrides.py 532-535), then asserts one of
+    # the two (541-544): whatever the model's dtype. On an H100 80GB (85,520,809,984 B x 0.9 =
+    # 76,968,728,985 B) bfloat16's 61 x ((512 + 64) x 2 + 132) = 61 x 1,284 B a token holds
+    # 982,696 tokens, 982,656 in pages of 64, where the model's float32, 61 x ((512 + 64) x 4
+    # + 132) = 61 x 2,436, was sized at 517,952 (in torch.float32, which SGLang never logs);
+    # FlatKV's own flat layout keeps float32: 517,973 tokens, 517,968 in blocks of 16
+    from flatkv.budget import GPU_PRESETS
+    from flatkv.strategies.sglang import sglang_dsa, sglang_dsa_stored
+
+    budget = GPU_PRESETS["H100 80GB"] * 9 // 10
+    assert budget == 85_520_809_984 * 9 // 10 == 76_968_728_985
+    assert budget // (61 * 1_284) == 982_696 and 982_696 // 64 * 64 == 982_656
+    assert budget // (61 * 2_436) == 517_973 and 517_973 // 16 * 16 == 517_968
+    # its KV line: 61 layers x (982,656 + a page of 64) rows x 1,284 B = 71.68 GiB
+    assert f"{61 * (982_656 + 64) * 1_284 / 2**30:.2f}" == "71.68"
+    hopper = StrategyOptions()
+    for dtype, own in (("float32", (512 + 64) * 4 + 132), ("float16", (512 + 64) * 2 + 132)):
+        profile = load_preset("DeepSeek-V3.2").with_options(kv_dtype=dtype).profile()
+        assert profile.kv_bytes_per_slot == own and own in (2_436, 1_284)
+        assert sglang_dsa_stored(profile, hopper) == ("bfloat16", 1_284)
+        r = run_strategy("sglang", profile, budget_bytes=budget, context_tokens=163_840,
+                         options=hopper)
+        assert r.logged_tokens == 982_656
+        assert r.extras["log_lines"][0] == (
+            "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 982656, KV size: 71.68 GB")
+        assert ("SGLang 0.5.23 keeps DeepSeek's sparse attention in bfloat16 or fp8_e4m3, "
+                f"whatever the model's dtype: it takes no {dtype} --kv-cache-dtype, so the "
+                f"model's {dtype} runs its auto, which keeps bfloat16 below compute capability "
+                "10 (_dsa_kv_cache_dtype_default, overrides.py 532-544): 1,152 + 132 = 1,284 B "
+                f"a token a layer in bfloat16, in place of the {own:,} of the model's {dtype}; "
+                "FlatKV's own layouts keep the model's dtype") in r.formulas
+        formulas: list[str] = []
+        stored = sglang_dsa(profile, hopper, formulas)
+        assert (stored.kv_bytes_per_slot, stored.kv_dtype, stored.kv_tensor_bytes) == (
+            1_284, "bfloat16", (1_284,))
+    f32 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="float32").profile()
+    flat = run_strategy("flat", f32, budget_bytes=budget, context_tokens=163_840)
+    assert flat.capacity_tokens == 517_968
+    # bfloat16 and fp8 are SGLang's own off a Blackwell: nothing in their place
+    for dtype in ("bfloat16", "fp8"):
+        profile = load_preset("DeepSeek-V3.2").with_options(kv_dtype=dtype).profile()
+        assert sglang_dsa_stored(profile, hopper) is None
+        assert sglang_dsa(profile, hopper, []) is profile
+    # on a B200 (192,265,846,784 B x 0.9 = 173,039,262,105 B) auto keeps the raw fp8 576 + 132
+    # = 708 B for float32 too: 4,006,651 tokens, 4,006,592 in pages of 64; told bfloat16,
+    # bfloat16's 1,284: 2,209,275, 2,209,216 (float32 was sized at auto's fp8 there)
+    b200 = GPU_PRESETS["B200 192GB"] * 9 // 10
+    assert b200 == 173_039_262_105
+    assert b200 // (61 * 708) // 64 * 64 == 4_006_592
+    assert b200 // (61 * 1_284) // 64 * 64 == 2_209_216
+    blackwell = StrategyOptions(sglang_blackwell=True)
+    told = replace(blackwell, sglang_kv_cache_dtype="bfloat16")
+    for dtype in ("float32", "float16"):
+        profile = load_preset("DeepSeek-V3.2").with_options(kv_dtype=dtype).profile()
+        assert sglang_dsa_stored(profile, blackwell) == ("fp8_e4m3", 708)
+        assert sglang_dsa_stored(profile, told) == ("bfloat16", 1_284)
+        for options, tokens, logged in ((blackwell, 4_006_592, "float8_e4m3fn"),
+                                        (told, 2_209_216, "bfloat16")):
+            r = run_strategy("sglang", profile, budget_bytes=b200, options=options)
+            assert r.logged_tokens == tokens
+            assert r.extras["log_lines"][0].startswith(
+                f"KV Cache is allocated. dtype: torch.{logged}, #tokens: {tokens}, ")
+    formulas = []
+    sglang_dsa(f32, told, formulas)
+    assert formulas == [
+        "on a Blackwell GPU SGLang 0.5.23 told --kv-cache-dtype bfloat16 keeps DeepSeek's "
+        "sparse attention in bfloat16, as on a Hopper (_dsa_kv_cache_dtype_default, "
+        "overrides.py 532-544): 1,152 + 132 = 1,284 B a token a layer, in place of the 2,436 "
+        "of the model's float32, not the raw fp8 576 + 132 = 708 B its auto picks there"]
 
 
 def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
@@ -2915,8 +2991,8 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
     refusal = ("SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype "
                "float8_e5m2 (--kv-cache-dtype fp8_e5m2): \"DeepSeek DSA only supports "
                "bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" (_dsa_kv_cache_dtype_default, "
-               "overrides.py 541-544, on any GPU); set the KV dtype to float8_e4m3fn (fp8) or "
-               "bfloat16")
+               "overrides.py 541-544, on any GPU); set the KV dtype to float8_e4m3fn (fp8, "
+               "SGLang's fp8_e4m3) or bfloat16")
     assert dsa_dtype_refusal(e5m2) == refusal
     for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
         r = run_strategy("sglang", e5m2, budget_bytes=40 << 30, options=options)
@@ -2953,7 +3029,7 @@ def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
     # bytes given, and how to get that layout's (its note said nothing; before the figures
     # took the layout, it said "not modelled")
     from flatkv.profile import profile_from_dict, profile_to_dict
-    from flatkv.strategies.sglang import blackwell_dsa, sm100_dsa_layout
+    from flatkv.strategies.sglang import sglang_dsa, sm100_dsa_layout
 
     given = profile_from_dict(profile_to_dict(load_preset("DeepSeek-V3.2").profile()))
     assert (given.indexer_bytes_per_slot, given.dsa_raw_fp8_bytes_per_slot) == (132, None)
@@ -2968,7 +3044,7 @@ def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
     assert sm100_dsa_layout("H100 80GB", given, StrategyOptions()) is None
     formulas: list[str] = []
     blackwell = StrategyOptions(sglang_blackwell=True)
-    assert blackwell_dsa(given, blackwell, formulas) is given
+    assert sglang_dsa(given, blackwell, formulas) is given
     assert formulas == [f"on a Blackwell GPU SGLang 0.5.23 {said}"]
     r = run_strategy("sglang", given, budget_bytes=40 << 30, options=blackwell)
     assert r.logged_tokens == (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
@@ -2976,7 +3052,7 @@ def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
     # DeepSeek-V3's dense MLA given alone: no indexer, nothing said
     ds3 = profile_from_dict(profile_to_dict(load_preset("DeepSeek-V3").profile()))
     assert sm100_dsa_layout("B200 192GB", ds3, StrategyOptions()) is None
-    assert blackwell_dsa(ds3, blackwell, formulas) is ds3 and len(formulas) == 1
+    assert sglang_dsa(ds3, blackwell, formulas) is ds3 and len(formulas) == 1
 
 
 def test_sglang_gpu_note_is_the_refusal_the_dsa_layout_or_the_page_in_place_of_the_told():

@@ -884,6 +884,23 @@ def test_layouts_engines_line_says_sglangs_b200_dsa_bytes_are_not_ours():
         "Blackwell GPU). Compare shows where each layout's bytes go.")
     ours, *engines = _flat_vllm_sglang(v32, budget, context, StrategyOptions())
     assert "fp8_e4m3" not in notes.engines_beside_text(ours, engines, v32, StrategyOptions())
+    # a float32 model on a Hopper (76,968,728,985 B): ours keeps float32, 61 x 2,436 B a token,
+    # 517,973 tokens, 32,373 blocks of 16, 3.16 requests of 163,840; SGLang keeps bfloat16
+    # whatever the model's dtype, 61 x 1,284 B, 15,354 pages of 64, 5.99 (to the hundredth
+    # below, as the line gives it): the 1.90x is the bytes, and the line says so; a float16
+    # model's 1,284 B are SGLang's bytes too: nothing
+    hopper, budget = StrategyOptions(), 76_968_728_985
+    f32 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="float32").profile()
+    assert budget // (61 * 2_436) // 16 == 32_373 and f"{32_373 / 10_240:.2f}" == "3.16"
+    assert budget // (61 * 1_284) // 64 == 15_354 and 15_354 * 100 // 2_560 == 599
+    assert f"{15_354 / 2_560 / (32_373 / 10_240):.2f}" == "1.90"
+    ours, *engines = _flat_vllm_sglang(f32, budget, context, hopper)
+    assert ("SGLang 5.99 (1.90x ours, in bfloat16 at 1,284 B a token a layer where ours keeps "
+            "the model's float32 at 2,436: SGLang's own whatever the model's dtype)"
+            ) in notes.engines_beside_text(ours, engines, f32, hopper)
+    f16 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="float16").profile()
+    ours, *engines = _flat_vllm_sglang(f16, budget, context, hopper)
+    assert "SGLang's own" not in notes.engines_beside_text(ours, engines, f16, hopper)
 
 
 def test_attention_dp_says_sglangs_figures_are_one_groups():

@@ -402,7 +402,7 @@ class StrategyOptions:
         sparse attention: there it keeps that KV cache in fp8_e4m3, whatever the model's KV
         dtype, on its trtllm DSA backends, which store the latent raw (576 + 132 B a token a
         layer for DeepSeek-V3.2, not a Hopper's bfloat16 1,152 + 132 or scaled fp8 656 + 132:
-        ``sglang.blackwell_dsa``). Not an engine option: the app and the CLI set it from the
+        ``sglang.sglang_dsa``). Not an engine option: the app and the CLI set it from the
         GPU picked (--gpu-memory), as they set the chunk, or where the budget names no GPU
         preset, from the sidebar's "GPU is a Blackwell" (--sglang-blackwell); False
         (default): a Hopper, as the chunk assumed where no GPU is known.
@@ -411,11 +411,13 @@ class StrategyOptions:
         dtype, but for DeepSeek's sparse attention fp8_e4m3 on a Blackwell GPU and bfloat16
         elsewhere: overrides._dsa_kv_cache_dtype_default 532-535) or "bfloat16", told: SGLang
         keeps that cache in bfloat16 on a Blackwell too, 1,152 + 132 B a token a layer for
-        DeepSeek-V3.2 as on a Hopper, not the raw fp8 576 + 132 (``sglang.blackwell_dsa``).
-        The KV dtype float16 stands for SGLang's auto too (it takes no float16 told: same 2 B
-        elements); an fp8 KV dtype is the one SGLang is told (fp8: fp8_e4m3), which this
-        leaves as it is; SGLang refuses fp8_e5m2 for DeepSeek's sparse attention on any GPU
-        (``sglang.dsa_dtype_refusal``).
+        DeepSeek-V3.2 as on a Hopper, not the raw fp8 576 + 132 (``sglang.sglang_dsa``).
+        The KV dtypes float16 and float32 stand for SGLang's auto too (it takes neither told,
+        and keeps DeepSeek's sparse attention in bfloat16 or fp8 whatever the model's dtype:
+        float32's 576 x 4 + 132 B stored as bfloat16's 1,284, ``sglang.sglang_dsa_stored``,
+        on any GPU where no fp8 is picked); an fp8 KV dtype is the one SGLang is told (fp8:
+        fp8_e4m3), which this leaves as it is; SGLang refuses fp8_e5m2 for DeepSeek's sparse
+        attention on any GPU (``sglang.dsa_dtype_refusal``).
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds in the other layouts (SGLang's take
         sglang_chunked_prefill_size) and the S of the SPEC section 3.5 workload.

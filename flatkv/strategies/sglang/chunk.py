@@ -396,14 +396,16 @@ def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
             f"{DSA_REFUSED_KV_DTYPE} (--kv-cache-dtype {ENGINE_DTYPE_NAMES[DSA_REFUSED_KV_DTYPE]}"
             "): \"DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" "
             "(_dsa_kv_cache_dtype_default, overrides.py 541-544, on any GPU); set the KV dtype "
-            "to float8_e4m3fn (fp8) or bfloat16")
+            "to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or bfloat16")
 
 
 # The KV dtypes that stand for SGLang's --kv-cache-dtype auto beside DeepSeek's sparse
-# attention and hold its bfloat16 bytes: bfloat16, and float16, which SGLang cannot be told
-# (no such --kv-cache-dtype choice, fields/model.py 209-218), so a float16 model runs its auto
-# too, which for DSA picks bfloat16 below SM 10 (overrides.py 532-535), 2 B an element alike
-AUTO_DSA_KV_DTYPES = ("bfloat16", "float16")
+# attention: bfloat16, and float16 and float32, which SGLang cannot be told (no such
+# --kv-cache-dtype choice, fields/model.py 209-218), so a model in either runs its auto too,
+# which for DSA picks bfloat16 below SM 10 (overrides.py 532-535) and asserts bfloat16 or
+# fp8_e4m3 (541-544): SGLang keeps DSA in bfloat16 or fp8 whatever the model's dtype. Told
+# bfloat16 (``bfloat16_told``) it keeps bfloat16 beside any of them
+AUTO_DSA_KV_DTYPES = ("bfloat16", "float16", "float32")
 
 
 def bfloat16_told(profile: CacheProfile, options: StrategyOptions) -> bool:
@@ -434,14 +436,33 @@ def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
 
 
 def blackwell_dsa_bytes(profile: CacheProfile, options: StrategyOptions) -> int | None:
-    """The bytes a token a layer SGLang's figures at ``options`` store for ``profile`` in
-    place of its own: the raw fp8 layout of DeepSeek's sparse attention on a Blackwell GPU
-    (``blackwell_dsa``); None where they keep the profile's (another GPU, bfloat16 told:
-    ``bfloat16_told``). Pages that set SGLang's figures beside ours (Layout's engines line)
-    say so, as its bytes then are not the model's."""
+    """The raw fp8 bytes a token a layer SGLang's figures at ``options`` store for ``profile``
+    on a Blackwell GPU (``options.sglang_blackwell``) in place of its own; None where a
+    Blackwell stores it as a Hopper does (another GPU, bfloat16 told: ``bfloat16_told``, no
+    DeepSeek sparse attention). What a Blackwell changes, which the options that act there
+    alone ask (``engine_options``, ``log_check``); ``sglang_dsa_stored`` says all SGLang
+    stores in place of the model's."""
     if not options.sglang_blackwell or bfloat16_told(profile, options):
         return None
     return _raw_dsa_bytes(profile)
+
+
+def sglang_dsa_stored(profile: CacheProfile,
+                      options: StrategyOptions) -> tuple[str, int] | None:
+    """(SGLang's KV dtype, its bytes a token a layer) that SGLang 0.5.23 stores DeepSeek's
+    sparse attention of ``profile`` in at ``options`` where not the model's own: the raw fp8
+    layout on a Blackwell (``blackwell_dsa_bytes``: fp8_e4m3, 576 + 132 = 708 B for
+    DeepSeek-V3.2), else bfloat16 for the KV dtype float32 or float16 (``AUTO_DSA_KV_DTYPES``:
+    SGLang keeps DSA in bfloat16 or fp8 whatever the model's dtype; 1,152 + 132 = 1,284 B,
+    where float32 holds 2,436). None where SGLang keeps the model's (bfloat16, fp8 off a
+    Blackwell, no indexer, bytes given alone). One place for what the sizing takes
+    (``sglang_dsa``) and the pages that set SGLang's figures beside ours say."""
+    if (raw := blackwell_dsa_bytes(profile, options)) is not None:
+        return SM100_DSA_KV_DTYPE, raw
+    if ((raw := _raw_dsa_bytes(profile)) is not None
+            and profile.kv_dtype in AUTO_DSA_KV_DTYPES and profile.kv_dtype != "bfloat16"):
+        return "bfloat16", _bfloat16_dsa_bytes(profile, raw)
+    return None
 
 
 def _dsa_terms(profile: CacheProfile, total: int) -> str:
@@ -451,47 +472,64 @@ def _dsa_terms(profile: CacheProfile, total: int) -> str:
     return f"{n(total - keys)} + {n(keys)} = {n(total)} B"
 
 
-def blackwell_dsa(profile: CacheProfile, options: StrategyOptions,
-                  formulas: list[str]) -> CacheProfile:
-    """``profile`` as SGLang 0.5.23 stores DeepSeek's sparse attention on a Blackwell GPU
-    (``options.sglang_blackwell``): its KV cache in fp8_e4m3 on the trtllm DSA backends, a
-    token a layer the raw fp8 latent and the indexer's keys (``SM100_DSA_KV_DTYPE``; 576 + 132
-    = 708 B for DeepSeek-V3.2), whatever the model's KV dtype (its bfloat16 is SGLang's auto,
-    which picks fp8_e4m3 there; a told fp8_e4m3 runs the same backends), a formula line saying
-    so; but told bfloat16 (``bfloat16_told``), the profile's own bfloat16, 1,152 + 132 B as on
-    a Hopper, a formula line saying that. ``profile`` as it is elsewhere: another GPU, no
-    indexer, raw bytes (taken as stored, a formula line saying so: ``_dsa_bytes_alone``)."""
-    if not options.sglang_blackwell:
-        return profile
-    if (raw := _raw_dsa_bytes(profile)) is None:
+def sglang_dsa(profile: CacheProfile, options: StrategyOptions,
+               formulas: list[str]) -> CacheProfile:
+    """``profile`` as SGLang 0.5.23 stores DeepSeek's sparse attention at ``options``
+    (``sglang_dsa_stored``), a formula line saying so: on a Blackwell GPU
+    (``options.sglang_blackwell``) in fp8_e4m3 on the trtllm DSA backends, a token a layer
+    the raw fp8 latent and the indexer's keys (``SM100_DSA_KV_DTYPE``; 576 + 132 = 708 B for
+    DeepSeek-V3.2), whatever the model's KV dtype (its bfloat16, float16 or float32 is
+    SGLang's auto, which picks fp8_e4m3 there; a told fp8_e4m3 runs the same backends); told
+    bfloat16 there (``bfloat16_told``), bfloat16, 1,152 + 132 B as on a Hopper; on any GPU
+    bfloat16 for a model in float32 or float16, which SGLang cannot be told (its auto keeps
+    bfloat16 below SM 10: 1,284 B, not float32's 576 x 4 + 132 = 2,436), so that its figures
+    and start-up log lines are SGLang's. FlatKV's own layouts keep the model's dtype.
+    ``profile`` as it is elsewhere: a bfloat16 or fp8 model off a Blackwell, no indexer, raw
+    bytes (on a Blackwell taken as stored, a formula line saying so: ``_dsa_bytes_alone``)."""
+    raw = _raw_dsa_bytes(profile)
+    if options.sglang_blackwell and raw is None:
         if alone := _dsa_bytes_alone(profile):
             formulas.append(f"on a Blackwell GPU SGLang 0.5.23 {alone}")
         return profile
-    if bfloat16_told(profile, options):
+    stored = sglang_dsa_stored(profile, options)
+    own = f"the {n(profile.kv_bytes_per_slot)} of the model's {profile.kv_dtype or 'KV'}"
+    if options.sglang_blackwell and bfloat16_told(profile, options):
+        bf16 = _bfloat16_dsa_bytes(profile, raw)
         formulas.append(
             "on a Blackwell GPU SGLang 0.5.23 told --kv-cache-dtype bfloat16 keeps DeepSeek's "
             "sparse attention in bfloat16, as on a Hopper (_dsa_kv_cache_dtype_default, "
-            "overrides.py 532-544): "
-            f"{_dsa_terms(profile, profile.kv_bytes_per_slot)} a token a layer, not "
-            f"the raw fp8 {_dsa_terms(profile, raw)} its auto picks there")
+            f"overrides.py 532-544): {_dsa_terms(profile, bf16)} a token a layer, "
+            + (f"in place of {own}, " if stored else "")
+            + f"not the raw fp8 {_dsa_terms(profile, raw)} its auto picks there")
+    elif options.sglang_blackwell:
+        formulas.append(
+            f"on a Blackwell GPU SGLang 0.5.23 keeps DeepSeek's sparse attention in "
+            f"{SM100_DSA_KV_DTYPE} where no --kv-cache-dtype is told, on its {SM100_DSA_BACKEND} "
+            "DSA backends, which store the latent raw, with no scales, beside the indexer's "
+            f"keys: {_dsa_terms(profile, raw)} a token a layer, in place of {own} "
+            "(calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440); told "
+            f"--kv-cache-dtype bfloat16 it keeps {n(_bfloat16_dsa_bytes(profile, raw))} B, as "
+            "on a Hopper")
+    elif stored:
+        formulas.append(
+            "SGLang 0.5.23 keeps DeepSeek's sparse attention in bfloat16 or fp8_e4m3, whatever "
+            f"the model's dtype: it takes no {profile.kv_dtype} --kv-cache-dtype, so the "
+            f"model's {profile.kv_dtype} runs its auto, which keeps bfloat16 below compute "
+            "capability 10 (_dsa_kv_cache_dtype_default, overrides.py 532-544): "
+            f"{_dsa_terms(profile, stored[1])} a token a layer in bfloat16, in place of {own}; "
+            "FlatKV's own layouts keep the model's dtype")
+    if stored is None:
         return profile
-    formulas.append(
-        f"on a Blackwell GPU SGLang 0.5.23 keeps DeepSeek's sparse attention in "
-        f"{SM100_DSA_KV_DTYPE} where no --kv-cache-dtype is told, on its {SM100_DSA_BACKEND} "
-        "DSA backends, which store the latent raw, with no scales, beside the indexer's keys: "
-        f"{_dsa_terms(profile, raw)} a token a layer, in place of the "
-        f"{n(profile.kv_bytes_per_slot)} of the model's {profile.kv_dtype or 'KV'} "
-        "(calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440); told --kv-cache-dtype "
-        f"bfloat16 it keeps {n(_bfloat16_dsa_bytes(profile, raw))} B, as on a Hopper")
-    return replace(profile, kv_bytes_per_slot=raw, kv_dtype=canonical_dtype(SM100_DSA_KV_DTYPE),
-                   kv_tensor_bytes=(raw,) if profile.kv_tensor_bytes else ())
+    dtype, stored_bytes = stored
+    return replace(profile, kv_bytes_per_slot=stored_bytes, kv_dtype=canonical_dtype(dtype),
+                   kv_tensor_bytes=(stored_bytes,) if profile.kv_tensor_bytes else ())
 
 
 def sm100_dsa_layout(gpu: str, profile: CacheProfile,
                      options: StrategyOptions) -> str | None:
     """What SGLang 0.5.23 on a Blackwell (``blackwell_named``) stores for DeepSeek's
     sparse attention (a model of its DeepSeek family with an indexer), which these figures
-    take there (``blackwell_dsa``): fp8_e4m3 where no --kv-cache-dtype is told, on its trtllm
+    take there (``sglang_dsa``): fp8_e4m3 where no --kv-cache-dtype is told, on its trtllm
     DSA backends, the raw latent beside the index keys, 576 + 132 = 708 B a token a layer for
     DeepSeek-V3.2, whose 61 layers then hold 40 GiB // (61 x 708) = 994,481 tokens, 994,432 in
     whole pages of 64, where a Hopper's bfloat16 holds 548,352; told bfloat16
@@ -505,8 +543,9 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile,
         alone = _dsa_bytes_alone(profile)
         return alone and f"SGLang 0.5.23 on a {on} {alone}"
     if bfloat16_told(profile, options):
+        bf16 = _bfloat16_dsa_bytes(profile, raw)
         return (f"SGLang 0.5.23 on a {on} told --kv-cache-dtype bfloat16 keeps DeepSeek's sparse "
-                f"attention in bfloat16, {_dsa_terms(profile, profile.kv_bytes_per_slot)} a "
+                f"attention in bfloat16, {_dsa_terms(profile, bf16)} a "
                 "token a layer, as on a Hopper: these figures are that layout's (told none, "
                 f"it keeps {SM100_DSA_KV_DTYPE} there, the raw {_dsa_terms(profile, raw)})")
     return (f"SGLang 0.5.23 on a {on} keeps DeepSeek's sparse attention in "

@@ -19,10 +19,10 @@ from flatkv.strategies.base import (
     not_applicable,
 )
 from flatkv.strategies.sglang.chunk import (
-    blackwell_dsa,
     chunk_page_refusal,
     chunked_prefill_size,
     dsa_dtype_refusal,
+    sglang_dsa,
 )
 from flatkv.strategies.sglang.concurrency import idle_pool_bytes, sglang_concurrency
 from flatkv.strategies.sglang.dp import attention_dp
@@ -492,8 +492,9 @@ def run_sglang(
     if group.refusal:
         return refuse(group.refusal)
     profile, options = group.profile, group.options
-    # what SGLang stores for DeepSeek's sparse attention on a Blackwell GPU (its raw fp8 layout)
-    profile = blackwell_dsa(profile, options, formulas)
+    # what SGLang stores for DeepSeek's sparse attention (a Blackwell's raw fp8 layout; bfloat16
+    # for a float32 or float16 model, which SGLang cannot be told)
+    profile = sglang_dsa(profile, options, formulas)
     if options.sglang_attn_dp_size > 1:
         extras["attention_dp_groups"] = options.sglang_attn_dp_size
     if refusal := _start_up_refusal(profile, options):
