@@ -165,9 +165,14 @@ def kv_cache_dtype_argument(text: str) -> str:
         return value
     shown = quoted(text, 40)
     if text in ("fp8_e4m3", "fp8_e5m2"):
+        # SGLang refuses fp8_e5m2 for DeepSeek's sparse attention (sglang.dsa_dtype_refusal),
+        # which this type cannot tell: the fix names what every model takes
+        dsa = (", or fp8_e4m3 or bfloat16 for DeepSeek's sparse attention, which SGLang "
+               "refuses in fp8_e5m2" if text == "fp8_e5m2" else "")
         raise argparse.ArgumentTypeError(
             f"{shown} is the KV dtype itself, which SGLang is told as it is: give --kv-dtype "
-            f"{text} (and auto or bfloat16 here, which tell bfloat16 apart from SGLang's auto)")
+            f"{text}{dsa} (and auto or bfloat16 here, which tell bfloat16 apart from SGLang's "
+            "auto)")
     raise argparse.ArgumentTypeError(
         f"{shown} is not one of {', '.join(SGLANG_KV_CACHE_DTYPES)}")
 

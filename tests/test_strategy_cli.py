@@ -939,6 +939,10 @@ def test_compare_takes_sglangs_kv_cache_dtype_told_bfloat16_on_a_blackwell():
     for value, said in (("fp8_e4m3", "'fp8_e4m3' is the KV dtype itself, which SGLang is told "
                          "as it is: give --kv-dtype fp8_e4m3 (and auto or bfloat16 here, which "
                          "tell bfloat16 apart from SGLang's auto)"),
+                        ("fp8_e5m2", "'fp8_e5m2' is the KV dtype itself, which SGLang is told "
+                         "as it is: give --kv-dtype fp8_e5m2, or fp8_e4m3 or bfloat16 for "
+                         "DeepSeek's sparse attention, which SGLang refuses in fp8_e5m2 (and "
+                         "auto or bfloat16 here, which tell bfloat16 apart from SGLang's auto)"),
                         ("float16", "'float16' is not one of auto, bfloat16")):
         code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", *b200,
                               "--sglang-kv-cache-dtype", value])
