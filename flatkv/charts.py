@@ -300,8 +300,10 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
                         "autorange": "reversed", "title": None},
               "xaxis": {"title": f"{x_title} ({unit})", "rangemode": "tozero"},
               "barmode": "overlay", "bargap": 0.25}
+    # the key hangs under the title: a model of four kinds and padding wraps it to three lines
+    # at 1000 px (vLLM's groups of a sliding state hybrid), which grew up over the title
     return _house_figure(traces, layout, title=title,
-                         height=max(260, 120 + 22 * len(slot_names)))
+                         height=max(260, 120 + 22 * len(slot_names)), hanging_legend=True)
 
 
 def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
@@ -367,8 +369,10 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
                        marker={"symbol": "square", "size": 11, "color": color})
             for name, color in zip(names, colors, strict=True)]
     layout = {"xaxis": {"visible": False}, "yaxis": {"visible": False, "autorange": "reversed"}}
+    # the key hangs under the title: a group a key, each with its count, wraps to more lines
+    # than one at 1000 px
     return _house_figure([cells, *keys], layout, title=title,
-                         height=min(900, 90 + 14 * rows))
+                         height=min(900, 90 + 14 * rows), hanging_legend=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -779,7 +783,10 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
     layout = {"barmode": "overlay", "bargap": 0.05, "yaxis": {"visible": False},
               "xaxis": {"title": "cache layer", "range": [-0.5, last + 0.5], "tickformat": "d",
                         **({"dtick": 1} if last < 16 else {})}}  # auto steps of 0.5: 0 1 1 2
-    return _house_figure(traces, layout, title=title, height=190)
+    # the key hangs under the title: a hand-made model's "constant state (linear attention,
+    # Mamba, short conv)" beside two attention kinds takes three lines at 1000 px, which grew
+    # up over the title
+    return _house_figure(traces, layout, title=title, height=190, hanging_legend=True)
 
 
 # --------------------------------------------------------------------------------------------

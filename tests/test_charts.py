@@ -527,6 +527,29 @@ def test_wrapping_legends_hang_under_the_title_with_no_room_kept_for_their_lines
     assert (level.layout.legend.yref, level.layout.legend.y) == (None, 1.01)
 
 
+def test_the_model_and_layout_pages_keys_hang_under_their_titles(analysis):
+    """A model by hand of state, sliding and full layers, at 1000 px: the Model page's strip
+    key ("constant state (linear attention, Mamba, short conv)", "sliding attention", "full
+    attention") and Layout's vLLM blocks key (two KV kinds, conv, ssm and padding) wrap to
+    three lines, which grew up over "Cache layers in model order" and "One row per vLLM group:
+    ..." (seen in Chromium) while a line was all the room kept. Those keys, and the page map's
+    (a group a key, each with its count), hang from under the title as Compare's do: the top
+    of each under a one-line title at 34 + 50 + 18 - 29 - 3 = 70 px, the margin the title's
+    alone (no line kept for the key), and Plotly moves the plot down by the lines it takes."""
+    mixed = CacheProfile((("linear_attention",) * 2 + ("sliding_attention", "full_attention"))
+                         * 6, 2048, {"conv": 49152, "ssm": 2097152}, sliding_window=4096)
+    strip = charts.layer_strip(layer_rows(mixed), title="Cache layers in model order")
+    assert [t.name for t in strip.data] == [
+        "constant state (linear attention, Mamba, short conv)", "sliding attention",
+        "full attention"]
+    rows = charts.layout_figure(app_data.layout_segments(analysis), title="t")
+    pages = charts.page_map_figure(app_data.PageMap(2, (None, "full_attention"), {
+        "full_attention": 1}, True, None), title="t")
+    for fig in (strip, rows, pages):
+        assert fig.layout.margin.t == 34 + 50 + 18
+        assert _legend_top_px(fig) == pytest.approx(70)
+
+
 def test_bandwidth_sweep_over_pages_and_page_bytes():
     fig = charts.bandwidth_sweep(_lab_series(), x="pages_per_call")
     copy = _trace(fig, "copy (baseline)")
