@@ -118,7 +118,11 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
     budgets = [cached_least_budget(s.profile(), r.strategy, requests, context,
                                    s.strategy_options()) for r in results]
     budget = s.budget()
-    steps = sizing.steps_down("sglang", s.profile())  # where one byte more can hold fewer
+    # where one byte more can hold fewer, and SGLang has a figure to say so of (it serves no
+    # Jamba: the clause stood beside its "does not apply")
+    steps = sizing.steps_down("sglang", s.profile()) and any(
+        need is not None for r, need in zip(results, budgets, strict=True)
+        if r.strategy == "sglang")
     right.caption(f"The least cache budget per rank that holds "
                   f"{count_text(requests, 'request')} of {tokens_text(context)} in each layout"
                   + (" (SGLang beside a state pool: from which every larger one holds them)"

@@ -1234,6 +1234,14 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
         "The least cache budget per rank that holds 2 requests of 262,144 tokens in each "
         "layout (SGLang beside a state pool: from which every larger one holds them), and the "
         "GPU memory that leaves it."]
+    # not where SGLang has no figure to say it of: it serves no Jamba, whose state pool would
+    # step as Qwen3-Next's (a state hybrid), and its row reads "does not apply"
+    jamba = open_app("app_pages/compare.py", {"model": "Jamba-1.5-Mini", "hold": "2"})
+    held = next(df.value for df in jamba.dataframe if "cache budget (B)" in df.value.columns)
+    assert held[held["strategy"] == "SGLang"].iloc[0]["cache budget"] == "does not apply"
+    assert [c.value for c in jamba.caption if c.value.startswith("The least cache budget")] == [
+        "The least cache budget per rank that holds 2 requests of 262,144 tokens in each "
+        "layout, and the GPU memory that leaves it."]
 
 
 def test_compare_says_what_sglangs_static_split_leaves_idle():
