@@ -69,8 +69,8 @@ def _help(field: str, own: str = "") -> str:
 _COUNT_WIDGETS = {
     "sglang_page_size": ("Page size (tokens)", 1, MAX_BLOCK_SIZE, ""),
     "sglang_mamba_track_interval": ("Mamba track interval (tokens)", 1, MAX_TOKENS, ""),
-    "sglang_attn_dp_size": ("Attention DP size", 1, MAX_ATTN_DP_SIZE,
-                            "1 is none; it must divide the TP."),
+    # engine_help says "D must divide the TP; 1 is none." already
+    "sglang_attn_dp_size": ("Attention DP size", 1, MAX_ATTN_DP_SIZE, ""),
     "prefill_checkpoint_blocks": (
         "Prefill checkpoint blocks", 0, MAX_CHECKPOINT_BLOCKS, ""),
     "speculative_tokens": (

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import string
 
 import pandas as pd
@@ -491,6 +492,11 @@ def test_each_engine_options_help_is_written_once_for_the_cli_and_the_app():
             assert action.help.startswith(said), (command, option.field)
             assert ENGINE_FLAGS[option.field] in action.option_strings  # the name it is given
         assert widgets[option.field].help.startswith(engine_help(option.field)), option.field
+        # ... and adds only words of its own: Attention DP size's tooltip ended "D must divide
+        # the TP; 1 is none. 1 is none; it must divide the TP."
+        own = widgets[option.field].help[len(engine_help(option.field)):]
+        assert not [said for said in re.split(r"[.;:]\s+", own.strip().rstrip("."))
+                    if said and said in engine_help(option.field)], option.field
     # one text, each surface's names: the CLI names the flag, the app the option's label
     spec = ("SGLang verifies N + 1 tokens a step (--speculative-num-steps N, topk 1), keeps "
             "their states in buffers sized with its state slots out of the state budget (a "
