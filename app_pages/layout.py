@@ -79,9 +79,9 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     # per block of one group, named so: Compare's dead weight is a share of the whole budget
     c.metric(f"Dead share of a {worst[0]} block", percent_text(worst[1]),
              help=f"Share of a block owned by {worst[0]} (the group whose blocks carry the "
-             "most) that holds other groups' rows. Compare counts dead weight over the whole "
-             "budget instead: every group's pages in the proportion one request needs them "
-             "at the context length.")
+             "most dead weight) that holds other groups' rows. Compare counts dead weight over "
+             "the whole budget instead: every group's pages in the proportion one request "
+             "needs them at the context length.")
     if note := strategy_notes.engines_beside_text(ours, engines, state().profile(),
                                                  state().strategy_options()):
         st.caption(note)

@@ -130,6 +130,11 @@ def test_layout_names_the_dead_weight_of_one_page():
     state_rows, kv_rows = 36 * (49_152 + 1_048_576), 12 * 2_048 * 544
     assert metrics(at)["Dead share of a full_attention block"] == (
         f"{state_rows / (state_rows + kv_rows):.2%}") == "74.72%"
+    # its help says which group it names, and by what: "carry the most" named no measure
+    (dead,) = [x for x in at.metric if x.label == "Dead share of a full_attention block"]
+    assert dead.help.startswith("Share of a block owned by full_attention (the group whose "
+                                "blocks carry the most dead weight) that holds other groups' "
+                                "rows.")
     # in the Terms' words (page id; vLLM's "block id" only where vLLM's layout is meant)
     (rows,) = [c for c in at.get("plotly_chart") if "flat_slab_0" in c.proto.spec]
     assert json.loads(rows.proto.spec)["layout"]["title"]["text"] == (
