@@ -144,6 +144,10 @@ with user_errors():
                f"({b.derivation}) · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
                f"{s.engine_options_text(s.acting_engine_options())}")
+    # what each layout is, as Layout's "Terms" says its words: a title alone ("two-level
+    # pages", "slab aliasing") was jargon until its Formulas' math
+    with st.expander("Layouts", icon=":material/menu_book:"):
+        st.markdown("\n".join(f"- {line}" for line in strategy_notes.layout_lines()))
     model_note(s)
     state_group_note(s)  # the planner's linear_attention in the aliasing line, in its kinds
     context_widget()

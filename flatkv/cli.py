@@ -61,7 +61,7 @@ from flatkv.plan_cli import format_analysis, requests_at, requests_json, request
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES
 from flatkv.strategies.base import StrategyOptions
-from flatkv.strategy_notes import budget_too_small_text
+from flatkv.strategy_notes import budget_too_small_text, layout_lines
 from flatkv.units import quoted
 
 PROG = "python -m flatkv"
@@ -317,7 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     strategy_cli.add_strategy_arguments(plan)
     plan.set_defaults(run=_plan_command)
 
-    compare = sub.add_parser("compare", help="every engine layout side by side")
+    compare = sub.add_parser("compare", help="every engine layout side by side",
+                             description="Every engine layout side by side, a column each: "
+                             + " ".join(layout_lines(ids=True)))
     add_profile_arguments(compare)
     add_plan_arguments(compare, planner=False)
     strategy_cli.add_strategy_arguments(compare, include_strategy=False)

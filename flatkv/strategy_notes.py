@@ -117,6 +117,38 @@ STRATEGY_SHORT_TITLES = {"flat": "packed", "per-component": "per component",
                          "lcm": "two-level"}
 
 
+# What each layout is, a line each, where its title alone is jargon: Compare's "Layouts" (as
+# Layout's "Terms") and the CLI's compare --help (whose columns name the layouts by their ids)
+STRATEGY_SUMMARIES = {
+    "flat": "our planner, one page-id space for every group; slot tensor j packs the j-th "
+            "layer of every group side by side, so a page id pays a row of every layer (the "
+            "rows of the groups that do not own it are dead weight), and P grows until a "
+            "history row covers the widest state row",
+    "per-component": "the same page ids and P as packed slabs, a tensor per component "
+                     "instead of packed rows; it can also carry reserved bytes a block (a "
+                     "draft model's KV)",
+    "vllm": "vLLM's hybrid KV cache manager, each kind's layers cut into groups of group_size "
+            "that share page tensors; a block id belongs to one group and holds a page of "
+            "each of its layers, every page of one size (a state page padded to it)",
+    "sglang": "SGLang's pools, a token pool for KV (its page size in tokens a page; sliding "
+              "layers in a pool of their own for the architectures it lists) beside a state "
+              "pool of request slots, split by a static ratio",
+    "aliased": "KV history groups of equal layer counts and one row size share a slab per "
+               "layer j; a page id belongs to one group at a time, so no dead weight",
+    "lcm": "parent blocks of B bytes, each bound to one group while in use and holding K of "
+           "its pages (K by group), so groups of unequal page sizes share one pool; state "
+           "does not inflate P",
+}
+
+
+def layout_lines(*, ids: bool = False) -> list[str]:
+    """Each layout by its title and what it is (``STRATEGY_SUMMARIES``), in Compare's order:
+    the app's names bold, as a list item reads them; ``ids``: plain, each led by its id, as the
+    CLI's columns and --strategy name it."""
+    return [(f"{key} ({STRATEGY_TITLES[key]})" if ids else f"**{STRATEGY_TITLES[key]}**")
+            + f": {STRATEGY_SUMMARIES[key]}." for key in STRATEGY_TITLES]
+
+
 def title_of(result: StrategyResult) -> str:
     """A result's layout as the pages name it (``STRATEGY_TITLES``)."""
     return STRATEGY_TITLES.get(result.strategy, result.strategy)

@@ -1043,6 +1043,22 @@ def test_compare_says_beside_a_layouts_name_that_it_wont_start():
     assert json.loads(at.dataframe[0].proto.columns)["strategy"]["width"] == int(21 * 6.8) + 24
 
 
+def test_compare_says_what_each_layout_is():
+    # "two-level pages" and "slab aliasing" were titles alone until their Formulas' math:
+    # "Layouts", as Layout's "Terms", says what each row of the table is, in the table's order
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    assert_clean(at)
+    (layouts,) = [e for e in at.expander if e.label == "Layouts"]
+    items = layouts.markdown[0].value.split("\n")
+    rows = list(at.dataframe[0].value["strategy"])
+    assert rows == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1", "SGLang",
+                    "slab aliasing", "two-level pages"]
+    assert [item.split("**")[1] for item in items] == rows
+    assert items[5].startswith("- **two-level pages**: parent blocks of B bytes, each bound to "
+                               "one group while in use and holding K of its pages")
+    assert items[4].startswith("- **slab aliasing**: KV history groups of equal layer counts")
+
+
 def test_compare_a_column_of_gaps_only_stays_numbers():
     # Qwen3-Next with vLLM's hybrid manager off: vLLM does not start, so no row has an older
     # vLLM log figure; the column of dashes was text, its dashes left-aligned beside the

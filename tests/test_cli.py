@@ -2322,3 +2322,22 @@ def test_a_preset_given_as_model_file_or_model_is_pointed_at_preset(tmp_path, mo
     assert run(["model", "--model-file", "no-such.json"], capsys)[2] == (
         "python -m flatkv: error: cannot read 'no-such.json': No such file or directory; give "
         "the path of a JSON file\n")
+
+
+def test_compare_help_names_each_column_as_the_app_names_its_layout(capsys):
+    """compare's columns name the layouts by their ids (flat ... lcm), the app by titles
+    ("two-level pages"): a reviewer setting the CLI beside Compare had nothing that said which
+    was which, nor what either is. compare --help now leads each id with the app's title and
+    a line on what the layout is, the text of Compare's "Layouts"."""
+    code, out, _ = run(["compare", "--preset", "gpt-oss-20b", "--budget", "40GiB"], capsys)
+    assert code == 0
+    header = out.splitlines()[1].split()
+    assert header == ["flat", "per-component", "vllm", "sglang", "aliased", "lcm"]
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    named = ["flat (FlatKV packed slabs): our planner", "per-component (FlatKV per component): ",
+             "vllm (vLLM v1): vLLM's hybrid KV cache manager", "sglang (SGLang): SGLang's pools",
+             "aliased (slab aliasing): ", "lcm (two-level pages): parent blocks"]
+    assert [text.index(n) for n in named] == sorted(text.index(n) for n in named)
+    assert [n.split(" (")[0] for n in named] == header
