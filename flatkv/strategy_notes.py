@@ -667,14 +667,16 @@ def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions)
         if r.block_size == asked(r) and not groups:
             continue
         sizes = [f"{r.block_size:,}", *(f"{label} {size:,}" for label, size in groups.items())]
-        other.append(f"{title_of(r)} {', '.join(sizes)}" + (
-            f" (its page size asked: {asked(r):,})" if r.strategy == "sglang" else ""))
+        # SGLang's size asked is the lead's: said again beside its entry it read twice
+        other.append(f"{title_of(r)} {', '.join(sizes)}")
     if not other:
         return ""
-    return (f"Tokens a page, where not the size asked (the block size {options.block_size:,}; "
-            f"SGLang's page size {options.sglang_page_size:,}): "
-            f"{'; '.join(other)}. A state row inflates P, or the engine pages by a size of its "
-            "own; each layout's Formulas below say why.")
+    # SGLang's page size asked only where SGLang has a layout (it serves no Jamba)
+    sglang = any(r.strategy == "sglang" and r.applies for r in results)
+    return (f"Tokens a page, where not the size asked (the block size {options.block_size:,}"
+            + (f"; SGLang's page size {options.sglang_page_size:,}" if sglang else "")
+            + f"): {'; '.join(other)}. A state row inflates P, or the engine pages by a size "
+            "of its own; each layout's Formulas below say why.")
 
 
 def capacity_ranks_apart_text(results: Sequence[StrategyResult], profile: CacheProfile) -> str:

@@ -367,10 +367,20 @@ def test_compare_says_where_an_engine_pages_by_a_size_of_its_own():
     # (SPEC 3.1: 64 for MLA), whatever the block size (16) or SGLang's page size (1) asked
     at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2"})
     assert_clean(at)
+    # SGLang's page size asked is said once, in the lead: "SGLang 64 (its page size asked:
+    # 1)" beside it said it twice
     assert ("Tokens a page, where not the size asked (the block size 16; SGLang's page size "
-            "1): vLLM v1 64; SGLang 64 (its page size asked: 1). A state row inflates P, or the "
-            "engine pages by a size of its own; each layout's Formulas below say why.") in [
+            "1): vLLM v1 64; SGLang 64. A state row inflates P, or the engine pages by a size "
+            "of its own; each layout's Formulas below say why.") in [
                 c.value for c in at.caption]
+    # where SGLang has no layout (it serves no Jamba), its page size asked is not said:
+    # Jamba's state row of 311,296 B takes 16 x cdiv(311,296, 16 x 4,096) = 80 tokens a page
+    jamba = open_app("app_pages/compare.py", {"model": "Jamba-1.5-Mini"})
+    assert 16 * -(-311_296 // (16 * 4096)) == 80
+    assert ("Tokens a page, where not the size asked (the block size 16): FlatKV packed slabs "
+            "80; FlatKV per component 80; vLLM v1 80. A state row inflates P, or the engine "
+            "pages by a size of its own; each layout's Formulas below say why.") in [
+                c.value for c in jamba.caption]
     # a plain attention model pages at the sizes asked: nothing to say
     llama = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B"})
     assert not [c for c in llama.caption if c.value.startswith("Tokens a page")]
