@@ -785,8 +785,10 @@ def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
                         **({"dtick": 1} if last < 16 else {})}}  # auto steps of 0.5: 0 1 1 2
     # the key hangs under the title: a hand-made model's "constant state (linear attention,
     # Mamba, short conv)" beside two attention kinds takes three lines at 1000 px, which grew
-    # up over the title
-    return _house_figure(traces, layout, title=title, height=190, hanging_legend=True)
+    # up over the title. Plotly takes a hanging key's lines from the plot, so the figure keeps
+    # a key line (20 px) a kind past the first: three lines left the cells 18 px tall of 58
+    return _house_figure(traces, layout, title=title, height=190 + 20 * (len(traces) - 1),
+                         hanging_legend=True)
 
 
 # --------------------------------------------------------------------------------------------

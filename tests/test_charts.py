@@ -548,6 +548,11 @@ def test_the_model_and_layout_pages_keys_hang_under_their_titles(analysis):
     for fig in (strip, rows, pages):
         assert fig.layout.margin.t == 34 + 50 + 18
         assert _legend_top_px(fig) == pytest.approx(70)
+    # the strip's key takes its lines from the plot: a line (20 px) a kind past the first is
+    # added to its 190 px, so three wrapped lines leave its cells the height one line does
+    one = charts.layer_strip(layer_rows(CacheProfile(("full_attention",) * 4, 2048, {})))
+    assert len(one.data) == 1 and one.layout.height == 190 + 34
+    assert strip.layout.height == 190 + 2 * 20 + 34
 
 
 def test_bandwidth_sweep_over_pages_and_page_bytes():
