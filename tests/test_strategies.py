@@ -2341,3 +2341,61 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
         kv_dtype="float8_e4m3fn").profile(), budget_bytes=40 << 30)
     for r in (told64, at(block_size=128), at(kernel_block_size=16), bf16, sparse):
         assert not any("FlashMLA's kernel block" in line for line in r.formulas)
+
+
+def test_vllm_refuses_an_mla_cache_in_fp8_e5m2_on_any_nvidia_gpu_and_takes_the_fix():
+    # No MLA backend of vLLM 0.34 on CUDA lists fp8_e5m2 in its supported_kv_cache_dtypes
+    # (mla/flashattn_mla.py 42-46, flashmla.py 48-54, triton_mla.py 113-119, flashinfer_mla.py
+    # 195-201 and its SM 10 alone at 220-221; sparse: flashattn_mla_sparse.py 43-47,
+    # flashmla_sparse.py 156-162, flashinfer_mla_sparse_sm90.py 148-153), so cuda.py finds
+    # none and raises (512-516). FlatKV laid it out before: DeepSeek-V3 at 61 x 576 B, P 16,
+    # 40 GiB // 562,176 = 76,398 blocks, 1,222,368 tokens; DeepSeek-V3.2 at 61 x 788 B, P 64
+    tail = ("(\"No valid attention backend found for cuda ... kv_cache_dtype not supported\"): "
+            "set the KV dtype to float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
+    head = ("vLLM refuses to start: no MLA attention backend of vLLM 0.34 on an NVIDIA GPU "
+            "takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for ")
+    dense = head + (
+        "a dense MLA model: on a Hopper FLASH_ATTN_MLA takes auto, float16 and bfloat16, "
+        "FLASHMLA and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA runs on SM 10 alone, "
+        "where it, CUTLASS_MLA and TOKENSPEED_MLA take fp8_e4m3 at most ") + tail
+    sparse = head + (
+        "DeepSeek's sparse MLA: FLASH_ATTN_MLA_SPARSE takes auto, float16 and bfloat16, "
+        "FLASHMLA_SPARSE fp8 as its fp8_ds_mla, FLASHINFER_MLA_SPARSE (a Hopper's and a "
+        "Blackwell's) fp8_e4m3 at most ") + tail
+    from flatkv.profile import profile_from_dict, profile_to_dict
+
+    for name, reason in (("DeepSeek-V3", dense), ("DeepSeek-V3.2", sparse)):
+        e5m2 = load_preset(name).with_options(kv_dtype="fp8_e5m2").profile()
+        assert e5m2.kv_dtype == "float8_e5m2"
+        # whatever the block size told: vLLM's selector reads the dtype before any P
+        for options in (StrategyOptions(), StrategyOptions(block_size=64)):
+            r = run_strategy("vllm", e5m2, budget_bytes=40 << 30, options=options)
+            assert (r.applies, r.reason) == (False, reason)
+        # an export keeps the dtype and the kernel block, so it is refused alike
+        exported = profile_from_dict(profile_to_dict(e5m2))
+        assert not run_strategy("vllm", exported, budget_bytes=40 << 30).applies
+        # a refusal at this dtype, not a model vLLM does not serve ("does not start")
+        assert model_blocker("vllm", e5m2) == ""
+        # the other layouts still lay it out (1 B elements: fp8's bytes)
+        assert run_strategy("flat", e5m2, budget_bytes=40 << 30).applies
+    # the fixes it names are taken: fp8 (e4m3) at P 16, 40 GiB // (61 x 16 x 576) blocks,
+    # and bfloat16 at 2 B an element, 40 GiB // (61 x 16 x 1,152)
+    ds3 = load_preset("DeepSeek-V3")
+    fp8 = run_strategy("vllm", ds3.with_options(kv_dtype="fp8").profile(),
+                       budget_bytes=40 << 30)
+    bf16 = run_strategy("vllm", ds3.with_options(kv_dtype="bfloat16").profile(),
+                        budget_bytes=40 << 30)
+    assert (fp8.block_size, fp8.num_blocks) == (16, (40 << 30) // (61 * 16 * 576)) == (16, 76_398)
+    assert (bf16.block_size, bf16.num_blocks) == (16, (40 << 30) // (61 * 16 * 1_152)) == (
+        16, 38_199)
+    assert run_strategy("vllm", load_preset("DeepSeek-V3.2").with_options(
+        kv_dtype="fp8").profile(), budget_bytes=40 << 30).applies
+    # attention that is not MLA starts in fp8_e5m2 (FLASH_ATTN takes none, FLASHINFER and
+    # TRITON_ATTN list it: flashinfer.py, triton_attn.py), and bytes with no dtype named are
+    # taken as given
+    llama = load_preset("Llama-3.1-8B").with_options(kv_dtype="fp8_e5m2").profile()
+    assert run_strategy("vllm", llama, budget_bytes=40 << 30).applies
+    undtyped = profile_from_dict({k: v for k, v in profile_to_dict(load_preset(
+        "DeepSeek-V3").with_options(kv_dtype="fp8_e5m2").profile()).items()
+        if k not in ("kv_dtype", "kv_tensor_bytes")})
+    assert run_strategy("vllm", undtyped, budget_bytes=40 << 30).applies

@@ -58,6 +58,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
+from flatkv.dtypes import ENGINE_DTYPE_NAMES
 from flatkv.plan import (
     CHUNKED_ATTENTION,
     FULL_ATTENTION,
@@ -558,6 +559,43 @@ def ssm_dtype_refusal(profile: CacheProfile) -> str:
             "bfloat16")
 
 
+# The KV dtype no MLA attention backend of vLLM 0.34 (nor 0.31) on an NVIDIA GPU takes, dense or
+# sparse: each backend's ``supported_kv_cache_dtypes`` (mla/flashattn_mla.py 42-46: auto,
+# float16, bfloat16; mla/flashmla.py 48-54, mla/triton_mla.py 113-119, mla/flashinfer_mla.py
+# 195-201, mla/cutlass_mla.py 40-46: those and fp8, fp8_e4m3; mla/flashattn_mla_sparse.py
+# 43-47: auto, float16, bfloat16; mla/flashmla_sparse.py 156-162: fp8 as fp8_ds_mla;
+# mla/flashinfer_mla_sparse.py 87-93, mla/flashinfer_mla_sparse_sm90.py 148-153: fp8_e4m3 at
+# most) over every MLA backend platforms/cuda.py's ``_get_backend_priorities`` lists (SM 10:
+# 119-129, SM 12: 131-135, SM 9 and others: 146-151), so its selector finds none and raises
+# "No valid attention backend found" (cuda.py 512-516). ROCm's AITER MLA takes it: not modelled.
+MLA_REFUSED_KV_DTYPE = "float8_e5m2"
+
+
+def mla_dtype_refusal(profile: CacheProfile) -> str:
+    """Why vLLM 0.34 does not start an MLA model (``profile.kernel_block_size`` set, as models
+    give it to MLA layers alone) whose KV dtype is float8_e5m2 (``MLA_REFUSED_KV_DTYPE``), on
+    any NVIDIA GPU, "" elsewhere: on a Hopper FLASH_ATTN_MLA, FLASHMLA and TRITON_MLA take no
+    e5m2 and FLASHINFER_MLA runs on SM 10 alone, where it takes fp8_e4m3 at most too; sparse
+    MLA's backends alike. Bytes with no dtype named are taken as given (as the other
+    engine's ``dsa_dtype_refusal``)."""
+    if profile.kernel_block_size is None or profile.kv_dtype != MLA_REFUSED_KV_DTYPE:
+        return ""
+    if profile.indexer_bytes_per_slot is not None:
+        backends = ("DeepSeek's sparse MLA: FLASH_ATTN_MLA_SPARSE takes auto, float16 and "
+                    "bfloat16, FLASHMLA_SPARSE fp8 as its fp8_ds_mla, FLASHINFER_MLA_SPARSE "
+                    "(a Hopper's and a Blackwell's) fp8_e4m3 at most")
+    else:
+        backends = ("a dense MLA model: on a Hopper FLASH_ATTN_MLA takes auto, float16 and "
+                    "bfloat16, FLASHMLA and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA "
+                    "runs on SM 10 alone, where it, CUTLASS_MLA and TOKENSPEED_MLA take "
+                    "fp8_e4m3 at most")
+    return (f"{REFUSES_TO_START}: no MLA attention backend of vLLM 0.34 on an NVIDIA GPU takes "
+            f"the KV dtype {MLA_REFUSED_KV_DTYPE} (--kv-cache-dtype "
+            f"{ENGINE_DTYPE_NAMES[MLA_REFUSED_KV_DTYPE]}) for {backends} (\"No valid attention "
+            "backend found for cuda ... kv_cache_dtype not supported\"): set the KV dtype to "
+            "float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
+
+
 def kda_dtype_unknown_text(profile: CacheProfile) -> str:
     """What FlatKV cannot tell of a KDA_SSM_DTYPE_CLASSES model's ssm state of 2-byte elements
     with no dtype named (raw bytes): vLLM starts with bfloat16 there and refuses float16
@@ -613,7 +651,8 @@ def run_vllm(
     the result (its first formula line, or its reason where vLLM refuses). In the order they
     apply:
 
-    - here, first: a KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``), or
+    - here, first: a KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``), an
+      MLA model's KV cache in fp8_e5m2, which no MLA backend takes (``mla_dtype_refusal``), or
       one it keeps in float32 whatever it is told (``_kda_state_as_served``); then window
       pages sized by async scheduling's batches in flight, and Cohere2's sliding layers a
       window a token wider (``_window_as_served``);
@@ -627,7 +666,8 @@ def run_vllm(
       (``lightning_dtype_text``), a KDA model of 2-byte ssm elements that it may be either
       dtype (``kda_dtype_unknown_text``), and an architecture current releases dropped names the
       releases that serve it."""
-    if blocker := vllm_blocker(profile) or ssm_dtype_refusal(profile):
+    if blocker := (vllm_blocker(profile) or ssm_dtype_refusal(profile)
+                   or mla_dtype_refusal(profile)):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
     # (with the hybrid manager off, windows are promoted to full attention: no window pages)
