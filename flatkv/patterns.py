@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
-from flatkv.units import names_text, quoted, quoted_value, whole_number
+from flatkv.units import ascii_digits, names_text, quoted, quoted_value, whole_number
 
 # More cache layers than any real model has (the deepest have about 130, Falcon-H1 counts two a
 # layer): a pattern past this is a typo. It also bounds the app's slowest page: Budget plans
@@ -89,6 +89,10 @@ def _tokenize(text: str) -> list[tuple[str, str, int]]:
     return tokens
 
 
+# A pattern an error suggests where it cannot fix the one typed (whole_number's example, said
+# as it is)
+PATTERN_EXAMPLE = "(3*linear,full)*12"
+
 # What the parser wanted, in words, for a pattern it cannot read.
 _EXPECTED = {"num": "a repeat count", "name": "a layer name"}
 
@@ -136,7 +140,8 @@ class _PatternParser:
             raise ValueError(f"layer pattern {quoted(self.text)} expands to more than "
                              f"{self.max_layers:,} cache layers: too large to be real; give "
                              f"{self.max_layers:,} or fewer")
-        count = whole_number(typed, where, least=1)
+        count = whole_number(typed, where, least=1, example=PATTERN_EXAMPLE,
+                             fix_as=self.with_count)
         if count is None or count < 0:  # 0x10, -1, 1.5, 1e3, 1²
             raise ValueError(f"{where} is not a whole number >= 1: write the count in digits, "
                              "e.g. (3*linear,full)*12")
@@ -144,6 +149,24 @@ class _PatternParser:
             raise ValueError(f"{where} is 0: give 1 or more, or leave the item out, e.g. "
                              "(3*linear,full)*12")
         return count
+
+    def with_count(self, instead: str) -> str:
+        """The whole pattern with the count just taken written as ``instead`` (``units``' fix
+        of digits of another script or a plus sign) and every other count in ASCII digits
+        without a plus sign: the field's fix is a pattern, not a bare count (``full*١٢`` ->
+        ``full*12``, where "e.g. 12" was no pattern). Where that pattern still does not parse
+        (another part is wrong), ``PATTERN_EXAMPLE``."""
+        text, taken = self.text, self.pos - 1
+        for i in reversed(range(len(self.tokens))):
+            kind, typed, at = self.tokens[i]
+            if kind == "num":
+                fixed = instead if i == taken else ascii_digits(typed).removeprefix("+")
+                text = text[:at - 1] + fixed + text[at - 1 + len(typed):]
+        try:
+            parse_pattern(text, max_layers=self.max_layers)
+        except ValueError:
+            return PATTERN_EXAMPLE
+        return text.strip()  # (a link's layers= then the pattern, not a space)
 
     def sequence(self) -> list[_Node]:
         nodes = [self.item()]

@@ -99,8 +99,9 @@ def number_problem(text: str, subject: str, example: str,
 
 
 def whole_number(text: str, subject: str, *, least: int = 0, most: int | None = None,
-                 example: int | None = None, key: str = "",
-                 fits: Callable[[int], bool] | None = None) -> int | None:
+                 example: int | str | None = None, key: str = "",
+                 fits: Callable[[int], bool] | None = None,
+                 fix_as: Callable[[str], str] = str) -> int | None:
     """The whole number ``text`` writes (``12``, `` 12 ``, ``1_000``; ``-1``, which the field's
     bound then refuses in its own words, "must be positive"), None where it writes none, which
     the caller words with what it takes. Digits of another script and a plus sign, which
@@ -111,14 +112,16 @@ def whole_number(text: str, subject: str, *, least: int = 0, most: int | None = 
     ``parse_tokens`` does for a context copied from a vLLM command line: they only group
     digits and cannot mean another figure. More than 4,300 digits is no number (int() refuses
     it). ``fits``: what else the fix must pass (a TP the model splits over), else ``example``;
-    ``key``: as ``number_problem``'s."""
+    ``key``: as ``number_problem``'s. ``fix_as``: the fix as the field is written, from the
+    number it takes (a layer pattern's count: the whole pattern with it, ``full*12``, as a
+    bare 12 is no pattern); not applied to ``example``."""
     def takes(instead: str) -> bool:
         value = int(instead) if _WHOLE.fullmatch(instead) else least - 1
         return least <= value and (most is None or value <= most)
 
     example = whole_example(least, most) if example is None else example
     def fix_for(instead: str) -> str:
-        return instead if fits is None or fits(int(instead)) else str(example)
+        return fix_as(instead) if fits is None or fits(int(instead)) else str(example)
 
     if (problem := number_problem(text, subject, str(example), lambda t: takes(t) or None,
                                   key=key, fix_for=fix_for)) is not None:

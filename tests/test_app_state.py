@@ -2106,6 +2106,34 @@ def test_a_custom_models_bad_key_is_said_as_key_value(extra, why):
                        "model (Qwen3-Next-80B-A3B)."]
 
 
+@pytest.mark.parametrize(("key", "typed", "why", "fix"), [
+    ("layers", "full*١٢", "repeat count '١٢' at character 6 is not written in ASCII digits: "
+     "write it in ASCII digits", "full*12"),
+    ("layers", "(3*linear,full)*١٢", "repeat count '١٢' at character 17 is not written in "
+     "ASCII digits: write it in ASCII digits", "(3*linear,full)*12"),
+    ("layers", "full*+3", "repeat count '+3' at character 6 has a plus sign: write it without "
+     "the sign", "full*3"),
+    ("kv_shared", "full*١٢", "repeat count '١٢' at character 6 is not written in ASCII digits: "
+     "write it in ASCII digits", "full*12"),
+])
+def test_a_links_pattern_in_other_digits_suggests_the_whole_pattern_which_the_link_takes(
+        key, typed, why, fix):
+    # it suggested "e.g. layers=12", no pattern: the fix is the pattern in ASCII digits
+    link = {"model": "custom", "layers": "full*12", "kv": "4096"}
+    if "linear" in typed:  # linear layers keep a state
+        link["state"] = "conv=49152,ssm=2097152"
+    state, notices = decode_query({**link, key: typed})
+    assert state.raw is None
+    assert notices == [f"The custom model in the link is not valid ({key}={typed!r}: {why}, "
+                       f"e.g. {key}={fix}); using the default model (Qwen3-Next-80B-A3B)."]
+    state, notices = decode_query({**link, key: fix})
+    assert notices == []
+    if key == "layers":
+        assert state.raw.layers == fix
+    else:  # the shared layers' labels, 12 full ones
+        assert state.raw.kv_shared_layer_types == ("full_attention",) * 12
+
+
 def test_a_custom_model_without_layers_is_told_to_give_them():
     # it read as an empty pattern the link never gave: "layer pattern is empty"
     _, notices = decode_query({"model": "custom", "kv": "4096"})

@@ -2176,7 +2176,7 @@ def test_a_bad_layer_pattern_is_refused_naming_the_layers_flag(layers, message, 
      "--context '٨K' is not written in ASCII digits: write it in ASCII digits, e.g. 8K"),
     (["plan", "--layers", "full*١٢", "--kv-bytes-per-slot", "64", "--budget", "80GB"],
      "--layers 'full*١٢': repeat count '١٢' at character 6 is not written in ASCII "
-     "digits: write it in ASCII digits, e.g. 12"),
+     "digits: write it in ASCII digits, e.g. full*12"),
     # a fraction or ratio too: float() and Decimal read these as 0.8 and 0.9
     (["compare", *QWEN35, "--gpu-memory", "80GB", "--memory-fraction", "٠.٨"],
      "argument --memory-fraction: '٠.٨' is not written in ASCII digits: write it in ASCII "
@@ -2192,6 +2192,19 @@ def test_a_number_in_other_digits_or_with_a_plus_sign_is_refused_naming_flag_val
     # each of these int() (and so an engine's own flag) reads: refused with the value to write
     code, out, err = run(argv, capsys)
     assert code == 2 and out == "" and err == f"python -m flatkv: error: {message}\n"
+
+
+def test_a_layer_pattern_in_other_digits_suggests_the_whole_pattern_which_the_cli_takes(capsys):
+    # --layers 'full*١٢' suggested "e.g. 12", which --layers refuses as no layer kind: the fix
+    # is the pattern in ASCII digits, and it plans 12 full layers of 64 B a token
+    argv = ["plan", "--kv-bytes-per-slot", "64", "--budget", "80GB", "--json"]
+    err = refused([*argv, "--layers", "full*١٢"], capsys)
+    fix = err.rpartition("e.g. ")[2].strip()
+    assert (err, fix) == ("python -m flatkv: error: --layers 'full*١٢': repeat count '١٢' at "
+                          "character 6 is not written in ASCII digits: write it in ASCII "
+                          "digits, e.g. full*12\n", "full*12")
+    code, out, _ = run([*argv, "--layers", fix], capsys)
+    assert code == 0 and json.loads(out)["geometry"]["block_bytes"] == 12 * 64 * 16 == 12_288
 
 
 def test_a_whole_number_option_reads_spaces_around_it_and_underscores_between_digits(capsys):

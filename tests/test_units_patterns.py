@@ -561,7 +561,8 @@ def test_digits_of_another_script_after_a_plus_sign_are_given_back_without_it():
     # (12, 256K), not the number typed
     for parse, text, fix in ((lambda t: whole_number(t, "tp"), "+٢", "2"),
                              (lambda t: parse_tokens(t, "ctx"), "+٣٢K", "32K"),
-                             (lambda t: parse_layer_pattern(f"full*{t}"), "+٣", "3")):
+                             # a pattern's fix is the whole pattern
+                             (lambda t: parse_layer_pattern(f"full*{t}"), "+٣", "full*3")):
         with pytest.raises(ValueError) as error:
             parse(text)
         assert str(error.value).endswith(f"is not written in ASCII digits: write it in ASCII "
@@ -571,7 +572,8 @@ def test_digits_of_another_script_after_a_plus_sign_are_given_back_without_it():
 def test_digits_of_another_script_after_a_minus_sign_are_given_back_as_a_number_the_field_takes():
     # '-٢' in a positive field suggested "e.g. -2", which the field then refused as not
     # positive: the fix is the number without its sign, said so, or the field's example where
-    # that is refused too
+    # that is refused too (a pattern's count, whose fix is the whole pattern:
+    # test_a_repeat_count_in_other_digits_suggests_the_whole_pattern_which_is_taken)
     without = "without the minus sign (it takes no negative number), e.g. "
     for parse, text, fix in (
             (lambda t: whole_number(t, "tp", least=1), "-٢", without + "2"),
@@ -583,8 +585,7 @@ def test_digits_of_another_script_after_a_minus_sign_are_given_back_as_a_number_
             (lambda t: decimal_number(t, "frac", takes=lambda v: 0 < v <= 1), "-٠.٨",
              without + "0.8"),
             (lambda t: parse_tokens(t, "ctx"), "-٣٢K", without + "32K"),
-            (lambda t: parse_size(t, field="--budget"), "-٨٠GB", without + "80GB"),
-            (lambda t: parse_layer_pattern(f"full*{t}"), "-٣", without + "3")):
+            (lambda t: parse_size(t, field="--budget"), "-٨٠GB", without + "80GB")):
         with pytest.raises(ValueError) as error:
             parse(text)
         message = str(error.value)
@@ -648,11 +649,38 @@ def test_sizes_and_tokens_refuse_digits_of_another_script_and_a_plus_sign_alike(
 
 def test_a_repeat_count_is_read_in_ascii_digits_as_every_whole_number():
     assert len(parse_layer_pattern("full*1_0")) == 10
+
+
+# A count in digits of another script or with a plus sign: the fix is the whole pattern in
+# ASCII digits, every count of it fixed at once (it said "e.g. 12", no pattern), and the layers
+# it expands to; a pattern that is wrong elsewhere too gets the parser's example
+@pytest.mark.parametrize(("typed", "count", "at", "why", "fix", "layers"), [
+    ("full*١٢", "١٢", 6, "is not written in ASCII digits: write it in ASCII digits", "full*12",
+     12),
+    ("(3*linear,full)*١٢", "١٢", 17, "is not written in ASCII digits: write it in ASCII digits",
+     "(3*linear,full)*12", 4 * 12),
+    ("(3*linear,full)*１２", "１２", 17, "is not written in ASCII digits: write it in ASCII "
+     "digits", "(3*linear,full)*12", 48),
+    ("١٢*full", "١٢", 1, "is not written in ASCII digits: write it in ASCII digits", "12*full",
+     12),
+    # the first count refused, the fix writing the others in ASCII digits too
+    ("(٣*linear,full)*+١٢", "٣", 2, "is not written in ASCII digits: write it in ASCII digits",
+     "(3*linear,full)*12", 48),
+    ("full*-١٢", "-١٢", 6, "is not written in ASCII digits: write it in ASCII digits, without "
+     "the minus sign (it takes no negative number)", "full*12", 12),
+    ("full*+3", "+3", 6, "has a plus sign: write it without the sign", "full*3", 3),
+    (" full * ١٢ ", "١٢", 9, "is not written in ASCII digits: write it in ASCII digits",
+     "full * 12", 12),
+    ("full*١٢,)", "١٢", 6, "is not written in ASCII digits: write it in ASCII digits",
+     "(3*linear,full)*12", 48),
+])
+def test_a_repeat_count_in_other_digits_suggests_the_whole_pattern_which_is_taken(
+        typed, count, at, why, fix, layers):
     with pytest.raises(ValueError) as error:
-        parse_layer_pattern("(3*linear,full)*١٢")
-    assert str(error.value) == (
-        "layer pattern '(3*linear,full)*١٢': repeat count '١٢' at character 17 is not written "
-        "in ASCII digits: write it in ASCII digits, e.g. 12")
+        parse_layer_pattern(typed)
+    assert str(error.value) == (f"layer pattern {typed!r}: repeat count {count!r} at character "
+                                f"{at} {why}, e.g. {fix}")
+    assert len(parse_layer_pattern(fix)) == layers
 
 
 def test_a_long_list_or_object_is_quoted_cut_with_its_brackets_closed_and_its_items_counted():
