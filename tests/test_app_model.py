@@ -613,27 +613,24 @@ def _in_page_order(block):
 
 def test_a_pattern_in_other_digits_suggests_the_whole_pattern_in_both_editors_which_take_it():
     # each editor's refusal said "e.g. 12", no pattern: the fix is the pattern in ASCII digits,
-    # and typed back it is the model (Raw bytes: 12 full layers; by hand: Qwen3-Next's 48)
+    # and typed back it is the model (Raw bytes: 12 full layers, its state cleared; by hand:
+    # Qwen3-Next's 48)
     until = ". Until it is fixed, every page (and the summary below) shows the last valid model."
-    at = open_app("app_pages/model.py")
-    at.segmented_control(key="model.source").set_value("Raw bytes").run()
-    at.text_input(key="edit.state").set_value("").run()
-    at.text_input(key="edit.layers").set_value("full*١٢").run()
-    assert [shown(e) for e in at.error] == [
-        "layer pattern 'full*١٢': repeat count '١٢' at character 6 is not written in ASCII "
-        "digits: write it in ASCII digits, e.g. full*12" + until]
-    at.text_input(key="edit.layers").set_value("full*12").run()
-    assert_clean(at)
-    assert metrics(at)["Cache layers, all kinds"] == "12 layers"
-    at = open_app("app_pages/model.py", {"model": "Qwen3-Next-80B-A3B"})
-    at.segmented_control(key="model.source").set_value("Edit by hand").run()
-    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*١٢").run()
-    assert [shown(e) for e in at.error] == [
-        "layer pattern '(3*gdn,full)*١٢': repeat count '١٢' at character 14 is not written in "
-        "ASCII digits: write it in ASCII digits, e.g. (3*gdn,full)*12" + until]
-    at.text_input(key="spec.pattern").set_value("(3*gdn,full)*12").run()
-    assert_clean(at)
-    assert metrics(at)["Cache layers, all kinds"] == "48 layers"
+    for source, key, typed, at_char, fix, layers in (
+            ("Raw bytes", "edit.layers", "full*١٢", 6, "full*12", "12 layers"),
+            ("Edit by hand", "spec.pattern", "(3*gdn,full)*١٢", 14, "(3*gdn,full)*12",
+             "48 layers")):
+        at = open_app("app_pages/model.py", {"model": "Qwen3-Next-80B-A3B"})
+        at.segmented_control(key="model.source").set_value(source).run()
+        if source == "Raw bytes":
+            at.text_input(key="edit.state").set_value("").run()
+        at.text_input(key=key).set_value(typed).run()
+        assert [shown(e) for e in at.error] == [
+            f"layer pattern '{typed}': repeat count '١٢' at character {at_char} is not written "
+            f"in ASCII digits: write it in ASCII digits, e.g. {fix}{until}"]
+        at.text_input(key=key).set_value(fix).run()
+        assert_clean(at)
+        assert metrics(at)["Cache layers, all kinds"] == layers
 
 
 def test_model_editor_shows_an_error_where_the_edit_was_made():
