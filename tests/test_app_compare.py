@@ -1844,3 +1844,26 @@ def test_compares_capacity_words_speak_of_state_only_where_the_model_has_state()
     assert any(c.value.startswith("Capacity: the history the pool holds, counted the same way")
                for c in at.caption)
     assert not any("beside one request's state" in c.value for c in at.caption)
+
+
+def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():
+    # a dense MLA model of DeepSeek-V3's bytes (61 layers of a 576 B latent, kernel block 16)
+    # in float8_e5m2: no MLA backend of vLLM 0.34 takes it, so its column won't start and says
+    # why and the fix; in float8_e4m3fn (the fix) it runs at P 16, 61 x 16 x 576 B a block
+    link = {"model": "custom", "layers": "full*61", "kv": "576", "model_kernel": "16"}
+    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e5m2"})
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value.set_index("strategy")
+    assert "vLLM v1 (won't start)" in table.index
+    reason = ("vLLM refuses to start: no MLA attention backend of vLLM 0.34 on an NVIDIA GPU "
+              "takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for a dense MLA "
+              "model: on a Hopper FLASH_ATTN_MLA takes auto, float16 and bfloat16, FLASHMLA "
+              "and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA runs on SM 10 alone, "
+              "where it, CUTLASS_MLA and TOKENSPEED_MLA take fp8_e4m3 at most (\"No valid "
+              "attention backend found for cuda ... kv_cache_dtype not supported\"): set the KV "
+              "dtype to float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
+    assert reason in [shown(c) for c in at.caption]
+    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
+    table = at.dataframe[0].value.set_index("strategy")
+    assert table.loc["vLLM v1", "P (tokens)"] == 16
+    assert table.loc["vLLM v1", "block bytes"] == 61 * 16 * 576 == 562_176
