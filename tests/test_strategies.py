@@ -2399,3 +2399,19 @@ def test_vllm_refuses_an_mla_cache_in_fp8_e5m2_on_any_nvidia_gpu_and_takes_the_f
         "DeepSeek-V3").with_options(kv_dtype="fp8_e5m2").profile()).items()
         if k not in ("kv_dtype", "kv_tensor_bytes")})
     assert run_strategy("vllm", undtyped, budget_bytes=40 << 30).applies
+
+
+def test_vllm_says_no_flashmla_block_on_a_blackwell():
+    # On a B200 (SM 10) vLLM's cuda.py _get_backend_priorities puts FLASHINFER_MLA first, which
+    # takes fp8 (flashinfer_mla.py supported_kv_cache_dtypes) at kernel blocks [32, 64]: 0.31
+    # told no --block-size raises its default 16 to min(32, 64) = 32
+    # (AttentionBackend.get_preferred_block_size), not FlashMLA's 64, so the Hopper's note that
+    # 64 matches a log of a run told none is wrong there; the figures (P 16) are unchanged
+    fp8 = load_preset("DeepSeek-V3").with_options(kv_dtype="float8_e4m3fn").profile()
+    hopper, blackwell = (run_strategy("vllm", fp8, budget_bytes=40 << 30, context_tokens=163_840,
+                                      options=StrategyOptions(sglang_blackwell=on))
+                         for on in (False, True))
+    assert "FlashMLA's kernel block" in hopper.formulas[0]
+    assert not any("FlashMLA's kernel block" in line for line in blackwell.formulas)
+    assert (blackwell.block_size, blackwell.num_blocks) == (
+        hopper.block_size, hopper.num_blocks) == (16, (40 << 30) // (61 * 16 * 576))

@@ -711,8 +711,11 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     64 (config/cache.py ``DEFAULT_BLOCK_SIZE``). Told 16, 32 or 48 vLLM runs TRITON_MLA at the
     block told (FlashMLA refuses it), as these figures do. Empty elsewhere: bfloat16 (0.31 runs
     FLASH_ATTN_MLA at 16, as told none), a kernel block told (a backend picked), sparse MLA
-    (FlashMLA sparse's 64 already), a P of whole 64s (an MLA hybrid's 128s)."""
-    if (not result.applies or profile.kernel_block_size is None
+    (FlashMLA sparse's 64 already), a P of whole 64s (an MLA hybrid's 128s), and a Blackwell
+    known (``options.sglang_blackwell``: the B200 preset or "GPU is a Blackwell"), where
+    cuda.py puts FLASHINFER_MLA first, which takes fp8 at kernel blocks of 32 and 64, so 0.31
+    told none raises its 16 to 32, not 64, for fp8 and bfloat16 alike."""
+    if (not result.applies or profile.kernel_block_size is None or options.sglang_blackwell
             or profile.indexer_bytes_per_slot is not None
             or options.kernel_block_size is not None or profile.kv_dtype != "float8_e4m3fn"
             or result.block_size % FLASHMLA_BLOCK_SIZE == 0):
