@@ -2328,11 +2328,15 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
     note = ("P 16 is a block size told: told none, vLLM runs an fp8 MLA cache on a Hopper at 64, "
             "FlashMLA's kernel block, as FLASH_ATTN_MLA, its first MLA backend there, takes no "
             "fp8 cache (0.31, whose default is 16, logs \"Setting kv cache block size to 64 for "
-            "FLASHMLA backend(s).\"; 0.34's default is 64), while a block of 16, 32 or 48 told "
-            "runs on TRITON_MLA as it is: a block size of 64 here matches a log of a run told "
-            "none")
+            "FLASHMLA backend(s).\"; 0.34's default is 64), while told 16, no multiple of 64, "
+            "it runs on TRITON_MLA at 16, as these figures do: a block size of 64 here matches "
+            "a log of a run told none")
     assert told16.formulas[0] == note
-    assert at(block_size=48).formulas[0] == note.replace("P 16 ", "P 48 ")
+    # past 64 too: told 80 (80 % 64 = 16) FlashMLA refuses it and TRITON_MLA runs 80; the note
+    # said 'a block of 16, 32 or 48 told runs on TRITON_MLA', which left the P shown out
+    for told in (48, 80):
+        assert at(block_size=told).formulas[0] == note.replace("16", str(told)).replace(
+            f"default is {told}", "default is 16")
     # none where vLLM runs the figures' P told none too, or picks no FlashMLA: P 64 (or 128);
     # bfloat16 (FLASH_ATTN_MLA at 16 in 0.31); a kernel block told (a backend picked);
     # DeepSeek-V3.2's sparse MLA (FlashMLA sparse's 64 already)

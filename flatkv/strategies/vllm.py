@@ -708,13 +708,13 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     picks FLASHMLA, whose kernel block is 64, and ``Platform.update_block_size_for_backend``
     sets the block to its ``get_preferred_block_size``: 0.31 (default 16) raises it to 64 and
     logs "Setting kv cache block size to 64 for FLASHMLA backend(s).", 0.34 keeps its default
-    64 (config/cache.py ``DEFAULT_BLOCK_SIZE``). Told 16, 32 or 48 vLLM runs TRITON_MLA at the
-    block told (FlashMLA refuses it), as these figures do. Empty elsewhere: bfloat16 (0.31 runs
-    FLASH_ATTN_MLA at 16, as told none), a kernel block told (a backend picked), sparse MLA
-    (FlashMLA sparse's 64 already), a P of whole 64s (an MLA hybrid's 128s), and a Blackwell
-    known (``options.sglang_blackwell``: the B200 preset or "GPU is a Blackwell"), where
-    cuda.py puts FLASHINFER_MLA first, which takes fp8 at kernel blocks of 32 and 64, so 0.31
-    told none raises its 16 to 32, not 64, for fp8 and bfloat16 alike."""
+    64 (config/cache.py ``DEFAULT_BLOCK_SIZE``). Told a P of 16s but no 64s (16, 48, 80, ...)
+    vLLM runs TRITON_MLA at the block told (FlashMLA refuses it), as these figures do. Empty
+    elsewhere: bfloat16 (0.31 runs FLASH_ATTN_MLA at 16, as told none), a kernel block told (a
+    backend picked), sparse MLA (FlashMLA sparse's 64 already), a P of whole 64s (an MLA
+    hybrid's 128s), and a Blackwell known (``options.sglang_blackwell``: the B200 preset or
+    "GPU is a Blackwell"), where cuda.py puts FLASHINFER_MLA first, which takes fp8 at kernel
+    blocks of 32 and 64, so 0.31 told none raises its 16 to 32, not 64, fp8 or bfloat16."""
     if (not result.applies or profile.kernel_block_size is None or options.sglang_blackwell
             or profile.indexer_bytes_per_slot is not None
             or options.kernel_block_size is not None or profile.kv_dtype != "float8_e4m3fn"
@@ -724,8 +724,9 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
             f"cache on a Hopper at {FLASHMLA_BLOCK_SIZE}, FlashMLA's kernel block, as "
             "FLASH_ATTN_MLA, its first MLA backend there, takes no fp8 cache (0.31, whose "
             "default is 16, logs \"Setting kv cache block size to 64 for FLASHMLA "
-            "backend(s).\"; 0.34's default is 64), while a block of 16, 32 or 48 told runs on "
-            f"TRITON_MLA as it is: a block size of {FLASHMLA_BLOCK_SIZE} here matches a log "
+            f"backend(s).\"; 0.34's default is 64), while told {n(result.block_size)}, no "
+            f"multiple of 64, it runs on TRITON_MLA at {n(result.block_size)}, as these figures "
+            f"do: a block size of {FLASHMLA_BLOCK_SIZE} here matches a log "
             "of a run told none")
 
 
