@@ -575,21 +575,25 @@ def _in_config_words(cfg: Mapping[str, Any], why: str) -> str:
     return said if said.endswith(" ...") else said.removesuffix(".")  # (" ...": cut short)
 
 
-def _not_together_text(cfg: Mapping[str, Any], model_type: str, why: str) -> str:
+def _not_together_text(cfg: Mapping[str, Any], model_type: str, why: str,
+                       null_to_blame: Callable[[str, str], bool]) -> str:
     """A class check of transformers that fields disagree (``why``, its own words, kept whole:
     they give the figures compared) with a fix in FlatKV's (``_fix_clause``)."""
     why = _in_config_words(cfg, why)
     said = f"this {model_type} config.json does not hold together: {why}"
     if default := _default_count_said(cfg, why):  # a fix of its own: add the count
         return f"{said}{default}"
-    return f"{said}; {_fix_clause(cfg, why)}"
+    return f"{said}; {_fix_clause(cfg, why, null_to_blame)}"
 
 
-def _fix_clause(cfg: Mapping[str, Any], why: str) -> str:
+def _fix_clause(cfg: Mapping[str, Any], why: str,
+                null_to_blame: Callable[[str, str], bool]) -> str:
     """What to do about transformers' refusal ``why`` (which names fields, their values, but no
     fix): fix the config.json's fields it names, by their paths; else those the file gives as
     null, which the class fills in for itself (Falcon-H1's mamba_d_ssm, from mamba_expand x
-    hidden_size); else its fields in general."""
+    hidden_size), where ``null_to_blame(where, key)``: the config builds without it alone (a
+    rope_scaling of null, as most checkpoints give it, was blamed for a Llama's 1,000,000
+    heads); else its fields in general."""
     # transformers names a nested config's field by its key alone, a rope's entry by the path
     # _in_config_words gave it (not by its type: "rope type" is no field)
     paths = [(key, f"{where}{key}", True) for where, level in levels(cfg) for key in level]
@@ -602,7 +606,7 @@ def _fix_clause(cfg: Mapping[str, Any], why: str) -> str:
     named = [(path, removable) for key, path, removable in paths
              if re.search(rf"(?<![\w.]){re.escape(key)}(?!\w|\.\w)", why)]
     nulls = [f"{where}{key}" for where, level in levels(cfg) for key, value in level.items()
-             if value is None]
+             if value is None and null_to_blame(where, key)]
     if len(named) > 1:
         fields = [path for path, _ in named]
         return (f"fix {', '.join(fields[:-1])} and {fields[-1]} in config.json to the "
@@ -656,6 +660,10 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
         conf = AutoConfig.for_model(read_as, **kwargs)
     except Exception as exc:  # transformers raises many kinds; the user needs one message
         text = textwrap.shorten(" ".join(str(exc).split()), 300, placeholder=" ...")
+
+        def null_to_blame(where: str, key: str) -> bool:
+            return (_default_given(read_as, where, key)
+                    or _builds(AutoConfig, read_as, _without(kwargs, where, key)))
         field = _FIELD_ERROR.search(text)  # transformers 5's strict dataclass checks
         if field:
             where, name = _given_where(cfg, field["field"])
@@ -683,14 +691,15 @@ def _auto_config(cfg: Mapping[str, Any], model_type: str) -> Any:
             if _PYTHONS_WORDS.search(check["why"]) and (
                     culprit := _culprit(AutoConfig, read_as, kwargs)):
                 raise ValueError(_culprit_text(culprit, model_type)) from None
-            raise ValueError(_not_together_text(cfg, model_type, check["why"])) from None
+            raise ValueError(_not_together_text(cfg, model_type, check["why"],
+                                                null_to_blame)) from None
         if missing := _missing_rope_text(cfg, text):
             raise ValueError(missing) from None
         culprit = _culprit(AutoConfig, read_as, kwargs)
         if culprit is not None:
             # (its error is Python's: "'bool' object is not iterable", no setter of a property)
             raise ValueError(_culprit_text(culprit, model_type)) from None
-        raise ValueError(_unread_text(cfg, exc, text, model_type)) from None
+        raise ValueError(_unread_text(cfg, exc, text, model_type, null_to_blame)) from None
     finally:
         hf_logging.set_verbosity(verbosity)
     return conf
@@ -723,7 +732,8 @@ def _missing_rope_text(cfg: Mapping[str, Any], text: str) -> str | None:
 _NO_SETTER = re.compile(r"property '(?P<field>\w+)' of '\w+' object has no setter")
 
 
-def _unread_text(cfg: Mapping[str, Any], exc: Exception, text: str, model_type: str) -> str:
+def _unread_text(cfg: Mapping[str, Any], exc: Exception, text: str, model_type: str,
+                 null_to_blame: Callable[[str, str], bool]) -> str:
     """Why transformers failed where no one field is to blame: its own words where they are
     its message (a ValueError of its checks), a field its class derives (a property it cannot
     set), never Python's ("KeyError: 9223372036854775808", "'bool' object is not iterable"),
@@ -731,7 +741,7 @@ def _unread_text(cfg: Mapping[str, Any], exc: Exception, text: str, model_type: 
     said = f"transformers could not read this {model_type} config.json"
     if type(exc) is ValueError or type(exc).__name__.endswith("ValidationError"):
         why = _in_config_words(cfg, text)
-        return f"{said}: {why}; {_fix_clause(cfg, why)}"
+        return f"{said}: {why}; {_fix_clause(cfg, why, null_to_blame)}"
     if derived := _NO_SETTER.search(text):
         return (f"{said}: its class derives {derived['field']} from other fields; remove "
                 f"{derived['field']} and check the others against the checkpoint's config.json")
@@ -859,6 +869,40 @@ def _builds(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> bool:
     return True
 
 
+def _default_given(read_as: str, where: str, key: str) -> bool:
+    """Whether the config class of ``read_as`` (its ``where`` level's: ``text_config.``, a
+    sub-config) has a default for ``key`` other than None, which a null in the file overrides
+    (Falcon-H1's mamba_d_ssm, 1,024); a null of a field whose default is None, or that the
+    class has no parameter for (a rope_scaling of null, as most checkpoints give it), is as
+    the field left out."""
+    import inspect
+
+    from transformers import CONFIG_MAPPING
+
+    # (its lazy mapping's get gives None for a type it holds: indexed, as AutoConfig does)
+    cls: Any = CONFIG_MAPPING[read_as] if read_as in CONFIG_MAPPING else None  # noqa: SIM401
+    for part in filter(None, where.split(".")):
+        cls = (getattr(cls, "sub_configs", None) or {}).get(part)
+    if cls is None:
+        return False
+    param = inspect.signature(cls.__init__).parameters.get(key)
+    return param is not None and param.default not in (None, inspect.Parameter.empty)
+
+
+def _without(kwargs: dict[str, Any], outer: str, key: str) -> dict[str, Any]:
+    """``kwargs`` without the field ``key`` of the level ``outer`` (``""``, ``text_config.``,
+    ``rope_scaling.`` or ``text_config.rope_scaling.``), which the class then defaults."""
+    if not outer:
+        return {k: v for k, v in kwargs.items() if k != key}
+    *above, nested = outer.rstrip(".").split(".")
+    inner = above[0] if above else nested
+    level = kwargs[inner] if above else kwargs
+    if above:  # text_config.rope_scaling.<key>
+        return {**kwargs, inner: {**level, nested: {
+            k: v for k, v in level[nested].items() if k != key}}}
+    return {**kwargs, nested: {k: v for k, v in kwargs[nested].items() if k != key}}
+
+
 def _nulls_to_blame(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> list[str]:
     """The null size fields (``text_config.`` ones named so) transformers computed with: those
     whose removal alone (the class default) lets the config build, else every null one. A
@@ -872,19 +916,8 @@ def _nulls_to_blame(auto_config: Any, read_as: str, kwargs: dict[str, Any]) -> l
               if isinstance(level.get(rope), Mapping)
               for key in ROPE_NUMBERS if key in level[rope] and level[rope][key] is None]
 
-    def without(outer: str, key: str) -> dict[str, Any]:
-        if not outer:
-            return {k: v for k, v in kwargs.items() if k != key}
-        *above, nested = outer.rstrip(".").split(".")
-        inner = above[0] if above else nested
-        level = kwargs[inner] if above else kwargs
-        if above:  # text_config.rope_scaling.<key>
-            return {**kwargs, inner: {**level, nested: {
-                k: v for k, v in level[nested].items() if k != key}}}
-        return {**kwargs, nested: {k: v for k, v in kwargs[nested].items() if k != key}}
-
     blamed = [f"{outer}{key}" for outer, key in nulls
-              if _builds(auto_config, read_as, without(outer, key))]
+              if _builds(auto_config, read_as, _without(kwargs, outer, key))]
     return blamed or [f"{outer}{key}" for outer, key in nulls]
 
 

@@ -3304,6 +3304,19 @@ PHI3_LONGROPE = {"model_type": "phi3", "num_hidden_layers": 32, "hidden_size": 3
      "this falcon_h1 config.json does not hold together: The dimensions for the Mamba head "
      "state do not match the model intermediate_size; config.json gives mamba_d_ssm as null, "
      "which transformers fills in for itself: give it the checkpoint's value"),
+    # ... beside a rope_scaling of null, as most checkpoints give it: the class has no default
+    # for it that the null overrides (the field left out alike), so it is not named with it
+    ({**PRESET_CONFIGS["Falcon-H1-7B"], "mamba_d_ssm": None, "rope_scaling": None},
+     "this falcon_h1 config.json does not hold together: The dimensions for the Mamba head "
+     "state do not match the model intermediate_size; config.json gives mamba_d_ssm as null, "
+     "which transformers fills in for itself: give it the checkpoint's value"),
+    # 1,000,000 heads beside rope_scaling null: the null was blamed ("config.json gives
+    # rope_scaling as null ...: give it the checkpoint's value"), a fix that fixes nothing;
+    # transformers' words name no key ("hidden size", "attention heads"): the fields in general
+    ({**PRESET_CONFIGS["Llama-3.1-8B"], "num_attention_heads": 1_000_000, "rope_scaling": None},
+     "this llama config.json does not hold together: The hidden size (4096) is not a multiple "
+     "of the number of attention heads (1000000); fix the fields it names in config.json to "
+     "the checkpoint's values, or remove them"),
     # 4,096 x 2 = 8,192 against 128 x 32 = 4,096 (its closing full stop before FlatKV's clause)
     ({"model_type": "mamba2", "num_hidden_layers": 64, "hidden_size": 4096, "expand": 2,
       "num_heads": 128, "head_dim": 32},
@@ -3330,14 +3343,17 @@ def test_transformers_own_value_error_passed_through_gets_a_fix():
     # name given a fix, and a rope named by the field the file gives it in
     cfg = {"model_type": "phi3", "max_position_embeddings": 4_096,
            "rope_scaling": {"type": "longrope", "long_factor": "x"}}
+    def blame(where, key):  # (no null here)
+        raise AssertionError((where, key))
+
     said = hf_resolve._unread_text(cfg, ValueError("boom"), "`max_position_embeddings` is 0",
-                                   "phi3")
+                                   "phi3", blame)
     assert said == ("transformers could not read this phi3 config.json: `max_position_embeddings` "
                     "is 0; fix max_position_embeddings in config.json to the checkpoint's value, "
                     "or remove it")
     said = hf_resolve._unread_text(
         cfg, ValueError("boom"), "`rope_parameters`'s long_factor field must be a list of "
-        "numbers, got x.", "phi3")
+        "numbers, got x.", "phi3", blame)
     assert said == ("transformers could not read this phi3 config.json: rope_scaling.long_factor "
                     "must be a list of numbers, got x; fix rope_scaling.long_factor in config.json "
                     "to the checkpoint's value")
