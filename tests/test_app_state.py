@@ -730,6 +730,13 @@ def test_a_links_range_or_choice_refusal_gives_a_value_the_key_takes_as_the_link
         "the default (mamba=none).",
         "sweep='all' is not one of one run, pages per call, page bytes: give one of them, e.g. "
         "sweep=one run; using the default (sweep=one run)."]
+    # a GPU by its chip alone: the preset of that chip (the first whose words start so), where
+    # each gave the first option, H100 80GB, another GPU (B200: a Blackwell, 192 GB)
+    for typed, meant in (("B200", "B200 192GB"), ("h200", "H200 141GB"), ("A100", "A100 80GB"),
+                         ("4090", "RTX 4090 24GB"), ("L40S", "L40S 48GB")):
+        (notice,) = decode_query({"gpu": typed})[1]
+        assert notice.split("e.g. ", 1)[1].split(";")[0] == f"gpu={meant}"
+        assert decode_query({"gpu": meant})[1] == []
     for key, value in (("block", "1"), ("req", "4096"), ("rounds", "100"), ("mamba", "all"),
                        ("planner", "packed"), ("sweep", "one run")):
         assert decode_query({key: value})[1] == []
