@@ -15,7 +15,7 @@ from app_pages._figures import (
     speculative_note,
 )
 from app_pages._frame import NOT_APPLICABLE, chart, height_for_rows, metric_row, table
-from app_pages._session import MarkdownError, PageDone, bind, state, user_errors
+from app_pages._session import PageDone, bind, state, user_errors
 from app_pages._widgets import (
     context_note,
     context_widget,
@@ -40,6 +40,8 @@ from flatkv.units import (
     tokens_text,
 )
 from flatkv.units import markdown_literal as literal
+
+WHOSE_LAYOUT = "Whose layout"  # the picker's label, which the notices name
 
 
 def capacity_help(has_state: bool) -> str:
@@ -177,7 +179,7 @@ with user_errors():
     ours = PLANNER_STRATEGY[s.planner]  # the sidebar's planner, unless another layout is picked
     c1, c2 = st.columns(2)
     with c1:
-        bind(st.selectbox, "budget_strategy", "Whose layout", options=list(STRATEGIES),
+        bind(st.selectbox, "budget_strategy", WHOSE_LAYOUT, options=list(STRATEGIES),
              format_func=STRATEGY_TITLES.get, to_widget=lambda v: v or ours,
              from_widget=lambda v: None if v == ours else v,
              help="Whose capacity the what-if sweeps: our planner (the sidebar's) or an "
@@ -201,16 +203,20 @@ with user_errors():
     context = s.context_length()
     if not r.applies:
         # what would hold one request, where some budget does (not for a model the layout
-        # cannot plan at all: the error below says why)
+        # cannot plan at all: the notice below says why)
         holds = cached_least_budget(s.profile(), strategy, 1, context,
                                     s.strategy_options()) is not None
         if holds:
             requests, need = budget_to_hold(s, r, b, strategy, context)
         if strategy == ours:
             # says it in the page's words: budget too small, state only
-            current_analysis(s, other_choice=", or another layout under \"Whose layout\"")
+            current_analysis(s, other_choice=f", or another layout under \"{WHOSE_LAYOUT}\"")
         if not holds:
-            raise MarkdownError(strategy_notes.why_not_text(r))
+            # it plans no such model at any budget (SGLang serves no Jamba): a notice, as
+            # Compare keeps the layout and says why under its table, naming those that do
+            st.warning(strategy_notes.pick_another_text(r, current_strategies(s),
+                                                        WHOSE_LAYOUT))
+            raise PageDone
         st.error(strategy_notes.why_not_text(r))
         budget_chart(s, r, b, strategy, need, requests, alone=True)  # where it comes to start
         raise PageDone

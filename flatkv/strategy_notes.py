@@ -181,6 +181,21 @@ def why_not_text(result: StrategyResult) -> str:
     return f"**{title_of(result)}** {why_not_label(result)}: {reason}"
 
 
+def pick_another_text(result: StrategyResult, results: Sequence[StrategyResult],
+                      control: str) -> str:
+    """Budget's notice where its one layout plans no such model at any budget (SGLang serves
+    no Jamba, slab aliasing takes no state layer): Compare's line for it (``why_not_text``),
+    then the layouts of ``results`` that have figures here, to pick under ``control``. A
+    notice, not an error: nothing the user typed is wrong, the engine does not serve it."""
+    line = why_not_text(result).rstrip(".")
+    others = [title_of(r) for r in results if r.applies and r.strategy != result.strategy]
+    if not others:
+        return f"{line}."
+    names = others[0] if len(others) == 1 else f"{', '.join(others[:-1])} and {others[-1]}"
+    return (f"{line}. Pick another layout under \"{control}\": {names} "
+            f"{'has' if len(others) == 1 else 'have'} figures for this model here.")
+
+
 # The app's planner setting -> its name in the sidebar (PLANNER_STRATEGY: the layout that plans
 # the same way).
 PLANNER_TITLES = {"packed": "packed slabs", "per-component": "one tensor per component"}

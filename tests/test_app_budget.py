@@ -243,6 +243,38 @@ def test_budget_draws_a_layout_that_does_not_start_here_across_the_page():
     assert len([c for column in started.columns for c in column.get("plotly_chart")]) == 2
 
 
+def test_budget_says_an_engine_that_does_not_serve_the_model_as_a_notice():
+    """SGLang serves no Jamba, at any budget: picked under "Whose layout", the page said so
+    in a red error, as if something typed were wrong. It is a notice, in Compare's words for
+    the layout (kept in its list, its reason under the table), with the layouts to pick
+    instead: Jamba's mamba state rules out slab aliasing too (history groups only), and the
+    other four have figures at the default budget."""
+    at = open_app("app_pages/budget.py", {"model": "Jamba-1.5-Mini", "b_layout": "sglang"})
+    assert not at.exception and not at.error
+    compare = open_app("app_pages/compare.py", {"model": "Jamba-1.5-Mini"})
+    (line,) = [c.value for c in compare.caption if c.value.startswith("**SGLang** does not")]
+    assert line == ("**SGLang** does not apply: SGLang has no Jamba model (none in its releases "
+                    "up to 0.5.23, October 2026; feature request #1190 is open): compare vLLM's "
+                    "layout")
+    assert [shown(w) for w in at.warning] == [
+        f"{line}. Pick another layout under \"Whose layout\": FlatKV packed slabs, FlatKV per "
+        "component, vLLM v1 and two-level pages have figures for this model here."]
+    assert [e.label for e in compare.expander if "(does not apply)" in e.label] == [
+        "SGLang (does not apply)", "slab aliasing (does not apply)"]
+    # nothing to hold requests in: no least budget, no chart
+    assert [m.label for m in at.metric] == ["Cache budget per rank"]  # the sidebar's
+    assert not at.get("plotly_chart")
+    # slab aliasing on Qwen3.5 (state layers) alike: a notice, SGLang among those that apply
+    aliased = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B", "b_layout": "aliased"})
+    assert not aliased.error
+    (notice,) = [shown(w) for w in aliased.warning]
+    assert notice.startswith("**slab aliasing** does not apply: the model has "
+                             "linear_attention state layers")
+    assert notice.endswith("under \"Whose layout\": FlatKV packed slabs, FlatKV per component, "
+                           "vLLM v1, SGLang and two-level pages have figures for this model "
+                           "here.")
+
+
 def test_budget_points_a_state_only_model_at_the_planner_that_takes_it():
     at = open_app("app_pages/budget.py", {"model": "custom", "layers": "4*linear", "kv": "0",
                                           "state": "conv=49152"})
