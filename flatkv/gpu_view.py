@@ -558,14 +558,23 @@ def noise_text(results: Sequence[BenchResult], threshold: float = NOISY_SPREAD) 
 
 MIN_ROUNDS_APART = 5  # timed rounds per layout before "rounds apart" says anything
 APART_COLUMN = "rounds apart"
-UNDECIDED = "cannot tell"  # what "rounds apart" says with fewer rounds than that
 
 
 def _apart_text(apart: bool | None, rounds: int) -> str:
+    """A "rounds apart" cell: yes, no, or that ``rounds`` a layout are too few to tell, and
+    how many to time ("cannot tell from 2 rounds: time 5 or more" left "5 or more" of what
+    to guess)."""
     if apart is None:
-        return (f"{UNDECIDED} from {rounds} round{'s' if rounds != 1 else ''}: time "
-                f"{MIN_ROUNDS_APART} or more")
+        return f"too few rounds to tell ({rounds:,}): time {MIN_ROUNDS_APART} or more rounds"
     return "yes" if apart else "no: the rounds overlap"
+
+
+def _undecided_note(rounds: int) -> str:
+    """What the note under the table says where no row can tell, the column gone: in plain
+    words, what is undecided (whether the layouts' rounds overlap) and why."""
+    each = f"{rounds:,} round{'s' if rounds != 1 else ''}"
+    return (f"With {each} a layout, too few to tell whether they overlap: time "
+            f"{MIN_ROUNDS_APART} or more.")
 
 
 def layout_rows(results: Sequence[BenchResult], *, text: bool = True) -> list[dict]:
@@ -613,10 +622,11 @@ def apart_said_once(rows: Sequence[dict]) -> tuple[list[dict], str]:
     tell (too few rounds), "rounds apart" goes and its one sentence is said once. Repeated on
     each row it took a column of its own, and at 1000 px the table 877 px of its 538."""
     said = {row.get(APART_COLUMN) for row in rows}
-    if len(said) != 1 or not str(next(iter(said))).startswith(UNDECIDED):
+    undecided = {_apart_text(None, n): n for n in range(1, MIN_ROUNDS_APART)}
+    if len(said) != 1 or (cell := next(iter(said))) not in undecided:
         return list(rows), ""
     return ([{k: v for k, v in row.items() if k != APART_COLUMN} for row in rows],
-            f"Rounds apart: {next(iter(said))}.")
+            _undecided_note(undecided[cell]))
 
 
 # Columns a results table repeats on every row of one run: shown only where they vary (the run's

@@ -335,6 +335,14 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     assert gather["page-major / slot-major"] == f"{ratio:.2f}x" or abs(
         float(gather["page-major / slot-major"][:-1]) - ratio) < 0.011  # from unrounded GB/s
     assert list(compared.index) == ["gather", "scatter"]  # the shared copy has no row
+    # one round a layout cannot tell noise from a layout's effect (MIN_ROUNDS_APART, 5): the
+    # note under the table says so in plain words ("Rounds apart: cannot tell from 1 round:
+    # time 5 or more." read as a riddle), and the column it stands for is gone
+    assert "rounds apart" not in compared.columns
+    assert any(c.value.endswith("Where their rounds overlap, the ratio is within this "
+                                "machine's noise: time more rounds. With 1 round a layout, too "
+                                "few to tell whether they overlap: time 5 or more.")
+               for c in at.caption)
     at.pills(key="w.lab_layouts").set_value([]).run()
     assert any("pool layout: pick at least one" in shown(e) for e in at.error)
     assert at.button(key="gpu.run").disabled

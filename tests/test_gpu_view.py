@@ -312,12 +312,13 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
                                   "rounds apart"]
     assert gpu_view.layout_rows(runs[:1]) == []  # one layout: nothing to set side by side
     # one round each cannot tell: any two different timings would be "apart"
-    assert [r["rounds apart"] for r in rows] == ["cannot tell from 1 round: time 5 or more"] * 3
+    assert [r["rounds apart"] for r in rows] == [
+        "too few rounds to tell (1): time 5 or more rounds"] * 3
     assert [r["rounds apart"] for r in gpu_view.layout_rows(runs, text=False)] == [None] * 3
     # ... which the screen says once, under the table, not in a column of its own
     shown, note = gpu_view.apart_said_once(rows)
     assert [list(r) for r in shown] == [[k for k in rows[0] if k != "rounds apart"]] * 3
-    assert note == "Rounds apart: cannot tell from 1 round: time 5 or more."
+    assert note == "With 1 round a layout, too few to tell whether they overlap: time 5 or more."
 
     def gather_rounds(run, samples):
         return replace(run, figures=(run.figures[0], replace(run.figures[1], samples_s=samples),
@@ -338,7 +339,12 @@ def test_bandwidth_series_name_the_layout_when_a_run_timed_both():
     three = [gather_rounds(runs[0], (1.0e-3, 1.1e-3, 1.2e-3)),
              gather_rounds(runs[1], (2.0e-3, 2.1e-3, 2.2e-3))]  # apart by chance 1 time in 10
     assert gpu_view.layout_rows(three)[0]["rounds apart"] == (
-        "cannot tell from 3 rounds: time 5 or more")
+        "too few rounds to tell (3): time 5 or more rounds")
+    # the gather row's 3 rounds beside the others' 1: the column stays, each row saying its
+    # own; its row alone is said once, in the plural
+    assert gpu_view.apart_said_once(gpu_view.layout_rows(three))[1] == ""
+    assert gpu_view.apart_said_once(gpu_view.layout_rows(three)[:1])[1] == (
+        "With 3 rounds a layout, too few to tell whether they overlap: time 5 or more.")
     # the screen drops columns one run repeats on every row; a sweep's vary, and stay
     shown = gpu_view.varying_columns(gpu_view.result_rows(runs))
     assert "page bytes" not in shown[0] and shown[0]["operation"] == "copy"

@@ -223,7 +223,7 @@ def test_gpu_lab_runs_a_tiny_benchmark(page, app_url):
     # at 1000 px the figures, and under them each row's bytes, fit the main column: in one
     # table the columns took 846 px of its 538 and its edge cut "rounds (ms)"
     page.set_viewport_size({"width": 1000, "height": 900})
-    # ... and so does page-major against slot-major, whose "cannot tell from 1 round" is
+    # ... and so does page-major against slot-major, whose "too few rounds to tell" is
     # said once under it and whose ratio is headed "ratio" (877 px wide, then 581)
     for header in ("median (ms)", "B per call", "page-major GB/s"):
         frame = page.locator('[data-testid="stDataFrame"]').filter(has_text=header)
