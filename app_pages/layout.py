@@ -132,7 +132,8 @@ def layout(analysis) -> None:
     profile = state().profile()
     segments = app_data.layout_segments(analysis, uniform=uniform,
                                         layer_types=profile.layer_types,
-                                        indexer_bytes_per_slot=profile.indexer_bytes_per_slot or 0)
+                                        indexer_bytes_per_slot=profile.indexer_bytes_per_slot or 0,
+                                        mla=profile.mla)
     title = "One row per {}: one page id's bytes".format(
         "slot tensor" if packed else "component tensor")
     chart(charts.layout_figure(segments, title=title, x_title="offset in the slot row" if packed
@@ -168,7 +169,10 @@ def where_bytes_go(analysis) -> None:
                "request needs in each at the context length), and its rows in the other "
                "groups' tensors are dead weight. Click a component for its layers, the budget "
                "to go back.")
-    chart(charts.bytes_icicle(app_data.bytes_tree(analysis)), key="layout.tree",
+    profile = state().profile()  # its parts named as the page rows name them
+    chart(charts.bytes_icicle(app_data.bytes_tree(
+        analysis, indexer_bytes_per_slot=profile.indexer_bytes_per_slot or 0,
+        mla=profile.mla)), key="layout.tree",
           file_name="bytes.html")
 
 

@@ -628,9 +628,12 @@ def summary() -> None:
         # "Constant state", what the kinds in its name share in the help: in full, the label
         # was cut short in a grid cell ("Constant state (linear attention, Mamba, s...")
         name, _, kinds_in = sentence_case(kind["kind"]).partition(" (")
+        if kind["kind"] == app_model.MLA_KIND_NAME:  # "Full attention (MLA)", whole
+            name, kinds_in = sentence_case(kind["kind"]), ""
         metrics.metric(name, count_text(kind["layers"], "layer"), help=(
             f"Layers that keep one state a request whatever its length: "
-            f"{kinds_in.removesuffix(')')}" if kinds_in else None))
+            f"{kinds_in.removesuffix(')')}" if kinds_in
+            else app_model.MLA_KIND_HELP if kind["kind"] == app_model.MLA_KIND_NAME else None))
     if profile.sliding_window is not None:
         metrics.metric("Sliding window", f"{profile.sliding_window:,} tokens",
                        help="Tokens a sliding-window layer keeps (attends to)")

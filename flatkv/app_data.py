@@ -62,13 +62,30 @@ from flatkv.workload import (
 # Component kinds: one colour and one name each, on every chart.
 
 
-def component_kind(group_id: str, component: str) -> str:
-    """``kv`` (full attention), ``kv_sliding``, ``kv_chunked``, ``conv``, ``ssm`` or ``state``
-    (other state)."""
+def component_kind(group_id: str, component: str, *, mla: bool = False) -> str:
+    """``kv`` (full attention; ``kv_mla`` where it is MLA's latent, ``CacheProfile.mla``, so
+    that the charts name it as the Model page does), ``kv_sliding``, ``kv_chunked``, ``conv``,
+    ``ssm`` or ``state`` (other state)."""
     if component == "kv":
-        return {SLIDING_ATTENTION: "kv_sliding", CHUNKED_ATTENTION: "kv_chunked"}.get(group_id,
-                                                                                     "kv")
+        return {SLIDING_ATTENTION: "kv_sliding", CHUNKED_ATTENTION: "kv_chunked"}.get(
+            group_id, "kv_mla" if mla else "kv")
     return component if component in ("conv", "ssm") else "state"
+
+
+INDEXER_KEYS = "indexer keys"  # DeepSeek-V3.2's indexer keys, drawn apart from the latent
+
+
+def binding_parts(group_id: str, component: str, nbytes: int, *, indexer: int = 0,
+                  mla: bool = False) -> list[tuple[str, str, int]]:
+    """A group's component of ``nbytes`` as the charts draw it, (kind, component, bytes): its
+    kind (``component_kind``), and a KV row that holds ``indexer`` bytes of DeepSeek-V3.2's
+    indexer keys as two parts, the latent, then the keys. The plan packs both in one "kv"
+    component; vLLM keeps the keys in a tensor of their own. Layout's page rows, vLLM's
+    blocks and the bytes icicle all split it here, so that they name the parts alike."""
+    kind = component_kind(group_id, component, mla=mla)
+    if component != "kv" or not indexer:
+        return [(kind, component, nbytes)]
+    return [(kind, "kv", nbytes - indexer), ("indexer", INDEXER_KEYS, indexer)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -166,7 +183,7 @@ class Segment:
 
 def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
                     layer_types: Sequence[str] = (),
-                    indexer_bytes_per_slot: int = 0) -> list[Segment]:
+                    indexer_bytes_per_slot: int = 0, mla: bool = False) -> list[Segment]:
     """Segments of every slot row, in slot order.
 
     ``uniform=False`` is the plan as allocated (packed slabs: rows side by side, no padding).
@@ -177,6 +194,7 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
     profile's, DeepSeek-V3.2's 132 B): the part of each KV binding that is indexer keys, drawn
     as a segment of its own after the latent's, as vLLM's blocks draw their own indexer layer
     (the plan packs both in one "kv" component, the bytes a token an engine keeps for it).
+    ``mla`` (the profile's ``CacheProfile.mla``): the KV is MLA's latent, named so.
     """
     indexer = analysis.plan.geometry.block_size * indexer_bytes_per_slot
     where: dict[str, list[int]] = {}
@@ -192,11 +210,8 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
         for k, row in enumerate(s.rows):
             start = k * row.page_row_bytes if uniform else row.offset
             for b in row.bindings:
-                parts = [(component_kind(b.group_id, b.component), b.component,
-                          b.nbytes_per_block)]
-                if indexer and b.component == "kv":
-                    parts = [(parts[0][0], "kv", b.nbytes_per_block - indexer),
-                             ("indexer", "indexer keys", indexer)]
+                parts = binding_parts(b.group_id, b.component, b.nbytes_per_block,
+                                      indexer=indexer, mla=mla)
                 offset = start + b.row_offset
                 for kind, component, nbytes in parts:
                     out.append(Segment(s.slot, s.name, kind, b.group_id, b.layer, component,
@@ -291,13 +306,10 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
             parts = [(component_kind(kind, c), c, nbytes) for c, nbytes in state_parts.items()]
         else:  # DeepSeek-V3.2's indexer keys: a cache of their own beside the latent's
             indexer = result.block_size * (profile.indexer_bytes_per_slot or 0)
-            kv_kind = component_kind(kind, "kv")
             # a kind's own history bytes where its page is padded to a larger kind's
             history = extras.get("kind_history_bytes", {}).get(kind,
                                                                extras["attention_page_bytes"])
-            parts = [(kv_kind, "kv", history - indexer)]
-            if indexer:
-                parts.append(("indexer", "indexer keys", indexer))
+            parts = binding_parts(kind, "kv", history, indexer=indexer, mla=profile.mla)
         for j in range(size):
             start = starts[j]
             if j >= group["layers"]:
@@ -307,7 +319,7 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
             layer = index + j * of_kind[kind]
             cache = where[kind][layer]
             if "layer_page_bytes" in extras:  # each layer's history fills its own page
-                parts = [(component_kind(kind, "kv"), "kv", pages[j])]
+                parts = [(component_kind(kind, "kv", mla=profile.mla), "kv", pages[j])]
             for part_kind, component, nbytes in parts:
                 out.append(Segment(row, name, part_kind, kind, layer, component, start, nbytes,
                                    cache))
@@ -412,26 +424,33 @@ DEAD_WEIGHT_HELP = {
 }
 
 
-def bytes_tree(analysis: PlanAnalysis) -> list[TreeNode]:
+def bytes_tree(analysis: PlanAnalysis, *, indexer_bytes_per_slot: int = 0,
+               mla: bool = False) -> list[TreeNode]:
     """Budget -> group -> component -> layer, plus reserved and unused; sums are exact.
 
     Components sit above layers so the top levels stay readable for models with 100+ layers
     (kv of all full-attention layers, ssm of all state layers); one layer is a click deeper.
+    The components are those the page rows draw (``kv_parts``): DeepSeek-V3.2's indexer keys
+    (``indexer_bytes_per_slot``, the profile's) apart from the latent, where they were folded
+    into "kv"; ``mla`` names the KV as MLA's latent (``CacheProfile.mla``).
     """
     n = analysis.totals.num_blocks
-    leaves: dict[str, dict[str, list[tuple[int, int]]]] = {}
+    indexer = analysis.plan.geometry.block_size * indexer_bytes_per_slot
+    leaves: dict[str, dict[tuple[str, str], list[tuple[int, int]]]] = {}
     for s in analysis.slots:
         for row in s.rows:
             comps = leaves.setdefault(row.group_id, {})
             for b in row.bindings:
-                comps.setdefault(b.component, []).append((row.layer, b.nbytes_per_block * n))
+                for kind, comp, nbytes in binding_parts(row.group_id, b.component,
+                                                        b.nbytes_per_block, indexer=indexer,
+                                                        mla=mla):
+                    comps.setdefault((comp, kind), []).append((row.layer, nbytes * n))
     nodes = [TreeNode("budget", "", "budget", analysis.totals.budget_bytes, "budget")]
     for gid, comps in leaves.items():
         nodes.append(TreeNode(gid, "budget", gid, sum(v for c in comps.values() for _, v in c),
                               "group"))
-        for comp, layers in comps.items():
+        for (comp, kind), layers in comps.items():
             cid = f"{gid}/{comp}"
-            kind = component_kind(gid, comp)
             nodes.append(TreeNode(cid, gid, comp, sum(v for _, v in layers), kind))
             nodes.extend(TreeNode(f"{cid}/{layer}", cid, f"{comp} #{layer}", v, kind)
                          for layer, v in layers)

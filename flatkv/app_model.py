@@ -472,6 +472,18 @@ KIND_NAMES = {
     CHUNKED_ATTENTION: "chunked attention",
     LINEAR_ATTENTION: "constant state (linear attention, Mamba, short conv)",
 }
+# Full-attention layers that keep MLA's latent (``CacheProfile.mla``), as the Model page counts
+# them: "Full attention" beside its own table's kind "mla" hid what the layers keep, and the
+# charts name their bytes "KV (full attention, MLA latent)" (``charts.LABELS``)
+MLA_KIND_NAME = "full attention (MLA)"
+MLA_KIND_HELP = ("Full-attention layers that keep MLA's latent (one compressed vector a token, "
+                 "which the attention expands to K and V) in place of K and V")
+
+
+def counted_kind(profile: CacheProfile, label: str) -> str:
+    """A layer label's kind as the pages count it (``KIND_NAMES``), MLA's full attention
+    named as such."""
+    return MLA_KIND_NAME if label == FULL_ATTENTION and profile.mla else KIND_NAMES[label]
 
 
 def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> list[dict]:
@@ -505,7 +517,7 @@ def kind_summary(profile: CacheProfile) -> list[dict]:
             continue
         is_state = label == LINEAR_ATTENTION
         rows.append({
-            "kind": KIND_NAMES[label], "layers": count,
+            "kind": counted_kind(profile, label), "layers": count,
             "KV B per token": None if is_state else profile.kv_bytes_of(label),
             "state B per layer": profile.state_bytes_per_layer if is_state else None,
         })

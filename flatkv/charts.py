@@ -30,6 +30,7 @@ from flatkv.units import (
 
 COLORS: dict[str, str] = {
     "kv": "#4C78A8",  # full-attention KV history
+    "kv_mla": "#4C78A8",  # full attention's, kept as MLA's latent: its blue, named apart
     "kv_sliding": "#72B7B2",  # sliding-window KV history
     # chunked-attention KV history (Llama 4): a yellow of its own (a light blue, as it had
     # before, read as full attention's)
@@ -57,6 +58,9 @@ COLORS: dict[str, str] = {
 }
 LABELS: dict[str, str] = {
     "kv": "KV (full attention)",
+    # as the Model page names the kind ("Full attention (MLA)") and its table "mla": it was
+    # "KV (full attention)" beside that table's mla, and MLA keeps no K and V
+    "kv_mla": "KV (full attention, MLA latent)",
     "kv_sliding": "KV (sliding window)",
     "kv_chunked": "KV (chunked attention)",
     "conv": "conv state",
@@ -314,7 +318,10 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
     (budget,) = [n.value for n in nodes if not n.parent]
     icicle = go.Icicle(
         ids=[n.id for n in nodes],
-        labels=[n.label for n in nodes],
+        # a component as the page rows' key names it ("indexer keys", "ssm state"); its
+        # layers, a click deeper, by the component and their index
+        labels=[LABELS.get(n.kind, n.label) if n.id.count("/") == 1 else n.label
+                for n in nodes],
         parents=[n.parent for n in nodes],
         values=[n.value for n in nodes],
         branchvalues="total",

@@ -522,6 +522,13 @@ class CacheProfile:
         return LINEAR_ATTENTION in self.layer_types
 
     @property
+    def mla(self) -> bool:
+        """Whether the attention layers keep MLA's latent (DeepSeek's, Kimi Linear's full
+        layers): one tensor a layer, not K and V (``kv_tensor_bytes`` of one part). The pages
+        name such layers' KV by it, as the Model page's kinds do; raw bytes say nothing."""
+        return len(self.kv_tensor_bytes) == 1
+
+    @property
     def conv_free_state(self) -> bool:
         """State layers that keep no conv tensor: lightning attention's (MiniMax), which vLLM
         serves with one class; FlatKV does not model SGLang's (its Bailing / MiniCPM hybrids

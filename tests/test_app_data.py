@@ -650,9 +650,10 @@ def test_vllm_blocks_draw_deepseek_v32s_indexer_keys_beside_its_latent():
     profile = load_preset("DeepSeek-V3.2").profile()
     result = vllm_at_80gb(profile)
     (row,) = _rows(app_data.vllm_block_segments(result, profile)).values()
+    # (the latent's kind kv_mla: full attention's KV, named as MLA's latent)
     assert [(s.kind, s.component, s.offset, s.nbytes) for s in row[:3]] == [
-        ("kv", "kv", 0, 64 * 1_152), ("indexer", "indexer keys", 73_728, 64 * 132),
-        ("kv", "kv", 82_176, 73_728)]
+        ("kv_mla", "kv", 0, 64 * 1_152), ("indexer", "indexer keys", 73_728, 64 * 132),
+        ("kv_mla", "kv", 82_176, 73_728)]
     assert len(row) == 2 * 61 and result.block_bytes == 61 * 82_176
 
 
@@ -699,7 +700,8 @@ def test_vllm_block_chart_tells_padding_layers_and_indexer_keys_apart():
     v32 = load_preset("DeepSeek-V3.2").profile()
     names = [t.name for t in charts.layout_figure(
         app_data.vllm_block_segments(vllm_at_80gb(v32), v32)).data]
-    assert names == ["KV (full attention)", "indexer keys"]
+    # MLA keeps a latent, not K and V: named so, as the Model page counts its layers
+    assert names == ["KV (full attention, MLA latent)", "indexer keys"]
 
 
 def test_vllm_block_text_of_a_state_only_model_gives_no_p():

@@ -439,6 +439,54 @@ def test_layout_says_sglangs_b200_dsa_figure_is_its_fp8_bytes():
                 unescaped(c.value) for c in at.caption]
 
 
+def c_title(spec: dict) -> str:
+    """A chart spec's title, "" where it has none."""
+    return spec["layout"].get("title", {}).get("text", "")
+
+
+def test_layout_names_mla_and_the_indexer_keys_alike_in_its_charts():
+    """DeepSeek-V3.2's layers keep MLA's latent (the Model page's kind "mla"), not K and V:
+    the charts' key said "KV (full attention)". And the bytes icicle folded the indexer keys
+    into "kv" where the page rows drew them apart. Now each chart names the parts alike:
+    the latent as MLA's, the keys apart. By hand at the default budget (76,968,728,985 B) and
+    P 16: a block is 61 layers x 16 x 1,284 B = 1,253,184 B, 61,418 of them; a layer's latent
+    16 x (1,284 - 132) = 18,432 B a block, its keys 16 x 132 = 2,112."""
+    at = open_app("app_pages/layout.py", {"model": "DeepSeek-V3.2"})
+    assert_clean(at)
+    assert 76_968_728_985 // (61 * 16 * 1_284) == 61_418
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    (rows,) = [s for s in specs if "One row per slot" in c_title(s)]
+    (vllm,) = [s for s in specs if "One row per vLLM group" in c_title(s)]
+    (icicle,) = [s["data"][0] for s in specs if s["data"] and s["data"][0]["type"] == "icicle"]
+    for chart in (rows, vllm):
+        assert [t["name"] for t in chart["data"]] == ["KV (full attention, MLA latent)",
+                                                      "indexer keys"]
+    (latent,) = [t for t in rows["data"] if t["name"].startswith("KV")]
+    assert round(latent["x"][0] * 2**10) == 18_432  # KiB on the axis
+    tiles = dict(zip(icicle["ids"], icicle["labels"]))
+    values = dict(zip(icicle["ids"], icicle["values"]))
+    assert [tiles[i] for i in ("full_attention/kv", "full_attention/indexer keys")] == [
+        "KV (full attention, MLA latent)", "indexer keys"]
+    assert (values["full_attention/kv"], values["full_attention/indexer keys"]) == (
+        61 * 61_418 * 18_432, 61 * 61_418 * 2_112) == (69_055_451_136, 7_912_603_776)
+    assert (tiles["full_attention/indexer keys/0"], values["full_attention/indexer keys/0"]) == (
+        "indexer keys #0", 61_418 * 2_112)
+    # DeepSeek-V3's MLA keeps no indexer: one part, named as MLA's
+    dsv3 = open_app("app_pages/layout.py", {"model": "DeepSeek-V3"})
+    (rows,) = [json.loads(c.proto.spec) for c in dsv3.get("plotly_chart")
+               if "One row per slot" in c.proto.spec]
+    assert [t["name"] for t in rows["data"]] == ["KV (full attention, MLA latent)"]
+    # a model of K and V keeps its name; its icicle's parts as its key names them
+    llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
+    (rows,) = [json.loads(c.proto.spec) for c in llama.get("plotly_chart")
+               if "One row per slot" in c.proto.spec]
+    assert [t["name"] for t in rows["data"]] == ["KV (full attention)"]
+    (icicle,) = [json.loads(c.proto.spec)["data"][0] for c in llama.get("plotly_chart")
+                 if '"icicle"' in c.proto.spec]
+    assert dict(zip(icicle["ids"], icicle["labels"]))["full_attention/kv"] == (
+        "KV (full attention)")
+
+
 def test_layout_sets_its_plan_beside_the_engines():
     # the worked example at 32,768 tokens: packed slabs 775 blocks / (32 full + 1 state pages)
     # = 23.48; vLLM 2,991 / 34 = 87.97, 2,991 x 33 / (34 x 775) = 3.75x ours; SGLang: 80e9 x

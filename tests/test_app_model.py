@@ -1136,6 +1136,25 @@ def test_a_state_model_keeps_its_ssm_element_size_as_raw_bytes():
     assert "ssm_el" not in at.query_params
 
 
+def test_the_model_page_counts_mla_layers_as_full_attention_of_mla():
+    """DeepSeek-V3's 61 layers read "Full attention 61 layers" above a table whose kind is
+    "mla": the count now names them as the table does, and its help says what MLA keeps,
+    as the Layout charts name the bytes ("KV (full attention, MLA latent)")."""
+    for name in ("DeepSeek-V3", "DeepSeek-V3.2"):
+        at = open_app("app_pages/model.py", {"model": name})
+        assert_clean(at)
+        m = metrics(at)
+        assert m["Full attention (MLA)"] == "61 layers" and "Full attention" not in m
+        assert {x.label: x.help for x in at.metric}["Full attention (MLA)"] == (
+            "Full-attention layers that keep MLA's latent (one compressed vector a token, "
+            "which the attention expands to K and V) in place of K and V")
+        assert list(at.dataframe[0].value["kind"]) == ["mla"]
+    # K and V keep the plain name, with no help
+    llama = open_app("app_pages/model.py", {"model": "Llama-3.1-8B"})
+    assert metrics(llama)["Full attention"] == "32 layers"
+    assert {x.label: x.help for x in llama.metric}["Full attention"] == ""
+
+
 def test_an_mla_model_keeps_its_kernel_block_size_as_raw_bytes():
     from flatkv.app_model import load_model_json
     from flatkv.profile import profile_to_dict
