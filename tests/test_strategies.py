@@ -2419,3 +2419,39 @@ def test_vllm_says_no_flashmla_block_on_a_blackwell():
     assert not any("FlashMLA's kernel block" in line for line in blackwell.formulas)
     assert (blackwell.block_size, blackwell.num_blocks) == (
         hopper.block_size, hopper.num_blocks) == (16, (40 << 30) // (61 * 16 * 576))
+
+
+def test_vllm_refuses_an_mla_model_in_float32_and_keeps_its_other_layouts():
+    # vLLM's --kv-cache-dtype has no float32 (config/cache.py CacheDType): a float32 KV cache is
+    # its auto beside --dtype float32, and no MLA backend of vLLM 0.31 or 0.34 on CUDA runs a
+    # float32 model (supported_dtypes: float16 and bfloat16 at most, flashmla_sparse.py 155 and
+    # flashinfer_mla_sparse_sm90.py 147 bfloat16 alone), so validate_configuration says "dtype
+    # not supported" for each and cuda.py raises. Before, FlatKV laid DeepSeek-V3.2 out at
+    # 61 x (2,304 + 132) B a token, 517,952 tokens on an H100 80GB
+    reason = (
+        "vLLM refuses to start: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA GPU "
+        "runs a model in float32, which a float32 KV cache asks (vLLM's --kv-cache-dtype has "
+        "no float32: its auto keeps the model's --dtype): each takes float16 and bfloat16 at "
+        "most (\"No valid attention backend found for cuda ... dtype not supported\"): set the "
+        "KV dtype to bfloat16, as vLLM's --dtype auto serves a float32 checkpoint")
+    budget = 85_520_809_984 * 9 // 10  # an H100 80GB at 0.9
+    for name in ("DeepSeek-V3", "DeepSeek-V3.2", "Kimi-Linear-48B-A3B"):
+        f32 = load_preset(name).with_options(kv_dtype="float32").profile()
+        r = run_strategy("vllm", f32, budget_bytes=budget)
+        assert (r.applies, r.reason) == (False, reason)
+        assert model_blocker("vllm", f32) == ""  # a dtype, not a model vLLM does not serve
+        assert run_strategy("flat", f32, budget_bytes=budget).applies
+        # the fix it names is taken: bfloat16, and float16 too (2-byte dtypes)
+        for dtype in ("bfloat16", "float16"):
+            assert run_strategy("vllm", load_preset(name).with_options(
+                kv_dtype=dtype).profile(), budget_bytes=budget).applies
+    # SGLang keeps a dense MLA model in the model's float32 (DSA alone is kept in bfloat16):
+    # DeepSeek-V3 at 61 x 576 x 4 = 140,544 B a token, pages of 1
+    ds3 = run_strategy("sglang", load_preset("DeepSeek-V3").with_options(
+        kv_dtype="float32").profile(), budget_bytes=budget)
+    assert ds3.capacity_tokens == budget // (61 * 576 * 4) == 547_648
+    # attention that is not MLA runs in float32 (TRITON_ATTN and FlexAttention take it), and
+    # bytes with no kernel block of their own are taken as given: 32 x 8 x 128 x 2 x 4 B a token
+    llama = load_preset("Llama-3.1-8B").with_options(kv_dtype="float32").profile()
+    r = run_strategy("vllm", llama, budget_bytes=budget)
+    assert r.applies and r.capacity_tokens == budget // (32 * 8 * 128 * 2 * 4) // 16 * 16

@@ -569,16 +569,37 @@ def ssm_dtype_refusal(profile: CacheProfile) -> str:
 # 119-129, SM 12: 131-135, SM 9 and others: 146-151), so its selector finds none and raises
 # "No valid attention backend found" (cuda.py 512-516). ROCm's AITER MLA takes it: not modelled.
 MLA_REFUSED_KV_DTYPE = "float8_e5m2"
+# The model dtype no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA GPU runs: each
+# backend's ``supported_dtypes`` is float16 and bfloat16 at most (0.34: mla/flashattn_mla.py 41,
+# flashmla.py 47, triton_mla.py 112, flashinfer_mla.py 194, cutlass_mla.py 39,
+# tokenspeed_mla.py 102; sparse: flashattn_mla_sparse.py 42, flashmla_sparse.py 155,
+# flashinfer_mla_sparse.py 86, flashinfer_mla_sparse_sm90.py 147: bfloat16 alone for the last
+# two), which backend.py's validate_configuration reads (307-308, "dtype not supported") from
+# the MLA layer's torch.get_default_dtype(), the model's --dtype (mla_attention.py 524-541).
+# vLLM's --kv-cache-dtype has no float32: its auto keeps the model's dtype, so a float32 KV
+# cache is a model told --dtype float32 (--dtype auto serves a float32 checkpoint in a 2-byte
+# dtype: config/model.py 2484-2486), and the selector raises as for MLA_REFUSED_KV_DTYPE
+MLA_REFUSED_MODEL_DTYPE = "float32"
 
 
 def mla_dtype_refusal(profile: CacheProfile) -> str:
     """Why vLLM 0.34 does not start an MLA model (``profile.kernel_block_size`` set, as models
-    give it to MLA layers alone) whose KV dtype is float8_e5m2 (``MLA_REFUSED_KV_DTYPE``), on
-    any NVIDIA GPU, "" elsewhere: on a Hopper FLASH_ATTN_MLA, FLASHMLA and TRITON_MLA take no
-    e5m2 and FLASHINFER_MLA runs on SM 10 alone, where it takes fp8_e4m3 at most too; sparse
-    MLA's backends alike. Bytes with no dtype named are taken as given (as the other
-    engine's ``dsa_dtype_refusal``)."""
-    if profile.kernel_block_size is None or profile.kv_dtype != MLA_REFUSED_KV_DTYPE:
+    give it to MLA layers alone) whose KV dtype is float8_e5m2 (``MLA_REFUSED_KV_DTYPE``) or
+    float32 (``MLA_REFUSED_MODEL_DTYPE``: the model's own dtype then, which no MLA backend
+    runs), on any NVIDIA GPU, "" elsewhere: on a Hopper FLASH_ATTN_MLA, FLASHMLA and
+    TRITON_MLA take no e5m2 and FLASHINFER_MLA runs on SM 10 alone, where it takes fp8_e4m3 at
+    most too; sparse MLA's backends alike. Bytes with no dtype named are taken as given (as
+    the other engine's ``dsa_dtype_refusal``)."""
+    if profile.kernel_block_size is None:
+        return ""
+    if profile.kv_dtype == MLA_REFUSED_MODEL_DTYPE:
+        return (f"{REFUSES_TO_START}: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA "
+                f"GPU runs a model in {MLA_REFUSED_MODEL_DTYPE}, which a {MLA_REFUSED_MODEL_DTYPE} "
+                "KV cache asks (vLLM's --kv-cache-dtype has no float32: its auto keeps the "
+                "model's --dtype): each takes float16 and bfloat16 at most (\"No valid attention "
+                "backend found for cuda ... dtype not supported\"): set the KV dtype to "
+                "bfloat16, as vLLM's --dtype auto serves a float32 checkpoint")
+    if profile.kv_dtype != MLA_REFUSED_KV_DTYPE:
         return ""
     if profile.indexer_bytes_per_slot is not None:
         backends = ("DeepSeek's sparse MLA: FLASH_ATTN_MLA_SPARSE takes auto, float16 and "
@@ -652,7 +673,8 @@ def run_vllm(
     apply:
 
     - here, first: a KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``), an
-      MLA model's KV cache in fp8_e5m2, which no MLA backend takes (``mla_dtype_refusal``), or
+      MLA model's KV cache in fp8_e5m2 or float32, which no MLA backend takes
+      (``mla_dtype_refusal``), or
       one it keeps in float32 whatever it is told (``_kda_state_as_served``); then window
       pages sized by async scheduling's batches in flight, and Cohere2's sliding layers a
       window a token wider (``_window_as_served``);
