@@ -1158,13 +1158,21 @@ def _blackwell_logged(run: LoggedRun, now: RunSettings,
     in fp8_e4m3, ``sglang.sglang_dsa``). Where the Blackwell alone gives another dtype, the
     --kv-cache-dtype told there (idle off a Blackwell: bfloat16, a Hopper's layout again) is
     set to auto beside it, if that gives the log's: a B200's log of auto pasted on Hopper
-    settings told bfloat16 is that run, not a budget of 548,352 tokens' bytes. Empty
-    otherwise."""
-    if (now.sglang_blackwell is not False or run.sglang_kv_dtype is None
-            or run.sglang_kv_dtype == now.sglang_kv_dtype):
+    settings told bfloat16 is that run, not a budget of 548,352 tokens' bytes. Where the
+    dtype's name is theirs already, it tells no layout apart (a Hopper's fp8 DSA, 656 + 132 =
+    788 B a token a layer with its scales, logs float8_e4m3fn as a Blackwell's raw 708 B
+    does): the Blackwell is offered where its settings give the log's tokens and theirs do
+    not, since a budget that sizes those tokens in 788 B leaves the KV size line differing
+    (44.52 GB for the log's 40.00). Empty otherwise."""
+    if now.sglang_blackwell is not False or run.sglang_kv_dtype is None:
+        return {}
+    same_name = run.sglang_kv_dtype == now.sglang_kv_dtype
+    if same_name and run.sglang_tokens in (None, now.sglang_tokens):
         return {}
     for extra in ({}, {"sglang_kv_cache_dtype": _SGLANG_KV_CACHE_AUTO}):
-        if blackwell(extra).sglang_kv_dtype == run.sglang_kv_dtype:
+        there = blackwell(extra)
+        if there.sglang_kv_dtype == run.sglang_kv_dtype and (
+                not same_name or there.sglang_tokens == run.sglang_tokens):
             return {"sglang_blackwell": True, **extra}
     return {}
 

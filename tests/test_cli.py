@@ -858,6 +858,31 @@ def test_compare_check_log_names_sglang_on_a_blackwell_for_a_b200_log(tmp_path, 
                          "--sglang-chunked-prefill-size 16384 (in place of --gpu-memory)", capsys)
 
 
+def test_compare_check_log_of_a_b200_log_at_hopper_fp8_names_the_blackwell_not_a_budget(
+        tmp_path, capsys):
+    # The same B200 log checked at --kv-dtype fp8 --budget 40GiB: a Hopper's fp8 DSA layout,
+    # 61 x 788 B a token, logged in float8_e4m3fn as the B200's 61 x 708 B is; 42,949,672,960
+    # // (61 x 788) = 893,519, 893,504 tokens in pages of 64 against the log's 994,432. The
+    # note named --budget 47800357376B (994,432 x 61 x 788), at which the KV size line still
+    # differs (44.52 GB for 40.00); it names --sglang-blackwell, and with it every line agrees
+    from test_log_check import deepseek_v32_b200_sglang_lines
+
+    assert (40 << 30) // (61 * 788) // 64 * 64 == 893_504
+    log = tmp_path / "sglang.log"
+    log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate(deepseek_v32_b200_sglang_lines())))
+    argv = ["compare", "--preset", "DeepSeek-V3.2", "--kv-dtype", "fp8", "--budget", "40GiB",
+            "--check-log", str(log)]
+    code, out, _ = run(argv, capsys)
+    assert code == 1 and out.splitlines()[2] == (
+        "    line 1 (TP0): #tokens: FlatKV 893504, log 994432")
+    assert_log_run_named(argv, "--sglang-blackwell --sglang-chunked-prefill-size 16384", capsys)
+    code, out, err = run([*argv, "--sglang-blackwell", "--sglang-chunked-prefill-size", "16384"],
+                         capsys)
+    assert code == 0 and "this log's run had" not in err
+    assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
+
+
 def test_compare_check_log_names_sglangs_kv_cache_dtype_for_a_b200_log_told_bfloat16(
         tmp_path, capsys):
     # DeepSeek-V3.2's SGLang lines on the B200 told --kv-cache-dtype bfloat16 (173,039,262,105

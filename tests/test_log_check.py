@@ -1996,6 +1996,54 @@ def test_a_b200_log_of_deepseek_v32_offers_the_blackwell_setting_where_it_acts()
     assert "sglang_blackwell" not in logged_changes(other, hopper, at)
 
 
+def test_a_b200_log_of_deepseek_v32_on_hopper_fp8_settings_offers_the_blackwell_by_its_tokens():
+    # A Hopper's fp8 DSA layout (--kv-dtype fp8: 656 + 132 = 788 B a token a layer with its
+    # scales) logs torch.float8_e4m3fn, as the B200's raw 708 B does: the dtype's name alone
+    # offered no Blackwell, and the budget that sizes the log's 994,432 tokens in 788 B,
+    # 994,432 x 61 x 788 = 47,800,357,376 B, left its KV size line at (994,432 + 64) x 61 x
+    # 788 B = 44.52 GB beside the log's 40.00. At the same 40 GiB the Hopper's fp8 holds
+    # 42,949,672,960 // (61 x 788) = 893,519 tokens, 893,504 in pages of 64, the Blackwell's
+    # the log's 994,432: the Blackwell is offered, and every figure agrees there
+    from dataclasses import replace
+
+    from flatkv.log_check import (
+        RunSettings,
+        logged_changes,
+        logged_run,
+        sglang_blackwell_settings,
+        sglang_pool_settings,
+    )
+
+    v32 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
+    run = logged_run(read_log("\n".join(deepseek_v32_b200_sglang_lines())))
+
+    def settings(blackwell: bool) -> RunSettings:
+        options = StrategyOptions(sglang_blackwell=blackwell, sglang_chunked_prefill_size=16_384)
+        r = run_strategy("sglang", v32, budget_bytes=40 << 30, context_tokens=163_840,
+                         options=options)
+        return RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=163_840,
+                           chunk=16_384, **sglang_pool_settings(r),
+                           sglang_budget=lambda tokens, slots: tokens * 61 * 788,
+                           **sglang_blackwell_settings(v32, options, preset=False))
+
+    hopper, b200 = settings(False), settings(True)
+    assert (40 << 30) // (61 * 788) == 893_519 and 893_519 // 64 * 64 == 893_504
+    assert (hopper.sglang_kv_dtype, hopper.sglang_tokens) == ("float8_e4m3fn", 893_504)
+    assert (b200.sglang_kv_dtype, b200.sglang_tokens) == ("float8_e4m3fn", 994_432)
+    assert 994_432 * 61 * 788 == 47_800_357_376
+    assert f"{(994_432 + 64) * 61 * 788 / 2**30:.2f}" == "44.52"
+
+    def at(changes):
+        return b200 if changes.get("sglang_blackwell") else hopper
+
+    assert logged_changes(run, hopper, at) == {"sglang_blackwell": True}
+    # the log's tokens at the settings already (its run was theirs): nothing offered
+    assert logged_changes(replace(run, sglang_tokens=893_504), hopper, at) == {}
+    # tokens the Blackwell does not give either (another budget): no Blackwell offered
+    assert "sglang_blackwell" not in logged_changes(
+        replace(run, sglang_tokens=745_856), hopper, at)
+
+
 def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
     # DeepSeek-V3.2 on a B200 told --kv-cache-dtype bfloat16 in 40 GiB: its KV line in
     # torch.bfloat16, 61 x 1,284 B a token, 548,352 tokens (a Hopper's lines); at the B200's
