@@ -736,7 +736,12 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     backend picked), sparse MLA (FlashMLA sparse's 64 already), a P of whole 64s (an MLA
     hybrid's 128s), and a Blackwell known (``options.sglang_blackwell``: the B200 preset or
     "GPU is a Blackwell"), where cuda.py puts FLASHINFER_MLA first, which takes fp8 at kernel
-    blocks of 32 and 64, so 0.31 told none raises its 16 to 32, not 64, fp8 or bfloat16."""
+    blocks of 32 and 64, so 0.31 told none raises its 16 to 32, not 64, fp8 or bfloat16. The
+    options know no other GPU: the A100, L40S and RTX 4090 presets (SM 8.x) read as a Hopper
+    here, so the note says what 0.31 runs there, told none: FLASHMLA is not valid
+    (ops/flashmla.py ``is_flashmla_dense_supported``: SM 9.0 alone), nor are FLASH_ATTN_MLA
+    (``supports_compute_capability``: major 9) and FLASHINFER_MLA (major 10), so cuda.py's
+    last, TRITON_MLA (any capability, kernel blocks of whole 16s), runs at the default 16."""
     if (not result.applies or profile.kernel_block_size is None or options.sglang_blackwell
             or profile.indexer_bytes_per_slot is not None
             or options.kernel_block_size is not None or profile.kv_dtype != "float8_e4m3fn"
@@ -748,8 +753,11 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
             "default is 16, logs \"Setting kv cache block size to 64 for FLASHMLA "
             f"backend(s).\"; 0.34's default is 64), while told {n(result.block_size)}, no "
             f"multiple of 64, it runs on TRITON_MLA at {n(result.block_size)}, as these figures "
-            f"do: a block size of {FLASHMLA_BLOCK_SIZE} here matches a log "
-            "of a run told none")
+            f"do: a block size of {FLASHMLA_BLOCK_SIZE} here matches a Hopper's log "
+            "of a run told none. On an A100, L40S or RTX 4090 (SM 8.x) 0.31 told none runs "
+            "TRITON_MLA at its default 16 (FlashMLA's dense kernel runs on a Hopper alone, "
+            "FLASH_ATTN_MLA on SM 9.0, FLASHINFER_MLA on SM 10): there a block size of 16 "
+            "matches a log of a run told none")
 
 
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
