@@ -843,7 +843,9 @@ class LoggedRun:
     the pools are what a budget is found for), ``sglang_state_slots`` its state pool's
     max_mamba_cache_size, ``sglang_kv_dtype`` the dtype its KV pool lines give (``float8_e4m3fn``
     on a B200 for DeepSeek's sparse attention: ``logged_changes`` offers the Blackwell setting
-    where that dtype is its layout's)."""
+    where that dtype is its layout's), ``sglang_kv_size`` the one KV size its KV pool line
+    gives, in SGLang's GB (2**30 B) as printed ("40.00": MLA's latent, one figure), which
+    tells a Blackwell's raw fp8 from a Hopper's scaled fp8, logged in the same dtype."""
 
     blocks: int | None = None
     memory: str | None = None
@@ -860,6 +862,7 @@ class LoggedRun:
     sglang_mamba_radix_cache_strategy: str | None = None
     sglang_overlap_schedule: bool | None = None
     sglang_kv_dtype: str | None = None
+    sglang_kv_size: str | None = None
 
 
 def _server_arg(name: str, value: str = r"([0-9]+)(?!\d)") -> re.Pattern[str]:
@@ -879,6 +882,9 @@ _SGLANG_SCHEDULER = r"\bmax_total_num_tokens=[0-9]+, "
 _RUN_FIGURES = (
     ("sglang_tokens", "sglang", re.compile(r"\bmax_total_num_tokens=([0-9]+), ")),
     ("sglang_kv_dtype", "sglang", SGLANG_KV_DTYPE),
+    ("sglang_kv_size", "sglang", re.compile(
+        r"\bKV Cache is allocated\.(?: dtype: torch\.\w+,)? #tokens: [0-9]+, "
+        r"KV size: ([0-9]+\.[0-9]+) GB")),
     ("sglang_state_slots", "sglang", re.compile(
         r"Mamba Cache is allocated\. max_mamba_cache_size: ([0-9]+),")),
     ("sglang_state_slots", "sglang", re.compile(
@@ -966,6 +972,7 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         sglang_state_slots=(int(one["sglang_state_slots"]) if "sglang_state_slots" in one
                             else None),
         sglang_kv_dtype=one.get("sglang_kv_dtype"),
+        sglang_kv_size=one.get("sglang_kv_size"),
         **{key: _PAGE_READ[key](one[key]) for key in SGLANG_PAGE_FIELDS if key in one},
     )
 
@@ -1016,6 +1023,10 @@ class RunSettings:
     # SGLang's --kv-cache-dtype told (``StrategyOptions.sglang_kv_cache_dtype``), where it acts
     # on its figures (None: not compared; ``sglang_kv_cache_dtype_settings``)
     sglang_kv_cache_dtype: str | None = None
+    # SGLang's pool page at them: (tokens a page, bytes a page over its layers), where its
+    # layout applies (``sglang_pool_settings``), from which the KV size its line prints for
+    # any tokens follows (``_kv_size_printed``)
+    sglang_pool_page: tuple[int, int] | None = None
 
 
 # SGLang's --kv-cache-dtype when none is told (``SGLANG_KV_CACHE_DTYPES``: its default first),
@@ -1107,16 +1118,18 @@ def kept_gpu_chunk(chunk: int, *, told: bool, on_gpu: bool) -> int | None:
 
 
 def sglang_pool_settings(result: StrategyResult) -> dict[str, int | str | None]:
-    """SGLang's token pool, request state slots and KV lines' dtype in ``result`` (its
-    layout's run), as ``RunSettings`` holds them: None where it does not apply, keeps no
+    """SGLang's token pool, request state slots, KV lines' dtype and pool page in ``result``
+    (its layout's run), as ``RunSettings`` holds them: None where it does not apply, keeps no
     state pool or logs no KV line."""
     if not result.applies:
-        return {"sglang_tokens": None, "sglang_state_slots": None, "sglang_kv_dtype": None}
+        return {"sglang_tokens": None, "sglang_state_slots": None, "sglang_kv_dtype": None,
+                "sglang_pool_page": None}
     dtypes = {m[1] for line in result.extras.get("log_lines", ())
               if (m := SGLANG_KV_DTYPE.search(line))}
     return {"sglang_tokens": result.logged_tokens,
             "sglang_state_slots": result.extras.get("request_state_slots"),
-            "sglang_kv_dtype": dtypes.pop() if len(dtypes) == 1 else None}
+            "sglang_kv_dtype": dtypes.pop() if len(dtypes) == 1 else None,
+            "sglang_pool_page": (result.block_size, result.block_bytes)}
 
 
 def printed_available(budget_bytes: int) -> tuple[str, str]:
@@ -1148,6 +1161,18 @@ def _budget_takes(memory: str) -> bool:
         return False
 
 
+def _kv_size_printed(settings: RunSettings, tokens: int) -> Decimal | None:
+    """The KV size SGLang's one-figure KV line prints for a pool of ``tokens`` at
+    ``settings`` (its page's bytes, ``RunSettings.sglang_pool_page``), in its GB to 0.01:
+    every layer holds a page more than the pool (``sglang_log._kv_pool_bytes``), so (994,432
+    + 64) x 61 x 708 B = 40.00 GB on a Blackwell, x 788 B = 44.52 GB on a Hopper in fp8.
+    None where the page is not known."""
+    if settings.sglang_pool_page is None:
+        return None
+    page, page_bytes = settings.sglang_pool_page
+    return Decimal(f"{(tokens + page) * page_bytes // page / SGLANG_GB:.2f}")
+
+
 def _blackwell_logged(run: LoggedRun, now: RunSettings,
                       blackwell: Callable[[Mapping[str, object]], RunSettings]
                       ) -> dict[str, object]:
@@ -1161,18 +1186,27 @@ def _blackwell_logged(run: LoggedRun, now: RunSettings,
     settings told bfloat16 is that run, not a budget of 548,352 tokens' bytes. Where the
     dtype's name is theirs already, it tells no layout apart (a Hopper's fp8 DSA, 656 + 132 =
     788 B a token a layer with its scales, logs float8_e4m3fn as a Blackwell's raw 708 B
-    does): the Blackwell is offered where its settings give the log's tokens and theirs do
-    not, since a budget that sizes those tokens in 788 B leaves the KV size line differing
-    (44.52 GB for the log's 40.00). Empty otherwise."""
+    does): the Blackwell is offered where its layout prints the log's KV size for the log's
+    tokens and theirs does not (``_kv_size_printed``), at any budget, since a budget that sizes
+    those tokens in 788 B leaves the KV size line differing (44.52 GB for the log's 40.00);
+    where the log's KV size is not read, where its settings give the log's tokens and theirs
+    do not. Empty otherwise."""
     if now.sglang_blackwell is not False or run.sglang_kv_dtype is None:
         return {}
     same_name = run.sglang_kv_dtype == now.sglang_kv_dtype
     if same_name and run.sglang_tokens in (None, now.sglang_tokens):
         return {}
+
+    def sized_as_logged(settings: RunSettings) -> bool:
+        """Whether ``settings`` print the log's KV size for its tokens."""
+        return (run.sglang_tokens is not None and run.sglang_kv_size is not None
+                and _kv_size_printed(settings, run.sglang_tokens) == Decimal(run.sglang_kv_size))
+
     for extra in ({}, {"sglang_kv_cache_dtype": _SGLANG_KV_CACHE_AUTO}):
         there = blackwell(extra)
         if there.sglang_kv_dtype == run.sglang_kv_dtype and (
-                not same_name or there.sglang_tokens == run.sglang_tokens):
+                not same_name or (sized_as_logged(there) and not sized_as_logged(now))
+                or (there.sglang_tokens == run.sglang_tokens and run.sglang_kv_size is None)):
             return {"sglang_blackwell": True, **extra}
     return {}
 

@@ -881,6 +881,19 @@ def test_compare_check_log_of_a_b200_log_at_hopper_fp8_names_the_blackwell_not_a
                          capsys)
     assert code == 0 and "this log's run had" not in err
     assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
+    # at 30 GiB or an H100's preset neither gives its tokens: the KV size it prints for them
+    # names the Blackwell, beside its budget, 994,432 x 61 x 708 B (not x 788: 47800357376B)
+    assert 994_432 * 61 * 708 == 42_947_529_216
+    fp8 = ["compare", "--preset", "DeepSeek-V3.2", "--kv-dtype", "fp8", "--check-log", str(log)]
+    assert_log_run_named([*fp8, "--budget", "30GiB"], "--sglang-blackwell --budget "
+                         "42947529216B --sglang-chunked-prefill-size 16384", capsys)
+    assert_log_run_named([*fp8, "--gpu-memory", "H100 80GB"],
+                         "--sglang-blackwell --budget 42947529216B "
+                         "--sglang-chunked-prefill-size 16384 (in place of --gpu-memory)", capsys)
+    code, out, _ = run([*fp8, "--sglang-blackwell", "--budget", "42947529216B",
+                        "--sglang-chunked-prefill-size", "16384"], capsys)
+    assert code == 0
+    assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
 
 
 def test_compare_check_log_names_sglangs_kv_cache_dtype_for_a_b200_log_told_bfloat16(

@@ -1996,14 +1996,17 @@ def test_a_b200_log_of_deepseek_v32_offers_the_blackwell_setting_where_it_acts()
     assert "sglang_blackwell" not in logged_changes(other, hopper, at)
 
 
-def test_a_b200_log_of_deepseek_v32_on_hopper_fp8_settings_offers_the_blackwell_by_its_tokens():
+def test_a_b200_log_of_deepseek_v32_on_hopper_fp8_settings_offers_the_blackwell_by_its_sizes():
     # A Hopper's fp8 DSA layout (--kv-dtype fp8: 656 + 132 = 788 B a token a layer with its
     # scales) logs torch.float8_e4m3fn, as the B200's raw 708 B does: the dtype's name alone
     # offered no Blackwell, and the budget that sizes the log's 994,432 tokens in 788 B,
     # 994,432 x 61 x 788 = 47,800,357,376 B, left its KV size line at (994,432 + 64) x 61 x
-    # 788 B = 44.52 GB beside the log's 40.00. At the same 40 GiB the Hopper's fp8 holds
-    # 42,949,672,960 // (61 x 788) = 893,519 tokens, 893,504 in pages of 64, the Blackwell's
-    # the log's 994,432: the Blackwell is offered, and every figure agrees there
+    # 788 B = 44.52 GB beside the log's 40.00 ((994,432 + 64) x 61 x 708 B). At the same 40
+    # GiB the Hopper's fp8 holds 42,949,672,960 // (61 x 788) = 893,519 tokens, 893,504 in
+    # pages of 64, the Blackwell the log's 994,432: the tokens tell them apart. At 30 GiB
+    # neither gives the log's tokens (670,080 and 745,856), and the KV size the log prints
+    # for its tokens does: the Blackwell is offered beside the budget its layout takes,
+    # 994,432 x 61 x 708 = 42,947,529,216 B, at which every figure agrees
     from dataclasses import replace
 
     from flatkv.log_check import (
@@ -2016,22 +2019,29 @@ def test_a_b200_log_of_deepseek_v32_on_hopper_fp8_settings_offers_the_blackwell_
 
     v32 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
     run = logged_run(read_log("\n".join(deepseek_v32_b200_sglang_lines())))
+    assert (run.sglang_kv_dtype, run.sglang_tokens, run.sglang_kv_size) == (
+        "float8_e4m3fn", 994_432, "40.00")
 
-    def settings(blackwell: bool) -> RunSettings:
+    def settings(blackwell: bool, budget: int = 40 << 30) -> RunSettings:
         options = StrategyOptions(sglang_blackwell=blackwell, sglang_chunked_prefill_size=16_384)
-        r = run_strategy("sglang", v32, budget_bytes=40 << 30, context_tokens=163_840,
+        r = run_strategy("sglang", v32, budget_bytes=budget, context_tokens=163_840,
                          options=options)
+        token_bytes = 61 * (708 if blackwell else 788)  # the least budget that sizes tokens
         return RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=163_840,
                            chunk=16_384, **sglang_pool_settings(r),
-                           sglang_budget=lambda tokens, slots: tokens * 61 * 788,
+                           sglang_budget=lambda tokens, slots: tokens * token_bytes,
                            **sglang_blackwell_settings(v32, options, preset=False))
 
     hopper, b200 = settings(False), settings(True)
     assert (40 << 30) // (61 * 788) == 893_519 and 893_519 // 64 * 64 == 893_504
     assert (hopper.sglang_kv_dtype, hopper.sglang_tokens) == ("float8_e4m3fn", 893_504)
     assert (b200.sglang_kv_dtype, b200.sglang_tokens) == ("float8_e4m3fn", 994_432)
+    # a page of 64 tokens over 61 layers: 64 x 61 x 788 and 64 x 61 x 708 B
+    assert (hopper.sglang_pool_page, b200.sglang_pool_page) == (
+        (64, 3_076_352), (64, 2_764_032))
     assert 994_432 * 61 * 788 == 47_800_357_376
     assert f"{(994_432 + 64) * 61 * 788 / 2**30:.2f}" == "44.52"
+    assert f"{(994_432 + 64) * 61 * 708 / 2**30:.2f}" == "40.00"
 
     def at(changes):
         return b200 if changes.get("sglang_blackwell") else hopper
@@ -2039,9 +2049,38 @@ def test_a_b200_log_of_deepseek_v32_on_hopper_fp8_settings_offers_the_blackwell_
     assert logged_changes(run, hopper, at) == {"sglang_blackwell": True}
     # the log's tokens at the settings already (its run was theirs): nothing offered
     assert logged_changes(replace(run, sglang_tokens=893_504), hopper, at) == {}
-    # tokens the Blackwell does not give either (another budget): no Blackwell offered
+    # at 30 GiB: (30 << 30) // (61 x 788) = 670,139 -> 670,080, // (61 x 708) = 745,861 ->
+    # 745,856; the Blackwell and its budget for the log's tokens
+    hopper30, b200_30 = settings(False, 30 << 30), settings(True, 30 << 30)
+    assert (30 << 30) // (61 * 788) == 670_139 and (30 << 30) // (61 * 708) == 745_861
+    assert (hopper30.sglang_tokens, b200_30.sglang_tokens) == (670_080, 745_856)
+
+    def at30(changes):
+        return b200_30 if changes.get("sglang_blackwell") else hopper30
+
+    assert logged_changes(run, hopper30, at30) == {"sglang_blackwell": True,
+                                                   "sglang_budget": 42_947_529_216}
+    # a Hopper's fp8 log of those tokens (44.52 GB): its budget alone, no Blackwell
+    hopper_log = replace(run, sglang_kv_size="44.52")
+    assert logged_changes(hopper_log, hopper30, at30) == {"sglang_budget": 47_800_357_376}
+    assert logged_changes(hopper_log, hopper, at) == {"sglang_budget": 47_800_357_376}
+    # a log whose KV size is not read (two told): the tokens alone, which give the Blackwell
+    # at 40 GiB, none at 30 GiB
+    assert logged_changes(replace(run, sglang_kv_size=None), hopper, at) == {
+        "sglang_blackwell": True}
     assert "sglang_blackwell" not in logged_changes(
-        replace(run, sglang_tokens=745_856), hopper, at)
+        replace(run, sglang_kv_size=None), hopper30, at30)
+
+
+def test_logged_run_reads_sglangs_kv_size_told_once():
+    # the KV line's one figure, with or without its dtype (releases before 0.5.13); two
+    # (a drafter's pool of its own layers' size) say no one size
+    line = "[2026-12-06 07:00:00 TP0] KV Cache is allocated. {}#tokens: 994432, KV size: {} GB"
+    assert logged_run(read_log(line.format("dtype: torch.float8_e4m3fn, ", "40.00"))
+                      ).sglang_kv_size == "40.00"
+    assert logged_run(read_log(line.format("", "40.00"))).sglang_kv_size == "40.00"
+    assert logged_run(read_log("\n".join((line.format("", "40.00"), line.format("", "0.66"))))
+                      ).sglang_kv_size is None
 
 
 def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
