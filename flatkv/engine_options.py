@@ -26,6 +26,7 @@ from flatkv.strategies.sglang import (
     AUTO_DSA_KV_DTYPES,
     blackwell_dsa_bytes,
     chunked_prefill_tiers_text,
+    dsa_dtype_refusal,
     fixed_state_size,
     lazy_overlap_refusal,
     no_buffer_refusal,
@@ -340,7 +341,8 @@ ENGINE_OPTIONS = (
         "neither, and keeps DeepSeek's sparse attention in bfloat16 or fp8 whatever the "
         "model's dtype); an fp8 KV dtype is the one SGLang is told (fp8: fp8_e4m3, the raw "
         "layout on a Blackwell); SGLang refuses fp8_e5m2 for DeepSeek's sparse attention on "
-        "any GPU."),
+        "any GPU, and keeps no cache in int8, which neither its --kv-cache-dtype nor its "
+        "--dtype names."),
     EngineOption(
         "sglang_swa_pool", "SGLang sliding-window pool", ("sglang",), SGLANG_COLUMN,
         _has_window,
@@ -450,8 +452,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     is off (unread: overrides.py 473-474), no_buffer told where the model keeps no mamba radix
     cache (unread: model_hook.py 1058-1067), or S is told (where SGLang takes it: else its
     refusal is the figure it changes), the KV cache dtype told beside a KV dtype other than
-    bfloat16, float16 or float32 (an fp8 one is told itself) or off a Blackwell GPU (SGLang's
-    auto keeps DeepSeek's sparse attention in bfloat16 there too)."""
+    bfloat16, float16 or float32 (fp8 is told itself; fp8_e5m2 and int8 SGLang refuses for
+    DeepSeek's sparse attention: ``sglang.dsa_dtype_refusal``) or off a Blackwell GPU
+    (SGLang's auto keeps DeepSeek's sparse attention in bfloat16 there too)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
     if option.field == "swa_full_tokens_ratio" and not sglang_swa_pool(profile, options)[0]:
@@ -472,12 +475,14 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
         return "SGLang runs no extra_buffer radix cache here, the only one that tracks state"
     if (option.field == "sglang_kv_cache_dtype"
             and profile.kv_dtype not in AUTO_DSA_KV_DTYPES):
-        if (profile.kv_dtype or "").startswith("float8"):
-            return (f"the KV dtype is {profile.kv_dtype}, which SGLang is told as it is; "
-                    "bfloat16 told parts from its auto beside the KV dtype bfloat16, float16 "
-                    "or float32 alone")
-        return (f"these figures size SGLang's --kv-cache-dtype bfloat16 beside the KV dtype "
-                f"bfloat16, float16 or float32 alone, not {profile.kv_dtype}")
+        apart = ("bfloat16 told parts from its auto beside the KV dtype bfloat16, float16 or "
+                 "float32 alone")
+        if dsa_dtype_refusal(profile):
+            return (f"SGLang does not start DeepSeek's sparse attention in the KV dtype "
+                    f"{profile.kv_dtype} (its refusal says why); {apart}")
+        if profile.kv_dtype is not None:  # fp8 (e4m3), which SGLang is told as it is
+            return f"the KV dtype is {profile.kv_dtype}, which SGLang is told as it is; {apart}"
+        return f"the model names no KV dtype; {apart}"
     if option.field == "sglang_kv_cache_dtype" and not options.sglang_blackwell:
         return ("SGLang keeps DeepSeek's sparse attention in bfloat16 off a Blackwell GPU, told "
                 "bfloat16 or not (its auto picks bfloat16 below compute capability 10)")

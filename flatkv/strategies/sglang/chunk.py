@@ -369,6 +369,13 @@ SM100_DSA_BACKEND = "trtllm"
 # "auto" and "bf16" are resolved, _dsa_kv_cache_dtype_default asserts bfloat16 or fp8_e4m3 on
 # every CUDA GPU (overrides.py 541-544); its other fp8 choice is this one (a canonical dtype)
 DSA_REFUSED_KV_DTYPE = "float8_e5m2"
+# The KV dtype SGLang 0.5.23 keeps no cache in, for any model: neither its --kv-cache-dtype
+# (fields/model.py 209-218; configure_kv_cache_dtype raises "Unsupported kv_cache_dtype" for
+# any other, kv_cache_dtype.py 90) nor its --dtype (fields/model.py 173: float16, bfloat16,
+# float32), whose auto a KV dtype could otherwise stand for, names it. Unlike float16 and
+# float32 (``AUTO_DSA_KV_DTYPES``: a model told --dtype float32 runs DSA's auto), no launch
+# of SGLang stands behind a DSA cache in int8: ``dsa_dtype_refusal`` refuses it
+DSA_UNSTORED_KV_DTYPE = "int8"
 
 
 def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
@@ -385,18 +392,28 @@ def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
     """Why SGLang 0.5.23 would not start DeepSeek's sparse attention (a model of its DeepSeek
     family, ``SM100_TRTLLM_MLA``, with an indexer) in ``profile``'s KV dtype, on any GPU: told
     fp8_e5m2 (``DSA_REFUSED_KV_DTYPE``), its _dsa_kv_cache_dtype_default asserts (overrides.py
-    541-544). It reads the architecture, the indexer and the dtype alone, as SGLang does, not
-    the latent's width: bytes given alone (an export, a link's raw model) that carry the dtype
-    are refused too. None for any other dtype or profile, bytes given with no dtype too."""
+    541-544); int8 (``DSA_UNSTORED_KV_DTYPE``) it cannot be told at all, and its auto keeps
+    bfloat16 or fp8_e4m3 (532-535), so no run of SGLang has that cache. It reads the
+    architecture, the indexer and the dtype alone, as SGLang does, not the latent's width:
+    bytes given alone (an export, a link's raw model) that carry the dtype are refused too.
+    None for any other dtype or profile, bytes given with no dtype too."""
     arch = profile.architectures[0] if profile.architectures else None
     if (arch not in SM100_TRTLLM_MLA or profile.indexer_bytes_per_slot is None
-            or profile.kv_dtype != DSA_REFUSED_KV_DTYPE):
+            or profile.kv_dtype not in (DSA_REFUSED_KV_DTYPE, DSA_UNSTORED_KV_DTYPE)):
         return None
+    fix = "set the KV dtype to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or bfloat16"
+    if profile.kv_dtype == DSA_UNSTORED_KV_DTYPE:
+        return (f"SGLang 0.5.23 keeps no KV cache in {DSA_UNSTORED_KV_DTYPE}: neither its "
+                "--kv-cache-dtype (auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, "
+                "fp4_mx_block16: fields/model.py 209-218) nor its --dtype (float16, bfloat16, "
+                "float32: 173) names it, and for DeepSeek's sparse attention its auto keeps "
+                "bfloat16, or fp8_e4m3 on a Blackwell GPU (_dsa_kv_cache_dtype_default, "
+                f"overrides.py 532-544), so no run of it stores this cache in "
+                f"{DSA_UNSTORED_KV_DTYPE}; {fix}")
     return (f"SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype "
             f"{DSA_REFUSED_KV_DTYPE} (--kv-cache-dtype {ENGINE_DTYPE_NAMES[DSA_REFUSED_KV_DTYPE]}"
             "): \"DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" "
-            "(_dsa_kv_cache_dtype_default, overrides.py 541-544, on any GPU); set the KV dtype "
-            "to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or bfloat16")
+            f"(_dsa_kv_cache_dtype_default, overrides.py 541-544, on any GPU); {fix}")
 
 
 # The KV dtypes that stand for SGLang's --kv-cache-dtype auto beside DeepSeek's sparse
