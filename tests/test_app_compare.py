@@ -1847,10 +1847,12 @@ def test_compares_capacity_words_speak_of_state_only_where_the_model_has_state()
 
 
 def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():
-    # a dense MLA model of DeepSeek-V3's bytes (61 layers of a 576 B latent, kernel block 16)
-    # in float8_e5m2: no MLA backend of vLLM 0.34 takes it, so its column won't start and says
-    # why and the fix; in float8_e4m3fn (the fix) it runs at P 16, 61 x 16 x 576 B a block
-    link = {"model": "custom", "layers": "full*61", "kv": "576", "model_kernel": "16"}
+    # a dense MLA model of DeepSeek-V3's bytes (61 layers of one 576 B latent, kv_split=576,
+    # kernel block 16) in float8_e5m2: no MLA backend of vLLM 0.31 to 0.34 takes it, so its
+    # column won't start and says why and the fix; in float8_e4m3fn (the fix) it runs at P 16,
+    # 61 x 16 x 576 B a block. The same bytes split into K and V (288 + 288: not MLA) start
+    link = {"model": "custom", "layers": "full*61", "kv": "576", "model_kernel": "16",
+            "kv_split": "576"}
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e5m2"})
     assert not at.exception and not at.error
     table = at.dataframe[0].value.set_index("strategy")
@@ -1865,5 +1867,12 @@ def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():
     assert reason in [shown(c) for c in at.caption]
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
     table = at.dataframe[0].value.set_index("strategy")
+    assert table.loc["vLLM v1", "P (tokens)"] == 16
+    assert table.loc["vLLM v1", "block bytes"] == 61 * 16 * 576 == 562_176
+    at = open_app("app_pages/compare.py", {**link, "kv_split": "288,288",
+                                           "kv_dtype": "float8_e5m2"})
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value.set_index("strategy")
+    assert "vLLM v1 (won't start)" not in table.index
     assert table.loc["vLLM v1", "P (tokens)"] == 16
     assert table.loc["vLLM v1", "block bytes"] == 61 * 16 * 576 == 562_176

@@ -51,7 +51,7 @@ from flatkv.strategies import (
 from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang_log import NO_SWA_SPLIT_LINE
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
-from flatkv.strategies.vllm import runs_all_as_align
+from flatkv.strategies.vllm import mla_dtype_refusal, runs_all_as_align
 from flatkv.strategies.vllm_log import (
     ALL_AS_ALIGN_LOG,
     CURRENT_LOG,
@@ -2383,9 +2383,15 @@ def test_vllm_refuses_an_mla_cache_in_fp8_e5m2_on_any_nvidia_gpu_and_takes_the_f
         for options in (StrategyOptions(), StrategyOptions(block_size=64)):
             r = run_strategy("vllm", e5m2, budget_bytes=40 << 30, options=options)
             assert (r.applies, r.reason) == (False, reason)
-        # an export keeps the dtype and the kernel block, so it is refused alike
+        # an export keeps the dtype and the latent split (CacheProfile.mla), so it is refused
+        # alike, and so are bytes that carry an indexer but no split (DSA is MLA's alone)
         exported = profile_from_dict(profile_to_dict(e5m2))
-        assert not run_strategy("vllm", exported, budget_bytes=40 << 30).applies
+        assert exported.mla
+        assert (run_strategy("vllm", exported, budget_bytes=40 << 30).reason, e5m2.mla) == (
+            reason, True)
+        if e5m2.indexer_bytes_per_slot is not None:
+            unsplit = replace(exported, kv_tensor_bytes=())
+            assert not unsplit.mla and mla_dtype_refusal(unsplit) == reason
         # a refusal at this dtype, not a model vLLM does not serve ("does not start")
         assert model_blocker("vllm", e5m2) == ""
         # the other layouts still lay it out (1 B elements: fp8's bytes)
@@ -2411,6 +2417,36 @@ def test_vllm_refuses_an_mla_cache_in_fp8_e5m2_on_any_nvidia_gpu_and_takes_the_f
         "DeepSeek-V3").with_options(kv_dtype="fp8_e5m2").profile()).items()
         if k not in ("kv_dtype", "kv_tensor_bytes")})
     assert run_strategy("vllm", undtyped, budget_bytes=40 << 30).applies
+
+
+def test_vllm_refuses_mla_dtypes_by_the_latent_not_by_a_kernel_block():
+    # CacheProfile.kernel_block_size may be any model's (a backend's block other than 16), so
+    # the MLA dtype refusal reads CacheProfile.mla (one latent tensor a layer) or an indexer:
+    # Llama-3.1-8B's K and V (8 heads x 128 x 1 B each in fp8_e5m2: 2 x 1,024 = 2,048 B a
+    # token a layer, 32 layers) given a kernel block of 32, as a JSON or a link's
+    # model_kernel gives it, runs in fp8_e5m2 and float32 (FLASHINFER / TRITON_ATTN take
+    # them), where it was refused as MLA: P 32, 40 GiB // (32 x 32 x 2,048) = 20,480 blocks,
+    # 655,360 tokens; float32 8 x 128 x 2 x 4 = 8,192 B, 40 GiB // (32 x 32 x 8,192) = 5,120
+    from flatkv.profile import profile_from_dict, profile_to_dict
+
+    for dtype, slot, blocks in (("fp8_e5m2", 2_048, 20_480), ("float32", 8_192, 5_120)):
+        llama = replace(load_preset("Llama-3.1-8B").with_options(kv_dtype=dtype).profile(),
+                        kernel_block_size=32)
+        assert (llama.kv_bytes_per_slot, llama.kv_tensor_bytes, llama.mla) == (
+            slot, (slot // 2, slot // 2), False)
+        assert (40 << 30) // (32 * 32 * slot) == blocks
+        for profile in (llama, profile_from_dict(profile_to_dict(llama)),
+                        replace(llama, kv_tensor_bytes=())):
+            assert mla_dtype_refusal(profile) == ""
+            r = run_strategy("vllm", profile, budget_bytes=40 << 30)
+            assert (r.applies, r.block_size, r.num_blocks, r.capacity_tokens) == (
+                True, 32, blocks, blocks * 32)
+    # DeepSeek-V3 (one 576 B latent a layer, 1 B elements) in fp8_e5m2 is still refused
+    ds3 = load_preset("DeepSeek-V3").with_options(kv_dtype="fp8_e5m2").profile()
+    assert (ds3.kv_tensor_bytes, ds3.mla) == ((576,), True)
+    r = run_strategy("vllm", ds3, budget_bytes=40 << 30)
+    assert not r.applies and r.reason == mla_dtype_refusal(ds3) != ""
+    assert "takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for a dense MLA" in r.reason
 
 
 def test_vllm_says_no_flashmla_block_on_a_blackwell():

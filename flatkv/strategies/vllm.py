@@ -583,14 +583,16 @@ MLA_REFUSED_MODEL_DTYPE = "float32"
 
 
 def mla_dtype_refusal(profile: CacheProfile) -> str:
-    """Why vLLM 0.34 does not start an MLA model (``profile.kernel_block_size`` set, as models
-    give it to MLA layers alone) whose KV dtype is float8_e5m2 (``MLA_REFUSED_KV_DTYPE``) or
-    float32 (``MLA_REFUSED_MODEL_DTYPE``: the model's own dtype then, which no MLA backend
-    runs), on any NVIDIA GPU, "" elsewhere: on a Hopper FLASH_ATTN_MLA, FLASHMLA and
-    TRITON_MLA take no e5m2 and FLASHINFER_MLA runs on SM 10 alone, where it takes fp8_e4m3 at
-    most too; sparse MLA's backends alike. Bytes with no dtype named are taken as given (as
-    the other engine's ``dsa_dtype_refusal``)."""
-    if profile.kernel_block_size is None:
+    """Why vLLM 0.31 to 0.34 do not start an MLA model (``CacheProfile.mla``: one latent
+    tensor a layer; or DeepSeek's lightning indexer, which sits beside MLA alone) whose KV
+    dtype is float8_e5m2 (``MLA_REFUSED_KV_DTYPE``) or float32 (``MLA_REFUSED_MODEL_DTYPE``:
+    the model's own dtype then, which no MLA backend runs), on any NVIDIA GPU, "" elsewhere:
+    on a Hopper FLASH_ATTN_MLA, FLASHMLA and TRITON_MLA take no e5m2 and FLASHINFER_MLA runs
+    on SM 10 alone, where it takes fp8_e4m3 at most too; sparse MLA's backends alike. Not
+    ``kernel_block_size``, which any model may give (a backend's block other than 16). Bytes
+    with no dtype named, or no latent split nor indexer (a raw model that says nothing of
+    MLA), are taken as given (as the other engine's ``dsa_dtype_refusal``)."""
+    if not profile.mla and profile.indexer_bytes_per_slot is None:
         return ""
     if profile.kv_dtype == MLA_REFUSED_MODEL_DTYPE:
         return (f"{REFUSES_TO_START}: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA "
