@@ -1857,10 +1857,10 @@ def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():
     assert not at.exception and not at.error
     table = at.dataframe[0].value.set_index("strategy")
     assert "vLLM v1 (won't start)" in table.index
-    reason = ("vLLM refuses to start: no MLA attention backend of vLLM 0.34 on an NVIDIA GPU "
-              "takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for a dense MLA "
-              "model: on a Hopper FLASH_ATTN_MLA takes auto, float16 and bfloat16, FLASHMLA "
-              "and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA runs on SM 10 alone, "
+    reason = ("vLLM refuses to start: no MLA attention backend of vLLM 0.31 to 0.34 on an "
+              "NVIDIA GPU takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for a "
+              "dense MLA model: on a Hopper FLASH_ATTN_MLA takes auto, float16 and bfloat16, "
+              "FLASHMLA and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA runs on SM 10 alone, "
               "where it, CUTLASS_MLA and TOKENSPEED_MLA take fp8_e4m3 at most (\"No valid "
               "attention backend found for cuda ... kv_cache_dtype not supported\"): set the KV "
               "dtype to float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")

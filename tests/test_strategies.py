@@ -2356,16 +2356,17 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
 
 
 def test_vllm_refuses_an_mla_cache_in_fp8_e5m2_on_any_nvidia_gpu_and_takes_the_fix():
-    # No MLA backend of vLLM 0.34 on CUDA lists fp8_e5m2 in its supported_kv_cache_dtypes
-    # (mla/flashattn_mla.py 42-46, flashmla.py 48-54, triton_mla.py 113-119, flashinfer_mla.py
-    # 195-201 and its SM 10 alone at 220-221; sparse: flashattn_mla_sparse.py 43-47,
+    # No MLA backend of vLLM 0.31 to 0.34 on CUDA lists fp8_e5m2 in its
+    # supported_kv_cache_dtypes (0.34's lines: mla/flashattn_mla.py 42-46, flashmla.py 48-54,
+    # triton_mla.py 113-119, flashinfer_mla.py 195-201 and its SM 10 alone at 220-221;
+    # sparse: flashattn_mla_sparse.py 43-47,
     # flashmla_sparse.py 156-162, flashinfer_mla_sparse_sm90.py 148-153), so cuda.py finds
     # none and raises (512-516). FlatKV laid it out before: DeepSeek-V3 at 61 x 576 B, P 16,
     # 40 GiB // 562,176 = 76,398 blocks, 1,222,368 tokens; DeepSeek-V3.2 at 61 x 788 B, P 64
     tail = ("(\"No valid attention backend found for cuda ... kv_cache_dtype not supported\"): "
             "set the KV dtype to float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
-    head = ("vLLM refuses to start: no MLA attention backend of vLLM 0.34 on an NVIDIA GPU "
-            "takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for ")
+    head = ("vLLM refuses to start: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA "
+            "GPU takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for ")
     dense = head + (
         "a dense MLA model: on a Hopper FLASH_ATTN_MLA takes auto, float16 and bfloat16, "
         "FLASHMLA and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA runs on SM 10 alone, "

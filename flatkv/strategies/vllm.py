@@ -559,7 +559,7 @@ def ssm_dtype_refusal(profile: CacheProfile) -> str:
             "bfloat16")
 
 
-# The KV dtype no MLA attention backend of vLLM 0.34 (nor 0.31) on an NVIDIA GPU takes, dense or
+# The KV dtype no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA GPU takes, dense or
 # sparse: each backend's ``supported_kv_cache_dtypes`` (mla/flashattn_mla.py 42-46: auto,
 # float16, bfloat16; mla/flashmla.py 48-54, mla/triton_mla.py 113-119, mla/flashinfer_mla.py
 # 195-201, mla/cutlass_mla.py 40-46: those and fp8, fp8_e4m3; mla/flashattn_mla_sparse.py
@@ -567,7 +567,8 @@ def ssm_dtype_refusal(profile: CacheProfile) -> str:
 # mla/flashinfer_mla_sparse.py 87-93, mla/flashinfer_mla_sparse_sm90.py 148-153: fp8_e4m3 at
 # most) over every MLA backend platforms/cuda.py's ``_get_backend_priorities`` lists (SM 10:
 # 119-129, SM 12: 131-135, SM 9 and others: 146-151), so its selector finds none and raises
-# "No valid attention backend found" (cuda.py 512-516). ROCm's AITER MLA takes it: not modelled.
+# "No valid attention backend found" (cuda.py 512-516); lines are 0.34's, and 0.31's backends
+# name no fp8_e5m2 either. ROCm's AITER MLA takes it (both releases): not modelled.
 MLA_REFUSED_KV_DTYPE = "float8_e5m2"
 # The model dtype no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA GPU runs: each
 # backend's ``supported_dtypes`` is float16 and bfloat16 at most (0.34: mla/flashattn_mla.py 41,
@@ -612,8 +613,8 @@ def mla_dtype_refusal(profile: CacheProfile) -> str:
                     "bfloat16, FLASHMLA and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA "
                     "runs on SM 10 alone, where it, CUTLASS_MLA and TOKENSPEED_MLA take "
                     "fp8_e4m3 at most")
-    return (f"{REFUSES_TO_START}: no MLA attention backend of vLLM 0.34 on an NVIDIA GPU takes "
-            f"the KV dtype {MLA_REFUSED_KV_DTYPE} (--kv-cache-dtype "
+    return (f"{REFUSES_TO_START}: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA "
+            f"GPU takes the KV dtype {MLA_REFUSED_KV_DTYPE} (--kv-cache-dtype "
             f"{ENGINE_DTYPE_NAMES[MLA_REFUSED_KV_DTYPE]}) for {backends} (\"No valid attention "
             "backend found for cuda ... kv_cache_dtype not supported\"): set the KV dtype to "
             "float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
