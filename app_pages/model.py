@@ -33,7 +33,7 @@ from flatkv.app_model import (
     field_label,
 )
 from flatkv.app_state import DEFAULT_CONTEXT
-from flatkv.dtypes import KNOWN_DTYPES, STATE_DTYPES, dtype_label
+from flatkv.dtypes import KNOWN_DTYPES, STATE_DTYPES, UNSTORED_KV_HELP, dtype_label
 from flatkv.hf_config import spec_from_hf_config
 from flatkv.hf_hub import config_from_pasted_text
 from flatkv.hf_resolve import (
@@ -279,7 +279,8 @@ def _show_draft(draft: SpecDraft) -> None:
 FIELDS_PER_ROW = 3  # a kind's geometry fields
 # which layers' tensors each dtype sizes (a kind without the tensor ignores it)
 _DTYPE_HELP = {
-    "kv_dtype": "K and V of attention layers, MLA's latent (an indexer's keys stay fp8).",
+    "kv_dtype": "K and V of attention layers, MLA's latent (an indexer's keys stay fp8); "
+                f"{UNSTORED_KV_HELP}.",
     "conv_dtype": "The conv state of GDN, Mamba and short-conv layers (lightning attention "
                   "keeps none).",
     "ssm_dtype": "The recurrent state of GDN, Mamba and lightning attention layers (a short "

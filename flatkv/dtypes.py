@@ -97,6 +97,31 @@ def canonical_dtype(name: object) -> str:
 ENGINE_DTYPE_NAMES = {"float8_e4m3fn": "fp8", "float8_e5m2": "fp8_e5m2"}
 
 
+# The KV dtype FlatKV plans in that neither engine keeps a cache in: FlatKV's own layouts store
+# 1-byte int8 elements (a planner's choice), but no --kv-cache-dtype nor --dtype of vLLM 0.31 to
+# 0.34 or SGLang 0.5.23 names a plain int8 cache (``unstored_kv_dtype_refusal``), so an engine
+# column in it would size a run that engine cannot do
+UNSTORED_KV_DTYPE = "int8"
+# What to give instead, which both engines keep as it is (fp8 is their e4m3): a KV dtype of the
+# same 1-byte elements, or the 2-byte one every model runs
+UNSTORED_KV_FIX = "set the KV dtype to float8_e4m3fn (fp8) or bfloat16"
+# What the KV dtype's field says of it where it is offered (the CLI's --kv-dtype, the Model
+# page's picker), so the engine columns' refusal is no surprise
+UNSTORED_KV_HELP = (f"{UNSTORED_KV_DTYPE} is FlatKV's layouts' alone: vLLM and SGLang keep no "
+                    "cache in it")
+
+
+def unstored_kv_dtype_refusal(kv_dtype: str | None, engine: str, why: str) -> str | None:
+    """Why ``engine`` (its name and release) cannot run a KV cache of ``kv_dtype``, None where
+    it is not ``UNSTORED_KV_DTYPE``: ``why`` is the engine's own reason, its flags' choices
+    with the source lines that list them, and the refusal ends with ``UNSTORED_KV_FIX``. One
+    wording for each engine column, as the dtype and the fix are the same for both."""
+    if kv_dtype != UNSTORED_KV_DTYPE:
+        return None
+    return (f"{engine} keeps no KV cache in {UNSTORED_KV_DTYPE}: {why}, so no run of it stores "
+            f"this cache in {UNSTORED_KV_DTYPE}; {UNSTORED_KV_FIX}")
+
+
 def dtype_label(name: str) -> str:
     """A canonical dtype as a picker shows it, with the engines' flag name where it differs:
     ``float8_e4m3fn (fp8)``."""

@@ -26,12 +26,12 @@ from flatkv.strategies.sglang import (
     AUTO_DSA_KV_DTYPES,
     blackwell_dsa_bytes,
     chunked_prefill_tiers_text,
-    dsa_dtype_refusal,
     fixed_state_size,
     lazy_overlap_refusal,
     no_buffer_refusal,
     radix_cache,
     radix_page_refusal,
+    sglang_kv_dtype_refusal,
     swa_request_cap,
     told_buffer_refusal,
     track_interval_changes_nothing,
@@ -452,8 +452,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
     is off (unread: overrides.py 473-474), no_buffer told where the model keeps no mamba radix
     cache (unread: model_hook.py 1058-1067), or S is told (where SGLang takes it: else its
     refusal is the figure it changes), the KV cache dtype told beside a KV dtype other than
-    bfloat16, float16 or float32 (fp8 is told itself; fp8_e5m2 and int8 SGLang refuses for
-    DeepSeek's sparse attention: ``sglang.dsa_dtype_refusal``) or off a Blackwell GPU
+    bfloat16, float16 or float32 (fp8 is told itself; SGLang refuses fp8_e5m2 for DeepSeek's
+    sparse attention and int8 for any model: ``sglang.sglang_kv_dtype_refusal``) or off a
+    Blackwell GPU
     (SGLang's auto keeps DeepSeek's sparse attention in bfloat16 there too)."""
     if option.only_in_mode not in (None, options.mamba_cache_mode):
         return f"it acts only in mamba cache mode {option.only_in_mode}"
@@ -477,9 +478,9 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
             and profile.kv_dtype not in AUTO_DSA_KV_DTYPES):
         apart = ("bfloat16 told parts from its auto beside the KV dtype bfloat16, float16 or "
                  "float32 alone")
-        if dsa_dtype_refusal(profile):
-            return (f"SGLang does not start DeepSeek's sparse attention in the KV dtype "
-                    f"{profile.kv_dtype} (its refusal says why); {apart}")
+        if sglang_kv_dtype_refusal(profile):
+            return (f"SGLang does not start this model in the KV dtype {profile.kv_dtype} "
+                    f"(its refusal says why); {apart}")
         if profile.kv_dtype is not None:  # fp8 (e4m3), which SGLang is told as it is
             return f"the KV dtype is {profile.kv_dtype}, which SGLang is told as it is; {apart}"
         return f"the model names no KV dtype; {apart}"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from flatkv.app_model import windowed_kv_note
-from flatkv.dtypes import canonical_dtype
+from flatkv.dtypes import UNSTORED_KV_HELP, canonical_dtype
 from flatkv.models import MAX_TP, ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_model_file, load_preset, preset_name
 from flatkv.profile import PROFILE_FORMAT, CacheProfile
@@ -59,7 +59,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         "flatkv-model/1) or the Model page's raw bytes (flatkv-profile/1)")
     group.add_argument("--tp", type=whole_argument_in(1, MAX_TP, example=2), metavar="N",
                        help="tensor-parallel size; bytes are per TP rank (default: the model's)")
-    group.add_argument("--kv-dtype", metavar="D", help="KV cache dtype (bf16, fp8, float32, ...)")
+    group.add_argument("--kv-dtype", metavar="D",
+                       help=f"KV cache dtype (bf16, fp8, float32, ...; {UNSTORED_KV_HELP})")
     group.add_argument("--conv-dtype", metavar="D", help="conv state dtype")
     group.add_argument("--ssm-dtype", metavar="D", help="ssm state dtype")
     group.add_argument("--mtp-layer", action="store_true",

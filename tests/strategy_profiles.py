@@ -111,3 +111,18 @@ MAMBA2_ONLY = {"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2",
 
 def bd(result: StrategyResult) -> dict[str, int]:
     return dict(result.breakdown)
+
+
+def assert_presets_lose_nothing_to_int8(strategy: str, budget: int) -> None:
+    """No preset's own KV dtype is int8, which neither engine keeps a cache in, and the fix an
+    engine's int8 refusal names (fp8) serves every preset its column serves as it stands, so
+    the refusal costs no preset its column nor the engine checks a row."""
+    from flatkv.presets import list_presets, load_preset
+    from flatkv.strategies import run_strategy
+
+    for name in list_presets():
+        spec = load_preset(name)
+        assert spec.profile().kv_dtype != "int8"
+        served = run_strategy(strategy, spec.profile(), budget_bytes=budget).applies
+        assert run_strategy(strategy, spec.with_options(kv_dtype="fp8").profile(),
+                            budget_bytes=budget).applies == served

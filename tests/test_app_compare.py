@@ -1846,6 +1846,33 @@ def test_compares_capacity_words_speak_of_state_only_where_the_model_has_state()
     assert not any("beside one request's state" in c.value for c in at.caption)
 
 
+def test_compare_says_both_engines_keep_no_int8_cache_and_takes_the_fix():
+    # Llama-3.1-8B's bytes (32 layers of K and V 1,024 + 1,024 B) in int8: neither engine keeps
+    # a cache in it, so both columns have no figures and say why and the fix, while FlatKV's
+    # layouts keep int8's 1-byte elements: 76,968,728,985 // (32 x 16 x 2,048) = 73,403
+    # blocks. In float8_e4m3fn (the fix) both run those bytes: vLLM the same 73,403 blocks of
+    # P 16, SGLang 76,968,728,985 // (32 x 2,048) = 1,174,449 tokens at page 1
+    budget = 76_968_728_985
+    link = {"model": "custom", "layers": "full*32", "kv": "2048", "kv_split": "1024,1024"}
+    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "int8"})
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value.set_index("strategy")
+    assert {"vLLM v1 (won't start)", "SGLang (n/a)"} <= set(table.index)
+    assert table.loc["FlatKV packed slabs", "blocks"] == budget // (32 * 16 * 2_048) == 73_403
+    fix = ("so no run of it stores this cache in int8; set the KV dtype to float8_e4m3fn (fp8) "
+           "or bfloat16")
+    lines = [shown(c) for c in at.caption]
+    assert any(line.startswith("**vLLM v1** refuses to start: vLLM (0.31 to 0.34) keeps no KV "
+                               "cache in int8: ") and line.endswith(fix) for line in lines)
+    assert any(line.startswith("**SGLang** does not apply: SGLang 0.5.23 keeps no KV cache in "
+                               "int8: ") and line.endswith(fix) for line in lines)
+    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value.set_index("strategy")
+    assert (table.loc["vLLM v1", "P (tokens)"], table.loc["vLLM v1", "blocks"]) == (16, 73_403)
+    assert table.loc["SGLang", "blocks"] == budget // (32 * 2_048) == 1_174_449
+
+
 def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():
     # a dense MLA model of DeepSeek-V3's bytes (61 layers of one 576 B latent, kv_split=576,
     # kernel block 16) in float8_e5m2: no MLA backend of vLLM 0.31 to 0.34 takes it, so its

@@ -478,6 +478,38 @@ def test_a_windowed_model_without_its_window_names_the_flag_or_the_field_given_b
         "set: add sliding_window to the config\n")
 
 
+def test_compare_int8_refuses_both_engines_and_their_fix_runs(capsys):
+    # neither vLLM nor SGLang keeps a KV cache in int8 (their --kv-cache-dtype and --dtype name
+    # none), so at --kv-dtype int8 both engine columns say why and name the fix, while FlatKV's
+    # own layout keeps int8: Llama-3.1-8B in 40 GiB, 40 GiB // (32 x 16 x 2,048) = 40,960
+    # blocks. At the fix, --kv-dtype fp8, vLLM runs those 40,960 blocks and SGLang
+    # 40 GiB // (32 x 2,048) = 655,360 tokens
+    def results(dtype):
+        code, out, _ = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB",
+                            "--kv-dtype", dtype, "--json"], capsys)
+        assert code == 0
+        return {r["strategy"]: r for r in json.loads(out)}
+
+    fix = "; set the KV dtype to float8_e4m3fn (fp8) or bfloat16"
+    int8 = results("int8")
+    assert int8["flat"]["num_blocks"] == (40 << 30) // (32 * 16 * 2_048) == 40_960
+    assert not int8["vllm"]["applies"] and not int8["sglang"]["applies"]
+    assert int8["vllm"]["reason"].startswith(
+        "vLLM refuses to start: vLLM (0.31 to 0.34) keeps no KV cache in int8: ")
+    assert int8["sglang"]["reason"].startswith("SGLang 0.5.23 keeps no KV cache in int8: ")
+    assert int8["vllm"]["reason"].endswith(fix) and int8["sglang"]["reason"].endswith(fix)
+    fp8 = results("fp8")
+    assert (fp8["vllm"]["block_size"], fp8["vllm"]["num_blocks"]) == (16, 40_960)
+    assert fp8["sglang"]["logged_tokens"] == (40 << 30) // (32 * 2_048) == 655_360
+    # --kv-dtype's help says so where int8 is offered
+    with pytest.raises(SystemExit) as exited:
+        main(["compare", "--help"])
+    out = capsys.readouterr().out
+    assert exited.value.code == 0
+    assert ("--kv-dtype D KV cache dtype (bf16, fp8, float32, ...; int8 is FlatKV's layouts' "
+            "alone: vLLM and SGLang keep no cache in it)") in " ".join(out.split())
+
+
 def test_an_unknown_dtype_names_the_dtype_option_typed(capsys):
     # "kv_dtype: unknown dtype '1'" named the library field for --kv-dtype 1 (the field was
     # rewritten before a space, not before a colon); a model file's own kv_dtype keeps its name

@@ -24,6 +24,7 @@ from strategy_profiles import (
     LLAMA4_BUDGET,
     MAMBA2_ONLY,
     SLIDING,
+    assert_presets_lose_nothing_to_int8,
     bd,
     gpt_oss_20b,
     llama4_scout,
@@ -3022,60 +3023,84 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
             kv_dtype=dtype).profile()) is None
 
 
-def test_sglang_refuses_an_int8_dsa_cache_it_cannot_be_told():
-    # SGLang 0.5.23 keeps no cache in int8: its --kv-cache-dtype choices (fields/model.py
-    # 209-218) are auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16, and
-    # its --dtype (173) float16, bfloat16, float32, so the KV dtype int8 stands for no run of it
-    # (float16 and float32 are a model's --dtype, whose DSA auto keeps bfloat16). FlatKV sized
-    # an int8 DeepSeek-V3.2 as fp8's 61 x (656 + 132) = 61 x 788 B a token, on an H100 80GB
-    # 76,968,728,985 // 48,068 = 1,601,246 tokens, 1,601,216 in pages of 64, logged
-    # "dtype: torch.int8", which SGLang never logs; it refuses now, on a Hopper and a B200
+# SGLang 0.5.23's refusal of a KV cache in int8, for any model: its --kv-cache-dtype choices
+# (fields/model.py 209-218) and its --dtype choices (173) name no int8, and
+# configure_kv_cache_dtype raises for any other (kv_cache_dtype.py 90)
+SGLANG_INT8_REFUSAL = (
+    "SGLang 0.5.23 keeps no KV cache in int8: neither its --kv-cache-dtype (auto, fp8_e5m2, "
+    "fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16: fields/model.py 209-218) nor its "
+    "--dtype (auto, half, float16, bfloat16, float, float32: 173) names it (\"Unsupported "
+    "kv_cache_dtype\": configure_kv_cache_dtype, kv_cache_dtype.py 90), so no run of it stores "
+    "this cache in int8; set the KV dtype to float8_e4m3fn (fp8) or bfloat16")
+
+
+def test_sglang_refuses_an_int8_cache_for_any_model_and_runs_the_fix():
+    # FlatKV sized an int8 column as fp8's bytes and logged "dtype: torch.int8", which SGLang
+    # never logs: on an H100 80GB (76,968,728,985 B for the cache) Llama-3.1-8B at 32 layers x
+    # 8 heads x (128 + 128) x 1 B = 65,536 B a token held 76,968,728,985 // 65,536 = 1,174,449
+    # tokens, DeepSeek-V3 at 61 x 576 = 35,136 B a token 2,190,594, DeepSeek-V3.2 at 61 x 788
+    # = 48,068 B 1,601,246, 1,601,216 in pages of 64. Each is refused now, on a Hopper and a
+    # Blackwell, and the fix it names (fp8, then bfloat16) runs those very figures
     from flatkv.budget import GPU_PRESETS
-    from flatkv.engine_options import ENGINE_OPTIONS, idle_engine_option
     from flatkv.profile import profile_from_dict, profile_to_dict
-    from flatkv.strategies.sglang import dsa_dtype_refusal, sm100_dsa_layout
+    from flatkv.strategies.sglang import dsa_dtype_refusal, sglang_kv_dtype_refusal
 
     budget = GPU_PRESETS["H100 80GB"] * 9 // 10
-    assert budget // (61 * 788) == 1_601_246 and 1_601_246 // 64 * 64 == 1_601_216
+    assert budget == 76_968_728_985
+    fixed = {"Llama-3.1-8B": (32 * 8 * 256, 1_174_449, 1),
+             "DeepSeek-V3": (61 * 576, 2_190_594, 1),
+             "DeepSeek-V3.2": (61 * 788, 1_601_216, 64)}
+    for name, (token_bytes, tokens, page) in fixed.items():
+        assert budget // token_bytes // page * page == tokens
+        int8 = load_preset(name).with_options(kv_dtype="int8").profile()
+        assert int8.kv_dtype == "int8"
+        assert sglang_kv_dtype_refusal(int8) == SGLANG_INT8_REFUSAL
+        for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
+            r = run_strategy("sglang", int8, budget_bytes=budget, options=options)
+            assert (r.applies, r.reason, r.logged_tokens) == (False, SGLANG_INT8_REFUSAL, None)
+        # FlatKV's own layouts keep int8, a planner's choice
+        assert run_strategy("flat", int8, budget_bytes=budget).applies
+        # an export carries the dtype and is refused alike; bytes with no dtype are as given
+        exported = profile_from_dict(profile_to_dict(int8))
+        assert sglang_kv_dtype_refusal(exported) == SGLANG_INT8_REFUSAL
+        undtyped = profile_from_dict({k: v for k, v in profile_to_dict(int8).items()
+                                      if k not in ("kv_dtype", "kv_tensor_bytes")})
+        assert sglang_kv_dtype_refusal(undtyped) is None
+        # the fix: fp8 (SGLang's fp8_e4m3), the same bytes, logged as SGLang logs them
+        fp8 = run_strategy("sglang", load_preset(name).with_options(kv_dtype="fp8").profile(),
+                           budget_bytes=budget)
+        assert (fp8.applies, fp8.logged_tokens) == (True, tokens)
+        assert fp8.extras["log_lines"][0].startswith(
+            f"KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: {tokens}, ")
+        bf16 = load_preset(name).with_options(kv_dtype="bfloat16").profile()
+        assert sglang_kv_dtype_refusal(bf16) is None
+        assert run_strategy("sglang", bf16, budget_bytes=budget).applies
+    # every preset the column serves runs in the fix, so no preset loses its column to int8
+    # unless it is refused as it stands (no preset's default KV dtype is int8)
+    assert_presets_lose_nothing_to_int8("sglang", budget)
+    # DeepSeek's sparse attention alone refuses fp8_e5m2; int8 is not its refusal's
+    ds32 = load_preset("DeepSeek-V3.2")
+    assert dsa_dtype_refusal(ds32.with_options(kv_dtype="int8").profile()) is None
+    assert dsa_dtype_refusal(ds32.with_options(kv_dtype="fp8_e5m2").profile()).startswith(
+        "SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype float8_e5m2")
+
+
+def test_sglang_int8_refusal_leaves_no_blackwell_layout_and_names_it_in_the_idle_note():
+    from flatkv.engine_options import ENGINE_OPTIONS, idle_engine_option
+    from flatkv.strategies.sglang import sm100_dsa_layout
+
     int8 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="int8").profile()
-    assert int8.kv_bytes_per_slot == 656 + 132 == 788
-    refusal = ("SGLang 0.5.23 keeps no KV cache in int8: neither its --kv-cache-dtype (auto, "
-               "fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16: "
-               "fields/model.py 209-218) nor its --dtype (float16, bfloat16, float32: 173) "
-               "names it, and for DeepSeek's sparse attention its auto keeps bfloat16, or "
-               "fp8_e4m3 on a Blackwell GPU (_dsa_kv_cache_dtype_default, overrides.py "
-               "532-544), so no run of it stores this cache in int8; set the KV dtype to "
-               "float8_e4m3fn (fp8, SGLang's fp8_e4m3) or bfloat16")
-    assert dsa_dtype_refusal(int8) == refusal
-    for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
-        r = run_strategy("sglang", int8, budget_bytes=budget, options=options)
-        assert (r.applies, r.reason, r.logged_tokens) == (False, refusal, None)
     assert sm100_dsa_layout("B200 192GB", int8, StrategyOptions()) is None
-    # the fix it names runs: fp8, the same 788 B a token, 1,601,216 tokens as SGLang's fp8_e4m3
-    fp8 = run_strategy("sglang", load_preset("DeepSeek-V3.2").with_options(
-        kv_dtype="fp8").profile(), budget_bytes=budget)
-    assert fp8.logged_tokens == 1_601_216
-    assert fp8.extras["log_lines"][0].startswith(
-        "KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 1601216, ")
-    # bytes given alone that carry the dtype are refused alike; with none, taken as given
-    exported = profile_from_dict(profile_to_dict(int8))
-    assert exported.kv_dtype == "int8" and dsa_dtype_refusal(exported) == refusal
-    undtyped = {k: v for k, v in profile_to_dict(int8).items()
-                if k not in ("kv_dtype", "kv_tensor_bytes")}
-    assert dsa_dtype_refusal(profile_from_dict(undtyped)) is None
-    # this refusal reads DeepSeek's sparse attention alone: a dense MLA model is not its own
-    assert dsa_dtype_refusal(load_preset("DeepSeek-V3").with_options(
-        kv_dtype="int8").profile()) is None
-    # told --kv-cache-dtype bfloat16, the idle note says SGLang refuses that KV dtype, as for
-    # fp8_e5m2 (it said "these figures size ... not int8", and that fp8_e5m2 is told as it is)
+    # told --kv-cache-dtype bfloat16, the idle note says SGLang refuses that KV dtype, int8
+    # (any model) as fp8_e5m2 (DeepSeek's sparse attention)
     (option,) = [o for o in ENGINE_OPTIONS if o.field == "sglang_kv_cache_dtype"]
     told = StrategyOptions(sglang_blackwell=True, sglang_kv_cache_dtype="bfloat16")
     e5m2 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8_e5m2").profile()
     for profile, dtype in ((int8, "int8"), (e5m2, "float8_e5m2")):
         assert idle_engine_option(option, profile, told) == (
-            f"SGLang does not start DeepSeek's sparse attention in the KV dtype {dtype} (its "
-            "refusal says why); bfloat16 told parts from its auto beside the KV dtype bfloat16, "
-            "float16 or float32 alone")
+            f"SGLang does not start this model in the KV dtype {dtype} (its refusal says why); "
+            "bfloat16 told parts from its auto beside the KV dtype bfloat16, float16 or "
+            "float32 alone")
     unnamed = replace(int8, kv_dtype=None, kv_tensor_bytes=())
     assert idle_engine_option(option, unnamed, told) == (
         "the model names no KV dtype; bfloat16 told parts from its auto beside the KV dtype "

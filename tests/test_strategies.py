@@ -24,6 +24,7 @@ from strategy_profiles import (
     LLAMA4_BUDGET,
     MAMBA2_ONLY,
     SLIDING,
+    assert_presets_lose_nothing_to_int8,
     bd,
     gpt_oss_20b,
     llama4_scout,
@@ -2418,6 +2419,58 @@ def test_vllm_refuses_an_mla_cache_in_fp8_e5m2_on_any_nvidia_gpu_and_takes_the_f
         "DeepSeek-V3").with_options(kv_dtype="fp8_e5m2").profile()).items()
         if k not in ("kv_dtype", "kv_tensor_bytes")})
     assert run_strategy("vllm", undtyped, budget_bytes=40 << 30).applies
+
+
+def test_vllm_refuses_an_int8_cache_for_any_model_and_runs_the_fix():
+    # vLLM 0.34's --kv-cache-dtype (CacheDType, config/cache.py 44-67, validated at 505-510;
+    # 0.31's 39-58) names int8 only as int8_per_token_head, a float32 scale beside each head's K
+    # and V (triton_attn.py customize_spec 308-319: (head_size + head_size_v) x 1 + 2 x 4 B a
+    # head), so Llama-3.1-8B's 8 heads of 128 keep 8 x (256 + 8) = 2,112 B a layer a token
+    # there, not int8's 8 x 256 = 2,048; its --dtype (config/model.py 106) names no int8. The
+    # column laid int8 out as fp8's bytes: on 40 GiB Llama-3.1-8B at P 16 took
+    # 40 GiB // (32 x 16 x 2,048) = 40,960 blocks, DeepSeek-V3 40 GiB // (61 x 16 x 576) =
+    # 76,398; refused now, and the fix it names runs those figures
+    reason = ("vLLM refuses to start: vLLM (0.31 to 0.34) keeps no KV cache in int8: neither "
+              "its --kv-cache-dtype (config/cache.py 44-67: \"Invalid kv_cache_dtype\", "
+              "505-510; 0.31's 39-58) nor its --dtype (auto, half, float16, bfloat16, float, "
+              "float32: config/model.py 106) names int8, and its int8_per_token_head is not "
+              "these bytes: int8 beside a float32 scale for each head's K and V, (head_size + "
+              "head_size_v) + 8 B a head a token, on TRITON_ATTN alone (triton_attn.py "
+              "308-319), so no run of it stores this cache in int8; set the KV dtype to "
+              "float8_e4m3fn (fp8) or bfloat16")
+    from flatkv.profile import profile_from_dict, profile_to_dict
+    from flatkv.strategies.vllm import int8_kv_refusal
+
+    budget = 40 << 30
+    assert 8 * (128 + 128) + 2 * 4 * 8 == 2_112 != 8 * 256 == 2_048
+    fixed = {"Llama-3.1-8B": (32 * 16 * 2_048, 40_960),
+             "DeepSeek-V3": (61 * 16 * 576, 76_398),
+             "DeepSeek-V3.2": None, "Qwen3-Next-80B-A3B": None}
+    for name, blocks in fixed.items():
+        int8 = load_preset(name).with_options(kv_dtype="int8").profile()
+        assert int8.kv_dtype == "int8" and int8_kv_refusal(int8) == reason
+        for options in (StrategyOptions(), StrategyOptions(block_size=64)):
+            r = run_strategy("vllm", int8, budget_bytes=budget, options=options)
+            assert (r.applies, r.reason, r.num_blocks) == (False, reason, None)
+        # a refusal at this dtype, not a model vLLM does not serve; FlatKV's layouts keep it
+        assert model_blocker("vllm", int8) == ""
+        assert run_strategy("flat", int8, budget_bytes=budget).applies
+        exported = profile_from_dict(profile_to_dict(int8))
+        assert int8_kv_refusal(exported) == reason
+        undtyped = profile_from_dict({k: v for k, v in profile_to_dict(int8).items()
+                                      if k not in ("kv_dtype", "kv_tensor_bytes")})
+        assert int8_kv_refusal(undtyped) == ""
+        # the fix: fp8 of the same 1-byte elements keeps int8's layout; bfloat16 runs too
+        fp8 = run_strategy("vllm", load_preset(name).with_options(kv_dtype="fp8").profile(),
+                           budget_bytes=budget)
+        assert fp8.applies
+        if blocks:
+            block_bytes, count = blocks
+            assert (fp8.block_size, fp8.num_blocks) == (16, budget // block_bytes) == (16, count)
+        assert run_strategy("vllm", load_preset(name).with_options(
+            kv_dtype="bfloat16").profile(), budget_bytes=budget).applies
+    # no preset is int8 by default, and each the column serves runs in the fix
+    assert_presets_lose_nothing_to_int8("vllm", budget)
 
 
 def test_vllm_refuses_mla_dtypes_by_the_latent_not_by_a_kernel_block():

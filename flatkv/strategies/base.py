@@ -417,7 +417,8 @@ class StrategyOptions:
         float32's 576 x 4 + 132 B stored as bfloat16's 1,284, ``sglang.sglang_dsa_stored``,
         on any GPU where no fp8 is picked); an fp8 KV dtype is the one SGLang is told (fp8:
         fp8_e4m3), which this leaves as it is; SGLang refuses fp8_e5m2 for DeepSeek's sparse
-        attention on any GPU, and int8, which it cannot be told (``sglang.dsa_dtype_refusal``).
+        attention on any GPU (``sglang.dsa_dtype_refusal``), and int8 for any model, which it
+        keeps no cache in (``sglang.sglang_kv_dtype_refusal``).
     max_batched_tokens: tokens scheduled per step (vLLM's default 8192); it sizes the pages a
         sliding-window or chunked request holds in the other layouts (SGLang's take
         sglang_chunked_prefill_size) and the S of the SPEC section 3.5 workload.

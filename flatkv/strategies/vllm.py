@@ -58,7 +58,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
-from flatkv.dtypes import ENGINE_DTYPE_NAMES
+from flatkv.dtypes import ENGINE_DTYPE_NAMES, unstored_kv_dtype_refusal
 from flatkv.plan import (
     CHUNKED_ATTENTION,
     FULL_ATTENTION,
@@ -667,6 +667,30 @@ def lightning_dtype_text(profile: CacheProfile) -> str:
             "--mamba-cache-dtype gives to match a log")
 
 
+# Why vLLM 0.31 to 0.34 keep no plain cache in FlatKV's int8 (``dtypes.UNSTORED_KV_DTYPE``,
+# 1-byte elements and no more), for any model: --kv-cache-dtype's CacheDType (0.34:
+# config/cache.py 44-67, its validator raising "Invalid kv_cache_dtype" 505-510; 0.31:
+# config/cache.py 39-58) names int8 only as int8_per_token_head, which TRITON_ATTN alone takes
+# and which keeps a float32 scale beside each head's K and V, (head_size + head_size_v) + 8 B a
+# head a token (TritonAttentionBackend.customize_spec, 0.34's triton_attn.py 308-319, 0.31's
+# 276-287): Llama-3.1-8B's 8 heads keep 8 x (256 + 8) = 2,112 B a layer, not int8's 2,048, a
+# layout FlatKV does not model; --dtype (ModelDType: 0.34's config/model.py 106, 0.31's 99)
+# names no int8 either. torch_utils' STR_DTYPE_TO_TORCH_DTYPE maps "int8", which no flag reaches
+VLLM_NO_INT8 = ("neither its --kv-cache-dtype (config/cache.py 44-67: \"Invalid "
+                "kv_cache_dtype\", 505-510; 0.31's 39-58) nor its --dtype (auto, half, float16, "
+                "bfloat16, float, float32: config/model.py 106) names int8, and its "
+                "int8_per_token_head is not these bytes: int8 beside a float32 scale for each "
+                "head's K and V, (head_size + head_size_v) + 8 B a head a token, on TRITON_ATTN "
+                "alone (triton_attn.py 308-319)")
+
+
+def int8_kv_refusal(profile: CacheProfile) -> str:
+    """Why vLLM 0.31 to 0.34 do not start ``profile``'s KV cache in int8, for any model and
+    GPU (``VLLM_NO_INT8``), "" for any other KV dtype, bytes with no dtype named too."""
+    refusal = unstored_kv_dtype_refusal(profile.kv_dtype, "vLLM (0.31 to 0.34)", VLLM_NO_INT8)
+    return f"{REFUSES_TO_START}: {refusal}" if refusal else ""
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -675,7 +699,8 @@ def run_vllm(
     the result (its first formula line, or its reason where vLLM refuses). In the order they
     apply:
 
-    - here, first: a KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``), an
+    - here, first: a KV cache in int8, which vLLM keeps none in (``int8_kv_refusal``), a
+      KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``), an
       MLA model's KV cache in fp8_e5m2 or float32, which no MLA backend takes
       (``mla_dtype_refusal``), or
       one it keeps in float32 whatever it is told (``_kda_state_as_served``); then window
@@ -691,8 +716,8 @@ def run_vllm(
       (``lightning_dtype_text``), a KDA model of 2-byte ssm elements that it may be either
       dtype (``kda_dtype_unknown_text``), and an architecture current releases dropped names the
       releases that serve it."""
-    if blocker := (vllm_blocker(profile) or ssm_dtype_refusal(profile)
-                   or mla_dtype_refusal(profile)):
+    if blocker := (vllm_blocker(profile) or int8_kv_refusal(profile)
+                   or ssm_dtype_refusal(profile) or mla_dtype_refusal(profile)):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
     # (with the hybrid manager off, windows are promoted to full attention: no window pages)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from flatkv.budget import GPU_PRESETS
-from flatkv.dtypes import ENGINE_DTYPE_NAMES, canonical_dtype
+from flatkv.dtypes import ENGINE_DTYPE_NAMES, canonical_dtype, unstored_kv_dtype_refusal
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n
 from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
@@ -369,13 +369,13 @@ SM100_DSA_BACKEND = "trtllm"
 # "auto" and "bf16" are resolved, _dsa_kv_cache_dtype_default asserts bfloat16 or fp8_e4m3 on
 # every CUDA GPU (overrides.py 541-544); its other fp8 choice is this one (a canonical dtype)
 DSA_REFUSED_KV_DTYPE = "float8_e5m2"
-# The KV dtype SGLang 0.5.23 keeps no cache in, for any model: neither its --kv-cache-dtype
-# (fields/model.py 209-218; configure_kv_cache_dtype raises "Unsupported kv_cache_dtype" for
-# any other, kv_cache_dtype.py 90) nor its --dtype (fields/model.py 173: float16, bfloat16,
-# float32), whose auto a KV dtype could otherwise stand for, names it. Unlike float16 and
-# float32 (``AUTO_DSA_KV_DTYPES``: a model told --dtype float32 runs DSA's auto), no launch
-# of SGLang stands behind a DSA cache in int8: ``dsa_dtype_refusal`` refuses it
-DSA_UNSTORED_KV_DTYPE = "int8"
+# Why SGLang 0.5.23 keeps no cache in FlatKV's int8 (``dtypes.UNSTORED_KV_DTYPE``), for any
+# model: neither its --kv-cache-dtype nor its --dtype (a KV dtype of float16 or float32 stands
+# for its auto with that --dtype) names it, and configure_kv_cache_dtype raises for any other
+SGLANG_NO_INT8 = ("neither its --kv-cache-dtype (auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, "
+                  "bfloat16, nvfp4, fp4_mx_block16: fields/model.py 209-218) nor its --dtype "
+                  "(auto, half, float16, bfloat16, float, float32: 173) names it (\"Unsupported "
+                  "kv_cache_dtype\": configure_kv_cache_dtype, kv_cache_dtype.py 90)")
 
 
 def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
@@ -388,32 +388,32 @@ def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
     return None
 
 
+def sglang_kv_dtype_refusal(profile: CacheProfile) -> str | None:
+    """Why SGLang 0.5.23 would not start ``profile``'s KV cache in its KV dtype, on any GPU
+    (None where it would): int8 for any model, which it keeps no cache in
+    (``SGLANG_NO_INT8``), then DeepSeek's sparse attention in fp8_e5m2
+    (``dsa_dtype_refusal``). Bytes given with no dtype are taken as given."""
+    return (unstored_kv_dtype_refusal(profile.kv_dtype, "SGLang 0.5.23", SGLANG_NO_INT8)
+            or dsa_dtype_refusal(profile))
+
+
 def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
     """Why SGLang 0.5.23 would not start DeepSeek's sparse attention (a model of its DeepSeek
     family, ``SM100_TRTLLM_MLA``, with an indexer) in ``profile``'s KV dtype, on any GPU: told
     fp8_e5m2 (``DSA_REFUSED_KV_DTYPE``), its _dsa_kv_cache_dtype_default asserts (overrides.py
-    541-544); int8 (``DSA_UNSTORED_KV_DTYPE``) it cannot be told at all, and its auto keeps
-    bfloat16 or fp8_e4m3 (532-535), so no run of SGLang has that cache. It reads the
-    architecture, the indexer and the dtype alone, as SGLang does, not the latent's width:
-    bytes given alone (an export, a link's raw model) that carry the dtype are refused too.
-    None for any other dtype or profile, bytes given with no dtype too."""
+    541-544). It reads the architecture, the indexer and the dtype alone, as SGLang does, not
+    the latent's width: bytes given alone (an export, a link's raw model) that carry the dtype
+    are refused too. None for any other dtype or profile, bytes given with no dtype too (int8,
+    which no model runs in, is ``sglang_kv_dtype_refusal``'s)."""
     arch = profile.architectures[0] if profile.architectures else None
     if (arch not in SM100_TRTLLM_MLA or profile.indexer_bytes_per_slot is None
-            or profile.kv_dtype not in (DSA_REFUSED_KV_DTYPE, DSA_UNSTORED_KV_DTYPE)):
+            or profile.kv_dtype != DSA_REFUSED_KV_DTYPE):
         return None
-    fix = "set the KV dtype to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or bfloat16"
-    if profile.kv_dtype == DSA_UNSTORED_KV_DTYPE:
-        return (f"SGLang 0.5.23 keeps no KV cache in {DSA_UNSTORED_KV_DTYPE}: neither its "
-                "--kv-cache-dtype (auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, "
-                "fp4_mx_block16: fields/model.py 209-218) nor its --dtype (float16, bfloat16, "
-                "float32: 173) names it, and for DeepSeek's sparse attention its auto keeps "
-                "bfloat16, or fp8_e4m3 on a Blackwell GPU (_dsa_kv_cache_dtype_default, "
-                f"overrides.py 532-544), so no run of it stores this cache in "
-                f"{DSA_UNSTORED_KV_DTYPE}; {fix}")
     return (f"SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype "
             f"{DSA_REFUSED_KV_DTYPE} (--kv-cache-dtype {ENGINE_DTYPE_NAMES[DSA_REFUSED_KV_DTYPE]}"
             "): \"DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" "
-            f"(_dsa_kv_cache_dtype_default, overrides.py 541-544, on any GPU); {fix}")
+            "(_dsa_kv_cache_dtype_default, overrides.py 541-544, on any GPU); set the KV dtype "
+            "to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or bfloat16")
 
 
 # The KV dtypes that stand for SGLang's --kv-cache-dtype auto beside DeepSeek's sparse
@@ -552,9 +552,9 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile,
     whole pages of 64, where a Hopper's bfloat16 holds 548,352; told bfloat16
     (``bfloat16_told``), that bfloat16 as on a Hopper; for bytes given alone, that these
     figures take them (``_dsa_bytes_alone``). None elsewhere, and where SGLang refuses the KV
-    dtype (``dsa_dtype_refusal``: the refusal says it)."""
+    dtype (``sglang_kv_dtype_refusal``: the refusal says it)."""
     if ((on := blackwell_named(gpu, options)) is None or sglang_blocker(profile)
-            or dsa_dtype_refusal(profile)):
+            or sglang_kv_dtype_refusal(profile)):
         return None
     if (raw := _raw_dsa_bytes(profile)) is None:
         alone = _dsa_bytes_alone(profile)

@@ -21,8 +21,8 @@ from flatkv.strategies.base import (
 from flatkv.strategies.sglang.chunk import (
     chunk_page_refusal,
     chunked_prefill_size,
-    dsa_dtype_refusal,
     sglang_dsa,
+    sglang_kv_dtype_refusal,
 )
 from flatkv.strategies.sglang.concurrency import idle_pool_bytes, sglang_concurrency
 from flatkv.strategies.sglang.dp import attention_dp
@@ -483,7 +483,7 @@ def run_sglang(
         return not_applicable(name, budget_bytes, reason, profile_name=profile.name,
                               context_tokens=context_tokens)
 
-    if blocker := sglang_blocker(profile) or dsa_dtype_refusal(profile):
+    if blocker := sglang_blocker(profile) or sglang_kv_dtype_refusal(profile):
         return refuse(blocker)
     formulas: list[str] = []
     extras: dict[str, object] = {}
