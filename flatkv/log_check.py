@@ -1188,19 +1188,25 @@ def _blackwell_logged(run: LoggedRun, now: RunSettings,
     788 B a token a layer with its scales, logs float8_e4m3fn as a Blackwell's raw 708 B
     does): the Blackwell is offered where its layout prints the log's KV size for the log's
     tokens and theirs does not (``_kv_size_printed``), at any budget, since a budget that sizes
-    those tokens in 788 B leaves the KV size line differing (44.52 GB for the log's 40.00);
-    where the log's KV size is not read, where its settings give the log's tokens and theirs
-    do not. Empty otherwise."""
+    those tokens in 788 B leaves the KV size line differing (44.52 GB for the log's 40.00):
+    settings at that budget, whose tokens are the log's, are offered it too; where the log's
+    KV size is not read, where its settings give the log's tokens and theirs do not. Empty
+    otherwise."""
     if now.sglang_blackwell is not False or run.sglang_kv_dtype is None:
         return {}
     same_name = run.sglang_kv_dtype == now.sglang_kv_dtype
-    if same_name and run.sglang_tokens in (None, now.sglang_tokens):
-        return {}
 
     def sized_as_logged(settings: RunSettings) -> bool:
         """Whether ``settings`` print the log's KV size for its tokens."""
         return (run.sglang_tokens is not None and run.sglang_kv_size is not None
                 and _kv_size_printed(settings, run.sglang_tokens) == Decimal(run.sglang_kv_size))
+
+    # the log's tokens at the settings already say nothing of the layout where its KV size is
+    # read and theirs differs: at 994,432 x 61 x 788 B a Hopper's fp8 holds a B200's tokens
+    if same_name and (run.sglang_tokens is None or (
+            run.sglang_tokens == now.sglang_tokens
+            and (run.sglang_kv_size is None or sized_as_logged(now)))):
+        return {}
 
     for extra in ({}, {"sglang_kv_cache_dtype": _SGLANG_KV_CACHE_AUTO}):
         there = blackwell(extra)

@@ -2070,6 +2070,22 @@ def test_a_b200_log_of_deepseek_v32_on_hopper_fp8_settings_offers_the_blackwell_
         "sglang_blackwell": True}
     assert "sglang_blackwell" not in logged_changes(
         replace(run, sglang_kv_size=None), hopper30, at30)
+    # at the budget the dtype's name alone offered, 47,800,357,376 B, the Hopper's fp8 holds
+    # the log's tokens (47,800,357,376 // (61 x 788) = 994,432, whole pages of 64) and its KV
+    # line says 44.52 GB for the log's 40.00: the tokens agreeing, nothing was offered. The
+    # Blackwell is, beside the budget its layout takes (there 47,800,357,376 // (61 x 708) =
+    # 1,106,797 -> 1,106,752 tokens), at which the B200 holds 994,432 tokens again
+    hopper_b, b200_b = settings(False, 47_800_357_376), settings(True, 47_800_357_376)
+    assert (hopper_b.sglang_tokens, b200_b.sglang_tokens) == (994_432, 1_106_752)
+    assert settings(True, 42_947_529_216).sglang_tokens == 994_432
+
+    def at_b(changes):
+        return b200_b if changes.get("sglang_blackwell") else hopper_b
+
+    assert logged_changes(run, hopper_b, at_b) == {"sglang_blackwell": True,
+                                                   "sglang_budget": 42_947_529_216}
+    # a Hopper's fp8 log of those tokens (44.52 GB) is that run: nothing
+    assert logged_changes(hopper_log, hopper_b, at_b) == {}
 
 
 def test_logged_run_reads_sglangs_kv_size_told_once():
