@@ -318,10 +318,12 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
     (budget,) = [n.value for n in nodes if not n.parent]
     icicle = go.Icicle(
         ids=[n.id for n in nodes],
-        # a component as the page rows' key names it ("indexer keys", "ssm state"); its
-        # layers, a click deeper, by the component and their index
-        labels=[LABELS.get(n.kind, n.label) if n.id.count("/") == 1 else n.label
-                for n in nodes],
+        # a component as the page rows' key names it ("indexer keys", "ssm state"), but
+        # other state by its tensor's name: the key's "state" would name a raw model's h and c
+        # alike, two tiles side by side; its layers, a click deeper, by the component and their
+        # index
+        labels=[LABELS.get(n.kind, n.label) if n.id.count("/") == 1 and n.kind != "state"
+                else n.label for n in nodes],
         parents=[n.parent for n in nodes],
         values=[n.value for n in nodes],
         branchvalues="total",

@@ -99,6 +99,20 @@ def test_icicle_values_and_colours(analysis):
     assert (fig.layout.uniformtext.minsize, fig.layout.uniformtext.mode) == (10, "hide")
 
 
+def test_icicle_names_other_state_tensors_by_their_own_names():
+    # a raw model's state tensors h (4,096 B) and c (8,192 B), other state both: the page rows'
+    # key names their kind "state", which named both tiles alike (d4be1ac); each keeps its name,
+    # as the components a raw model gives, and KV and ssm the key's names
+    raw = CacheProfile(layer_types=("linear_attention",) * 3 + ("full_attention",),
+                       kv_bytes_per_slot=1_024, state_const_bytes={"h": 4_096, "c": 8_192})
+    nodes = app_data.bytes_tree(analyze(raw.components(), block_size=16, budget_bytes=10**8))
+    ic = charts.bytes_icicle(nodes).data[0]
+    labels = dict(zip(ic.ids, ic.labels))
+    assert [labels[i] for i in ("linear_attention/h", "linear_attention/c",
+                                "full_attention/kv")] == ["h", "c", "KV (full attention)"]
+    assert labels["linear_attention/c/2"] == "c #2"
+
+
 def test_page_map_marks_each_owner():
     pages = app_data.PageMap(8, ("linear_attention", "full_attention", "full_attention",
                                  None, None, None, None, None),
