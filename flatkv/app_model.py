@@ -487,7 +487,8 @@ def counted_kind(profile: CacheProfile, label: str) -> str:
 
 
 def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> list[dict]:
-    """One row per cache layer: index, kind (a spec's kind names when given), its group and
+    """One row per cache layer: index, kind (a spec's kind names when given, else as the
+    page's counts name it, ``counted_kind``: a raw model's MLA latent too), its group and
     occurrence (= its slot), bytes."""
     rows = []
     labels = profile.layer_types
@@ -496,7 +497,7 @@ def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> lis
         rows.append(
             {
                 "cache layer": i,
-                "kind": names[i] if names else KIND_NAMES[label],
+                "kind": names[i] if names else counted_kind(profile, label),
                 "group": label,
                 "slot": occ,
                 "bytes per token": profile.kv_bytes_of(label),

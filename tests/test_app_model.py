@@ -1155,6 +1155,23 @@ def test_the_model_page_counts_mla_layers_as_full_attention_of_mla():
     assert {x.label: x.help for x in llama.metric}["Full attention"] == ""
 
 
+def test_a_raw_mla_model_names_its_layers_as_its_counts_do():
+    """Raw bytes of one latent a layer (kv_split=576: CacheProfile.mla) counted "Full
+    attention (MLA) 61 layers" above a layer strip and a per-layer table that named the same
+    layers "full attention"; every place now says "full attention (MLA)". Raw K and V (288 +
+    288) keep "full attention" everywhere."""
+    link = {"model": "custom", "layers": "full*61", "kv": "576", "kv_dtype": "bfloat16"}
+    for split, kind in (("576", "full attention (MLA)"), ("288,288", "full attention")):
+        at = open_app("app_pages/model.py", {**link, "kv_split": split})
+        assert_clean(at)
+        assert metrics(at)[kind[0].upper() + kind[1:]] == "61 layers"
+        strip = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                 if "Cache layers in model order" in c.proto.spec]
+        assert [t["name"] for t in strip[0]["data"]] == [kind]
+        (per_layer,) = [d.value for d in at.dataframe if "cache layer" in d.value.columns]
+        assert set(per_layer["kind"]) == {kind} and len(per_layer) == 61
+
+
 def test_an_mla_model_keeps_its_kernel_block_size_as_raw_bytes():
     from flatkv.app_model import load_model_json
     from flatkv.profile import profile_to_dict
