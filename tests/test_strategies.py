@@ -2473,6 +2473,23 @@ def test_vllm_refuses_an_int8_cache_for_any_model_and_runs_the_fix():
     assert_presets_lose_nothing_to_int8("vllm", budget)
 
 
+def test_vllms_flashmla_note_reads_mla_by_the_latent_not_by_a_kernel_block():
+    # Llama-3.1-8B's K and V in fp8 (e4m3) given a kernel block of 32 (a JSON, a link's
+    # model_kernel) were told "P 32 is a block size told: told none, vLLM runs an fp8 MLA
+    # cache on a Hopper at 64, FlashMLA's kernel block": no MLA backend runs K and V. DeepSeek-V3
+    # (one 576 B latent, CacheProfile.mla) at P 16 still has it
+    llama = replace(load_preset("Llama-3.1-8B").with_options(kv_dtype="fp8").profile(),
+                    kernel_block_size=32)
+    assert (llama.kv_dtype, llama.mla) == ("float8_e4m3fn", False)
+    r = run_strategy("vllm", llama, budget_bytes=40 << 30)
+    assert r.applies and r.block_size == 32
+    assert not any("FlashMLA's kernel block" in line for line in r.formulas)
+    ds3 = run_strategy("vllm", load_preset("DeepSeek-V3").with_options(kv_dtype="fp8").profile(),
+                       budget_bytes=40 << 30)
+    assert ds3.block_size == 16 and any("FlashMLA's kernel block" in line
+                                        for line in ds3.formulas)
+
+
 def test_vllm_refuses_mla_dtypes_by_the_latent_not_by_a_kernel_block():
     # CacheProfile.kernel_block_size may be any model's (a backend's block other than 16), so
     # the MLA dtype refusal reads CacheProfile.mla (one latent tensor a layer) or an indexer:

@@ -769,9 +769,11 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     here, so the note says what 0.31 runs there, told none: FLASHMLA is not valid
     (ops/flashmla.py ``is_flashmla_dense_supported``: SM 9.0 alone), nor are FLASH_ATTN_MLA
     (``supports_compute_capability``: major 9) and FLASHINFER_MLA (major 10), so cuda.py's
-    last, TRITON_MLA (any capability, kernel blocks of whole 16s), runs at the default 16."""
-    if (not result.applies or profile.kernel_block_size is None or options.sglang_blackwell
-            or profile.indexer_bytes_per_slot is not None
+    last, TRITON_MLA (any capability, kernel blocks of whole 16s), runs at the default 16.
+    MLA read as ``mla_dtype_refusal`` reads it (``CacheProfile.mla``), not by the kernel block
+    alone, which any model may give (Llama's K and V at a kernel block of 32)."""
+    if (not result.applies or not profile.mla or profile.kernel_block_size is None
+            or options.sglang_blackwell or profile.indexer_bytes_per_slot is not None
             or options.kernel_block_size is not None or profile.kv_dtype != "float8_e4m3fn"
             or result.block_size % FLASHMLA_BLOCK_SIZE == 0):
         return ""
