@@ -2490,6 +2490,27 @@ def test_vllms_flashmla_note_reads_mla_by_the_latent_not_by_a_kernel_block():
                                         for line in ds3.formulas)
 
 
+def test_vllm_raises_only_an_mla_hybrids_block_to_128():
+    # vLLM raises a hybrid's attention block to a multiple of 128 where model_config.use_mla
+    # (platforms/interface.py 1095-1100), not for any kernel block: Qwen3.5-27B (GDN and K/V
+    # attention) given a kernel block of 32 was raised to 128 "an MLA hybrid's block", P 896,
+    # 40 GiB // (16 x 896 x 4,096) = 731 blocks. Its A is 32: P = 32 x cdiv(61,440 + 3,145,728,
+    # 32 x 4,096) = 32 x 25 = 800, a block 16 tensors (16 full layers, 48 state layers in
+    # groups of 16) of 800 x 4,096 B, 42,949,672,960 // 52,428,800 = 819 blocks.
+    # Kimi Linear (MLA's latent) keeps its 128
+    qwen = replace(load_preset("Qwen3.5-27B").profile(), kernel_block_size=32)
+    assert (qwen.mla, qwen.kv_bytes_per_slot, sum(qwen.state_const_bytes.values())) == (
+        False, 4_096, 3_207_168)
+    r = run_strategy("vllm", qwen, budget_bytes=40 << 30)
+    assert -(-3_207_168 // (32 * 4_096)) == 25
+    assert (r.block_size, r.block_bytes, r.num_blocks) == (
+        800, 16 * 800 * 4_096, (40 << 30) // 52_428_800) == (800, 52_428_800, 819)
+    assert "= 32 x cdiv(3,207,168, 32 x 4,096) = 800" in " ".join(r.formulas)
+    kimi = load_preset("Kimi-Linear-48B-A3B").profile()
+    assert kimi.mla and "= 128 x cdiv(" in " ".join(
+        run_strategy("vllm", kimi, budget_bytes=40 << 30).formulas)
+
+
 def test_vllm_refuses_mla_dtypes_by_the_latent_not_by_a_kernel_block():
     # CacheProfile.kernel_block_size may be any model's (a backend's block other than 16), so
     # the MLA dtype refusal reads CacheProfile.mla (one latent tensor a layer) or an indexer:

@@ -238,8 +238,10 @@ def _attention_block_size(profile: CacheProfile,
     a = max(kernel, options.block_size)
     a_text = (f"A = max(kernel block size {kernel}{kernel_why}, block_size "
               f"{options.block_size}) = {a}")
-    if profile.kernel_block_size is not None and profile.has_state and a < MLA_HYBRID_BLOCK:
-        # an MLA model (its own kernel block) with state layers: Kimi Linear
+    if profile.mla and profile.has_state and a < MLA_HYBRID_BLOCK:
+        # an MLA model (one latent a layer: CacheProfile.mla, as vLLM's model_config.use_mla,
+        # platforms/interface.py 1095-1100; not a kernel block, which any model may give)
+        # with state layers: Kimi Linear
         a = MLA_HYBRID_BLOCK
         a_text += (f", raised to {a}: an MLA hybrid's block is a multiple of {a} (vLLM 0.27 and "
                    "later, for its MLA decode kernels)")
