@@ -29,7 +29,7 @@ from app_pages._widgets import (
 )
 from flatkv import app_data, charts, sizing, strategy_notes
 from flatkv.app_state import AppState
-from flatkv.strategies import StrategyResult
+from flatkv.strategies import CONCURRENCY_COLUMN, StrategyResult
 from flatkv.strategies.vllm_releases import last_served_note
 from flatkv.strategy_notes import title_of
 from flatkv.units import count_text, exact_bytes, sentence_case, tokens_text
@@ -165,7 +165,7 @@ with user_errors():
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
         table(pd.DataFrame(strategy_notes.headline_rows(results, has_history), dtype=object),
-              formats={"concurrency": "accounting"},
+              formats={CONCURRENCY_COLUMN: "accounting"},
               helps=strategy_notes.headline_help(s.profile().has_state),
               labels=strategy_notes.HEADLINE_LABELS)
         if sizes := strategy_notes.page_sizes_text(results, s.strategy_options()):

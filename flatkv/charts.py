@@ -19,6 +19,7 @@ from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
 from flatkv.gpu_view import Series
 from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
+from flatkv.strategies import CATEGORY_LABELS
 from flatkv.units import (
     concurrency_text,
     concurrency_value,
@@ -744,7 +745,7 @@ def breakdown_bars(
     for cat in categories:
         values = [dict(b).get(cat, 0) for b in breakdowns]
         kind = CATEGORY_KIND[cat]  # every breakdown category has one (a test keeps them so)
-        label = cat.replace("_", " ")  # the legend's words in the hover too
+        label = CATEGORY_LABELS[cat]  # the legend's words in the hover too, and the CLI's
         traces.append(go.Bar(
             name=label, orientation="h", y=list(names),
             x=[v / scale for v in values],

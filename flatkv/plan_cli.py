@@ -78,7 +78,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
         ),
         "(rows by tensor, in every block whichever group owns it; --strategy flat splits the "
         "same bytes by the group a page id goes to, and counts the other groups' rows as "
-        "dead_weight)",
+        "dead weight)",
     ]
     out += [
         "",

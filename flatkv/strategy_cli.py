@@ -27,6 +27,8 @@ from flatkv.sizing import (
 )
 from flatkv.strategies import (
     CATEGORIES,
+    CATEGORY_LABELS,
+    CONCURRENCY_COLUMN,
     LOGGED_COLUMN,
     OLDER_LOGGED_COLUMN,
     STRATEGIES,
@@ -483,11 +485,11 @@ def format_result_table(result: StrategyResult) -> str:
         rows.append(("engine log", f"{_cell(result.logged_tokens)} tokens "
                      f"({logged_as(result.strategy)})"))
     if result.older_logged_tokens is not None:
-        rows.append(("older log", f"{_cell(result.older_logged_tokens)} tokens "
+        rows.append(("older vLLM log", f"{_cell(result.older_logged_tokens)} tokens "
                      f"({OLDER_VLLM_LOG})"))
     if result.context_tokens is not None:
         rows.append((
-            "max concurrency",
+            CONCURRENCY_COLUMN,
             f"{_concurrency_text(result)} at {tokens_text(result.context_tokens)} "
             f"({result.concurrency_numerator:,} / {result.concurrency_denominator:,})",
         ))
@@ -495,14 +497,15 @@ def format_result_table(result: StrategyResult) -> str:
     lines += [f"  {k.ljust(width)}  {v}" for k, v in rows]
     lines.append("  breakdown")
     num_width = max(len(f"{b:,}") for _, b in result.breakdown)
-    cat_width = max(len(c) for c in CATEGORIES)
+    cat_width = max(len(CATEGORY_LABELS[c]) for c in CATEGORIES)
     rows = (*result.breakdown, ("total", result.budget_bytes))
     shares = shares_text([b for _, b in result.breakdown], result.budget_bytes)
     shares.append(shares_text([result.budget_bytes], result.budget_bytes,
                               digits=len(shares[0].partition(".")[2]))[0])  # the total, 100
     share_width = max(len(s) for s in shares)
     for (category, nbytes), share in zip(rows, shares):
-        lines.append(f"    {category.ljust(cat_width)}  {nbytes:>{num_width},} B  "
+        lines.append(f"    {CATEGORY_LABELS.get(category, category).ljust(cat_width)}  "
+                     f"{nbytes:>{num_width},} B  "
                      f"{share:>{share_width}}%")
     lines.append("  math")
     lines += [f"    {f}" for f in result.formulas]
@@ -580,7 +583,7 @@ def format_comparison_table(results: Sequence[StrategyResult],
     if any(r.older_logged_tokens is not None for r in results):
         row(OLDER_LOGGED_COLUMN, each(lambda r: _cell(r.older_logged_tokens)))
     if any(r.context_tokens is not None for r in results):
-        row("max concurrency", each(_concurrency_text))
+        row(CONCURRENCY_COLUMN, each(_concurrency_text))
     if held is not None:
         row(f"least budget for {count_text(held.requests, 'request')} (B)",
             [_cell(b) if b is not None else "n/a" if blocked else "none"
@@ -588,7 +591,8 @@ def format_comparison_table(results: Sequence[StrategyResult],
     cell = _cell if exact_bytes else format_bytes
     for category in CATEGORIES:
         # each in its own unit: 14,745 B is 14.40 KiB, not a 0.00 GiB that reads as none
-        row(f"{category} (B)" if exact_bytes else category,
+        label = CATEGORY_LABELS[category]
+        row(f"{label} (B)" if exact_bytes else label,
             each(lambda r, c=category: cell(r.bytes_of(c))))
     lines = text_table(["", *(r.strategy for r in results)], table).splitlines()
     first = results[0]
@@ -646,7 +650,7 @@ def format_context_sweep(curves: ContextCurves) -> str:
     rows = [[f"{c:,}", *(_cell(None) if values[i] is None else f"{concurrency_text(values[i])}x"
                          for values in curves.concurrency.values())]
             for i, c in enumerate(curves.contexts)]
-    return "\n".join(["max concurrency over context lengths, at this budget:",
+    return "\n".join([f"{CONCURRENCY_COLUMN} over context lengths, at this budget:",
                       text_table(["context (tokens)", *curves.concurrency], rows)])
 
 
@@ -711,8 +715,8 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
     reserved = options.reserved_bytes_per_block
     if reserved:  # one column carries rows the others do not: say so beside the figures
         table += (f"\nper-component carries {reserved:,} reserved B per page id "
-                  "(--reserved-bytes-per-block, counted as kv_history); the other layouts "
-                  "have no reserved rows")
+                  f"(--reserved-bytes-per-block, counted as {CATEGORY_LABELS['kv_history']}); "
+                  "the other layouts have no reserved rows")
     if last := last_served_note(results, profile):
         table += f"\nvllm: {last}"
     return table

@@ -24,6 +24,8 @@ from flatkv.plan import (
 )
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies import (
+    CATEGORY_LABELS,
+    CONCURRENCY_COLUMN,
     LOGGED_COLUMN,
     OLDER_LOGGED_COLUMN,
     StrategyOptions,
@@ -267,7 +269,7 @@ def compare_table_row(result: StrategyResult) -> dict:
         "capacity (tokens)": result.capacity_tokens,
         LOGGED_COLUMN: result.logged_tokens,
         OLDER_LOGGED_COLUMN: result.older_logged_tokens,
-        "concurrency": (None if result.max_concurrency is None
+        CONCURRENCY_COLUMN: (None if result.max_concurrency is None
                         else concurrency_value(result.max_concurrency)),
         **{breakdown_column(cat): v for cat, v in result.breakdown},
         "note": reason_text(result),
@@ -996,7 +998,7 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
 # layout (pinned) and its four figures are in view together; the engines' own log counts,
 # blank for our layouts, and the block's bytes follow them. (Behind the two log columns, P,
 # blocks and capacity started past the table's scroll edge at 1000 px.)
-HEADLINE_COLUMNS = ("strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks",
+HEADLINE_COLUMNS = ("strategy", CONCURRENCY_COLUMN, "capacity (tokens)", "P (tokens)", "blocks",
                     LOGGED_COLUMN, OLDER_LOGGED_COLUMN, "block bytes")
 # Compare's table on screen heads the two log columns without "(tokens)" (their tooltips say
 # it): under the full names, strategy, concurrency and both log columns took 627 px, and the
@@ -1061,7 +1063,7 @@ def budget_by_category_rows(results: Sequence[StrategyResult]) -> list[dict]:
     category, nine of them, scrolled sideways even at 1,440 px)."""
     shown = [r for r in results if r.applies]
     categories = list(dict.fromkeys(cat for r in shown for cat, _ in r.breakdown))
-    return [{BUDGET_GOES: cat.replace("_", " "),
+    return [{BUDGET_GOES: CATEGORY_LABELS[cat],
              **{title_of(r): dict(r.breakdown).get(cat) for r in shown}} for cat in categories]
 
 
@@ -1095,4 +1097,4 @@ def below_a_step_text(r: StrategyResult, need: int, requests: int) -> str:
 
 def breakdown_column(category: str) -> str:
     """``kv_history`` -> ``kv history (B)``: the chart legend's words, with the unit."""
-    return f"{category.replace('_', ' ')} (B)"
+    return f"{CATEGORY_LABELS[category]} (B)"

@@ -60,9 +60,9 @@ def test_plan_table_shows_the_math():
                         "--context", "256K"])
     assert code == 0
     assert "7,162" in out and "14.77x" in out
-    assert "capacity         3,894,496 tokens" in out  # (7,162 - 3 state pages) x 544
-    assert 'engine log       3,871,083 tokens (vLLM\'s "GPU KV cache size")' in out
-    assert "older log        973,760 tokens (vLLM 0.19 and earlier)" in out
+    assert "capacity        3,894,496 tokens" in out  # (7,162 - 3 state pages) x 544
+    assert 'engine log      3,871,083 tokens (vLLM\'s "GPU KV cache size")' in out
+    assert "older vLLM log  973,760 tokens (vLLM 0.19 and earlier)" in out
     assert "47,878,147,932 // 557,056 // 12 = 7,162" in out
     assert "total" in out
 
@@ -89,8 +89,8 @@ def test_compare_table_and_json():
     assert 47_878_147_932 - 1_147 * 19_759_104 - 2_051_957 * 12_288 == 8_028
     unused = next(line for line in out.splitlines() if line.startswith("unused"))
     assert unused.split()[7:9] == [f"{8_028 / 1024:.2f}", "KiB"]
-    dead = next(line for line in out.splitlines() if line.startswith("dead_weight"))
-    assert dead.split()[5:9] == ["0", "B", "0", "B"]  # vLLM and SGLang carry none
+    dead = next(line for line in out.splitlines() if line.startswith("dead weight"))
+    assert dead.split()[6:10] == ["0", "B", "0", "B"]  # vLLM and SGLang carry none
     code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--json"])
     assert code == 0
     results = json.loads(out)
@@ -106,7 +106,7 @@ def test_compare_exact_bytes_prints_the_breakdown_in_bytes():
             for line in out.splitlines() if " (B)  " in line}
     # SGLang's column, as derived in the test above: 2,051,957 tokens of 12,288 B, 8,028 B
     # left over (7.84 KiB without the flag)
-    assert rows["kv_history"][3] == f"{2_051_957 * 12_288:,}"
+    assert rows["kv history"][3] == f"{2_051_957 * 12_288:,}"
     assert rows["unused"][3] == "8,028"
     # every column's rows are the whole budget (aliased does not apply: n/a)
     for column in (0, 1, 2, 3, 5):
@@ -216,7 +216,7 @@ def test_compare_says_only_per_component_carries_reserved_rows():
                           f"{10**9 // 65_536:,}"]
     assert out.splitlines()[-1] == (
         "per-component carries 4,096 reserved B per page id (--reserved-bytes-per-block, "
-        "counted as kv_history); the other layouts have no reserved rows")
+        "counted as kv history); the other layouts have no reserved rows")
 
 
 def test_options_reach_the_strategies():
@@ -468,7 +468,7 @@ def test_compare_over_contexts_gives_each_layouts_concurrency_at_each_length():
     code, out, err = run(argv)
     assert code == 0, err
     lines = out.splitlines()
-    start = lines.index("max concurrency over context lengths, at this budget:")
+    start = lines.index("concurrency over context lengths, at this budget:")
     assert lines[start + 1].split() == ["context", "(tokens)", "flat", "per-component", "vllm",
                                         "sglang", "lcm"]  # aliasing applies at no length
     rows = {line.split()[0]: line.split()[1:] for line in lines[start + 3:]}
@@ -845,12 +845,18 @@ def _breakdown_lines(preset: str, budget: str) -> list[str]:
     return out.getvalue().split("  breakdown\n")[1].split("  math\n")[0].splitlines()
 
 
+def _shares(lines: list[str]) -> dict[str, str]:
+    """A breakdown line's category (the app's words: "kv history") -> its share: the words
+    before its bytes, "B" and share."""
+    return {" ".join(line.split()[:-3]): line.split()[-1] for line in lines}
+
+
 def test_plan_breakdown_shares_sum_to_the_budget():
     # Falcon-H1-7B under vLLM at 17 GiB: rounded one by one its shares summed to 100.01%
     part = _breakdown_lines("Falcon-H1-7B", "17GiB")
-    shares = {line.split()[0]: line.split()[-1] for line in part}
-    assert shares["kv_history"] == "99.08%" and shares["state"] == "0.77%"
-    assert shares["state_page_padding"] == "0.01%" and shares["unused"] == "0.14%"
+    shares = _shares(part)
+    assert shares["kv history"] == "99.08%" and shares["state"] == "0.77%"
+    assert shares["state page padding"] == "0.01%" and shares["unused"] == "0.14%"
     assert sum(int(s[:-1].replace(".", "")) for k, s in shares.items() if k != "total") == 10_000
 
 
@@ -885,8 +891,8 @@ def test_plan_breakdown_tells_nearly_all_of_the_budget_from_all_of_it():
     # (0.00255%) unused, which two decimals read 100.00% and 0.00%; with three, 99.997% and
     # 0.003% (the units the cuts lose to the larger remainder, .55 over .45), the rows alike
     part = _breakdown_lines("Llama-3.1-8B", "80GB")
-    shares = {line.split()[0]: line.split()[-1] for line in part}
-    assert (shares["kv_history"], shares["unused"], shares["state"], shares["total"]) == (
+    shares = _shares(part)
+    assert (shares["kv history"], shares["unused"], shares["state"], shares["total"]) == (
         "99.997%", "0.003%", "0.000%", "100.000%")
     assert part[0].endswith("B   99.997%") and part[-1].endswith("B  100.000%")  # aligned
 
@@ -954,3 +960,34 @@ def test_compare_takes_sglangs_kv_cache_dtype_told_bfloat16_on_a_blackwell():
     assert code == 0, err
     assert ("sglang does not apply: SGLang 0.5.23 does not start DeepSeek's sparse attention in "
             "the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2)") in out
+
+
+def test_compare_text_names_its_figures_in_the_apps_words():
+    # The text said "max concurrency" and kv_history, dead_weight, ... where Compare's tables
+    # say "concurrency" and "kv history", "dead weight" for the same figures: a row of the text
+    # is the app's column (headline_rows) or its category (budget_by_category_rows), word for
+    # word. The JSON keeps the code's keys, which users parse.
+    from strategy_profiles import ANCHOR_CONTEXT, qwen3_next_tp2
+
+    from flatkv.strategies import compare
+    from flatkv.strategy_notes import BUDGET_GOES, budget_by_category_rows, headline_rows
+
+    code, out, _ = run(["compare", *QWEN_ARGS, "--budget", str(ANCHOR_BUDGET), "--context",
+                        str(ANCHOR_CONTEXT)])
+    assert code == 0
+    lines = out.splitlines()
+    width = len(lines[2].split()[0])  # the rule under the header: the label column's dashes
+    labels = [line[:width].rstrip() for line in lines[3:]]
+    labels = labels[:labels.index("unused") + 1]  # the table's rows; its notes follow
+    results = compare(qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                      context_tokens=ANCHOR_CONTEXT)
+    categories = [row[BUDGET_GOES] for row in budget_by_category_rows(results)]
+    assert categories == ["kv history", "state", "row padding", "state page padding",
+                          "padding layers", "dead weight", "idle pool", "unused"]
+    assert labels[-len(categories):] == categories
+    assert "concurrency" in headline_rows(results, True)[0] and "concurrency" in labels
+    assert not any("_" in label or label.startswith("max ") for label in labels)
+    code, out, _ = run(["compare", *QWEN_ARGS, "--budget", str(ANCHOR_BUDGET), "--context",
+                        str(ANCHOR_CONTEXT), "--json"])
+    assert code == 0 and all("max_concurrency" in r for r in json.loads(out))
+    assert all("kv_history" in r["breakdown"] for r in json.loads(out) if r["applies"])

@@ -410,7 +410,7 @@ def test_vllm_math_gives_the_logged_concurrency_where_ours_stays_under_a_request
         assert main(["plan", "--preset", "llama-3.1-8b", "--budget", "15030288384",
                      "--context", "16384", "--strategy", "vllm"]) == 0
     text = out.getvalue()
-    assert "max concurrency  6.99x at 16,384 tokens (7,167 / 1,024)" in text
+    assert "concurrency     6.99x at 16,384 tokens (7,167 / 1,024)" in text
     assert "an engine's %.2f log prints 7.00x: 6.9990 requests" in text
 
 

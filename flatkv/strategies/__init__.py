@@ -79,9 +79,17 @@ def logged_as(strategy: str) -> str:
 LOGGED_COLUMN = "engine log (tokens)"
 # vLLM 0.19 and earlier printed another "GPU KV cache size" (num_blocks // groups x P): its column
 OLDER_LOGGED_COLUMN = "older vLLM log (tokens)"
+# The words for a figure where a person reads it: the app's tables and charts and the CLI's text
+# (the JSON keeps the code's keys, max_concurrency and the breakdown's kv_history, which tests
+# and users parse). The CLI's text said "max concurrency" and kv_history where the app said
+# "concurrency" and "kv history" for the same figures.
+CONCURRENCY_COLUMN = "concurrency"
+CATEGORY_LABELS: dict[str, str] = {c: c.replace("_", " ") for c in CATEGORIES}
 
 __all__ = [
     "CATEGORIES",
+    "CATEGORY_LABELS",
+    "CONCURRENCY_COLUMN",
     "LOGGED_AS",
     "OLDER_LOGGED_COLUMN",
     "LOGGED_COLUMN",
