@@ -209,6 +209,34 @@ def test_vllm_align_mode_holds_two_state_pages_per_group():
     assert (r.concurrency_numerator, r.concurrency_denominator) == (7_162, 482 + 3 * 2)
 
 
+def test_vllm_mla_fallback_reads_mla_by_the_latent_not_by_a_kernel_block():
+    # TRITON_MLA's multiples of 16 are an MLA model's fallback (vLLM's selector reads use_mla):
+    # Llama-3.1-8B's K and V given a kernel block of 32 (a JSON, a link's model_kernel) ran a
+    # block size of 48 and was refused 24 naming TRITON_MLA. Its backend's 32 is taken as
+    # given: 48 is no multiple of it (give 32 or 64), 24 under it runs at A = 32 (vLLM's own
+    # pick), 32 layers x 32 x 4,096 B = 4,194,304 B a block, 42,949,672,960 // 4,194,304 =
+    # 10,240 blocks
+    llama = replace(load_preset("Llama-3.1-8B").profile(), kernel_block_size=32)
+    assert (llama.mla, llama.kv_tensor_bytes) == (False, (2_048, 2_048))
+    at = {block: run_strategy("vllm", llama, budget_bytes=40 << 30,
+                              options=StrategyOptions(block_size=block)) for block in (24, 48)}
+    assert at[48].reason == (
+        "vLLM refuses to start: its attention backend pages by multiples of 32 tokens, and "
+        "block size 48 is none (\"No valid attention backend found ... block_size not "
+        "supported\"): give 32 or 64")
+    assert (at[24].block_size, at[24].block_bytes, at[24].num_blocks) == (
+        32, 32 * 32 * 4_096, (40 << 30) // (32 * 32 * 4_096)) == (32, 4_194_304, 10_240)
+    # DeepSeek-V3 (its latent, kernel block 16) unchanged: 24 refused naming TRITON_MLA, 48 runs
+    # at 61 x 48 x 1,152 = 3,373,056 B a block
+    ds3 = load_preset("DeepSeek-V3").profile()
+    odd = run_strategy("vllm", ds3, budget_bytes=40 << 30, options=StrategyOptions(block_size=24))
+    assert odd.reason.startswith("vLLM refuses to start: TRITON_MLA, the MLA backend of the "
+                                 "least kernel block on every GPU, pages by multiples of 16")
+    r = run_strategy("vllm", ds3, budget_bytes=40 << 30, options=StrategyOptions(block_size=48))
+    assert (r.block_size, r.block_bytes, r.num_blocks) == (
+        48, 61 * 48 * 1_152, (40 << 30) // 3_373_056) == (48, 3_373_056, 12_733)
+
+
 def test_vllm_kernel_block_size_changes_p():
     # A = 32: P = 32 x cdiv(548,864, 32 x 1,024) = 32 x 17 = 544; A = 64: 64 x 9 = 576
     for a, p in ((32, 32 * 17), (64, 64 * 9)):
@@ -235,7 +263,7 @@ def test_vllm_refuses_a_block_size_off_the_kernel_block_and_logs_p_only_when_it_
     # a dense MLA model (FlashMLA's 64 its own) still has TRITON_MLA, multiples of 16, on every
     # GPU: block 96 runs at P 96 (FLASH_ATTN_MLA or TRITON_MLA), block 24 none takes
     mla = CacheProfile(layer_types=(FULL,) * 61, kv_bytes_per_slot=1_152, name="mla",
-                       kernel_block_size=64)
+                       kernel_block_size=64, kv_tensor_bytes=(1_152,), kv_dtype="bfloat16")
     assert run_strategy("vllm", mla, budget_bytes=GIB8,
                         options=StrategyOptions(block_size=96)).block_size == 96
     odd = run_strategy("vllm", mla, budget_bytes=GIB8, options=StrategyOptions(block_size=24))

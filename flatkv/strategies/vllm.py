@@ -817,12 +817,13 @@ def _run_overridden(
     # is 16 (models.MLA_KERNEL_BLOCK_SIZE); a profile's own larger one (FlashMLA's 64, as
     # FlatKV exported MLA models before) is not the whole choice either: TRITON_MLA, the
     # fallback on every GPU, takes any multiple of 16, so only a block size off those is
-    # refused.
+    # refused. MLA read by the latent (CacheProfile.mla), as vLLM's selector reads use_mla:
+    # TRITON_MLA runs MLA alone, so a K and V model's own kernel block (Llama's 32) is its
+    # backend's, taken as given.
     block = options.block_size
     sparse = profile.indexer_bytes_per_slot is not None
     kernel = SPARSE_MLA_KERNEL_BLOCK_SIZE if sparse else kernel_block_size(profile, options)[0]
-    mla_fallback = (not sparse and options.kernel_block_size is None
-                    and profile.kernel_block_size is not None)
+    mla_fallback = not sparse and options.kernel_block_size is None and profile.mla
     if mla_fallback:
         kernel = min(kernel, DEFAULT_KERNEL_BLOCK_SIZE)
     if profile.has_attention and block > kernel and block % kernel:
