@@ -1633,6 +1633,27 @@ def test_sglang_b200_backend_with_speculative_decoding():
                                              sglang_page_size=16)) == "trtllm_mha"
 
 
+def test_sglang_b200_backend_reads_mla_by_the_latent_not_by_a_kernel_block():
+    """get_default_attn_backend picks by use_mla_backend (model_override_base.py 302-340:
+    trtllm_mha for MHA on SM100, flashinfer for MLA), which FlatKV reads as MLA's latent
+    (CacheProfile.mla), as vLLM's strategy does: Llama-3.1-8B's K and V given a kernel block of
+    32 (a JSON, a link's model_kernel) was read as MLA, flashinfer at a page of one token, no
+    default page; it runs TensorRT-LLM's MHA at 64, as Llama told none. DeepSeek-V3 keeps
+    TensorRT-LLM's MLA at 64, Kimi Linear (a latent, no DeepSeek override) flashinfer."""
+    b200 = "B200 192GB"
+    llama = load_preset("Llama-3.1-8B").profile()
+    kernel_32 = replace(llama, kernel_block_size=32)
+    assert not kernel_32.mla
+    assert sm100_backend(kernel_32, StrategyOptions()) == "trtllm_mha"
+    assert sglang_default_page(b200, kernel_32) == sglang_default_page(b200, llama)
+    assert sglang_default_page(b200, kernel_32).page == 64
+    ds3, kimi = (load_preset(name).profile() for name in ("DeepSeek-V3", "Kimi-Linear-48B-A3B"))
+    assert (sm100_backend(ds3, StrategyOptions()), sglang_default_page(b200, ds3).page) == (
+        "trtllm_mla", 64)
+    assert (sm100_backend(kimi, StrategyOptions()), sglang_default_page(b200, kimi)) == (
+        "flashinfer", None)
+
+
 def test_sglang_b200_default_page_of_a_model_of_state_layers_alone():
     """A model of state layers alone (SGLang's PURE_SSM_ARCHITECTURES) takes
     get_default_attn_backend's TensorRT-LLM on a B200 (its attention arch SSM, neither MLA nor

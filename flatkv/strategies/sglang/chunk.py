@@ -286,7 +286,7 @@ def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None
         strategy = told or ("extra_buffer" if drafting or options.sglang_overlap_schedule
                             or paged else "no_buffer")
         return None if strategy == "no_buffer" else "trtllm_mha"
-    if profile.kernel_block_size is not None:  # an MLA model
+    if profile.mla:  # use_mla_backend (MLA's latent), not any kernel block a model gives
         return "trtllm_mla" if arch in SM100_TRTLLM_MLA else "flashinfer"
     if arch in SM100_TRTLLM_MHA:
         return "trtllm_mha"
