@@ -39,11 +39,16 @@ from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED as SGLANG_CHUNKED_P
 from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
 from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
 from flatkv.strategies.sglang import (
+    SGLANG_REFUSES_TO_START,
+    sglang_dsa_stored,
+    sglang_gpu_note,
+    swa_label,
+)
+from flatkv.strategies.sglang import (
     SPECULATIVE_RUNNING_REQUESTS as SGLANG_SPECULATIVE_RUNNING_REQUESTS,
 )
 from flatkv.strategies.sglang import chunked_prefill_tiers_text as sglang_chunked_prefill_tiers_text
 from flatkv.strategies.sglang import draft_tokens as sglang_draft_tokens
-from flatkv.strategies.sglang import sglang_dsa_stored, sglang_gpu_note, swa_label
 from flatkv.strategies.sglang import swa_pool as sglang_swa_pool
 from flatkv.strategies.sglang_log import OLDER_KV_LOG as OLDER_SGLANG_KV_LOG
 from flatkv.strategies.sglang_log import OLDER_SWA_LOG as OLDER_SGLANG_SWA_LOG
@@ -166,19 +171,22 @@ def reason_text(result: StrategyResult) -> str:
 # How a layout with no figures here is labelled (``why_not_label``), and in a table's last
 # column, where it is short (``WHY_NOT_SHORT``)
 DOES_NOT_APPLY, WONT_START = "does not apply", "refuses to start"
+# How an engine's reason opens where it would not start at these settings, or would start and
+# then stop (``base.refuses_to_start``): vLLM's and SGLang's alike
+START_REFUSALS = (REFUSES_TO_START, FAILS_AT_START_UP, SGLANG_REFUSES_TO_START)
 
 
 def why_not_label(result: StrategyResult) -> str:
-    """How a layout that has no figures here is labelled: vLLM that would start and then stop
-    "refuses to start" (its reason says how), any other "does not apply"."""
-    return (WONT_START if result.reason.startswith((REFUSES_TO_START, FAILS_AT_START_UP))
-            else DOES_NOT_APPLY)
+    """How a layout that has no figures here is labelled: an engine that would not start at
+    these settings, or would start and then stop, "refuses to start" (its reason says how:
+    ``START_REFUSALS``), any other (a model it does not serve) "does not apply"."""
+    return WONT_START if result.reason.startswith(START_REFUSALS) else DOES_NOT_APPLY
 
 
 def why_not_text(result: StrategyResult) -> str:
     """A layout with no figures here and its reason, as Compare lists it under its table."""
     reason = reason_text(result)  # a refusal's reason opens with it: not said twice
-    for opening in (REFUSES_TO_START, FAILS_AT_START_UP):
+    for opening in START_REFUSALS:
         reason = reason.removeprefix(f"{opening}: ")
     return f"**{title_of(result)}** {why_not_label(result)}: {reason}"
 
@@ -188,7 +196,9 @@ def pick_another_text(result: StrategyResult, results: Sequence[StrategyResult],
     """Budget's notice where its one layout plans no such model at any budget (SGLang serves
     no Jamba, slab aliasing takes no state layer): Compare's line for it (``why_not_text``),
     then the layouts of ``results`` that have figures here, to pick under ``control``. A
-    notice, not an error: nothing the user typed is wrong, the engine does not serve it."""
+    notice, not an error: the model is valid and other layouts plan it; where the engine does
+    not serve it nothing typed is wrong, and where it would not start at a setting (a KV dtype
+    it keeps no cache in) the line names the fix, another layout or that setting."""
     line = why_not_text(result).rstrip(".")
     others = [title_of(r) for r in results if r.applies and r.strategy != result.strategy]
     if not others:

@@ -1857,20 +1857,51 @@ def test_compare_says_both_engines_keep_no_int8_cache_and_takes_the_fix():
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "int8"})
     assert not at.exception and not at.error
     table = at.dataframe[0].value.set_index("strategy")
-    assert {"vLLM v1 (won't start)", "SGLang (n/a)"} <= set(table.index)
+    # each engine would not start in int8 (a flag with no such choice): "won't start" for both
+    assert {"vLLM v1 (won't start)", "SGLang (won't start)"} <= set(table.index)
     assert table.loc["FlatKV packed slabs", "blocks"] == budget // (32 * 16 * 2_048) == 73_403
     fix = ("so no run of it stores this cache in int8; set the KV dtype to float8_e4m3fn (fp8) "
            "or bfloat16")
     lines = [shown(c) for c in at.caption]
     assert any(line.startswith("**vLLM v1** refuses to start: vLLM (0.31 to 0.34) keeps no KV "
                                "cache in int8: ") and line.endswith(fix) for line in lines)
-    assert any(line.startswith("**SGLang** does not apply: SGLang 0.5.23 keeps no KV cache in "
-                               "int8: ") and line.endswith(fix) for line in lines)
+    assert any(line.startswith("**SGLang** refuses to start: SGLang 0.5.23 keeps no KV cache "
+                               "in int8: ") and line.endswith(fix) for line in lines)
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
     assert not at.exception and not at.error
     table = at.dataframe[0].value.set_index("strategy")
     assert (table.loc["vLLM v1", "P (tokens)"], table.loc["vLLM v1", "blocks"]) == (16, 73_403)
     assert table.loc["SGLang", "blocks"] == budget // (32 * 2_048) == 1_174_449
+
+
+def test_compare_labels_an_sglang_start_refusal_wont_start_and_an_unserved_model_na():
+    # DeepSeek-V3.2's bytes (61 layers of 656 B latent and scales + 132 B indexer keys, its
+    # architecture) in float8_e5m2: SGLang serves the model but would not start it in that KV
+    # dtype (_dsa_kv_cache_dtype_default asserts, overrides.py 541-544), so its column reads
+    # "won't start", as vLLM's does, where it read "(n/a)" as for a model SGLang does not serve.
+    # In float8_e4m3fn (the fix it names) it runs at its page 64: 76,968,728,985 //
+    # (61 x 64 x 788) = 25,019 pages. Jamba, which SGLang does not serve, keeps "(n/a)"
+    budget = 76_968_728_985
+    link = {"model": "custom", "layers": "full*61", "kv": "788", "kv_split": "788",
+            "indexer": "132", "arch": "DeepseekV32ForCausalLM", "model_kernel": "64"}
+    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e5m2"})
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value.set_index("strategy")
+    assert {"vLLM v1 (won't start)", "SGLang (won't start)"} <= set(table.index)
+    assert table.loc["SGLang (won't start)"].isna().all()
+    (line,) = [shown(c) for c in at.caption if shown(c).startswith("**SGLang** ")]
+    assert line.startswith("**SGLang** refuses to start: SGLang 0.5.23 does not start "
+                           "DeepSeek's sparse attention in the KV dtype float8_e5m2 ")
+    assert line.endswith("set the KV dtype to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or "
+                         "bfloat16")
+    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
+    table = at.dataframe[0].value.set_index("strategy")
+    assert (table.loc["SGLang", "P (tokens)"], table.loc["SGLang", "blocks"]) == (
+        64, budget // (61 * 64 * 788)) == (64, 25_019)
+    jamba = open_app("app_pages/compare.py", {"model": "Jamba-1.5-Mini"})
+    assert "SGLang (n/a)" in set(jamba.dataframe[0].value["strategy"])
+    assert any(shown(c).startswith("**SGLang** does not apply: SGLang has no Jamba model")
+               for c in jamba.caption)
 
 
 def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():

@@ -498,7 +498,8 @@ def test_compare_int8_refuses_both_engines_and_their_fix_runs(capsys):
     assert not int8["vllm"]["applies"] and not int8["sglang"]["applies"]
     assert int8["vllm"]["reason"].startswith(
         "vLLM refuses to start: vLLM (0.31 to 0.34) keeps no KV cache in int8: ")
-    assert int8["sglang"]["reason"].startswith("SGLang 0.5.23 keeps no KV cache in int8: ")
+    assert int8["sglang"]["reason"].startswith(
+        "SGLang refuses to start: SGLang 0.5.23 keeps no KV cache in int8: ")
     assert int8["vllm"]["reason"].endswith(fix) and int8["sglang"]["reason"].endswith(fix)
     fp8 = results("fp8")
     assert (fp8["vllm"]["block_size"], fp8["vllm"]["num_blocks"]) == (16, 40_960)

@@ -3018,7 +3018,8 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
     assert dsa_dtype_refusal(e5m2) == refusal
     for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
         r = run_strategy("sglang", e5m2, budget_bytes=40 << 30, options=options)
-        assert (r.applies, r.reason) == (False, refusal)
+        # the column's reason opens as a start refusal's (Compare's "won't start")
+        assert (r.applies, r.reason) == (False, f"SGLang refuses to start: {refusal}")
     assert sm100_dsa_layout("B200 192GB", e5m2, StrategyOptions()) is None
     ds3 = load_preset("DeepSeek-V3").with_options(kv_dtype="fp8_e5m2").profile()
     assert dsa_dtype_refusal(ds3) is None
@@ -3032,7 +3033,7 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
     assert dsa_dtype_refusal(exported) == refusal
     for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
         r = run_strategy("sglang", exported, budget_bytes=40 << 30, options=options)
-        assert (r.applies, r.reason) == (False, refusal)
+        assert (r.applies, r.reason) == (False, f"SGLang refuses to start: {refusal}")
     # ... but with no dtype, or no architecture of SGLang's DeepSeek family, taken as given
     undtyped = {k: v for k, v in profile_to_dict(e5m2).items()
                 if k not in ("kv_dtype", "kv_tensor_bytes")}
@@ -3046,8 +3047,10 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
 
 # SGLang 0.5.23's refusal of a KV cache in int8, for any model: its --kv-cache-dtype choices
 # (fields/model.py 209-218) and its --dtype choices (173) name no int8, and
-# configure_kv_cache_dtype raises for any other (kv_cache_dtype.py 90)
+# configure_kv_cache_dtype raises for any other (kv_cache_dtype.py 90); it opens as a start
+# refusal's, as vLLM's does (Compare's "won't start")
 SGLANG_INT8_REFUSAL = (
+    "SGLang refuses to start: "
     "SGLang 0.5.23 keeps no KV cache in int8: neither its --kv-cache-dtype (auto, fp8_e5m2, "
     "fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16: fields/model.py 209-218) nor its "
     "--dtype (auto, half, float16, bfloat16, float, float32: 173) names it (\"Unsupported "

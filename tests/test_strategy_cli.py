@@ -958,7 +958,8 @@ def test_compare_takes_sglangs_kv_cache_dtype_told_bfloat16_on_a_blackwell():
     code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", *b200, "--kv-dtype",
                           "fp8_e5m2"])
     assert code == 0, err
-    assert ("sglang does not apply: SGLang 0.5.23 does not start DeepSeek's sparse attention in "
+    assert ("sglang does not apply: SGLang refuses to start: SGLang 0.5.23 does not start "
+            "DeepSeek's sparse attention in "
             "the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2)") in out
 
 

@@ -75,6 +75,7 @@ from flatkv.strategies.base import (
     kv_sizes_text,
     n,
     not_applicable,
+    refuses_to_start,
     request_pages,
     unit_parts,
 )
@@ -492,7 +493,7 @@ FLASHMLA_BLOCK_SIZE = 64
 # batches in flight with async scheduling at one pipeline stage (VllmConfig.max_concurrent_batches)
 ASYNC_BATCHES_IN_FLIGHT = 2
 # How a reason begins where vLLM would start and then stop (not a layout it has no answer for)
-REFUSES_TO_START, FAILS_AT_START_UP = "vLLM refuses to start", "vLLM fails at start-up"
+REFUSES_TO_START, FAILS_AT_START_UP = refuses_to_start("vLLM"), "vLLM fails at start-up"
 
 # Since vLLM 0.28 (PR #50991, "enable prefix cache by default", which names align the default
 # mode) a hybrid model starts with prefix caching on; before, and with

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from flatkv.budget import GPU_PRESETS
 from flatkv.dtypes import ENGINE_DTYPE_NAMES, canonical_dtype, unstored_kv_dtype_refusal
 from flatkv.profile import CacheProfile
-from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n
+from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n, refuses_to_start
 from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
 from flatkv.strategies.sglang.model import sglang_blocker
 from flatkv.strategies.sglang.pages import page_size
@@ -372,6 +372,9 @@ DSA_REFUSED_KV_DTYPE = "float8_e5m2"
 # Why SGLang 0.5.23 keeps no cache in FlatKV's int8 (``dtypes.UNSTORED_KV_DTYPE``), for any
 # model: neither its --kv-cache-dtype nor its --dtype (a KV dtype of float16 or float32 stands
 # for its auto with that --dtype) names it, and configure_kv_cache_dtype raises for any other
+# How a reason opens where SGLang would not start (its flags name no such choice, a check at
+# start-up), as vLLM's do (``base.refuses_to_start``): Compare labels the column "won't start"
+SGLANG_REFUSES_TO_START = refuses_to_start("SGLang")
 SGLANG_NO_INT8 = ("neither its --kv-cache-dtype (auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, "
                   "bfloat16, nvfp4, fp4_mx_block16: fields/model.py 209-218) nor its --dtype "
                   "(auto, half, float16, bfloat16, float, float32: 173) names it (\"Unsupported "
@@ -392,9 +395,11 @@ def sglang_kv_dtype_refusal(profile: CacheProfile) -> str | None:
     """Why SGLang 0.5.23 would not start ``profile``'s KV cache in its KV dtype, on any GPU
     (None where it would): int8 for any model, which it keeps no cache in
     (``SGLANG_NO_INT8``), then DeepSeek's sparse attention in fp8_e5m2
-    (``dsa_dtype_refusal``). Bytes given with no dtype are taken as given."""
-    return (unstored_kv_dtype_refusal(profile.kv_dtype, "SGLang 0.5.23", SGLANG_NO_INT8)
-            or dsa_dtype_refusal(profile))
+    (``dsa_dtype_refusal``), opening with ``SGLANG_REFUSES_TO_START``: SGLang serves the model,
+    and the fix is the KV dtype. Bytes given with no dtype are taken as given."""
+    refusal = (unstored_kv_dtype_refusal(profile.kv_dtype, "SGLang 0.5.23", SGLANG_NO_INT8)
+               or dsa_dtype_refusal(profile))
+    return refusal and f"{SGLANG_REFUSES_TO_START}: {refusal}"
 
 
 def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
