@@ -8,11 +8,13 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from app_pages._figures import current_strategies
+from app_pages._figures import current_strategies, use_spec
 from app_pages._session import state, update
 from flatkv import log_check
+from flatkv.app_model import CUSTOM
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
 from flatkv.budget import GPU_PRESETS
+from flatkv.dtypes import dtype_label
 from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF
@@ -72,7 +74,7 @@ def log_check_section(results: list[StrategyResult]) -> None:
         for c in checks or ():
             st.warning(literal(c.verdict()))
         if not checks:
-            st.warning("Neither vLLM nor SGLang runs at these settings: no lines to check.")
+            _no_engine_runs(log_check.logged_run(lines))
         return
     if any(c.differs for c in found):  # perhaps for the settings alone: said first
         _logged_run_button(log_check.logged_run(lines), lines,
@@ -83,6 +85,28 @@ def log_check_section(results: list[StrategyResult]) -> None:
                                 "FlatKV's line": _code(row["FlatKV's line"]),
                                 "in the log": literal(row["in the log"])}
                                for row in log_check.check_rows(c)]), hide_index=True)
+
+
+def _no_engine_runs(run: log_check.LoggedRun) -> None:
+    """Where neither engine runs at the pages, say so; where that is for a KV dtype no engine
+    keeps (int8) and the log names the one its run kept (``log_check.logged_kv_dtype``: SGLang's
+    KV line), offer to take it, as the log's other settings are offered: the model's KV dtype
+    set to it (a raw model's bytes stay as given), at which its lines have something to agree
+    with."""
+    s = state()
+    if not (logged := log_check.logged_kv_dtype(run, s.profile().kv_dtype)):
+        st.warning("Neither vLLM nor SGLang runs at these settings: no lines to check.")
+        return
+    kept = s.profile().kv_dtype
+    st.warning(f"Neither vLLM nor SGLang keeps a KV cache in {kept}: no lines to check. This "
+               f"log's run kept its KV cache in {dtype_label(logged)}: take that KV dtype, then "
+               "read the check again.")
+    if s.model == CUSTOM and s.raw is not None:
+        st.button("Use the log's KV dtype", key="compare.log_kv_dtype", on_click=update,
+                  kwargs={"raw": replace(s.raw, kv_dtype=logged)}, icon=":material/input:")
+    elif (spec := s.model_spec()) is not None:
+        st.button("Use the log's KV dtype", key="compare.log_kv_dtype", on_click=use_spec,
+                  args=(replace(spec, kv_dtype=logged),), icon=":material/input:")
 
 
 def _run_settings(s: AppState) -> log_check.RunSettings:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
+from flatkv.dtypes import UNSTORED_KV_DTYPE, canonical_dtype
 from flatkv.engine_options import acting_engine_options, strategy_fields
 from flatkv.models import MAX_TP
 from flatkv.profile import CacheProfile
@@ -1229,6 +1230,23 @@ def _kv_cache_dtype_logged(run: LoggedRun, then: RunSettings,
     return next((value for value in SGLANG_KV_CACHE_DTYPES
                  if value != then.sglang_kv_cache_dtype
                  and told(value).sglang_kv_dtype == run.sglang_kv_dtype), None)
+
+
+def logged_kv_dtype(run: LoggedRun, kv_dtype: str | None) -> str | None:
+    """The KV dtype the log's ``run`` kept its cache in (canonical: ``float8_e4m3fn``), where
+    the settings' ``kv_dtype`` is one no engine keeps (``UNSTORED_KV_DTYPE``, int8): there
+    neither engine starts, so FlatKV has no line to check, and the dtype the log names is the
+    fix that makes its lines comparable. Only SGLang's KV line names it ("KV Cache is
+    allocated. dtype: torch.float8_e4m3fn"); none of vLLM's lines FlatKV reads does (its
+    Available memory, KV cache size and concurrency lines give bytes and tokens alone). None
+    where the log names none, or one FlatKV does not know (SGLang's uint8 store of fp4)."""
+    if kv_dtype != UNSTORED_KV_DTYPE or run.sglang_kv_dtype is None:
+        return None
+    try:
+        dtype = canonical_dtype(run.sglang_kv_dtype)
+    except ValueError:
+        return None
+    return None if dtype == UNSTORED_KV_DTYPE else dtype
 
 
 def logged_changes(run: LoggedRun, now: RunSettings,

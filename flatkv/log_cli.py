@@ -19,6 +19,7 @@ from typing import BinaryIO
 
 from flatkv import log_check, strategy_cli
 from flatkv.budget import GPU_PRESETS
+from flatkv.dtypes import ENGINE_DTYPE_NAMES
 from flatkv.given_cli import GivenModel, UsageError
 from flatkv.profile import CacheProfile
 from flatkv.sizing import sglang_budget_search
@@ -198,6 +199,14 @@ def checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | 
                                                                               context)
               if r.strategy in ENGINE_NAMES and r.applies and r.extras.get("log_lines")]
     if not checks:
+        # a KV dtype no engine keeps (int8) where the log names the one its run kept: that fix
+        if logged := log_check.logged_kv_dtype(log_check.logged_run(lines), profile.kv_dtype):
+            raise ValueError(
+                f"--check-log {quoted(args.check_log)}: neither "
+                f"{' nor '.join(ENGINE_NAMES.values())} keeps a KV cache in "
+                f"{profile.kv_dtype}, so FlatKV has no start-up line to check; this log's run "
+                f"kept its KV cache in {logged}: check it again with --kv-dtype "
+                f"{ENGINE_DTYPE_NAMES.get(logged, logged)}")
         raise ValueError(f"--check-log {quoted(args.check_log)}: neither "
                          f"{' nor '.join(ENGINE_NAMES.values())} starts at these settings, so "
                          "FlatKV has no start-up line to check (compare without --check-log "

@@ -687,3 +687,57 @@ def test_a_b200_log_of_auto_on_pages_told_bfloat16_off_a_blackwell_offers_both()
     assert (taken["gpu"], taken["kv_mem"], taken["sg_bw"], "sg_kvdtype" in taken) == (
         "KV cache memory", "42947529216B", "1", False)
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
+
+
+def test_compare_offers_the_kv_dtype_an_sglang_log_names_where_the_model_keeps_int8():
+    # Llama-3.1-8B's bytes (32 layers of K and V 1,024 + 1,024 B) in int8 on the default H100
+    # (76,968,728,985 B): neither engine keeps a cache in int8, so no line is checked. SGLang's
+    # log of an fp8 run names torch.float8_e4m3fn: 76,968,728,985 // (32 x 2,048) = 1,174,449
+    # tokens, K and V each 1,174,449 x 32 x 1,024 B = 38,484,344,832 B = 35.84 GB (2**30 B).
+    # The offer sets the model's KV dtype to it, at which SGLang's KV line agrees
+    assert 76_968_728_985 // (32 * 2_048) == 1_174_449
+    assert 1_174_449 * 32 * 1_024 == 38_484_344_832
+    assert f"{38_484_344_832 / 2**30:.2f}" == "35.84"
+    link = {"model": "custom", "layers": "full*32", "kv": "2048", "kv_split": "1024,1024"}
+    kv = ("KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 1174449, K size: 35.84 GB, "
+          "V size: 35.84 GB")
+    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "int8"})
+    at.text_area(key="compare.check_log").set_value(f"[2026-12-06 07:01:00 TP0] {kv}").run()
+    assert not at.exception and not at.error
+    assert [shown(w) for w in at.warning] == [
+        "Neither vLLM nor SGLang keeps a KV cache in int8: no lines to check. This log's run "
+        "kept its KV cache in float8_e4m3fn (fp8): take that KV dtype, then read the check "
+        "again."]
+    at.button(key="compare.log_kv_dtype").click().run()
+    assert not at.exception and not at.error
+    assert at.query_params["kv_dtype"] == "float8_e4m3fn"
+    assert [shown(s) for s in at.success] == [
+        "SGLang: 1 of 2 lines are in the log and agree with it; 1 not in it."]
+    # a log that names no dtype (SGLang before 0.5.17) keeps the notice alone, with no offer
+    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "int8"})
+    at.text_area(key="compare.check_log").set_value(
+        f"[2026-12-06 07:01:00 TP0] {kv.replace('dtype: torch.float8_e4m3fn, ', '')}").run()
+    assert [shown(w) for w in at.warning] == [
+        "Neither vLLM nor SGLang runs at these settings: no lines to check."]
+    assert not [b for b in at.button if b.key == "compare.log_kv_dtype"]
+
+
+def test_compare_offers_the_log_kv_dtype_for_an_edited_model_in_int8():
+    # Llama-3.1-8B edited to keep its KV in int8, 40 GiB a rank: the offer sets the edited
+    # model's KV dtype to the log's fp8, whose K and V are 1 byte too: 40 GiB // (32 x 2,048)
+    # = 655,360 tokens, K and V each 655,360 x 32 x 1,024 B = 20.00 GB (2**30 B), as logged
+    from flatkv.app_model import pack_spec, spec_to_json
+
+    assert 40 * 2**30 // (32 * 2_048) == 655_360 and 655_360 * 32 * 1_024 == 20 * 2**30
+    llama = load_preset("Llama-3.1-8B")
+    at = open_app("app_pages/compare.py", {
+        "model": "spec", "gpu": "KV cache memory", "kv_mem": "40GiB",
+        "spec": pack_spec(spec_to_json(llama.with_options(kv_dtype="int8")))})
+    at.text_area(key="compare.check_log").set_value(
+        "[2026-12-06 07:01:00 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, "
+        "#tokens: 655360, K size: 20.00 GB, V size: 20.00 GB").run()
+    assert not at.exception and not at.error
+    at.button(key="compare.log_kv_dtype").click().run()
+    assert not at.exception and not at.error
+    assert [shown(s) for s in at.success] == [
+        "SGLang: 1 of 2 lines are in the log and agree with it; 1 not in it."]

@@ -1313,6 +1313,28 @@ def test_compare_check_log_where_neither_engine_starts(tmp_path, capsys):
                    "without --check-log says why): give settings an engine starts at\n")
 
 
+def test_compare_check_log_at_int8_offers_the_kv_dtype_the_log_names(tmp_path, capsys):
+    # Llama-3.1-8B at --kv-dtype int8, which neither engine keeps: SGLang's log of an fp8 run
+    # in 40 GiB (40 GiB // (32 x 2,048) = 655,360 tokens, K and V each 655,360 x 32 x 1,024 B
+    # = 20.00 GB of SGLang's 2**30 B) names torch.float8_e4m3fn, so the error offers
+    # --kv-dtype fp8, at which the line agrees; a log that names no dtype keeps the error
+    # that says no engine starts
+    assert 40 * 2**30 // (32 * 2_048) == 655_360 and 655_360 * 32 * 1_024 == 20 * 2**30
+    kv = "KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 655360, K size: 20.00 GB, "
+    log = tmp_path / "sglang.log"
+    log.write_text(f"[2026-12-06 07:01:00 TP0] {kv}V size: 20.00 GB\n")
+    llama = ["compare", "--preset", "Llama-3.1-8B", "--budget", "40GiB", "--check-log", str(log)]
+    assert refused([*llama, "--kv-dtype", "int8"], capsys) == (
+        f"python -m flatkv: error: --check-log '{log}': neither vLLM nor SGLang keeps a KV cache "
+        "in int8, so FlatKV has no start-up line to check; this log's run kept its KV cache in "
+        "float8_e4m3fn: check it again with --kv-dtype fp8\n")
+    code, out, _ = run([*llama, "--kv-dtype", "fp8"], capsys)
+    assert code == 0 and f"  same: {kv}V size: 20.00 GB\n" in out
+    log.write_text(f"[2026-12-06 07:01:00 TP0] {kv.replace('dtype: torch.float8_e4m3fn, ', '')}"
+                   "V size: 20.00 GB\n")
+    assert "starts at these settings" in refused([*llama, "--kv-dtype", "int8"], capsys)
+
+
 def test_a_config_without_a_length_is_counted_at_the_2048_vllm_assumes(tmp_path, capsys):
     # falcon-mamba-7b's config.json gives no length field: vLLM (and SGLang) assume 2,048, and
     # so do `model` and `compare`, saying so and naming the fix

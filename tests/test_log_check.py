@@ -26,6 +26,7 @@ from flatkv.log_check import (
     check_result,
     check_text,
     detect_engine,
+    logged_kv_dtype,
     logged_run,
     read_log,
     template,
@@ -2255,3 +2256,24 @@ max_prefill_tokens=16384, max_running_requests=3070, context_len=163840, availab
     r = run_strategy("sglang", f32, budget_bytes=budget, context_tokens=163_840)
     check = check_result(r, read_log(log))
     assert not check.differs and check.found == 2
+
+
+def test_a_log_names_the_kv_dtype_its_run_kept_where_the_settings_keep_int8():
+    # no engine keeps a KV cache in int8, so at int8 FlatKV has no line to check: SGLang's KV
+    # line names the dtype its run kept, the fix (canonical, as --kv-dtype takes it)
+    def named(line: str, kv_dtype: str | None = "int8") -> str | None:
+        return logged_kv_dtype(logged_run(read_log(f"[2026-12-06 07:01:00 TP0] {line}")),
+                               kv_dtype)
+
+    fp8 = ("KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 655360, K size: "
+           "20.00 GB, V size: 20.00 GB")
+    assert named(fp8) == "float8_e4m3fn"
+    assert named(fp8.replace("float8_e4m3fn", "bfloat16")) == "bfloat16"
+    assert named(fp8.replace("float8_e4m3fn", "float8_e5m2")) == "float8_e5m2"
+    # settings in a dtype an engine keeps start already: their lines say what differs
+    assert named(fp8, "bfloat16") is None and named(fp8, None) is None
+    # SGLang's lines before the dtype was logged, a store FlatKV does not know (fp4's uint8)
+    assert named(fp8.replace("dtype: torch.float8_e4m3fn, ", "")) is None
+    assert named(fp8.replace("float8_e4m3fn", "uint8")) is None
+    # vLLM's lines FlatKV reads give bytes and tokens, no dtype
+    assert logged_kv_dtype(logged_run(read_log(ANCHOR_LOG)), "int8") is None
