@@ -1713,7 +1713,7 @@ def test_compare_takes_sglangs_mamba_track_interval():
     assert_clean(at)
     widget = at.number_input(key="w.sglang_mamba_track_interval")
     assert widget.value == 256
-    assert any("SGLang** does not apply: SGLang's extra_buffer radix cache snapshots "
+    assert any("SGLang** refuses to start: SGLang's extra_buffer radix cache snapshots "
                "Qwen3NextForCausalLM's state every 256 tokens (--mamba-track-interval, "
                "SGLang's default), which the page size must divide: 512 does not; set a page "
                "size that divides 256 (1, 2, 4, ..., 256), or --mamba-track-interval 512"
@@ -1762,7 +1762,7 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
     # overlap scheduling off: SGLang refuses it, and says how to start
     at.toggle(key="w.sglang_overlap_schedule").set_value(False).run()
     assert_clean(at)
-    assert any("SGLang** does not apply: SGLang's --mamba-radix-cache-strategy "
+    assert any("SGLang** refuses to start: SGLang's --mamba-radix-cache-strategy "
                "extra_buffer_lazy needs overlap scheduling" in c.value for c in at.caption)
 
 
@@ -1787,7 +1787,7 @@ def test_compare_takes_sglangs_extra_buffer_and_no_buffer_told():
     # overlap scheduling on: SGLang refuses no_buffer told, and says how to start
     at.toggle(key="w.sglang_overlap_schedule").set_value(True).run()
     assert_clean(at)
-    assert any("SGLang** does not apply: SGLang's no_buffer radix cache "
+    assert any("SGLang** refuses to start: SGLang's no_buffer radix cache "
                "(--mamba-radix-cache-strategy no_buffer) runs without overlap scheduling only"
                in c.value for c in at.caption)
 
@@ -1902,6 +1902,25 @@ def test_compare_labels_an_sglang_start_refusal_wont_start_and_an_unserved_model
     assert "SGLang (n/a)" in set(jamba.dataframe[0].value["strategy"])
     assert any(shown(c).startswith("**SGLang** does not apply: SGLang has no Jamba model")
                for c in jamba.caption)
+
+
+def test_compare_labels_sglangs_attention_dp_refusal_wont_start_and_jamba_na():
+    # Llama-3.1-8B at TP 8 with attention DP 3: SGLang's server args assert "tp_size must be
+    # divisible by attn_dp_size * attn_cp_size" and 3 divides no 8, so SGLang would not start
+    # at that setting: its column reads "won't start", as a KV dtype it keeps no cache in does
+    # (it read "(n/a)", as for a model it does not serve), and the line under the table names
+    # the divisors of 8 that do. Jamba, which SGLang does not serve, keeps "(n/a)"
+    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "tp": "8", "sg_dp": "3"})
+    assert_clean(at)
+    strategies = set(at.dataframe[0].value["strategy"])
+    assert "SGLang (won't start)" in strategies and "SGLang (n/a)" not in strategies
+    (line,) = [shown(c) for c in at.caption if shown(c).startswith("**SGLang** ")]
+    assert line == ("**SGLang** refuses to start: attention DP 3 does not divide TP 8 "
+                    "(\"tp_size must be divisible by attn_dp_size * attn_cp_size\"): give an "
+                    "attention DP size that divides the TP (1, 2, 4 or 8)")
+    jamba = set(open_app("app_pages/compare.py", {"model": "Jamba-1.5-Mini"})
+                .dataframe[0].value["strategy"])
+    assert "SGLang (n/a)" in jamba and "SGLang (won't start)" not in jamba
 
 
 def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():

@@ -524,6 +524,7 @@ def test_sglang_refuses_a_swa_pool_that_holds_no_request():
     small = run_strategy("sglang", oss, budget_bytes=7_122_124)
     assert not small.applies
     assert small.reason == (
+        "SGLang refuses to start: "
         "the swa pool (128 tokens) cannot hold one request: SGLang needs more than its window "
         "(sliding_window - 1 = 127) + page size 1 tokens in it; a budget of 7,166,362 B or "
         "more has them, as does a larger SGLang sliding/full tokens ratio "
@@ -593,6 +594,7 @@ def test_sglang_too_small_for_one_request_names_the_budget_that_fits():
     r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=10**8, context_tokens=1000)
     assert not r.applies
     assert r.reason == (
+        "SGLang refuses to start: "
         "the state pool (47,368,421 B) holds 2 slots of 19,759,104 B, fewer than 4: one "
         "running request needs 3 and SGLang keeps one for padding; a budget of 166,854,656 B "
         "or more holds them")
@@ -610,6 +612,7 @@ def test_sglang_refusal_with_s_set_names_the_most_slots_per_request_its_pool_hol
 
     r = sglang(3 * 10**8, sglang_slots_per_request=40)
     assert r.reason == (
+        "SGLang refuses to start: "
         "the state pool (142,105,263 B) holds 7 slots of 19,759,104 B, fewer than 41: one "
         "running request needs 40 and SGLang keeps one for padding; a budget of 1,710,260,224 "
         "B or more holds them, or SGLang slots per request (--sglang-slots-per-request) of 6, "
@@ -640,8 +643,8 @@ def test_sglang_refusal_with_s_set_names_the_most_slots_per_request_its_pool_hol
     # told --max-mamba-cache-size 3 beside S = 5: M // S = 0 requests; S = 3 gives 3 // 3 = 1
     told = sglang(40 << 30, sglang_slots_per_request=5, sglang_max_mamba_cache_size=3)
     assert told.reason == (
-        "--max-mamba-cache-size 3 gives fewer request slots than the 5 one running request "
-        "holds (S): SGLang refuses to start; give at least 5, or SGLang slots per request "
+        "SGLang refuses to start: --max-mamba-cache-size 3 gives fewer request slots than the 5 "
+        "one running request holds (S); give at least 5, or SGLang slots per request "
         "(--sglang-slots-per-request) of 3, the most this state pool holds")
     assert sglang(40 << 30, sglang_slots_per_request=3, sglang_max_mamba_cache_size=3).applies
 
@@ -653,7 +656,8 @@ def test_sglang_refusal_with_s_set_names_the_most_slots_per_request_its_pool_hol
 def test_sglang_state_pool_refusal_counts_its_slots_in_words(budget, holds):
     # it read "holds 1 slot(s)": the count is at hand, so the noun agrees with it
     r = run_strategy("sglang", qwen3_next_tp2(), budget_bytes=budget, context_tokens=1000)
-    assert r.reason.startswith(f"the state pool ({budget * 9 // 19:,} B) {holds} 19,759,104 B")
+    assert r.reason.startswith(
+        f"SGLang refuses to start: the state pool ({budget * 9 // 19:,} B) {holds} 19,759,104 B")
     assert "(s)" not in r.reason
 
 
@@ -996,6 +1000,7 @@ def test_sglang_refuses_more_drafted_tokens_than_its_track_interval():
     r = run_strategy("sglang", qwen, budget_bytes=1 << 40,
                      options=StrategyOptions(speculative_tokens=256))
     assert r.reason == (
+        "SGLang refuses to start: "
         "SGLang's extra_buffer radix cache needs its track interval, 256 tokens "
         "(--mamba-track-interval, SGLang's default), at least the 257 tokens it verifies a step "
         "(256 drafted + 1): draft at most 255 tokens a step, or set --mamba-track-interval 257")
@@ -1005,6 +1010,7 @@ def test_sglang_refuses_more_drafted_tokens_than_its_track_interval():
     r = run_strategy("sglang", qwen, budget_bytes=1 << 40, options=StrategyOptions(
         speculative_tokens=600, sglang_mamba_track_interval=512, sglang_page_size=64))
     assert r.reason == (
+        "SGLang refuses to start: "
         "SGLang's extra_buffer radix cache needs its track interval, 512 tokens "
         "(--mamba-track-interval 512), at least the 601 tokens it verifies a step (600 drafted "
         "+ 1): draft at most 511 tokens a step, or set --mamba-track-interval 640")
@@ -1030,6 +1036,7 @@ def test_sglang_takes_a_page_size_its_told_track_interval_takes():
     r = run_strategy("sglang", qwen, budget_bytes=40 << 30, options=replace(
         at_512, sglang_page_size=384, sglang_chunked_prefill_size=8448))
     assert r.reason == (
+        "SGLang refuses to start: "
         "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every 512 "
         "tokens (--mamba-track-interval 512), which the page size must divide: 384 does not; "
         "set a page size that divides 512 (1, 2, 4, ..., 512), or --mamba-track-interval 768")
@@ -1038,6 +1045,7 @@ def test_sglang_takes_a_page_size_its_told_track_interval_takes():
     r = run_strategy("sglang", qwen, budget_bytes=40 << 30, options=StrategyOptions(
         sglang_page_size=96, sglang_mamba_track_interval=384, sglang_chunked_prefill_size=8064))
     assert r.reason == (
+        "SGLang refuses to start: "
         "SGLang's extra_buffer radix cache caches Qwen3NextForCausalLM's state at its chunk "
         "of 64 tokens, which the page size must divide or be a multiple of (\"either "
         "chunk_size or page_size must be divisible by the other\"): 96 is neither; set a page "
@@ -1073,6 +1081,7 @@ def test_sglang_refuses_a_mamba2_track_interval_under_its_chunk():
     r = run_strategy("sglang", nemotron, budget_bytes=40 << 30,
                      options=StrategyOptions(sglang_mamba_track_interval=64))
     assert r.reason == (
+        "SGLang refuses to start: "
         "SGLang's Mamba2 backend needs the track interval, 64 tokens (--mamba-track-interval "
         "64), at least NemotronHForCausalLM's mamba chunk of 128 tokens with its extra_buffer "
         "radix cache (\"mamba_track_interval (64) must be >= mamba_chunk_size (128)\"): set "
@@ -1105,6 +1114,7 @@ def test_sglang_says_its_mamba2_chunk_of_256_stands_in_for_one_the_model_does_no
     # interval 128 clears the model's 128 but not the 256 standing in: refused, and it says so
     r = sglang(hand, sglang_mamba_track_interval=128)
     assert r.reason == (
+        "SGLang refuses to start: "
         "SGLang's Mamba2 backend needs the track interval, 128 tokens (--mamba-track-interval "
         f"128), at least a mamba chunk of 256 tokens ({STAND_IN}) with its extra_buffer radix "
         "cache (\"mamba_track_interval (128) must be >= mamba_chunk_size (256)\"): set "
@@ -1114,6 +1124,7 @@ def test_sglang_says_its_mamba2_chunk_of_256_stands_in_for_one_the_model_does_no
     r = sglang(hand, sglang_page_size=96, sglang_mamba_track_interval=384,
                sglang_chunked_prefill_size=8064)
     assert r.reason.startswith(
+        "SGLang refuses to start: "
         "SGLang's extra_buffer radix cache caches NemotronHForCausalLM's state at a chunk of "
         f"256 tokens ({STAND_IN}), which the page size must divide")
     # where the checks pass (SGLang's 256 >= 256, page 1 divides it), a formula says which
@@ -1144,7 +1155,8 @@ def test_sglang_track_interval_refusals_write_the_flag_as_typed():
     nemotron = load_preset("Nemotron-H-8B").profile()
     r = run_strategy("sglang", nemotron, budget_bytes=40 << 30,
                      options=StrategyOptions(sglang_mamba_track_interval=1))
-    assert r.reason.startswith("SGLang's Mamba2 backend needs the track interval, 1 token "
+    assert r.reason.startswith("SGLang refuses to start: SGLang's Mamba2 backend needs the "
+                               "track interval, 1 token "
                                "(--mamba-track-interval 1), at least")
     r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
                      budget_bytes=40 << 30, options=StrategyOptions(
@@ -1232,6 +1244,7 @@ def test_sglang_refuses_a_prefill_chunk_of_part_pages():
     r = run_strategy("sglang", gpt, budget_bytes=40 * 2**30,
                      options=replace(eight, sglang_page_size=64))
     assert r.reason == (
+        "SGLang refuses to start: "
         "SGLang takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
         "divisible by page_size\"): 1,000 tokens is not a multiple of the page size 64; set "
         "--chunked-prefill-size to a multiple of 64 (such as 1,024) or -1 (chunked prefill off) or "
@@ -1391,6 +1404,7 @@ def test_sglang_refuses_extra_buffer_lazy_where_sglang_does():
     # at page 1 and 64 alike (told, the strategy is not "auto": no fall back to no_buffer)
     for page in (1, 64):
         assert reason(qwen, sglang_overlap_schedule=False, sglang_page_size=page) == (
+            "SGLang refuses to start: "
             "SGLang's --mamba-radix-cache-strategy extra_buffer_lazy needs overlap scheduling "
             "(\"Lazy extra buffer requires overlap schedule (--disable-overlap-schedule is "
             "incompatible)\"): turn overlap scheduling on, or leave the strategy auto")
@@ -1398,10 +1412,12 @@ def test_sglang_refuses_extra_buffer_lazy_where_sglang_does():
     # (validate_mamba_extra_buffer's first assert); Llama keeps no mamba radix cache
     # (handle_mamba_radix_cache's ValueError), nor does a model of state layers alone
     assert reason(load_preset("LFM2-1.2B").profile()) == (
+        "SGLang refuses to start: "
         "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache only (\"extra_buffer "
         "is not supported for Lfm2ForCausalLM; use no_buffer.\"), so it refuses "
         "--mamba-radix-cache-strategy extra_buffer_lazy: leave the strategy auto")
     assert reason(load_preset("Llama-3.1-8B").profile()) == (
+        "SGLang refuses to start: "
         "SGLang keeps no mamba radix cache for LlamaForCausalLM, so it refuses "
         "--mamba-radix-cache-strategy extra_buffer_lazy (\"--mamba-radix-cache-strategy "
         "extra_buffer_lazy needs mamba state, got LlamaForCausalLM.\"): leave the strategy auto")
@@ -1495,6 +1511,7 @@ def test_sglang_refuses_told_extra_buffer_and_no_buffer_where_sglang_does():
     for preset, arch in (("Qwen3-Next-80B-A3B", "Qwen3NextForCausalLM"),
                          ("Nemotron-H-8B", "NemotronHForCausalLM")):
         assert reason(preset, "no_buffer") == (
+            "SGLang refuses to start: "
             "SGLang's no_buffer radix cache (--mamba-radix-cache-strategy no_buffer) runs "
             "without overlap scheduling only (\"no_buffer do not support overlap schedule.\"), "
             "which SGLang turns off itself only where auto picks no_buffer: turn overlap "
@@ -1502,6 +1519,7 @@ def test_sglang_refuses_told_extra_buffer_and_no_buffer_where_sglang_does():
             "(--disable-overlap-schedule), or leave the strategy auto")
         assert reason(preset, "no_buffer", sglang_overlap_schedule=False,
                       sglang_page_size=64) == (
+            "SGLang refuses to start: "
             f"SGLang runs {arch}'s state with its no_buffer radix cache, which takes page size 1 "
             "only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang page size to "
             "1 or leave the strategy auto")
@@ -1509,10 +1527,12 @@ def test_sglang_refuses_told_extra_buffer_and_no_buffer_where_sglang_does():
     assert reason("LFM2-1.2B", "no_buffer", sglang_overlap_schedule=False) == ""
     # extra_buffer told: on LFM2 ("use no_buffer") and Llama ("needs mamba state"), as lazy
     assert reason("LFM2-1.2B", "extra_buffer") == (
+        "SGLang refuses to start: "
         "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache only (\"extra_buffer "
         "is not supported for Lfm2ForCausalLM; use no_buffer.\"), so it refuses "
         "--mamba-radix-cache-strategy extra_buffer: leave the strategy auto")
     assert reason("Llama-3.1-8B", "extra_buffer") == (
+        "SGLang refuses to start: "
         "SGLang keeps no mamba radix cache for LlamaForCausalLM, so it refuses "
         "--mamba-radix-cache-strategy extra_buffer (\"--mamba-radix-cache-strategy "
         "extra_buffer needs mamba state, got LlamaForCausalLM.\"): leave the strategy auto")
@@ -1536,6 +1556,7 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
     r = run_strategy("sglang", lfm2, budget_bytes=40 * 2**30,
                      options=StrategyOptions(sglang_page_size=64))
     assert r.reason == (
+        "SGLang refuses to start: "
         "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache, which takes page "
         "size 1 only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang page "
         "size to 1")
@@ -1551,6 +1572,7 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
         # 512 is a multiple of the state's chunk (64), so a track interval of 512 takes it;
         # 48 is not (SGLang's chunk check refuses it at any interval): no interval offered
         assert r.reason == (
+            "SGLang refuses to start: "
             "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
             "256 tokens (--mamba-track-interval, SGLang's default), which the page size must "
             f"divide: {page} does not; set a page size that divides 256 (1, 2, 4, ..., 256)"
@@ -2014,7 +2036,7 @@ def test_sglang_told_mamba_cache_size_fixes_the_state_slots():
         "--max-mamba-cache-size, leaves some")
     few = run_strategy("sglang", qwen, budget_bytes=budget, context_tokens=32_768,
                        options=StrategyOptions(sglang_max_mamba_cache_size=4))
-    assert not few.applies and few.reason.endswith("SGLang refuses to start; give at least 5")
+    assert not few.applies and few.reason.endswith("one running request holds (S); give at least 5")
 
 
 def test_sglang_told_mamba_cache_size_sizes_the_draft_token_buffers():
@@ -2117,10 +2139,11 @@ def test_sglang_state_layers_alone_token_pool_is_the_context():
         tokens = 63 // 64 * 64 if page == 64 else 1
         refused = run(context, page)
         assert not refused.applies and refused.reason == (
+            "SGLang refuses to start: "
             f"the token pool holds {tokens} token{'' if tokens == 1 else 's'} (SGLang gives a "
             "model without attention layers context_len tokens, in whole pages of "
-            f"{page}): it runs at most T // 2 = 0 requests, and with state it refuses to start "
-            "(\"state cache is too small to serve any requests\"); a context of "
+            f"{page}): it runs at most T // 2 = 0 requests, none with state (\"state cache is "
+            "too small to serve any requests\"); a context of "
             f"{max(2, page)} tokens or more holds more")
     assert run(1000, 64).extras["kv_tokens"] == 1000 // 64 * 64 == 960
     assert run(1000, 64, sglang_max_running_requests=20).extras["max_running_requests"] \
@@ -2230,7 +2253,8 @@ def test_sglang_refuses_drafting_on_a_mamba1_model():
         r = run_strategy("sglang", profile, budget_bytes=40 << 30, context_tokens=2048,
                          options=StrategyOptions(speculative_tokens=1))
         assert not r.applies
-        assert r.reason == (f"SGLang's Mamba1 mixer, which runs {arch}, verifies no drafted "
+        assert r.reason == ("SGLang refuses to start: "
+                            f"SGLang's Mamba1 mixer, which runs {arch}, verifies no drafted "
                             "tokens (\"Mamba-1 (Falcon-Mamba) does not support speculative "
                             "decoding yet\"): set speculative tokens to 0")
     # a Mamba2 model of state layers alone drafts (test_sglang_drafting_on_state_layers_alone);
@@ -2309,6 +2333,7 @@ def test_sglang_disable_radix_cache_on_qwen3_next():
     assert (sized["state_slots"], sized["running_request_cap"]) == (101, 100)
     # N's slots past the budget: SGLang finds no memory for the KV cache
     assert _sglang_radix_off(qwen, sglang_max_running_requests=10**6).reason == (
+        "SGLang refuses to start: "
         "the 1,000,001 state slots (--max-running-requests (with --disable-radix-cache) "
         "1,000,000 + 1) of 77,266,944 B take 77,267,021,266,944 B, the whole budget of "
         "42,949,672,960 B or more: SGLang finds no memory left for the KV cache; a budget of "
@@ -2370,9 +2395,10 @@ def test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_request_cap():
                              max_batched_tokens=2_048).extras["swa_tokens"] == 18_441
     # a cap past the budget leaves no full page: (257 x 10**7 + 16,385) x 24,576 B > 40 GiB
     assert _sglang_radix_off(gpt, sglang_max_running_requests=10**7).reason == (
+        "SGLang refuses to start: "
         "SGLang's SWA request cap (2,570,016,385 tokens for max_running_requests 10,000,000, "
         "with --disable-radix-cache) leaves no page of the full KV pool in the 42,949,672,960 "
-        "B: it refuses to start; a budget of 63,160,722,702,336 B or more, or a smaller "
+        "B; a budget of 63,160,722,702,336 B or more, or a smaller "
         "--max-running-requests, leaves one")
     assert (2_570_016_385 + 1) * token == 63_160_722_702_336  # the cap and one full token
 
@@ -2487,7 +2513,7 @@ def test_sglang_disable_radix_cache_lifts_the_mamba_radix_cache_checks():
                 else None}
         refused = run_strategy("sglang", profile, budget_bytes=40 << 30,
                                options=StrategyOptions(**told))
-        assert refused.reason == (
+        assert refused.reason == "SGLang refuses to start: " + (
             "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache, which takes "
             "page size 1 only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang "
             "page size to 1" if page == 64 else
@@ -2663,17 +2689,20 @@ def test_sglang_attention_dp_runs_one_group_at_attention_tp():
     # refusals: D must divide the TP (SGLang asserts it); a group's chunk must be whole pages
     # (1,024 // 8 = 128 tokens at page 256); a group's M // D = 4 // 8 = 0 state slots
     assert run("Llama-3.1-8B", 8, 3).reason == (
-        "SGLang does not start with attention DP 3 at TP 8 (\"tp_size must be divisible by "
+        "SGLang refuses to start: "
+        "attention DP 3 does not divide TP 8 (\"tp_size must be divisible by "
         "attn_dp_size * attn_cp_size\"): give an attention DP size that divides the TP (1, 2, "
         "4 or 8)")
     assert run("Llama-3.1-8B", 1, 2).reason.endswith("divides the TP (or raise the TP)")
     assert run("Llama-3.1-8B", 8, 8, sglang_page_size=256,
                sglang_chunked_prefill_size=1024).reason.startswith(
+        "SGLang refuses to start: "
         "with attention DP 8 SGLang prefills chunks of chunked_prefill_size // 8 = 1,024 // 8 "
         "= 128 tokens")
     assert "a multiple of 8 x 256 = 2,048" in run(
         "Llama-3.1-8B", 8, 8, sglang_page_size=256, sglang_chunked_prefill_size=1024).reason
     assert run("Qwen3-Next-80B-A3B", 8, 8, sglang_max_mamba_cache_size=4).reason.startswith(
+        "SGLang refuses to start: "
         "with attention DP 8 a group keeps --max-mamba-cache-size 4 // 8 = 0 state slots")
     # ... and a chunk under D tokens is chunked prefill off (SGLang reads 4 // 8 = 0 so, and
     # its line prints the 0); -1 told stays -1 (-1 // 8)
@@ -2701,6 +2730,7 @@ def test_sglang_attention_dp_runs_one_group_at_attention_tp():
     dp = [run_strategy("sglang", wide.profile(), budget_bytes=40 * 2**30,
                        options=StrategyOptions(sglang_attn_dp_size=d)) for d in (16, 6)]
     assert dp[0].reason == (
+        "SGLang refuses to start: "
         "with attention DP 16 SGLang splits attention over TP 48 / 16 = 3 ranks, which the "
         "model's heads do not split over (its attention layers would not load): give an "
         "attention DP size that leaves a TP the heads split over")
@@ -2745,7 +2775,8 @@ def test_sglang_state_pool_starved_by_a_small_ratio_names_a_larger_one():
                             options=StrategyOptions(mamba_full_memory_ratio=ratio))
 
     starved = sglang(Fraction(1, 10**6), 10**10)
-    assert starved.reason.startswith("the state pool (9,999 B) holds 0 slots of 152,819,712 B")
+    assert starved.reason.startswith(
+        "SGLang refuses to start: the state pool (9,999 B) holds 0 slots of 152,819,712 B")
     # r = 0.1 gives 10**10 / 11 = 909,090,909 B, 5 slots, still short; SGLang's own 0.9 gives
     # 10**10 x 9 / 19 = 4,736,842,105 B, 30 slots: the least of the two that holds them is 0.9
     assert not sglang(Fraction(1, 10), 10**10).applies

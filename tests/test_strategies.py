@@ -1007,7 +1007,8 @@ def test_budget_too_small_does_not_apply():
                  "cache blocks\"), and one request of 1 token (the least any max_model_len "
                  "asks; no context given) needs 26,738,688 B beside the null block's "
                  "6,684,672 B; give at least 33,423,360 B"),
-        "sglang": (False, None, "the state pool (473,684 B) holds 0 slots of 19,759,104 B, "
+        "sglang": (False, None, "SGLang refuses to start: the state pool (473,684 B) holds 0 "
+                   "slots of 19,759,104 B, "
                    "fewer than 4: one running request needs 3 and SGLang keeps one for padding; "
                    "a budget of 166,854,656 B or more holds them"),
         "aliased": (False, None, ALIASED_STATE_REASON),

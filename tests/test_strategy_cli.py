@@ -685,7 +685,7 @@ def test_compare_takes_sglangs_attention_dp_size():
     # D not dividing the TP: compare lists SGLang's refusal; 0 is bad input
     refused = sglang("--attn-dp-size", "3")
     assert refused["applies"] is False and refused["reason"].startswith(
-        "SGLang does not start with attention DP 3 at TP 8")
+        "SGLang refuses to start: attention DP 3 does not divide TP 8")
     code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget",
                           "40GiB", "--attn-dp-size", "0"])
     assert (code, out) == (2, "")
@@ -760,8 +760,8 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
 
     # SGLang refuses it without overlap scheduling; with its radix cache off it reads none
     out, _ = compare("Qwen3-Next-80B-A3B", "extra_buffer_lazy", "--no-sglang-overlap-schedule")
-    assert ("sglang does not apply: SGLang's --mamba-radix-cache-strategy extra_buffer_lazy "
-            "needs overlap scheduling") in out
+    assert ("sglang does not apply: SGLang refuses to start: SGLang's "
+            "--mamba-radix-cache-strategy extra_buffer_lazy needs overlap scheduling") in out
     _, err = compare("Qwen3-Next-80B-A3B", "extra_buffer_lazy", "--disable-radix-cache")
     assert ("note: --sglang-mamba-radix-cache-strategy changes no figure here: SGLang's radix "
             "cache is off, so it reads no mamba radix cache strategy") in err
@@ -779,8 +779,8 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
         assert (told["slots_per_request"], told["state_slots"], told["kv_tokens"],
                 told["max_running_requests"]) == (slots, 263, 920_754, running)
     out, _ = compare("Qwen3-Next-80B-A3B", "no_buffer")
-    assert ("sglang does not apply: SGLang's no_buffer radix cache (--mamba-radix-cache-strategy "
-            "no_buffer) runs without overlap scheduling only") in out
+    assert ("sglang does not apply: SGLang refuses to start: SGLang's no_buffer radix cache "
+            "(--mamba-radix-cache-strategy no_buffer) runs without overlap scheduling only") in out
     # no_buffer on Llama: SGLang reads it not at all (no mamba radix cache)
     _, err = compare("Llama-3.1-8B", "no_buffer")
     assert ("note: --sglang-mamba-radix-cache-strategy changes no figure here: SGLang keeps no "
@@ -880,6 +880,7 @@ def test_sglang_mamba_track_interval_flag_takes_a_page_it_divides():
     r = sglang("--sglang-page-size", "384", "--sglang-mamba-track-interval", "512",
                "--chunked-prefill-size", "8448")
     assert r["reason"] == (
+        "SGLang refuses to start: "
         "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every 512 "
         "tokens (--mamba-track-interval 512), which the page size must divide: 384 does not; "
         "set a page size that divides 512 (1, 2, 4, ..., 512), or --mamba-track-interval 768")
@@ -905,7 +906,8 @@ def test_sglang_slots_per_request_past_the_state_pool_groups_its_counts():
     code, out, err = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
                           "--strategy", "sglang", "--sglang-slots-per-request", "1000"])
     assert code == 2 and out == "" and err == (
-        "python -m flatkv: error: --strategy sglang does not apply: the state pool "
+        "python -m flatkv: error: --strategy sglang does not apply: SGLang refuses to start: "
+        "the state pool "
         "(37,894,736,842 B) holds 490 slots of 77,266,944 B, fewer than 1,001: one running "
         "request needs 1,000 and SGLang keeps one for padding; a budget of 163,282,223,104 B or "
         "more holds them, or SGLang slots per request (--sglang-slots-per-request) of 489, the "

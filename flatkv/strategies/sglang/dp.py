@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n
-from flatkv.strategies.sglang.chunk import chunked_prefill_size
+from flatkv.strategies.sglang.chunk import chunked_prefill_size, sglang_wont_start
 from flatkv.strategies.sglang.drafting import SPECULATIVE_RUNNING_REQUESTS, draft_tokens
 from flatkv.strategies.sglang.pages import page_size
 
@@ -28,22 +28,25 @@ class AttentionDp(NamedTuple):
 def _unsplit_refusal(profile: CacheProfile, d: int) -> str:
     """Why a profile has no group at attention DP ``d``: bytes alone give no heads to re-split,
     the heads do not split over tp // d, or ``d`` does not divide the TP (the divisors that do
-    named, as SGLang refuses it)."""
+    named, as SGLang refuses it). SGLang would not start at the latter two, so they open
+    with ``SGLANG_REFUSES_TO_START``; bytes alone are FlatKV's gap, not SGLang's ("n/a")."""
     if profile.tp is None:
         return (f"attention DP {n(d)} is not modelled for a profile of bytes alone, which "
                 "gives no heads to split over fewer ranks: give its bytes at TP tp / D and "
                 "attention DP 1")
     if profile.tp % d == 0:
-        return (f"with attention DP {n(d)} SGLang splits attention over TP {n(profile.tp)} / "
-                f"{n(d)} = {n(profile.tp // d)} ranks, which the model's heads do not split "
-                "over (its attention layers would not load): give an attention DP size that "
-                "leaves a TP the heads split over")
+        return sglang_wont_start(
+            f"with attention DP {n(d)} SGLang splits attention over TP {n(profile.tp)} / "
+            f"{n(d)} = {n(profile.tp // d)} ranks, which the model's heads do not split over "
+            "(its attention layers would not load): give an attention DP size that leaves a "
+            "TP the heads split over")
     divisors = [k for k in range(1, profile.tp + 1) if profile.tp % k == 0]
-    return (f"SGLang does not start with attention DP {n(d)} at TP {n(profile.tp)} "
-            "(\"tp_size must be divisible by attn_dp_size * attn_cp_size\"): give an "
-            "attention DP size that divides the TP"
-            + (" (or raise the TP)" if profile.tp == 1 else
-               f" ({', '.join(map(str, divisors[:-1]))} or {divisors[-1]})"))
+    return sglang_wont_start(
+        f"attention DP {n(d)} does not divide TP {n(profile.tp)} (\"tp_size must be "
+        "divisible by attn_dp_size * attn_cp_size\"): give an attention DP size that divides "
+        "the TP"
+        + (" (or raise the TP)" if profile.tp == 1 else
+           f" ({', '.join(map(str, divisors[:-1]))} or {divisors[-1]})"))
 
 
 def attention_dp(profile: CacheProfile, options: StrategyOptions,
@@ -101,17 +104,19 @@ def attention_dp(profile: CacheProfile, options: StrategyOptions,
         if told_m // d:
             changes["sglang_max_mamba_cache_size"] = told_m // d
         elif profile.has_state:
-            refusal = (f"with attention DP {n(d)} a group keeps --max-mamba-cache-size "
-                       f"{n(told_m)} // {n(d)} = 0 state slots, and SGLang refuses to start "
-                       "(\"Not enough GPU memory for hybrid (mamba/linear-attention) state "
-                       f"cache\"); give --max-mamba-cache-size at least {n(d)}")
+            refusal = sglang_wont_start(
+                f"with attention DP {n(d)} a group keeps --max-mamba-cache-size {n(told_m)} // "
+                f"{n(d)} = 0 state slots (\"Not enough GPU memory for hybrid "
+                f"(mamba/linear-attention) state cache\"); give --max-mamba-cache-size at "
+                f"least {n(d)}")
     if not refusal and per_chunk and per_chunk % (page := page_size(profile, options)):
-        refusal = (f"with attention DP {n(d)} SGLang prefills chunks of chunked_prefill_size // "
-                   f"{n(d)} = {n(chunk)} // {n(d)} = {n(per_chunk)} tokens (\"DP attention is "
-                   f"enabled. chunked prefill size is adjusted\"), not a multiple of the page "
-                   f"size {n(page)} (\"chunked_prefill_size must be divisible by page_size\"); "
-                   f"set --chunked-prefill-size to a multiple of {n(d)} x {n(page)} = "
-                   f"{n(d * page)}, or {CHUNKED_PREFILL_OFF} (chunked prefill off)")
+        refusal = sglang_wont_start(
+            f"with attention DP {n(d)} SGLang prefills chunks of chunked_prefill_size // "
+            f"{n(d)} = {n(chunk)} // {n(d)} = {n(per_chunk)} tokens (\"DP attention is "
+            f"enabled. chunked prefill size is adjusted\"), not a multiple of the page "
+            f"size {n(page)} (\"chunked_prefill_size must be divisible by page_size\"); "
+            f"set --chunked-prefill-size to a multiple of {n(d)} x {n(page)} = "
+            f"{n(d * page)}, or {CHUNKED_PREFILL_OFF} (chunked prefill off)")
     formulas.append("; ".join(parts))
     return AttentionDp(group, replace(options, **changes), refusal,
                        0 if per_chunk == 0 else None)

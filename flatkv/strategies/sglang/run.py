@@ -23,6 +23,7 @@ from flatkv.strategies.sglang.chunk import (
     chunked_prefill_size,
     sglang_dsa,
     sglang_kv_dtype_refusal,
+    sglang_wont_start,
 )
 from flatkv.strategies.sglang.concurrency import idle_pool_bytes, sglang_concurrency
 from flatkv.strategies.sglang.dp import attention_dp
@@ -137,7 +138,7 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
         return (
             f"SGLang's SWA request cap ({n(pools.swa_tokens)} tokens for max_running_requests "
             f"{n(running_limit(profile, options))}, with --disable-radix-cache) leaves no "
-            f"page of the full KV pool in the {n(pools.kv_memory)} B: it refuses to start; a "
+            f"page of the full KV pool in the {n(pools.kv_memory)} B; a "
             f"budget of {n(enough_budget(profile, options, slot_bytes))} B or more, or a "
             "smaller --max-running-requests, leaves one")
     n_full, n_swa = pool_layers(profile, options)
@@ -168,8 +169,8 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
         return (
             f"the token pool holds {n(pool_tokens)} token{'' if pool_tokens == 1 else 's'} "
             "(SGLang gives a model without attention layers context_len tokens, in whole pages "
-            f"of {page}): it runs at most T // 2 = 0 requests, and with state it refuses to "
-            "start (\"state cache is too small to serve any requests\"); a context of "
+            f"of {page}): it runs at most T // 2 = 0 requests, none with state (\"state cache is "
+            "too small to serve any requests\"); a context of "
             f"{n(least)} tokens or more holds more")
     if slot_bytes and profile.has_attention and pool_tokens < 2:
         # resolve_max_num_reqs: at most T // 2 running, and with state none refuses to start
@@ -177,8 +178,8 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
         # so small a KV pool beside a request's slots, told slots can)
         return (
             f"the KV pool holds {n(pool_tokens)} token: SGLang runs at most T // 2 = 0 "
-            "requests, and with state it refuses to start (\"state cache is too small to serve "
-            f"any requests\"); a budget of {n(enough_budget(profile, options, slot_bytes))} B or "
+            "requests, none with state (\"state cache is too small to serve any "
+            f"requests\"); a budget of {n(enough_budget(profile, options, slot_bytes))} B or "
             "more holds more" + smaller_state)
     return None
 
@@ -203,7 +204,7 @@ def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes
     if told_size is not None and told_size // per_request < 1:
         return (
             f"{source} {n(told_size)} gives fewer request slots than the "
-            f"{per_request} one running request holds (S): SGLang refuses to start; give "
+            f"{per_request} one running request holds (S); give "
             f"at least {per_request}" + fewer_slots())
     if told_size is not None and state.held >= budget_bytes:
         return (
@@ -404,13 +405,13 @@ def _sized_pools(profile: CacheProfile, options: StrategyOptions, budget_bytes: 
     if profile.count(LINEAR_ATTENTION):
         state = state_pools(profile, options, budget_bytes, formulas, extras)
         if refusal := _state_refusal(profile, options, budget_bytes, state):
-            return refusal
+            return sglang_wont_start(refusal)
     if refusal := swa_pool_choice(profile, options, formulas, extras):
         return refusal
     pools = token_pools_after_state(profile, options, budget_bytes, context_tokens, state,
                                      formulas, extras)
     if refusal := _pool_refusal(profile, options, pools, state.slot_bytes):
-        return refusal
+        return sglang_wont_start(refusal)
     return state, pools
 
 
@@ -498,7 +499,7 @@ def run_sglang(
     if options.sglang_attn_dp_size > 1:
         extras["attention_dp_groups"] = options.sglang_attn_dp_size
     if refusal := _start_up_refusal(profile, options):
-        return refuse(refusal)
+        return refuse(sglang_wont_start(refusal))
     _note_what_is_assumed(profile, options, formulas, extras)
     sized = _sized_pools(profile, options, budget_bytes, context_tokens, formulas, extras)
     if isinstance(sized, str):
