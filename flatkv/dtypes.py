@@ -111,14 +111,16 @@ UNSTORED_KV_HELP = (f"{UNSTORED_KV_DTYPE} is FlatKV's layouts' alone: vLLM and S
                     "cache in it")
 
 
-def unstored_kv_dtype_refusal(kv_dtype: str | None, engine: str, why: str) -> str | None:
-    """Why ``engine`` (its name and release) cannot run a KV cache of ``kv_dtype``, None where
-    it is not ``UNSTORED_KV_DTYPE``: ``why`` is the engine's own reason, its flags' choices
-    with the source lines that list them, and the refusal ends with ``UNSTORED_KV_FIX``. One
-    wording for each engine column, as the dtype and the fix are the same for both."""
+def unstored_kv_dtype_refusal(kv_dtype: str | None, release: str, why: str) -> str | None:
+    """Why an engine's ``release`` ("0.5.23", "0.31 to 0.34") cannot run a KV cache of
+    ``kv_dtype``, None where it is not ``UNSTORED_KV_DTYPE``: ``why`` is the engine's own
+    reason, its flags' choices with the source lines that list them, and the refusal ends with
+    ``UNSTORED_KV_FIX``. One wording for each engine column, as the dtype and the fix are the
+    same for both. It names the release, not the engine: the caller opens it with
+    ``base.refuses_to_start``, which names the engine once."""
     if kv_dtype != UNSTORED_KV_DTYPE:
         return None
-    return (f"{engine} keeps no KV cache in {UNSTORED_KV_DTYPE}: {why}, so no run of it stores "
+    return (f"no KV cache in {UNSTORED_KV_DTYPE} in {release}: {why}, so no run of it stores "
             f"this cache in {UNSTORED_KV_DTYPE}; {UNSTORED_KV_FIX}")
 
 

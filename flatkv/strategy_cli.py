@@ -61,7 +61,7 @@ from flatkv.strategies.vllm_releases import (
     OLDER_VLLM_LOG,
     last_served_note,
 )
-from flatkv.strategy_notes import attention_dp_text, short_of_one_request_text
+from flatkv.strategy_notes import attention_dp_text, short_of_one_request_text, why_not_line
 from flatkv.texttable import text_table
 from flatkv.units import (
     MAX_BLOCK_SIZE,
@@ -599,7 +599,7 @@ def format_comparison_table(results: Sequence[StrategyResult],
     title = f"{first.profile_name or 'profile'}: budget {first.budget_bytes:,} B"
     if first.context_tokens is not None:
         title += f", context {tokens_text(first.context_tokens)}"
-    notes = [f"{r.strategy} does not apply: {r.reason}" for r in results if not r.applies]
+    notes = [why_not_line(r.strategy, r, r.reason) for r in results if not r.applies]
     if first.context_tokens is not None and (short := short_of_one_request_text(
             results, first.context_tokens, name=lambda r: r.strategy)):
         notes.append(short)

@@ -183,12 +183,20 @@ def why_not_label(result: StrategyResult) -> str:
     return WONT_START if result.reason.startswith(START_REFUSALS) else DOES_NOT_APPLY
 
 
-def why_not_text(result: StrategyResult) -> str:
-    """A layout with no figures here and its reason, as Compare lists it under its table."""
-    reason = reason_text(result)  # a refusal's reason opens with it: not said twice
+def why_not_line(name: str, result: StrategyResult, reason: str) -> str:
+    """``name`` (a layout's title or id), its ``why_not_label`` and ``reason`` (the result's,
+    as the page or the CLI words it) less a refusal's opening (``START_REFUSALS``), which the
+    label already says: "SGLang refuses to start: attention DP 3 ...", not "does not apply:
+    SGLang refuses to start: ...". Compare's line under its table and the CLI's ``compare``
+    note alike, so both read a refusal the same way."""
     for opening in START_REFUSALS:
         reason = reason.removeprefix(f"{opening}: ")
-    return f"**{title_of(result)}** {why_not_label(result)}: {reason}"
+    return f"{name} {why_not_label(result)}: {reason}"
+
+
+def why_not_text(result: StrategyResult) -> str:
+    """A layout with no figures here and its reason, as Compare lists it under its table."""
+    return why_not_line(f"**{title_of(result)}**", result, reason_text(result))
 
 
 def pick_another_text(result: StrategyResult, results: Sequence[StrategyResult],

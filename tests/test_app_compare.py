@@ -1863,10 +1863,10 @@ def test_compare_says_both_engines_keep_no_int8_cache_and_takes_the_fix():
     fix = ("so no run of it stores this cache in int8; set the KV dtype to float8_e4m3fn (fp8) "
            "or bfloat16")
     lines = [shown(c) for c in at.caption]
-    assert any(line.startswith("**vLLM v1** refuses to start: vLLM (0.31 to 0.34) keeps no KV "
-                               "cache in int8: ") and line.endswith(fix) for line in lines)
-    assert any(line.startswith("**SGLang** refuses to start: SGLang 0.5.23 keeps no KV cache "
-                               "in int8: ") and line.endswith(fix) for line in lines)
+    assert any(line.startswith("**vLLM v1** refuses to start: no KV cache in int8 in 0.31 to "
+                               "0.34: ") and line.endswith(fix) for line in lines)
+    assert any(line.startswith("**SGLang** refuses to start: no KV cache in int8 in 0.5.23: ")
+               and line.endswith(fix) for line in lines)
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
     assert not at.exception and not at.error
     table = at.dataframe[0].value.set_index("strategy")
@@ -1890,8 +1890,9 @@ def test_compare_labels_an_sglang_start_refusal_wont_start_and_an_unserved_model
     assert {"vLLM v1 (won't start)", "SGLang (won't start)"} <= set(table.index)
     assert table.loc["SGLang (won't start)"].isna().all()
     (line,) = [shown(c) for c in at.caption if shown(c).startswith("**SGLang** ")]
-    assert line.startswith("**SGLang** refuses to start: SGLang 0.5.23 does not start "
-                           "DeepSeek's sparse attention in the KV dtype float8_e5m2 ")
+    assert line.startswith("**SGLang** refuses to start: DeepSeek's sparse attention in the "
+                           "KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) is refused by "
+                           "0.5.23: ")
     assert line.endswith("set the KV dtype to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or "
                          "bfloat16")
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})

@@ -3041,8 +3041,8 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
     from flatkv.strategies.sglang import dsa_dtype_refusal, sm100_dsa_layout
 
     e5m2 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8_e5m2").profile()
-    refusal = ("SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype "
-               "float8_e5m2 (--kv-cache-dtype fp8_e5m2): \"DeepSeek DSA only supports "
+    refusal = ("DeepSeek's sparse attention in the KV dtype float8_e5m2 (--kv-cache-dtype "
+               "fp8_e5m2) is refused by 0.5.23: \"DeepSeek DSA only supports "
                "bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" (_dsa_kv_cache_dtype_default, "
                "overrides.py 541-544, on any GPU); set the KV dtype to float8_e4m3fn (fp8, "
                "SGLang's fp8_e4m3) or bfloat16")
@@ -3082,7 +3082,7 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
 # refusal's, as vLLM's does (Compare's "won't start")
 SGLANG_INT8_REFUSAL = (
     "SGLang refuses to start: "
-    "SGLang 0.5.23 keeps no KV cache in int8: neither its --kv-cache-dtype (auto, fp8_e5m2, "
+    "no KV cache in int8 in 0.5.23: neither its --kv-cache-dtype (auto, fp8_e5m2, "
     "fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16: fields/model.py 209-218) nor its "
     "--dtype (auto, half, float16, bfloat16, float, float32: 173) names it (\"Unsupported "
     "kv_cache_dtype\": configure_kv_cache_dtype, kv_cache_dtype.py 90), so no run of it stores "
@@ -3137,7 +3137,8 @@ def test_sglang_refuses_an_int8_cache_for_any_model_and_runs_the_fix():
     ds32 = load_preset("DeepSeek-V3.2")
     assert dsa_dtype_refusal(ds32.with_options(kv_dtype="int8").profile()) is None
     assert dsa_dtype_refusal(ds32.with_options(kv_dtype="fp8_e5m2").profile()).startswith(
-        "SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype float8_e5m2")
+        "DeepSeek's sparse attention in the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) "
+        "is refused by 0.5.23: ")
 
 
 def test_sglang_int8_refusal_leaves_no_blackwell_layout_and_names_it_in_the_idle_note():

@@ -2459,7 +2459,7 @@ def test_vllm_refuses_an_int8_cache_for_any_model_and_runs_the_fix():
     # column laid int8 out as fp8's bytes: on 40 GiB Llama-3.1-8B at P 16 took
     # 40 GiB // (32 x 16 x 2,048) = 40,960 blocks, DeepSeek-V3 40 GiB // (61 x 16 x 576) =
     # 76,398; refused now, and the fix it names runs those figures
-    reason = ("vLLM refuses to start: vLLM (0.31 to 0.34) keeps no KV cache in int8: neither "
+    reason = ("vLLM refuses to start: no KV cache in int8 in 0.31 to 0.34: neither "
               "its --kv-cache-dtype (config/cache.py 44-67: \"Invalid kv_cache_dtype\", "
               "505-510; 0.31's 39-58) nor its --dtype (auto, half, float16, bfloat16, float, "
               "float32: config/model.py 106) names int8, and its int8_per_token_head is not "

@@ -690,7 +690,7 @@ VLLM_NO_INT8 = ("neither its --kv-cache-dtype (config/cache.py 44-67: \"Invalid 
 def int8_kv_refusal(profile: CacheProfile) -> str:
     """Why vLLM 0.31 to 0.34 do not start ``profile``'s KV cache in int8, for any model and
     GPU (``VLLM_NO_INT8``), "" for any other KV dtype, bytes with no dtype named too."""
-    refusal = unstored_kv_dtype_refusal(profile.kv_dtype, "vLLM (0.31 to 0.34)", VLLM_NO_INT8)
+    refusal = unstored_kv_dtype_refusal(profile.kv_dtype, "0.31 to 0.34", VLLM_NO_INT8)
     return f"{REFUSES_TO_START}: {refusal}" if refusal else ""
 
 

@@ -405,7 +405,7 @@ def sglang_kv_dtype_refusal(profile: CacheProfile) -> str | None:
     (``SGLANG_NO_INT8``), then DeepSeek's sparse attention in fp8_e5m2
     (``dsa_dtype_refusal``), opening with ``SGLANG_REFUSES_TO_START``: SGLang serves the model,
     and the fix is the KV dtype. Bytes given with no dtype are taken as given."""
-    refusal = (unstored_kv_dtype_refusal(profile.kv_dtype, "SGLang 0.5.23", SGLANG_NO_INT8)
+    refusal = (unstored_kv_dtype_refusal(profile.kv_dtype, "0.5.23", SGLANG_NO_INT8)
                or dsa_dtype_refusal(profile))
     return sglang_wont_start(refusal)
 
@@ -417,14 +417,15 @@ def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
     541-544). It reads the architecture, the indexer and the dtype alone, as SGLang does, not
     the latent's width: bytes given alone (an export, a link's raw model) that carry the dtype
     are refused too. None for any other dtype or profile, bytes given with no dtype too (int8,
-    which no model runs in, is ``sglang_kv_dtype_refusal``'s)."""
+    which no model runs in, is ``sglang_kv_dtype_refusal``'s). It names the release alone:
+    ``sglang_kv_dtype_refusal`` opens it with ``SGLANG_REFUSES_TO_START``, which names SGLang."""
     arch = profile.architectures[0] if profile.architectures else None
     if (arch not in SM100_TRTLLM_MLA or profile.indexer_bytes_per_slot is None
             or profile.kv_dtype != DSA_REFUSED_KV_DTYPE):
         return None
-    return (f"SGLang 0.5.23 does not start DeepSeek's sparse attention in the KV dtype "
-            f"{DSA_REFUSED_KV_DTYPE} (--kv-cache-dtype {ENGINE_DTYPE_NAMES[DSA_REFUSED_KV_DTYPE]}"
-            "): \"DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" "
+    return (f"DeepSeek's sparse attention in the KV dtype {DSA_REFUSED_KV_DTYPE} (--kv-cache-"
+            f"dtype {ENGINE_DTYPE_NAMES[DSA_REFUSED_KV_DTYPE]}) is refused by 0.5.23: "
+            "\"DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" "
             "(_dsa_kv_cache_dtype_default, overrides.py 541-544, on any GPU); set the KV dtype "
             "to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or bfloat16")
 
