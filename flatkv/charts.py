@@ -317,13 +317,14 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
     (``percent_text``), not plotly's ``percentRoot:.2%``, which read a group of Llama-3.1-8B's
     rows "100.00% of the budget" beside 2,039,808 B unused at 80 GB, and those "0.00%"."""
     (budget,) = [n.value for n in nodes if not n.parent]
+    groups = {n.id for n in nodes if n.kind == "group"}  # a component's parent, by the tree
     icicle = go.Icicle(
         ids=[n.id for n in nodes],
         # a component as the page rows' key names it ("indexer keys", "ssm state"), but
         # other state by its tensor's name: the key's "state" would name a raw model's h and c
         # alike, two tiles side by side; its layers, a click deeper, by the component and their
-        # index
-        labels=[LABELS.get(n.kind, n.label) if n.id.count("/") == 1 and n.kind != "state"
+        # index (by its parent, a group: not by the "/"s of its id, which a tensor name may hold)
+        labels=[LABELS.get(n.kind, n.label) if n.parent in groups and n.kind != "state"
                 else n.label for n in nodes],
         parents=[n.parent for n in nodes],
         values=[n.value for n in nodes],
