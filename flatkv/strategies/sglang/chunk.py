@@ -372,21 +372,24 @@ DSA_REFUSED_KV_DTYPE = "float8_e5m2"
 # Why SGLang 0.5.23 keeps no cache in FlatKV's int8 (``dtypes.UNSTORED_KV_DTYPE``), for any
 # model: neither its --kv-cache-dtype nor its --dtype (a KV dtype of float16 or float32 stands
 # for its auto with that --dtype) names it, and configure_kv_cache_dtype raises for any other
+SGLANG_NO_INT8 = ("neither its --kv-cache-dtype (auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, "
+                  "bfloat16, nvfp4, fp4_mx_block16: fields/model.py 209-218) nor its --dtype "
+                  "(auto, half, float16, bfloat16, float, float32: 173) names it (\"Unsupported "
+                  "kv_cache_dtype\": configure_kv_cache_dtype, kv_cache_dtype.py 90)")
+
+
 # How a reason opens where SGLang would not start (its flags name no such choice, a check at
 # start-up), as vLLM's do (``base.refuses_to_start``): Compare labels the column "won't start"
 SGLANG_REFUSES_TO_START = refuses_to_start("SGLang")
 
 
-def sglang_wont_start(reason: str | None) -> str | None:
+def sglang_wont_start(reason: str) -> str:
     """``reason`` (a setting SGLang would not start at: a flag it has no such choice for, a
     check or assert at start-up) opening with ``SGLANG_REFUSES_TO_START``, which Compare reads
-    for its "won't start" label; None or "" passed through. Not for a model SGLang does not
-    serve, nor what FlatKV does not model: those keep "n/a"."""
-    return reason and f"{SGLANG_REFUSES_TO_START}: {reason}"
-SGLANG_NO_INT8 = ("neither its --kv-cache-dtype (auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, "
-                  "bfloat16, nvfp4, fp4_mx_block16: fields/model.py 209-218) nor its --dtype "
-                  "(auto, half, float16, bfloat16, float, float32: 173) names it (\"Unsupported "
-                  "kv_cache_dtype\": configure_kv_cache_dtype, kv_cache_dtype.py 90)")
+    for its "won't start" label. Called with a reason alone, so that what it returns is one
+    (a caller with none keeps its own "" or None). Not for a model SGLang does not serve, nor
+    what FlatKV does not model: those keep "n/a"."""
+    return f"{SGLANG_REFUSES_TO_START}: {reason}"
 
 
 def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
@@ -407,7 +410,7 @@ def sglang_kv_dtype_refusal(profile: CacheProfile) -> str | None:
     and the fix is the KV dtype. Bytes given with no dtype are taken as given."""
     refusal = (unstored_kv_dtype_refusal(profile.kv_dtype, "0.5.23", SGLANG_NO_INT8)
                or dsa_dtype_refusal(profile))
-    return sglang_wont_start(refusal)
+    return sglang_wont_start(refusal) if refusal else None
 
 
 def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
