@@ -1026,7 +1026,10 @@ class RunSettings:
     sglang_kv_cache_dtype: str | None = None
     # SGLang's pool page at them: (tokens a page, bytes a page over its layers), where its
     # layout applies (``sglang_pool_settings``), from which the KV size its line prints for
-    # any tokens follows (``_kv_size_printed``)
+    # any tokens follows (``_kv_size_printed``). Held, not derived when the check reads it:
+    # the check is given these settings alone, not SGLang's result at them, and nothing else
+    # here gives the bytes exactly (the page size is None where it does not act, as beside
+    # DeepSeek's sparse attention; the KV line the result logs is its own tokens' to 0.01 GB)
     sglang_pool_page: tuple[int, int] | None = None
 
 
