@@ -586,9 +586,27 @@ MLA_REFUSED_KV_DTYPE = "float8_e5m2"
 MLA_REFUSED_MODEL_DTYPE = "float32"
 
 
+def runs_mla(profile: CacheProfile) -> bool:
+    """Whether vLLM runs ``profile``'s attention on its MLA backends, dense or sparse: its
+    layers keep MLA's latent (``CacheProfile.mla``: one tensor a layer), or DeepSeek's
+    lightning indexer, which sits beside MLA alone (so bytes given with an indexer and no
+    latent split are MLA too). What ``mla_dtype_refusal`` reads, as each MLA backend refuses
+    the dtypes it names."""
+    return profile.mla or profile.indexer_bytes_per_slot is not None
+
+
+def runs_dense_mla(profile: CacheProfile) -> bool:
+    """Whether vLLM runs ``profile`` on its dense MLA backends (FLASH_ATTN_MLA, FLASHMLA,
+    TRITON_MLA, ...): MLA (``runs_mla``) with no indexer, which is sparse MLA's, paged by
+    FlashMLA sparse's own kernel block whatever is told (``SPARSE_MLA_KERNEL_BLOCK_SIZE``).
+    What the FlashMLA block note (``unasked_mla_block_text``) and the TRITON_MLA fallback of
+    a block size told (``_run_overridden``) read: each is a dense backend's choice."""
+    return runs_mla(profile) and profile.indexer_bytes_per_slot is None
+
+
 def mla_dtype_refusal(profile: CacheProfile) -> str:
-    """Why vLLM 0.31 to 0.34 do not start an MLA model (``CacheProfile.mla``: one latent
-    tensor a layer; or DeepSeek's lightning indexer, which sits beside MLA alone) whose KV
+    """Why vLLM 0.31 to 0.34 do not start an MLA model (``runs_mla``: one latent tensor a
+    layer; or DeepSeek's lightning indexer, which sits beside MLA alone) whose KV
     dtype is float8_e5m2 (``MLA_REFUSED_KV_DTYPE``) or float32 (``MLA_REFUSED_MODEL_DTYPE``:
     the model's own dtype then, which no MLA backend runs), on any NVIDIA GPU, "" elsewhere:
     on a Hopper FLASH_ATTN_MLA, FLASHMLA and TRITON_MLA take no e5m2 and FLASHINFER_MLA runs
@@ -596,7 +614,7 @@ def mla_dtype_refusal(profile: CacheProfile) -> str:
     ``kernel_block_size``, which any model may give (a backend's block other than 16). Bytes
     with no dtype named, or no latent split nor indexer (a raw model that says nothing of
     MLA), are taken as given (as the other engine's ``dsa_dtype_refusal``)."""
-    if not profile.mla and profile.indexer_bytes_per_slot is None:
+    if not runs_mla(profile):
         return ""
     if profile.kv_dtype == MLA_REFUSED_MODEL_DTYPE:
         return (f"{REFUSES_TO_START}: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA "
@@ -773,10 +791,12 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     (ops/flashmla.py ``is_flashmla_dense_supported``: SM 9.0 alone), nor are FLASH_ATTN_MLA
     (``supports_compute_capability``: major 9) and FLASHINFER_MLA (major 10), so cuda.py's
     last, TRITON_MLA (any capability, kernel blocks of whole 16s), runs at the default 16.
-    MLA read as ``mla_dtype_refusal`` reads it (``CacheProfile.mla``), not by the kernel block
-    alone, which any model may give (Llama's K and V at a kernel block of 32)."""
-    if (not result.applies or not profile.mla or profile.kernel_block_size is None
-            or options.sglang_blackwell or profile.indexer_bytes_per_slot is not None
+    Dense MLA read by the latent (``runs_dense_mla``: ``mla_dtype_refusal``'s MLA, less
+    sparse MLA), not by the kernel block alone, which any model may give (Llama's K and V at a
+    kernel block of 32); the model's own kernel block is asked as well, as before that read
+    (every MLA model FlatKV builds gives its 16: a raw latent given none gets no note)."""
+    if (not result.applies or not runs_dense_mla(profile) or profile.kernel_block_size is None
+            or options.sglang_blackwell
             or options.kernel_block_size is not None or profile.kv_dtype != "float8_e4m3fn"
             or result.block_size % FLASHMLA_BLOCK_SIZE == 0):
         return ""
@@ -818,13 +838,13 @@ def _run_overridden(
     # is 16 (models.MLA_KERNEL_BLOCK_SIZE); a profile's own larger one (FlashMLA's 64, as
     # FlatKV exported MLA models before) is not the whole choice either: TRITON_MLA, the
     # fallback on every GPU, takes any multiple of 16, so only a block size off those is
-    # refused. MLA read by the latent (CacheProfile.mla), as vLLM's selector reads use_mla:
+    # refused. Dense MLA read by the latent (runs_dense_mla), as vLLM's selector reads use_mla:
     # TRITON_MLA runs MLA alone, so a K and V model's own kernel block (Llama's 32) is its
     # backend's, taken as given.
     block = options.block_size
     sparse = profile.indexer_bytes_per_slot is not None
     kernel = SPARSE_MLA_KERNEL_BLOCK_SIZE if sparse else kernel_block_size(profile, options)[0]
-    mla_fallback = not sparse and options.kernel_block_size is None and profile.mla
+    mla_fallback = runs_dense_mla(profile) and options.kernel_block_size is None
     if mla_fallback:
         kernel = min(kernel, DEFAULT_KERNEL_BLOCK_SIZE)
     if profile.has_attention and block > kernel and block % kernel:
