@@ -90,6 +90,7 @@ from flatkv.units import (
     MAX_TOKENS,
     ascii_digits,
     decimal_number,
+    folded,
     format_size,
     gpu_memory_size,
     kv_memory_size,
@@ -581,17 +582,18 @@ def _choice(options: Callable[[], list[str]],
 
 
 def _likeliest(text: str, names: list[str]) -> str:
-    """The one of ``names`` that ``text`` most likely meant: the same case aside, else the
-    closest spelling (difflib's, at least 0.75 alike), else the first with a word that starts
-    so (gpu=B200 is the B200 192GB, gpu=4090 the RTX 4090 24GB, where the first, H100 80GB,
-    moved every figure to another GPU), else the first."""
-    said = " ".join(text.split()).casefold()
-    folded = {name.casefold(): name for name in names}
-    if (same := folded.get(said)) is not None:
+    """The one of ``names`` that ``text`` most likely meant: the same case and spacing aside
+    (``units.folded``, as ``budget.gpu_name`` reads a GPU preset), else the closest spelling
+    (difflib's, at least 0.75 alike), else the first with a word that starts so (gpu=B200 is
+    the B200 192GB, gpu=4090 the RTX 4090 24GB, where the first, H100 80GB, moved every
+    figure to another GPU), else the first."""
+    said = folded(text)
+    by_key = {folded(name): name for name in names}
+    if (same := by_key.get(said)) is not None:
         return same
-    close = difflib.get_close_matches(text.casefold(), list(folded), n=1, cutoff=0.75)
-    holding = [name for key, name in folded.items() if said and f" {said}" in f" {key}"]
-    return folded[close[0]] if close else (holding or names)[0]
+    close = difflib.get_close_matches(text.casefold(), list(by_key), n=1, cutoff=0.75)
+    holding = [name for key, name in by_key.items() if said and f" {said}" in f" {key}"]
+    return by_key[close[0]] if close else (holding or names)[0]
 
 
 def _ratio(bounds: tuple[Fraction, Fraction],

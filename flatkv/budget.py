@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from flatkv.models import MAX_TP
 from flatkv.plan import cdiv, check_int
-from flatkv.units import MAX_BYTES, exact_bytes, format_bytes
+from flatkv.units import MAX_BYTES, exact_bytes, folded, format_bytes
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,8 @@ def gpu_name(text: str) -> str:
     as --preset reads a model's: the CLI's --gpu-memory and the link's gpu read it here, so
     both take the same names and a link writes the preset's own back; anything else as typed
     (a size for --gpu-memory, a memory source or a refusal for the link)."""
-    key = " ".join(text.split()).casefold()
-    return next((name for name in GPU_PRESETS if name.casefold() == key), text)
+    key = folded(text)
+    return next((name for name in GPU_PRESETS if folded(name) == key), text)
 
 
 def printed_range(cache_bytes: int, decimals: int = 2) -> tuple[int, int] | None:

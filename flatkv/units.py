@@ -808,6 +808,13 @@ def names_text(noun: str, names: Sequence[str]) -> str:
     return f"{noun}{'' if len(names) == 1 else 's'} {quoted_names(names)}"
 
 
+def folded(name: str) -> str:
+    """``name`` with its case and spacing set aside (``" h100  80GB"`` -> ``"h100 80gb"``):
+    what a name typed in any case and spacing is matched by against a list's own names, each
+    folded alike (a GPU preset, ``budget.gpu_name``; a link's choice, ``app_state``)."""
+    return " ".join(name.split()).casefold()
+
+
 # Bidirectional controls: printable to Python, but they reorder the text around them on a
 # terminal (a name could show figures other than those printed).
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"

@@ -22,6 +22,7 @@ from flatkv.units import (
     decimal_number,
     decimal_tokens_note,
     decimal_unit_note,
+    folded,
     format_bytes,
     format_size,
     gpu_memory_size,
@@ -419,6 +420,19 @@ def test_exact_bytes_gives_the_bytes_then_the_readable_size():
 
     assert exact_bytes(103_219_200) == "103,219,200 B (98.44 MiB)"
     assert (exact_bytes(1023), exact_bytes(1024)) == ("1,023 B", "1,024 B (1.00 KiB)")
+
+
+def test_a_name_is_folded_alike_wherever_it_is_matched_in_any_case_and_spacing():
+    # one folding for a GPU preset (budget.gpu_name) and a link's choice (app_state._likeliest)
+    from flatkv.app_state import _likeliest
+    from flatkv.budget import GPU_PRESETS, gpu_name
+
+    assert folded(" B200\t 192gb\n") == "b200 192gb" == folded("B200 192GB")
+    assert folded("Straße  X") == "strasse x"  # casefold's, past lower()'s
+    assert gpu_name(" b200\t 192gb ") == "B200 192GB"
+    assert gpu_name("b200 192") == "b200 192"  # not a preset: as typed
+    assert _likeliest(" b200\t 192gb ", [*GPU_PRESETS]) == "B200 192GB"
+    assert _likeliest("PACKED", ["per-component", "packed"]) == "packed"
 
 
 def test_sentence_case_starts_a_sentence_but_keeps_a_names_case():
