@@ -88,10 +88,10 @@ MAX_CONV_KERNEL = 64
 # The smallest kernel block vLLM runs a dense MLA model's attention on: 16. vLLM 0.31 to 0.34
 # pick the first backend of cuda.py's _get_backend_priorities that takes the block size, and
 # some MLA backend of kernel blocks of multiples of 16 runs on every GPU: FLASH_ATTN_MLA
-# (Hopper's first, bf16) and TRITON_MLA (every GPU's fallback, fp8 too), so a block of 16, 32
-# or 48 runs as it is. FlashMLA's 64 (Hopper's pick where FLASH_ATTN_MLA is missing) and
-# CUTLASS MLA's 128 (Blackwell) are --kernel-block-size 64 / 128. DeepSeek-V3.2's sparse MLA
-# pages by FlashMLA sparse's 64 (``SPARSE_MLA_KERNEL_BLOCK_SIZE``).
+# (Hopper's first, bf16) and TRITON_MLA (every GPU's fallback, fp8 too from SM 8.9), so a
+# block of 16, 32 or 48 runs as it is. FlashMLA's 64 (Hopper's pick where FLASH_ATTN_MLA is
+# missing) and CUTLASS MLA's 128 (Blackwell) are --kernel-block-size 64 / 128. DeepSeek-V3.2's
+# sparse MLA pages by FlashMLA sparse's 64 (``SPARSE_MLA_KERNEL_BLOCK_SIZE``).
 MLA_KERNEL_BLOCK_SIZE = 16
 
 

@@ -2362,13 +2362,22 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
             "it runs on TRITON_MLA at 16, as these figures do: a block size of 64 here matches "
             "a Hopper's log of a run told none. ")
     # on an SM 8.x GPU (A100, L40S, RTX 4090; presets the options do not tell apart from a
-    # Hopper) 0.31's cuda.py finds neither FLASH_ATTN_MLA (SM 9 alone), FLASHMLA (dense: a
-    # Hopper alone) nor FLASHINFER_MLA (SM 10) valid and runs its last, TRITON_MLA, at the
-    # default 16: the note said a block of 64 matched a run told none on any GPU
-    elsewhere = ("On an A100, L40S or RTX 4090 (SM 8.x) 0.31 told none runs TRITON_MLA at its "
-                 "default 16 (FlashMLA's dense kernel runs on a Hopper alone, FLASH_ATTN_MLA "
-                 "on SM 9.0, FLASHINFER_MLA on SM 10): there a block size of 16 matches a log "
-                 "of a run told none")
+    # Hopper: FlatKV takes them for one) vLLM 0.34's cuda.py (146-152) finds neither
+    # FLASH_ATTN_MLA (SM 9 alone), FLASHMLA (dense: a Hopper alone) nor FLASHINFER_MLA (SM 10)
+    # valid and runs TRITON_MLA (MultipleOf(16)), which keeps 0.34's default block of 64
+    # (get_preferred_block_size); its fp8 needs SM 8.9 (triton_mla.py 227-238), so on an A100
+    # (SM 8.0) vLLM does not start an fp8 cache. The note said "0.31 told none runs TRITON_MLA
+    # at its default 16 ... there a block size of 16 matches", a release the app does not
+    # model by default, and on an A100 a run that does not start
+    elsewhere = ("FlatKV's options know a Blackwell alone and take any other GPU for a Hopper; "
+                 "on an SM 8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA on TRITON_MLA "
+                 "(FlashMLA's dense kernel runs on a Hopper alone, FLASH_ATTN_MLA on SM 9, "
+                 "FLASHINFER_MLA on SM 10), at its default 64 told none: on an L40S or RTX 4090 "
+                 "(SM 8.9) a block size of 64 matches a log of a run told none too. On an A100 "
+                 "(SM 8.0) vLLM 0.34 refuses to start an fp8 MLA cache (\"FP8 KV cache is not "
+                 "supported by the Triton MLA backend ... native FP8 (fp8e4nv) requires SM89+. "
+                 "Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 "
+                 "there")
     assert told16.formulas[0] == note + elsewhere
     # past 64 too: told 80 (80 % 64 = 16) FlashMLA refuses it and TRITON_MLA runs 80; the note
     # said 'a block of 16, 32 or 48 told runs on TRITON_MLA', which left the P shown out

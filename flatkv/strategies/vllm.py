@@ -490,6 +490,18 @@ MLA_HYBRID_BLOCK = 128
 # 0.34): the block vLLM runs a dense MLA cache in fp8 at on a Hopper where told no --block-size
 # (``unasked_mla_block_text``)
 FLASHMLA_BLOCK_SIZE = 64
+# What vLLM 0.34 does with a dense MLA cache in fp8 on an SM 8.x GPU, told no --block-size,
+# which FlatKV's options (a Blackwell or not) take for a Hopper (``unasked_mla_block_text``):
+# TRITON_MLA, the one MLA backend valid there (cuda.py 146-152), at the default 64, on SM 8.9;
+# on SM 8.0 its fp8 check refuses to start (triton_mla.py 227-238)
+SM8X_FP8_MLA = (
+    "FlatKV's options know a Blackwell alone and take any other GPU for a Hopper; on an SM "
+    "8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA on TRITON_MLA (FlashMLA's dense kernel "
+    "runs on a Hopper alone, FLASH_ATTN_MLA on SM 9, FLASHINFER_MLA on SM 10), at its default "
+    "64 told none: on an L40S or RTX 4090 (SM 8.9) a block size of 64 matches a log of a run "
+    "told none too. On an A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA cache (\"FP8 "
+    "KV cache is not supported by the Triton MLA backend ... native FP8 (fp8e4nv) requires "
+    "SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 there")
 # batches in flight with async scheduling at one pipeline stage (VllmConfig.max_concurrent_batches)
 ASYNC_BATCHES_IN_FLIGHT = 2
 # How a reason begins where vLLM would start and then stop (not a layout it has no answer for)
@@ -786,11 +798,19 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     hybrid's 128s), and a Blackwell known (``options.sglang_blackwell``: the B200 preset or
     "GPU is a Blackwell"), where cuda.py puts FLASHINFER_MLA first, which takes fp8 at kernel
     blocks of 32 and 64, so 0.31 told none raises its 16 to 32, not 64, fp8 or bfloat16. The
-    options know no other GPU: the A100, L40S and RTX 4090 presets (SM 8.x) read as a Hopper
-    here, so the note says what 0.31 runs there, told none: FLASHMLA is not valid
-    (ops/flashmla.py ``is_flashmla_dense_supported``: SM 9.0 alone), nor are FLASH_ATTN_MLA
-    (``supports_compute_capability``: major 9) and FLASHINFER_MLA (major 10), so cuda.py's
-    last, TRITON_MLA (any capability, kernel blocks of whole 16s), runs at the default 16.
+    options know no other GPU (a Blackwell or not): FlatKV takes the A100, L40S and RTX 4090
+    presets (SM 8.x) for a Hopper, so the note says what vLLM 0.34 does there, told none: on
+    SM 8.x cuda.py lists FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA (cuda.py
+    146-152), and FLASHMLA is not valid (ops/flashmla.py ``is_flashmla_dense_supported``
+    60-61: SM 9.0 alone), nor are FLASH_ATTN_MLA (flashattn_mla.py 69-70: major 9) and
+    FLASHINFER_MLA (flashinfer_mla.py 220-221: major 10), so it runs TRITON_MLA (any
+    capability, ``MultipleOf(16)``: triton_mla.py 126-133), whose ``get_preferred_block_size``
+    keeps 0.34's default 64 (attention/backend.py 158-166; no "Setting kv cache block size"
+    line): a block size of 64 matches a run told none there too, on an L40S or RTX 4090 (SM
+    8.9). On an A100 (SM 8.0) 0.34 does not start an fp8 cache at all: TritonMLAImpl raises
+    "FP8 KV cache is not supported by the Triton MLA backend ... requires SM89+. Re-run with
+    --kv-cache-dtype bfloat16." (triton_mla.py 227-238; 0.31 alike), which the note says with
+    its fix, the KV dtype bfloat16, as the vLLM column cannot tell an A100 from a Hopper.
     Dense MLA read by the latent (``runs_dense_mla``: ``mla_dtype_refusal``'s MLA, less
     sparse MLA), not by the kernel block alone, which any model may give (Llama's K and V at a
     kernel block of 32); the model's own kernel block is asked as well, as before that read
@@ -807,10 +827,7 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
             f"backend(s).\"; 0.34's default is 64), while told {n(result.block_size)}, no "
             f"multiple of 64, it runs on TRITON_MLA at {n(result.block_size)}, as these figures "
             f"do: a block size of {FLASHMLA_BLOCK_SIZE} here matches a Hopper's log "
-            "of a run told none. On an A100, L40S or RTX 4090 (SM 8.x) 0.31 told none runs "
-            "TRITON_MLA at its default 16 (FlashMLA's dense kernel runs on a Hopper alone, "
-            "FLASH_ATTN_MLA on SM 9.0, FLASHINFER_MLA on SM 10): there a block size of 16 "
-            "matches a log of a run told none")
+            f"of a run told none. {SM8X_FP8_MLA}")
 
 
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
