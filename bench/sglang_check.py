@@ -92,7 +92,9 @@ layout, which FlatKV's ``sglang_blackwell`` option, set by the B200 preset, take
 ``b200_rows`` says how). Before them DeepSeek-V3.2 on a Hopper told each of bfloat16,
 fp8_e4m3 and fp8_e5m2 (``dsa_kv_rows``; SGLang refuses the last for DeepSeek's sparse attention),
 and in the model KV dtypes float32 and float16 (``dsa_model_kv_rows``), which SGLang cannot be
-told: its auto keeps bfloat16 there, or told bfloat16, whatever the model's dtype.
+told: its auto keeps bfloat16 there, or told bfloat16, whatever the model's dtype; and its
+config with learnable attention sinks (``SINKS``, config.json's learnable_sink) told each of the
+three, which SGLang keeps in bfloat16 on a B200 too and refuses fp8 for.
 
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
@@ -697,6 +699,8 @@ class ConfigBasics:
             common.update(num_key_value_heads=attn.kv_heads, head_dim=attn.head_dim_k)
         if spec.config_mamba_ssm_dtype is not None:  # a config.json field, as SGLang reads it
             common["mamba_ssm_dtype"] = spec.config_mamba_ssm_dtype
+        if spec.learnable_sink:  # another, which SGLang's DSA dtype and backends read
+            common["learnable_sink"] = True
         return cls(kinds, names, common)
 
     def text_fields(self) -> dict:
@@ -1258,8 +1262,17 @@ def told_kv_options(kv_dtype: str | None) -> dict:
 def dsa_kv_rows() -> list[tuple[str, int, str]]:
     """(preset, budget, --kv-cache-dtype told) of DeepSeek-V3.2 told each of ``DSA_TOLD_KV`` on
     a Hopper: bfloat16 its auto's 1,152 + 132 B, fp8_e4m3 flashmla_kv's scaled 656 + 132,
-    fp8_e5m2 refused on both sides (_dsa_kv_cache_dtype_default's assertion, on any GPU)."""
-    return [("DeepSeek-V3.2", budget, kv) for kv in DSA_TOLD_KV for budget in BUDGETS]
+    fp8_e5m2 refused on both sides (_dsa_kv_cache_dtype_default's assertion, on any GPU); and
+    its config with learnable attention sinks (``SINKS``), which refuses both fp8 dtypes
+    (overrides.py 527-531)."""
+    return [(name, budget, kv) for name in ("DeepSeek-V3.2", SINKS) for kv in DSA_TOLD_KV
+            for budget in BUDGETS]
+
+
+def row_spec(name: str):
+    """The model of a row: a config of ``B200_CONFIGS`` by its name, else the preset."""
+    return (spec_from_hf_config(B200_CONFIGS[name], name=name) if name in B200_CONFIGS
+            else model_spec(name))
 
 
 def dsa_model_kv_rows() -> list[tuple[str, int, str, str | None]]:
@@ -1288,6 +1301,10 @@ LONGCAT_FLASH_CONFIG = {"model_type": "longcat_flash", "architectures": ["Longca
                         "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
                         "v_head_dim": 128, "max_position_embeddings": 131_072,
                         "torch_dtype": "bfloat16"}
+# DeepSeek-V3.2's config.json (cache-relevant fields) with learnable attention sinks, which
+# SGLang reads off the config (overrides.py 526): bfloat16 on every GPU, fp8 refused, and
+# flashmla_sparse in place of the trtllm raw layout on a B200 (``dsa_kv_rows``, ``b200_rows``)
+SINKS = "DeepSeek-V3.2 with learnable sinks"
 B200_CONFIGS = {"LongCat-Flash": LONGCAT_FLASH_CONFIG,
                 "LongCat-Flash with an indexer": {**LONGCAT_FLASH_CONFIG, "index_topk": 2048,
                                                   "index_head_dim": 128},
@@ -1296,7 +1313,14 @@ B200_CONFIGS = {"LongCat-Flash": LONGCAT_FLASH_CONFIG,
                           "num_hidden_layers": 78, "num_attention_heads": 64,
                           "kv_lora_rank": 512, "qk_rope_head_dim": 64, "index_head_dim": 128,
                           "index_topk": 2048, "max_position_embeddings": 202_752,
-                          "torch_dtype": "bfloat16"}}
+                          "torch_dtype": "bfloat16"},
+                SINKS: {"model_type": "deepseek_v32", "architectures": ["DeepseekV32ForCausalLM"],
+                        "num_hidden_layers": 61, "num_attention_heads": 128,
+                        "num_key_value_heads": 128, "kv_lora_rank": 512,
+                        "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
+                        "index_head_dim": 128, "index_topk": 2048,
+                        "max_position_embeddings": 163_840, "torch_dtype": "bfloat16",
+                        "learnable_sink": True}}
 
 
 def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
@@ -1329,7 +1353,12 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     every page, both overlaps) and GLM-5 (told no page) in a model KV dtype of
     ``DSA_MODEL_KV`` (``MODEL_KV``: float32, float16), which SGLang cannot be told, told no
     --kv-cache-dtype (its auto: fp8_e4m3's raw 708 B there) or bfloat16 (1,284 B, not float32's
-    2,436).
+    2,436). And DeepSeek-V3.2's config with learnable attention sinks (``SINKS``) at every page,
+    both overlaps, told no --kv-cache-dtype, each of ``DSA_TOLD_KV`` and in the model KV dtype
+    float16: SGLang keeps bfloat16 there, told or not (its auto picks fp8_e4m3 at compute
+    capability 10 only without sinks, overrides.py 532-535; flashmla_sparse, not trtllm:
+    644-663), 61 x 1,284 B, 548,352 tokens in 40 GiB, and refuses fp8_e4m3 and fp8_e5m2
+    (527-531), as FlatKV's ``CacheProfile.learnable_sink``.
 
     Then the two models whose B200 override reads the radix cache strategy (Qwen3-Next's
     told extra buffer, Nemotron-H's no_buffer beside TensorRT-LLM) with each strategy told,
@@ -1359,6 +1388,9 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
              for told in ({}, {KV: "bfloat16"})]
     rows += [("GLM-5", None, True, {MODEL_KV: model_kv, **told}) for model_kv in DSA_MODEL_KV
              for told in ({}, {KV: "bfloat16"})]
+    # (told none, at each page, among B200_CONFIGS' rows above)
+    rows += [(SINKS, page, overlap, more) for page in B200_PAGES for overlap in (True, False)
+             for more in (*({KV: kv} for kv in DSA_TOLD_KV), {MODEL_KV: "float16"})]
     return rows + [(p, page, overlap, {STRATEGY: strategy, **more})
                    for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B") for page in B200_PAGES
                    for overlap in (True, False)
@@ -1377,8 +1409,7 @@ def check_b200(sg: NS) -> tuple[int, int]:
     bad = 0
     rows = b200_rows()
     for name, page, overlap, more in rows:
-        spec = (spec_from_hf_config(B200_CONFIGS[name], name=name) if name in B200_CONFIGS
-                else model_spec(name))
+        spec = row_spec(name)
         told = {k: v for k, v in more.items() if k not in (KV, MODEL_KV)}
         if kv := more.get(KV):  # --kv-cache-dtype: FlatKV's model KV dtype
             spec = spec.with_options(kv_dtype=KV_DTYPES[kv])
@@ -1624,7 +1655,7 @@ def main() -> int:
         mismatches += not check(sg, spec, budget, page, overlap, ratios, name, context)
     for name, budget, kv in dsa_kv_rows():
         rows.append(name)
-        mismatches += not check(sg, model_spec(name), budget, 64, True, {}, name,
+        mismatches += not check(sg, row_spec(name), budget, 64, True, {}, name,
                                 kv_dtype=kv)
     for name, budget, model_kv, kv in dsa_model_kv_rows():
         rows.append(name)

@@ -66,12 +66,14 @@ DEFAULT_CONTEXT = 32_768
 # what a link carries of a spec; the source says where it came from (a config.json's ssm dtype),
 # the notes what engines read differently, the architectures how SGLang pools its sliding layers,
 # max_model_len the context vLLM serves it at unless told, mtp_layer_types what its drafter is,
-# kv_shared_layer_types the layers SGLang keeps a pool layer for without a cache of their own
+# kv_shared_layer_types the layers SGLang keeps a pool layer for without a cache of their own,
+# learnable_sink the dtype SGLang keeps DeepSeek's sparse attention in
 _URL_SPEC_FIELDS = ("format", "name", "source", "notes", "model_layers", "attention_heads",
                     "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
                     "max_model_len_typed", "architectures", "kv_dtype",
                     "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "mtp_layer_types",
-                    "kv_shared_layer_types", "mtp_modules", "kinds", "pattern")
+                    "kv_shared_layer_types", "mtp_modules", "learnable_sink", "kinds",
+                    "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
 
 
@@ -319,7 +321,8 @@ class RawModel:
     indexer's bytes (both engines page such a model by 64 tokens), the chunk of chunked
     attention layers (Llama 4), the KV dtype and the K / V split (SGLang's KV log lines), and
     the bytes a token of a sliding layer where they differ from a full layer's (Gemma 4), and
-    the types of the kv-shared layers past the cache layers (SGLang keeps a pool layer each).
+    the types of the kv-shared layers past the cache layers (SGLang keeps a pool layer each),
+    and the config's learnable_sink (SGLang keeps DeepSeek's sparse attention in bfloat16 then).
     """
 
     layers: str
@@ -341,6 +344,7 @@ class RawModel:
     kv_shared_layer_types: tuple[str, ...] = ()
     sliding_kv_tensor_bytes: tuple[int, ...] = ()
     ssm_dtype: str | None = None
+    learnable_sink: bool = False
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         labels = tuple(parse_layer_pattern(self.layers))
@@ -627,7 +631,7 @@ EDITED = " (edited)"  # what a preset changed by hand is called after its name
 _OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
                           "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
                           "max_model_len_typed", "mtp_layer_types", "kv_shared_layer_types",
-                          "mtp_modules")
+                          "mtp_modules", "learnable_sink")
 
 
 @dataclass(frozen=True)
@@ -660,6 +664,7 @@ class SpecDraft:
     mtp_layer_types: tuple[str, ...] = ()  # Step-3.5's sliding drafter: no full MTP layer
     kv_shared_layer_types: tuple[str, ...] = ()  # Gemma 3n's / 4's: SGLang's pool keeps them
     mtp_modules: int | None = None  # the config's num_nextn_predict_layers (0: no MTP module)
+    learnable_sink: bool = False  # the config's (SGLang's DSA cache in bfloat16 then)
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:
@@ -678,6 +683,7 @@ class SpecDraft:
             mtp_layer_types=spec.mtp_layer_types,
             kv_shared_layer_types=spec.kv_shared_layer_types,
             mtp_modules=spec.mtp_modules,
+            learnable_sink=spec.learnable_sink,
         )
 
     @property

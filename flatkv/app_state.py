@@ -791,6 +791,7 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "swa_split": ("sliding_kv_tensor_bytes", _sizes(MAX_BYTES, most=2),
                   lambda v: ",".join(map(str, v))),
     "ssm_dtype": ("ssm_dtype", _choice(lambda: list(STATE_DTYPES)), str),
+    "sink": ("learnable_sink", _flag, lambda v: "1"),  # written only when true
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 
@@ -808,7 +809,7 @@ def encode_query(state: AppState) -> dict[str, str]:
         if state.raw.state:
             out["state"] = app_model.format_state_text(state.raw.state)
         for key, (name, _parse, write) in _CARRIED_KEYS.items():
-            if (value := getattr(state.raw, name)) not in (None, ()):
+            if (value := getattr(state.raw, name)) not in (None, ()) and value is not False:
                 out[key] = write(value)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)

@@ -82,7 +82,8 @@ def _sglang_dsa(profile: CacheProfile) -> bool:
     """DeepSeek's sparse attention of SGLang's DeepSeek family, which SGLang's --kv-cache-dtype
     auto (the default) stores raw in fp8 on a Blackwell GPU and bfloat16 told, beside the KV
     dtype bfloat16, float16 or float32, does not (``sglang.bfloat16_told``; another KV dtype
-    idles it: ``idle_engine_option``)."""
+    idles it: ``idle_engine_option``). Not with learnable attention sinks
+    (``CacheProfile.learnable_sink``), which SGLang keeps in bfloat16 on a Blackwell too."""
     return blackwell_dsa_bytes(profile, StrategyOptions(sglang_blackwell=True)) is not None
 
 

@@ -693,10 +693,23 @@ def _indexer_dim(layers: Sequence[CacheLayer]) -> int | None:
                  if isinstance(layer, MLALayer) and layer.index_head_dim), None)
 
 
+def learnable_sink_of(cfg: Mapping[str, Any], model_type: str) -> bool:
+    """The config's top-level ``learnable_sink`` (False where it gives none, or null), which
+    SGLang 0.5.23 reads as ``bool(getattr(hf_config, "learnable_sink", False))`` for DeepSeek's
+    sparse attention (arg_groups/overrides.py 526): with it, bfloat16 on every GPU and no other
+    --kv-cache-dtype (527-535). A value other than true or false is refused, where SGLang
+    would take any truthy one ("false" in quotes among them) for true."""
+    value = cfg.get("learnable_sink")
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    raise ValueError(f"{model_type} config.json learnable_sink must be true or false, got "
+                     f"{as_written(value)}: fix the field")
+
+
 def _source_clauses(model_type: str, layers: Sequence[CacheLayer], *, n_model: int, shared: int,
                     model_dtype: str, state_dtype: str, dtype_notes: Sequence[str],
                     max_model_len: int | None, length_from: str, ssm_dtype: str, ssm_why: str,
-                    sglang_note: str) -> str:
+                    sglang_note: str, learnable_sink: bool = False) -> str:
     """What the source line says after where the model comes from, each clause led by "; ":
     states kept in another dtype than the checkpoint's, a context length not read from
     max_position_embeddings, the dtype notes, the caches a layer keeps beside the usual (two
@@ -722,6 +735,9 @@ def _source_clauses(model_type: str, layers: Sequence[CacheLayer], *, n_model: i
         clauses.append(f"each MLA layer keeps the lightning indexer's keys too, {indexer} fp8 B "
                        "and a float32 scale per 128 a token (vLLM's DeepseekV32IndexerCache), in "
                        "the same pages")
+        if learnable_sink:
+            clauses.append("learnable attention sinks (learnable_sink), for which SGLang keeps "
+                           "the sparse attention's cache in bfloat16 on every GPU")
     if any("ssm" in layer.state_shapes(1) for layer in layers):  # where its dtype comes from
         clauses.append(f"ssm state {ssm_dtype} from {ssm_why}")
         if sglang_note:
@@ -765,13 +781,16 @@ def spec_from_hf_config(
     max_model_len, assumed = length.tokens, length.assumed
     # Gemma 3n's layers past its cache layers read an earlier layer's KV (_kv_shared_layers)
     shared = n_model - len(layers) if model_type.startswith(_KV_SHARING) else 0
+    # read where the layers keep the indexer's keys: SGLang reads it for DeepSeek's sparse
+    # attention alone
+    learnable_sink = bool(_indexer_dim(layers)) and learnable_sink_of(cfg, model_type)
     if _indexer_dim(layers):
         check_indexer_everywhere(text, model_type, cfg)
     source += _source_clauses(model_type, layers, n_model=n_model, shared=shared,
                               model_dtype=model_dtype, state_dtype=state_dtype,
                               dtype_notes=(dtype_note, kv_note), max_model_len=max_model_len,
                               length_from=length.source, ssm_dtype=ssm_dtype, ssm_why=ssm_why,
-                              sglang_note=sglang_note)
+                              sglang_note=sglang_note, learnable_sink=learnable_sink)
     architectures, defaulted = _architectures_or_default(cfg, model_type)
     # Kimi Delta Attention layers keep GDN's state shapes: named for what they are
     kind_names = tuple((layer, "kda") for layer in dict.fromkeys(layers)
@@ -789,6 +808,7 @@ def spec_from_hf_config(
         max_model_len_assumed=assumed,
         mtp_layer_types=mtp_types,
         mtp_modules=field_of(cfg, "num_nextn_predict_layers")[1],
+        learnable_sink=learnable_sink,
         # the shared layers' types, by transformers' layer_types (SGLang keeps a pool layer each)
         kv_shared_layer_types=tuple(list(getattr(text, "layer_types", None) or [])[-shared:])
         if shared > 0 else (),

@@ -652,6 +652,12 @@ class ModelSpec:
     kv_shared_layer_types: the layer types of the layers past ``layers`` that read an earlier
         layer's KV (Gemma 3n's and Gemma 4's last num_kv_shared_layers), else empty: no cache
         of their own, but SGLang keeps a pool layer for each (``CacheProfile``'s field).
+    learnable_sink: the config's ``learnable_sink`` (learnable attention sinks in DeepSeek's
+        sparse attention), False where it gives none. SGLang 0.5.23 reads it (``getattr(
+        hf_config, "learnable_sink", False)``, arg_groups/overrides.py 526) and then keeps the
+        DSA cache in bfloat16 on any GPU and refuses any other --kv-cache-dtype (527-535); the
+        profile carries it where an MLA layer keeps the indexer's keys
+        (``CacheProfile.learnable_sink``).
     """
 
     name: str
@@ -673,6 +679,7 @@ class ModelSpec:
     mtp_layer_types: tuple[str, ...] = ()
     kv_shared_layer_types: tuple[str, ...] = ()
     mtp_modules: int | None = None
+    learnable_sink: bool = False
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -746,8 +753,9 @@ class ModelSpec:
 
     def _check_length_flags(self) -> None:
         """max_model_len_assumed and max_model_len_typed are booleans, each only beside a
-        max_model_len, and not both: a length typed is not assumed."""
-        for flag in ("max_model_len_assumed", "max_model_len_typed"):
+        max_model_len, and not both: a length typed is not assumed; learnable_sink a boolean
+        too."""
+        for flag in ("max_model_len_assumed", "max_model_len_typed", "learnable_sink"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} is {quoted_value(getattr(self, flag))}: give true or "
                                  "false")
@@ -1005,6 +1013,7 @@ class ModelSpec:
             conv_rows=self.conv_rows(),
             indexer_bytes_per_slot=indexed and indexed.indexer_bytes_per_slot,
             dsa_raw_fp8_bytes_per_slot=indexed and indexed.dsa_raw_fp8_bytes_per_slot,
+            learnable_sink=bool(indexed) and self.learnable_sink,
             kv_dtype=self.kv_dtype if kv_split else None,
             kv_tensor_bytes=next(iter(kv_split)) if len(kv_split) == 1 else (),
             kv_shared_layer_types=self.kv_shared_layer_types,
@@ -1155,6 +1164,8 @@ class ModelSpec:
             out["kv_shared_layer_types"] = list(self.kv_shared_layer_types)
         if self.mtp_modules is not None:
             out["mtp_modules"] = self.mtp_modules
+        if self.learnable_sink:
+            out["learnable_sink"] = True
         out.update(tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
                    ssm_dtype=self.ssm_dtype)
         if self.config_mamba_ssm_dtype is not None:
@@ -1179,7 +1190,7 @@ class ModelSpec:
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
             "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
             "max_model_len", "max_model_len_assumed", "max_model_len_typed",
-            "mtp_layer_types", "kv_shared_layer_types", "mtp_modules",
+            "mtp_layer_types", "kv_shared_layer_types", "mtp_modules", "learnable_sink",
         }
         unknown = sorted(set(data) - allowed)
         if isinstance(data.get("spec"), Mapping) and "kv_bytes_per_slot" in data:
@@ -1220,7 +1231,7 @@ class ModelSpec:
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
                         "attention_heads", "mamba_chunk_size", "max_model_len",
                         "max_model_len_assumed", "max_model_len_typed", "mtp_layer_types",
-                        "kv_shared_layer_types", "mtp_modules")
+                        "kv_shared_layer_types", "mtp_modules", "learnable_sink")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

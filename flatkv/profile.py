@@ -248,6 +248,12 @@ class CacheProfile:
         on a Blackwell GPU (``sglang.sglang_dsa``). None otherwise; raw bytes, which say
         nothing of the latent's width, are taken as stored. None of these three fields enters
         equality: they restate the model, not the profile's own figures.
+    learnable_sink: the config's ``learnable_sink`` for a model with DeepSeek's lightning
+        indexer (``ModelSpec.learnable_sink``), else False. SGLang 0.5.23 reads it off the
+        config (overrides.py 526) and then keeps DeepSeek's sparse attention in bfloat16 on
+        every GPU, a Blackwell too (its auto picks fp8_e4m3 at compute capability 10 only
+        without it: 532-535), on flashmla_sparse (644-663), and refuses any other
+        --kv-cache-dtype (527-531: ``sglang.dsa_dtype_refusal``).
     """
 
     layer_types: tuple[str, ...]
@@ -274,6 +280,7 @@ class CacheProfile:
     attention_dp_profiles: tuple[tuple[int, CacheProfile], ...] = field(
         default=(), compare=False, repr=False)
     dsa_raw_fp8_bytes_per_slot: int | None = field(default=None, compare=False)
+    learnable_sink: bool = False
 
     def __post_init__(self) -> None:
         """Every field checked, and the collections frozen, in the order that decides which
@@ -390,8 +397,11 @@ class CacheProfile:
         lightning indexer's keys ride in the same row as the latent), so fewer bytes than it;
         ``dsa_raw_fp8_bytes_per_slot``, when set, holds those keys and a latent beside them,
         so more bytes than the keys, and needs them. The keys are checked first: the raw
-        bytes are compared with them."""
+        bytes are compared with them. ``learnable_sink`` a boolean, first."""
         indexer, raw = self.indexer_bytes_per_slot, self.dsa_raw_fp8_bytes_per_slot
+        if not isinstance(self.learnable_sink, bool):
+            raise ValueError(f"learnable_sink is {quoted_value(self.learnable_sink)}: give true "
+                             "or false (the config's learnable_sink)")
         if indexer is not None:
             check_int("indexer_bytes_per_slot", indexer, minimum=1, maximum=MAX_ROW_BYTES,
                       hint="the indexer's part of kv_bytes_per_slot, or None without one")
@@ -600,7 +610,7 @@ CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_e
                   "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
                   "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes",
                   "conv_element_bytes", "sliding_kv_bytes_per_slot", "kv_shared_layer_types",
-                  "sliding_kv_tensor_bytes", "ssm_dtype")
+                  "sliding_kv_tensor_bytes", "ssm_dtype", "learnable_sink")
 
 
 # The fields only a model's profile has, which raw bytes (a link's custom model, an export) do
@@ -623,7 +633,7 @@ def profile_to_dict(profile: CacheProfile) -> dict:
         "state_const_bytes": dict(profile.state_const_bytes),
         "sliding_window": profile.sliding_window,
         **{f: list(v) if isinstance(v, tuple) else v for f, v in carried.items()
-           if v not in (None, ())},
+           if v not in (None, ()) and v is not False},
     }
 
 

@@ -1954,3 +1954,31 @@ def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():
     assert "vLLM v1 (won't start)" not in table.index
     assert table.loc["vLLM v1", "P (tokens)"] == 16
     assert table.loc["vLLM v1", "block bytes"] == 61 * 16 * 576 == 562_176
+
+
+def test_compare_keeps_a_learnable_sink_dsa_model_in_bfloat16_on_a_b200():
+    # DeepSeek-V3.2 on the B200 preset (173,039,262,105 B): SGLang's auto stores the raw fp8
+    # 61 x 708 B a token, 4,006,592 tokens in pages of 64; its config with learnable_sink true
+    # keeps bfloat16 there (overrides.py 532-535), 61 x 1,284 B, 2,209,216 tokens, where
+    # FlatKV showed 4,006,592; in fp8 SGLang refuses it (527-531): "won't start"
+    from test_hf_config import DEEPSEEK_V32_SINKS
+
+    from flatkv.app_model import pack_spec, spec_to_json
+    from flatkv.hf_config import spec_from_hf_config
+
+    assert 173_039_262_105 // (61 * 708) // 64 * 64 == 4_006_592
+    assert 173_039_262_105 // (61 * 1_284) // 64 * 64 == 2_209_216
+    sinks = spec_from_hf_config(DEEPSEEK_V32_SINKS, name="DeepSeek-V3.2 sinks")
+
+    def sglang_row(query: dict):
+        at = open_app("app_pages/compare.py", {"gpu": "B200 192GB", **query})
+        assert_clean(at)
+        return at.dataframe[0].value.set_index("strategy")
+
+    plain = sglang_row({"model": "DeepSeek-V3.2"})
+    assert plain.loc["SGLang", "engine log"] == 4_006_592
+    table = sglang_row({"model": "spec", "spec": pack_spec(spec_to_json(sinks))})
+    assert table.loc["SGLang", "engine log"] == 2_209_216
+    fp8 = sglang_row({"model": "spec", "spec": pack_spec(spec_to_json(
+        sinks.with_options(kv_dtype="fp8")))})
+    assert fp8.loc["SGLang (won't start)"].isna().all()

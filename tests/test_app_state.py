@@ -2169,3 +2169,22 @@ def test_a_custom_model_without_layers_is_told_to_give_them():
 ])
 def test_the_gpu_labs_link_keys_are_said_as_key_value(params, said):
     assert decode_query(params)[1] == [said]
+
+
+def test_a_raw_model_carries_learnable_sink_in_the_link_and_the_export():
+    # DeepSeek-V3.2 with learnable attention sinks as raw bytes: SGLang keeps its sparse
+    # attention in bfloat16 then and refuses fp8 (test_sglang), so the flag rides along as
+    # sink=1, written only when set, as the export writes learnable_sink only when true
+    profile = replace(app_model.profile_for("DeepSeek-V3.2", None, 1), learnable_sink=True)
+    raw = RawModel.from_profile(profile)
+    assert raw.learnable_sink and raw.profile(profile.name) == profile
+    query = encode_query(AppState(model=CUSTOM, raw=raw))
+    assert query["sink"] == "1"
+    assert decode_query(query)[0].raw == raw
+    assert profile_to_dict(profile)["learnable_sink"] is True
+    assert app_model.load_model_json(json.dumps(profile_to_dict(profile))) == profile
+    plain = RawModel.from_profile(replace(profile, learnable_sink=False))
+    assert "sink" not in encode_query(AppState(model=CUSTOM, raw=plain))
+    assert "learnable_sink" not in profile_to_dict(plain.profile())
+    state, notices = decode_query({**query, "sink": "2"})
+    assert state.raw is None and "sink='2' is not 0 or 1" in notices[0]

@@ -117,6 +117,9 @@ DEEPSEEK_V32 = {
     "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4_096,
                      "beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0},
 }
+# DeepSeek-V3.2's with learnable attention sinks in its sparse attention (config.json's
+# learnable_sink, which SGLang 0.5.23 reads off the config: arg_groups/overrides.py 526)
+DEEPSEEK_V32_SINKS = {**DEEPSEEK_V32, "learnable_sink": True}
 
 # Configs as their checkpoints write them (cache-relevant fields), one per preset.
 # gpt-oss's rope: yarn over 4,096 trained positions, x 32 = its max_position_embeddings
@@ -3411,3 +3414,40 @@ def test_a_layer_types_of_text_or_an_object_is_refused_as_no_list(value):
     with pytest.raises(ValueError, match=r"^config.json text_config.layer_types = "):
         spec_from_hf_config({**LLAMA4_SCOUT, "text_config": {**LLAMA4_SCOUT["text_config"],
                                                              "layer_types": value}})
+
+
+def test_a_dsa_config_carries_its_learnable_sink_to_the_profile_and_the_export():
+    # SGLang 0.5.23 reads bool(getattr(hf_config, "learnable_sink", False)) for DeepSeek's
+    # sparse attention (arg_groups/overrides.py 526), a top-level config.json field: the spec
+    # and its profile carry it (test_sglang: bfloat16 then on a B200, fp8 refused); the bytes
+    # are DeepSeek-V3.2's own, 61 x 1,284 B a token in bfloat16. FlatKV dropped the field
+    sinks = spec_from_hf_config(DEEPSEEK_V32_SINKS)
+    plain = spec_from_hf_config(DEEPSEEK_V32)
+    assert (sinks.learnable_sink, plain.learnable_sink) == (True, False)
+    profile = sinks.profile()
+    assert profile.learnable_sink and profile.kv_bytes_per_slot == 1_284
+    assert replace(profile, learnable_sink=False) == plain.profile() != profile
+    assert sinks.source.endswith(
+        "; learnable attention sinks (learnable_sink), for which SGLang keeps the sparse "
+        "attention's cache in bfloat16 on every GPU")
+    assert "learnable" not in plain.source
+    # null reads as SGLang's bool(None), false; any other value than true or false is refused
+    assert not spec_from_hf_config({**DEEPSEEK_V32, "learnable_sink": None}).learnable_sink
+    assert not spec_from_hf_config({**DEEPSEEK_V32, "learnable_sink": False}).learnable_sink
+    for value, written in (("true", "'true'"), (1, "1")):
+        with pytest.raises(ValueError) as refused:
+            spec_from_hf_config({**DEEPSEEK_V32, "learnable_sink": value})
+        assert str(refused.value) == (f"deepseek_v32 config.json learnable_sink must be true or "
+                                      f"false, got {written}: fix the field")
+    # dense MLA (no index_topk): no sparse attention for SGLang to read it for
+    dense = spec_from_hf_config({**PRESET_CONFIGS["DeepSeek-V3"], "learnable_sink": True})
+    assert not dense.learnable_sink and not dense.profile().learnable_sink
+    # the export (a model file, a link's spec) and the Model page's draft keep it
+    exported = sinks.to_dict()
+    assert exported["learnable_sink"] is True and "learnable_sink" not in plain.to_dict()
+    assert ModelSpec.from_dict(exported) == sinks
+    assert ModelSpec.from_dict(exported).profile().learnable_sink
+    assert app_model.SpecDraft.from_spec(sinks).to_spec().learnable_sink
+    with pytest.raises(ValueError) as refused:
+        ModelSpec.from_dict({**exported, "learnable_sink": "yes"})
+    assert str(refused.value) == "learnable_sink is 'yes': give true or false"

@@ -3214,3 +3214,105 @@ def test_sglang_gpu_note_is_the_refusal_the_dsa_layout_or_the_page_in_place_of_t
     assert sglang_gpu_note(b200, ds3, StrategyOptions()).page == 64
     for model in (nemotron_h, v32, ds3):
         assert sglang_gpu_note("H100 80GB", model, off) is None
+
+
+def test_sglang_keeps_dsa_with_learnable_sinks_in_bfloat16_on_a_blackwell_too():
+    # SGLang 0.5.23's _dsa_kv_cache_dtype_default reads bool(getattr(hf_config,
+    # "learnable_sink", False)) (overrides.py 526): with it, auto picks fp8_e4m3 on compute
+    # capability 10 no more ("fp8_e4m3" if major >= 10 and not has_attention_sinks else
+    # "bfloat16", 532-535) and _dsa_split_backend_resolution runs flashmla_sparse (644-663),
+    # no trtllm raw layout. DeepSeek-V3.2 on the B200 preset (192,265,846,784 B x 0.9 =
+    # 173,039,262,105 B): auto stores the raw fp8 61 x (576 + 132) = 61 x 708 = 43,188 B a
+    # token, 4,006,651 tokens, 4,006,592 in pages of 64; told bfloat16 61 x (1,152 + 132) =
+    # 61 x 1,284 = 78,324 B, 2,209,275 tokens, 2,209,216. The same config with learnable_sink
+    # true was sized at auto's 4,006,592: it is bfloat16's 2,209,216, told or not
+    from test_hf_config import DEEPSEEK_V32_SINKS
+
+    from flatkv.budget import GPU_PRESETS
+    from flatkv.engine_options import acting_engine_options
+    from flatkv.strategies.sglang import blackwell_dsa_bytes, sglang_dsa, sm100_dsa_layout
+
+    budget = GPU_PRESETS["B200 192GB"] * 9 // 10
+    assert budget == 192_265_846_784 * 9 // 10 == 173_039_262_105
+    assert budget // (61 * 708) == 4_006_651 and 4_006_651 // 64 * 64 == 4_006_592
+    assert budget // (61 * 1_284) == 2_209_275 and 2_209_275 // 64 * 64 == 2_209_216
+    blackwell = StrategyOptions(sglang_blackwell=True)
+    told = replace(blackwell, sglang_kv_cache_dtype="bfloat16")
+    v32 = load_preset("DeepSeek-V3.2").profile()
+    sinks = spec_from_hf_config(DEEPSEEK_V32_SINKS, name="DeepSeek-V3.2 sinks").profile()
+    assert (sinks.learnable_sink, v32.learnable_sink) == (True, False)
+    assert sinks.kv_bytes_per_slot == v32.kv_bytes_per_slot == 1_284
+    assert sinks.dsa_raw_fp8_bytes_per_slot == 708
+
+    def tokens(profile: CacheProfile, options: StrategyOptions) -> int:
+        return run_strategy("sglang", profile, budget_bytes=budget, context_tokens=163_840,
+                            options=options).logged_tokens
+
+    assert (tokens(v32, blackwell), tokens(v32, told)) == (4_006_592, 2_209_216)
+    # with the sinks: bfloat16 at auto and told, on a Blackwell as on a Hopper
+    for options in (blackwell, told, StrategyOptions()):
+        assert tokens(sinks, options) == 2_209_216
+    assert blackwell_dsa_bytes(sinks, blackwell) is None
+    formulas: list[str] = []
+    assert sglang_dsa(sinks, blackwell, formulas) is sinks
+    layout = ("keeps DeepSeek's sparse attention with learnable attention sinks (the config's "
+              "learnable_sink) in bfloat16 on its flashmla_sparse DSA backends "
+              "(_dsa_kv_cache_dtype_default picks fp8_e4m3 at compute capability 10 only "
+              "without them, overrides.py 526-535; _dsa_split_backend_resolution 644-663): "
+              "1,152 + 132 = 1,284 B a token a layer")
+    assert formulas == [f"on a Blackwell GPU SGLang 0.5.23 {layout}, not the raw fp8 576 + 132 "
+                        "= 708 B its auto picks there without them"]
+    assert sm100_dsa_layout("B200 192GB", sinks, StrategyOptions()) == (
+        f"SGLang 0.5.23 on a B200 {layout}, as on a Hopper: these figures are that layout's "
+        "(without them, told none, it keeps fp8_e4m3 there, the raw 576 + 132 = 708 B)")
+    assert sm100_dsa_layout("H100 80GB", sinks, StrategyOptions()) is None
+    # its start-up log's KV line is bfloat16's, not fp8's raw layout
+    r = run_strategy("sglang", sinks, budget_bytes=budget, context_tokens=163_840,
+                     options=blackwell)
+    assert r.extras["log_lines"][0].startswith(
+        "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 2209216, KV size: ")
+    # a model in float16 (SGLang's auto too) is kept in bfloat16 alike, in place of its own
+    f16 = spec_from_hf_config(DEEPSEEK_V32_SINKS).with_options(kv_dtype="float16").profile()
+    assert tokens(f16, blackwell) == 2_209_216
+    # SGLang's --kv-cache-dtype bfloat16 changes nothing there: auto keeps bfloat16 too
+    assert "sglang_kv_cache_dtype" in acting_engine_options(v32, told, ("sglang",))
+    assert "sglang_kv_cache_dtype" not in acting_engine_options(sinks, told, ("sglang",))
+
+
+def test_sglang_refuses_dsa_with_learnable_sinks_in_fp8_on_any_gpu():
+    # told any --kv-cache-dtype but auto, bf16 or bfloat16, _dsa_kv_cache_dtype_default raises
+    # for learnable DSA attention sinks (overrides.py 527-531), before its dtype assertion
+    # (541-544), on a Hopper and a Blackwell alike: fp8_e4m3 (FlatKV's KV dtype fp8), which
+    # was sized on a B200 at auto's raw 708 B (4,006,592 tokens) and on a Hopper at the scaled
+    # 61 x 788 B, and fp8_e5m2 in these words, not the assertion's
+    from test_hf_config import DEEPSEEK_V32_SINKS
+
+    from flatkv.strategies.sglang import dsa_dtype_refusal, sm100_dsa_layout
+
+    spec = spec_from_hf_config(DEEPSEEK_V32_SINKS, name="DeepSeek-V3.2 sinks")
+    for dtype, name, told in (("fp8", "float8_e4m3fn", "fp8_e4m3"),
+                              ("fp8_e5m2", "float8_e5m2", "fp8_e5m2")):
+        profile = spec.with_options(kv_dtype=dtype).profile()
+        refusal = (f"DeepSeek's sparse attention with learnable attention sinks (the config's "
+                   f"learnable_sink) in the KV dtype {name} (--kv-cache-dtype {told}) is refused "
+                   "by 0.5.23: \"Learnable DSA attention sinks require a bfloat16 KV cache; got "
+                   f"kv_cache_dtype={told}.\" (_dsa_kv_cache_dtype_default, overrides.py "
+                   "526-531, on any GPU); set the KV dtype to bfloat16, which its auto keeps "
+                   "for such a model on every GPU")
+        assert dsa_dtype_refusal(profile) == refusal
+        for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
+            r = run_strategy("sglang", profile, budget_bytes=173_039_262_105, options=options)
+            # opened as a start refusal's: Compare's "won't start"
+            assert (r.applies, r.reason) == (False, f"SGLang refuses to start: {refusal}")
+        assert sm100_dsa_layout("B200 192GB", profile, StrategyOptions()) is None
+    # the fix starts it: bfloat16, 2,209,216 tokens on the B200 preset
+    fixed = run_strategy("sglang", spec.with_options(kv_dtype="bfloat16").profile(),
+                         budget_bytes=173_039_262_105, context_tokens=163_840,
+                         options=StrategyOptions(sglang_blackwell=True))
+    assert fixed.logged_tokens == 2_209_216
+    # without the sinks fp8_e4m3 starts (the raw 708 B on a B200), as before
+    plain = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
+    assert dsa_dtype_refusal(plain) is None
+    assert run_strategy("sglang", plain, budget_bytes=173_039_262_105, context_tokens=163_840,
+                        options=StrategyOptions(sglang_blackwell=True)
+                        ).logged_tokens == 4_006_592

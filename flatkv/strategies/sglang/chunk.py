@@ -353,15 +353,15 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
                              f"where told a page size of {told} ({why})")
 
 
-# SGLang 0.5.23's KV dtype and stored bytes for DeepSeek's sparse attention on a Blackwell GPU
-# (SM 10.x), told no --kv-cache-dtype: _dsa_kv_cache_dtype_default picks fp8_e4m3 there
-# (overrides.py 532-535; bfloat16 below SM 10, and for learnable attention sinks, which no
-# model here has), _dsa_split_backend_resolution runs fp8's prefill and decode on trtllm
-# (overrides.py 713-719), and calculate_mla_kv_cache_dim gives trtllm the raw MLA layout, the
-# latent's kv_lora_rank + qk_rope_head_dim fp8 bytes with no scales (kv_cache_configurator.py
-# 3425-3440), which the DSA pool stores beside the indexer's keys and sizes itself by. Told
-# bfloat16 (``StrategyOptions.sglang_kv_cache_dtype``), it keeps bfloat16 on any GPU: the
-# same latent of 2-byte elements (trtllm decodes it there, flashmla_sparse prefills it:
+# SGLang 0.5.23's KV dtype and stored bytes for DeepSeek's sparse attention on a Blackwell GPU (SM
+# 10.x), told no --kv-cache-dtype: _dsa_kv_cache_dtype_default picks fp8_e4m3 there (overrides.py
+# 532-535; bfloat16 below SM 10, and for learnable attention sinks on any GPU:
+# ``CacheProfile.learnable_sink``, ``SINK_REFUSAL``), _dsa_split_backend_resolution runs fp8's
+# prefill and decode on trtllm (overrides.py 713-719), and calculate_mla_kv_cache_dim gives trtllm
+# the raw MLA layout, the latent's kv_lora_rank + qk_rope_head_dim fp8 bytes with no scales
+# (kv_cache_configurator.py 3425-3440), which the DSA pool stores beside the indexer's keys and
+# sizes itself by. Told bfloat16 (``StrategyOptions.sglang_kv_cache_dtype``), it keeps bfloat16 on
+# any GPU: the same latent of 2-byte elements (trtllm decodes it there, flashmla_sparse prefills it:
 # overrides.py 722-726), 1,152 + 132 B for DeepSeek-V3.2, a Hopper's bytes
 SM100_DSA_KV_DTYPE = "fp8_e4m3"
 SM100_DSA_BACKEND = "trtllm"
@@ -369,6 +369,14 @@ SM100_DSA_BACKEND = "trtllm"
 # "auto" and "bf16" are resolved, _dsa_kv_cache_dtype_default asserts bfloat16 or fp8_e4m3 on
 # every CUDA GPU (overrides.py 541-544); its other fp8 choice is this one (a canonical dtype)
 DSA_REFUSED_KV_DTYPE = "float8_e5m2"
+# SGLang 0.5.23's words where told another --kv-cache-dtype than auto, bf16 or bfloat16 for
+# DeepSeek's sparse attention with learnable attention sinks (``CacheProfile.learnable_sink``):
+# _dsa_kv_cache_dtype_default reads ``bool(getattr(hf_config, "learnable_sink", False))`` and
+# raises before its dtype assertion (overrides.py 526-531), on any GPU; {} its --kv-cache-dtype
+SINK_REFUSAL = ("Learnable DSA attention sinks require a bfloat16 KV cache; got "
+                "kv_cache_dtype={}.")
+# FlatKV's fp8 KV dtypes as SGLang's --kv-cache-dtype names them (fields/model.py 209-218)
+SGLANG_FP8_NAMES = {"float8_e4m3fn": SM100_DSA_KV_DTYPE, "float8_e5m2": "fp8_e5m2"}
 # Why SGLang 0.5.23 keeps no cache in FlatKV's int8 (``dtypes.UNSTORED_KV_DTYPE``), for any
 # model: neither its --kv-cache-dtype nor its --dtype (a KV dtype of float16 or float32 stands
 # for its auto with that --dtype) names it, and configure_kv_cache_dtype raises for any other
@@ -415,16 +423,27 @@ def sglang_kv_dtype_refusal(profile: CacheProfile) -> str | None:
 
 def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
     """Why SGLang 0.5.23 would not start DeepSeek's sparse attention (a model of its DeepSeek
-    family, ``SM100_TRTLLM_MLA``, with an indexer) in ``profile``'s KV dtype, on any GPU: told
-    fp8_e5m2 (``DSA_REFUSED_KV_DTYPE``), its _dsa_kv_cache_dtype_default asserts (overrides.py
-    541-544). It reads the architecture, the indexer and the dtype alone, as SGLang does, not
+    family, ``SM100_TRTLLM_MLA``, with an indexer) in ``profile``'s KV dtype, on any GPU: with
+    learnable attention sinks (``CacheProfile.learnable_sink``) any KV dtype but those that
+    stand for its auto or bfloat16 (``AUTO_DSA_KV_DTYPES``), which its
+    _dsa_kv_cache_dtype_default refuses first (``SINK_REFUSAL``, overrides.py 526-531: fp8_e4m3
+    too, and fp8_e5m2 in these words); told fp8_e5m2 (``DSA_REFUSED_KV_DTYPE``), it asserts
+    (541-544). It reads the architecture, the indexer and the dtype alone, as SGLang does, not
     the latent's width: bytes given alone (an export, a link's raw model) that carry the dtype
     are refused too. None for any other dtype or profile, bytes given with no dtype too (int8,
     which no model runs in, is ``sglang_kv_dtype_refusal``'s). It names the release alone:
     ``sglang_kv_dtype_refusal`` opens it with ``SGLANG_REFUSES_TO_START``, which names SGLang."""
     arch = profile.architectures[0] if profile.architectures else None
-    if (arch not in SM100_TRTLLM_MLA or profile.indexer_bytes_per_slot is None
-            or profile.kv_dtype != DSA_REFUSED_KV_DTYPE):
+    if arch not in SM100_TRTLLM_MLA or profile.indexer_bytes_per_slot is None:
+        return None
+    if profile.learnable_sink and profile.kv_dtype not in (None, *AUTO_DSA_KV_DTYPES):
+        told = SGLANG_FP8_NAMES.get(profile.kv_dtype, profile.kv_dtype)
+        return (f"DeepSeek's sparse attention with learnable attention sinks (the config's "
+                f"learnable_sink) in the KV dtype {profile.kv_dtype} (--kv-cache-dtype {told}) "
+                f"is refused by 0.5.23: \"{SINK_REFUSAL.format(told)}\" "
+                "(_dsa_kv_cache_dtype_default, overrides.py 526-531, on any GPU); set the KV "
+                "dtype to bfloat16, which its auto keeps for such a model on every GPU")
+    if profile.kv_dtype != DSA_REFUSED_KV_DTYPE:
         return None
     return (f"DeepSeek's sparse attention in the KV dtype {DSA_REFUSED_KV_DTYPE} (--kv-cache-"
             f"dtype {ENGINE_DTYPE_NAMES[DSA_REFUSED_KV_DTYPE]}) is refused by 0.5.23: "
@@ -456,10 +475,11 @@ def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
     ``dsa_raw_fp8_bytes_per_slot``: an export, a link's raw model, whose latent width is not
     known; its architecture SGLang's DeepSeek family or not given), what SGLang stores on a
     Blackwell GPU and that these figures take the bytes given instead, after "SGLang 0.5.23 on
-    a ...": a silent Hopper figure there would pass for SGLang's. None for any other profile."""
+    a ...": a silent Hopper figure there would pass for SGLang's. None for any other profile,
+    and with learnable attention sinks, which SGLang keeps in bfloat16 there too."""
     arch = profile.architectures[0] if profile.architectures else None
     if (profile.indexer_bytes_per_slot is None or profile.dsa_raw_fp8_bytes_per_slot is not None
-            or arch not in (None, *SM100_TRTLLM_MLA)):
+            or arch not in (None, *SM100_TRTLLM_MLA) or profile.learnable_sink):
         return None
     return (f"keeps DeepSeek's sparse attention in {SM100_DSA_KV_DTYPE} where no "
             f"--kv-cache-dtype is told, on its {SM100_DSA_BACKEND} DSA backends, which store the "
@@ -472,11 +492,13 @@ def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
 def blackwell_dsa_bytes(profile: CacheProfile, options: StrategyOptions) -> int | None:
     """The raw fp8 bytes a token a layer SGLang's figures at ``options`` store for ``profile``
     on a Blackwell GPU (``options.sglang_blackwell``) in place of its own; None where a
-    Blackwell stores it as a Hopper does (another GPU, bfloat16 told: ``bfloat16_told``, no
-    DeepSeek sparse attention). What a Blackwell changes, which the options that act there
-    alone ask (``engine_options``, ``log_check``); ``sglang_dsa_stored`` says all SGLang
-    stores in place of the model's."""
-    if not options.sglang_blackwell or bfloat16_told(profile, options):
+    Blackwell stores it as a Hopper does (another GPU, bfloat16 told: ``bfloat16_told``,
+    learnable attention sinks: ``CacheProfile.learnable_sink``, for which its auto picks
+    bfloat16 there too, overrides.py 532-535, no DeepSeek sparse attention). What a Blackwell
+    changes, which the options that act there alone ask (``engine_options``, ``log_check``);
+    ``sglang_dsa_stored`` says all SGLang stores in place of the model's."""
+    if (not options.sglang_blackwell or bfloat16_told(profile, options)
+            or profile.learnable_sink):
         return None
     return _raw_dsa_bytes(profile)
 
@@ -527,7 +549,12 @@ def sglang_dsa(profile: CacheProfile, options: StrategyOptions,
         return profile
     stored = sglang_dsa_stored(profile, options)
     own = f"the {n(profile.kv_bytes_per_slot)} of the model's {profile.kv_dtype or 'KV'}"
-    if options.sglang_blackwell and bfloat16_told(profile, options):
+    if options.sglang_blackwell and profile.learnable_sink:
+        formulas.append(
+            f"on a Blackwell GPU SGLang 0.5.23 {_sink_layout(profile, raw)} a token a layer, "
+            + (f"in place of {own}, " if stored else "")
+            + f"not the raw fp8 {_dsa_terms(profile, raw)} its auto picks there without them")
+    elif options.sglang_blackwell and bfloat16_told(profile, options):
         bf16 = _bfloat16_dsa_bytes(profile, raw)
         formulas.append(
             "on a Blackwell GPU SGLang 0.5.23 told --kv-cache-dtype bfloat16 keeps DeepSeek's "
@@ -576,6 +603,10 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile,
     if (raw := _raw_dsa_bytes(profile)) is None:
         alone = _dsa_bytes_alone(profile)
         return alone and f"SGLang 0.5.23 on a {on} {alone}"
+    if profile.learnable_sink:
+        return (f"SGLang 0.5.23 on a {on} {_sink_layout(profile, raw)} a token a layer, as on a "
+                f"Hopper: these figures are that layout's (without them, told none, it keeps "
+                f"{SM100_DSA_KV_DTYPE} there, the raw {_dsa_terms(profile, raw)})")
     if bfloat16_told(profile, options):
         bf16 = _bfloat16_dsa_bytes(profile, raw)
         return (f"SGLang 0.5.23 on a {on} told --kv-cache-dtype bfloat16 keeps DeepSeek's sparse "
@@ -588,6 +619,21 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile,
             f"{_dsa_terms(profile, raw)} a token a layer (kv_cache_configurator.py "
             "3425-3440): these figures are that layout's (told bfloat16 it keeps "
             f"{n(_bfloat16_dsa_bytes(profile, raw))} B, as on a Hopper)")
+
+
+def _sink_layout(profile: CacheProfile, raw: int) -> str:
+    """What SGLang 0.5.23 keeps DeepSeek's sparse attention with learnable attention sinks in,
+    told --kv-cache-dtype auto or bfloat16 (any other it refuses: ``dsa_dtype_refusal``), on
+    every GPU, after "SGLang 0.5.23 on a ...", up to its bytes a token a layer: bfloat16
+    (_dsa_kv_cache_dtype_default picks fp8_e4m3 at compute capability 10 only without them,
+    overrides.py 526-535), on flashmla_sparse (_dsa_split_backend_resolution, 644-663), the
+    latent of 2-byte elements beside the indexer's keys (1,152 + 132 = 1,284 B for
+    DeepSeek-V3.2)."""
+    return ("keeps DeepSeek's sparse attention with learnable attention sinks (the config's "
+            "learnable_sink) in bfloat16 on its flashmla_sparse DSA backends "
+            "(_dsa_kv_cache_dtype_default picks fp8_e4m3 at compute capability 10 only "
+            "without them, overrides.py 526-535; _dsa_split_backend_resolution 644-663): "
+            f"{_dsa_terms(profile, _bfloat16_dsa_bytes(profile, raw))}")
 
 
 def _bfloat16_dsa_bytes(profile: CacheProfile, raw: int) -> int:
