@@ -91,20 +91,33 @@ def _no_engine_runs(run: log_check.LoggedRun) -> None:
     """Where neither engine runs at the pages, say so; where that is for a KV dtype no engine
     keeps (int8) and the log names the one its run kept (``log_check.logged_kv_dtype``: SGLang's
     KV line), offer to take it, as the log's other settings are offered: the model's KV dtype
-    set to it (a raw model's bytes stay as given), at which its lines have something to agree
-    with."""
+    set to it, at which its lines have something to agree with. A model re-sizes its heads in
+    it; raw bytes are elements of the KV dtype, re-sized by their element size
+    (``log_check.raw_kv_in``: int8's 2,048 B a token a layer are bfloat16's 4,096), and where
+    they cannot be (an indexer's keys in them), no button: the bytes are to be given again."""
     s = state()
     if not (logged := log_check.logged_kv_dtype(run, s.profile().kv_dtype)):
         st.warning("Neither vLLM nor SGLang runs at these settings: no lines to check.")
         return
     kept = s.profile().kv_dtype
-    st.warning(f"Neither vLLM nor SGLang keeps a KV cache in {kept}: no lines to check. This "
-               f"log's run kept its KV cache in {dtype_label(logged)}: take that KV dtype, then "
-               "read the check again.")
+    said = (f"Neither vLLM nor SGLang keeps a KV cache in {kept}: no lines to check. This "
+            f"log's run kept its KV cache in {dtype_label(logged)}: ")
     if s.model == CUSTOM and s.raw is not None:
+        if (changes := log_check.raw_kv_in(s.profile(), logged)) is None:
+            st.warning(f"{said}give the model's bytes in {logged} again on the Model page (its "
+                       f"{kept} bytes hold an indexer's keys, which do not scale to {logged}'s "
+                       "elements), then read the check again.")
+            return
+        resized = changes.get("kv_bytes_per_slot", s.raw.kv_bytes_per_slot)
+        st.warning(said + ("take that KV dtype" if resized == s.raw.kv_bytes_per_slot else
+                           f"take that KV dtype, in which the model's {kept} bytes, "
+                           f"{s.raw.kv_bytes_per_slot:,} B a token a layer, are {resized:,}")
+                   + ", then read the check again.")
         st.button("Use the log's KV dtype", key="compare.log_kv_dtype", on_click=update,
-                  kwargs={"raw": replace(s.raw, kv_dtype=logged)}, icon=":material/input:")
-    elif (spec := s.model_spec()) is not None:
+                  kwargs={"raw": replace(s.raw, **changes)}, icon=":material/input:")
+        return
+    st.warning(f"{said}take that KV dtype, then read the check again.")
+    if (spec := s.model_spec()) is not None:
         st.button("Use the log's KV dtype", key="compare.log_kv_dtype", on_click=use_spec,
                   args=(replace(spec, kv_dtype=logged),), icon=":material/input:")
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
-from flatkv.dtypes import UNSTORED_KV_DTYPE, canonical_dtype
+from flatkv.dtypes import UNSTORED_KV_DTYPE, canonical_dtype, dtype_bytes
 from flatkv.engine_options import acting_engine_options, strategy_fields
 from flatkv.models import MAX_TP
 from flatkv.profile import CacheProfile
@@ -1250,6 +1250,46 @@ def logged_kv_dtype(run: LoggedRun, kv_dtype: str | None) -> str | None:
     except ValueError:
         return None
     return None if dtype == UNSTORED_KV_DTYPE else dtype
+
+
+# The byte counts of a raw profile's KV, each a number of the KV dtype's elements: a token's
+# bytes a layer, the sliding layers' where they differ, and the K / V splits SGLang logs
+RAW_KV_FIELDS = ("kv_bytes_per_slot", "kv_tensor_bytes", "sliding_kv_bytes_per_slot",
+                 "sliding_kv_tensor_bytes")
+
+
+def raw_kv_in(profile: CacheProfile, dtype: str) -> dict[str, object] | None:
+    """The KV fields of a raw ``profile`` (bytes typed per rank, with no heads to re-size: its
+    ``tp`` None) in the KV dtype ``dtype``, by their names (``RAW_KV_FIELDS`` and
+    ``kv_dtype``), for the Compare page's and ``compare --check-log``'s offer of a log's KV
+    dtype (``logged_kv_dtype``). Its bytes are elements of its ``kv_dtype``, so they scale by
+    the element sizes: int8's 1 byte an element is fp8's too (the bytes stand), bfloat16 keeps
+    2 (they double: 2,048 B a token a layer at int8 is 4,096 at bfloat16), else the engine's
+    run of the log's dtype holds half the tokens FlatKV's lines would say. None where the bytes
+    cannot be carried over and must be given again: an indexer's keys (fp8 whatever the
+    dtype) and, at 1 byte, fp8_ds_mla's scales are in them, which an element size does not
+    scale; or the profile names no KV dtype, or the bytes scaled are no whole bytes or past a
+    profile's bounds."""
+    if profile.kv_dtype is None:
+        return None
+    was, then = dtype_bytes(profile.kv_dtype), dtype_bytes(dtype)
+    if was == then:
+        return {"kv_dtype": dtype}
+    if profile.indexer_bytes_per_slot is not None:
+        return None
+    sizes = {name: value for name in RAW_KV_FIELDS
+             if (value := getattr(profile, name)) not in (None, ())}
+    if any(n * then % was for value in sizes.values()
+           for n in (value if isinstance(value, tuple) else (value,))):
+        return None
+    changes: dict[str, object] = {"kv_dtype": dtype, **{
+        name: tuple(n * then // was for n in value) if isinstance(value, tuple)
+        else value * then // was for name, value in sizes.items()}}
+    try:
+        replace(profile, **changes)
+    except ValueError:  # past MAX_ROW_BYTES
+        return None
+    return changes
 
 
 def logged_changes(run: LoggedRun, now: RunSettings,

@@ -9,6 +9,7 @@ face: the path, the flags and the one-line errors.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import stat
 import sys
@@ -19,7 +20,7 @@ from typing import BinaryIO
 
 from flatkv import log_check, strategy_cli
 from flatkv.budget import GPU_PRESETS
-from flatkv.dtypes import ENGINE_DTYPE_NAMES
+from flatkv.dtypes import ENGINE_DTYPE_NAMES, dtype_bytes
 from flatkv.given_cli import GivenModel, UsageError
 from flatkv.profile import CacheProfile
 from flatkv.sizing import sglang_budget_search
@@ -187,6 +188,29 @@ def read_log_file(path: str, say: Callable[[str], None] | None = None) -> str:
         raise UsageError(f"--check-log {quoted(path)}: {exc}") from None
 
 
+def _kv_dtype_fix(args: argparse.Namespace, profile: CacheProfile, logged: str) -> str:
+    """How to check a log again in the KV dtype its run kept (``logged``): a model's
+    --kv-dtype, which re-sizes its heads; raw bytes (a --model-file's, of no TP) take no
+    --kv-dtype, so their file's fields at that dtype (``log_check.raw_kv_in``: bytes of 1-byte
+    int8 elements double at bfloat16), or, where those cannot be carried over, the bytes
+    given again."""
+    if profile.tp is not None:
+        return f"check it again with --kv-dtype {ENGINE_DTYPE_NAMES.get(logged, logged)}"
+    file = (f"--model-file {quoted(args.model_file)} holds raw bytes, which --kv-dtype does "
+            "not re-type")
+    if (changes := log_check.raw_kv_in(profile, logged)) is None:
+        return (f"{file}, and its {profile.kv_dtype} bytes hold an indexer's keys, which do not "
+                f"scale to {logged}'s elements: give its bytes in {logged} again, with "
+                f'"kv_dtype": "{logged}"')
+    fields = ", ".join(f'"{name}": {json.dumps(list(value) if isinstance(value, tuple) else value)}'
+                       for name, value in changes.items())
+    was, then = dtype_bytes(profile.kv_dtype), dtype_bytes(logged)
+    why = (f"{profile.kv_dtype}'s and {logged}'s elements are {count_text(was, 'byte')} alike"
+           if was == then else f"its {profile.kv_dtype} bytes are elements of "
+           f"{count_text(was, 'byte')}, which {logged} keeps in {then}")
+    return f"{file}: check it again with the file's {fields} ({why})"
+
+
 def checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | None,
                  log: str) -> list[log_check.LogCheck]:
     """FlatKV's start-up lines of each engine at these settings checked against ``log``, for
@@ -205,8 +229,7 @@ def checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | 
                 f"--check-log {quoted(args.check_log)}: neither "
                 f"{' nor '.join(ENGINE_NAMES.values())} keeps a KV cache in "
                 f"{profile.kv_dtype}, so FlatKV has no start-up line to check; this log's run "
-                f"kept its KV cache in {logged}: check it again with --kv-dtype "
-                f"{ENGINE_DTYPE_NAMES.get(logged, logged)}")
+                f"kept its KV cache in {logged}: {_kv_dtype_fix(args, profile, logged)}")
         raise ValueError(f"--check-log {quoted(args.check_log)}: neither "
                          f"{' nor '.join(ENGINE_NAMES.values())} starts at these settings, so "
                          "FlatKV has no start-up line to check (compare without --check-log "

@@ -722,6 +722,51 @@ def test_compare_offers_the_kv_dtype_an_sglang_log_names_where_the_model_keeps_i
     assert not [b for b in at.button if b.key == "compare.log_kv_dtype"]
 
 
+def test_compare_offers_a_bfloat16_log_kv_dtype_to_raw_bytes_at_twice_their_int8_bytes():
+    # The raw Llama-3.1-8B bytes above in int8 (2,048 B a token a layer, K and V 1,024 each:
+    # 1-byte elements) beside SGLang's log of a bfloat16 run on the default H100: there each
+    # element takes 2 bytes, 4,096 a token a layer, so its pool holds 76,968,728,985 // (32 x
+    # 4,096) = 587,224 tokens (SGLang's page of 1 token), K and V each (587,224 + 1) x 32 x
+    # 2,048 B = 35.84 GB (2**30 B). The offer doubles the bytes and their K / V split beside
+    # the dtype, at which the KV line agrees; the dtype alone (the bytes kept) gave 1,174,449
+    # tokens, and its line differed
+    assert 76_968_728_985 // (32 * 4_096) == 587_224
+    assert f"{(587_224 + 1) * 32 * 2_048 / 2**30:.2f}" == "35.84"
+    assert 76_968_728_985 // (32 * 2_048) == 1_174_449
+    link = {"model": "custom", "layers": "full*32", "kv": "2048", "kv_split": "1024,1024",
+            "kv_dtype": "int8"}
+    kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 587224, K size: 35.84 GB, "
+          "V size: 35.84 GB")
+    at = open_app("app_pages/compare.py", link)
+    at.text_area(key="compare.check_log").set_value(f"[2026-12-06 07:01:00 TP0] {kv}").run()
+    assert not at.exception and not at.error
+    assert [shown(w) for w in at.warning] == [
+        "Neither vLLM nor SGLang keeps a KV cache in int8: no lines to check. This log's run "
+        "kept its KV cache in bfloat16: take that KV dtype, in which the model's int8 bytes, "
+        "2,048 B a token a layer, are 4,096, then read the check again."]
+    at.button(key="compare.log_kv_dtype").click().run()
+    assert not at.exception and not at.error
+    assert (at.query_params["kv_dtype"], at.query_params["kv"], at.query_params["kv_split"]) == (
+        "bfloat16", "4096", "2048,2048")
+    assert [shown(s) for s in at.success] == [
+        "SGLang: 1 of 2 lines are in the log and agree with it; 1 not in it."]
+    # raw bytes that hold an indexer's keys (DeepSeek-V3.2's 656 + 132 B in int8) do not scale
+    # to bfloat16's elements: no button, the bytes to be given again
+    at = open_app("app_pages/compare.py", {
+        "model": "custom", "layers": "full*61", "kv": "788", "kv_split": "788",
+        "indexer": "132", "model_kernel": "64", "kv_dtype": "int8"})
+    at.text_area(key="compare.check_log").set_value(
+        "[2026-12-06 07:01:00 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: "
+        "548352, KV size: 40.00 GB").run()
+    assert not at.exception and not at.error
+    assert [shown(w) for w in at.warning] == [
+        "Neither vLLM nor SGLang keeps a KV cache in int8: no lines to check. This log's run "
+        "kept its KV cache in bfloat16: give the model's bytes in bfloat16 again on the Model "
+        "page (its int8 bytes hold an indexer's keys, which do not scale to bfloat16's "
+        "elements), then read the check again."]
+    assert not [b for b in at.button if b.key == "compare.log_kv_dtype"]
+
+
 def test_compare_offers_the_log_kv_dtype_for_an_edited_model_in_int8():
     # Llama-3.1-8B edited to keep its KV in int8, 40 GiB a rank: the offer sets the edited
     # model's KV dtype to the log's fp8, whose K and V are 1 byte too: 40 GiB // (32 x 2,048)

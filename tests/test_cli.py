@@ -1335,6 +1335,45 @@ def test_compare_check_log_at_int8_offers_the_kv_dtype_the_log_names(tmp_path, c
     assert "starts at these settings" in refused([*llama, "--kv-dtype", "int8"], capsys)
 
 
+def test_compare_check_log_at_int8_of_raw_bytes_names_the_files_bytes_in_the_logs_dtype(
+        tmp_path, capsys):
+    # A raw --model-file of MLA bytes in int8, 61 layers of a 576-byte latent (1-byte
+    # elements), takes no --kv-dtype. SGLang's log of a bfloat16 run in 40 GiB at page 64
+    # keeps 2 bytes an element, 1,152 a token a layer: 42,949,672,960 // (61 x 1,152) =
+    # 611,191 tokens, 611,136 in whole pages of 64, KV size (611,136 + 64) x 61 x 1,152 B =
+    # 40.00 GB (2**30 B). The error names the file's fields at bfloat16, the bytes doubled
+    # (kept at 576 they would size 1,222,336 tokens), and with them the line agrees. A log of
+    # fp8, whose elements are int8's 1 byte, changes the dtype alone
+    assert (40 << 30) // (61 * 1_152) == 611_191 and 611_191 // 64 * 64 == 611_136
+    assert f"{(611_136 + 64) * 61 * 1_152 / 2**30:.2f}" == "40.00"
+    assert (40 << 30) // (61 * 576) // 64 * 64 == 1_222_336
+    raw = {"format": "flatkv-profile/1", "name": "mla", "layers": "61*full_attention",
+           "kv_bytes_per_slot": 576, "kv_dtype": "int8", "kv_tensor_bytes": [576]}
+    model = tmp_path / "mla.json"
+    model.write_text(json.dumps(raw))
+    log = tmp_path / "sglang.log"
+    kv = "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 611136, KV size: 40.00 GB"
+    log.write_text(f"[2026-12-06 07:01:00 TP0] {kv}\n")
+    argv = ["compare", "--model-file", str(model), "--budget", "40GiB", "--context", "163840",
+            "--sglang-page-size", "64", "--check-log", str(log)]
+    assert refused(argv, capsys) == (
+        f"python -m flatkv: error: --check-log '{log}': neither vLLM nor SGLang keeps a KV cache "
+        "in int8, so FlatKV has no start-up line to check; this log's run kept its KV cache in "
+        f"bfloat16: --model-file '{model}' holds raw bytes, which --kv-dtype does not re-type: "
+        'check it again with the file\'s "kv_dtype": "bfloat16", "kv_bytes_per_slot": 1152, '
+        '"kv_tensor_bytes": [1152] (its int8 bytes are elements of 1 byte, which bfloat16 keeps '
+        "in 2)\n")
+    model.write_text(json.dumps({**raw, "kv_dtype": "bfloat16", "kv_bytes_per_slot": 1_152,
+                                 "kv_tensor_bytes": [1_152]}))
+    code, out, _ = run(argv, capsys)
+    assert code == 0 and f"  same: {kv}\n" in out
+    model.write_text(json.dumps(raw))
+    log.write_text(f"[2026-12-06 07:01:00 TP0] {kv.replace('bfloat16', 'float8_e4m3fn')}\n")
+    assert refused(argv, capsys).endswith(
+        'check it again with the file\'s "kv_dtype": "float8_e4m3fn" (int8\'s and '
+        "float8_e4m3fn's elements are 1 byte alike)\n")
+
+
 def test_a_config_without_a_length_is_counted_at_the_2048_vllm_assumes(tmp_path, capsys):
     # falcon-mamba-7b's config.json gives no length field: vLLM (and SGLang) assume 2,048, and
     # so do `model` and `compare`, saying so and naming the fix

@@ -2277,3 +2277,42 @@ def test_a_log_names_the_kv_dtype_its_run_kept_where_the_settings_keep_int8():
     assert named(fp8.replace("float8_e4m3fn", "uint8")) is None
     # vLLM's lines FlatKV reads give bytes and tokens, no dtype
     assert logged_kv_dtype(logged_run(read_log(ANCHOR_LOG)), "int8") is None
+
+
+def test_raw_bytes_take_a_logs_kv_dtype_at_its_element_size():
+    # raw bytes in int8 are 1-byte elements: fp8's are 1 byte too (the bytes stand), bfloat16
+    # keeps 2 (every KV byte count doubles: Llama-3.1-8B's 2,048 B a token a layer, K and V
+    # 1,024 each, are 4,096 and 2,048 + 2,048), float32 4. Gemma-4-like sliding layers of
+    # their own bytes scale alike. Of 788 B a token a layer with an indexer's 132 fp8 bytes
+    # and, at 1 byte, fp8_ds_mla's scales (DeepSeek-V3.2: 656 + 132), no element size gives
+    # bfloat16's 1,152 + 132 = 1,284: they must be given again
+    from dataclasses import replace
+
+    from flatkv.log_check import raw_kv_in
+    from flatkv.profile import CacheProfile
+
+    llama = CacheProfile(layer_types=("full_attention",) * 32, kv_bytes_per_slot=2_048,
+                         kv_dtype="int8", kv_tensor_bytes=(1_024, 1_024))
+    assert raw_kv_in(llama, "float8_e4m3fn") == {"kv_dtype": "float8_e4m3fn"}
+    assert raw_kv_in(llama, "bfloat16") == {"kv_dtype": "bfloat16", "kv_bytes_per_slot": 4_096,
+                                            "kv_tensor_bytes": (2_048, 2_048)}
+    assert raw_kv_in(llama, "float32")["kv_bytes_per_slot"] == 8_192
+    gemma = CacheProfile(layer_types=("sliding_attention", "full_attention"),
+                         kv_bytes_per_slot=2_048, kv_tensor_bytes=(1_024, 1_024),
+                         sliding_kv_bytes_per_slot=4_096, sliding_kv_tensor_bytes=(2_048, 2_048),
+                         sliding_window=1_024, kv_dtype="int8")
+    assert raw_kv_in(gemma, "bfloat16") == {
+        "kv_dtype": "bfloat16", "kv_bytes_per_slot": 4_096, "kv_tensor_bytes": (2_048, 2_048),
+        "sliding_kv_bytes_per_slot": 8_192, "sliding_kv_tensor_bytes": (4_096, 4_096)}
+    indexed = CacheProfile(layer_types=("full_attention",) * 61, kv_bytes_per_slot=788,
+                           kv_tensor_bytes=(788,), indexer_bytes_per_slot=132,
+                           kernel_block_size=64, kv_dtype="int8")
+    assert 656 + 132 == 788 and (512 + 64) * 2 + 132 == 1_284 != 2 * 788
+    assert raw_kv_in(indexed, "bfloat16") is None
+    assert raw_kv_in(indexed, "float8_e4m3fn") == {"kv_dtype": "float8_e4m3fn"}
+    # bytes of no dtype, and bytes past a profile's bound once scaled, are not carried over
+    assert raw_kv_in(replace(llama, kv_dtype=None, kv_tensor_bytes=()), "bfloat16") is None
+    assert raw_kv_in(replace(llama, kv_bytes_per_slot=1 << 39, kv_tensor_bytes=()),
+                     "bfloat16")["kv_bytes_per_slot"] == 1 << 40  # MAX_ROW_BYTES
+    assert raw_kv_in(replace(llama, kv_bytes_per_slot=1 << 39, kv_tensor_bytes=()),
+                     "float32") is None
