@@ -846,7 +846,8 @@ class LoggedRun:
     on a B200 for DeepSeek's sparse attention: ``logged_changes`` offers the Blackwell setting
     where that dtype is its layout's), ``sglang_kv_size`` the one KV size its KV pool line
     gives, in SGLang's GB (2**30 B) as printed ("40.00": MLA's latent, one figure), which
-    tells a Blackwell's raw fp8 from a Hopper's scaled fp8, logged in the same dtype."""
+    tells a Blackwell's raw fp8 from a Hopper's scaled fp8, logged in the same dtype: the
+    model's pool's, where a drafter's pool logs its own after it (``_target_kv_sizes``)."""
 
     blocks: int | None = None
     memory: str | None = None
@@ -876,6 +877,10 @@ def _server_arg(name: str, value: str = r"([0-9]+)(?!\d)") -> re.Pattern[str]:
 # The dtype SGLang's KV pool lines give (a hybrid SWA pool's Full and SWA lines alike; a
 # drafter's in another dtype leaves the run's unsaid, as two things said)
 SGLANG_KV_DTYPE = re.compile(r"\bKV Cache is allocated\. dtype: torch\.(\w+),")
+# SGLang's one-figure KV line (MLA's latent), with or without its dtype (before 0.5.13): its
+# #tokens and KV size (``_target_kv_sizes``)
+_SGLANG_KV_SIZE = re.compile(r"\bKV Cache is allocated\.(?: dtype: torch\.\w+,)? "
+                             r"#tokens: ([0-9]+), KV size: ([0-9]+\.[0-9]+) GB")
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
 # the pages take: its pools are sized from the memory it profiles, and a budget is found that
 # sizes them so (``RunSettings.sglang_budget``)
@@ -883,9 +888,6 @@ _SGLANG_SCHEDULER = r"\bmax_total_num_tokens=[0-9]+, "
 _RUN_FIGURES = (
     ("sglang_tokens", "sglang", re.compile(r"\bmax_total_num_tokens=([0-9]+), ")),
     ("sglang_kv_dtype", "sglang", SGLANG_KV_DTYPE),
-    ("sglang_kv_size", "sglang", re.compile(
-        r"\bKV Cache is allocated\.(?: dtype: torch\.\w+,)? #tokens: [0-9]+, "
-        r"KV size: ([0-9]+\.[0-9]+) GB")),
     ("sglang_state_slots", "sglang", re.compile(
         r"Mamba Cache is allocated\. max_mamba_cache_size: ([0-9]+),")),
     ("sglang_state_slots", "sglang", re.compile(
@@ -956,6 +958,7 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
                 # (past 4,300 digits int() refuses it, and a line now reads 100,000 characters)
                 if len(figure.lstrip("-")) <= MAX_RUN_FIGURE_DIGITS:
                     said[key].add(figure)
+    said["sglang_kv_size"] = _target_kv_sizes(lines)
     one = {key: next(iter(values)) for key, values in said.items() if len(values) == 1}
     chunk = int(one["chunk"]) if "chunk" in one else None
     return LoggedRun(
@@ -976,6 +979,33 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
         sglang_kv_size=one.get("sglang_kv_size"),
         **{key: _PAGE_READ[key](one[key]) for key in SGLANG_PAGE_FIELDS if key in one},
     )
+
+
+def _target_kv_sizes(lines: Sequence[LogLine]) -> set[str]:
+    """The KV sizes SGLang's one-figure KV lines give for the model's own pool, as printed
+    (``LoggedRun.sglang_kv_size``): a drafter's pool (speculative decoding) logs the line too,
+    of the model's #tokens (it is indexed by the target's token ids) and its own layers' size,
+    and is not read. Its scheduler allocates the target's pool and then the drafter's
+    (``Scheduler.init_memory_pools``, managers/scheduler.py 1098-1111 in 0.5.23), in each rank's
+    process, so a rank's line that follows its model's line with the same #tokens and a smaller
+    size (DeepSeek-V3.2's MTP layer: 1 layer beside 61) is the drafter's; one such line a
+    model's line, as ``_later_pool`` reads it in the check. A rank's next line of other
+    #tokens is another run's, and told beside the first, says no one size."""
+    sizes: set[str] = set()
+    model: dict[str, tuple[str, str]] = {}  # a rank's model line its drafter's may follow
+    for line in lines:
+        if line.engine not in ("sglang", None) or not (
+                match := _SGLANG_KV_SIZE.search(line.message)):
+            continue
+        tokens, size = match.groups()
+        if len(size) > MAX_RUN_FIGURE_DIGITS:  # no figure SGLang prints (``logged_run``)
+            continue
+        before = model.pop(line.source, None)
+        if before is not None and before[0] == tokens and Decimal(size) < Decimal(before[1]):
+            continue  # the drafter's
+        model[line.source] = tokens, size
+        sizes.add(size)
+    return sizes
 
 
 @dataclass(frozen=True)

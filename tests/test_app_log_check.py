@@ -653,6 +653,50 @@ def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
 
 
+def test_a_b200_log_with_a_drafters_kv_line_offers_the_blackwell_by_the_models_kv_size():
+    # DeepSeek-V3.2 on a B200 in 40 GiB with one token drafted (MTP): SGLang logs the model's
+    # KV line, 994,432 tokens of 61 x 708 B, (994,432 + 64) x 61 x 708 B = 40.00 GB, then its
+    # drafter's pool of the same tokens for its one MTP layer, (994,432 + 64) x 708 B = 0.66
+    # GB (the scheduler allocates the target's pool first: scheduler.py 1098-1111), and its
+    # scheduler line (48 running with drafting). Pasted on pages of fp8 (a Hopper's 656 + 132
+    # = 788 B, logged in float8_e4m3fn as the B200's raw 708 B) at 30 GiB, where neither
+    # layout gives the log's tokens ((30 << 30) // (61 x 788) = 670,139 -> 670,080; // (61 x
+    # 708) = 745,861 -> 745,856), the model's 40.00 GB tells the Blackwell: offered beside
+    # the budget its layout takes, 994,432 x 61 x 708 = 42,947,529,216 B, at which both lines
+    # agree and the drafter's is not compared. Read as two sizes, the offer was the budget of
+    # those tokens in 788 B, 47,800,357,376 B, whose KV line says 44.52 GB
+    from flatkv.app_model import pack_spec, spec_to_json
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    assert (30 << 30) // (61 * 788) // 64 * 64 == 670_080
+    assert (30 << 30) // (61 * 708) // 64 * 64 == 745_856
+    assert f"{(994_432 + 64) * 61 * 708 / 2**30:.2f}" == "40.00"
+    assert f"{(994_432 + 64) * 708 / 2**30:.2f}" == "0.66"
+    assert 994_432 * 61 * 708 == 42_947_529_216
+    assert f"{(994_432 + 64) * 61 * 788 / 2**30:.2f}" == "44.52"
+    v32 = load_preset("DeepSeek-V3.2")
+    kv, scheduler = run_strategy(
+        "sglang", v32.profile(), budget_bytes=40 << 30, context_tokens=163_840,
+        options=StrategyOptions(sglang_blackwell=True, sglang_chunked_prefill_size=16_384,
+                                speculative_tokens=1)).extras["log_lines"]
+    assert kv == ("KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 994432, KV "
+                  "size: 40.00 GB")
+    assert "max_running_requests=48," in scheduler
+    log = as_sglang_log([kv, kv.replace("40.00", "0.66"), scheduler])
+    link = {"model": "spec", "spec": pack_spec(spec_to_json(v32.with_options(kv_dtype="fp8"))),
+            "gpu": "KV cache memory", "kv_mem": "30GiB", "spec_tokens": "1",
+            "sg_chunk": "16384"}
+    offer, agreed, taken = offer_taken(link, log)
+    assert offer.startswith("This log's run had SGLang on a Blackwell GPU (a B200: DeepSeek's "
+                            "sparse attention in fp8) and SGLang's token pool of 994,432 "
+                            "tokens (a rank with 42,947,529,216 B of KV cache memory sizes its "
+                            "pools so): the figures here are at other settings")
+    assert (taken["kv_mem"], taken["sg_bw"]) == ("42947529216B", "1")
+    assert agreed == ["SGLang: both lines are in the log and agree with it; 1 log line not "
+                      "compared: the drafter's own pool, logged after the model's "
+                      "(speculative decoding)."]
+
+
 def test_a_b200_log_of_auto_on_pages_told_bfloat16_off_a_blackwell_offers_both():
     # DeepSeek-V3.2's SGLang lines on a B200 of auto in 40 GiB (tests/test_log_check.py:
     # 994,432 tokens of 61 x 708 B in float8_e4m3fn, chunk 16,384) pasted on pages told
@@ -689,81 +733,64 @@ def test_a_b200_log_of_auto_on_pages_told_bfloat16_off_a_blackwell_offers_both()
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
 
 
+def pasted(link: dict, line: str) -> tuple[AppTest, list[str]]:
+    """Compare at ``link`` with SGLang's ``line`` pasted as its TP0 logs it (no error shown),
+    and the warnings it shows."""
+    at = open_app("app_pages/compare.py", link)
+    at.text_area(key="compare.check_log").set_value(f"[2026-12-06 07:01:00 TP0] {line}").run()
+    assert not at.exception and not at.error
+    return at, [shown(w) for w in at.warning]
+
+
 def test_compare_offers_the_kv_dtype_an_sglang_log_names_where_the_model_keeps_int8():
-    # Llama-3.1-8B's bytes (32 layers of K and V 1,024 + 1,024 B) in int8 on the default H100
-    # (76,968,728,985 B): neither engine keeps a cache in int8, so no line is checked. SGLang's
-    # log of an fp8 run names torch.float8_e4m3fn: 76,968,728,985 // (32 x 2,048) = 1,174,449
-    # tokens, K and V each 1,174,449 x 32 x 1,024 B = 38,484,344,832 B = 35.84 GB (2**30 B).
-    # The offer sets the model's KV dtype to it, at which SGLang's KV line agrees
+    # Llama-3.1-8B's raw bytes (32 layers of K and V 1,024 + 1,024 B) in int8 on the default
+    # H100 (76,968,728,985 B): neither engine keeps a cache in int8, so no line is checked.
+    # SGLang's log names the dtype its run kept, and the offer sets the model's KV dtype to
+    # it, the raw bytes re-sized by its element size (SGLang's page of 1 token; K and V each
+    # (tokens + 1) x 32 x their bytes, in GB of 2**30 B):
+    # - fp8 (torch.float8_e4m3fn), 1 byte an element as int8's: the bytes stand,
+    #   76,968,728,985 // (32 x 2,048) = 1,174,449 tokens, K and V 35.84 GB;
+    # - bfloat16, 2 bytes an element: 4,096 B a token a layer, K and V 2,048 each,
+    #   76,968,728,985 // (32 x 4,096) = 587,224 tokens, K and V 35.84 GB (the bytes kept, as
+    #   before, gave 1,174,449 tokens, and the line differed).
+    # At either the KV line agrees
     assert 76_968_728_985 // (32 * 2_048) == 1_174_449
-    assert 1_174_449 * 32 * 1_024 == 38_484_344_832
-    assert f"{38_484_344_832 / 2**30:.2f}" == "35.84"
-    link = {"model": "custom", "layers": "full*32", "kv": "2048", "kv_split": "1024,1024"}
-    kv = ("KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 1174449, K size: 35.84 GB, "
-          "V size: 35.84 GB")
-    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "int8"})
-    at.text_area(key="compare.check_log").set_value(f"[2026-12-06 07:01:00 TP0] {kv}").run()
-    assert not at.exception and not at.error
-    assert [shown(w) for w in at.warning] == [
-        "Neither vLLM nor SGLang keeps a KV cache in int8: no lines to check. This log's run "
-        "kept its KV cache in float8_e4m3fn (fp8): take that KV dtype, then read the check "
-        "again."]
-    at.button(key="compare.log_kv_dtype").click().run()
-    assert not at.exception and not at.error
-    assert at.query_params["kv_dtype"] == "float8_e4m3fn"
-    assert [shown(s) for s in at.success] == [
-        "SGLang: 1 of 2 lines are in the log and agree with it; 1 not in it."]
-    # a log that names no dtype (SGLang before 0.5.17) keeps the notice alone, with no offer
-    at = open_app("app_pages/compare.py", {**link, "kv_dtype": "int8"})
-    at.text_area(key="compare.check_log").set_value(
-        f"[2026-12-06 07:01:00 TP0] {kv.replace('dtype: torch.float8_e4m3fn, ', '')}").run()
-    assert [shown(w) for w in at.warning] == [
-        "Neither vLLM nor SGLang runs at these settings: no lines to check."]
-    assert not [b for b in at.button if b.key == "compare.log_kv_dtype"]
-
-
-def test_compare_offers_a_bfloat16_log_kv_dtype_to_raw_bytes_at_twice_their_int8_bytes():
-    # The raw Llama-3.1-8B bytes above in int8 (2,048 B a token a layer, K and V 1,024 each:
-    # 1-byte elements) beside SGLang's log of a bfloat16 run on the default H100: there each
-    # element takes 2 bytes, 4,096 a token a layer, so its pool holds 76,968,728,985 // (32 x
-    # 4,096) = 587,224 tokens (SGLang's page of 1 token), K and V each (587,224 + 1) x 32 x
-    # 2,048 B = 35.84 GB (2**30 B). The offer doubles the bytes and their K / V split beside
-    # the dtype, at which the KV line agrees; the dtype alone (the bytes kept) gave 1,174,449
-    # tokens, and its line differed
+    assert f"{(1_174_449 + 1) * 32 * 1_024 / 2**30:.2f}" == "35.84"
     assert 76_968_728_985 // (32 * 4_096) == 587_224
     assert f"{(587_224 + 1) * 32 * 2_048 / 2**30:.2f}" == "35.84"
-    assert 76_968_728_985 // (32 * 2_048) == 1_174_449
     link = {"model": "custom", "layers": "full*32", "kv": "2048", "kv_split": "1024,1024",
             "kv_dtype": "int8"}
-    kv = ("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 587224, K size: 35.84 GB, "
-          "V size: 35.84 GB")
-    at = open_app("app_pages/compare.py", link)
-    at.text_area(key="compare.check_log").set_value(f"[2026-12-06 07:01:00 TP0] {kv}").run()
-    assert not at.exception and not at.error
-    assert [shown(w) for w in at.warning] == [
-        "Neither vLLM nor SGLang keeps a KV cache in int8: no lines to check. This log's run "
-        "kept its KV cache in bfloat16: take that KV dtype, in which the model's int8 bytes, "
-        "2,048 B a token a layer, are 4,096, then read the check again."]
-    at.button(key="compare.log_kv_dtype").click().run()
-    assert not at.exception and not at.error
-    assert (at.query_params["kv_dtype"], at.query_params["kv"], at.query_params["kv_split"]) == (
-        "bfloat16", "4096", "2048,2048")
-    assert [shown(s) for s in at.success] == [
-        "SGLang: 1 of 2 lines are in the log and agree with it; 1 not in it."]
+    kv = "KV Cache is allocated. dtype: torch.{}, #tokens: {}, K size: 35.84 GB, V size: 35.84 GB"
+    notice = ("Neither vLLM nor SGLang keeps a KV cache in int8: no lines to check. This log's "
+              "run kept its KV cache in ")
+    for dtype, tokens, said, taken in (
+            ("float8_e4m3fn", 1_174_449, "float8_e4m3fn (fp8): take that KV dtype",
+             ("float8_e4m3fn", "2048", "1024,1024")),
+            ("bfloat16", 587_224, "bfloat16: take that KV dtype, in which the model's int8 "
+             "bytes, 2,048 B a token a layer, are 4,096", ("bfloat16", "4096", "2048,2048"))):
+        at, warnings = pasted(link, kv.format(dtype, tokens))
+        assert warnings == [f"{notice}{said}, then read the check again."]
+        at.button(key="compare.log_kv_dtype").click().run()
+        assert not at.exception and not at.error
+        assert tuple(at.query_params[key] for key in ("kv_dtype", "kv", "kv_split")) == taken
+        assert [shown(s) for s in at.success] == [
+            "SGLang: 1 of 2 lines are in the log and agree with it; 1 not in it."]
     # raw bytes that hold an indexer's keys (DeepSeek-V3.2's 656 + 132 B in int8) do not scale
     # to bfloat16's elements: no button, the bytes to be given again
-    at = open_app("app_pages/compare.py", {
-        "model": "custom", "layers": "full*61", "kv": "788", "kv_split": "788",
-        "indexer": "132", "model_kernel": "64", "kv_dtype": "int8"})
-    at.text_area(key="compare.check_log").set_value(
-        "[2026-12-06 07:01:00 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: "
-        "548352, KV size: 40.00 GB").run()
-    assert not at.exception and not at.error
-    assert [shown(w) for w in at.warning] == [
-        "Neither vLLM nor SGLang keeps a KV cache in int8: no lines to check. This log's run "
-        "kept its KV cache in bfloat16: give the model's bytes in bfloat16 again on the Model "
-        "page (its int8 bytes hold an indexer's keys, which do not scale to bfloat16's "
-        "elements), then read the check again."]
+    at, warnings = pasted({"model": "custom", "layers": "full*61", "kv": "788",
+                           "kv_split": "788", "indexer": "132", "model_kernel": "64",
+                           "kv_dtype": "int8"},
+                          "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 548352, "
+                          "KV size: 40.00 GB")
+    assert warnings == [
+        f"{notice}bfloat16: give the model's bytes in bfloat16 again on the Model page (its "
+        "int8 bytes hold an indexer's keys, which do not scale to bfloat16's elements), then "
+        "read the check again."]
+    assert not [b for b in at.button if b.key == "compare.log_kv_dtype"]
+    # a log that names no dtype (SGLang before 0.5.17) keeps the notice alone, with no offer
+    at, warnings = pasted(link, kv.format("float8_e4m3fn", 1_174_449).replace(
+        "dtype: torch.float8_e4m3fn, ", ""))
+    assert warnings == ["Neither vLLM nor SGLang runs at these settings: no lines to check."]
     assert not [b for b in at.button if b.key == "compare.log_kv_dtype"]
 
 

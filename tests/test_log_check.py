@@ -2090,14 +2090,30 @@ def test_a_b200_log_of_deepseek_v32_on_hopper_fp8_settings_offers_the_blackwell_
 
 
 def test_logged_run_reads_sglangs_kv_size_told_once():
-    # the KV line's one figure, with or without its dtype (releases before 0.5.13); two
-    # (a drafter's pool of its own layers' size) say no one size
-    line = "[2026-12-06 07:00:00 TP0] KV Cache is allocated. {}#tokens: 994432, KV size: {} GB"
-    assert logged_run(read_log(line.format("dtype: torch.float8_e4m3fn, ", "40.00"))
-                      ).sglang_kv_size == "40.00"
-    assert logged_run(read_log(line.format("", "40.00"))).sglang_kv_size == "40.00"
-    assert logged_run(read_log("\n".join((line.format("", "40.00"), line.format("", "0.66"))))
-                      ).sglang_kv_size is None
+    # the KV line's one figure, with or without its dtype (releases before 0.5.13)
+    line = "[2026-12-06 07:00:00 TP{}] KV Cache is allocated. {}#tokens: {}, KV size: {} GB"
+
+    def kv_size(*lines: tuple[int, str, int, str]) -> str | None:
+        return logged_run(read_log("\n".join(line.format(*told) for told in lines))
+                          ).sglang_kv_size
+
+    assert kv_size((0, "dtype: torch.float8_e4m3fn, ", 994_432, "40.00")) == "40.00"
+    assert kv_size((0, "", 994_432, "40.00")) == "40.00"
+    # a drafter's pool (DeepSeek-V3.2's MTP layer: (994,432 + 64) x 1 x 708 B = 0.66 GB),
+    # logged after the model's in each rank with its #tokens, is not the model's: 40.00, on
+    # one rank or on each of two, their lines interleaved
+    assert f"{(994_432 + 64) * 708 / 2**30:.2f}" == "0.66"
+    model, drafter = (0, "", 994_432, "40.00"), (0, "", 994_432, "0.66")
+    assert kv_size(model, drafter) == "40.00"
+    assert kv_size(model, (1, *model[1:]), drafter, (1, *drafter[1:])) == "40.00"
+    # a second line that no drafter logs says no one size: other #tokens (another run's
+    # pool), or a larger one (a Hopper's fp8 of those tokens, 44.52 GB), or one in a rank that
+    # logged no model's line before it
+    assert kv_size(model, (0, "", 900_000, "36.20")) is None
+    assert kv_size(model, (0, "", 994_432, "44.52")) is None
+    assert kv_size(model, (1, *drafter[1:])) is None
+    # a model's line, its drafter's, then a second run's model line alike: one size again
+    assert kv_size(model, drafter, model, drafter) == "40.00"
 
 
 def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():

@@ -341,3 +341,31 @@ def test_deepseek_v3s_kernel_block_departs_from_spec(capsys):
         f"{told['num_blocks']:,} blocks, {told['capacity_tokens']:,} tokens, where FlashMLA's 64 "
         f"gave P {untold['block_size']}, {untold['num_blocks']:,} and "
         f"{untold['capacity_tokens']:,}. Those are vLLM 0.34's figures untold")
+
+
+def test_raw_bytes_take_a_logs_kv_dtype_at_its_element_size():
+    # Llama-3.1-8B's raw bytes in int8, K and V 1,024 each: a bfloat16 log's dtype offered
+    # doubles them (log_check.raw_kv_in), fp8's keeps them
+    from flatkv.log_check import raw_kv_in
+    from flatkv.profile import CacheProfile
+
+    raw = CacheProfile(layer_types=("full_attention",) * 32, kv_bytes_per_slot=2_048,
+                       kv_tensor_bytes=(1_024, 1_024), kv_dtype="int8")
+    assert raw_kv_in(raw, "float8_e4m3fn") == {"kv_dtype": "float8_e4m3fn"}
+    resized = raw_kv_in(raw, "bfloat16")["kv_bytes_per_slot"]
+    assert_in_readme(f"bfloat16 keeps 2 ({raw.kv_bytes_per_slot:,} B a token a layer become "
+                     f"{resized:,})")
+
+
+def test_a_drafters_kv_size_beside_the_models():
+    # DeepSeek-V3.2 on a B200 in 40 GiB: the model's KV line at 61 layers of 708 B, its MTP
+    # drafter's pool of the same tokens at one layer
+    (kv, _) = run_strategy("sglang", load_preset("DeepSeek-V3.2").profile(),
+                           budget_bytes=40 << 30, context_tokens=163_840,
+                           options=StrategyOptions(sglang_blackwell=True)).extras["log_lines"]
+    tokens = int(kv.split("#tokens: ")[1].split(",")[0])
+    assert kv.endswith(f"KV size: {(tokens + 64) * 61 * 708 / 2**30:.2f} GB")
+    assert_in_readme(f"(({tokens:,} + 64) x 61 x 708 B = {(tokens + 64) * 61 * 708 / 2**30:.2f} "
+                     f"GB, not 788 B's {(tokens + 64) * 61 * 788 / 2**30:.2f}: the model's KV "
+                     "line, where a drafter's pool logs its own after it in each rank, an MTP "
+                     f"layer's ({tokens:,} + 64) x 708 B = {(tokens + 64) * 708 / 2**30:.2f} GB)")
