@@ -103,10 +103,10 @@ def _no_engine_runs(run: log_check.LoggedRun) -> None:
     said = (f"Neither vLLM nor SGLang keeps a KV cache in {kept}: no lines to check. This "
             f"log's run kept its KV cache in {dtype_label(logged)}: ")
     if s.model == CUSTOM and s.raw is not None:
-        if (changes := log_check.raw_kv_in(s.profile(), logged)) is None:
-            st.warning(f"{said}give the model's bytes in {logged} again on the Model page (its "
-                       f"{kept} bytes hold an indexer's keys, which do not scale to {logged}'s "
-                       "elements), then read the check again.")
+        try:
+            changes = log_check.raw_kv_in(s.profile(), logged)
+        except ValueError as exc:  # the bytes to be given again, on the Model page
+            st.warning(f"{said}{exc} on the Model page, then read the check again.")
             return
         resized = changes.get("kv_bytes_per_slot", s.raw.kv_bytes_per_slot)
         st.warning(said + ("take that KV dtype" if resized == s.raw.kv_bytes_per_slot else

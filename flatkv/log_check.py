@@ -1288,37 +1288,43 @@ RAW_KV_FIELDS = ("kv_bytes_per_slot", "kv_tensor_bytes", "sliding_kv_bytes_per_s
                  "sliding_kv_tensor_bytes")
 
 
-def raw_kv_in(profile: CacheProfile, dtype: str) -> dict[str, object] | None:
+def raw_kv_in(profile: CacheProfile, dtype: str) -> dict[str, object]:
     """The KV fields of a raw ``profile`` (bytes typed per rank, with no heads to re-size: its
     ``tp`` None) in the KV dtype ``dtype``, by their names (``RAW_KV_FIELDS`` and
     ``kv_dtype``), for the Compare page's and ``compare --check-log``'s offer of a log's KV
     dtype (``logged_kv_dtype``). Its bytes are elements of its ``kv_dtype``, so they scale by
     the element sizes: int8's 1 byte an element is fp8's too (the bytes stand), bfloat16 keeps
     2 (they double: 2,048 B a token a layer at int8 is 4,096 at bfloat16), else the engine's
-    run of the log's dtype holds half the tokens FlatKV's lines would say. None where the bytes
-    cannot be carried over and must be given again: an indexer's keys (fp8 whatever the
-    dtype) and, at 1 byte, fp8_ds_mla's scales are in them, which an element size does not
-    scale; or the profile names no KV dtype, or the bytes scaled are no whole bytes or past a
-    profile's bounds."""
+    run of the log's dtype holds half the tokens FlatKV's lines would say. ValueError, naming
+    why and that the bytes are to be given again, where they cannot be carried over: an
+    indexer's keys (fp8 whatever the dtype) and, at 1 byte, fp8_ds_mla's scales are in them,
+    which an element size does not scale; the profile names no KV dtype; the bytes scaled are
+    no whole bytes, or past a profile's bounds."""
+    again = f"give the KV bytes in {dtype} again"
     if profile.kv_dtype is None:
-        return None
+        raise ValueError(f"kv_dtype is None: the KV bytes name no dtype to re-size from; {again}")
     was, then = dtype_bytes(profile.kv_dtype), dtype_bytes(dtype)
     if was == then:
         return {"kv_dtype": dtype}
     if profile.indexer_bytes_per_slot is not None:
-        return None
+        raise ValueError(
+            f"kv_bytes_per_slot {profile.kv_bytes_per_slot:,} holds an indexer's keys "
+            f"(indexer_bytes_per_slot {profile.indexer_bytes_per_slot:,}, fp8 whatever the KV "
+            f"dtype){' and fp8_ds_mla scales' if was == 1 else ''}, which {dtype}'s element "
+            f"size does not scale; {again}")
     sizes = {name: value for name in RAW_KV_FIELDS
              if (value := getattr(profile, name)) not in (None, ())}
-    if any(n * then % was for value in sizes.values()
-           for n in (value if isinstance(value, tuple) else (value,))):
-        return None
+    for name, value in sizes.items():
+        if any(n * then % was for n in (value if isinstance(value, tuple) else (value,))):
+            raise ValueError(f"{name} {value} is no whole number of {dtype}'s {then}-byte "
+                             f"elements once re-sized from {profile.kv_dtype}'s {was}; {again}")
     changes: dict[str, object] = {"kv_dtype": dtype, **{
         name: tuple(n * then // was for n in value) if isinstance(value, tuple)
         else value * then // was for name, value in sizes.items()}}
     try:
         replace(profile, **changes)
-    except ValueError:  # past MAX_ROW_BYTES
-        return None
+    except ValueError as exc:  # past MAX_ROW_BYTES
+        raise ValueError(f"in {dtype}, {exc}") from None
     return changes
 
 

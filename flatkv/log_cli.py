@@ -192,16 +192,16 @@ def _kv_dtype_fix(args: argparse.Namespace, profile: CacheProfile, logged: str) 
     """How to check a log again in the KV dtype its run kept (``logged``): a model's
     --kv-dtype, which re-sizes its heads; raw bytes (a --model-file's, of no TP) take no
     --kv-dtype, so their file's fields at that dtype (``log_check.raw_kv_in``: bytes of 1-byte
-    int8 elements double at bfloat16), or, where those cannot be carried over, the bytes
-    given again."""
+    int8 elements double at bfloat16), or, where those cannot be carried over, why, and the
+    bytes given again."""
     if profile.tp is not None:
         return f"check it again with --kv-dtype {ENGINE_DTYPE_NAMES.get(logged, logged)}"
     file = (f"--model-file {quoted(args.model_file)} holds raw bytes, which --kv-dtype does "
             "not re-type")
-    if (changes := log_check.raw_kv_in(profile, logged)) is None:
-        return (f"{file}, and its {profile.kv_dtype} bytes hold an indexer's keys, which do not "
-                f"scale to {logged}'s elements: give its bytes in {logged} again, with "
-                f'"kv_dtype": "{logged}"')
+    try:
+        changes = log_check.raw_kv_in(profile, logged)
+    except ValueError as exc:  # in the file's fields' names
+        return f'{file}, and its {exc}, with "kv_dtype": "{logged}"'
     fields = ", ".join(f'"{name}": {json.dumps(list(value) if isinstance(value, tuple) else value)}'
                        for name, value in changes.items())
     was, then = dtype_bytes(profile.kv_dtype), dtype_bytes(logged)

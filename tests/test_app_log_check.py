@@ -783,9 +783,10 @@ def test_compare_offers_the_kv_dtype_an_sglang_log_names_where_the_model_keeps_i
                           "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 548352, "
                           "KV size: 40.00 GB")
     assert warnings == [
-        f"{notice}bfloat16: give the model's bytes in bfloat16 again on the Model page (its "
-        "int8 bytes hold an indexer's keys, which do not scale to bfloat16's elements), then "
-        "read the check again."]
+        f"{notice}bfloat16: kv_bytes_per_slot 788 holds an indexer's keys "
+        "(indexer_bytes_per_slot 132, fp8 whatever the KV dtype) and fp8_ds_mla scales, which "
+        "bfloat16's element size does not scale; give the KV bytes in bfloat16 again on the "
+        "Model page, then read the check again."]
     assert not [b for b in at.button if b.key == "compare.log_kv_dtype"]
     # a log that names no dtype (SGLang before 0.5.17) keeps the notice alone, with no offer
     at, warnings = pasted(link, kv.format("float8_e4m3fn", 1_174_449).replace(

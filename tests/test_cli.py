@@ -1372,6 +1372,16 @@ def test_compare_check_log_at_int8_of_raw_bytes_names_the_files_bytes_in_the_log
     assert refused(argv, capsys).endswith(
         'check it again with the file\'s "kv_dtype": "float8_e4m3fn" (int8\'s and '
         "float8_e4m3fn's elements are 1 byte alike)\n")
+    # bytes that hold an indexer's keys (DeepSeek-V3.2's 656 + 132 B in int8) are not
+    # re-sized: the error says why, and to give them again
+    model.write_text(json.dumps({**raw, "kv_bytes_per_slot": 788, "kv_tensor_bytes": [788],
+                                 "indexer_bytes_per_slot": 132, "kernel_block_size": 64}))
+    log.write_text(f"[2026-12-06 07:01:00 TP0] {kv}\n")
+    assert refused(argv, capsys).endswith(
+        "holds raw bytes, which --kv-dtype does not re-type, and its kv_bytes_per_slot 788 "
+        "holds an indexer's keys (indexer_bytes_per_slot 132, fp8 whatever the KV dtype) and "
+        "fp8_ds_mla scales, which bfloat16's element size does not scale; give the KV bytes in "
+        'bfloat16 again, with "kv_dtype": "bfloat16"\n')
 
 
 def test_a_config_without_a_length_is_counted_at_the_2048_vllm_assumes(tmp_path, capsys):

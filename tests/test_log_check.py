@@ -2324,11 +2324,22 @@ def test_raw_bytes_take_a_logs_kv_dtype_at_its_element_size():
                            kv_tensor_bytes=(788,), indexer_bytes_per_slot=132,
                            kernel_block_size=64, kv_dtype="int8")
     assert 656 + 132 == 788 and (512 + 64) * 2 + 132 == 1_284 != 2 * 788
-    assert raw_kv_in(indexed, "bfloat16") is None
+    with pytest.raises(ValueError) as refused:
+        raw_kv_in(indexed, "bfloat16")
+    assert str(refused.value) == (
+        "kv_bytes_per_slot 788 holds an indexer's keys (indexer_bytes_per_slot 132, fp8 "
+        "whatever the KV dtype) and fp8_ds_mla scales, which bfloat16's element size does not "
+        "scale; give the KV bytes in bfloat16 again")
     assert raw_kv_in(indexed, "float8_e4m3fn") == {"kv_dtype": "float8_e4m3fn"}
-    # bytes of no dtype, and bytes past a profile's bound once scaled, are not carried over
-    assert raw_kv_in(replace(llama, kv_dtype=None, kv_tensor_bytes=()), "bfloat16") is None
-    assert raw_kv_in(replace(llama, kv_bytes_per_slot=1 << 39, kv_tensor_bytes=()),
-                     "bfloat16")["kv_bytes_per_slot"] == 1 << 40  # MAX_ROW_BYTES
-    assert raw_kv_in(replace(llama, kv_bytes_per_slot=1 << 39, kv_tensor_bytes=()),
-                     "float32") is None
+    # bytes of no dtype, of no whole elements once re-sized, or past a profile's bound once
+    # re-sized, are not carried over either
+    with pytest.raises(ValueError, match="^kv_dtype is None: the KV bytes name no dtype"):
+        raw_kv_in(replace(llama, kv_dtype=None, kv_tensor_bytes=()), "bfloat16")
+    with pytest.raises(ValueError, match=r"^kv_bytes_per_slot 2049 is no whole number of "
+                       r"float8_e4m3fn's 1-byte elements once re-sized from bfloat16's 2; "):
+        raw_kv_in(replace(llama, kv_dtype="bfloat16", kv_bytes_per_slot=2_049,
+                          kv_tensor_bytes=()), "float8_e4m3fn")
+    huge = replace(llama, kv_bytes_per_slot=1 << 39, kv_tensor_bytes=())
+    assert raw_kv_in(huge, "bfloat16")["kv_bytes_per_slot"] == 1 << 40  # MAX_ROW_BYTES
+    with pytest.raises(ValueError, match="^in float32, kv_bytes_per_slot = 2,199,023,255,552 "):
+        raw_kv_in(huge, "float32")
