@@ -932,6 +932,40 @@ def test_compare_check_log_of_a_b200_log_at_hopper_fp8_names_the_blackwell_not_a
     assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
 
 
+def test_compare_check_log_of_a_b200_log_with_a_drafter_names_the_blackwell_by_the_models_size(
+        tmp_path, capsys):
+    # The B200 log with one token drafted (MTP): the model's KV line, 994,432 tokens in 40.00 GB
+    # ((994,432 + 64) x 61 x 708 B), then its drafter's of the same tokens for its one layer,
+    # (994,432 + 64) x 708 B = 0.66 GB, then the scheduler's (48 running). At --kv-dtype fp8
+    # --budget 30GiB neither layout gives the log's tokens, and the model's 40.00 GB names the
+    # Blackwell beside its budget, 994,432 x 61 x 708 B; read as two sizes, the note named the
+    # budget of those tokens in 788 B alone, --budget 47800357376B (44.52 GB). Taken, both
+    # lines agree and the drafter's line is not compared
+    from flatkv.presets import load_preset
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    assert f"{(994_432 + 64) * 708 / 2**30:.2f}" == "0.66"
+    kv, scheduler = run_strategy(
+        "sglang", load_preset("DeepSeek-V3.2").profile(), budget_bytes=40 << 30,
+        context_tokens=163_840, options=StrategyOptions(
+            sglang_blackwell=True, sglang_chunked_prefill_size=16_384, speculative_tokens=1)
+    ).extras["log_lines"]
+    log = tmp_path / "sglang.log"
+    log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate((kv, kv.replace("40.00", "0.66"),
+                                                       scheduler))))
+    def argv(budget: str) -> list[str]:
+        return ["compare", "--preset", "DeepSeek-V3.2", "--kv-dtype", "fp8", "--budget", budget,
+                "--speculative-tokens", "1", "--sglang-chunked-prefill-size", "16384",
+                "--check-log", str(log)]
+
+    assert_log_run_named(argv("30GiB"), "--sglang-blackwell --budget 42947529216B", capsys)
+    code, out, _ = run([*argv("42947529216B"), "--sglang-blackwell"], capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        "SGLang: both lines are in the log and agree with it; 1 log line not compared: the "
+        "drafter's own pool, logged after the model's (speculative decoding).")
+
+
 def test_compare_check_log_names_sglangs_kv_cache_dtype_for_a_b200_log_told_bfloat16(
         tmp_path, capsys):
     # DeepSeek-V3.2's SGLang lines on the B200 told --kv-cache-dtype bfloat16 (173,039,262,105
