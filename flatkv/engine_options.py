@@ -441,6 +441,17 @@ _UNREAD_BY: dict[tuple[str, str], Callable[[CacheProfile], bool]] = {
 }
 
 
+def sglang_dtype_refused(profile: CacheProfile) -> str | None:
+    """That SGLang does not start ``profile`` in its KV dtype (``sglang.sglang_kv_dtype_refusal``:
+    int8, DeepSeek's sparse attention in fp8_e5m2), for a note that an SGLang option told
+    changes no figure there; None where SGLang keeps that dtype. One wording for the options'
+    notes and --sglang-blackwell's, whose "as on a Hopper" would not hold."""
+    if sglang_kv_dtype_refusal(profile):
+        return (f"SGLang does not start this model in the KV dtype {profile.kv_dtype} (its "
+                "refusal says why)")
+    return None
+
+
 def idle_engine_option(option: EngineOption, profile: CacheProfile,
                        options: StrategyOptions) -> str:
     """Why another option leaves ``option`` nothing to act on ("" when none does): its mamba
@@ -479,9 +490,8 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
             and profile.kv_dtype not in AUTO_DSA_KV_DTYPES):
         apart = ("bfloat16 told parts from its auto beside the KV dtype bfloat16, float16 or "
                  "float32 alone")
-        if sglang_kv_dtype_refusal(profile):
-            return (f"SGLang does not start this model in the KV dtype {profile.kv_dtype} "
-                    f"(its refusal says why); {apart}")
+        if refused := sglang_dtype_refused(profile):
+            return f"{refused}; {apart}"
         if profile.kv_dtype is not None:  # fp8 (e4m3), which SGLang is told as it is
             return f"the KV dtype is {profile.kv_dtype}, which SGLang is told as it is; {apart}"
         return f"the model names no KV dtype; {apart}"

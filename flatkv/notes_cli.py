@@ -23,6 +23,7 @@ from flatkv.engine_options import (
     acting_engine_options,
     idle_at_its_value,
     idle_engine_option,
+    sglang_dtype_refused,
     strategy_fields,
 )
 from flatkv.given_cli import GivenModel
@@ -178,11 +179,13 @@ def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
     changes no figure, as for an engine option, since it is no ``ENGINE_OPTIONS`` entry. The
     page SGLang runs there, or why it would not start, the Blackwell notes say beside it
     (``sglang_page_notes``); where the figures take it, ``sm100_dsa_layout`` says what it
-    stores instead."""
+    stores instead. Where SGLang does not start the model in its KV dtype (int8; DeepSeek-V3.2
+    in fp8_e5m2) the note says that, not that a Blackwell stores it as a Hopper does."""
     if (not options.sglang_blackwell or "sglang" not in strategies
             or sm100_dsa_layout("", profile, options) is not None):
         return ()
     why = ("no layout that reads it serves this model" if sglang_blocker(profile) else
+           sglang_dtype_refused(profile) or
            "SGLang stores this model's cache on a Blackwell GPU as on a Hopper; only "
            "DeepSeek's sparse attention (a model with an indexer, such as DeepSeek-V3.2) is "
            "stored otherwise there (the page and backend SGLang runs there, where they differ "

@@ -1053,6 +1053,24 @@ def test_sglang_blackwell_in_plan_is_read_by_sglang_alone_and_noted_where_it_act
     assert "runs pages of 64" not in run([*oss, "--budget", "40GiB"], capsys)[2]
 
 
+def test_sglang_blackwell_beside_a_kv_dtype_sglang_refuses_says_the_refusal(capsys):
+    # DeepSeek-V3.2 in int8 or fp8_e5m2 with --sglang-blackwell: SGLang refuses the KV dtype
+    # on any GPU, so the Blackwell changes no figure, but the note said "SGLang stores this
+    # model's cache on a Blackwell GPU as on a Hopper; only DeepSeek's sparse attention (...
+    # such as DeepSeek-V3.2) is stored otherwise there", of DeepSeek-V3.2 itself; it now says
+    # why, as --sglang-kv-cache-dtype's note beside it does
+    for kv_dtype, canonical in (("int8", "int8"), ("fp8_e5m2", "float8_e5m2")):
+        code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                              "--kv-dtype", kv_dtype, "--sglang-blackwell", "--json"], capsys)
+        sglang = next(r for r in json.loads(out) if r["strategy"] == "sglang")
+        assert code == 0 and not sglang["applies"], kv_dtype
+        assert (
+            "python -m flatkv: note: --sglang-blackwell changes no figure here: SGLang does not "
+            f"start this model in the KV dtype {canonical} (its refusal says why)"
+            in err.splitlines()), kv_dtype
+        assert "as on a Hopper" not in err
+
+
 def test_a_value_given_to_a_flag_that_takes_none_says_so(capsys):
     # argparse said "argument --sglang-blackwell: ignored explicit argument '1'": neither that
     # the flag takes no value nor what to type
