@@ -2528,6 +2528,23 @@ def test_vllms_flashmla_note_reads_mla_by_the_latent_not_by_a_kernel_block():
                                         for line in ds3.formulas)
 
 
+def test_vllms_flashmla_note_holds_for_a_raw_latent_with_no_kernel_block():
+    # a raw model of one 576 B latent a layer in fp8 (a link's kv_split=576 with no
+    # model_kernel) is MLA to the e5m2 refusal and the TRITON_MLA fallback (CacheProfile.mla),
+    # and runs at P 16, 40 GiB // (61 x 16 x 576) = 76,398 blocks, as DeepSeek-V3 does; the
+    # FlashMLA note (told none, vLLM runs it at 64 on a Hopper) was missing for it alone, as
+    # it still asked for the profile's kernel block
+    latent = CacheProfile(layer_types=("full_attention",) * 61, kv_bytes_per_slot=576,
+                          kv_dtype="float8_e4m3fn", kv_tensor_bytes=(576,), name="raw")
+    assert latent.mla and latent.kernel_block_size is None
+    assert (40 << 30) // (61 * 16 * 576) == 76_398
+    for profile in (latent, replace(latent, kernel_block_size=16)):
+        r = run_strategy("vllm", profile, budget_bytes=40 << 30)
+        assert (r.block_size, r.num_blocks) == (16, 76_398)
+        assert r.formulas[0].startswith("P 16 is a block size told: told none, vLLM runs an fp8 "
+                                        "MLA cache on a Hopper at 64, FlashMLA's kernel block")
+
+
 def test_vllm_raises_only_an_mla_hybrids_block_to_128():
     # vLLM raises a hybrid's attention block to a multiple of 128 where model_config.use_mla
     # (platforms/interface.py 1095-1100), not for any kernel block: Qwen3.5-27B (GDN and K/V

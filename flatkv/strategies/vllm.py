@@ -813,10 +813,9 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     its fix, the KV dtype bfloat16, as the vLLM column cannot tell an A100 from a Hopper.
     Dense MLA read by the latent (``runs_dense_mla``: ``mla_dtype_refusal``'s MLA, less
     sparse MLA), not by the kernel block alone, which any model may give (Llama's K and V at a
-    kernel block of 32); the model's own kernel block is asked as well, as before that read
-    (every MLA model FlatKV builds gives its 16: a raw latent given none gets no note)."""
-    if (not result.applies or not runs_dense_mla(profile) or profile.kernel_block_size is None
-            or options.sglang_blackwell
+    kernel block of 32) or none (a raw latent of 576 B with no kernel block: vLLM's figures
+    take 16 for it)."""
+    if (not result.applies or not runs_dense_mla(profile) or options.sglang_blackwell
             or options.kernel_block_size is not None or profile.kv_dtype != "float8_e4m3fn"
             or result.block_size % FLASHMLA_BLOCK_SIZE == 0):
         return ""
