@@ -1207,6 +1207,19 @@ def _kv_size_printed(settings: RunSettings, tokens: int) -> Decimal | None:
     return Decimal(f"{(tokens + page) * page_bytes // page / SGLANG_GB:.2f}")
 
 
+def _kv_size_can_agree(run: LoggedRun, settings: RunSettings) -> bool:
+    """Whether a budget of the log's own can make ``settings``' KV line print the log's KV size:
+    the pool's bytes a token are the settings' at any budget, so where the log's one KV size
+    is read and these settings print another for the log's tokens (``_kv_size_printed``), no
+    budget does. A Hopper's fp8 DeepSeek-V3.2 log (893,504 tokens of 61 x 788 B, 40.00 GB)
+    on the B200 preset was offered --budget 38588650752B (893,504 x 61 x 708) with the
+    Blackwell kept, at which its KV line read 35.94 GB. True where either size is not known."""
+    if run.sglang_tokens is None or run.sglang_kv_size is None:
+        return True
+    printed = _kv_size_printed(settings, run.sglang_tokens)
+    return printed is None or printed == Decimal(run.sglang_kv_size)
+
+
 def _blackwell_logged(run: LoggedRun, now: RunSettings,
                       blackwell: Callable[[Mapping[str, object]], RunSettings]
                       ) -> dict[str, object]:
@@ -1409,7 +1422,7 @@ def logged_changes(run: LoggedRun, now: RunSettings,
         # slots tell the budget
         other_slots = run.sglang_state_slots not in (None, last.sglang_state_slots)
         if ((run.sglang_tokens != last.sglang_tokens or other_slots)
-                and last.sglang_budget is not None and (
+                and last.sglang_budget is not None and _kv_size_can_agree(run, last) and (
                 budget := last.sglang_budget(run.sglang_tokens, run.sglang_state_slots))):
             changes["sglang_budget"] = budget
     return _off_the_preset(now, changes, after)

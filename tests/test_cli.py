@@ -966,6 +966,43 @@ def test_compare_check_log_of_a_b200_log_with_a_drafter_names_the_blackwell_by_t
         "drafter's own pool, logged after the model's (speculative decoding).")
 
 
+def test_compare_check_log_offers_no_budget_at_which_the_kv_size_line_still_differs(
+        tmp_path, capsys):
+    # A Hopper's fp8 DeepSeek-V3.2 log (42,949,672,960 // (61 x 788) = 893,519, 893,504 tokens
+    # in pages of 64, KV size (893,504 + 64) x 61 x 788 B = 40.00 GB) checked at the B200
+    # preset (auto: the raw 61 x 708 B, 4,006,592 tokens, logged in float8_e4m3fn too) was
+    # offered --budget 38588650752B (893,504 x 61 x 708) with the Blackwell kept: there the
+    # tokens agree and the KV line reads (893,504 + 64) x 61 x 708 B = 35.94 GB, so the note's
+    # "check it again with those" left a line differing. No budget makes 708 B a token print
+    # the log's 40.00 GB: nothing is offered, and the dtype and sizes differ line by line
+    from flatkv.presets import load_preset
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    lines = run_strategy("sglang", load_preset("DeepSeek-V3.2").with_options(
+        kv_dtype="fp8").profile(), budget_bytes=40 << 30, context_tokens=163_840,
+        options=StrategyOptions(sglang_chunked_prefill_size=16_384)).extras["log_lines"]
+    assert lines[0] == ("KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 893504, "
+                        "KV size: 40.00 GB")
+    assert 893_504 * 61 * 708 == 38_588_650_752
+    assert f"{(893_504 + 64) * 61 * 708 / 2**30:.2f}" == "35.94"
+    log = tmp_path / "sglang.log"
+    log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate(lines)))
+    argv = ["compare", "--preset", "DeepSeek-V3.2", "--check-log", str(log)]
+    code, out, err = run([*argv, "--gpu-memory", "B200 192GB"], capsys)
+    assert code == 1 and out.splitlines()[0] == "SGLang: both lines differ from the log."
+    assert "this log's run had" not in err
+    # the offer it made: its KV line still differs there
+    code, out, _ = run([*argv, "--budget", "38588650752B", "--sglang-blackwell",
+                        "--sglang-chunked-prefill-size", "16384"], capsys)
+    assert "#tokens: 893504, KV size: 35.94 GB" in out
+    # the log's own settings, a Hopper told fp8 in 40 GiB: every line agrees
+    code, out, err = run([*argv, "--kv-dtype", "fp8", "--budget", "40GiB",
+                          "--sglang-chunked-prefill-size", "16384"], capsys)
+    assert code == 0 and "this log's run had" not in err
+    assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
+
+
 def test_compare_check_log_names_sglangs_kv_cache_dtype_for_a_b200_log_told_bfloat16(
         tmp_path, capsys):
     # DeepSeek-V3.2's SGLang lines on the B200 told --kv-cache-dtype bfloat16 (173,039,262,105
