@@ -3032,6 +3032,46 @@ def test_sglang_keeps_a_float32_or_float16_dsa_model_in_bfloat16_or_fp8():
         "of the model's float32, not the raw fp8 576 + 132 = 708 B its auto picks there"]
 
 
+def test_sglang_keeps_an_exported_float32_or_float16_dsa_model_in_bfloat16_too():
+    # The Model page's raw-bytes export of DeepSeek-V3.2 (flatkv-profile/1: its bytes, KV
+    # dtype, latent split, indexer keys and architecture, no raw fp8 width) in float32 was
+    # sized at its own 61 x 2,436 B, 40 GiB // 148,596 = 289,036 -> 289,024 tokens logged in
+    # torch.float32, which SGLang never logs for DSA, while the preset of the same bytes is
+    # sized in bfloat16 (cc42162). The dtype names the latent's elements, (2,436 - 132) / 4 =
+    # 576, so bfloat16 keeps 576 x 2 + 132 = 1,284 B: 40 GiB // (61 x 1,284) = 548,359 ->
+    # 548,352 tokens, the preset's. float16's 1,284 B were logged torch.float16
+    from flatkv.profile import profile_from_dict, profile_to_dict
+    from flatkv.strategies.sglang import sglang_dsa_stored
+
+    assert (40 << 30) // (61 * 2_436) // 64 * 64 == 289_024
+    assert (2_436 - 132) // 4 * 2 + 132 == 1_284
+    assert (40 << 30) // (61 * 1_284) == 548_359 and 548_359 // 64 * 64 == 548_352
+    hopper = StrategyOptions()
+    for dtype in ("float32", "float16"):
+        preset = load_preset("DeepSeek-V3.2").with_options(kv_dtype=dtype).profile()
+        export = profile_from_dict(profile_to_dict(preset))
+        assert (export.dsa_raw_fp8_bytes_per_slot, export.kv_dtype, export.indexer_bytes_per_slot,
+                export.architectures) == (None, dtype, 132, ("DeepseekV32ForCausalLM",))
+        assert sglang_dsa_stored(export, hopper) == ("bfloat16", 1_284)
+        r = run_strategy("sglang", export, budget_bytes=40 << 30, context_tokens=163_840,
+                         options=hopper)
+        assert r.logged_tokens == r.capacity_tokens == 548_352
+        assert r.extras["log_lines"][0] == (
+            "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 548352, KV size: 40.00 GB")
+        assert r.extras["log_lines"] == run_strategy(
+            "sglang", preset, budget_bytes=40 << 30, context_tokens=163_840,
+            options=hopper).extras["log_lines"]
+    # bfloat16 and fp8 exports are SGLang's own dtypes: as given; without the architecture
+    # (a raw model of bytes alone) SGLang's DeepSeek family is not known: as given too
+    for dtype in ("bfloat16", "fp8"):
+        export = profile_from_dict(profile_to_dict(
+            load_preset("DeepSeek-V3.2").with_options(kv_dtype=dtype).profile()))
+        assert sglang_dsa_stored(export, hopper) is None
+    f32 = profile_from_dict(profile_to_dict(
+        load_preset("DeepSeek-V3.2").with_options(kv_dtype="float32").profile()))
+    assert sglang_dsa_stored(replace(f32, architectures=()), hopper) is None
+
+
 def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
     # _dsa_kv_cache_dtype_default asserts bfloat16 or fp8_e4m3 for DeepSeek's sparse attention
     # on every CUDA GPU (overrides.py 541-544): the KV dtype float8_e5m2 (--kv-cache-dtype

@@ -14,7 +14,12 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from flatkv.budget import GPU_PRESETS
-from flatkv.dtypes import ENGINE_DTYPE_NAMES, canonical_dtype, unstored_kv_dtype_refusal
+from flatkv.dtypes import (
+    ENGINE_DTYPE_NAMES,
+    canonical_dtype,
+    dtype_bytes,
+    unstored_kv_dtype_refusal,
+)
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF, StrategyOptions, n, refuses_to_start
 from flatkv.strategies.base import DEFAULT_MAMBA_TRACK_INTERVAL as DEFAULT_TRACK
@@ -515,10 +520,27 @@ def sglang_dsa_stored(profile: CacheProfile,
     (``sglang_dsa``) and the pages that set SGLang's figures beside ours say."""
     if (raw := blackwell_dsa_bytes(profile, options)) is not None:
         return SM100_DSA_KV_DTYPE, raw
-    if ((raw := _raw_dsa_bytes(profile)) is not None
-            and profile.kv_dtype in AUTO_DSA_KV_DTYPES and profile.kv_dtype != "bfloat16"):
+    if profile.kv_dtype not in AUTO_DSA_KV_DTYPES or profile.kv_dtype == "bfloat16":
+        return None
+    if (raw := _raw_dsa_bytes(profile)) is not None:
         return "bfloat16", _bfloat16_dsa_bytes(profile, raw)
+    if not options.sglang_blackwell and (bf16 := _bfloat16_bytes_alone(profile)) is not None:
+        return "bfloat16", bf16
     return None
+
+
+def _bfloat16_bytes_alone(profile: CacheProfile) -> int | None:
+    """For DeepSeek's sparse attention given as bytes alone (an export: no
+    ``dsa_raw_fp8_bytes_per_slot``) in float32 or float16, the bytes SGLang keeps it in,
+    bfloat16: its KV dtype names the latent's elements (an export of DeepSeek-V3.2 in float32,
+    2,304 + 132 B: 576 of 4 B, so 1,152 + 132 = 1,284), as it does not for fp8's scaled
+    layout. None for any other profile, or where the latent is no whole number of them."""
+    keys, arch = profile.indexer_bytes_per_slot, profile.architectures[:1]
+    if (keys is None or profile.dsa_raw_fp8_bytes_per_slot is not None
+            or not arch or arch[0] not in SM100_TRTLLM_MLA):
+        return None
+    latent, element = profile.kv_bytes_per_slot - keys, dtype_bytes(profile.kv_dtype)
+    return latent // element * 2 + keys if latent % element == 0 else None
 
 
 def _dsa_terms(profile: CacheProfile, total: int) -> str:
