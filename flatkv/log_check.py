@@ -1237,8 +1237,9 @@ def _blackwell_logged(run: LoggedRun, now: RunSettings,
     tokens and theirs does not (``_kv_size_printed``), at any budget, since a budget that sizes
     those tokens in 788 B leaves the KV size line differing (44.52 GB for the log's 40.00):
     settings at that budget, whose tokens are the log's, are offered it too; where the log's
-    KV size is not read, where its settings give the log's tokens and theirs do not. Empty
-    otherwise."""
+    KV size is not read, where its settings give the log's tokens and theirs do not. Where the
+    dtype's name differs the Blackwell is offered only where its layout prints the log's KV
+    size for its tokens too, where that size is read. Empty otherwise."""
     if now.sglang_blackwell is not False or run.sglang_kv_dtype is None:
         return {}
     same_name = run.sglang_kv_dtype == now.sglang_kv_dtype
@@ -1255,10 +1256,15 @@ def _blackwell_logged(run: LoggedRun, now: RunSettings,
             and (run.sglang_kv_size is None or sized_as_logged(now)))):
         return {}
 
+    # a log whose KV size its Blackwell layout does not print for its tokens was no run of
+    # it, whatever its dtype: a Hopper's fp8 log (893,504 tokens of 788 B, 40.00 GB) at a
+    # Hopper's bfloat16 settings is not offered the Blackwell's 708 B (35.94 GB there)
+    sizes_unread = run.sglang_kv_size is None or run.sglang_tokens is None
     for extra in ({}, {"sglang_kv_cache_dtype": _SGLANG_KV_CACHE_AUTO}):
         there = blackwell(extra)
         if there.sglang_kv_dtype == run.sglang_kv_dtype and (
-                not same_name or (sized_as_logged(there) and not sized_as_logged(now))
+                not same_name and (sizes_unread or sized_as_logged(there))
+                or (sized_as_logged(there) and not sized_as_logged(now))
                 or (there.sglang_tokens == run.sglang_tokens and run.sglang_kv_size is None)):
             return {"sglang_blackwell": True, **extra}
     return {}

@@ -1001,6 +1001,16 @@ def test_compare_check_log_offers_no_budget_at_which_the_kv_size_line_still_diff
                           "--sglang-chunked-prefill-size", "16384"], capsys)
     assert code == 0 and "this log's run had" not in err
     assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
+    # at a Hopper's bfloat16 settings (548,352 tokens in torch.bfloat16) the dtype's name
+    # differs and the Blackwell's is the log's, so --sglang-blackwell was offered, a run the
+    # log's KV size is not: 708 B print (893,504 + 64) x 61 x 708 B = 35.94 GB for its tokens,
+    # and taken, the B200's 994,432 tokens differ again. Nothing is offered: the dtype differs
+    code, out, err = run([*argv, "--budget", "40GiB", "--sglang-chunked-prefill-size",
+                          "16384"], capsys)
+    assert code == 1 and out.splitlines()[2] == (
+        "    line 1 (TP0): dtype: FlatKV torch.bfloat16, log torch.float8_e4m3fn; #tokens: FlatKV "
+        "548352, log 893504")
+    assert "this log's run had" not in err
 
 
 def test_compare_check_log_names_sglangs_kv_cache_dtype_for_a_b200_log_told_bfloat16(
