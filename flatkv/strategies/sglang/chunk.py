@@ -515,8 +515,10 @@ def sglang_dsa_stored(profile: CacheProfile,
     layout on a Blackwell (``blackwell_dsa_bytes``: fp8_e4m3, 576 + 132 = 708 B for
     DeepSeek-V3.2), else bfloat16 for the KV dtype float32 or float16 (``AUTO_DSA_KV_DTYPES``:
     SGLang keeps DSA in bfloat16 or fp8 whatever the model's dtype; 1,152 + 132 = 1,284 B,
-    where float32 holds 2,436). None where SGLang keeps the model's (bfloat16, fp8 off a
-    Blackwell, no indexer, bytes given alone). One place for what the sizing takes
+    where float32 holds 2,436; off a Blackwell for an export of bytes alone too, its dtype
+    naming the latent's elements: ``_bfloat16_bytes_alone``). None where SGLang keeps the
+    model's (bfloat16, fp8 off a Blackwell, no indexer, other bytes given alone, taken as
+    given: ``_dsa_bytes_alone`` says so on a Blackwell). One place for what the sizing takes
     (``sglang_dsa``) and the pages that set SGLang's figures beside ours say."""
     if (raw := blackwell_dsa_bytes(profile, options)) is not None:
         return SM100_DSA_KV_DTYPE, raw
