@@ -3356,3 +3356,16 @@ def test_sglang_refuses_dsa_with_learnable_sinks_in_fp8_on_any_gpu():
     assert run_strategy("sglang", plain, budget_bytes=173_039_262_105, context_tokens=163_840,
                         options=StrategyOptions(sglang_blackwell=True)
                         ).logged_tokens == 4_006_592
+
+
+def test_sglang_b200_backend_of_an_mla_architecture_given_as_bytes_alone():
+    """SGLang's use_mla_backend reads the architecture: DeepSeek-V3 given as bytes with no K / V
+    split (a raw model file naming DeepseekV3ForCausalLM) runs TensorRT-LLM's MLA backend on a
+    B200 as the preset does, whose page of 64 a told 16 is raised to, not the MHA backend."""
+    deepseek = load_preset("DeepSeek-V3").profile()
+    told_16 = StrategyOptions(sglang_blackwell=True, sglang_page_size=16)
+    assert deepseek.mla and sm100_backend(deepseek, told_16) == "trtllm_mla"
+    bytes_alone = replace(deepseek, kv_tensor_bytes=(), kv_dtype=None)
+    assert not bytes_alone.mla
+    assert sm100_backend(bytes_alone, told_16) == "trtllm_mla"
+    assert sglang_default_page("B200 192GB", bytes_alone, told_16).page == 64

@@ -291,7 +291,9 @@ def sm100_backend(profile: CacheProfile, options: StrategyOptions) -> str | None
         strategy = told or ("extra_buffer" if drafting or options.sglang_overlap_schedule
                             or paged else "no_buffer")
         return None if strategy == "no_buffer" else "trtllm_mha"
-    if profile.mla:  # use_mla_backend (MLA's latent), not any kernel block a model gives
+    # use_mla_backend: MLA's latent, or an MLA architecture given as bytes with no K / V
+    # split (SGLang reads the architecture), not any kernel block a model gives
+    if profile.mla or arch in SM100_TRTLLM_MLA:
         return "trtllm_mla" if arch in SM100_TRTLLM_MLA else "flashinfer"
     if arch in SM100_TRTLLM_MHA:
         return "trtllm_mha"
