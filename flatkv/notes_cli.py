@@ -118,7 +118,9 @@ _READ_BY = {"block_size": ("flat", "per-component", "vllm", "aliased", "lcm"),
             "alignment": ("flat", "per-component", "lcm"),
             **{o.field: o.read_by for o in ENGINE_OPTIONS},
             "lcm_alignment_bytes": ("lcm",),
-            "sglang_blackwell": ("sglang",),  # SGLang's DSA layout on a Blackwell GPU
+            # SGLang's DSA layout on a Blackwell GPU; vLLM's note on the block it runs an fp8
+            # MLA cache at told none (``vllm.unasked_mla_block_text``), no figure
+            "sglang_blackwell": ("sglang", "vllm"),
             "margin": ("flat", "per-component", "vllm", "aliased", "lcm")}
 # What a layout reads in place of an option it does not, said beside the refusal.
 _READ_INSTEAD = {("block_size", "sglang"): "SGLang's page is --sglang-page-size",
@@ -172,6 +174,12 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
     return (*notes, *_idle_blackwell_note(told, profile, strategies))
 
 
+# --sglang-blackwell in vLLM's figures: none moves, the FlashMLA note reads it
+VLLM_ON_BLACKWELL = ("vLLM's figures take the block size as told on any GPU; the GPU moves "
+                     "only the note on the block vLLM runs an fp8 MLA cache at when told no "
+                     "--block-size (FLASHINFER_MLA first on a Blackwell, FlashMLA on a Hopper)")
+
+
 def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
                          strategies: Sequence[str]) -> tuple[str, ...]:
     """--sglang-blackwell told where SGLang's figures on a Blackwell are a Hopper's (a model
@@ -180,9 +188,14 @@ def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
     page SGLang runs there, or why it would not start, the Blackwell notes say beside it
     (``sglang_page_notes``); where the figures take it, ``sm100_dsa_layout`` says what it
     stores instead. Where SGLang does not start the model in its KV dtype (int8; DeepSeek-V3.2
-    in fp8_e5m2) the note says that, not that a Blackwell stores it as a Hopper does."""
-    if (not options.sglang_blackwell or "sglang" not in strategies
-            or sm100_dsa_layout("", profile, options) is not None):
+    in fp8_e5m2) the note says that, not that a Blackwell stores it as a Hopper does. vLLM's
+    figures alone (``plan --strategy vllm``) take it for no figure either, which the note
+    says (``VLLM_ON_BLACKWELL``)."""
+    if not options.sglang_blackwell:
+        return ()
+    if "sglang" not in strategies:  # plan --strategy vllm
+        return (f"note: --sglang-blackwell changes no figure here: {VLLM_ON_BLACKWELL}",)
+    if sm100_dsa_layout("", profile, options) is not None:
         return ()
     why = ("no layout that reads it serves this model" if sglang_blocker(profile) else
            sglang_dtype_refused(profile) or

@@ -1057,19 +1057,32 @@ def test_sglang_blackwell_flag_sets_the_b200_layout_and_is_refused_beside_a_hopp
         "'B200 192GB'\n")
 
 
-def test_sglang_blackwell_in_plan_is_read_by_sglang_alone_and_noted_where_it_acts_on_nothing(
+def test_sglang_blackwell_in_plan_is_read_by_the_engines_and_noted_where_it_acts_on_nothing(
         capsys):
     # plan --sglang-blackwell raised KeyError 'sglang_blackwell' (no layout was listed as
-    # reading it): the planner alone and vLLM refuse it as any SGLang option, --strategy sglang
+    # reading it): the planner alone refuses it as any SGLang option, --strategy sglang
     # takes the Blackwell layout, 994,432 tokens of 61 x 708 B in 40 GiB (a Hopper's 548,352)
     v32 = ["plan", "--preset", "DeepSeek-V3.2", "--budget", "40GiB"]
     assert refused([*v32, "--sglang-blackwell"], capsys) == (
         "python -m flatkv: error: --sglang-blackwell acts on a layout's figures, which the "
         "planner alone does not count: add --strategy sglang (a layout that reads it), or use "
         "compare\n")
-    assert refused([*v32, "--strategy", "vllm", "--sglang-blackwell"], capsys) == (
-        "python -m flatkv: error: --sglang-blackwell is not read by --strategy vllm: use "
-        "--strategy sglang (a layout that reads it), or compare, which shows every layout\n")
+    # vLLM reads it for its fp8 MLA block note alone (was refused as "not read by --strategy
+    # vllm" while compare's vLLM note moved with it): figures unchanged, the note off, and a
+    # note says it moves no figure
+    v3_fp8 = ["plan", "--preset", "DeepSeek-V3", "--kv-dtype", "fp8", "--budget", "40GiB",
+              "--strategy", "vllm"]
+    code, hopper, hopper_err = run(v3_fp8, capsys)
+    assert code == 0 and "P 16 is a block size told: told none, vLLM runs" in hopper
+    code, blackwell, err = run([*v3_fp8, "--sglang-blackwell"], capsys)
+    assert code == 0 and "P 16 is a block size told" not in blackwell
+    assert "76,398" in hopper and "76,398" in blackwell  # 40 GiB // (61 x 16 x 576 B)
+    assert 40 * 2**30 // (61 * 16 * 576) == 76_398
+    assert err.splitlines() == [*hopper_err.splitlines(), (
+        "python -m flatkv: note: --sglang-blackwell changes no figure here: vLLM's figures "
+        "take the block size as told on any GPU; the GPU moves only the note on the block vLLM "
+        "runs an fp8 MLA cache at when told no --block-size (FLASHINFER_MLA first on a "
+        "Blackwell, FlashMLA on a Hopper)")]
     code, out, _ = run([*v32, "--strategy", "sglang", "--sglang-blackwell", "--json"], capsys)
     assert code == 0 and json.loads(out)["capacity_tokens"] == 994_432
     # a model without DeepSeek's sparse attention: the figures a Hopper's, which a note says
@@ -1603,6 +1616,8 @@ def test_the_layouts_said_to_read_an_option_are_those_whose_figures_it_changes(f
     from flatkv.strategies.sglang import SPECULATIVE_NOT_MODELLED
 
     profiles = [load_preset(name).profile() for name in list_presets()]
+    # the Blackwell moves vLLM's note on the block of an fp8 dense MLA cache told none
+    profiles.append(load_preset("DeepSeek-V3").with_options(kv_dtype="fp8").profile())
 
     def figures(strategy, profile, options):
         result = run_strategy(strategy, profile, budget_bytes=40 << 30,
