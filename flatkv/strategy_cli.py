@@ -61,7 +61,12 @@ from flatkv.strategies.vllm_releases import (
     OLDER_VLLM_LOG,
     last_served_note,
 )
-from flatkv.strategy_notes import attention_dp_text, short_of_one_request_text, why_not_line
+from flatkv.strategy_notes import (
+    attention_dp_text,
+    option_why_not_line,
+    short_of_one_request_text,
+    why_not_line,
+)
 from flatkv.texttable import text_table
 from flatkv.units import (
     MAX_BLOCK_SIZE,
@@ -624,12 +629,13 @@ def format_comparison_table(results: Sequence[StrategyResult],
 
 def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile,
                        context: int | None) -> str:
-    """``plan --strategy NAME``: one result as a table, or JSON with --json. A layout that does
-    not apply is an error (exit 2, as ``plan`` without --strategy); ``compare`` lists it."""
+    """``plan --strategy NAME``: one result as a table, or JSON with --json. A layout with no
+    figures here is an error (exit 2, as ``plan`` without --strategy), worded as ``compare``'s
+    note (``option_why_not_line``); ``compare`` lists it."""
     result = _run_strategy(args.strategy, profile, budget_bytes=args.budget,
                            context_tokens=context, options=figures_options(args))
     if not result.applies:
-        raise ValueError(f"--strategy {args.strategy} does not apply: {result.reason}")
+        raise ValueError(option_why_not_line(f"--strategy {args.strategy}", result))
     if args.json:
         return json.dumps(result.to_dict(), indent=2)
     return format_result_table(result)

@@ -194,6 +194,17 @@ def why_not_line(name: str, result: StrategyResult, reason: str) -> str:
     return f"{name} {why_not_label(result)}: {reason}"
 
 
+def option_why_not_line(option: str, result: StrategyResult) -> str:
+    """``plan --strategy``'s one error line (exit 2) where the layout has no figures, worded
+    by ``why_not_label`` as ``compare``'s note is: a model it does not serve "does not apply";
+    a start refusal keeps its opening, the engine its subject, since ``option`` (the flag as
+    typed) is no engine: "--strategy sglang: SGLang refuses to start: attention DP 3 ...", not
+    "--strategy sglang does not apply: SGLang refuses to start: ..."."""
+    if why_not_label(result) == WONT_START:
+        return f"{option}: {result.reason}"
+    return why_not_line(option, result, result.reason)
+
+
 def why_not_text(result: StrategyResult) -> str:
     """A layout with no figures here and its reason, as Compare lists it under its table."""
     return why_not_line(f"**{title_of(result)}**", result, reason_text(result))

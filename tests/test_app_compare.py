@@ -1713,7 +1713,7 @@ def test_compare_takes_sglangs_mamba_track_interval():
     assert_clean(at)
     widget = at.number_input(key="w.sglang_mamba_track_interval")
     assert widget.value == 256
-    assert any("SGLang** refuses to start: SGLang's extra_buffer radix cache snapshots "
+    assert any("SGLang** refuses to start: its extra_buffer radix cache snapshots "
                "Qwen3NextForCausalLM's state every 256 tokens (--mamba-track-interval, "
                "SGLang's default), which the page size must divide: 512 does not; set a page "
                "size that divides 256 (1, 2, 4, ..., 256), or --mamba-track-interval 512"
@@ -1740,6 +1740,23 @@ def test_compare_takes_sglangs_mamba_track_interval():
     assert "sg_track" not in bad.query_params
 
 
+def test_compare_names_sglang_once_in_a_start_refusal():
+    # Nemotron-H-8B (mamba chunk 128) at --mamba-track-interval 64: SGLang's Mamba2 backend
+    # asserts the interval is at least the chunk, so it does not start. The caption read
+    # "**SGLang** refuses to start: SGLang's Mamba2 backend needs ..."; the opening names the
+    # engine, so the reason says "its"
+    at = open_app("app_pages/compare.py", {"model": "Nemotron-H-8B", "sg_track": "64"})
+    assert_clean(at)
+    assert "SGLang (won't start)" in at.dataframe[0].value.set_index("strategy").index
+    line = next(shown(c) for c in at.caption if shown(c).startswith("**SGLang** refuses"))
+    assert line == (
+        "**SGLang** refuses to start: its Mamba2 backend needs the track interval, 64 tokens "
+        "(--mamba-track-interval 64), at least NemotronHForCausalLM's mamba chunk of 128 tokens "
+        "with its extra_buffer radix cache (\"mamba_track_interval (64) must be >= "
+        "mamba_chunk_size (128)\"): set --mamba-track-interval 128")
+    assert "SGLang's" not in line
+
+
 def test_compare_takes_sglangs_mamba_radix_cache_strategy():
     # Qwen3-Next on the default H100, context 8,192: 470 request slots either way
     # (test_compare_takes_sglangs_mamba_track_interval) and 1,651,041 tokens, 201 requests of
@@ -1762,7 +1779,7 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
     # overlap scheduling off: SGLang refuses it, and says how to start
     at.toggle(key="w.sglang_overlap_schedule").set_value(False).run()
     assert_clean(at)
-    assert any("SGLang** refuses to start: SGLang's --mamba-radix-cache-strategy "
+    assert any("SGLang** refuses to start: --mamba-radix-cache-strategy "
                "extra_buffer_lazy needs overlap scheduling" in c.value for c in at.caption)
 
 
@@ -1787,7 +1804,7 @@ def test_compare_takes_sglangs_extra_buffer_and_no_buffer_told():
     # overlap scheduling on: SGLang refuses no_buffer told, and says how to start
     at.toggle(key="w.sglang_overlap_schedule").set_value(True).run()
     assert_clean(at)
-    assert any("SGLang** refuses to start: SGLang's no_buffer radix cache "
+    assert any("SGLang** refuses to start: its no_buffer radix cache "
                "(--mamba-radix-cache-strategy no_buffer) runs without overlap scheduling only"
                in c.value for c in at.caption)
 
@@ -1893,7 +1910,7 @@ def test_compare_labels_an_sglang_start_refusal_wont_start_and_an_unserved_model
     assert line.startswith("**SGLang** refuses to start: DeepSeek's sparse attention in the "
                            "KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) is refused by "
                            "0.5.23: ")
-    assert line.endswith("set the KV dtype to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or "
+    assert line.endswith("set the KV dtype to float8_e4m3fn (fp8; --kv-cache-dtype fp8_e4m3) or "
                          "bfloat16")
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
     table = at.dataframe[0].value.set_index("strategy")
@@ -1935,7 +1952,7 @@ def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():
     assert not at.exception and not at.error
     table = at.dataframe[0].value.set_index("strategy")
     assert "vLLM v1 (won't start)" in table.index
-    reason = ("vLLM refuses to start: no MLA attention backend of vLLM 0.31 to 0.34 on an "
+    reason = ("vLLM refuses to start: no MLA attention backend of its releases 0.31 to 0.34 on an "
               "NVIDIA GPU takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for a "
               "dense MLA model: on a Hopper FLASH_ATTN_MLA takes auto, float16 and bfloat16, "
               "FLASHMLA and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA runs on SM 10 alone, "

@@ -96,7 +96,7 @@ def test_layout_says_why_vllm_has_no_blocks_to_draw():
         "vLLM has no layout here: vLLM refuses to start: one request of 10,000,000 tokens "
         "needs 245,862,236,160 B of KV cache (228.98 GiB: its pages in every group, 12 layers "
         "a page, at P 1,088), more than the 8,000,000,000 B (7.45 GiB) available less the "
-        "26,738,688 B block vLLM holds back as its null block (\"To serve at least one request "
+        "26,738,688 B block it holds back as its null block (\"To serve at least one request "
         "with the model's max seq len\"); its estimated maximum model length is 320,960: give "
         "a context of at most 320,960 or a budget of at least 245,888,974,848 B")
     assert not [c for c in at.get("plotly_chart") if "One row per vLLM group" in c.proto.spec]

@@ -658,7 +658,7 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
     code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--budget", "10GiB",
                           "--strategy", "vllm"], capsys)
     assert code == 2 and len(err.splitlines()) == 1
-    assert err.startswith("python -m flatkv: error: --strategy vllm does not apply: vLLM "
+    assert err.startswith("python -m flatkv: error: --strategy vllm: vLLM "
                           "refuses to start: one request of 131,072 tokens needs")
     assert err.endswith(" (context 131,072 tokens, the model's max_model_len (vLLM's default "
                         "--max-model-len); --context sets another)\n")
@@ -2213,7 +2213,7 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state(capsys):
     assert results["vllm"]["num_blocks"] is None and results["sglang"]["applies"] is True
     code, out, err = run(["plan", *args, "--ssm-dtype", "fp16", "--strategy", "vllm"], capsys)
     assert code == 2 and len(err.splitlines()) == 1
-    assert err.startswith(f"python -m flatkv: error: --strategy vllm does not apply: {why}")
+    assert err.startswith(f"python -m flatkv: error: --strategy vllm: {why}")
     code, out, _ = run(["plan", *args, "--ssm-dtype", "bf16", "--strategy", "vllm", "--json"],
                        capsys)
     result = json.loads(out)

@@ -1901,7 +1901,7 @@ def test_deepseek_v32_keeps_the_indexer_keys_beside_the_latent():
                        options=StrategyOptions(block_size=96))
     assert not odd.applies and odd.reason == (
         "vLLM refuses to start: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) pages "
-        "by multiples of 64 tokens, and block size 96 is none: give 64 (what vLLM picks when "
+        "by multiples of 64 tokens, and block size 96 is none: give 64 (what it picks when "
         "not told) or 128")
     kept = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,
                         options=StrategyOptions(block_size=128))

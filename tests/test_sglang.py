@@ -525,7 +525,7 @@ def test_sglang_refuses_a_swa_pool_that_holds_no_request():
     assert not small.applies
     assert small.reason == (
         "SGLang refuses to start: "
-        "the swa pool (128 tokens) cannot hold one request: SGLang needs more than its window "
+        "the swa pool (128 tokens) cannot hold one request: it needs more than the window "
         "(sliding_window - 1 = 127) + page size 1 tokens in it; a budget of 7,166,362 B or "
         "more has them, as does a larger SGLang sliding/full tokens ratio "
         "(--swa-full-tokens-ratio)")
@@ -596,7 +596,7 @@ def test_sglang_too_small_for_one_request_names_the_budget_that_fits():
     assert r.reason == (
         "SGLang refuses to start: "
         "the state pool (47,368,421 B) holds 2 slots of 19,759,104 B, fewer than 4: one "
-        "running request needs 3 and SGLang keeps one for padding; a budget of 166,854,656 B "
+        "running request needs 3 and one is kept for padding; a budget of 166,854,656 B "
         "or more holds them")
     assert run_strategy("sglang", qwen3_next_tp2(), budget_bytes=166_854_656).applies
     assert not run_strategy("sglang", qwen3_next_tp2(), budget_bytes=166_854_655).applies
@@ -614,7 +614,7 @@ def test_sglang_refusal_with_s_set_names_the_most_slots_per_request_its_pool_hol
     assert r.reason == (
         "SGLang refuses to start: "
         "the state pool (142,105,263 B) holds 7 slots of 19,759,104 B, fewer than 41: one "
-        "running request needs 40 and SGLang keeps one for padding; a budget of 1,710,260,224 "
+        "running request needs 40 and one is kept for padding; a budget of 1,710,260,224 "
         "B or more holds them, or SGLang slots per request (--sglang-slots-per-request) of 6, "
         "the most this state pool holds")
     assert sglang(3 * 10**8, sglang_slots_per_request=6).applies
@@ -1001,8 +1001,8 @@ def test_sglang_refuses_more_drafted_tokens_than_its_track_interval():
                      options=StrategyOptions(speculative_tokens=256))
     assert r.reason == (
         "SGLang refuses to start: "
-        "SGLang's extra_buffer radix cache needs its track interval, 256 tokens "
-        "(--mamba-track-interval, SGLang's default), at least the 257 tokens it verifies a step "
+        "its extra_buffer radix cache needs the track interval, 256 tokens "
+        "(--mamba-track-interval, SGLang's default), at least the 257 tokens verified a step "
         "(256 drafted + 1): draft at most 255 tokens a step, or set --mamba-track-interval 257")
     # told 512, it takes up to 511 drafted; at page 64 the interval it offers is whole pages
     assert run_strategy("sglang", qwen, budget_bytes=1 << 40, options=StrategyOptions(
@@ -1011,8 +1011,8 @@ def test_sglang_refuses_more_drafted_tokens_than_its_track_interval():
         speculative_tokens=600, sglang_mamba_track_interval=512, sglang_page_size=64))
     assert r.reason == (
         "SGLang refuses to start: "
-        "SGLang's extra_buffer radix cache needs its track interval, 512 tokens "
-        "(--mamba-track-interval 512), at least the 601 tokens it verifies a step (600 drafted "
+        "its extra_buffer radix cache needs the track interval, 512 tokens "
+        "(--mamba-track-interval 512), at least the 601 tokens verified a step (600 drafted "
         "+ 1): draft at most 511 tokens a step, or set --mamba-track-interval 640")
 
 
@@ -1037,7 +1037,7 @@ def test_sglang_takes_a_page_size_its_told_track_interval_takes():
         at_512, sglang_page_size=384, sglang_chunked_prefill_size=8448))
     assert r.reason == (
         "SGLang refuses to start: "
-        "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every 512 "
+        "its extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every 512 "
         "tokens (--mamba-track-interval 512), which the page size must divide: 384 does not; "
         "set a page size that divides 512 (1, 2, 4, ..., 512), or --mamba-track-interval 768")
     # 96 divides 384 but neither divides the state's chunk (FLA's 64, Qwen3-Next's config
@@ -1046,7 +1046,7 @@ def test_sglang_takes_a_page_size_its_told_track_interval_takes():
         sglang_page_size=96, sglang_mamba_track_interval=384, sglang_chunked_prefill_size=8064))
     assert r.reason == (
         "SGLang refuses to start: "
-        "SGLang's extra_buffer radix cache caches Qwen3NextForCausalLM's state at its chunk "
+        "its extra_buffer radix cache caches Qwen3NextForCausalLM's state at its chunk "
         "of 64 tokens, which the page size must divide or be a multiple of (\"either "
         "chunk_size or page_size must be divisible by the other\"): 96 is neither; set a page "
         "size that divides both 384 and 64 or is a multiple of 64 dividing 384 (1, 2, 4, 8, "
@@ -1082,7 +1082,7 @@ def test_sglang_refuses_a_mamba2_track_interval_under_its_chunk():
                      options=StrategyOptions(sglang_mamba_track_interval=64))
     assert r.reason == (
         "SGLang refuses to start: "
-        "SGLang's Mamba2 backend needs the track interval, 64 tokens (--mamba-track-interval "
+        "its Mamba2 backend needs the track interval, 64 tokens (--mamba-track-interval "
         "64), at least NemotronHForCausalLM's mamba chunk of 128 tokens with its extra_buffer "
         "radix cache (\"mamba_track_interval (64) must be >= mamba_chunk_size (128)\"): set "
         "--mamba-track-interval 128")
@@ -1096,9 +1096,10 @@ def test_sglang_refuses_a_mamba2_track_interval_under_its_chunk():
                         options=StrategyOptions(sglang_mamba_track_interval=64)).applies
 
 
-# what SGLang's checks say of the 256 they take for a Mamba2 model that gives no chunk
-STAND_IN = ("SGLang's config class default for a Mamba2 model, standing in for a chunk the "
-            "model does not give")
+# what SGLang's checks say of the 256 they take for a Mamba2 model that gives no chunk: "its"
+# before it in a refusal, which opens naming SGLang, "SGLang's" in a formula
+STAND_IN = ("config class default for a Mamba2 model, standing in for a chunk the model does "
+            "not give")
 
 
 def test_sglang_says_its_mamba2_chunk_of_256_stands_in_for_one_the_model_does_not_give():
@@ -1115,8 +1116,8 @@ def test_sglang_says_its_mamba2_chunk_of_256_stands_in_for_one_the_model_does_no
     r = sglang(hand, sglang_mamba_track_interval=128)
     assert r.reason == (
         "SGLang refuses to start: "
-        "SGLang's Mamba2 backend needs the track interval, 128 tokens (--mamba-track-interval "
-        f"128), at least a mamba chunk of 256 tokens ({STAND_IN}) with its extra_buffer radix "
+        "its Mamba2 backend needs the track interval, 128 tokens (--mamba-track-interval "
+        f"128), at least a mamba chunk of 256 tokens (its {STAND_IN}) with its extra_buffer radix "
         "cache (\"mamba_track_interval (128) must be >= mamba_chunk_size (256)\"): set "
         "--mamba-track-interval 256")
     assert sglang(nemotron, sglang_mamba_track_interval=128).applies
@@ -1125,14 +1126,14 @@ def test_sglang_says_its_mamba2_chunk_of_256_stands_in_for_one_the_model_does_no
                sglang_chunked_prefill_size=8064)
     assert r.reason.startswith(
         "SGLang refuses to start: "
-        "SGLang's extra_buffer radix cache caches NemotronHForCausalLM's state at a chunk of "
-        f"256 tokens ({STAND_IN}), which the page size must divide")
+        "its extra_buffer radix cache caches NemotronHForCausalLM's state at a chunk of "
+        f"256 tokens (its {STAND_IN}), which the page size must divide")
     # where the checks pass (SGLang's 256 >= 256, page 1 divides it), a formula says which
     # chunk they took; none where the model gives its own, or no extra buffer checks it
-    line = (f"mamba chunk = 256 tokens ({STAND_IN}), which SGLang's extra_buffer radix cache "
-            "checks the track interval, 256 tokens (--mamba-track-interval, SGLang's default), "
-            "and the page size, 1, against; set the model's mamba chunk where its config gives "
-            "another")
+    line = (f"mamba chunk = 256 tokens (SGLang's {STAND_IN}), which SGLang's extra_buffer "
+            "radix cache checks the track interval, 256 tokens (--mamba-track-interval, "
+            "SGLang's default), and the page size, 1, against; set the model's mamba chunk "
+            "where its config gives another")
     assert line in sglang(hand).formulas
     assert not [f for f in sglang(nemotron).formulas if "mamba chunk" in f]
     assert not [f for f in sglang(hand, sglang_overlap_schedule=False).formulas
@@ -1155,7 +1156,7 @@ def test_sglang_track_interval_refusals_write_the_flag_as_typed():
     nemotron = load_preset("Nemotron-H-8B").profile()
     r = run_strategy("sglang", nemotron, budget_bytes=40 << 30,
                      options=StrategyOptions(sglang_mamba_track_interval=1))
-    assert r.reason.startswith("SGLang refuses to start: SGLang's Mamba2 backend needs the "
+    assert r.reason.startswith("SGLang refuses to start: its Mamba2 backend needs the "
                                "track interval, 1 token "
                                "(--mamba-track-interval 1), at least")
     r = run_strategy("sglang", load_preset("Qwen3-Next-80B-A3B").profile(),
@@ -1245,7 +1246,7 @@ def test_sglang_refuses_a_prefill_chunk_of_part_pages():
                      options=replace(eight, sglang_page_size=64))
     assert r.reason == (
         "SGLang refuses to start: "
-        "SGLang takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
+        "it takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
         "divisible by page_size\"): 1,000 tokens is not a multiple of the page size 64; set "
         "--chunked-prefill-size to a multiple of 64 (such as 1,024) or -1 (chunked prefill off) or "
         "a page size that divides 1,000")
@@ -1405,7 +1406,7 @@ def test_sglang_refuses_extra_buffer_lazy_where_sglang_does():
     for page in (1, 64):
         assert reason(qwen, sglang_overlap_schedule=False, sglang_page_size=page) == (
             "SGLang refuses to start: "
-            "SGLang's --mamba-radix-cache-strategy extra_buffer_lazy needs overlap scheduling "
+            "--mamba-radix-cache-strategy extra_buffer_lazy needs overlap scheduling "
             "(\"Lazy extra buffer requires overlap schedule (--disable-overlap-schedule is "
             "incompatible)\"): turn overlap scheduling on, or leave the strategy auto")
     # LFM2 is on SGLang's mamba radix cache list without the extra buffer
@@ -1413,24 +1414,24 @@ def test_sglang_refuses_extra_buffer_lazy_where_sglang_does():
     # (handle_mamba_radix_cache's ValueError), nor does a model of state layers alone
     assert reason(load_preset("LFM2-1.2B").profile()) == (
         "SGLang refuses to start: "
-        "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache only (\"extra_buffer "
-        "is not supported for Lfm2ForCausalLM; use no_buffer.\"), so it refuses "
+        "it runs Lfm2ForCausalLM's state with its no_buffer radix cache only (\"extra_buffer "
+        "is not supported for Lfm2ForCausalLM; use no_buffer.\"), not "
         "--mamba-radix-cache-strategy extra_buffer_lazy: leave the strategy auto")
     assert reason(load_preset("Llama-3.1-8B").profile()) == (
         "SGLang refuses to start: "
-        "SGLang keeps no mamba radix cache for LlamaForCausalLM, so it refuses "
+        "it keeps no mamba radix cache for LlamaForCausalLM, so it takes no "
         "--mamba-radix-cache-strategy extra_buffer_lazy (\"--mamba-radix-cache-strategy "
         "extra_buffer_lazy needs mamba state, got LlamaForCausalLM.\"): leave the strategy auto")
     codestral = replace(pure_mamba(), architectures=("Mamba2ForCausalLM",))
     assert "needs mamba state, got Mamba2ForCausalLM" in reason(codestral)
     # a model typed without an architecture: SGLang's list cannot be read for it
     assert told_buffer_refusal(qwen3_next_tp2(), LAZY) == (
-        "SGLang takes --mamba-radix-cache-strategy extra_buffer_lazy only for the architectures "
+        "it takes --mamba-radix-cache-strategy extra_buffer_lazy only for the architectures "
         "of its extra-buffer list (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H, "
         "Nemotron-H), and this model names none: leave the strategy auto, or load the model's "
         "config")
     assert told_buffer_refusal(llama_31_8b(), LAZY) == (
-        "SGLang keeps no mamba radix cache for this model, so it refuses "
+        "it keeps no mamba radix cache for this model, so it takes no "
         "--mamba-radix-cache-strategy extra_buffer_lazy (it needs mamba state): leave the "
         "strategy auto")  # raw bytes: no architecture to quote SGLang's message with
     # the radix cache off: the strategy is unread, nothing refused, whatever the overlap
@@ -1512,15 +1513,15 @@ def test_sglang_refuses_told_extra_buffer_and_no_buffer_where_sglang_does():
                          ("Nemotron-H-8B", "NemotronHForCausalLM")):
         assert reason(preset, "no_buffer") == (
             "SGLang refuses to start: "
-            "SGLang's no_buffer radix cache (--mamba-radix-cache-strategy no_buffer) runs "
+            "its no_buffer radix cache (--mamba-radix-cache-strategy no_buffer) runs "
             "without overlap scheduling only (\"no_buffer do not support overlap schedule.\"), "
-            "which SGLang turns off itself only where auto picks no_buffer: turn overlap "
+            "which it turns off itself only where auto picks no_buffer: turn overlap "
             "scheduling off "
             "(--disable-overlap-schedule), or leave the strategy auto")
         assert reason(preset, "no_buffer", sglang_overlap_schedule=False,
                       sglang_page_size=64) == (
             "SGLang refuses to start: "
-            f"SGLang runs {arch}'s state with its no_buffer radix cache, which takes page size 1 "
+            f"it runs {arch}'s state with its no_buffer radix cache, which takes page size 1 "
             "only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang page size to "
             "1 or leave the strategy auto")
     assert "no_buffer do not support overlap schedule" in reason("LFM2-1.2B", "no_buffer")
@@ -1528,12 +1529,12 @@ def test_sglang_refuses_told_extra_buffer_and_no_buffer_where_sglang_does():
     # extra_buffer told: on LFM2 ("use no_buffer") and Llama ("needs mamba state"), as lazy
     assert reason("LFM2-1.2B", "extra_buffer") == (
         "SGLang refuses to start: "
-        "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache only (\"extra_buffer "
-        "is not supported for Lfm2ForCausalLM; use no_buffer.\"), so it refuses "
+        "it runs Lfm2ForCausalLM's state with its no_buffer radix cache only (\"extra_buffer "
+        "is not supported for Lfm2ForCausalLM; use no_buffer.\"), not "
         "--mamba-radix-cache-strategy extra_buffer: leave the strategy auto")
     assert reason("Llama-3.1-8B", "extra_buffer") == (
         "SGLang refuses to start: "
-        "SGLang keeps no mamba radix cache for LlamaForCausalLM, so it refuses "
+        "it keeps no mamba radix cache for LlamaForCausalLM, so it takes no "
         "--mamba-radix-cache-strategy extra_buffer (\"--mamba-radix-cache-strategy "
         "extra_buffer needs mamba state, got LlamaForCausalLM.\"): leave the strategy auto")
     # no_buffer on a model without a mamba radix cache is unread (handle_mamba_radix_cache
@@ -1557,7 +1558,7 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
                      options=StrategyOptions(sglang_page_size=64))
     assert r.reason == (
         "SGLang refuses to start: "
-        "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache, which takes page "
+        "it runs Lfm2ForCausalLM's state with its no_buffer radix cache, which takes page "
         "size 1 only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang page "
         "size to 1")
     # the extra buffer snapshots every --mamba-track-interval (256) tokens: 48 and 512 do not
@@ -1573,7 +1574,7 @@ def test_sglang_refuses_page_sizes_its_mamba_radix_cache_does_not_take():
         # 48 is not (SGLang's chunk check refuses it at any interval): no interval offered
         assert r.reason == (
             "SGLang refuses to start: "
-            "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
+            "its extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
             "256 tokens (--mamba-track-interval, SGLang's default), which the page size must "
             f"divide: {page} does not; set a page size that divides 256 (1, 2, 4, ..., 256)"
             + (", or --mamba-track-interval 512" if page == 512 else ""))
@@ -2140,9 +2141,9 @@ def test_sglang_state_layers_alone_token_pool_is_the_context():
         refused = run(context, page)
         assert not refused.applies and refused.reason == (
             "SGLang refuses to start: "
-            f"the token pool holds {tokens} token{'' if tokens == 1 else 's'} (SGLang gives a "
-            "model without attention layers context_len tokens, in whole pages of "
-            f"{page}): it runs at most T // 2 = 0 requests, none with state (\"state cache is "
+            f"the token pool holds {tokens} token{'' if tokens == 1 else 's'} (a model "
+            "without attention layers gets context_len tokens, in whole pages of "
+            f"{page}): at most T // 2 = 0 requests run, none with state (\"state cache is "
             "too small to serve any requests\"); a context of "
             f"{max(2, page)} tokens or more holds more")
     assert run(1000, 64).extras["kv_tokens"] == 1000 // 64 * 64 == 960
@@ -2245,7 +2246,7 @@ def test_sglang_mamba1_models_of_state_layers_alone():
 
 
 def test_sglang_refuses_drafting_on_a_mamba1_model():
-    # SGLang's Mamba1 mixer asserts it never verifies drafted tokens (layers/attention/mamba/
+    # its Mamba1 mixer asserts it never verifies drafted tokens (layers/attention/mamba/
     # mamba1.py 230-232), so it serves Falcon-Mamba and Mamba without speculative decoding only
     for config, arch in ((FALCON_MAMBA, "FalconMambaForCausalLM"),
                          (MAMBA_28B, "MambaForCausalLM")):
@@ -2254,7 +2255,7 @@ def test_sglang_refuses_drafting_on_a_mamba1_model():
                          options=StrategyOptions(speculative_tokens=1))
         assert not r.applies
         assert r.reason == ("SGLang refuses to start: "
-                            f"SGLang's Mamba1 mixer, which runs {arch}, verifies no drafted "
+                            f"its Mamba1 mixer, which runs {arch}, verifies no drafted "
                             "tokens (\"Mamba-1 (Falcon-Mamba) does not support speculative "
                             "decoding yet\"): set speculative tokens to 0")
     # a Mamba2 model of state layers alone drafts (test_sglang_drafting_on_state_layers_alone);
@@ -2336,7 +2337,7 @@ def test_sglang_disable_radix_cache_on_qwen3_next():
         "SGLang refuses to start: "
         "the 1,000,001 state slots (--max-running-requests (with --disable-radix-cache) "
         "1,000,000 + 1) of 77,266,944 B take 77,267,021,266,944 B, the whole budget of "
-        "42,949,672,960 B or more: SGLang finds no memory left for the KV cache; a budget of "
+        "42,949,672,960 B or more: no memory is left for the KV cache; a budget of "
         "77,267,021,316,096 B or more, or a smaller --max-running-requests, leaves some")
     # 77,267,021,266,944 + two tokens' 49,152 B: one request's pages, T // 2 >= 1
     assert 1_000_001 * slot + 2 * token == 77_267_021_316_096
@@ -2396,7 +2397,7 @@ def test_sglang_disable_radix_cache_sizes_the_swa_pool_from_its_request_cap():
     # a cap past the budget leaves no full page: (257 x 10**7 + 16,385) x 24,576 B > 40 GiB
     assert _sglang_radix_off(gpt, sglang_max_running_requests=10**7).reason == (
         "SGLang refuses to start: "
-        "SGLang's SWA request cap (2,570,016,385 tokens for max_running_requests 10,000,000, "
+        "its SWA request cap (2,570,016,385 tokens for max_running_requests 10,000,000, "
         "with --disable-radix-cache) leaves no page of the full KV pool in the 42,949,672,960 "
         "B; a budget of 63,160,722,702,336 B or more, or a smaller "
         "--max-running-requests, leaves one")
@@ -2514,10 +2515,10 @@ def test_sglang_disable_radix_cache_lifts_the_mamba_radix_cache_checks():
         refused = run_strategy("sglang", profile, budget_bytes=40 << 30,
                                options=StrategyOptions(**told))
         assert refused.reason == "SGLang refuses to start: " + (
-            "SGLang runs Lfm2ForCausalLM's state with its no_buffer radix cache, which takes "
+            "it runs Lfm2ForCausalLM's state with its no_buffer radix cache, which takes "
             "page size 1 only (\"no_buffer only supports page_size=1\"), not 64: set the SGLang "
             "page size to 1" if page == 64 else
-            "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
+            "its extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every "
             "256 tokens (--mamba-track-interval, SGLang's default), which the page size must "
             "divide: 48 does not; set a page size that divides 256 (1, 2, 4, ..., 256)")
         assert _sglang_radix_off(profile, **told).applies
@@ -2697,7 +2698,7 @@ def test_sglang_attention_dp_runs_one_group_at_attention_tp():
     assert run("Llama-3.1-8B", 8, 8, sglang_page_size=256,
                sglang_chunked_prefill_size=1024).reason.startswith(
         "SGLang refuses to start: "
-        "with attention DP 8 SGLang prefills chunks of chunked_prefill_size // 8 = 1,024 // 8 "
+        "with attention DP 8 it prefills chunks of chunked_prefill_size // 8 = 1,024 // 8 "
         "= 128 tokens")
     assert "a multiple of 8 x 256 = 2,048" in run(
         "Llama-3.1-8B", 8, 8, sglang_page_size=256, sglang_chunked_prefill_size=1024).reason
@@ -2731,7 +2732,7 @@ def test_sglang_attention_dp_runs_one_group_at_attention_tp():
                        options=StrategyOptions(sglang_attn_dp_size=d)) for d in (16, 6)]
     assert dp[0].reason == (
         "SGLang refuses to start: "
-        "with attention DP 16 SGLang splits attention over TP 48 / 16 = 3 ranks, which the "
+        "with attention DP 16 it splits attention over TP 48 / 16 = 3 ranks, which the "
         "model's heads do not split over (its attention layers would not load): give an "
         "attention DP size that leaves a TP the heads split over")
     assert dp[1].capacity_tokens == 2_621_440
@@ -3084,8 +3085,8 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
     refusal = ("DeepSeek's sparse attention in the KV dtype float8_e5m2 (--kv-cache-dtype "
                "fp8_e5m2) is refused by 0.5.23: \"DeepSeek DSA only supports "
                "bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" (_dsa_kv_cache_dtype_default, "
-               "overrides.py 541-544, on any GPU); set the KV dtype to float8_e4m3fn (fp8, "
-               "SGLang's fp8_e4m3) or bfloat16")
+               "overrides.py 541-544, on any GPU); set the KV dtype to float8_e4m3fn (fp8; "
+               "--kv-cache-dtype fp8_e4m3) or bfloat16")
     assert dsa_dtype_refusal(e5m2) == refusal
     for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
         r = run_strategy("sglang", e5m2, budget_bytes=40 << 30, options=options)

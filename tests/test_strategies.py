@@ -159,7 +159,7 @@ def test_vllm_without_a_context_still_checks_a_one_token_request():
         "vLLM refuses to start: one request of 1 token (the least any max_model_len asks; no "
         "context given) needs 26,738,688 B of KV cache (25.50 MiB: its pages in every group, "
         "12 layers a page, at P 544), more than the 33,423,359 B (31.87 MiB) available less "
-        "the 6,684,672 B block vLLM holds back as its null block (\"To serve at least one "
+        "the 6,684,672 B block it holds back as its null block (\"To serve at least one "
         "request with the model's max seq len\"); not even one token fits: give a budget of "
         "at least 33,423,360 B")
     least = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=5 * block, context_tokens=None)
@@ -367,7 +367,7 @@ def test_vllm_refuses_to_start_when_one_request_does_not_fit():
     assert refused.reason.startswith(
         f"vLLM refuses to start: one request of 131,072 tokens needs {32 * 8_192 * 65_536:,} B "
         "of KV cache (16.00 GiB: its pages in every group, 32 layers a page, at P 16), more "
-        "than the 1,073,741,824 B (1.00 GiB) available less the 2,097,152 B block vLLM holds "
+        "than the 1,073,741,824 B (1.00 GiB) available less the 2,097,152 B block it holds "
         "back as its null block")
     assert refused.reason.endswith("its estimated maximum model length is 8,176: give a "
                                    "context of at most 8,176 or a budget of at least "
@@ -752,7 +752,7 @@ KDA_FLOAT16_REFUSAL = (
     "vLLM refuses to start: KimiLinearForCausalLM's KDA layers keep their recurrent (ssm) state "
     "in float32 or bfloat16 only, and this model's ssm state is float16 "
     "(--mamba-ssm-cache-dtype float16: \"KDA recurrent state supports only auto, float32, and "
-    "bfloat16; got float16\"): give an ssm dtype of float32 (vLLM's own, with "
+    "bfloat16; got float16\"): give an ssm dtype of float32 (its own, with "
     "--mamba-ssm-cache-dtype auto) or bfloat16")
 
 
@@ -1009,7 +1009,7 @@ def test_budget_too_small_does_not_apply():
                  "6,684,672 B; give at least 33,423,360 B"),
         "sglang": (False, None, "SGLang refuses to start: the state pool (473,684 B) holds 0 "
                    "slots of 19,759,104 B, "
-                   "fewer than 4: one running request needs 3 and SGLang keeps one for padding; "
+                   "fewer than 4: one running request needs 3 and one is kept for padding; "
                    "a budget of 166,854,656 B or more holds them"),
         "aliased": (False, None, ALIASED_STATE_REASON),
         "lcm": (False, None, "the budget of 1,000,000 B holds 0 parent blocks of 19,759,104 B "
@@ -1597,8 +1597,9 @@ def test_vllm_0_23_weighs_minimax_one_request_against_the_whole_budget():
     assert not short.applies and short.reason.startswith(
         "vLLM refuses to start: one request of 32,768 tokens needs 1,488,977,920 B of KV cache "
         "(1.39 GiB: its pages in every group, 10 layers a page, at P 512), more than the "
-        "1,488,977,919 B (1.39 GiB) available (vLLM up to 0.23.0, the last release serving "
-        "it, weighs it against the whole budget; 0.29 and later hold the null block back) "
+        "1,488,977,919 B (1.39 GiB) available (up to 0.23.0, the last release serving the "
+        "model, it weighs the request against the whole budget; 0.29 and later hold the null "
+        "block back) "
         "(\"To serve at least one request with the model's max seq len\"); its estimated "
         "maximum model length is ")
     # 1 B under, 70 blocks fit: 63 full ones beside the 7 state blocks, 63 x 512 = 32,256
@@ -2404,8 +2405,8 @@ def test_vllm_refuses_an_mla_cache_in_fp8_e5m2_on_any_nvidia_gpu_and_takes_the_f
     # 40 GiB // 562,176 = 76,398 blocks, 1,222,368 tokens; DeepSeek-V3.2 at 61 x 788 B, P 64
     tail = ("(\"No valid attention backend found for cuda ... kv_cache_dtype not supported\"): "
             "set the KV dtype to float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
-    head = ("vLLM refuses to start: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA "
-            "GPU takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for ")
+    head = ("vLLM refuses to start: no MLA attention backend of its releases 0.31 to 0.34 on "
+            "an NVIDIA GPU takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for ")
     dense = head + (
         "a dense MLA model: on a Hopper FLASH_ATTN_MLA takes auto, float16 and bfloat16, "
         "FLASHMLA and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA runs on SM 10 alone, "
@@ -2620,11 +2621,12 @@ def test_vllm_refuses_an_mla_model_in_float32_and_keeps_its_other_layouts():
     # not supported" for each and cuda.py raises. Before, FlatKV laid DeepSeek-V3.2 out at
     # 61 x (2,304 + 132) B a token, 517,952 tokens on an H100 80GB
     reason = (
-        "vLLM refuses to start: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA GPU "
-        "runs a model in float32, which a float32 KV cache asks (vLLM's --kv-cache-dtype has "
-        "no float32: its auto keeps the model's --dtype): each takes float16 and bfloat16 at "
-        "most (\"No valid attention backend found for cuda ... dtype not supported\"): set the "
-        "KV dtype to bfloat16, as vLLM's --dtype auto serves a float32 checkpoint")
+        "vLLM refuses to start: no MLA attention backend of its releases 0.31 to 0.34 on an "
+        "NVIDIA GPU runs a model in float32, which a float32 KV cache asks (its "
+        "--kv-cache-dtype has no float32: auto keeps the model's --dtype): each takes float16 "
+        "and bfloat16 at most (\"No valid attention backend found for cuda ... dtype not "
+        "supported\"): set the KV dtype to bfloat16, as its --dtype auto serves a float32 "
+        "checkpoint")
     budget = 85_520_809_984 * 9 // 10  # an H100 80GB at 0.9
     for name in ("DeepSeek-V3", "DeepSeek-V3.2", "Kimi-Linear-48B-A3B"):
         f32 = load_preset(name).with_options(kv_dtype="float32").profile()

@@ -354,7 +354,10 @@ def test_plan_strategy_that_does_not_apply_exits_2_as_plan_does(strategy):
     # plan --strategy fails as plain plan does; compare still lists it with its reason
     code, out, err = run(["plan", *QWEN_ARGS, "--budget", "1MB", "--strategy", strategy])
     assert code == 2 and out == ""
-    assert err.startswith(f"python -m flatkv: error: --strategy {strategy} does not apply: ")
+    # one line, worded as compare's note: SGLang's refusal keeps its opening, the engine the
+    # subject ("--strategy sglang refuses to start" would make the flag refuse)
+    opening = ": SGLang refuses to start: " if strategy == "sglang" else " does not apply: "
+    assert err.startswith(f"python -m flatkv: error: --strategy {strategy}{opening}")
     assert len(err.strip().splitlines()) == 1
     assert run(["plan", *QWEN_ARGS, "--budget", "1MB"])[0] == 2
     # compare's line reads as Compare's: SGLang's state pool of 0 slots is a start-up refusal
@@ -763,8 +766,8 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
 
     # SGLang refuses it without overlap scheduling; with its radix cache off it reads none
     out, _ = compare("Qwen3-Next-80B-A3B", "extra_buffer_lazy", "--no-sglang-overlap-schedule")
-    assert ("sglang refuses to start: SGLang's "
-            "--mamba-radix-cache-strategy extra_buffer_lazy needs overlap scheduling") in out
+    assert ("sglang refuses to start: --mamba-radix-cache-strategy extra_buffer_lazy needs "
+            "overlap scheduling") in out
     _, err = compare("Qwen3-Next-80B-A3B", "extra_buffer_lazy", "--disable-radix-cache")
     assert ("note: --sglang-mamba-radix-cache-strategy changes no figure here: SGLang's radix "
             "cache is off, so it reads no mamba radix cache strategy") in err
@@ -782,7 +785,7 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
         assert (told["slots_per_request"], told["state_slots"], told["kv_tokens"],
                 told["max_running_requests"]) == (slots, 263, 920_754, running)
     out, _ = compare("Qwen3-Next-80B-A3B", "no_buffer")
-    assert ("sglang refuses to start: SGLang's no_buffer radix cache "
+    assert ("sglang refuses to start: its no_buffer radix cache "
             "(--mamba-radix-cache-strategy no_buffer) runs without overlap scheduling only") in out
     # no_buffer on Llama: SGLang reads it not at all (no mamba radix cache)
     _, err = compare("Llama-3.1-8B", "no_buffer")
@@ -884,7 +887,7 @@ def test_sglang_mamba_track_interval_flag_takes_a_page_it_divides():
                "--chunked-prefill-size", "8448")
     assert r["reason"] == (
         "SGLang refuses to start: "
-        "SGLang's extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every 512 "
+        "its extra_buffer radix cache snapshots Qwen3NextForCausalLM's state every 512 "
         "tokens (--mamba-track-interval 512), which the page size must divide: 384 does not; "
         "set a page size that divides 512 (1, 2, 4, ..., 512), or --mamba-track-interval 768")
 
@@ -909,10 +912,10 @@ def test_sglang_slots_per_request_past_the_state_pool_groups_its_counts():
     code, out, err = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--budget", "80GB",
                           "--strategy", "sglang", "--sglang-slots-per-request", "1000"])
     assert code == 2 and out == "" and err == (
-        "python -m flatkv: error: --strategy sglang does not apply: SGLang refuses to start: "
+        "python -m flatkv: error: --strategy sglang: SGLang refuses to start: "
         "the state pool "
         "(37,894,736,842 B) holds 490 slots of 77,266,944 B, fewer than 1,001: one running "
-        "request needs 1,000 and SGLang keeps one for padding; a budget of 163,282,223,104 B or "
+        "request needs 1,000 and one is kept for padding; a budget of 163,282,223,104 B or "
         "more holds them, or SGLang slots per request (--sglang-slots-per-request) of 489, the "
         "most this state pool holds\n")
 
@@ -996,3 +999,26 @@ def test_compare_text_names_its_figures_in_the_apps_words():
                         str(ANCHOR_CONTEXT), "--json"])
     assert code == 0 and all("max_concurrency" in r for r in json.loads(out))
     assert all("kv_history" in r["breakdown"] for r in json.loads(out) if r["applies"])
+
+
+def test_plan_strategy_words_a_refusal_as_compare_does():
+    # Llama-3.1-8B at TP 8, attention DP 3: SGLang would not start (3 does not divide 8, whose
+    # divisors are 1, 2, 4 and 8). plan --strategy read "--strategy sglang does not apply:
+    # SGLang refuses to start: ..."; now the refusal as compare's note says it, its opening
+    # kept so the engine, not the flag, refuses. One line, exit 2.
+    args = ["--preset", "Llama-3.1-8B", "--tp", "8", "--attn-dp-size", "3", "--budget", "80GB"]
+    why = ("attention DP 3 does not divide TP 8 (\"tp_size must be divisible by attn_dp_size * "
+           "attn_cp_size\"): give an attention DP size that divides the TP (1, 2, 4 or 8)")
+    code, out, err = run(["plan", *args, "--strategy", "sglang"])
+    assert (code, out) == (2, "")
+    assert err == f"python -m flatkv: error: --strategy sglang: SGLang refuses to start: {why}\n"
+    code, out, _ = run(["compare", *args])
+    assert code == 0 and f"\nsglang refuses to start: {why}\n" in out
+    # a model SGLang does not serve is no refusal: "does not apply", as compare says it
+    code, out, err = run(["plan", "--preset", "Jamba-1.5-Mini", "--budget", "80GB",
+                          "--strategy", "sglang"])
+    assert (code, out) == (2, "") and len(err.splitlines()) == 1
+    assert err.startswith("python -m flatkv: error: --strategy sglang does not apply: SGLang has "
+                          "no Jamba model (")
+    code, out, _ = run(["compare", "--preset", "Jamba-1.5-Mini", "--budget", "80GB"])
+    assert code == 0 and "\nsglang does not apply: SGLang has no Jamba model (" in out

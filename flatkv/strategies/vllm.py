@@ -570,7 +570,7 @@ def ssm_dtype_refusal(profile: CacheProfile) -> str:
             f"{' or '.join(KDA_SSM_DTYPES)} only, and this model's ssm state is "
             f"{profile.ssm_dtype} (--mamba-ssm-cache-dtype {profile.ssm_dtype}: \"KDA recurrent "
             f"state supports only auto, float32, and bfloat16; got {profile.ssm_dtype}\"): give "
-            "an ssm dtype of float32 (vLLM's own, with --mamba-ssm-cache-dtype auto) or "
+            "an ssm dtype of float32 (its own, with --mamba-ssm-cache-dtype auto) or "
             "bfloat16")
 
 
@@ -629,12 +629,12 @@ def mla_dtype_refusal(profile: CacheProfile) -> str:
     if not runs_mla(profile):
         return ""
     if profile.kv_dtype == MLA_REFUSED_MODEL_DTYPE:
-        return (f"{REFUSES_TO_START}: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA "
-                f"GPU runs a model in {MLA_REFUSED_MODEL_DTYPE}, which a {MLA_REFUSED_MODEL_DTYPE} "
-                "KV cache asks (vLLM's --kv-cache-dtype has no float32: its auto keeps the "
-                "model's --dtype): each takes float16 and bfloat16 at most (\"No valid attention "
-                "backend found for cuda ... dtype not supported\"): set the KV dtype to "
-                "bfloat16, as vLLM's --dtype auto serves a float32 checkpoint")
+        return (f"{REFUSES_TO_START}: no MLA attention backend of its releases 0.31 to 0.34 on "
+                f"an NVIDIA GPU runs a model in {MLA_REFUSED_MODEL_DTYPE}, which a "
+                f"{MLA_REFUSED_MODEL_DTYPE} KV cache asks (its --kv-cache-dtype has no float32: "
+                "auto keeps the model's --dtype): each takes float16 and bfloat16 at most (\"No "
+                "valid attention backend found for cuda ... dtype not supported\"): set the KV "
+                "dtype to bfloat16, as its --dtype auto serves a float32 checkpoint")
     if profile.kv_dtype != MLA_REFUSED_KV_DTYPE:
         return ""
     if profile.indexer_bytes_per_slot is not None:
@@ -646,8 +646,8 @@ def mla_dtype_refusal(profile: CacheProfile) -> str:
                     "bfloat16, FLASHMLA and TRITON_MLA fp8 (fp8_e4m3) too, and FLASHINFER_MLA "
                     "runs on SM 10 alone, where it, CUTLASS_MLA and TOKENSPEED_MLA take "
                     "fp8_e4m3 at most")
-    return (f"{REFUSES_TO_START}: no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA "
-            f"GPU takes the KV dtype {MLA_REFUSED_KV_DTYPE} (--kv-cache-dtype "
+    return (f"{REFUSES_TO_START}: no MLA attention backend of its releases 0.31 to 0.34 on an "
+            f"NVIDIA GPU takes the KV dtype {MLA_REFUSED_KV_DTYPE} (--kv-cache-dtype "
             f"{ENGINE_DTYPE_NAMES[MLA_REFUSED_KV_DTYPE]}) for {backends} (\"No valid attention "
             "backend found for cuda ... kv_cache_dtype not supported\"): set the KV dtype to "
             "float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
@@ -869,7 +869,7 @@ def _run_overridden(
                  if mla_fallback else "its attention backend")
         reason = (
             f"its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) pages by multiples of "
-            f"{kernel} tokens, and block size {n(block)} is none: give {kernel} (what vLLM "
+            f"{kernel} tokens, and block size {n(block)} is none: give {kernel} (what it "
             f"picks when not told) or {higher}" if sparse else
             f"{whose} pages by multiples of {kernel} tokens, and block size {n(block)} is "
             f"none (\"No valid attention backend found ... block_size not supported\"): give "
@@ -988,10 +988,10 @@ def _one_request_refusal(profile: CacheProfile, context_tokens: int | None, need
         f"{REFUSES_TO_START}: {_request_words(context_tokens)} needs {n(needed)} B "
         f"of KV cache ({format_bytes(needed)}: {block}), more than the {n(budget_bytes)} B "
         f"({format_bytes(budget_bytes)}) available"
-        + (f" less the {n(held)} B block vLLM holds back as its null block" if held or not last
-           else f" (vLLM up to {last[1]}, the last release serving it, weighs "
-           f"it against the whole budget; {'.'.join(map(str, NULL_BLOCK_CHECKED_SINCE))} and "
-           "later hold the null block back)")
+        + (f" less the {n(held)} B block it holds back as its null block" if held or not last
+           else f" (up to {last[1]}, the last release serving the model, it weighs the "
+           f"request against the whole budget; {'.'.join(map(str, NULL_BLOCK_CHECKED_SINCE))} "
+           "and later hold the null block back)")
         + " (\"To serve at least one request with the model's max seq len\"); "
         + (f"its estimated maximum model length is {n(longest)}: give a context of at most "
            f"{n(longest)} or a budget of at least {n(least)} B" if longest else

@@ -154,7 +154,7 @@ def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
     other_page = (f": DeepSeek's sparse attention pages by {n(page)} tokens whatever "
                   "--page-size says" if profile.indexer_bytes_per_slot else
                   f" or a page size that divides {n(chunk)}")
-    return (f"SGLang takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
+    return (f"it takes a prefill chunk of whole pages only (\"chunked_prefill_size must be "
             f"divisible by page_size\"): {n(chunk)} tokens is not a multiple of the page size "
             f"{n(page)}; set --chunked-prefill-size to a multiple of {n(page)} (such as "
             f"{n(pages * page)}) or {CHUNKED_PREFILL_OFF} (chunked prefill off){other_page}")
@@ -456,7 +456,7 @@ def dsa_dtype_refusal(profile: CacheProfile) -> str | None:
             f"dtype {ENGINE_DTYPE_NAMES[DSA_REFUSED_KV_DTYPE]}) is refused by 0.5.23: "
             "\"DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype\" "
             "(_dsa_kv_cache_dtype_default, overrides.py 541-544, on any GPU); set the KV dtype "
-            "to float8_e4m3fn (fp8, SGLang's fp8_e4m3) or bfloat16")
+            "to float8_e4m3fn (fp8; --kv-cache-dtype fp8_e4m3) or bfloat16")
 
 
 # The KV dtypes that stand for SGLang's --kv-cache-dtype auto beside DeepSeek's sparse

@@ -36,7 +36,7 @@ def _unsplit_refusal(profile: CacheProfile, d: int) -> str:
                 "attention DP 1")
     if profile.tp % d == 0:
         return sglang_wont_start(
-            f"with attention DP {n(d)} SGLang splits attention over TP {n(profile.tp)} / "
+            f"with attention DP {n(d)} it splits attention over TP {n(profile.tp)} / "
             f"{n(d)} = {n(profile.tp // d)} ranks, which the model's heads do not split over "
             "(its attention layers would not load): give an attention DP size that leaves a "
             "TP the heads split over")
@@ -111,7 +111,7 @@ def attention_dp(profile: CacheProfile, options: StrategyOptions,
                 f"least {n(d)}")
     if not refusal and per_chunk and per_chunk % (page := page_size(profile, options)):
         refusal = sglang_wont_start(
-            f"with attention DP {n(d)} SGLang prefills chunks of chunked_prefill_size // "
+            f"with attention DP {n(d)} it prefills chunks of chunked_prefill_size // "
             f"{n(d)} = {n(chunk)} // {n(d)} = {n(per_chunk)} tokens (\"DP attention is "
             f"enabled. chunked prefill size is adjusted\"), not a multiple of the page "
             f"size {n(page)} (\"chunked_prefill_size must be divisible by page_size\"); "

@@ -28,7 +28,7 @@ def mamba1_draft_refusal(profile: CacheProfile, options: StrategyOptions) -> str
     arch = next((a for a in profile.architectures[:1] if a in MAMBA1_ARCHITECTURES), None)
     if arch is None or not options.speculative_tokens:
         return None
-    return (f"SGLang's Mamba1 mixer, which runs {arch}, verifies no drafted tokens (\"Mamba-1 "
+    return (f"its Mamba1 mixer, which runs {arch}, verifies no drafted tokens (\"Mamba-1 "
             "(Falcon-Mamba) does not support speculative decoding yet\"): set speculative "
             "tokens to 0")
 

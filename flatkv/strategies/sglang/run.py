@@ -136,7 +136,7 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
     where not ``sized``), with the budget (or context) that would do; None where they serve."""
     if pools.swa_capped and pools.full_tokens <= 0:
         return (
-            f"SGLang's SWA request cap ({n(pools.swa_tokens)} tokens for max_running_requests "
+            f"its SWA request cap ({n(pools.swa_tokens)} tokens for max_running_requests "
             f"{n(running_limit(profile, options))}, with --disable-radix-cache) leaves no "
             f"page of the full KV pool in the {n(pools.kv_memory)} B; a "
             f"budget of {n(enough_budget(profile, options, slot_bytes))} B or more, or a "
@@ -146,8 +146,8 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
     kv_memory, swa_tokens, pool_tokens = pools.kv_memory, pools.swa_tokens, pools.pool_tokens
     if n_full and n_swa and pool_tokens >= page and swa_tokens < least_swa_pool(profile, page):
         return (
-            f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: SGLang needs more "
-            f"than its window ({sglang_window(profile)[1]}) + page size {page} tokens in "
+            f"the swa pool ({n(swa_tokens)} tokens) cannot hold one request: it needs more "
+            f"than the window ({sglang_window(profile)[1]}) + page size {page} tokens in "
             f"it; a budget of {n(enough_budget(profile, options, slot_bytes))} B or more has "
             "them" + (", as does a larger SGLang sliding/full tokens ratio "
                       "(--swa-full-tokens-ratio)" if options.swa_full_tokens_ratio < 1 else ""))
@@ -168,8 +168,8 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
         least = max(2, page)  # context_len // page x page >= 2
         return (
             f"the token pool holds {n(pool_tokens)} token{'' if pool_tokens == 1 else 's'} "
-            "(SGLang gives a model without attention layers context_len tokens, in whole pages "
-            f"of {page}): it runs at most T // 2 = 0 requests, none with state (\"state cache is "
+            "(a model without attention layers gets context_len tokens, in whole pages "
+            f"of {page}): at most T // 2 = 0 requests run, none with state (\"state cache is "
             "too small to serve any requests\"); a context of "
             f"{n(least)} tokens or more holds more")
     if slot_bytes and profile.has_attention and pool_tokens < 2:
@@ -177,8 +177,8 @@ def _pool_refusal(profile: CacheProfile, options: StrategyOptions, pools: TokenP
         # (kv_cache_configurator.py 3152-3160; a state pool sized from the budget never leaves
         # so small a KV pool beside a request's slots, told slots can)
         return (
-            f"the KV pool holds {n(pool_tokens)} token: SGLang runs at most T // 2 = 0 "
-            "requests, none with state (\"state cache is too small to serve any "
+            f"the KV pool holds {n(pool_tokens)} token: at most T // 2 = 0 requests "
+            "run, none with state (\"state cache is too small to serve any "
             f"requests\"); a budget of {n(enough_budget(profile, options, slot_bytes))} B or "
             "more holds more" + smaller_state)
     return None
@@ -212,7 +212,7 @@ def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes
             f"{n(state.slot_bytes)} B"
             + (f" and their draft-token buffers ({n(state.buffers)} B)" if state.buffers else "")
             + f" take {n(state.held)} B, the whole budget of {n(budget_bytes)} B "
-            "or more: SGLang finds no memory left for the KV cache; a budget of "
+            "or more: no memory is left for the KV cache; a budget of "
             f"{n(enough_budget(profile, options, state.slot_bytes))} B or more, or a smaller "
             f"{flag}, leaves some")
     if request_slots(state.slots) // per_request < 1:
@@ -221,7 +221,7 @@ def _state_refusal(profile: CacheProfile, options: StrategyOptions, budget_bytes
         return (
             f"the state pool ({n(state.state_pool)} B) holds {count_text(state.slots, 'slot')} of "
             f"{n(state.slot_bytes)} B{buffered}, fewer than {n(per_request + 1)}: one running "
-            f"request needs {n(per_request)} and SGLang keeps one for padding; a budget of "
+            f"request needs {n(per_request)} and one is kept for padding; a budget of "
             f"{n(enough_budget(profile, options, state.slot_bytes))} B or more holds them"
             + _larger_ratio_clause(profile, options, budget_bytes, state.slot_bytes)
             + fewer_slots())

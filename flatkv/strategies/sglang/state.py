@@ -213,16 +213,15 @@ def told_buffer_refusal(profile: CacheProfile, options: StrategyOptions) -> str 
         return None
     flag, fix = _strategy_flag(options), "leave the strategy auto"
     if profile.has_state and arch in NO_BUFFER_ARCHITECTURES:
-        return (f"SGLang runs {arch}'s state with its no_buffer radix cache only (\"extra_buffer "
-                f"is not supported for {arch}; use no_buffer.\"), so it refuses {flag}: "
-                f"{fix}")
+        return (f"it runs {arch}'s state with its no_buffer radix cache only (\"extra_buffer "
+                f"is not supported for {arch}; use no_buffer.\"), not {flag}: {fix}")
     if profile.has_state and arch is None:
-        return (f"SGLang takes {flag} only for the architectures of its extra-buffer "
+        return (f"it takes {flag} only for the architectures of its extra-buffer "
                 "list (Qwen3-Next, Qwen3.5, Kimi Linear, Falcon-H1, Granite 4.0-H, Nemotron-H), "
                 f"and this model names none: {fix}, or load the model's config")
     said = (f"\"{flag} needs mamba state, got {arch}.\"" if arch
             else "it needs mamba state")
-    return (f"SGLang keeps no mamba radix cache for {arch or 'this model'}, so it refuses "
+    return (f"it keeps no mamba radix cache for {arch or 'this model'}, so it takes no "
             f"{flag} ({said}): {fix}")
 
 
@@ -235,8 +234,8 @@ def no_buffer_refusal(profile: CacheProfile, options: StrategyOptions) -> str | 
     if (options.sglang_told_strategy != "no_buffer" or not options.sglang_overlap_schedule
             or radix_cache(profile, options) != "no_buffer"):
         return None
-    return (f"SGLang's no_buffer radix cache ({_strategy_flag(options)}) runs without overlap "
-            "scheduling only (\"no_buffer do not support overlap schedule.\"), which SGLang "
+    return (f"its no_buffer radix cache ({_strategy_flag(options)}) runs without overlap "
+            "scheduling only (\"no_buffer do not support overlap schedule.\"), which it "
             "turns off itself only where auto picks no_buffer: turn overlap scheduling off "
             "(--disable-overlap-schedule), or leave the strategy auto")
 
@@ -246,7 +245,7 @@ def lazy_overlap_refusal(options: StrategyOptions) -> str | None:
     scheduling (kv_cache_configurator._calculate_mamba_ratio 3073-3076 asserts "Lazy extra
     buffer requires overlap schedule"); None where it is on, or lazy is not told or unread."""
     if options.sglang_lazy_buffer and not options.sglang_overlap_schedule:
-        return (f"SGLang's {_strategy_flag(options)} needs overlap scheduling (\"Lazy extra "
+        return (f"{_strategy_flag(options)} needs overlap scheduling (\"Lazy extra "
                 "buffer requires overlap schedule (--disable-overlap-schedule is "
                 "incompatible)\"): turn overlap scheduling on, or leave the strategy auto")
     return None
@@ -305,7 +304,7 @@ def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
     arch = profile.architectures[0] if profile.architectures else None
     interval = options.sglang_mamba_track_interval
     if mode == "no_buffer" and page > 1:
-        return (f"SGLang runs {arch}'s state with its no_buffer radix cache, which takes page "
+        return (f"it runs {arch}'s state with its no_buffer radix cache, which takes page "
                 f"size 1 only (\"no_buffer only supports page_size=1\"), not {n(page)}: set "
                 "the SGLang page size to 1"
                 + (" or leave the strategy auto" if options.sglang_told_strategy
@@ -317,15 +316,16 @@ def radix_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
     if interval % page or not on_chunk:  # the pages SGLang takes: only where refused
         pages = _pages_text([d for d in _divisors(interval) if _on_chunk(d, chunk)])
     if interval % page:
-        return (f"SGLang's extra_buffer radix cache snapshots {arch}'s state every "
+        return (f"its extra_buffer radix cache snapshots {arch}'s state every "
                 f"{_interval_text(options)}, which the page size must divide: "
                 f"{n(page)} does not; set a page size that divides {n(interval)} "
                 f"({pages})"
                 + (f", or {_interval_fix(profile, options, interval)}" if on_chunk else ""))
     if not on_chunk:
-        at_chunk = (f"a chunk of {n(chunk)} tokens ({_STAND_IN})" if _chunk_stands_in(profile)
+        at_chunk = (f"a chunk of {n(chunk)} tokens ({_stand_in('its')})"
+                    if _chunk_stands_in(profile)
                     else f"its chunk of {n(chunk)} tokens")
-        return (f"SGLang's extra_buffer radix cache caches {arch}'s state at {at_chunk}, "
+        return (f"its extra_buffer radix cache caches {arch}'s state at {at_chunk}, "
                 "which the page size must divide or be a multiple of "
                 "(\"either chunk_size or page_size must be divisible by the other\"): "
                 f"{n(page)} is neither; set a page size that divides both {n(interval)} and "
@@ -341,8 +341,8 @@ def draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str 
     drafts = draft_tokens(profile, options)
     interval = options.sglang_mamba_track_interval
     if drafts > interval and radix_cache(profile, options) == "extra_buffer":
-        return (f"SGLang's extra_buffer radix cache needs its track interval, "
-                f"{_interval_text(options)}, at least the {n(drafts)} tokens it verifies a "
+        return (f"its extra_buffer radix cache needs the track interval, "
+                f"{_interval_text(options)}, at least the {n(drafts)} tokens verified a "
                 f"step ({n(options.speculative_tokens)} drafted + 1): "
                 + (f"draft at most {tokens_text(interval - 1)} a step" if interval > 1
                    else "turn drafting off")  # an interval of 1 takes no drafted token
@@ -356,12 +356,14 @@ def draft_track_refusal(profile: CacheProfile, options: StrategyOptions) -> str 
 FLA_CHUNK_SIZE, MAMBA2_CONFIG_CHUNK_SIZE = 64, 256
 
 
-# What a refusal or formula says of MAMBA2_CONFIG_CHUNK_SIZE where the model gives no chunk (a
-# model typed by hand, a --model-file without it; a config.json's is read with its class's
-# default, ``hf_length.chunk_size_of``), as vLLM's side says its 2,048 is "vLLM's for a config
-# without one"
-_STAND_IN = ("SGLang's config class default for a Mamba2 model, standing in for a chunk the "
-             "model does not give")
+def _stand_in(whose: str) -> str:
+    """What a refusal or formula says of MAMBA2_CONFIG_CHUNK_SIZE where the model gives no
+    chunk (a model typed by hand, a --model-file without it; a config.json's is read with its
+    class's default, ``hf_length.chunk_size_of``), as vLLM's side says its 2,048 is "vLLM's
+    for a config without one". ``whose``: "SGLang's" in a formula, "its" in a refusal, whose
+    opening (``SGLANG_REFUSES_TO_START``) names SGLang already."""
+    return (f"{whose} config class default for a Mamba2 model, standing in for a chunk the "
+            "model does not give")
 
 
 def _chunk_stands_in(profile: CacheProfile) -> bool:
@@ -380,7 +382,8 @@ def assumed_chunk_formula(profile: CacheProfile, options: StrategyOptions) -> st
     runs no extra_buffer radix cache (no such check)."""
     if not _chunk_stands_in(profile) or radix_cache(profile, options) != "extra_buffer":
         return None
-    return (f"mamba chunk = {n(MAMBA2_CONFIG_CHUNK_SIZE)} tokens ({_STAND_IN}), which "
+    stand_in = _stand_in("SGLang's")
+    return (f"mamba chunk = {n(MAMBA2_CONFIG_CHUNK_SIZE)} tokens ({stand_in}), which "
             "SGLang's extra_buffer radix cache checks the track interval, "
             f"{_interval_text(options)}, and the page size, {n(page_size(profile, options))}, "
             "against; set the model's mamba chunk where its config gives another")
@@ -413,9 +416,10 @@ def track_chunk_refusal(profile: CacheProfile, options: StrategyOptions) -> str 
     if chunk is None or interval >= chunk or radix_cache(profile, options) != "extra_buffer":
         return None
     arch = profile.architectures[0]
-    of_chunk = (f"a mamba chunk of {n(chunk)} tokens ({_STAND_IN})" if _chunk_stands_in(profile)
+    of_chunk = (f"a mamba chunk of {n(chunk)} tokens ({_stand_in('its')})"
+                if _chunk_stands_in(profile)
                 else f"{arch}'s mamba chunk of {n(chunk)} tokens")
-    return (f"SGLang's Mamba2 backend needs the track interval, "
+    return (f"its Mamba2 backend needs the track interval, "
             f"{_interval_text(options)}, at least {of_chunk} "
             "with its extra_buffer radix cache (\"mamba_track_"
             f"interval ({interval}) must be >= mamba_chunk_size ({chunk})\"): set "
