@@ -62,7 +62,8 @@ METRIC_MIN_PX = 240
 # METRIC_QUARTER_PX (232: the main column at 1,440 px is 980 px, four cells of 233), else two
 # a line: in the grid above, at 1,440 px (and 1,366, 905 px) it read three and one, the last
 # alone on its line. Four only where every metric fits a quarter: one wider (keyed
-# ``metric-over-quarter-``: Layout's "Dead share of a full_attention block", 234 px counted)
+# ``metric-over-quarter-``: gpt-oss-20b's "Dead share of a sliding attention block" on Layout,
+# 250 px counted)
 # keeps its row two a line. The least cell is 232 px from 976 px (four cells and their gaps)
 # up, else half the row: ``(976px - 100%) * 999`` is 0 or less from 976 px, and huge under it.
 # A row in the

@@ -11,6 +11,7 @@ from app_pages._session import bind, state, update, user_errors
 from app_pages._widgets import context_note, context_widget, engine_widget, state_group_note
 from flatkv import app_data, charts, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
+from flatkv.app_model import counted_kind
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.strategies import StrategyResult, last_served_text
 from flatkv.units import count_text, format_bytes, percent_text, sentence_case, tokens_text
@@ -76,10 +77,13 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
                  help="Every component is a tensor of its own row size: there is no page "
                  "row to pad to, so no padding by construction.")
     worst = max(h.dead_share_by_group, key=lambda g: g[1])
-    # per block of one group, named so: Compare's dead weight is a share of the whole budget
-    c.metric(f"Dead share of a {worst[0]} block", percent_text(worst[1]),
-             help=f"Share of a block owned by {worst[0]} (the group whose blocks carry the "
-             "most dead weight) that holds other groups' rows. Compare counts dead weight over "
+    # per block of one group, named so (by its kind, as the Model page counts it: "full
+    # attention (MLA)", not the planner's full_attention): Compare's dead weight is a share of
+    # the whole budget
+    group = counted_kind(worst[0], mla=state().profile().mla)
+    c.metric(f"Dead share of a {group} block", percent_text(worst[1]),
+             help=f"Share of a block owned by the {group} group that holds other groups' rows: "
+             "the group whose blocks carry the most dead weight. Compare counts dead weight over "
              "the whole budget instead: every group's pages in the proportion one request "
              "needs them at the context length.")
     if note := strategy_notes.engines_beside_text(ours, engines, state().profile(),
@@ -115,7 +119,8 @@ def layout(analysis) -> None:
     packed = analysis.planner == "packed"  # one tensor per component holds one row kind
     # the toggle only where it draws something: rows narrower than the page row, padded by the
     # bytes it says (Nemotron-H-8B's 4,096 B on a 2,162,688 B row is a thin hatched end)
-    padding = app_data.uniform_padding_text(analysis) if packed else None
+    padding = (app_data.uniform_padding_text(analysis, mla=state().profile().mla) if packed
+               else None)
     uniform = padding is not None and bind(
         st.toggle, "uniform_rows", "Draw rows padded to the widest row (vLLM's page padding)",
         help="Packed slabs allocate rows side by side; a uniform-page engine such as vLLM pads "
@@ -229,11 +234,11 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     st.caption(msg)
     # the whole pool or its first ids, said which: "First 1,273 page ids" over a pool of 1,273
     # read as the start of a larger one; of the first, that the legend's pages are the whole
-    # pool's ("free (27,491 pages)" beside a map of the first 2,048 ids, none of them free)
+    # pool's ("free: 27,491 pages" beside a map of the first 2,048 ids, none of them free)
     shown = len(pages.owners)
     title = (f"All {shown:,} page ids" if shown == pages.num_blocks
              else f"First {shown:,} of {pages.num_blocks:,} page ids (the legend counts all)")
-    chart(charts.page_map_figure(pages, title=title), key="layout.pages",
+    chart(charts.page_map_figure(pages, title=title, mla=profile.mla), key="layout.pages",
           file_name="page_ids.html")
 
 

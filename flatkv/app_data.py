@@ -20,6 +20,7 @@ from itertools import islice
 
 from flatkv import sizing
 from flatkv.analysis import PlanAnalysis
+from flatkv.app_model import counted_kind
 from flatkv.budget import Budget, printed_range
 from flatkv.models import past_max_model_len_text
 from flatkv.plan import (
@@ -234,11 +235,12 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
     return out
 
 
-def uniform_padding_text(analysis: PlanAnalysis) -> str | None:
+def uniform_padding_text(analysis: PlanAnalysis, *, mla: bool = False) -> str | None:
     """What drawing the rows padded to the page row adds, in exact bytes, for the Layout page's
-    toggle: which rows are padded and by how much, the padding a block and its share of the
-    padded block (the headline's "Uniform pages would pad"). None where no row is narrower than
-    the page row (every row is one size: Llama-3.1-8B, gpt-oss-20b), so the toggle would draw
+    toggle: which rows are padded (their group as the pages name its kind, ``counted_kind``;
+    ``mla``: the profile's) and by how much, the padding a block and its share of the padded
+    block (the headline's "Uniform pages would pad"). None where no row is narrower than the
+    page row (every row is one size: Llama-3.1-8B, gpt-oss-20b), so the toggle would draw
     nothing new."""
     h = headline(analysis)
     if not h.uniform_padding_per_block:
@@ -249,8 +251,8 @@ def uniform_padding_text(analysis: PlanAnalysis) -> str | None:
             if row.padding_bytes:
                 key = (row.group_id, row.used_bytes, row.padding_bytes)
                 padded[key] = padded.get(key, 0) + 1
-    which = "; ".join(f"{count_text(n, f'{group} row')} of {used:,} B, padded by {pad:,} B each"
-                      for (group, used, pad), n in padded.items())
+    which = "; ".join(f"{count_text(n, f'{counted_kind(group, mla=mla)} row')} of {used:,} B, "
+                      f"padded by {pad:,} B each" for (group, used, pad), n in padded.items())
     block = h.block_bytes + h.uniform_padding_per_block
     # under 1% of a row, the hatched end is a pixel or two wide: say where to find it
     widest = max(pad for _, _, pad in padded)
@@ -432,7 +434,8 @@ def bytes_tree(analysis: PlanAnalysis, *, indexer_bytes_per_slot: int = 0,
     (kv of all full-attention layers, ssm of all state layers); one layer is a click deeper.
     The components are those the page rows draw (``kv_parts``): DeepSeek-V3.2's indexer keys
     (``indexer_bytes_per_slot``, the profile's) apart from the latent, where they were folded
-    into "kv"; ``mla`` names the KV as MLA's latent (``CacheProfile.mla``).
+    into "kv"; ``mla`` names the KV as MLA's latent (``CacheProfile.mla``). A group's tile is
+    named by its kind (``counted_kind``: "full attention (MLA)"), its id the planner's.
     """
     n = analysis.totals.num_blocks
     indexer = analysis.plan.geometry.block_size * indexer_bytes_per_slot
@@ -447,8 +450,8 @@ def bytes_tree(analysis: PlanAnalysis, *, indexer_bytes_per_slot: int = 0,
                     comps.setdefault((comp, kind), []).append((row.layer, nbytes * n))
     nodes = [TreeNode("budget", "", "budget", analysis.totals.budget_bytes, "budget")]
     for gid, comps in leaves.items():
-        nodes.append(TreeNode(gid, "budget", gid, sum(v for c in comps.values() for _, v in c),
-                              "group"))
+        nodes.append(TreeNode(gid, "budget", counted_kind(gid, mla=mla),
+                              sum(v for c in comps.values() for _, v in c), "group"))
         for (comp, kind), layers in comps.items():
             cid = f"{gid}/{comp}"
             nodes.append(TreeNode(cid, gid, comp, sum(v for _, v in layers), kind))
@@ -613,10 +616,12 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     differs from Budget's and Compare's: it charges prefix-cache snapshots, they the mode's
     state pages, so both figures are given; then whether it fits. ``cut``: the default
     requests and the fewer drawn where those did not fit (said first, as a refusal is);
-    ``requests``: those the map draws. One paragraph each: what to act on, the pages counted,
+    ``requests``: those the map draws; each group named as the pages name its kind
+    (``counted_kind``). One paragraph each: what to act on, the pages counted,
     how state is charged, and why a sliding model's workload holds more requests than the
     concurrency at the top of the page."""
-    per = ", ".join(f"{g}: {n:,}" for g, n in pages.per_group.items())
+    per = ", ".join(f"{counted_kind(g, mla=profile.mla)}: {n:,}"
+                    for g, n in pages.per_group.items())
     drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
     kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
     text = (f"Pages the groups need ({kept}, one dummy page each): {per}; "

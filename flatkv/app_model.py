@@ -484,10 +484,12 @@ MLA_KIND_HELP = ("Full-attention layers that keep MLA's latent (one compressed v
                  "which the attention expands to K and V) in place of K and V")
 
 
-def counted_kind(profile: CacheProfile, label: str) -> str:
+def counted_kind(label: str, *, mla: bool) -> str:
     """A layer label's kind as the pages count it (``KIND_NAMES``), MLA's full attention
-    named as such."""
-    return MLA_KIND_NAME if label == FULL_ATTENTION and profile.mla else KIND_NAMES[label]
+    (``mla``: the profile's ``CacheProfile.mla``) named as such. Also a planner group's name in
+    the pages' words (a group is the layers of one label): "Dead share of a full attention
+    (MLA) block", not the planner's "full_attention", which says nothing of the latent."""
+    return MLA_KIND_NAME if label == FULL_ATTENTION and mla else KIND_NAMES[label]
 
 
 def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> list[dict]:
@@ -501,7 +503,7 @@ def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> lis
         rows.append(
             {
                 "cache layer": i,
-                "kind": names[i] if names else counted_kind(profile, label),
+                "kind": names[i] if names else counted_kind(label, mla=profile.mla),
                 "group": label,
                 "slot": occ,
                 "bytes per token": profile.kv_bytes_of(label),
@@ -522,7 +524,7 @@ def kind_summary(profile: CacheProfile) -> list[dict]:
             continue
         is_state = label == LINEAR_ATTENTION
         rows.append({
-            "kind": counted_kind(profile, label), "layers": count,
+            "kind": counted_kind(label, mla=profile.mla), "layers": count,
             "KV B per token": None if is_state else profile.kv_bytes_of(label),
             "state B per layer": profile.state_bytes_per_layer if is_state else None,
         })

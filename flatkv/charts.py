@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
+from flatkv.app_model import counted_kind
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
 from flatkv.gpu_view import Series
 from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
@@ -345,23 +346,28 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
                          title=title, height=420)
 
 
-def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go.Figure:
+def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "",
+                    mla: bool = False) -> go.Figure:
     """Page ids as a grid of cells (row by row, ``columns`` a row), coloured by the group that
     owns each id. A heatmap: its cells scale with the plot, where fixed-size markers overlapped
     at narrow widths and the last group drawn hid the others. The legend names each group with
     the pages it needs, and the pool's pages left free (the map draws its first ids only: a
-    model whose requests took 136 of 1,273 ids drew a wall of grey keyed plain "free")."""
+    model whose requests took 136 of 1,273 ids drew a wall of grey keyed plain "free"). A
+    group is named by its kind, as the layer strip keys it (``counted_kind``; ``mla``: the
+    profile's), not by the planner's id: "full attention (MLA): 3 pages"."""
     names: list[str] = []  # legend labels, by colour index
     colors: list[str] = []
     index: dict[str | None, int] = {}
+    owner_names: dict[str | None, str] = {None: "free"}
     for gid in dict.fromkeys(o for o in pages.owners if o is not None):
         n = pages.per_group[gid]
         index[gid] = len(names)
-        names.append(f"{gid} ({count_text(n, 'page')})")
+        owner_names[gid] = counted_kind(gid, mla=mla)
+        names.append(f"{owner_names[gid]}: {count_text(n, 'page')}")
         colors.append(color_of(GROUP_KIND.get(gid, "state")))
     index[None] = len(names)
     free = max(0, pages.num_blocks - sum(pages.per_group.values()))  # none where none fit
-    names.append(f"free ({count_text(free, 'page')})")
+    names.append(f"free: {count_text(free, 'page')}")
     colors.append(COLORS["free"])
     rows = max(1, cdiv(len(pages.owners), columns))
     z: list[list[int | None]] = [[None] * columns for _ in range(rows)]
@@ -369,7 +375,7 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "") -> go
     for pid, owner in enumerate(pages.owners):
         r, c = divmod(pid, columns)
         z[r][c] = index[owner]
-        text[r][c] = f"page {pid}: {owner or 'free'}"
+        text[r][c] = f"page {pid}: {owner_names[owner]}"
     k = len(colors)  # one flat band of the colour scale per colour index
     scale = [[edge / k, color] for i, color in enumerate(colors) for edge in (i, i + 1)]
     cells = go.Heatmap(

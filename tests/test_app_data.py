@@ -13,8 +13,13 @@ from strategy_profiles import BLOCK_BYTES, KV_ROW, QWEN35, STATE_ROW, vllm_at_80
 
 from flatkv import app_data, strategy_notes
 from flatkv.analysis import analyze, plan_json
+from flatkv.app_model import KIND_NAMES
+from flatkv.plan import LINEAR_ATTENTION
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
+
+# the state group as the pages name it (app_model.counted_kind)
+STATE_KIND = KIND_NAMES[LINEAR_ATTENTION]
 
 # SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
 
@@ -483,7 +488,8 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
         "as the engine's log does: the last paragraph here); "
         "lower the live requests or the context length.\n\n"
         "Pages the groups need (history, live state and snapshots, one dummy page "
-        "each): linear_attention: 1,450, full_attention: 1,450; 1,810 page ids in the pool. "
+        f"each): {STATE_KIND}: 1,450, full attention: 1,450; 1,810 page ids in the "
+        "pool. "
         "A full-history group's count is all requests' tokens over P, rounded up, and a page "
         "more a request for its part-filled last page.\n\n"
         "State is charged as with state prefix caching: two live pages per request plus a "

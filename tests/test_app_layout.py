@@ -22,6 +22,11 @@ from app_helpers import (
 )
 
 from flatkv import charts
+from flatkv.app_model import KIND_NAMES
+from flatkv.plan import LINEAR_ATTENTION
+
+# the state group as the pages name it (app_model.counted_kind)
+STATE_KIND = KIND_NAMES[LINEAR_ATTENTION]
 
 
 def test_layout_shows_the_worked_example_from_a_link():
@@ -128,13 +133,13 @@ def test_layout_names_the_dead_weight_of_one_page():
     # rows of 2,048 x 544 B; a page the full group owns carries the 36 state rows idle
     at = open_app("app_pages/layout.py", {})
     state_rows, kv_rows = 36 * (49_152 + 1_048_576), 12 * 2_048 * 544
-    assert metrics(at)["Dead share of a full_attention block"] == (
+    assert metrics(at)["Dead share of a full attention block"] == (
         f"{state_rows / (state_rows + kv_rows):.2%}") == "74.72%"
     # its help says which group it names, and by what: "carry the most" named no measure
-    (dead,) = [x for x in at.metric if x.label == "Dead share of a full_attention block"]
-    assert dead.help.startswith("Share of a block owned by full_attention (the group whose "
-                                "blocks carry the most dead weight) that holds other groups' "
-                                "rows.")
+    (dead,) = [x for x in at.metric if x.label == "Dead share of a full attention block"]
+    assert dead.help.startswith("Share of a block owned by the full attention group that holds "
+                                "other groups' rows: the group whose blocks carry the most "
+                                "dead weight.")
     # in the Terms' words (page id; vLLM's "block id" only where vLLM's layout is meant)
     (rows,) = [c for c in at.get("plotly_chart") if "flat_slab_0" in c.proto.spec]
     assert json.loads(rows.proto.spec)["layout"]["title"]["text"] == (
@@ -226,7 +231,7 @@ def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
     assert [t.key for t in at.toggle] == ["w.uniform_rows"]
     assert metrics(at)["Uniform pages would pad"] == "0.16%"
     assert caption_starting(at, "Padded to the") == (
-        "Padded to the 2,162,688 B page row at P 528: 24 linear_attention rows of 2,158,592 B, "
+        f"Padded to the 2,162,688 B page row at P 528: 24 {STATE_KIND} rows of 2,158,592 B, "
         "padded by 4,096 B each. 98,304 B (96.00 KiB) a block, 0.16% of the padded block of "
         "60,555,264 B; under 1% of a row, a sliver at this scale (hover a row's end for its "
         "bytes).")
@@ -235,7 +240,7 @@ def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
     # 458,752 B a block; padded, 32 x 327,680 = 10,485,760 B, of which 458,752 is 4.375%
     jamba = open_app("app_pages/layout.py", {"model": "Jamba-1.5-Mini"})
     assert caption_starting(jamba, "Padded to the") == (
-        "Padded to the 327,680 B page row at P 80: 28 linear_attention rows of 311,296 B, "
+        f"Padded to the 327,680 B page row at P 80: 28 {STATE_KIND} rows of 311,296 B, "
         "padded by 16,384 B each. 458,752 B (448.00 KiB) a block, 4.38% of the padded block "
         "of 10,485,760 B.")
     # Llama-3.1-8B: one row kind, full attention's 8 x 128 x 2 x 2 B x 16 = 65,536 B at P 16;
@@ -259,10 +264,10 @@ def test_layout_workload_schedules_the_max_batched_tokens():
         text = caption_starting(at, "Pages the groups need")
         return text
 
-    assert "sliding_attention: 549, full_attention: 8,197" in pages_caption()
+    assert "sliding attention: 549, full attention: 8,197" in pages_caption()
     at.text_input(key="w.max_batched_tokens").set_value("512").run()
     assert_clean(at)
-    assert "sliding_attention: 69, full_attention: 8,197" in pages_caption()  # 32 + 32 + 5
+    assert "sliding attention: 69, full attention: 8,197" in pages_caption()  # 32 + 32 + 5
     assert at.query_params["mbt"] == "512"
     # an attention-only model without sliding layers has no S to set here
     llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
@@ -279,7 +284,7 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     assert not at.exception
     (warning,) = [shown(w) for w in at.warning
                   if shown(w).startswith("One request of 1,099,511,627,776 tokens with")]
-    assert f"full_attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
+    assert f"full attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
     # one past it is the link's notice, not a figure
     at = open_app(None, {"ctx": str((1 << 40) + 1)})
     assert any("ctx='1099511627777': give at most 1,099,511,627,776 tokens" in shown(w)
@@ -290,19 +295,32 @@ def test_layout_draws_every_page_of_a_workload_that_fills_the_pool():
     # Kimi-Linear at P 1,888 on an H100: 1 request of 1,234,752 tokens (654 x 1,888) needs
     # 654 + 1 + 1 full-history pages (SPEC 3.5: its dummy page in the count) and as many state
     # pages (min(2 + 654 + 1, 656)): 1,312, the whole pool. The map draws all of them, none
-    # set apart as a null page (it drew 655 full-attention pages beside a null one)
+    # set apart as a null page (it drew 655 full-attention pages beside a null one). Its full
+    # attention keeps MLA's latent, which the page names as the Model page counts the kind:
+    # "full attention (MLA)", where caption, key, tile and dead share said "full_attention"
     assert (1_234_752 // 1888, 654 + 1 + 1, min(2 + 654 + 1, 656)) == (654, 656, 656)
     at = open_app("app_pages/layout.py", {"model": "Kimi-Linear-48B-A3B", "ctx": "1234752",
                                           "req": "1"})
     assert_clean(at)
-    assert any("linear_attention: 656, full_attention: 656; 1,312 page ids in the pool" in
+    assert any(f"{STATE_KIND}: 656, full attention (MLA): 656; 1,312 page ids in the pool" in
                c.value for c in at.caption)
+    # the MLA group's block: 7 layers x 1,888 tokens x 1,152 B (a 576-element latent in
+    # bfloat16) = 15,224,832 B its own, beside 20 state rows of 2,170,880 B, dead in it:
+    # 43,417,600 / 58,642,432 = 74.04%, the larger of the two groups' (the state's 25.96%)
+    assert (7 * 1888 * 1152, 20 * 2_170_880) == (15_224_832, 43_417_600)
+    assert f"{43_417_600 / (15_224_832 + 43_417_600):.2%}" == "74.04%"
+    assert metrics(at)["Dead share of a full attention (MLA) block"] == "74.04%"
+    icicle = next(t for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]
+                  if t.get("type") == "icicle")
+    tiles = dict(zip(icicle["ids"], icicle["labels"], strict=True))
+    assert (tiles["full_attention"], tiles["linear_attention"]) == (
+        "full attention (MLA)", STATE_KIND)
     (drawn,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
                 if "All 1,312 page ids" in c.proto.spec]
     cells = [v for row in drawn["data"][0]["z"] for v in row if v is not None]
     assert (cells.count(0), cells.count(1), len(cells)) == (656, 656, 1312)
     assert [t["name"] for t in drawn["data"][1:]] == [
-        "linear_attention (656 pages)", "full_attention (656 pages)", "free (0 pages)"]
+        f"{STATE_KIND}: 656 pages", "full attention (MLA): 656 pages", "free: 0 pages"]
 
 
 def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
@@ -330,7 +348,7 @@ def test_layout_says_how_many_requests_fit_and_draws_no_map_of_pages_it_lacks():
     assert chart["layout"]["title"]["text"] == (
         "First 2,048 of 97,870 page ids (the legend counts all)")
     keys = [t["name"] for t in chart["data"] if t.get("type") == "scatter"]
-    assert keys[-1] == f"free ({97_870 - 65_538 - 522:,} pages)" == "free (31,810 pages)"
+    assert keys[-1] == f"free: {97_870 - 65_538 - 522:,} pages" == "free: 31,810 pages"
     # two groups (full, sliding): the rows of the other's at a block id are dead weight; Llama
     # has one group, whose rows are every row
     other_rows = "the other groups' rows at that id are dead weight"
@@ -365,13 +383,13 @@ def test_layout_says_how_its_state_pages_differ_from_budget():
     (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
     # default view: 4 requests of 32,768 tokens at P 544; state min(2 x 4 + 131,072 // 544 + 1,
     # ceil(131,072 / 544) + 4 + 1) = min(249, 246)
-    assert "linear_attention: 246, full_attention: 246" in msg
+    assert f"{STATE_KIND}: 246, full attention: 246" in msg
     assert "mamba cache mode align (2 state pages) per request" in msg
     # 2 drafted tokens: each of the 4 requests holds 2 more state pages, 246 + 8; the flat
     # layout keeps the model's conv rows, so P stays 544 and the history pages stay 246
     at = open_app("app_pages/layout.py", {"mamba": "align", "spec_tokens": "2", "ctx": "32768"})
     (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
-    assert "linear_attention: 254, full_attention: 246" in msg
+    assert f"{STATE_KIND}: 254, full attention: 246" in msg
     assert ("a snapshot every P tokens (at most the full-history group's count), and 2 more "
             "per request for drafted tokens. Budget and "
             "Compare count the state pages of mamba cache mode align (2 state pages) and 2 more "
@@ -417,12 +435,12 @@ def test_a_few_bytes_of_padding_do_not_read_as_none():
     assert pad.value == "0.00004%"
     assert pad.proto.delta == "state row padded by 0.00005% at P 1,024"
     assert caption_starting(at, "Padded to the") == (
-        "Padded to the 2,097,152 B page row at P 1,024: 36 linear_attention rows of 2,097,151 "
+        f"Padded to the 2,097,152 B page row at P 1,024: 36 {STATE_KIND} rows of 2,097,151 "
         "B, padded by 1 B each. 36 B a block, 0.00004% of the padded block of 100,663,296 B; "
         "under 1% of a row, a sliver at this scale (hover a row's end for its bytes).")
     # the dead share of a block the full group owns, 36 x 2,097,151 / 100,663,260 = 74.99998%,
     # is told at two decimals: only 0 and 100 take more
-    assert m["Dead share of a full_attention block"] == "75.00%"
+    assert m["Dead share of a full attention block"] == "75.00%"
 
 
 def test_layout_says_sglangs_b200_dsa_figure_is_its_fp8_bytes():
@@ -602,7 +620,7 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
         "state pages as the engine's log does: the last paragraph here): lower the context "
         "length.\n\nPages the "
         "groups need (history, live state and snapshots, one dummy page each): "
-        "linear_attention: 337, full_attention: 337; 374 page ids in the pool. A full-history "
+        f"{STATE_KIND}: 337, full attention: 337; 374 page ids in the pool. A full-history "
         "group's count is all requests' tokens over P, rounded up, and a page more a request "
         "for its part-filled last page.")
     budget = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B"})
@@ -662,7 +680,7 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     msg = caption_starting(at, "Pages the groups need")
     # SPEC 3.5, one request of 262,144 tokens at P 544, no margin: history ceil(262,144 / 544)
     # + 1 + 1 = 484; state min(2 x 1 + 262,144 // 544 + 1, 484) = min(484, 484)
-    assert f"linear_attention: {min(2 + 262_144 // 544 + 1, 482 + 2)}, full_attention: " \
+    assert f"{STATE_KIND}: {min(2 + 262_144 // 544 + 1, 482 + 2)}, full attention: " \
         f"{-(-262_144 // 544) + 1 + 1}" in msg
 
 

@@ -11,10 +11,14 @@ import pytest
 
 from flatkv import app_data, charts
 from flatkv.analysis import analyze
-from flatkv.app_model import layer_rows, preset_spec
+from flatkv.app_model import KIND_NAMES, layer_rows, preset_spec
 from flatkv.charts import COLORS
+from flatkv.plan import LINEAR_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import CATEGORIES
+
+# the state group as the pages name it (app_model.counted_kind)
+STATE_KIND = KIND_NAMES[LINEAR_ATTENTION]
 
 QWEN35 = CacheProfile((("linear_attention",) * 3 + ("full_attention",)) * 12, 2048,
                       {"conv": 49152, "ssm": 2097152})
@@ -113,6 +117,20 @@ def test_icicle_names_other_state_tensors_by_their_own_names():
     assert labels["linear_attention/c/2"] == "c #2"
 
 
+def test_page_map_and_icicle_name_a_group_by_its_kind_mla_too(analysis):
+    # the planner's ids (full_attention, linear_attention) stay the chart's ids; what a reader
+    # sees is the kind as the Model page counts it, MLA's full attention named so (its key read
+    # "full_attention (1 page)" beside the icicle's "KV (full attention, MLA latent)")
+    pages = app_data.PageMap(2, ("full_attention", None), {"full_attention": 1}, True, None)
+    fig = charts.page_map_figure(pages, columns=2, mla=True)
+    assert [t.name for t in fig.data[1:]] == ["full attention (MLA): 1 page", "free: 1 page"]
+    assert list(fig.data[0].text[0]) == ["page 0: full attention (MLA)", "page 1: free"]
+    ic = charts.bytes_icicle(app_data.bytes_tree(analysis, mla=True)).data[0]
+    labels = dict(zip(ic.ids, ic.labels, strict=True))
+    assert [labels[i] for i in ("full_attention", "full_attention/kv", "linear_attention")] == [
+        "full attention (MLA)", "KV (full attention, MLA latent)", STATE_KIND]
+
+
 def test_page_map_marks_each_owner():
     pages = app_data.PageMap(8, ("linear_attention", "full_attention", "full_attention",
                                  None, None, None, None, None),
@@ -121,7 +139,7 @@ def test_page_map_marks_each_owner():
     grid = fig.data[0]  # a heatmap: its cells scale with the plot, so none overlap
     # colour index by id, 4 a row: linear 0, full 1, free 2
     assert [list(row) for row in grid.z] == [[0, 1, 1, 2], [2, 2, 2, 2]]
-    assert list(grid.text[0][:2]) == ["page 0: linear_attention", "page 1: full_attention"]
+    assert list(grid.text[0][:2]) == [f"page 0: {STATE_KIND}", "page 1: full attention"]
     assert grid.text[1][3] == "page 7: free"
 
     def colour(index):  # the flat band of the colour scale that index falls in
@@ -130,17 +148,17 @@ def test_page_map_marks_each_owner():
 
     # the pool's 8 ids less the groups' 1 + 2: 5 free, keyed with their count as the groups'
     legend = [t.name for t in fig.data[1:]]
-    assert legend == ["linear_attention (1 page)", "full_attention (2 pages)", "free (5 pages)"]
-    assert colour(1) == _trace(fig, "full_attention (2 pages)").marker.color == COLORS["kv"]
-    assert colour(2) == _trace(fig, "free (5 pages)").marker.color == COLORS["free"]
+    assert legend == [f"{STATE_KIND}: 1 page", "full attention: 2 pages", "free: 5 pages"]
+    assert colour(1) == _trace(fig, "full attention: 2 pages").marker.color == COLORS["kv"]
+    assert colour(2) == _trace(fig, "free: 5 pages").marker.color == COLORS["free"]
     # the map draws the first ids only: the count is the pool's (1,000 ids, 3 handed out), not
     # the drawn ones'; a workload past the pool leaves none free (not a negative count)
     first = charts.page_map_figure(app_data.PageMap(1000, ("full_attention", None), {
         "full_attention": 3}, True, None), columns=2)
-    assert first.data[-1].name == "free (997 pages)"
+    assert first.data[-1].name == "free: 997 pages"
     over = charts.page_map_figure(app_data.PageMap(2, ("full_attention", "full_attention"), {
         "full_attention": 5}, False, 0), columns=2)
-    assert over.data[-1].name == "free (0 pages)"
+    assert over.data[-1].name == "free: 0 pages"
 
 
 def test_sweep_figure_marks_the_current_point():

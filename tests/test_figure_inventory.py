@@ -17,6 +17,8 @@ import re
 
 from app_helpers import ROOT, STATE_ONLY_LINK, open_app
 
+from flatkv.app_model import KIND_NAMES, MLA_KIND_NAME
+
 # page and link: between them every metric the pages draw before a GPU lab run (the lab's run
 # metrics are pinned by test_app_gpu's run tests, which take seconds each)
 VIEWS = (
@@ -91,17 +93,18 @@ TABLES_PINNED_BY = {
 }
 TABLES_PINNED = {key: test for test, keys in TABLES_PINNED_BY.items() for key in keys}
 
-GROUPS = "full_attention|sliding_attention|chunked_attention|linear_attention"
+# a group as the pages name it (``app_model.counted_kind``), MLA's before the plain full
+GROUPS = "|".join(map(re.escape, (MLA_KIND_NAME, *KIND_NAMES.values())))
 
 
 def label_key(label: str) -> str:
     """A metric's label as ``PINNED`` lists it: its figures as #, its group as <group>."""
-    return re.sub(rf"\b({GROUPS})\b", "<group>", re.sub(r"\d[\d,]*", "#", label))
+    return re.sub(rf"(?<!\w)({GROUPS})(?!\w)", "<group>", re.sub(r"\d[\d,]*", "#", label))
 
 
 def test_label_key_reads_figures_and_groups_alike():
     assert [label_key(s) for s in ("Concurrency at 262,144 tokens", "Budget for 4 requests",
-                                   "Dead share of a sliding_attention block", "Blocks")] == [
+                                   "Dead share of a sliding attention block", "Blocks")] == [
         "Concurrency at # tokens", "Budget for # requests", "Dead share of a <group> block",
         "Blocks"]
 

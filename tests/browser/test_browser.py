@@ -349,16 +349,16 @@ def test_budget_metrics_line_up_in_columns_at_1000_and_1440_px(browser, app_url)
 
 
 def test_layout_metrics_of_a_sliding_model_take_the_cells_they_need(browser, app_url):
-    # gpt-oss-20b's Layout: "Dead share of a sliding_attention block" (227 px and its icon in
-    # Chromium) fits one 262 px cell at 1000 px, where counted at 6.6 px a character it took
-    # two and left "Uniform pages would pad" beside a hole; its capacity's delta says only
-    # that windows count as history (the token slots are under Blocks): one cell, so its row
-    # of four reads two and two, where its two cells left Blocks alone on a line beside a
-    # hole; nothing is cut short
+    # gpt-oss-20b's Layout: "Dead share of a sliding attention block" (the label read
+    # sliding_attention when measured: 227 px and its icon in Chromium) fits one 262 px cell
+    # at 1000 px, where counted at 6.6 px a character it took two and left "Uniform pages
+    # would pad" beside a hole; its capacity's delta says only that windows count as history
+    # (the token slots are under Blocks): one cell, so its row of four reads two and two,
+    # where its two cells left Blocks alone on a line beside a hole; nothing is cut short
     with browser_page(browser, 1000) as page:
         open_view(page, f"{app_url}/layout?model=gpt-oss-20b", "Layout")
         metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
-        dead = metrics.filter(has_text="Dead share of a sliding_attention block")
+        dead = metrics.filter(has_text="Dead share of a sliding attention block")
         expect(dead).to_be_visible()
         capacity = metrics.filter(has_text="Capacity (tokens)")
         assert dead.bounding_box()["width"] < 300 and capacity.bounding_box()["width"] < 300
@@ -413,11 +413,12 @@ def test_no_metric_sits_alone_on_a_line_it_does_not_span(browser, app_url):
 
 def test_a_row_of_four_metrics_reads_four_or_two_a_line_at_1440_px(browser, app_url):
     # Layout's first row (P, block bytes, blocks, capacity) fits four cells of 233 px at
-    # 1,440 px: one line; its second holds "Dead share of a full_attention block" (234 px
-    # counted, over a quarter), so it reads two and two, not three and one as both did
+    # 1,440 px: one line; its second too, now its group reads "Dead share of a full attention
+    # block" (229 px counted, a quarter; "full_attention" was 234, over it, and read two and
+    # two), not three and one as both did
     with browser_page(browser, 1440) as page:
         open_view(page, f"{app_url}/layout", "Layout")
-        for key, tops in (("plan", 1), ("budget", 2)):
+        for key, tops in (("plan", 1), ("budget", 1)):
             metrics = page.locator(f'.st-key-metrics-{key} [data-testid="stMetric"]')
             expect(metrics.nth(3)).to_be_visible()
             boxes = [m.bounding_box() for m in metrics.all()]
