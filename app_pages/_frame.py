@@ -195,18 +195,21 @@ _SHOWN_AS = {"strategy": "layout"}
 
 
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None,
-          helps: dict[str, str] | None = None, labels: dict[str, str] | None = None) -> None:
+          helps: dict[str, str] | None = None, labels: dict[str, str] | None = None,
+          fit_px: int | None = None) -> None:
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
     ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
     and thousands separators, as the charts label). A figure that does not apply to a row is a
     gap, shown as a dash, in a column that stays numbers, so it sorts as numbers. The first
-    column names the rows (a layout, or a context length in numbers), so it stays pinned while
-    a wide table scrolls sideways (at 1000 px; six layouts over context lengths are 566 px in
-    an expander's 504). ``helps``: a column's tooltip, where its header alone could mislead.
-    Every column is as wide as its header and cells (``column_width``). ``labels``: a shorter
-    header on screen for a column (the data, its CSV and the tests keep the full name), where
-    the full one would push the columns after it past the edge at 1000 px, or the pages' word
-    for the code's (``_SHOWN_AS``)."""
+    column names the rows (a layout, or a context length in numbers), so it stays pinned where a
+    table wider than its place scrolls sideways. ``helps``: a column's tooltip, where its header
+    alone could mislead. Every column is as wide as its header and cells (``column_width``).
+    ``labels``: a shorter header on screen for a column (the data, its CSV and the tests keep
+    the full name), where the full one would push the columns after it past the edge at 1000 px,
+    or the pages' word for the code's (``_SHOWN_AS``). ``fit_px``: the width the table must fit
+    without a sideways scroll (``MAIN_COLUMN_PX``, ``EXPANDER_COLUMN_PX``); where its columns
+    are wider, it is drawn as a few tables one under another, each its first column and a run of
+    the others (``column_runs``), every figure whole and in view."""
     import pandas as pd
 
     # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
@@ -243,8 +246,30 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
                 labels.get(col), pinned=True if i == 0 else None, help=helps.get(col),
                 width=column_width(labels.get(col, col), [str(v) for v in df[col].dropna()],
                                    bool(helps.get(col))))
-    st.dataframe(df, hide_index=True, width="stretch", column_config=config, height=height,
-                 placeholder=NOT_APPLICABLE)
+    first, rest = df.columns[0], list(df.columns[1:])
+    runs = (column_runs(config[first]["width"], [config[c]["width"] for c in rest], fit_px)
+            if fit_px else [range(len(rest))])
+    for run in runs:
+        shown = [first, *(rest[i] for i in run)]
+        st.dataframe(df[shown], hide_index=True, width="stretch",
+                     column_config={c: config[c] for c in shown if c in config}, height=height,
+                     placeholder=NOT_APPLICABLE)
+
+
+def column_runs(first_px: int, widths: list[int], fit_px: int) -> list[range]:
+    """The fewest runs of columns (``widths``, after a first column of ``first_px`` that each
+    run repeats) of near equal counts that each end inside ``fit_px``: Compare's bytes by
+    category, a column a layout, took 823 px of the 538 at 1000 px for Qwen3-Next's five
+    layouts and scrolled the last two out of view; in runs of three and two they fit (a column
+    alone wider than ``fit_px`` still gets a run of its own)."""
+    count = len(widths)
+    for runs in range(1, count + 1):
+        size = -(-count // runs)
+        parts = [range(i, min(i + size, count)) for i in range(0, count, size)]
+        if all(first_px + sum(widths[i] for i in part) <= fit_px for part in parts):
+            return parts
+    # a column a run; a table of its first column alone is one run of none
+    return [range(i, i + 1) for i in range(count)] or [range(0)]
 
 
 NOT_APPLICABLE = "—"  # a table cell whose figure does not apply to its row

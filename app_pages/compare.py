@@ -16,7 +16,7 @@ from app_pages._figures import (
     mtp_added,
     mtp_button,
 )
-from app_pages._frame import chart, height_for_rows, table
+from app_pages._frame import EXPANDER_COLUMN_PX, MAIN_COLUMN_PX, chart, height_for_rows, table
 from app_pages._log_check import log_check_section
 from app_pages._session import state, user_errors
 from app_pages._widgets import (
@@ -60,7 +60,11 @@ def charts_of(results: list[StrategyResult], has_history: bool, context: int) ->
     for r in shown:
         if note := app_data.sglang_idle_split_text(r):
             st.caption(literal(note))
-    table(pd.DataFrame(strategy_notes.budget_by_category_rows(results)))
+    # a layout a column under its short name, in as many tables as fit the main column at
+    # 1000 px (Qwen3-Next's five under their titles took 823 px of 538): the exact bytes whole
+    table(pd.DataFrame(strategy_notes.budget_by_category_rows(results)).rename(
+        columns={title_of(r): strategy_notes.STRATEGY_SHORT_TITLES[r.strategy] for r in shown}),
+        fit_px=MAIN_COLUMN_PX)
 
 
 def concurrency_over_context(s: AppState, context: int) -> None:
@@ -78,12 +82,12 @@ def concurrency_over_context(s: AppState, context: int) -> None:
     with st.expander("Concurrency over context length as a table"):
         # every row in view (a length a row, 15 at most up to 10M tokens), a column a layout
         # under its short name (the CSV keeps the full ones); at 1000 px five layouts take 474 px
-        # of the expander's 504 and six 566, so the context stays pinned as they scroll
+        # of the expander's 504, and six (gpt-oss-20b's: 566) are two tables of three
         short = {strategy_notes.STRATEGY_TITLES[k]: strategy_notes.STRATEGY_SHORT_TITLES[k]
                  for k in curves.concurrency}
         table(rows.rename(columns=short | {"context (tokens)": "context"}),
               formats={name: "accounting" for name in short.values()},
-              height=height_for_rows(len(rows)))
+              height=height_for_rows(len(rows)), fit_px=EXPANDER_COLUMN_PX)
         st.download_button("Concurrency by context as CSV", data=rows.to_csv(index=False),
                            file_name="concurrency_by_context.csv", mime="text/csv",
                            key="compare.contexts.csv", on_click="ignore",
@@ -131,8 +135,14 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
                      if budget.given else ", and the GPU memory that leaves it.")
                   + (f" {why}" if (why := hold_default_note(
                       fitting, fit, "Budget starts from the layout it shows")) else ""))
-    table(strategy_notes.hold_rows(results, budgets, budget, s.profile(), s.strategy_options()),
-          helps=strategy_notes.hold_help(budget))
+    rows = pd.DataFrame(strategy_notes.hold_rows(results, budgets, budget, s.profile(),
+                                                 s.strategy_options()), dtype=object)
+    # the bytes in words, and under them (folded) the exact bytes: as one table Qwen3-Next's
+    # took 762 px of the 538 at 1000 px, and "GPU memory (B)" was a sideways scroll away
+    exact = [c for c in rows.columns if c.endswith("(B)")]
+    table(rows.drop(columns=exact), helps=strategy_notes.hold_help(budget))
+    with st.expander("These budgets in exact bytes"):
+        table(rows[["strategy", *exact]], height=height_for_rows(len(rows)))
 
 
 st.title("Compare")
@@ -164,10 +174,15 @@ with user_errors():
                  f"{sentence_case(s.budget().how_to_raise)}.")
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
+        helps = strategy_notes.headline_help(s.profile().has_state)
         table(pd.DataFrame(strategy_notes.headline_rows(results, has_history), dtype=object),
-              formats={CONCURRENCY_COLUMN: "accounting"},
-              helps=strategy_notes.headline_help(s.profile().has_state),
+              formats={CONCURRENCY_COLUMN: "accounting"}, helps=helps,
               labels=strategy_notes.HEADLINE_LABELS)
+        # each layout's block bytes and the engines' log counts, a table of their own right
+        # under it: beside the figures above they made it 853 px wide in the 538 at 1000 px
+        table(pd.DataFrame(strategy_notes.headline_rows(results, has_history,
+                                                        strategy_notes.LOG_COLUMNS),
+                           dtype=object), helps=helps)
         if sizes := strategy_notes.page_sizes_text(results, s.strategy_options()):
             st.caption(sizes)
         if same := strategy_notes.same_flat_figures_text(results):

@@ -1022,13 +1022,16 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
     return text
 
 
-# What a reviewer reads first comes first: a narrow window cuts the table from the right. The
-# figures every layout has (concurrency, capacity, P, blocks) lead, so at 1000 px the row's
-# layout (pinned) and its four figures are in view together; the engines' own log counts,
-# blank for our layouts, and the block's bytes follow them. (Behind the two log columns, P,
-# blocks and capacity started past the table's scroll edge at 1000 px.)
-HEADLINE_COLUMNS = ("strategy", CONCURRENCY_COLUMN, "capacity (tokens)", "P (tokens)", "blocks",
-                    LOGGED_COLUMN, OLDER_LOGGED_COLUMN, "block bytes")
+# What a reviewer reads first: the figures every layout has (concurrency, capacity, P,
+# blocks), the layout and its four in 522 px at most, inside the 538 of the main column at
+# 1000 px. The block's exact bytes and the engines' own log counts (blank for our layouts) are
+# a table of their own under it (``LOG_COLUMNS``): one table of all eight columns was 853 px
+# wide at 1000 px, and the log columns and block bytes were read only by scrolling sideways.
+HEADLINE_COLUMNS = ("strategy", CONCURRENCY_COLUMN, "capacity (tokens)", "P (tokens)", "blocks")
+# the layout, its block's bytes and the log lines' tokens: 525 px at most ("block bytes"
+# 98 to 112 for 11 to 13 digits, "engine log" 110 and "older vLLM log" 137 with their
+# tooltips' icons, "vLLM v1 (won't start)" 166)
+LOG_COLUMNS = ("strategy", "block bytes", LOGGED_COLUMN, OLDER_LOGGED_COLUMN)
 # Compare's table on screen heads the two log columns without "(tokens)" (their tooltips say
 # it): under the full names, strategy, concurrency and both log columns took 627 px, and the
 # older log's column began past the table's scroll edge at 1000 px (540 px). The CSV, the JSON
@@ -1067,13 +1070,15 @@ def headline_help(has_state: bool) -> dict[str, str]:
     }
 
 
-def headline_rows(results: Sequence[StrategyResult], has_history: bool) -> list[dict]:
-    """Compare's table as the page shows it: a row a layout, its ``HEADLINE_COLUMNS`` in order
-    (no capacity for a model that keeps no token history), the log columns under their
-    ``HEADLINE_SCREEN_NAMES``. A layout with no figures here is listed too, as the chart and
-    the least-budget table list it: its figures gaps, why in short beside its name
-    (``WHY_NOT_SHORT``; it was left out, and the table read as if the layout did not exist)."""
-    columns = [c for c in HEADLINE_COLUMNS if has_history or c != "capacity (tokens)"]
+def headline_rows(results: Sequence[StrategyResult], has_history: bool,
+                  columns: Sequence[str] = HEADLINE_COLUMNS) -> list[dict]:
+    """Compare's table as the page shows it: a row a layout, its ``columns`` in order
+    (``HEADLINE_COLUMNS``, or ``LOG_COLUMNS`` for the table under it; no capacity for a model
+    that keeps no token history), the log columns under their ``HEADLINE_SCREEN_NAMES``. A
+    layout with no figures here is listed too, as the chart and the least-budget table list
+    it: its figures gaps, why in short beside its name (``WHY_NOT_SHORT``; it was left out,
+    and the table read as if the layout did not exist)."""
+    columns = [c for c in columns if has_history or c != "capacity (tokens)"]
     rows = []
     for r, row in zip(results, map(compare_table_row, results), strict=True):
         if not r.applies:

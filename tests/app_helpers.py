@@ -76,8 +76,48 @@ def open_falcon_mamba_config(at: AppTest | None = None) -> AppTest:
     return at
 
 
+def layout_figures(at: AppTest):
+    """Compare's figures a row a layout, indexed by it: its first table (concurrency,
+    capacity, P, blocks) and the one under it (block bytes, the engines' logged tokens) joined
+    on the layout, as one table held them before 1000 px asked for two."""
+    first, logs = (at.dataframe[i].value.set_index("strategy") for i in (0, 1))
+    assert list(first.index) == list(logs.index)  # the same rows, in the same order
+    return first.join(logs)
+
+
+def least_budgets(at: AppTest):
+    """Compare's least budget for the requests to hold, a row a layout: its table in words and
+    the one of exact bytes under it (in an expander) joined on the layout (``strategy``), as
+    one table held them before 1000 px asked for two."""
+    words = next(d.value for d in at.dataframe if "cache budget" in d.value.columns)
+    exact = next(d.value for d in at.dataframe if "cache budget (B)" in d.value.columns)
+    assert list(words["strategy"]) == list(exact["strategy"])
+    return words.merge(exact, on="strategy")
+
+
+def column_widths(frame) -> dict[str, int]:
+    """The pixels each column of a drawn table (an AppTest dataframe) is given, by its name."""
+    config = json.loads(frame.proto.columns)
+    return {name: config[name]["width"] for name in frame.value.columns}
+
+
+def category_tables(at: AppTest) -> list:
+    """Compare's tables of where the budget goes: a row a category, a column a layout under
+    its short name, as many tables as the main column needs at 1000 px."""
+    return [d for d in at.dataframe if d.value.columns[0] == "category (bytes)"]
+
+
+def bytes_by_category(at: AppTest):
+    """Compare's bytes by category in one table, indexed by category, the layouts under their
+    short names as the tables head them."""
+    import pandas as pd
+
+    return pd.concat([d.value.set_index("category (bytes)") for d in category_tables(at)],
+                     axis=1)
+
+
 def vllm_row(at: AppTest):
-    return at.dataframe[0].value.set_index("strategy").loc["vLLM v1"]
+    return layout_figures(at).loc["vLLM v1"]
 
 
 # GPU lab: a raw model of two full-attention layers at 4,096 B per token, block 16 (alignment

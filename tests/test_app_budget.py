@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import json
 
-from app_helpers import QWEN35_LINK, assert_clean, budget_caption, metrics, open_app, shown
+from app_helpers import (
+    QWEN35_LINK,
+    assert_clean,
+    budget_caption,
+    layout_figures,
+    metrics,
+    open_app,
+    shown,
+)
 
 from flatkv.app_state import DEFAULT
 from flatkv.units import format_bytes
@@ -214,7 +222,7 @@ def test_budget_page_for_a_state_only_model_has_no_capacity():
         "shows it.")
     # Compare shows the same log figure, with no capacity column
     compare = vllm.switch_page("app_pages/compare.py").run()
-    table = compare.dataframe[0].value.set_index("strategy")
+    table = layout_figures(compare)
     assert "capacity (tokens)" not in table.columns
     assert table.loc["vLLM v1", "engine log"] == 203_448_000
 

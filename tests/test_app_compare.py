@@ -16,7 +16,12 @@ from app_helpers import (
     QWEN35_LINK,
     assert_clean,
     budget_caption,
+    bytes_by_category,
     caption_starting,
+    category_tables,
+    column_widths,
+    layout_figures,
+    least_budgets,
     metrics,
     open_app,
     shown,
@@ -55,7 +60,7 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     # blocks of 12 layers' pages, 76,968,728,985 // (12 x 576 x 2,048) = 5,437; a request of
     # 262,144 tokens holds 456 full pages and 3 state groups x (2 + 1 checkpoint) = 465
     assert at.query_params["ckpt"] == "1"
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert 76_968_728_985 // (12 * 576 * 2048) == 5_437 and -(-262_144 // 576) == 456
     assert table.loc["vLLM v1", "concurrency"] == round(5_437 / 465, 2) == 11.69
     # the expander says whose defaults it now holds
@@ -77,7 +82,7 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     button.click().run()
     assert_clean(nemotron)
     assert nemotron.query_params["block"] == "64"
-    table = nemotron.dataframe[0].value.set_index("strategy")
+    table = layout_figures(nemotron)
     assert 40 * 2**30 // (576 * 4_096) // 4 == 4_551 and -(-8_192 // 576) + 6 * 3 == 33
     assert table.loc["vLLM v1", "concurrency"] == round(4_551 / 33, 2) == 137.91
 
@@ -95,7 +100,7 @@ def test_compare_counts_vllms_async_scheduling_for_a_sliding_model():
     button.click().run()
     assert_clean(at)
     assert at.query_params["v_async"] == "1" and at.toggle(key="w.vllm_async_scheduling").value
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert table.loc["vLLM v1", "concurrency"] == round(27_306 / 2_307, 2) == 11.84
 
 
@@ -104,13 +109,13 @@ def test_compare_turns_vllms_hybrid_manager_off():
     # 12 pages over 8,192 + 3 x 1,024 pages a request; without, one group of 48 layers
     at = open_app("app_pages/compare.py", {"model": "Llama-4-Scout-17B-16E", "ctx": "131072"})
     assert_clean(at)
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert table.loc["vLLM v1", "concurrency"] == round(97_870 / (8192 + 3 * 1024), 2) == 8.69
     at.toggle(key="w.vllm_hybrid_manager").set_value(False).run()
     assert_clean(at)
     assert at.query_params["v_hybrid"] == "0"
     assert at.caption[0].value.endswith("engine options: vLLM hybrid KV cache manager off")
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     blocks = 76_968_728_985 // (16 * 4096) // 48
     assert table.loc["vLLM v1", "blocks"] == blocks == 24_467
     assert table.loc["vLLM v1", "concurrency"] == round(blocks / 8192, 2) == 2.99
@@ -130,24 +135,23 @@ def test_compare_turns_sglangs_overlap_scheduling_off():
                                            "sg_page": "64"})
     assert_clean(at)
     assert 76_968_728_985 * 9 // 19 // (36 * 2_146_304) == 471
-    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 94
+    assert layout_figures(at).loc["SGLang", "concurrency"] == 94
     at.toggle(key="w.sglang_overlap_schedule").set_value(False).run()
     assert_clean(at)
     assert at.query_params["sg_overlap"] == "0"
     assert at.caption[0].value.endswith(
         "engine options: SGLang overlap scheduling off, SGLang page size 64")
-    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 117
+    assert layout_figures(at).loc["SGLang", "concurrency"] == 117
 
 
 def test_compare_page_lists_every_strategy():
     at = open_app("app_pages/compare.py", QWEN35_LINK)
     assert_clean(at)
-    # the figures a reviewer reads first come first (a narrow window cuts from the right):
-    # those every layout has, then the engines' own log counts (blank for ours)
-    assert list(at.dataframe[0].value.columns) == ["strategy", "concurrency",
-                                                   "capacity (tokens)", "P (tokens)", "blocks",
-                                                   "engine log", "older vLLM log",
-                                                   "block bytes"]
+    # the figures a reviewer reads first come first, those every layout has; then a table of
+    # each block's bytes and the engines' own log counts (blank for ours)
+    assert [list(d.value.columns) for d in at.dataframe[:2]] == [
+        ["strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks"],
+        ["strategy", "block bytes", "engine log", "older vLLM log"]]
     # the row names stay in view while a narrow window scrolls the figures sideways
     columns = json.loads(at.dataframe[0].proto.columns)
     assert columns["strategy"]["pinned"] is True
@@ -163,7 +167,7 @@ def test_compare_page_lists_every_strategy():
     assert columns["strategy"]["label"] == "layout"
     assert [columns[c]["width"] for c in ("strategy", "concurrency", "capacity (tokens)",
                                           "P (tokens)", "blocks")] == [160, 98, 103, 76, 85]
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     # every layout, as the capacity chart and the least-budget table list them: slab aliasing
     # (no equal history groups in a state hybrid) with no figures, why in short by its name
     assert list(table.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
@@ -248,12 +252,16 @@ def test_compare_page_lists_every_strategy():
     assert any(c.value.endswith("SGLang's line is flat where its state pool binds: 163 running "
                                 "requests (489 request slots, 3 a request) whatever their "
                                 "length, its max_running_requests.") for c in at.caption)
-    # after the budgets to hold and the context lengths' table
-    # a row a category, a column a layout (it fits the page's width)
-    frame = at.dataframe[3].value
-    assert list(frame.columns) == ["category (bytes)", "FlatKV packed slabs",
-                                   "FlatKV per component", "vLLM v1", "SGLang", "two-level pages"]
-    breakdown = frame.set_index("category (bytes)").T
+    # after the budgets to hold and the context lengths' table: a row a category, a column a
+    # layout under its short name, three and two of them (the page's width takes three)
+    assert [list(d.value.columns) for d in at.dataframe[-2:]] == [
+        ["category (bytes)", "packed", "per component", "vLLM"],
+        ["category (bytes)", "SGLang", "two-level"]]
+    breakdown = bytes_by_category(at).rename(columns={
+        "packed": "FlatKV packed slabs", "per component": "FlatKV per component",
+        "vLLM": "vLLM v1", "two-level": "two-level pages"}).T
+    assert list(breakdown.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
+                                     "SGLang", "two-level pages"]
     assert list(breakdown.columns) == ["kv history", "state", "row padding",
                                        "state page padding", "padding layers",
                                        "dead weight", "idle pool", "unused"]
@@ -526,7 +534,7 @@ def test_each_engine_options_help_is_written_once_for_the_cli_and_the_app():
 
 def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
     at = open_app("app_pages/compare.py", QWEN35_LINK)
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     # vLLM at 32,768 tokens, P 1,088: full cdiv(32,768, 1,088) = 31 blocks + 3 state groups x 1
     # (mode none) = 34 blocks per request; 2,991 / 34 = 87.97
     assert table.loc["vLLM v1", "concurrency"] == 87.97
@@ -534,7 +542,7 @@ def test_mamba_cache_mode_align_drives_concurrency_on_compare_and_budget():
     assert table.loc["FlatKV packed slabs", "concurrency"] == round(775 / 33, 2) == 23.48
     at.selectbox(key="w.mamba_cache_mode").set_value("align").run()
     assert_clean(at)
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     # mode align: 2 state pages per state group: 2,991 / (31 + 3 x 2) = 80.84
     assert table.loc["vLLM v1", "concurrency"] == round(2991 / 37, 2) == 80.84
     # flat: 32 full pages + 2 state pages; 775 / 34 = 22.79; capacity (775 - 2) x 1,056
@@ -611,7 +619,7 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     # gpt-oss-20b: 12 full + 12 sliding layers of 2,048 B per token; a 10 GB budget (frac 1)
     link = {"model": "gpt-oss-20b", "gpu": "Custom", "gpu_mem": "10GB", "frac": "1"}
     at = open_app("app_pages/compare.py", link)
-    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    sglang = layout_figures(at).loc["SGLang"]
     # defaults r_swa 0.8, page 1: a full-pool token costs 2,048 x (12 + 0.8 x 12) = 44,236.8 B,
     # 10**10 // 44,236.8 = 226,056 (226,056.7)
     assert sglang["capacity (tokens)"] == 226_056
@@ -620,7 +628,7 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     assert_clean(at)
     assert (at.query_params["sg_swa"], at.query_params["sg_page"]) == ("0.5", "64")
     # 10**10 // (2,048 x (12 + 0.5 x 12)) = 271,267 (271,267.4), whole pages of 64: 271,232
-    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    sglang = layout_figures(at).loc["SGLang"]
     assert (sglang["capacity (tokens)"], sglang["P (tokens)"]) == (271_232, 64)
     # a model without sliding layers is not offered the sliding ratio
     plain = open_app("app_pages/compare.py", {**link, "model": "Llama-3.1-8B"})
@@ -637,7 +645,7 @@ def test_compare_takes_sglang_page_size_and_sliding_ratio():
     pool.set_value("off").run()
     assert_clean(at)
     assert at.query_params["sg_swa_pool"] == "0"
-    assert at.dataframe[0].value.set_index("strategy").loc["SGLang",
+    assert layout_figures(at).loc["SGLang",
                                                              "capacity (tokens)"] == 203_392
     assert not [w for w in at.number_input if w.key == "w.swa_full_tokens_ratio"]
 
@@ -652,7 +660,7 @@ def test_compare_names_sglangs_page_on_a_b200():
     assert len(notes) == 1 and "pages of 64 tokens" in notes[0]
     at.number_input(key="w.sglang_page_size").set_value(64).run()
     assert not [c for c in at.caption if c.value.startswith("SGLang 0.5.23 on a B200")]
-    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "P (tokens)"] == 64
+    assert layout_figures(at).loc["SGLang", "P (tokens)"] == 64
     on_h100 = open_app("app_pages/compare.py", {**link, "gpu": "H100 80GB"})
     assert not [c for c in on_h100.caption if c.value.startswith("SGLang 0.5.23 on a")]
 
@@ -697,12 +705,12 @@ def test_compare_takes_sglangs_kv_cache_dtype_told_bfloat16_on_a_b200():
     assert_clean(at)
     widget = at.selectbox(key="w.sglang_kv_cache_dtype")
     assert (widget.value, widget.options) == ("auto", ["auto", "bfloat16"])
-    assert at.dataframe[0].value.set_index("strategy").loc[
+    assert layout_figures(at).loc[
         "SGLang", "capacity (tokens)"] == 4_006_592
     widget.set_value("bfloat16").run()
     assert_clean(at)
     assert at.query_params["sg_kvdtype"] == "bfloat16"
-    assert at.dataframe[0].value.set_index("strategy").loc[
+    assert layout_figures(at).loc[
         "SGLang", "capacity (tokens)"] == 2_209_216
     assert [shown(c) for c in at.caption if c.value.startswith("SGLang 0.5.23 on a B200")] == [
         "SGLang 0.5.23 on a B200 told --kv-cache-dtype bfloat16 keeps DeepSeek's sparse "
@@ -723,7 +731,7 @@ def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
             "gpu": "Custom", "gpu_mem": "40GiB", "frac": "1"}
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
-    assert at.dataframe[0].value.set_index("strategy").loc[
+    assert layout_figures(at).loc[
         "SGLang", "capacity (tokens)"] == 109_226
     assert any(shown(c).startswith("SGLang keeps every token of every layer in one pool: "
                                    "Gemma3ForConditionalGeneration is not on SGLang's hybrid SWA "
@@ -734,7 +742,7 @@ def test_compare_follows_sglangs_sliding_pool_choice_for_the_architecture():
     at.selectbox(key="w.sglang_swa_pool").set_value("on").run()
     assert_clean(at)
     assert at.query_params["sg_swa_pool"] == "1"
-    assert at.dataframe[0].value.set_index("strategy").loc[
+    assert layout_figures(at).loc[
         "SGLang", "capacity (tokens)"] == 131_072
     # its capacity is now the full pool alone, the others' count sliding pages as history: the
     # capacity bars do not rank the layouts, and the page says so (not while one pool held all)
@@ -879,12 +887,12 @@ def test_compare_sizes_sglang_ssm_state_in_its_own_dtype():
         return (budget - budget * 9 // 19 // slot * slot) // (12 * 1_024)
 
     at = open_app("app_pages/compare.py", link)
-    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    sglang = layout_figures(at).loc["SGLang"]
     assert sglang["capacity (tokens)"] == tokens(4) == 1_841_509
     at.selectbox(key="w.sglang_ssm_dtype").set_value("bfloat16").run()
     assert_clean(at)
     assert at.query_params["sg_ssm"] == "bfloat16"
-    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    sglang = layout_figures(at).loc["SGLang"]
     assert sglang["capacity (tokens)"] == tokens(2)
     # a model without state layers is not offered it
     plain = open_app("app_pages/compare.py", {**link, "model": "Llama-3.1-8B", "tp": "1"})
@@ -907,7 +915,7 @@ def test_sglang_takes_the_ssm_dtype_a_config_names_unless_told():
     budget, slot = 40 * 2**30, 36 * (24_576 + 262_144 * 2)
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
-    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    sglang = layout_figures(at).loc["SGLang"]
     assert sglang["capacity (tokens)"] == (budget - budget * 9 // 19 // slot * slot) // (
         12 * 1_024) == 1_840_621
     ssm = at.selectbox(key="w.sglang_ssm_dtype")
@@ -917,7 +925,7 @@ def test_sglang_takes_the_ssm_dtype_a_config_names_unless_told():
     ssm.set_value("float32").run()  # SGLANG_MAMBA_SSM_DTYPE overrides the config
     assert at.query_params["sg_ssm"] == "float32"
     slot = 36 * (24_576 + 262_144 * 4)
-    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "capacity (tokens)"] == (
+    assert layout_figures(at).loc["SGLang", "capacity (tokens)"] == (
         budget - budget * 9 // 19 // slot * slot) // (12 * 1_024) == 1_841_509
 
 
@@ -925,7 +933,7 @@ def test_compare_a_state_only_model_shows_no_capacity_and_no_none():
     at = open_app("app_pages/compare.py", {"model": "custom", "layers": "4*linear", "kv": "0",
                                            "state": "conv=49152"})
     assert_clean(at)
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert "capacity (tokens)" not in table.columns  # no attention layer: no token history
     # SGLang keeps state in per-request slots: no page size, a gap (shown as a dash)
     assert pd.isna(table.loc["SGLang", "P (tokens)"])
@@ -962,7 +970,7 @@ def test_compare_says_when_not_one_request_fits():
     assert_clean(at)
     # vLLM checks one request's pages in every group before it starts: 48 layers x one page
     # of 1,048,576 x 2,048 B = 103,079,215,104 B (96 GiB) > the 71.68 GiB budget
-    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1 (won't start)"].isna(
+    assert layout_figures(at).loc["vLLM v1 (won't start)"].isna(
         ).all()  # listed without figures
     refusal = (f"**vLLM v1** refuses to start: one request of 32,768 "
                f"tokens needs {48 * 1_048_576 * 2_048:,} B of KV cache (96.00 GiB")
@@ -994,7 +1002,7 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state():
              for dtype in ("float16", "bfloat16")}
     at = open_app("app_pages/compare.py", links["float16"])
     assert_clean(at)
-    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1 (won't start)"].isna(
+    assert layout_figures(at).loc["vLLM v1 (won't start)"].isna(
         ).all()  # listed without figures
     assert "SGLang" in " ".join(at.dataframe[0].value["strategy"].tolist())
     refusal = ("**vLLM v1** refuses to start: KimiLinearForCausalLM's KDA layers keep their "
@@ -1005,7 +1013,7 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state():
         "vLLM v1 (refuses to start)"]
     at = open_app("app_pages/compare.py", links["bfloat16"])
     assert_clean(at)
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert table.loc["vLLM v1", "blocks"] == 5_201
     assert not any("KDA layers keep" in unescaped(c.value) for c in at.caption)
 
@@ -1075,31 +1083,34 @@ def test_compare_a_column_of_gaps_only_stays_numbers():
     # right-aligned ones of the engine log column
     at = open_app("app_pages/compare.py", {"v_hybrid": "0"})
     assert_clean(at)
-    frame = at.dataframe[0].value
+    frame = at.dataframe[1].value  # the block bytes and the log counts, under the figures
     assert frame.set_index("strategy").loc["vLLM v1 (n/a)"].isna().all()
     assert frame["older vLLM log"].isna().all()
-    config = json.loads(at.dataframe[0].proto.columns)
+    config = json.loads(at.dataframe[1].proto.columns)
     assert config["older vLLM log"]["type_config"] == config["engine log"]["type_config"] == {
         "type": "number", "format": "localized"}
 
 
-def test_compare_context_table_keeps_its_context_column_in_view_at_1000_px():
-    # gpt-oss-20b: six layouts (slab aliasing applies) beside the context, 607 px of columns in
-    # the expander's 504 at 1000 px; the table scrolls sideways, and the context of a row
-    # scrolled to "two-level" went out of view with it
+def test_compare_context_table_of_six_layouts_is_two_tables_that_fit_at_1000_px():
+    # gpt-oss-20b: six layouts (slab aliasing applies) beside the context, 566 px of columns in
+    # the expander's 504 at 1000 px; the table scrolled sideways and cut "two-level". Now two
+    # tables of three, each with the context (pinned): 71 + 64 + 112 + 78 = 325 and
+    # 71 + 78 + 78 + 85 = 312 px
     from app_pages._frame import EXPANDER_COLUMN_PX
 
     at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
     assert_clean(at)
-    (frame,) = [d for d in at.dataframe if "context" in d.value.columns]
-    config = json.loads(frame.proto.columns)
-    columns = list(frame.value.columns)
-    assert columns == ["context", "packed", "per component", "vLLM", "SGLang", "aliasing",
-                       "two-level"]
-    assert sum(config[c]["width"] for c in columns) > EXPANDER_COLUMN_PX
-    assert config["context"]["pinned"] is True
-    assert [c for c in columns[1:] if "pinned" in config[c]] == []
-    assert list(frame.value["context"]) == [1 << k for k in range(10, 18)]  # 1,024 to 131,072
+    frames = [d for d in at.dataframe if "context" in d.value.columns]
+    assert [list(d.value.columns) for d in frames] == [
+        ["context", "packed", "per component", "vLLM"],
+        ["context", "SGLang", "aliasing", "two-level"]]
+    assert [sum(column_widths(d).values()) for d in frames] == [325, 312]
+    assert 325 + 312 - 71 == 566 > EXPANDER_COLUMN_PX  # as one table
+    for frame in frames:
+        config = json.loads(frame.proto.columns)
+        assert config["context"]["pinned"] is True
+        assert [c for c in frame.value.columns[1:] if "pinned" in config[c]] == []
+        assert list(frame.value["context"]) == [1 << k for k in range(10, 18)]  # to 131,072
 
 
 def test_compare_context_table_of_five_layouts_fits_its_expander_at_1000_px():
@@ -1127,8 +1138,10 @@ def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
         "No layout fits this budget: each says why below. Raise the GPU memory or the memory "
         "fraction, or lower the model weights, in the sidebar."]
     assert not at.get("plotly_chart")  # no empty chart or table above the error
-    # the one table: what each layout needs to hold one request, the question this budget asks
-    (held,) = [df.value for df in at.dataframe]
+    # the one table (its exact bytes under it): what each layout needs to hold one request,
+    # the question this budget asks
+    assert len(at.dataframe) == 2
+    held = least_budgets(at)
     assert at.number_input(key="w.hold_requests").value == 1
     # vLLM: P = 544 (SPEC 2), a block 12 x 544 x 2,048 B; one request of 262,144 tokens is
     # 482 full pages + 3 state pages = 485 blocks, and vLLM keeps a null block: 486
@@ -1170,12 +1183,12 @@ def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
     assert_clean(at)
     chunk = at.number_input(key="w.mamba_chunk_size")
     assert chunk.value == 128 and "chunk" not in at.query_params  # the model's own: no link key
-    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 640
+    assert layout_figures(at).loc["vLLM v1", "P (tokens)"] == 640
     # another chunk is the user's: 256 x cdiv(2,158,592, 256 x 4,096) = 256 x 3 = 768
     chunk.set_value(256).run()
     assert_clean(at)
     assert at.query_params["chunk"] == "256"
-    assert at.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 768
+    assert layout_figures(at).loc["vLLM v1", "P (tokens)"] == 768
     # back to 128 is the model's own again, and the link forgets it
     at.number_input(key="w.mamba_chunk_size").set_value(128).run()
     assert "chunk" not in at.query_params
@@ -1183,13 +1196,13 @@ def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
     # P = 2,048 x cdiv(311,296, 2,048 x 4,096) = 2,048
     jamba = open_app("app_pages/compare.py", {**link, "model": "Jamba-1.5-Mini"})
     assert jamba.number_input(key="w.mamba_chunk_size").value == 2048
-    assert jamba.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 2048
+    assert layout_figures(jamba).loc["vLLM v1", "P (tokens)"] == 2048
     # vLLM runs Qwen3-Next in align when asked for all: no chunk to set, P at TP 1 is
     # 16 x cdiv(1,097,728, 16 x 2,048) = 16 x 34 = 544, not lcm(2,048, 16) x 1 = 2,048 (all)
     qwen = open_app("app_pages/compare.py", {**link, "model": "Qwen3-Next-80B-A3B"})
     assert_clean(qwen)
     assert not [w for w in qwen.number_input if w.key == "w.mamba_chunk_size"]
-    assert qwen.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 544
+    assert layout_figures(qwen).loc["vLLM v1", "P (tokens)"] == 544
     assert any("Not vLLM here: vLLM's Qwen3NextForCausalLM does not support prefix caching of "
                "state in mode all" in c.value for c in qwen.caption)
     # Budget on vLLM says so beside its figures, not only in the math
@@ -1213,7 +1226,7 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     assert at.number_input(key="w.hold_requests").help.endswith(
         "Until you give a number: 16, one more than the 15 that fit in vLLM v1 and two-level "
         "pages, the layouts that hold most.")
-    held = next(df.value for df in at.dataframe if "cache budget (B)" in df.value.columns)
+    held = least_budgets(at)
     vllm = held[held["strategy"] == "vLLM v1"].iloc[0]
     # (aliasing's row has no figure: a gap, which the table shows as a dash)
     assert vllm["cache budget (B)"] == 16 * 11_264 * 786_432 == 141_733_920_768
@@ -1231,7 +1244,7 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     # budget
     given = open_app("app_pages/compare.py", {**link, "hold": "8", "gpu": "KV cache memory",
                                               "kv_mem": "60GiB"})
-    held = next(df.value for df in given.dataframe if "cache budget (B)" in df.value.columns)
+    held = least_budgets(given)
     assert held[held["strategy"] == "vLLM v1"].iloc[0]["cache budget (B)"] == 70_866_960_384
     assert "GPU memory (B)" not in held.columns
     # the caption says SGLang's least budget is one from which every larger one holds them
@@ -1269,7 +1282,7 @@ def test_compare_gives_each_layouts_budget_for_the_requests_to_hold():
     # not where SGLang has no figure to say it of: it serves no Jamba, whose state pool would
     # step as Qwen3-Next's (a state hybrid), and its row reads "does not apply"
     jamba = open_app("app_pages/compare.py", {"model": "Jamba-1.5-Mini", "hold": "2"})
-    held = next(df.value for df in jamba.dataframe if "cache budget (B)" in df.value.columns)
+    held = least_budgets(jamba)
     assert held[held["strategy"] == "SGLang"].iloc[0]["cache budget"] == "does not apply"
     assert [c.value for c in jamba.caption if c.value.startswith("The least cache budget")] == [
         "The least cache budget per rank that holds 2 requests of 262,144 tokens in each "
@@ -1308,8 +1321,8 @@ def test_a_budget_of_vllm_blocks_matches_a_vllm_0_34_log():
     assert any("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, and "
                "sizes its cache by the blocks it fits after it" in c.value for c in at.caption)
     # the least budgets for R requests, with no GPU memory to run back to
-    assert [list(d.value.columns) for d in at.dataframe][1] == [
-        "strategy", "cache budget", "cache budget (B)"]
+    assert [list(d.value.columns) for d in at.dataframe][2:4] == [
+        ["strategy", "cache budget"], ["strategy", "cache budget (B)"]]
     assert any("A budget given as an engine logs it has no GPU memory to derive." in c.value
                for c in at.caption)
     # no "a log prints this to 0.01 GiB" range: the blocks are exact
@@ -1366,7 +1379,7 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
     assert (vllm["P (tokens)"], vllm["blocks"], vllm["concurrency"]) == (
         16, 16_384, round(16_384 / 6_981, 2))
     assert vllm["engine log"] == int(16_384 / 6_981 * 131_072)
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert table.loc["SGLang", "engine log"] == (40 << 30) // 737_280 == 58_254
     assert table.loc["slab aliasing (n/a)"].isna().all()  # rows of two sizes share
     # no slab
@@ -1398,23 +1411,39 @@ def test_compare_and_budget_tell_a_mamba2_model_in_align_of_vllm_032s_checkpoint
     assert metrics(at)["Concurrency at 32,768 tokens"] == "25.29"  # Budget's vLLM, 607 / 24
 
 
-def test_compares_table_shows_the_layouts_figures_whole_at_1000_px():
-    """At 1000 px the table scrolls past 540 px. Behind the two engine log columns, P, blocks
-    and capacity began past that edge; the figures every layout has now come first, so the
-    layout (pinned) and its concurrency, capacity, P and blocks end inside the main column,
-    at the default view and at the worked example's. The log columns follow, scrolled to."""
-    from app_pages._frame import MAIN_COLUMN_PX
+def test_every_compare_table_fits_its_column_at_1000_px():
+    """At 1000 px the main column is 538 px wide and an expander's 504; Compare's three tables
+    of exact bytes were 762 to 853 px (Qwen3-Next: its figures with the log counts and block
+    bytes 853, the least budgets with their exact bytes 762, the bytes by category 823), and
+    their last columns were read only by scrolling sideways. Now each table's columns, as the
+    page sizes them (6.8 px a character, 24 a column, 18 a tooltip's icon), end inside the
+    column it sits in, for the models the README shows and gpt-oss-20b's six layouts; and
+    every figure is still on the page (the log counts, the block and budget bytes, every
+    layout's bytes by category)."""
+    from app_pages._frame import EXPANDER_COLUMN_PX, MAIN_COLUMN_PX
 
-    for link in ({}, QWEN35_LINK):
+    for link in ({}, QWEN35_LINK, {"model": "DeepSeek-V3.2"}, {"model": "Jamba-1.5-Mini"},
+                 {"model": "Llama-3.1-8B"}, {"model": "gpt-oss-20b"}):
         at = open_app("app_pages/compare.py", link)
         assert_clean(at)
-        widths = {col: c.get("width")
-                  for col, c in json.loads(at.dataframe[0].proto.columns).items()}
-        columns = list(at.dataframe[0].value.columns)
-        read = columns[:5]
-        assert read == ["strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks"]
-        assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
-        assert columns[5:7] == ["engine log", "older vLLM log"]
+        folded = {id(d) for e in at.expander for d in e.dataframe}
+        for frame in at.dataframe:
+            widths = column_widths(frame)
+            fit = EXPANDER_COLUMN_PX if id(frame) in folded else MAIN_COLUMN_PX
+            assert sum(widths.values()) <= fit, (link, widths)
+        # in view first: each layout's figures, its least budget in words; under them (the
+        # exact budgets in an expander) the block bytes, log counts and exact budgets
+        headers = [list(d.value.columns) for d in at.dataframe]
+        assert headers[:2] == [
+            ["strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks"],
+            ["strategy", "block bytes", "engine log", "older vLLM log"]]
+        assert headers[2] == ["strategy", "cache budget", "GPU memory"]
+        assert id(at.dataframe[3]) in folded and headers[3] == [
+            "strategy", "cache budget (B)", "GPU memory (B)"]
+        # every layout that applies has its bytes by category, each table led by the category
+        applying = layout_figures(at).dropna(subset=["concurrency"]).index
+        assert len(bytes_by_category(at).columns) == len(applying), link
+        assert all(d.value.columns[0] == "category (bytes)" for d in category_tables(at))
 
 
 def test_compares_least_budget_table_shows_its_gpu_memory_whole_at_1000_px():
@@ -1429,11 +1458,10 @@ def test_compares_least_budget_table_shows_its_gpu_memory_whole_at_1000_px():
     (frame,) = [d for d in at.dataframe if "GPU memory" in d.value.columns]
     config = json.loads(frame.proto.columns)
     widths = {col: c.get("width") for col, c in config.items()}
-    columns = list(frame.value.columns)
-    read = columns[:columns.index("GPU memory") + 1]
-    assert read == ["strategy", "cache budget", "GPU memory"]
+    read = list(frame.value.columns)
+    assert read == ["strategy", "cache budget", "GPU memory"]  # the exact bytes under it
     assert sum(widths[c] for c in read) <= MAIN_COLUMN_PX, {c: widths[c] for c in read}
-    rows = {r["strategy"]: r for r in frame.value.to_dict("records")}
+    rows = {r["strategy"]: r for r in least_budgets(at).to_dict("records")}
     # 80GB = 80,000,000,000 B = 74.51 GiB, the whole of it at fraction 1 and no weights: the
     # GPU memory is the cache budget
     assert rows["FlatKV packed slabs"]["GPU memory"] == "288.68 GiB (over 74.51 GiB)"
@@ -1446,11 +1474,11 @@ def test_compares_least_budget_table_shows_its_gpu_memory_whole_at_1000_px():
 
 
 def test_compares_two_token_columns_each_say_how_they_count():
-    # capacity (this tool's convention) and the engine's own log line sit side by side with
-    # different figures (Qwen3-Next on an H100: vLLM 3,130,176 and 3,111,676): each header's
-    # tooltip says which is which
+    # capacity (this tool's convention) and the engine's own log line, one table under the
+    # other, have different figures (Qwen3-Next on an H100: vLLM 3,130,176 and 3,111,676):
+    # each header's tooltip says which is which
     at = open_app("app_pages/compare.py")
-    config = json.loads(at.dataframe[0].proto.columns)
+    config = json.loads(at.dataframe[0].proto.columns) | json.loads(at.dataframe[1].proto.columns)
     assert config["engine log"]["help"].startswith(
         "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\"")
     assert config["capacity (tokens)"]["help"].startswith(
@@ -1526,7 +1554,7 @@ def test_compare_takes_sglangs_max_running_requests():
     slot, budget = 77_266_944, 40 << 30
 
     def sglang_tokens():
-        return at.dataframe[0].value.set_index("strategy").loc["SGLang", "capacity (tokens)"]
+        return layout_figures(at).loc["SGLang", "capacity (tokens)"]
 
     assert sglang_tokens() == (budget - 144 * slot - slot * 29 * 4) // 24_576 == 930_186
     widget.set_value(20).run()
@@ -1566,7 +1594,7 @@ def test_compare_takes_sglangs_attention_dp_size():
     assert widget.value == 1  # none
 
     def sglang_tokens():
-        return at.dataframe[0].value.set_index("strategy").loc["SGLang", "capacity (tokens)"]
+        return layout_figures(at).loc["SGLang", "capacity (tokens)"]
 
     assert sglang_tokens() == (40 << 30) // (32 * 512) == 2_621_440
     widget.set_value(8).run()
@@ -1598,7 +1626,7 @@ def test_compare_takes_sglangs_chunked_prefill_size_by_the_gpu():
     assert widget.value == 0 and "here 16,384, as SGLang 0.5.23 picks it" in widget.help
 
     def sglang_concurrency():
-        return at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"]
+        return layout_figures(at).loc["SGLang", "concurrency"]
 
     assert sglang_concurrency() == 190.99  # shown to two places
     widget.set_value(8192).run()
@@ -1674,14 +1702,14 @@ def test_compare_turns_sglangs_radix_cache_off():
     at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "ctx": "8192",
                                            "sg_page": "64"})
     assert_clean(at)
-    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 94
+    assert layout_figures(at).loc["SGLang", "concurrency"] == 94
     at.toggle(key="w.sglang_disable_radix_cache").set_value(True).run()
     assert_clean(at)
     assert at.query_params["sg_noradix"] == "1"
     assert at.caption[0].value.endswith(
         "engine options: SGLang --disable-radix-cache on, SGLang page size 64")
     assert (76_968_728_985 - 471 * 77_266_944) // 24_576 // 64 == 25_797
-    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == round(
+    assert layout_figures(at).loc["SGLang", "concurrency"] == round(
         25_797 / 128, 2) == 201.54
 
 
@@ -1692,7 +1720,7 @@ def test_compare_says_a_track_interval_that_changes_no_figure():
     link = {"model": "Qwen3-Next-80B-A3B", "ctx": "8192"}
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
-    before = at.dataframe[0].value.set_index("strategy").loc["SGLang"].to_dict()
+    before = layout_figures(at).loc["SGLang"].to_dict()
     note = ("SGLang mamba track interval 512 changes no figure here: SGLang sizes no pool or "
             "slot by it and only checks it at start-up")
     assert not any(note in c.value for c in at.caption)
@@ -1700,7 +1728,7 @@ def test_compare_says_a_track_interval_that_changes_no_figure():
     assert_clean(at)
     assert any(note in c.value for c in at.caption)
     assert at.number_input(key="w.sglang_mamba_track_interval").value == 512
-    assert at.dataframe[0].value.set_index("strategy").loc["SGLang"].to_dict() == before
+    assert layout_figures(at).loc["SGLang"].to_dict() == before
 
 
 def test_compare_takes_sglangs_mamba_track_interval():
@@ -1723,12 +1751,12 @@ def test_compare_takes_sglangs_mamba_track_interval():
     assert at.query_params["sg_track"] == "512"
     assert at.caption[0].value.endswith(
         "engine options: SGLang page size 512, SGLang mamba track interval 512")
-    assert at.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 94
+    assert layout_figures(at).loc["SGLang", "concurrency"] == 94
     # the link alone reopens that view; a bad value falls back to 256 with a notice
     again = open_app("app_pages/compare.py", {**link, "sg_track": "512"})
     assert_clean(again)
     assert again.number_input(key="w.sglang_mamba_track_interval").value == 512
-    assert again.dataframe[0].value.set_index("strategy").loc["SGLang", "concurrency"] == 94
+    assert layout_figures(again).loc["SGLang", "concurrency"] == 94
     bad = open_app(None, {**link, "sg_track": "0"})
     assert not bad.exception
     assert not bad.exception and not bad.error
@@ -1767,14 +1795,14 @@ def test_compare_takes_sglangs_mamba_radix_cache_strategy():
     widget = at.selectbox(key="w.sglang_mamba_radix_cache_strategy")
     assert (widget.value, widget.options) == (
         "auto", ["auto", "no_buffer", "extra_buffer", "extra_buffer_lazy"])
-    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    sglang = layout_figures(at).loc["SGLang"]
     assert (sglang["concurrency"], sglang["capacity (tokens)"]) == (94, 1_651_041)
     widget.set_value("extra_buffer_lazy").run()
     assert_clean(at)
     assert at.query_params["sg_strategy"] == "extra_buffer_lazy"
     assert at.caption[0].value.endswith(
         "engine options: SGLang mamba radix cache strategy extra_buffer_lazy")
-    sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+    sglang = layout_figures(at).loc["SGLang"]
     assert (sglang["concurrency"], sglang["capacity (tokens)"]) == (117, 1_651_041)
     # overlap scheduling off: SGLang refuses it, and says how to start
     at.toggle(key="w.sglang_overlap_schedule").set_value(False).run()
@@ -1798,7 +1826,7 @@ def test_compare_takes_sglangs_extra_buffer_and_no_buffer_told():
         widget.set_value(strategy).run()
         assert_clean(at)
         assert at.query_params.get("sg_strategy", "auto") == strategy
-        sglang = at.dataframe[0].value.set_index("strategy").loc["SGLang"]
+        sglang = layout_figures(at).loc["SGLang"]
         assert (sglang["concurrency"], sglang["capacity (tokens)"]) == (running, 1_651_041)
     assert at.caption[0].value.endswith("SGLang mamba radix cache strategy no_buffer")
     # overlap scheduling on: SGLang refuses no_buffer told, and says how to start
@@ -1873,7 +1901,7 @@ def test_compare_says_both_engines_keep_no_int8_cache_and_takes_the_fix():
     link = {"model": "custom", "layers": "full*32", "kv": "2048", "kv_split": "1024,1024"}
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "int8"})
     assert not at.exception and not at.error
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     # each engine would not start in int8 (a flag with no such choice): "won't start" for both
     assert {"vLLM v1 (won't start)", "SGLang (won't start)"} <= set(table.index)
     assert table.loc["FlatKV packed slabs", "blocks"] == budget // (32 * 16 * 2_048) == 73_403
@@ -1886,7 +1914,7 @@ def test_compare_says_both_engines_keep_no_int8_cache_and_takes_the_fix():
                and line.endswith(fix) for line in lines)
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
     assert not at.exception and not at.error
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert (table.loc["vLLM v1", "P (tokens)"], table.loc["vLLM v1", "blocks"]) == (16, 73_403)
     assert table.loc["SGLang", "blocks"] == budget // (32 * 2_048) == 1_174_449
 
@@ -1903,7 +1931,7 @@ def test_compare_labels_an_sglang_start_refusal_wont_start_and_an_unserved_model
             "indexer": "132", "arch": "DeepseekV32ForCausalLM", "model_kernel": "64"}
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e5m2"})
     assert not at.exception and not at.error
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert {"vLLM v1 (won't start)", "SGLang (won't start)"} <= set(table.index)
     assert table.loc["SGLang (won't start)"].isna().all()
     (line,) = [shown(c) for c in at.caption if shown(c).startswith("**SGLang** ")]
@@ -1913,7 +1941,7 @@ def test_compare_labels_an_sglang_start_refusal_wont_start_and_an_unserved_model
     assert line.endswith("set the KV dtype to float8_e4m3fn (fp8; --kv-cache-dtype fp8_e4m3) or "
                          "bfloat16")
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert (table.loc["SGLang", "P (tokens)"], table.loc["SGLang", "blocks"]) == (
         64, budget // (61 * 64 * 788)) == (64, 25_019)
     jamba = open_app("app_pages/compare.py", {"model": "Jamba-1.5-Mini"})
@@ -1950,7 +1978,7 @@ def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():
             "kv_split": "576"}
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e5m2"})
     assert not at.exception and not at.error
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert "vLLM v1 (won't start)" in table.index
     reason = ("vLLM refuses to start: no MLA attention backend of its releases 0.31 to 0.34 on an "
               "NVIDIA GPU takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for a "
@@ -1961,13 +1989,13 @@ def test_compare_says_vllm_refuses_an_mla_cache_in_fp8_e5m2_and_takes_the_fix():
               "dtype to float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
     assert reason in [shown(c) for c in at.caption]
     at = open_app("app_pages/compare.py", {**link, "kv_dtype": "float8_e4m3fn"})
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert table.loc["vLLM v1", "P (tokens)"] == 16
     assert table.loc["vLLM v1", "block bytes"] == 61 * 16 * 576 == 562_176
     at = open_app("app_pages/compare.py", {**link, "kv_split": "288,288",
                                            "kv_dtype": "float8_e5m2"})
     assert not at.exception and not at.error
-    table = at.dataframe[0].value.set_index("strategy")
+    table = layout_figures(at)
     assert "vLLM v1 (won't start)" not in table.index
     assert table.loc["vLLM v1", "P (tokens)"] == 16
     assert table.loc["vLLM v1", "block bytes"] == 61 * 16 * 576 == 562_176

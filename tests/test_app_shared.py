@@ -17,7 +17,12 @@ from app_helpers import (
     STATE_ONLY_LINK,
     TINY_LINK,
     assert_clean,
+    bytes_by_category,
     caption_starting,
+    category_tables,
+    column_widths,
+    layout_figures,
+    least_budgets,
     metrics,
     open_app,
     shown,
@@ -117,21 +122,37 @@ def test_bad_inputs_show_st_error_not_a_traceback():
     assert any("fill the usable memory" in shown(e) for e in at.error)
 
 
+def test_a_table_too_wide_for_its_place_is_the_fewest_runs_of_columns_that_fit():
+    from app_pages._frame import column_runs
+
+    # Compare's bytes by category at 1000 px: "state page padding" 146 px, then a layout's
+    # exact bytes 119 each; five took 146 + 5 x 119 = 741 px of 538, three take 503
+    assert 146 + 5 * 119 == 741 and 146 + 3 * 119 == 503 <= 538 < 146 + 4 * 119
+    assert column_runs(146, [119] * 5, 538) == [range(0, 3), range(3, 5)]
+    assert column_runs(146, [119] * 6, 538) == [range(0, 3), range(3, 6)]
+    assert column_runs(146, [119] * 4, 538) == [range(0, 2), range(2, 4)]  # not three and one
+    assert column_runs(146, [119] * 3, 538) == [range(0, 3)]  # it fits: one table
+    # gpt-oss-20b's six layouts over context lengths in an expander's 504 px: 71 + 495 = 566
+    assert column_runs(71, [64, 112, 78, 78, 78, 85], 504) == [range(0, 3), range(3, 6)]
+    assert column_runs(100, [600, 50], 538) == [range(0, 1), range(1, 2)]  # too wide alone
+    assert column_runs(100, [], 538) == [range(0)]  # the first column alone: one table
+
+
 def test_table_columns_are_as_wide_as_their_largest_figure():
     # left to the grid, Compare's "Where the budget goes" sized vLLM's column by its header
     # and showed 76,968,493,056 B as "8,493,056" at 1000 px; each column now takes its widest
     # text at 6.8 px a character plus 24 px (a tooltip's icon 18 px more), at most 400 px
     at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
     assert_clean(at)
-    frame = at.dataframe[-1]
-    columns = json.loads(frame.proto.columns)
-    widths = {name: columns[name]["width"] for name in frame.value.columns}
-    budget = frame.value.set_index("category (bytes)")
-    shown = f"{int(budget.loc['kv history', 'vLLM v1']):,}"
+    widths = {name: width for frame in category_tables(at)
+              for name, width in column_widths(frame).items()}
+    budget = bytes_by_category(at)
+    shown = f"{int(budget.loc['kv history', 'vLLM']):,}"
     # vLLM's blocks: 12 layers' pages of 16 x 2,048 B, 76,968,728,985 // 393,216 = 195,741
     assert shown == f"{195_741 * 12 * 16 * 2048:,}" == "76,968,493,056"
-    assert widths["vLLM v1"] == int(len(shown) * 6.8) + 24 == 119
-    assert widths["FlatKV per component"] == int(len("FlatKV per component") * 6.8) + 24
+    assert widths["vLLM"] == int(len(shown) * 6.8) + 24 == 119
+    # its header, short, is narrower than its figures
+    assert widths["per component"] == 119 > int(len("per component") * 6.8) + 24
     assert widths["category (bytes)"] == int(len("state page padding") * 6.8) + 24
     # FlatKV's two rows read the same here, and the page says why (test_app_data derives it)
     assert "(786,432 B at P 16), so they hold the same 97,870 blocks" in caption_starting(
@@ -927,8 +948,8 @@ def test_the_cli_and_the_compare_and_budget_pages_give_the_same_figures(capsys, 
     link = {**link, "hold": str(requests)}
     compare = open_app("app_pages/compare.py", link)
     assert_clean(compare)
-    table = compare.dataframe[0].value.set_index("strategy")
-    least = compare.dataframe[1].value.set_index("strategy")
+    table = layout_figures(compare)
+    least = least_budgets(compare).set_index("strategy")
     applying = [name for name, r in results.items() if r["applies"]]
     assert {"vllm", "sglang", "flat"} <= set(applying)
     assert {STRATEGY_TITLES[name] for name in applying} <= set(table.index)

@@ -140,6 +140,27 @@ def test_layouts_dead_weight_table_shows_its_dead_share_at_1000_px(browser, app_
         assert fits_sideways(frame)
 
 
+def test_compares_tables_fit_at_1000_px(browser, app_url):
+    # Qwen3-Next's layout figures with their log counts and block bytes, least budgets with
+    # their exact bytes, and bytes by category were 853, 762 and 823 px of columns in the
+    # main column's 538 at 1000 px, their last columns a sideways scroll away; gpt-oss-20b's
+    # six layouts over context lengths 566 in its expander's 504. Each table, the two
+    # expanders' opened, now ends inside its column: 7 tables for Qwen3-Next, 8 for gpt-oss-20b
+    # (bytes by category in runs of three and two, or three and three; contexts in two)
+    with browser_page(browser, 1000, 900) as page:
+        for query, tables in (("", 7), ("?model=gpt-oss-20b", 8)):
+            open_view(page, f"{app_url}/compare{query}", "Compare")
+            for title in ("These budgets in exact bytes",
+                          "Concurrency over context length as a table"):
+                page.locator("summary").filter(has_text=title).first.click()
+            frames = page.locator('[data-testid="stDataFrame"]')
+            expect(frames).to_have_count(tables)
+            for i in range(tables):
+                frames.nth(i).scroll_into_view_if_needed()
+                expect(frames.nth(i)).to_be_visible()
+                assert fits_sideways(frames.nth(i), wait_ms=2_000), (query, i)
+
+
 def test_a_typed_fraction_in_a_whole_number_field_is_refused_not_cut(page, app_url):
     # streamlit's int field cut 24.5 to 24 in the browser (the field then read 24, the link
     # block=24, P 24) without a word; the field keeps 24.5 with an error, the figures stay
