@@ -322,6 +322,8 @@ def test_the_profile_cache_key_changes_with_every_field():
         (qwen, "tp", 4), (qwen, "attention_dp_profiles", ()),
         # SGLang's raw fp8 DSA row on a Blackwell (DeepSeek-V3.2's 576 + 132 B a token)
         (dsa, "dsa_raw_fp8_bytes_per_slot", 576 + 132 + 1),
+        # SGLang keeps a DSA model with learnable sinks in bfloat16 on a Blackwell
+        (dsa, "learnable_sink", True),
     ]
     assert {f.name for f in fields(qwen)} == {name for _, name, _ in changes}, \
         "give each new field of CacheProfile a change here"
