@@ -622,6 +622,8 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     concurrency at the top of the page."""
     per = ", ".join(f"{counted_kind(g, mla=profile.mla)}: {n:,}"
                     for g, n in pages.per_group.items())
+    # a windowed group by its own name and span: Llama 4's chunked group keeps chunk pages
+    windowed = [WINDOWED[label] for label in profile.windowed_labels]
     drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
     kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
     text = (f"Pages the groups need ({kept}, one dummy page each): {per}; "
@@ -629,8 +631,9 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
             "requests' tokens over P, rounded up, and a page more a request for its "
             "part-filled last page"
             # the sliding count only beside a windowed group (it was said of DeepSeek-V3's)
-            + ("; a sliding group's, each request's window pages and one step's tokens."
-               if profile.windowed_labels else "."))
+            + (f"; a {' or '.join(w.name for w in windowed)} group's, each request's "
+               f"{' or '.join(w.noun for w in windowed)} pages and one step's tokens."
+               if windowed else "."))
     if profile.has_state:
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")

@@ -555,6 +555,26 @@ def test_workload_text_says_why_a_sliding_workload_holds_more_than_the_concurren
     assert text.count("a sliding group's, each request's window pages and one step's tokens")
 
 
+def test_workload_text_names_a_chunked_group_by_its_chunk():
+    from flatkv.app_model import profile_for
+
+    # Llama-4-Scout's chunked layers (chunk 8,192) count as a sliding group does (SPEC 3.5,
+    # W the chunk): one request of 32,768 tokens at P 16 with 8,192 scheduled tokens keeps
+    # ceil(8,191 / 16) + ceil(8,192 / 16) + 1 + 1 = 1,026 chunked pages and 32,768 / 16 + 1 +
+    # 1 = 2,050 full ones; the text names the group "chunked" and its span a chunk, not a
+    # sliding group's window (it said so of Llama 4's too)
+    scout = profile_for("Llama-4-Scout-17B-16E", None, 1)
+    a = analyze(scout.components(), block_size=16, alignment=None, budget_bytes=10**10)
+    pages = app_data.page_assignment(a, requests=1, context=32_768, attention_chunk_size=8_192,
+                                     scheduled_tokens=8_192, limit=2048)
+    assert dict(pages.per_group) == {"chunked_attention": 1_026, "full_attention": 2_050}
+    text = app_data.workload_text(pages, scout, context=32_768, mamba_cache_mode="none",
+                                  concurrency=None, scheduled_tokens=8_192)
+    assert text.endswith("a page more a request for its part-filled last page; a chunked "
+                         "group's, each request's chunk pages and one step's tokens.")
+    assert "sliding" not in text
+
+
 # vLLM's blocks on the Layout page (SPEC 3.1): the worked example's P and page, by hand.
 # A = 16; P = 16 x cdiv(2,146,304, 16 x 2,048) = 16 x 66 = 1,056; page = max(1,056 x 2,048,
 # 2,146,304) = 2,162,688, the state page padded by 16,384 B; group_size 12 (12 full, 36
