@@ -277,6 +277,11 @@ def _show_draft(draft: SpecDraft) -> None:
 
 
 FIELDS_PER_ROW = 3  # a kind's geometry fields
+# A row of the editor's fields keeps its boxes on one line where a label wraps and the others do
+# not (at 1000 px "Layer pattern (over the kind names below)" took two lines and its box sat
+# 21 px below Name's). Bottom alignment is safe here: the editor's errors are drawn under the
+# rows (``_spec_error_at``), never in a column, where one would push its row's boxes down.
+FIELD_ROW = {"vertical_alignment": "bottom"}
 # which layers' tensors each dtype sizes (a kind without the tensor ignores it)
 _DTYPE_HELP = {
     "kv_dtype": "K and V of attention layers, MLA's latent (an indexer's keys stay fp8); "
@@ -325,18 +330,19 @@ def _filled_draft(spec: ModelSpec | None) -> SpecDraft:
 def _model_fields() -> None:
     """The fields of the model as a whole: name, layer pattern, dtypes, and the optional
     attention heads, mamba chunk and max model len."""
-    c1, c2 = st.columns(2)  # [1, 2] cut "Qwen3-Next-80B-A3B (edited)" at 1000 px
+    # the fields of a row on one line (``FIELD_ROW``): at 1000 px the pattern's label wraps
+    c1, c2 = st.columns(2, **FIELD_ROW)  # [1, 2] cut "Qwen3-Next-80B-A3B (edited)" at 1000 px
     c1.text_input("Name", key="spec.name", on_change=_edit_text, args=("name",))
     c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
                   on_change=_edit_text, args=("pattern",),
                   help="e.g. (3*gdn,full)*12 or (mamba2,full)*2; the names are the kinds")
-    for col, d in zip(st.columns(len(DTYPE_FIELDS)), DTYPE_FIELDS):
+    for col, d in zip(st.columns(len(DTYPE_FIELDS), **FIELD_ROW), DTYPE_FIELDS):
         col.selectbox(d.replace("_", " "), KNOWN_DTYPES if d == "kv_dtype" else STATE_DTYPES,
                       key=_spec_key(d), format_func=dtype_label,
                       on_change=_edit_text, args=(d,), help=_DTYPE_HELP[d])
     # no max_value: streamlit keeps an entry past it on screen without sending it, and the
     # error under the fields went on naming the entry before (the model's check says the bound)
-    heads, chunk, length = st.columns(3)
+    heads, chunk, length = st.columns(3, **FIELD_ROW)
     heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
                        **whole_number_field(), value=None, on_change=_edit_optional,
                        args=("attention_heads",),
@@ -375,7 +381,7 @@ def _kind_fields(name: str, geometry: tuple[tuple[str, object], ...]) -> None:
     # three fields a row: five in one row cut 128 to "12" beside the field's buttons at
     # 1000 px
     cols = [col for start in range(0, len(fields), FIELDS_PER_ROW)
-            for col in st.columns(FIELDS_PER_ROW)][:len(fields)]
+            for col in st.columns(FIELDS_PER_ROW, **FIELD_ROW)][:len(fields)]
     for col, field in zip(cols, fields):
         none = " (0 = none)" if field in OPTIONAL_FIELDS else ""
         col.number_input(field_label(field) + none,

@@ -446,3 +446,19 @@ def test_a_row_of_four_metrics_reads_four_or_two_a_line_at_1440_px(browser, app_
             assert len(boxes) == 4 and len({round(b["y"]) for b in boxes}) == tops, boxes
             assert len({round(b["x"]) for b in boxes}) == 4 // tops, boxes
             assert cut_short(metrics) == []
+
+
+def test_the_model_editors_fields_of_a_row_line_up_at_1000_px(browser, app_url):
+    # Edit by hand at 1000 px: "Layer pattern (over the kind names below)" takes two lines
+    # where "Name" beside it takes one; the boxes of a row still begin at one height (the
+    # pattern's began 21 px below the name's), as the rows whose labels all wrap do
+    with browser_page(browser, 1000) as page:
+        open_view(page, f"{app_url}/", "Model")
+        page.get_by_role("radio", name="Edit by hand").click()
+        pattern = page.locator('input[aria-label="Layer pattern (over the kind names below)"]')
+        expect(pattern).to_be_visible()
+        name = page.locator('input[aria-label="Name"]')
+        label_heights = [page.locator('[data-testid="stWidgetLabel"]').filter(has_text=text)
+                         .first.bounding_box()["height"] for text in ("Name", "Layer pattern")]
+        assert label_heights[1] > 1.5 * label_heights[0]  # the pattern's label wraps
+        assert abs(name.bounding_box()["y"] - pattern.bounding_box()["y"]) <= 1
