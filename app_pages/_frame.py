@@ -273,6 +273,9 @@ def column_runs(first_px: int, widths: list[int], fit_px: int) -> list[range]:
 
 
 NOT_APPLICABLE = "—"  # a table cell whose figure does not apply to its row
+# The budget per rank by one name on every page that shows it (Layout's said "Budget" beside
+# the sidebar's "Cache budget per rank", one figure by two names)
+CACHE_BUDGET = "Cache budget per rank"
 
 
 def height_for_rows(rows: int) -> int:
@@ -459,7 +462,7 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
          "per rank, so TP only splits its weights.")
     try:
         budget = state().budget()
-        side.metric("Cache budget per rank", format_bytes(budget.cache_bytes),
+        side.metric(CACHE_BUDGET, format_bytes(budget.cache_bytes),
                     help=f"{budget.cache_bytes:,} B")
         if (state().weights == 0 and gpu not in (KV_MEMORY, KV_BLOCKS)
                 and "weights" not in st.session_state[ERRORS_KEY]):  # its error says enough

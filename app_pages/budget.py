@@ -14,7 +14,7 @@ from app_pages._figures import (
     current_strategies,
     speculative_note,
 )
-from app_pages._frame import NOT_APPLICABLE, chart, height_for_rows, metric_row, table
+from app_pages._frame import CACHE_BUDGET, NOT_APPLICABLE, chart, height_for_rows, metric_row, table
 from app_pages._session import PageDone, bind, state, user_errors
 from app_pages._widgets import (
     context_note,
@@ -221,7 +221,7 @@ with user_errors():
         budget_chart(s, r, b, strategy, need, requests, alone=True)  # where it comes to start
         raise PageDone
     c = metric_row("figures")
-    c.metric("Cache budget per rank", format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
+    c.metric(CACHE_BUDGET, format_bytes(b.cache_bytes), help=f"{b.cache_bytes:,} B")
     history = r.capacity_tokens is not None  # a state-only model keeps no token history
     c.metric("Capacity (tokens)", f"{r.capacity_tokens:,}" if history else NOT_APPLICABLE,
              delta=strategy_notes.WINDOWS_AS_HISTORY

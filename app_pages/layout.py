@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages._figures import current_analysis, current_strategies, plan_caption, speculative_note
-from app_pages._frame import NOT_APPLICABLE, chart, metric_row, table
+from app_pages._frame import CACHE_BUDGET, NOT_APPLICABLE, chart, metric_row, table
 from app_pages._session import bind, state, update, user_errors
 from app_pages._widgets import context_note, context_widget, engine_widget, state_group_note
 from flatkv import app_data, charts, strategy_notes
@@ -51,7 +51,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     else:
         c.metric("Token slots (blocks x P)", NOT_APPLICABLE, help=f"{strategy_notes.NO_HISTORY}.")
     c = metric_row("budget")
-    c.metric("Budget", format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
+    c.metric(CACHE_BUDGET, format_bytes(h.budget_bytes), help=f"{h.budget_bytes:,} B")
     c.metric("Unused", format_bytes(h.unused_bytes), help=f"{h.unused_bytes:,} B")
     if analysis.planner == "packed":
         state_pad = h.state_row_padding

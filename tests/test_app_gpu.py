@@ -553,7 +553,7 @@ def test_planned_blocks_bytes_budget_and_unused_are_the_worked_example():
         "79,994,880,000 B")
     layout = open_app("app_pages/layout.py", QWEN35_LINK)
     m = {x.label: (x.value, x.help) for x in layout.metric}
-    assert m["Budget"] == ("74.51 GiB", "80,000,000,000 B")
+    assert m["Cache budget per rank"] == ("74.51 GiB", "80,000,000,000 B")
     assert m["Unused"] == ("4.88 MiB", "5,120,000 B")
 
 

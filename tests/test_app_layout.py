@@ -49,7 +49,8 @@ def test_layout_shows_the_worked_example_from_a_link():
     # the budget (80e9 B = 74.5058 GiB) and what its whole blocks leave: 80e9 - 775 x
     # 103,219,200 = 5,120,000 B = 4.8828 MiB
     assert 80 * 10**9 - 775 * 103_219_200 == 5_120_000
-    assert (m["Budget"], help_texts["Budget"]) == ("74.51 GiB", "80,000,000,000 B")
+    assert (m["Cache budget per rank"], help_texts["Cache budget per rank"]) == (
+        "74.51 GiB", "80,000,000,000 B")  # as the sidebar and Budget name it
     assert (m["Unused"], help_texts["Unused"]) == ("4.88 MiB", "5,120,000 B")
     # by group: 36 state rows of 2,146,304 B and 12 KV rows of 1,056 x 2,048 B; a block one
     # group owns carries the other's rows dead

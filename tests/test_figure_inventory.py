@@ -46,7 +46,8 @@ PINNED_BY = {
     ("test_app_shared.py", "test_the_sidebar_shows_the_cache_budget_per_rank"): (
         "Cache budget per rank",),
     ("test_app_layout.py", "test_layout_shows_the_worked_example_from_a_link"): (
-        "P (tokens per page)", "Block bytes", "Blocks", "Capacity (tokens)", "Budget", "Unused"),
+        "P (tokens per page)", "Block bytes", "Blocks", "Capacity (tokens)",
+        "Cache budget per rank", "Unused"),
     ("test_app_layout.py",
      "test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload"): (
         "Token slots (blocks x P)",),
