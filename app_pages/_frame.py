@@ -11,7 +11,7 @@ import streamlit as st
 from app_pages._figures import take_refused_draft
 from app_pages._session import ERRORS_KEY, REJECTED_SLOT, bind, pop_notices, start_run, state
 from flatkv import strategy_notes
-from flatkv.analysis import PLANNERS
+from flatkv.analysis import PLANNER_STRATEGY, PLANNERS
 from flatkv.app_state import (
     CUSTOM_GPU,
     GPU_PRESETS,
@@ -28,7 +28,7 @@ from flatkv.app_state import (
     kv_memory_size,
 )
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
-from flatkv.units import decimal_unit_note, format_bytes, format_size, memory_size
+from flatkv.units import decimal_unit_note, format_bytes, format_size, memory_size, sentence_case
 from flatkv.units import markdown_literal as literal
 
 # --------------------------------------------------------------------------------------------
@@ -486,6 +486,11 @@ def _paging_settings(side: Any) -> None:
          max_value=MAX_BLOCK_SIZE, step=1, to_widget=lambda v: v or 0,
          from_widget=lambda v: int(v) or None,
          help="An inflated page size is rounded up to a multiple of this.")
+    # what each planner is, in Compare's words for its layout (its title alone is jargon)
     bind(side.selectbox, "planner", "Planner", options=list(PLANNERS),
-         format_func=strategy_notes.PLANNER_TITLES.get)
+         format_func=strategy_notes.PLANNER_TITLES.get,
+         help=" ".join(f"{sentence_case(strategy_notes.PLANNER_TITLES[p])}: "
+                       f"{strategy_notes.STRATEGY_SUMMARIES[PLANNER_STRATEGY[p]]}."
+                       for p in PLANNERS)
+         + " Layout, GPU lab and Budget (until another layout is picked there) plan with it.")
 

@@ -510,6 +510,21 @@ def test_the_sidebar_shows_the_cache_budget_per_rank():
     assert (side.value, side.help) == ("64.23 GiB", "68,968,728,985 B")
 
 
+def test_the_sidebar_says_what_each_planner_is():
+    # "packed slabs" and "one tensor per component" alone are jargon: the Planner's help says
+    # each in Compare's words for its layout, and which pages plan with it
+    at = open_app("app_pages/model.py")
+    (planner,) = [x for x in at.sidebar.selectbox if x.label == "Planner"]
+    assert planner.options == ["packed slabs", "one tensor per component"]
+    assert planner.help.startswith(
+        "Packed slabs: our planner, one page-id space for every group; slot tensor j packs the "
+        "j-th layer of every group side by side")
+    assert (". One tensor per component: the same page ids and P as packed slabs, a tensor per "
+            "component instead of packed rows") in planner.help
+    assert planner.help.endswith(
+        "Layout, GPU lab and Budget (until another layout is picked there) plan with it.")
+
+
 def test_a_config_engines_read_differently_says_so_beside_every_figure():
     # qwen2 with use_sliding_window and max_window_layers 14 of 28: transformers slides layers
     # 14 to 27, vLLM refuses the split, SGLang slides none; the note travels in the link and
