@@ -471,8 +471,8 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
                          "bf16, so 160GB for 80B) for the budget it would have.")
     except ValueError as exc:
         # a page stops at the first error: with the model wrong too, it explains only that
-        side.caption(":red[Cache budget per rank: none; the page says why.]"
-                     if explained_on_page else f":red[Cache budget per rank: none. {exc}]")
+        side.caption(f":red[{CACHE_BUDGET}: none; the page says why.]"
+                     if explained_on_page else f":red[{CACHE_BUDGET}: none. {exc}]")
 
 
 def _paging_settings(side: Any) -> None:
