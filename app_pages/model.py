@@ -594,11 +594,13 @@ KIND_HELPS = {"KV B per token": "KV B per token: the bytes a layer of this kind 
               "per TP rank",
               "state B per layer": "state B per layer: the constant state (conv + ssm, or the "
               "recurrent state) a layer of this kind keeps a request, per TP rank"}
-GEOMETRY_FIELD = "config field"
+# FlatKV's field names (the Model JSON's and the editor's), not config.json's: "config field"
+# beside k_heads read as a key to look up in the config (Qwen3-Next's is linear_num_key_heads)
+GEOMETRY_FIELD = "field"
 
 
 def geometry_by_field(rows: list[dict]) -> list[dict]:
-    """The config's figures a row a field, a column a kind (``spec_geometry_rows`` turned):
+    """The model's geometry a row a field, a column a kind (``spec_geometry_rows`` turned):
     a few kinds across and the fields down, where a column a field (eight or more, most
     blank for each kind) ran past the table's edge at 1000 px."""
     fields = [key for key in (rows[0] if rows else {}) if key != "name"]
@@ -669,7 +671,8 @@ def summary() -> None:
     for note in spec.kv_bytes_notes() if spec is not None else ():
         st.caption(literal(note))
     if spec is not None:
-        st.caption("The config's figures, whole model (the bytes above are per TP rank):")
+        st.caption("Heads, dims and state shapes, whole model, by the Model JSON's field names "
+                   "(the bytes above are per TP rank):")
         table(geometry_by_field(app_model.spec_geometry_rows(spec)))
     if spec is not None and (note := spec.replication_note()):
         st.caption(note)

@@ -742,8 +742,11 @@ def test_model_page_builds_a_hybrid_from_scratch():
         == 36_032
     assert (kinds.loc["mamba2", "conv shape"], kinds.loc["mamba2", "ssm shape"]) == (
         "544 x 3", "8 x 64 x 16")
-    # the config's figures, whole model: a row a field, a column a kind
-    geometry = at.dataframe[1].value.set_index("config field")
+    # the model's geometry, whole model: a row a field, a column a kind, the fields by FlatKV's
+    # names (n_heads, kv_heads), which config.json does not use, said so
+    assert ("Heads, dims and state shapes, whole model, by the Model JSON's field names (the "
+            "bytes above are per TP rank):") in [c.value for c in at.caption]
+    geometry = at.dataframe[1].value.set_index("field")
     assert (geometry.loc["n_heads", "mamba2"], geometry.loc["kv_heads", "full"]) == (8, 8)
     assert pd.isna(geometry.loc["n_heads", "full"])  # no such field: a gap, shown as a dash
     layers = at.dataframe[2].value
@@ -1227,8 +1230,8 @@ def test_models_tables_fit_the_page_at_1000_px():
     # Jamba-1.5-Mini's config: Mamba1 d_inner 8,192, d_state 16, conv kernel 4; attention 8
     # KV heads of 128
     geometry = at.dataframe[1].value
-    assert list(geometry.columns) == ["config field", "mamba1", "full"]
-    by_field = geometry.set_index("config field")
+    assert list(geometry.columns) == ["field", "mamba1", "full"]
+    by_field = geometry.set_index("field")
     assert [by_field.loc[f, "mamba1"] for f in ("d_inner", "d_state", "conv_kernel")] == [
         8192, 16, 4]
     assert (by_field.loc["kv_heads", "full"], by_field.loc["head_dim_k", "full"]) == (8, 128)

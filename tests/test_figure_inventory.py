@@ -74,7 +74,7 @@ TABLES_PINNED_BY = {
         ("name", "layers", "KV B per token", "state B per layer", "conv shape", "ssm shape",
          "kind"),
         ("name", "layers", "KV B per token", "kind"),  # a model without state
-        ("config field", "<kinds>"),
+        ("field", "<kinds>"),
     ),
     ("test_app_state.py", "test_layer_rows_and_kind_summary_by_hand"): (
         ("cache layer", "kind", "group", "slot", "bytes per token", "state bytes"),),
@@ -130,7 +130,7 @@ def table_key(columns) -> tuple[str, ...]:
     """A table as ``TABLES_PINNED`` lists it: its headers, the Model page's config-field table
     by its first (its other columns are the model's own kind names, whatever the model)."""
     columns = tuple(str(c) for c in columns)
-    return (columns[0], "<kinds>") if columns[0] == "config field" else columns
+    return (columns[0], "<kinds>") if columns[0] == "field" else columns
 
 
 def test_every_table_the_pages_show_is_pinned_by_a_named_test():
