@@ -7,7 +7,7 @@ import streamlit as st
 
 from app_pages._figures import current_analysis, current_strategies, plan_caption, speculative_note
 from app_pages._frame import CACHE_BUDGET, NOT_APPLICABLE, chart, metric_row, table
-from app_pages._session import bind, state, update, user_errors
+from app_pages._session import ERRORS_KEY, bind, state, update, user_errors
 from app_pages._widgets import context_note, context_widget, engine_widget, state_group_note
 from flatkv import app_data, charts, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
@@ -201,7 +201,13 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     pages, drawn, fitted = live.pages, live.drawn, live.fitted
     # S sizes the window pages of a sliding or chunked request
     sliding = bool(profile.windowed_labels)
-    columns = st.columns(3 if sliding else 2)
+    fields = ("requests", "context", *(("max_batched_tokens",) if sliding else ()))
+    # the boxes on one line where a label wraps (a third of the page at 1000 px: "Context length
+    # (tokens per request)" took two lines and its box sat 21 px below the others), unless a
+    # field's error is drawn under it in its column: aligned at the bottom, the other boxes
+    # would move down beside the error
+    shown_error = any(f in st.session_state[ERRORS_KEY] for f in fields)
+    columns = st.columns(len(fields), vertical_alignment="top" if shown_error else "bottom")
     with columns[0]:
         bind(st.number_input, "requests", "Live requests", min_value=1, max_value=MAX_REQUESTS,
              step=1, to_widget=lambda v: drawn if v is None else v,
