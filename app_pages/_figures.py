@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from app_pages._session import state, update
+from app_pages._session import PageDone, state, update
 from flatkv import app_data, app_model, sizing, strategy_notes
 from flatkv.analysis import PlanAnalysis, analyze
 from flatkv.app_model import CUSTOM_SPEC
@@ -199,7 +199,9 @@ def mtp_button() -> None:
 
 
 def current_analysis(s: AppState | None = None, *, other_choice: str = "") -> PlanAnalysis:
-    """The plan analysis of the current view, its refusals in the page's words."""
+    """The plan analysis of the current view, its refusals in the page's words: a model of
+    state alone under packed slabs is said here, with the planner that takes it a button
+    away, and the page ends (PageDone)."""
     s = s or state()
     profile, budget = s.profile(), s.budget()  # their errors carry no planner hint
     try:
@@ -211,5 +213,11 @@ def current_analysis(s: AppState | None = None, *, other_choice: str = "") -> Pl
         message = strategy_notes.state_only_text(s.planner, profile, other_choice)
         if message is None:
             raise
-        raise ValueError(message) from None
+        # the planner that takes the model a click away, beside the words that name it (the
+        # page was empty below them)
+        st.error(literal(message))
+        other = strategy_notes.PLANNER_TITLES["per-component"]
+        st.button(f"Plan with {other}", key="planner.per_component", on_click=update,
+                  kwargs={"planner": "per-component"}, icon=":material/view_agenda:")
+        raise PageDone from None
 

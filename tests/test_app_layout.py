@@ -379,6 +379,29 @@ def test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload():
     assert not at.warning  # the SPEC 3.5 workload of 4 requests is not charged
 
 
+def test_a_state_only_model_under_packed_slabs_is_a_click_from_the_planner_that_takes_it():
+    # packed slabs size P against a history row, and this model has none: the error names the
+    # other planner, and a button beside it takes it (the page was empty below the error)
+    at = open_app("app_pages/layout.py", STATE_ONLY_LINK)
+    assert not at.exception
+    (error,) = [shown(e) for e in at.error]
+    assert error.endswith('pick the planner "one tensor per component" in the sidebar')
+    (button,) = [b for b in at.button if b.key == "planner.per_component"]
+    assert button.label == "Plan with one tensor per component"
+    assert not at.main.metric  # nothing planned (the sidebar's budget stands)
+    button.click().run()
+    assert not at.error and not at.exception
+    assert at.query_params["planner"] == "per-component"  # in the link
+    # the plan of the test above: 24 x (32,768 + 1,048,576) B a page id
+    assert metrics(at)["Blocks"] == f"{76_968_728_985 // (24 * (32_768 + 1_048_576)):,}"
+    # GPU lab and Budget say it and offer it the same way
+    for page in ("app_pages/gpu.py", "app_pages/budget.py"):
+        other = open_app(page, STATE_ONLY_LINK)
+        assert not other.exception
+        assert [b.label for b in other.button if b.key == "planner.per_component"] == [
+            "Plan with one tensor per component"], page
+
+
 def test_layout_says_how_its_state_pages_differ_from_budget():
     at = open_app("app_pages/layout.py", {"mamba": "align", "ctx": "32768"})
     (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
