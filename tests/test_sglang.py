@@ -3320,6 +3320,49 @@ def test_sglang_keeps_dsa_with_learnable_sinks_in_bfloat16_on_a_blackwell_too():
     assert "sglang_kv_cache_dtype" not in acting_engine_options(sinks, told, ("sglang",))
 
 
+def test_sglang_keeps_an_exported_float32_dsa_model_with_sinks_in_bfloat16_on_a_blackwell():
+    # The Model page's raw-bytes export (flatkv-profile/1: no raw fp8 width) of DeepSeek-V3.2
+    # with learnable_sink in float32 was sized on a Blackwell at its own 61 x 2,436 B, 40 GiB
+    # // 148,596 = 289,036 -> 289,024 tokens logged torch.float32 (float16's 1,284 B logged
+    # torch.float16), while the config it came from is sized at bfloat16's 548,352: with the
+    # sinks SGLang's auto keeps bfloat16 on a Blackwell too (overrides.py 532-535), and the
+    # dtype names the latent's elements, (2,436 - 132) / 4 = 576, so 576 x 2 + 132 = 1,284 B,
+    # 40 GiB // (61 x 1,284) = 548,359 -> 548,352 tokens, as off a Blackwell
+    from test_hf_config import DEEPSEEK_V32_SINKS
+
+    from flatkv.profile import profile_from_dict, profile_to_dict
+    from flatkv.strategies.sglang import sglang_dsa, sglang_dsa_stored
+
+    assert (40 << 30) // (61 * 2_436) // 64 * 64 == 289_024
+    assert (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
+    blackwell = StrategyOptions(sglang_blackwell=True)
+    spec = spec_from_hf_config(DEEPSEEK_V32_SINKS, name="DeepSeek-V3.2 sinks")
+    for dtype, own in (("float32", "2,436"), ("float16", "1,284")):
+        model = spec.with_options(kv_dtype=dtype).profile()
+        export = profile_from_dict(profile_to_dict(model))
+        assert (export.learnable_sink, export.dsa_raw_fp8_bytes_per_slot) == (True, None)
+        assert sglang_dsa_stored(export, blackwell) == ("bfloat16", 1_284)
+        runs = [run_strategy("sglang", p, budget_bytes=40 << 30, context_tokens=163_840,
+                             options=blackwell) for p in (export, model)]
+        assert [r.logged_tokens for r in runs] == [548_352, 548_352]
+        assert runs[0].extras["log_lines"] == runs[1].extras["log_lines"]
+        assert runs[0].extras["log_lines"][0] == (
+            "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 548352, KV size: 40.00 GB")
+        formulas: list[str] = []
+        sglang_dsa(export, blackwell, formulas)
+        assert formulas == [
+            "on a Blackwell GPU SGLang 0.5.23 keeps DeepSeek's sparse attention with learnable "
+            "attention sinks (the config's learnable_sink) in bfloat16 on its flashmla_sparse "
+            "DSA backends (_dsa_kv_cache_dtype_default picks fp8_e4m3 at compute capability 10 "
+            "only without them, overrides.py 526-535; _dsa_split_backend_resolution 644-663): "
+            f"1,152 + 132 = 1,284 B a token a layer, in place of the {own} of the model's "
+            f"{dtype}, as on a Hopper"]
+    # without the sinks a Blackwell's raw fp8 width is not known from bytes alone: as given
+    plain = profile_from_dict(profile_to_dict(
+        load_preset("DeepSeek-V3.2").with_options(kv_dtype="float32").profile()))
+    assert sglang_dsa_stored(plain, blackwell) is None
+
+
 def test_sglang_refuses_dsa_with_learnable_sinks_in_fp8_on_any_gpu():
     # told any --kv-cache-dtype but auto, bf16 or bfloat16, _dsa_kv_cache_dtype_default raises
     # for learnable DSA attention sinks (overrides.py 527-531), before its dtype assertion

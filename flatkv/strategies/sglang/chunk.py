@@ -528,7 +528,9 @@ def sglang_dsa_stored(profile: CacheProfile,
         return None
     if (raw := _raw_dsa_bytes(profile)) is not None:
         return "bfloat16", _bfloat16_dsa_bytes(profile, raw)
-    if not options.sglang_blackwell and (bf16 := _bfloat16_bytes_alone(profile)) is not None:
+    # on a Blackwell bytes alone say no raw fp8 width, unless sinks keep bfloat16 there too
+    if ((not options.sglang_blackwell or profile.learnable_sink)
+            and (bf16 := _bfloat16_bytes_alone(profile)) is not None):
         return "bfloat16", bf16
     return None
 
@@ -568,18 +570,19 @@ def sglang_dsa(profile: CacheProfile, options: StrategyOptions,
     and start-up log lines are SGLang's. FlatKV's own layouts keep the model's dtype.
     ``profile`` as it is elsewhere: a bfloat16 or fp8 model off a Blackwell, no indexer, raw
     bytes (on a Blackwell taken as stored, a formula line saying so: ``_dsa_bytes_alone``)."""
-    raw = _raw_dsa_bytes(profile)
-    if options.sglang_blackwell and raw is None:
+    raw, stored = _raw_dsa_bytes(profile), sglang_dsa_stored(profile, options)
+    if options.sglang_blackwell and raw is None and stored is None:
         if alone := _dsa_bytes_alone(profile):
             formulas.append(f"on a Blackwell GPU SGLang 0.5.23 {alone}")
         return profile
-    stored = sglang_dsa_stored(profile, options)
     own = f"the {n(profile.kv_bytes_per_slot)} of the model's {profile.kv_dtype or 'KV'}"
     if options.sglang_blackwell and profile.learnable_sink:
+        bf16 = stored[1] if stored else _bfloat16_dsa_bytes(profile, raw)
         formulas.append(
-            f"on a Blackwell GPU SGLang 0.5.23 {_sink_layout(profile, raw)} a token a layer, "
+            f"on a Blackwell GPU SGLang 0.5.23 {_sink_layout(profile, bf16)} a token a layer, "
             + (f"in place of {own}, " if stored else "")
-            + f"not the raw fp8 {_dsa_terms(profile, raw)} its auto picks there without them")
+            + (f"not the raw fp8 {_dsa_terms(profile, raw)} its auto picks there without them"
+               if raw else "as on a Hopper"))
     elif options.sglang_blackwell and bfloat16_told(profile, options):
         bf16 = _bfloat16_dsa_bytes(profile, raw)
         formulas.append(
@@ -630,7 +633,8 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile,
         alone = _dsa_bytes_alone(profile)
         return alone and f"SGLang 0.5.23 on a {on} {alone}"
     if profile.learnable_sink:
-        return (f"SGLang 0.5.23 on a {on} {_sink_layout(profile, raw)} a token a layer, as on a "
+        bf16 = _bfloat16_dsa_bytes(profile, raw)
+        return (f"SGLang 0.5.23 on a {on} {_sink_layout(profile, bf16)} a token a layer, as on a "
                 f"Hopper: these figures are that layout's (without them, told none, it keeps "
                 f"{SM100_DSA_KV_DTYPE} there, the raw {_dsa_terms(profile, raw)})")
     if bfloat16_told(profile, options):
@@ -647,19 +651,19 @@ def sm100_dsa_layout(gpu: str, profile: CacheProfile,
             f"{n(_bfloat16_dsa_bytes(profile, raw))} B, as on a Hopper)")
 
 
-def _sink_layout(profile: CacheProfile, raw: int) -> str:
+def _sink_layout(profile: CacheProfile, bf16: int) -> str:
     """What SGLang 0.5.23 keeps DeepSeek's sparse attention with learnable attention sinks in,
     told --kv-cache-dtype auto or bfloat16 (any other it refuses: ``dsa_dtype_refusal``), on
     every GPU, after "SGLang 0.5.23 on a ...", up to its bytes a token a layer: bfloat16
     (_dsa_kv_cache_dtype_default picks fp8_e4m3 at compute capability 10 only without them,
     overrides.py 526-535), on flashmla_sparse (_dsa_split_backend_resolution, 644-663), the
-    latent of 2-byte elements beside the indexer's keys (1,152 + 132 = 1,284 B for
+    latent of 2-byte elements beside the indexer's keys, ``bf16`` B (1,152 + 132 = 1,284 for
     DeepSeek-V3.2)."""
     return ("keeps DeepSeek's sparse attention with learnable attention sinks (the config's "
             "learnable_sink) in bfloat16 on its flashmla_sparse DSA backends "
             "(_dsa_kv_cache_dtype_default picks fp8_e4m3 at compute capability 10 only "
             "without them, overrides.py 526-535; _dsa_split_backend_resolution 644-663): "
-            f"{_dsa_terms(profile, _bfloat16_dsa_bytes(profile, raw))}")
+            f"{_dsa_terms(profile, bf16)}")
 
 
 def _bfloat16_dsa_bytes(profile: CacheProfile, raw: int) -> int:
