@@ -397,11 +397,18 @@ class CacheProfile:
         lightning indexer's keys ride in the same row as the latent), so fewer bytes than it;
         ``dsa_raw_fp8_bytes_per_slot``, when set, holds those keys and a latent beside them,
         so more bytes than the keys, and needs them. The keys are checked first: the raw
-        bytes are compared with them. ``learnable_sink`` a boolean, first."""
+        bytes are compared with them. ``learnable_sink`` a boolean, first, and true only
+        beside the keys: the sinks are DeepSeek's sparse attention's, which nothing else reads,
+        so true beside no indexer would be carried and exported as if it said something."""
         indexer, raw = self.indexer_bytes_per_slot, self.dsa_raw_fp8_bytes_per_slot
         if not isinstance(self.learnable_sink, bool):
             raise ValueError(f"learnable_sink is {quoted_value(self.learnable_sink)}: give true "
                              "or false (the config's learnable_sink)")
+        if self.learnable_sink and indexer is None:
+            raise ValueError("learnable_sink is true beside no indexer_bytes_per_slot: "
+                             "learnable attention sinks are DeepSeek's sparse attention's "
+                             "alone, so give the indexer's keys too, or leave it out without "
+                             "an indexer")
         if indexer is not None:
             check_int("indexer_bytes_per_slot", indexer, minimum=1, maximum=MAX_ROW_BYTES,
                       hint="the indexer's part of kv_bytes_per_slot, or None without one")

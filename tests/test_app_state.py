@@ -2188,3 +2188,26 @@ def test_a_raw_model_carries_learnable_sink_in_the_link_and_the_export():
     assert "learnable_sink" not in profile_to_dict(plain.profile())
     state, notices = decode_query({**query, "sink": "2"})
     assert state.raw is None and "sink='2' is not 0 or 1" in notices[0]
+
+
+def test_a_link_or_export_refuses_learnable_sink_beside_no_indexer():
+    # learnable_sink is read by SGLang for DeepSeek's sparse attention alone: sink=1 on a raw
+    # model of no indexer keys (Llama-3.1-8B's 32 x 4,096 B) was carried in silence, written
+    # back into the link and the export, a flag that said something of nothing
+    query = {"model": CUSTOM, "layers": "32*full_attention", "kv": "4096", "sink": "1"}
+    state, notices = decode_query(query)
+    assert state.raw is None and state.model == app_state.DEFAULT.model
+    assert notices == [
+        "The custom model in the link is not valid (sink is true beside no indexer: "
+        "learnable attention sinks are DeepSeek's sparse attention's alone, so give the "
+        "indexer's keys too, or leave it out without an indexer); using the default model "
+        f"({app_state.DEFAULT.model})."]
+    export = {"format": "flatkv-profile/1", "name": "raw", "layers": "32*full_attention",
+              "kv_bytes_per_slot": 4096, "state_const_bytes": {}, "sliding_window": None,
+              "learnable_sink": True}
+    with pytest.raises(ValueError, match="learnable_sink is true beside no "
+                                         "indexer_bytes_per_slot"):
+        app_model.load_model_json(json.dumps(export))
+    # beside the keys it is read (DeepSeek-V3.2's 132 of 1,284 B)
+    state, notices = decode_query({**query, "kv": "1284", "indexer": "132"})
+    assert state.raw.learnable_sink and notices == []
