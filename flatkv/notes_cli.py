@@ -188,7 +188,9 @@ def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
     page SGLang runs there, or why it would not start, the Blackwell notes say beside it
     (``sglang_page_notes``); where the figures take it, ``sm100_dsa_layout`` says what it
     stores instead. Where SGLang does not start the model in its KV dtype (int8; DeepSeek-V3.2
-    in fp8_e5m2) the note says that, not that a Blackwell stores it as a Hopper does. vLLM's
+    in fp8_e5m2) the note says that, not that a Blackwell stores it as a Hopper does; for
+    DeepSeek's sparse attention with learnable sinks given as bytes alone, that it is kept in
+    bfloat16 there too, not that only such a model is stored otherwise. vLLM's
     figures alone (``plan --strategy vllm``) take it for no figure either, which the note
     says (``VLLM_ON_BLACKWELL``)."""
     if not options.sglang_blackwell:
@@ -199,6 +201,9 @@ def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
         return ()
     why = ("no layout that reads it serves this model" if sglang_blocker(profile) else
            sglang_dtype_refused(profile) or
+           ("SGLang keeps DeepSeek's sparse attention with learnable attention sinks (the "
+            "config's learnable_sink) in bfloat16 on a Blackwell GPU as on a Hopper"
+            if profile.learnable_sink else None) or
            "SGLang stores this model's cache on a Blackwell GPU as on a Hopper; only "
            "DeepSeek's sparse attention (a model with an indexer, such as DeepSeek-V3.2) is "
            "stored otherwise there (the page and backend SGLang runs there, where they differ "

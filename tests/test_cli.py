@@ -1131,6 +1131,30 @@ def test_sglang_blackwell_beside_a_kv_dtype_sglang_refuses_says_the_refusal(caps
         assert "as on a Hopper" not in err
 
 
+def test_sglang_blackwell_beside_an_export_with_learnable_sinks_says_bfloat16(capsys, tmp_path):
+    # DeepSeek-V3.2's raw-bytes export with learnable_sink (flatkv-profile/1) and
+    # --sglang-blackwell: SGLang keeps it in bfloat16 there as on a Hopper (1,284 B, 40 GiB ->
+    # 548,352 tokens either way), and the note said "only DeepSeek's sparse attention (a model
+    # with an indexer, such as DeepSeek-V3.2) is stored otherwise there" of such a model itself
+    from test_hf_config import DEEPSEEK_V32_SINKS
+
+    from flatkv.hf_config import spec_from_hf_config
+    from flatkv.profile import profile_to_dict
+
+    assert (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
+    export = tmp_path / "sinks.json"
+    export.write_text(json.dumps(profile_to_dict(
+        spec_from_hf_config(DEEPSEEK_V32_SINKS).profile())))
+    code, out, err = run(["compare", "--model-file", str(export), "--budget", "40GiB",
+                          "--sglang-blackwell", "--json"], capsys)
+    sglang = next(r for r in json.loads(out) if r["strategy"] == "sglang")
+    assert code == 0 and sglang["capacity_tokens"] == 548_352
+    assert ("python -m flatkv: note: --sglang-blackwell changes no figure here: SGLang keeps "
+            "DeepSeek's sparse attention with learnable attention sinks (the config's "
+            "learnable_sink) in bfloat16 on a Blackwell GPU as on a Hopper" in err.splitlines())
+    assert "stored otherwise there" not in err
+
+
 def test_a_value_given_to_a_flag_that_takes_none_says_so(capsys):
     # argparse said "argument --sglang-blackwell: ignored explicit argument '1'": neither that
     # the flag takes no value nor what to type
