@@ -1343,7 +1343,8 @@ def raw_kv_in(profile: CacheProfile, dtype: str) -> dict[str, object]:
     try:
         replace(profile, **changes)
     except ValueError as exc:  # past MAX_ROW_BYTES
-        raise ValueError(f"in {dtype}, {exc}") from None
+        raise ValueError(f"{exc} once re-sized from {profile.kv_dtype}'s {was}-byte elements "
+                         f"to {dtype}'s {then}; {again}") from None
     return changes
 
 

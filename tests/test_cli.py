@@ -1518,6 +1518,15 @@ def test_compare_check_log_at_int8_of_raw_bytes_names_the_files_bytes_in_the_log
         "holds an indexer's keys (indexer_bytes_per_slot 132, fp8 whatever the KV dtype) and "
         "fp8_ds_mla scales, which bfloat16's element size does not scale; give the KV bytes in "
         'bfloat16 again, with "kv_dtype": "bfloat16"\n')
+    # bytes past a profile's bound once doubled: the field, why and the fix, after "its" (it
+    # read "and its in bfloat16, kv_bytes_per_slot = ..., with ...", naming no fix)
+    model.write_text(json.dumps({**raw, "layers": "4*full_attention",
+                                 "kv_bytes_per_slot": 1 << 40, "kv_tensor_bytes": []}))
+    assert refused(argv, capsys).endswith(
+        "holds raw bytes, which --kv-dtype does not re-type, and its kv_bytes_per_slot = "
+        "2,199,023,255,552 is too large to be real (at most 1,099,511,627,776) once re-sized "
+        "from int8's 1-byte elements to bfloat16's 2; give the KV bytes in bfloat16 again, "
+        'with "kv_dtype": "bfloat16"\n')
 
 
 def test_a_config_without_a_length_is_counted_at_the_2048_vllm_assumes(tmp_path, capsys):

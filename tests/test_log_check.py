@@ -2341,5 +2341,11 @@ def test_raw_bytes_take_a_logs_kv_dtype_at_its_element_size():
                           kv_tensor_bytes=()), "float8_e4m3fn")
     huge = replace(llama, kv_bytes_per_slot=1 << 39, kv_tensor_bytes=())
     assert raw_kv_in(huge, "bfloat16")["kv_bytes_per_slot"] == 1 << 40  # MAX_ROW_BYTES
-    with pytest.raises(ValueError, match="^in float32, kv_bytes_per_slot = 2,199,023,255,552 "):
+    # said as the other reasons are, the re-sizing and the fix after the field (it read "in
+    # float32, kv_bytes_per_slot = ...", which the CLI and the page put after "its")
+    with pytest.raises(ValueError) as refused:
         raw_kv_in(huge, "float32")
+    assert str(refused.value) == (
+        "kv_bytes_per_slot = 2,199,023,255,552 is too large to be real (at most "
+        "1,099,511,627,776) once re-sized from int8's 1-byte elements to float32's 4; give the "
+        "KV bytes in float32 again")
