@@ -369,3 +369,22 @@ def test_a_drafters_kv_size_beside_the_models():
                      f"GB, not 788 B's {(tokens + 64) * 61 * 788 / 2**30:.2f}: the model's KV "
                      "line, where a drafter's pool logs its own after it in each rank, an MTP "
                      f"layer's ({tokens:,} + 64) x 708 B = {(tokens + 64) * 708 / 2**30:.2f} GB)")
+
+
+def test_readme_counts_the_b200_settings_sglang_check_runs(monkeypatch):
+    # bench/sglang_check.py's B200 rows (b200_rows): the README said 523, the count when
+    # DeepSeek-V3.2's told --kv-cache-dtype rows came (5e87ea3); the model KV dtype rows
+    # (float32 / float16, told none or bfloat16) made 559 and the learnable_sink config's 48
+    # (4 pages x 2 overlaps, told none with and without drafting, told each of 3 dtypes, and
+    # in float16) 607, and its list named neither
+    import importlib
+
+    monkeypatch.syspath_prepend(str(README.parent / "bench"))  # it imports engine_common
+    check = importlib.import_module("sglang_check")
+    rows = check.b200_rows()
+    assert sum(row[0] == check.SINKS for row in rows) == len(check.B200_PAGES) * 2 * 6 == 48
+    assert (f"`bench/sglang_check.py` runs {len(rows)} settings through SGLang's own "
+            "resolution as on a B200") in readme_text()
+    assert ("DeepSeek-V3.2 and GLM-5 in a model KV dtype of float32 or float16, told none or "
+            "bfloat16; DeepSeek-V3.2's config with `learnable_sink: true`, told each dtype and "
+            "in float16;") in readme_text()
