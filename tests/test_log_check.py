@@ -2324,9 +2324,12 @@ def test_raw_bytes_take_a_logs_kv_dtype_at_its_element_size():
                            kv_tensor_bytes=(788,), indexer_bytes_per_slot=132,
                            kernel_block_size=64, kv_dtype="int8")
     assert 656 + 132 == 788 and (512 + 64) * 2 + 132 == 1_284 != 2 * 788
-    with pytest.raises(ValueError) as refused:
-        raw_kv_in(indexed, "bfloat16")
-    assert str(refused.value) == (
+    def refusal(profile: CacheProfile, dtype: str) -> str:
+        with pytest.raises(ValueError) as refused:
+            raw_kv_in(profile, dtype)
+        return str(refused.value)
+
+    assert refusal(indexed, "bfloat16") == (
         "kv_bytes_per_slot 788 holds an indexer's keys (indexer_bytes_per_slot 132, fp8 "
         "whatever the KV dtype) and fp8_ds_mla scales, which bfloat16's element size does not "
         "scale; give the KV bytes in bfloat16 again")
@@ -2343,9 +2346,7 @@ def test_raw_bytes_take_a_logs_kv_dtype_at_its_element_size():
     assert raw_kv_in(huge, "bfloat16")["kv_bytes_per_slot"] == 1 << 40  # MAX_ROW_BYTES
     # said as the other reasons are, the re-sizing and the fix after the field (it read "in
     # float32, kv_bytes_per_slot = ...", which the CLI and the page put after "its")
-    with pytest.raises(ValueError) as refused:
-        raw_kv_in(huge, "float32")
-    assert str(refused.value) == (
+    assert refusal(huge, "float32") == (
         "kv_bytes_per_slot = 2,199,023,255,552 is too large to be real (at most "
         "1,099,511,627,776) once re-sized from int8's 1-byte elements to float32's 4; give the "
         "KV bytes in float32 again")
