@@ -769,12 +769,20 @@ def test_compare_check_log_exit_codes(tmp_path, capsys, monkeypatch):
         assert err.startswith(f"python -m flatkv: error: {said}")
 
 
-def assert_log_run_named(argv, flags, capsys):
+# what the note adds where it names --sglang-kv-cache-dtype bfloat16 for DeepSeek's sparse
+# attention without sinks: a config's learnable_sink, told none, logs the same
+SINKS_ALIKE = (" (or a run told none of the model's config.json with learnable_sink: true, "
+               "which SGLang keeps in bfloat16 there too and logs alike: give that config "
+               "instead if so)")
+
+
+def assert_log_run_named(argv, flags, capsys, tail=""):
     """``compare --check-log`` at ``argv`` exits 1 with its one note line naming ``flags``, the
-    flags of the log's own run that ``argv`` does not give (its lines differ for that alone)."""
+    flags of the log's own run that ``argv`` does not give (its lines differ for that alone),
+    and ``tail`` after them."""
     code, _, err = run(argv, capsys)
     assert code == 1 and (f"python -m flatkv: note: this log's run had {flags}: every figure "
-                          "differs at other settings, so check it again with those"
+                          f"differs at other settings, so check it again with those{tail}"
                           ) in err.splitlines()
 
 
@@ -1029,7 +1037,7 @@ def test_compare_check_log_names_sglangs_kv_cache_dtype_for_a_b200_log_told_bflo
                              for i, line in enumerate(lines)))
     b200 = ["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "B200 192GB",
             "--check-log", str(log)]
-    assert_log_run_named(b200, "--sglang-kv-cache-dtype bfloat16", capsys)
+    assert_log_run_named(b200, "--sglang-kv-cache-dtype bfloat16", capsys, tail=SINKS_ALIKE)
     code, out, err = run([*b200, "--sglang-kv-cache-dtype", "bfloat16"], capsys)
     assert code == 0 and "this log's run had" not in err
     assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
@@ -1153,6 +1161,32 @@ def test_sglang_blackwell_beside_an_export_with_learnable_sinks_says_bfloat16(ca
             "DeepSeek's sparse attention with learnable attention sinks (the config's "
             "learnable_sink) in bfloat16 on a Blackwell GPU as on a Hopper" in err.splitlines())
     assert "stored otherwise there" not in err
+
+
+def test_check_log_told_bfloat16_names_learnable_sinks_as_the_other_run_alike(capsys, tmp_path):
+    # A B200 log of DeepSeek-V3.2's config with learnable_sink true, told no --kv-cache-dtype:
+    # bfloat16, 40 GiB // (61 x 1,284) = 548,359 -> 548,352 tokens, KV size (548,352 + 64) x 61
+    # x 1,284 B = 40.00 GB. Checked at the preset on a Blackwell (auto: raw fp8, 994,432) the
+    # note said "this log's run had --sglang-kv-cache-dtype bfloat16", a flag the run never
+    # had: it now names the config's learnable_sink too, which logs the same lines; checked at
+    # the config itself every line agrees and nothing is offered
+    from test_hf_config import DEEPSEEK_V32_SINKS
+
+    assert (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
+    assert f"{(548_352 + 64) * 61 * 1_284 / 2**30:.2f}" == "40.00"
+    log = tmp_path / "sglang.log"
+    log.write_text("[2026-12-06 07:01:00 TP0] KV Cache is allocated. dtype: torch.bfloat16, "
+                   "#tokens: 548352, KV size: 40.00 GB\n")
+    assert_log_run_named(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                          "--sglang-blackwell", "--check-log", str(log)],
+                         "--sglang-kv-cache-dtype bfloat16", capsys, tail=SINKS_ALIKE)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(DEEPSEEK_V32_SINKS))
+    code, out, err = run(["compare", "--hf-config", str(config), "--budget", "40GiB",
+                          "--sglang-blackwell", "--check-log", str(log)], capsys)
+    assert code == 0 and "this log's run had" not in err
+    assert ("  same: KV Cache is allocated. dtype: torch.bfloat16, #tokens: 548352, KV size: "
+            "40.00 GB") in out.splitlines()
 
 
 def test_a_value_given_to_a_flag_that_takes_none_says_so(capsys):
