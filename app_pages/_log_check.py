@@ -289,5 +289,7 @@ def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine],
     else:
         st.info(f"{had}: the figures here are at other settings, so its lines differ for that "
                 "alone. Take its settings, then read the check again.", icon=":material/tune:")
+    if sink_alike := log_check.learnable_sink_alike(state().profile(), changes):
+        st.caption(f"Or {sink_alike}.")
     st.button("Use the log's settings", key="compare.log_settings", on_click=update,
               kwargs=changes, icon=":material/input:")

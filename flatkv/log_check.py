@@ -1094,6 +1094,20 @@ def sglang_kv_cache_dtype_settings(profile: CacheProfile,
     return {"sglang_kv_cache_dtype": options.sglang_kv_cache_dtype if acts else None}
 
 
+def learnable_sink_alike(profile: CacheProfile, changes: Mapping[str, object]) -> str:
+    """Where a log's run is said to have had SGLang's --kv-cache-dtype bfloat16 for DeepSeek's
+    sparse attention without learnable sinks, that a run told none of its config with
+    ``learnable_sink: true`` logs the same lines (SGLang keeps that in bfloat16 on a Blackwell
+    too: ``CacheProfile.learnable_sink``): a reader who told no --kv-cache-dtype has the other
+    cause. "" elsewhere. The CLI's note and Compare's offer say it alike."""
+    if (changes.get("sglang_kv_cache_dtype") != "bfloat16" or profile.learnable_sink
+            or profile.indexer_bytes_per_slot is None):
+        return ""
+    return ("a run told no --kv-cache-dtype of the model's config.json with learnable_sink: "
+            "true logs the same lines, as SGLang keeps that in bfloat16 there too: give that "
+            "config instead if so")
+
+
 # SGLang's options of its pages and their radix cache that a log's server_args gives, by their
 # StrategyOptions (and RunSettings, LoggedRun) names, each with the logged values offered: a
 # page a block of the pages takes, an interval of tokens, overlap scheduling on or off, a

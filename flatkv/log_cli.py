@@ -106,23 +106,11 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
             replaced.append("--vllm-blocks")
     if "sglang_attn_dp_size" in changes and getattr(args, "enable_dp_attention", False):
         replaced.append("--enable-dp-attention --dp-size")  # it sets D where --attn-dp-size is 1
+    sink_alike = log_check.learnable_sink_alike(profile, changes)
     flags = " ".join(_flag_of(name, value) for name, value in changes.items())
     instead = f" (in place of {' and '.join(replaced)})" if replaced else ""
     return (f"note: this log's run had {flags}{instead}: every figure differs at other "
-            f"settings, so check it again with those{_sink_alike(profile, changes)}",)
-
-
-def _sink_alike(profile: CacheProfile, changes: Mapping[str, object]) -> str:
-    """Where a log's run is said to have had --sglang-kv-cache-dtype bfloat16 for DeepSeek's
-    sparse attention without learnable sinks, that a run told none of its config with
-    ``learnable_sink: true`` logs the same lines (SGLang keeps that in bfloat16 on a Blackwell
-    too: ``CacheProfile.learnable_sink``): a reader who told no --kv-cache-dtype has the other
-    cause. "" elsewhere."""
-    if (changes.get("sglang_kv_cache_dtype") != "bfloat16" or profile.learnable_sink
-            or profile.indexer_bytes_per_slot is None):
-        return ""
-    return (" (or a run told none of the model's config.json with learnable_sink: true, which "
-            "SGLang keeps in bfloat16 there too and logs alike: give that config instead if so)")
+            f"settings, so check it again with those{f' (or {sink_alike})' if sink_alike else ''}",)
 
 
 def _flag_of(name: str, value: object) -> str:

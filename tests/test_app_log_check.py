@@ -643,9 +643,16 @@ def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
     from test_log_check import deepseek_v32_b200_bfloat16_lines
 
     assert 173_039_262_105 // (61 * 1_284) // 64 * 64 == 2_209_216
-    offer, agreed, taken = offer_taken(
-        {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"},
-        as_sglang_log(deepseek_v32_b200_bfloat16_lines(173_039_262_105)))
+    log = as_sglang_log(deepseek_v32_b200_bfloat16_lines(173_039_262_105))
+    # a run told none of a config with learnable_sink: true logs these lines too (SGLang keeps
+    # it in bfloat16 on a Blackwell): said under the offer, as the CLI's note says it
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"})
+    offers_after_pasting(at, log)
+    assert ("Or a run told no --kv-cache-dtype of the model's config.json with "
+            "learnable_sink: true logs the same lines, as SGLang keeps that in bfloat16 there "
+            "too: give that config instead if so.") in [
+        c.value for c in at.caption]
+    offer, agreed, taken = offer_taken({"model": "DeepSeek-V3.2", "gpu": "B200 192GB"}, log)
     assert offer == ("This log's run had SGLang's --kv-cache-dtype bfloat16: the figures here "
                      "are at other settings, so its lines differ for that alone. Take its "
                      "settings, then read the check again.")

@@ -771,9 +771,9 @@ def test_compare_check_log_exit_codes(tmp_path, capsys, monkeypatch):
 
 # what the note adds where it names --sglang-kv-cache-dtype bfloat16 for DeepSeek's sparse
 # attention without sinks: a config's learnable_sink, told none, logs the same
-SINKS_ALIKE = (" (or a run told none of the model's config.json with learnable_sink: true, "
-               "which SGLang keeps in bfloat16 there too and logs alike: give that config "
-               "instead if so)")
+SINKS_ALIKE = (" (or a run told no --kv-cache-dtype of the model's config.json with "
+               "learnable_sink: true logs the same lines, as SGLang keeps that in bfloat16 "
+               "there too: give that config instead if so)")
 
 
 def assert_log_run_named(argv, flags, capsys, tail=""):
