@@ -236,6 +236,10 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                       f"{tokens_text(context)}", key="layout.fit", type="tertiary",
                       on_click=update, kwargs={"requests": pages.max_requests},
                       icon=":material/fit_screen:")
+        elif pages.longest_context:  # not even one request: the context that takes one
+            st.button(f"Use the longest context that fits ({pages.longest_context:,} tokens)",
+                      key="layout.longest", type="tertiary", on_click=update,
+                      kwargs={"context": pages.longest_context}, icon=":material/fit_screen:")
         return
     st.caption(msg)
     # the whole pool or its first ids, said which: "First 1,273 page ids" over a pool of 1,273

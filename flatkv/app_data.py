@@ -41,6 +41,7 @@ from flatkv.strategies.vllm_log import format_gib, mamba_padding_percent
 from flatkv.strategy_notes import STRATEGY_TITLES, title_of
 from flatkv.units import (
     MAX_BYTES,
+    MAX_TOKENS,
     concurrency_text,
     concurrency_value,
     count_text,
@@ -55,6 +56,7 @@ from flatkv.workload import (
     Workload,
     covers,
     group_pages,
+    longest_context,
     max_requests,
     pool_from_plan,
 )
@@ -510,6 +512,9 @@ class PageMap:
     fits: bool
     # requests of this context the pool holds when the workload does not fit; None when it does
     max_requests: int | None
+    # where not even one request fits: the longest context one request fits at (at most the
+    # context field's largest; 0 if none), which the page offers; None otherwise
+    longest_context: int | None = None
 
 
 def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, int, str]]:
@@ -541,7 +546,10 @@ def page_assignment(
     most = None if fits else max_requests(pool, context_tokens=context,
                                           scheduled_tokens=scheduled_tokens,
                                           speculative_tokens=speculative_tokens)
-    return PageMap(pool.num_units, tuple(owners), per_group, fits, most)
+    longest = None if most != 0 else longest_context(
+        pool, limit=MAX_TOKENS, scheduled_tokens=scheduled_tokens,
+        speculative_tokens=speculative_tokens)
+    return PageMap(pool.num_units, tuple(owners), per_group, fits, most, longest)
 
 
 @dataclass(frozen=True)

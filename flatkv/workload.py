@@ -251,6 +251,29 @@ def max_requests(
     return largest_fitting(fits, pool.num_units * max(g.pages_per_unit for g in pool.groups) + 1)
 
 
+def longest_context(
+    pool: PagePool | FlatMemoryPlan | StrategyResult, *, limit: int,
+    scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS, margin: int = 0,
+    speculative_tokens: int = 0,
+) -> int:
+    """Largest L in [1, ``limit``] such that one request of L tokens fits in ``pool`` (0 if
+    one of a single token does not): what a context that does not fit even one request can be
+    lowered to, by the rule of ``covers``. Pages needed never shrink as L grows, so bisection
+    over L is exact; ``limit`` bounds it, as a pool without a full-history group holds one
+    request of any length once its window is reached."""
+    pool = as_pool(pool)
+    check_int("limit", limit, minimum=1)
+
+    def fits(n: int) -> bool:  # n + 1 tokens: largest_fitting counts from 0
+        return covers(pool, Workload(1, n + 1, scheduled_tokens, margin, speculative_tokens))
+
+    if not fits(0):
+        return 0
+    if fits(limit - 1):
+        return limit
+    return 1 + largest_fitting(fits, limit - 1)
+
+
 def largest_fitting(fits: Callable[[int], bool], too_many: int) -> int:
     """The largest n in [0, too_many) with fits(n), for a monotone ``fits`` with fits(0) true
     and fits(too_many) false: bisection, about log2(too_many) calls, exact on huge pools."""

@@ -653,6 +653,33 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
     assert not typed.info and [shown(w) for w in typed.warning] == [info]
 
 
+def test_a_context_that_fits_no_request_offers_the_longest_that_does():
+    # Llama-4-Scout's own 10,485,760 tokens on an H100 (24,467 blocks at P 16): one request
+    # needs ceil(10,485,760 / 16) + 2 = 655,362 full pages, so no map, only "lower the context
+    # length". The button sets the longest that fits, 23,439 x 16 = 375,024 tokens (by hand in
+    # tests/test_workload.py): 1,026 chunked + 23,441 full pages = the whole pool
+    at = open_app("app_pages/layout.py", {"model": "Llama-4-Scout-17B-16E"})
+    assert_clean(at)
+    refusal = "One request of 10,485,760 tokens does not fit in this budget: lower the context"
+    assert [i for i in at.info if shown(i).startswith(refusal)]
+    assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
+    button = at.button(key="layout.longest")
+    assert button.label == "Use the longest context that fits (375,024 tokens)"
+    button.click().run()
+    assert_clean(at)
+    assert at.query_params["ctx"] == "375024" and not at.warning
+    assert not [i for i in at.info if "does not fit" in shown(i)]
+    # the default 4 requests cut to the 1 that fits, its pages the whole pool
+    assert "chunked attention: 1,026, full attention: 23,441; 24,467 page ids in the pool" in \
+        caption_starting(at, "The map draws 1 live request of 375,024 tokens, not the default 4")
+    assert [c for c in at.get("plotly_chart") if "of 24,467 page ids" in c.proto.spec]
+    # a context that fits, or one that fits fewer requests than typed: no such button
+    assert not [b for b in at.button if b.key == "layout.longest"]
+    four = open_app("app_pages/layout.py", {"req": "4"})  # Qwen3-Next: 1 request fits
+    assert [b for b in four.button if b.key == "layout.fit"]
+    assert not [b for b in four.button if b.key == "layout.longest"]
+
+
 def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     # Qwen3-Next at its own 262,144 tokens on an H100 (71.68 GiB, P 544): 4 requests with their
     # state snapshots need more page ids than the pool has, 1 fits. Until a number is typed the

@@ -12,6 +12,7 @@ from flatkv.workload import (
     Workload,
     covers,
     group_pages,
+    longest_context,
     max_requests,
     pages_needed,
     units_needed,
@@ -128,6 +129,56 @@ def test_max_requests_is_the_largest_fit(units, p, ctx, margin, k, drafted):
     if r > 0:
         assert covers(pool, Workload(r, ctx, margin=margin, speculative_tokens=drafted))
     assert not covers(pool, Workload(r + 1, ctx, margin=margin, speculative_tokens=drafted))
+
+
+def test_longest_context_by_hand_for_llama4_scout():
+    # Llama-4-Scout-17B-16E in the default budget (H100 80GB x 0.9 = 76,968,728,985 B), packed
+    # slabs at P 16: 48 layers x 16 tokens x 4,096 B (8 KV heads x 128 x 2 (K, V) x 2 B) =
+    # 3,145,728 B a block, 76,968,728,985 // 3,145,728 = 24,467 blocks; 36 chunked layers
+    # (chunk 8,192) and 12 full ones. One request of its own 10,485,760 tokens needs 655,362
+    # full pages alone: the Layout page's dead end. One request of L tokens, S = 8,192:
+    # chunked ceil(min(8,191, L) / 16) + ceil(min(8,192, L) / 16) + 1 + 1 = 512 + 512 + 2 =
+    # 1,026 (L >= 8,192); full ceil(L / 16) + 1 + 1. Fits while ceil(L / 16) <= 24,467 -
+    # 1,026 - 2 = 23,439: L <= 23,439 x 16 = 375,024
+    assert (76_968_728_985 // (48 * 16 * 4096), 24_467 - 1026 - 2) == (24_467, 23_439)
+    pool = PagePool(24_467, 16, [PoolGroup(CHUNKED, CHUNKED, 36), PoolGroup(FULL, FULL, 12)],
+                    attention_chunk_size=8192)
+    assert not covers(pool, Workload(1, 10_485_760))
+    n = longest_context(pool, limit=2**40)
+    assert n == 23_439 * 16 == 375_024
+    assert group_pages(pool, Workload(1, n)) == {CHUNKED: 1026, FULL: 23_441}
+    assert covers(pool, Workload(1, n)) and not covers(pool, Workload(1, n + 1))
+
+
+def test_longest_context_at_its_edges():
+    # no full-history group: one request of L needs ceil(min(127, L) / 16) + ceil(min(8,192,
+    # L) / 16) + 2 pages, at most 8 + 512 + 2 = 522; 600 units hold one of any length (the
+    # limit), 100 one up to 8 + ceil(L / 16) + 2 <= 100: L <= 90 x 16 = 1,440
+    def sliding(units):
+        return PagePool(units, 16, [PoolGroup(SLIDING, SLIDING, 1)], sliding_window=128)
+
+    assert longest_context(sliding(600), limit=2**40) == 2**40
+    assert longest_context(sliding(100), limit=2**40) == 90 * 16 == 1440
+    # one page id: not even a request of 1 token (its page and the dummy page)
+    assert longest_context(pool_of(1), limit=2**40) == 0
+    # a full group alone at P 16, 10 units: ceil(L / 16) + 2 <= 10 while L <= 128; the limit
+    # below that caps it
+    full = PagePool(10, 16, [PoolGroup(FULL, FULL, 1)])
+    assert longest_context(full, limit=2**40) == 128
+    assert (longest_context(full, limit=128), longest_context(full, limit=100)) == (128, 100)
+    assert longest_context(full, limit=1) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(units=st.integers(0, 5_000), p=st.integers(1, 600), margin=st.integers(0, 5),
+       drafted=st.integers(0, 4))
+def test_longest_context_is_the_largest_fit(units, p, margin, drafted):
+    pool = PagePool(units, p, [PoolGroup(FULL, FULL, 1), PoolGroup(SLIDING, SLIDING, 1),
+                               PoolGroup(LINEAR, LINEAR, 1)], 128)
+    n = longest_context(pool, limit=10**9, margin=margin, speculative_tokens=drafted)
+    if n > 0:
+        assert covers(pool, Workload(1, n, margin=margin, speculative_tokens=drafted))
+    assert not covers(pool, Workload(1, n + 1, margin=margin, speculative_tokens=drafted))
 
 
 @pytest.mark.parametrize(
