@@ -70,6 +70,15 @@ def cached_least_budget(profile: CacheProfile, strategy: str, requests: int, con
 
 @st.cache_data(max_entries=64, show_spinner=False,
                hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
+def cached_longest_context(profile: CacheProfile, strategy: str, budget: int, below: int,
+                           options: StrategyOptions) -> int:
+    """The Budget page's longest context that holds one request: a bisection of many runs."""
+    return sizing.longest_context_held(strategy, profile, budget_bytes=budget, below=below,
+                                       options=options)
+
+
+@st.cache_data(max_entries=64, show_spinner=False,
+               hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
 def cached_context_curves(profile: CacheProfile, budget: int, contexts: tuple[int, ...],
                           options: StrategyOptions) -> sizing.ContextCurves:
     """Compare's concurrency over context lengths: a run of every layout a length."""

@@ -192,6 +192,16 @@ def context_note() -> None:
                   on_click=update, kwargs={"context": None}, icon=":material/straighten:")
 
 
+def longest_context_button(longest: int | None, key: str) -> None:
+    """Under a context that not even one request fits, the ``longest`` that does (by the
+    page's own count; none where no length fits) a click away: the page's dead end otherwise
+    (Llama-4-Scout's own 10,485,760 tokens on one H100)."""
+    if longest:
+        st.button(f"Use the longest context that fits ({longest:,} tokens)", key=key,
+                  type="tertiary", on_click=update, kwargs={"context": longest},
+                  icon=":material/fit_screen:")
+
+
 # Engine options that are on / off toggles: field -> label. Labels short: a third of the page
 # at 1000 px cut "Hybrid KV cache manager" and "Async scheduling".
 _TOGGLE_WIDGETS = {

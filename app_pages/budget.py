@@ -10,6 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 from app_pages._figures import (
     cached_curves,
     cached_least_budget,
+    cached_longest_context,
     current_analysis,
     current_strategies,
     speculative_note,
@@ -22,6 +23,7 @@ from app_pages._widgets import (
     engine_options,
     hold_default_note,
     hold_requests_widget,
+    longest_context_button,
     model_note,
 )
 from flatkv import app_data, charts, sizing, strategy_notes
@@ -173,6 +175,13 @@ def budget_chart(s: AppState, r: StrategyResult, b: Budget, strategy: str, need:
     return swept, legend_lines, right
 
 
+def longest_context_offer(s: AppState, strategy: str, b: Budget, context: int) -> None:
+    """Where the layout holds not even one request of the context: the longest context that
+    one request fits in this budget, by the concurrency the page shows, a click away."""
+    longest_context_button(cached_longest_context(s.profile(), strategy, b.cache_bytes, context,
+                                                  s.strategy_options()), "budget.longest")
+
+
 st.title("Budget")
 with user_errors():
     s = state()
@@ -218,6 +227,9 @@ with user_errors():
                                                         WHOSE_LAYOUT))
             raise PageDone
         st.error(strategy_notes.why_not_text(r))
+        # one request of the context outgrows this budget (vLLM refuses to start): the
+        # longest one it holds, if any
+        longest_context_offer(s, strategy, b, context)
         budget_chart(s, r, b, strategy, need, requests, alone=True)  # where it comes to start
         raise PageDone
     c = metric_row("figures")
@@ -250,6 +262,7 @@ with user_errors():
     requests, need = budget_to_hold(s, r, b, strategy, context)
     if note := strategy_notes.short_of_one_request_text([r], context):
         st.caption(note)
+        longest_context_offer(s, strategy, b, context)
     if note := strategy_notes.mode_fallback_text(r, s.profile()):
         st.caption(note)
     if "prefill_checkpoint_blocks" in acting and (note := strategy_notes.prefill_checkpoint_text(

@@ -8,7 +8,13 @@ import streamlit as st
 from app_pages._figures import current_analysis, current_strategies, plan_caption, speculative_note
 from app_pages._frame import CACHE_BUDGET, NOT_APPLICABLE, chart, metric_row, table
 from app_pages._session import ERRORS_KEY, bind, state, update, user_errors
-from app_pages._widgets import context_note, context_widget, engine_widget, state_group_note
+from app_pages._widgets import (
+    context_note,
+    context_widget,
+    engine_widget,
+    longest_context_button,
+    state_group_note,
+)
 from flatkv import app_data, charts, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_model import counted_kind
@@ -236,10 +242,8 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                       f"{tokens_text(context)}", key="layout.fit", type="tertiary",
                       on_click=update, kwargs={"requests": pages.max_requests},
                       icon=":material/fit_screen:")
-        elif pages.longest_context:  # not even one request: the context that takes one
-            st.button(f"Use the longest context that fits ({pages.longest_context:,} tokens)",
-                      key="layout.longest", type="tertiary", on_click=update,
-                      kwargs={"context": pages.longest_context}, icon=":material/fit_screen:")
+        else:  # not even one request: the context that takes one
+            longest_context_button(pages.longest_context, "layout.longest")
         return
     st.caption(msg)
     # the whole pool or its first ids, said which: "First 1,273 page ids" over a pool of 1,273

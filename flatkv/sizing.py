@@ -49,6 +49,29 @@ def plans_at_some_budget(strategy: str, profile: CacheProfile,
                         options=options).applies
 
 
+def holds_requests(r: StrategyResult, requests: int) -> bool:
+    """Whether a layout's result holds ``requests`` requests at once, as Budget and Compare
+    count them: it applies and its concurrency is at least that."""
+    return r.applies and r.concurrency is not None and r.concurrency >= requests
+
+
+def longest_context_held(strategy: str, profile: CacheProfile, *, budget_bytes: int,
+                         below: int, options: StrategyOptions | None = None) -> int:
+    """The longest context under ``below`` tokens at which ``strategy`` holds one request at
+    ``budget_bytes`` (``holds_requests``), 0 if none: what a context that not even one request
+    fits can be lowered to. A request's pages never shrink as its context grows, so the
+    concurrency only falls and bisection over the lengths is exact (about log2(below) runs)."""
+    check_int("below", below, minimum=1, maximum=MAX_TOKENS + 1)
+
+    def fits(n: int) -> bool:  # n + 1 tokens: largest_fitting counts from 0
+        return holds_requests(run_strategy(strategy, profile, budget_bytes=budget_bytes,
+                                           context_tokens=n + 1, options=options), 1)
+
+    if below == 1 or not fits(0):
+        return 0
+    return 1 + largest_fitting(fits, below - 1)
+
+
 def least_budget_for_requests(
     strategy: str, profile: CacheProfile, *, requests: int, context_tokens: int,
     options: StrategyOptions | None = None,
@@ -64,7 +87,7 @@ def least_budget_for_requests(
                             context_tokens=context_tokens, options=options)
 
     def enough(r: StrategyResult) -> bool:
-        return r.applies and r.concurrency is not None and r.concurrency >= requests
+        return holds_requests(r, requests)
 
     def holds(budget: int) -> bool:
         if not enough(r := run(budget)):

@@ -436,6 +436,38 @@ def test_budget_says_when_not_one_request_fits():
     assert {mm.label: mm.help for mm in at.metric}["Blocks"].endswith("P = 544")
     assert f"{1455 / (-(-10**6 // 544) + 1):.2f}" == "0.79"
     assert metrics(at)["Concurrency at 1,000,000 tokens"] == "0.79"
+    # one request fits while ceil(L / 544) + 1 <= 1,455: L <= 1,454 x 544 = 790,976
+    assert at.button(key="budget.longest").label == (
+        f"Use the longest context that fits ({1454 * 544:,} tokens)")
+
+
+def test_a_context_no_request_fits_offers_the_longest_that_does():
+    # Llama-4-Scout's own 10,485,760 tokens on the default H100: 0.04 of a request. The button
+    # under the note sets the longest context one request fits by Budget's concurrency, 23,443
+    # x 16 = 375,088 tokens (24,467 page ids over 1,024 chunked + ceil(L / 16) full a request:
+    # by hand in tests/test_sizing.py)
+    at = open_app("app_pages/budget.py", {"model": "Llama-4-Scout-17B-16E"})
+    assert_clean(at)
+    assert metrics(at)["Concurrency at 10,485,760 tokens"] == "0.04"
+    assert [c for c in at.caption if c.value.startswith("Not even one request of 10,485,760")]
+    button = at.button(key="budget.longest")
+    assert button.label == "Use the longest context that fits (375,088 tokens)"
+    button.click().run()
+    assert_clean(at)
+    assert at.query_params["ctx"] == "375088"
+    # 24,467 / (1,024 + 23,443) = 1 request exactly, and no note nor button past it
+    assert metrics(at)["Concurrency at 375,088 tokens"] == "1.00"
+    assert not [c for c in at.caption if c.value.startswith("Not even one request")]
+    assert not [b for b in at.button if b.key == "budget.longest"]
+    # vLLM refuses to start at 10,485,760 tokens: the same button under its refusal, to the
+    # length at which its concurrency reaches one request
+    vllm = open_app("app_pages/budget.py", {"model": "Llama-4-Scout-17B-16E", "b_layout": "vllm"})
+    assert [e for e in vllm.error if "refuses to start" in e.value]
+    vllm.button(key="budget.longest").click().run()
+    assert_clean(vllm)
+    assert float(metrics(vllm)[f"Concurrency at {int(vllm.query_params['ctx']):,} tokens"]) >= 1
+    # a context that one request fits: no button
+    assert not [b for b in open_app("app_pages/budget.py").button if b.key == "budget.longest"]
 
 
 def test_budget_gives_the_least_budget_and_gpu_for_the_requests_to_hold():

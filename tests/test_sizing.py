@@ -19,6 +19,7 @@ from flatkv.sizing import (
     context_candidates,
     context_curves,
     least_budget_for_requests,
+    longest_context_held,
 )
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
 from flatkv.strategies.sglang import budget_of_next_slot
@@ -310,3 +311,32 @@ def test_concurrency_over_context_lengths_by_hand():
     assert 55_679_338_086 // 1_114_112 // 12 == 4164
     assert vllm.concurrency["vllm"] == [Fraction(4164, 3 + 2), Fraction(4164, 3 + 482)]
     assert [round(4164 / 5, 2), round(4164 / 485, 2)] == [832.8, 8.59]
+
+
+def test_longest_context_held_by_hand_for_llama4_scout():
+    # Budget's dead end: Llama-4-Scout's own 10,485,760 tokens in the default budget, H100
+    # 80GB x 0.9 = 85,520,809,984 x 0.9 -> 76,968,728,985 B. Packed slabs at P 16: 48 rows of
+    # 16 x 4,096 B = 3,145,728 B a page id, 24,467 of them. Budget's concurrency: page ids
+    # over a request's, ceil(min(8,192 + 8,192, L) / 16) = 1,024 chunked + ceil(L / 16) full;
+    # one request held while 1,024 + ceil(L / 16) <= 24,467: ceil(L / 16) <= 23,443, L <=
+    # 23,443 x 16 = 375,088 (Layout's workload, which charges the step once and a dummy page
+    # a group, fits 375,024: tests/test_workload.py)
+    budget, scout = 76_968_728_985, llama4_scout()
+    assert (budget // (48 * 16 * 4096), 24_467 - 1024) == (24_467, 23_443)
+    longest = longest_context_held("flat", scout, budget_bytes=budget, below=10_485_760)
+    assert longest == 23_443 * 16 == 375_088
+    assert holds("flat", scout, budget, 1, longest)
+    assert not holds("flat", scout, budget, 1, longest + 1)
+    # every layout's answer holds one request and one token more does not (vLLM's refusal to
+    # start at 10,485,760 tokens included)
+    for strategy in ("vllm", "sglang", "per-component"):
+        n = longest_context_held(strategy, scout, budget_bytes=budget, below=10_485_760)
+        assert n > 0 and holds(strategy, scout, budget, 1, n)
+        assert not holds(strategy, scout, budget, 1, n + 1)
+    # at most ``below`` - 1: a shorter context than the answer is its own; none below 1 token
+    assert longest_context_held("flat", scout, budget_bytes=budget, below=1000) == 999
+    assert longest_context_held("flat", scout, budget_bytes=budget, below=1) == 0
+    # a budget of one page id holds no request of any length (2 groups, a page id each)
+    assert longest_context_held("flat", scout, budget_bytes=3_145_728, below=10) == 0
+    with pytest.raises(ValueError, match="below"):
+        longest_context_held("flat", scout, budget_bytes=budget, below=0)
