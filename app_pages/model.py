@@ -11,7 +11,7 @@ from dataclasses import replace
 import streamlit as st
 
 from app_pages._figures import TP_REFUSED, refuse_draft, tp_refusal, use_spec
-from app_pages._frame import chart, metric_row, table
+from app_pages._frame import EXPANDER_COLUMN_PX, MAIN_COLUMN_PX, chart, metric_row, table
 from app_pages._session import (
     show_value,
     state,
@@ -594,6 +594,9 @@ KIND_HELPS = {"KV B per token": "KV B per token: the bytes a layer of this kind 
               "per TP rank",
               "state B per layer": "state B per layer: the constant state (conv + ssm, or the "
               "recurrent state) a layer of this kind keeps a request, per TP rank"}
+# The per-layer table's headers on screen, in the kinds table's words: in full its six columns
+# took 590 px of the expander's 504 at 1000 px (MiniMax-M1), and its state bytes were cut
+LAYER_LABELS = {"cache layer": "layer", "bytes per token": "KV B/token", "state bytes": "state B"}
 # FlatKV's field names (the Model JSON's and the editor's), not config.json's: "config field"
 # beside k_heads read as a key to look up in the config (Qwen3-Next's is linear_num_key_heads)
 GEOMETRY_FIELD = "field"
@@ -663,24 +666,24 @@ def summary() -> None:
     if note := app_model.windowed_kv_note(profile):
         st.caption(note)
     st.caption(app_model.summary_caption(profile, spec, s.context))
-    # the kind last (its name says it for most): at 1000 px the figures and state shapes then
-    # fit the 540 px of table (Jamba-1.5-Mini's ssm shape began past its edge)
-    kind_rows = app_model.spec_kind_rows(spec) if spec is not None else kinds
-    table([{k: v for k, v in row.items() if k != "kind"} | {"kind": row["kind"]}
-           if "kind" in row else row for row in kind_rows], labels=KIND_LABELS, helps=KIND_HELPS)
+    # a model with state in two tables at 1000 px, each led by the kind's name: what the kinds
+    # are with their KV bytes, then their state bytes and shapes (in one, Nemotron-H-8B's
+    # seven columns took 657 px of the 540 and MiniMax-M1's kind was cut to "kinc")
+    table(app_model.spec_kind_rows(spec) if spec is not None else kinds, labels=KIND_LABELS,
+          helps=KIND_HELPS, fit_px=MAIN_COLUMN_PX)
     for note in spec.kv_bytes_notes() if spec is not None else ():
         st.caption(literal(note))
     if spec is not None:
         st.caption("Heads, dims and state shapes, whole model, by the Model JSON's field names "
                    "(the bytes above are per TP rank):")
-        table(geometry_by_field(app_model.spec_geometry_rows(spec)))
+        table(geometry_by_field(app_model.spec_geometry_rows(spec)), fit_px=MAIN_COLUMN_PX)
     if spec is not None and (note := spec.replication_note()):
         st.caption(note)
     layers = app_model.layer_rows(profile, spec.layer_names if spec is not None else None)
     chart(charts.layer_strip(layers, title="Cache layers in model order"), key="model.strip",
           file_name="layers.html")
     with st.expander(f"Per-layer table ({len(layers)} cache layers)"):
-        table(layers, height=300)
+        table(layers, height=300, labels=LAYER_LABELS, fit_px=EXPANDER_COLUMN_PX)
     data = spec.to_dict() if spec is not None else profile_to_dict(profile)
     st.download_button(
         "Model as JSON", data=json.dumps(data, indent=2),

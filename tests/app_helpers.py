@@ -107,13 +107,20 @@ def category_tables(at: AppTest) -> list:
     return [d for d in at.dataframe if d.value.columns[0] == "category (bytes)"]
 
 
+def joined_tables(at: AppTest, first: str):
+    """The tables of the page led by the column ``first`` as one, indexed by it: a table wider
+    than its place at 1000 px is drawn as a few, each its first column and a run of the others
+    (``_frame.column_runs``)."""
+    import pandas as pd
+
+    return pd.concat([d.value.set_index(first) for d in at.dataframe
+                      if d.value.columns[0] == first], axis=1)
+
+
 def bytes_by_category(at: AppTest):
     """Compare's bytes by category in one table, indexed by category, the layouts under their
     short names as the tables head them."""
-    import pandas as pd
-
-    return pd.concat([d.value.set_index("category (bytes)") for d in category_tables(at)],
-                     axis=1)
+    return joined_tables(at, "category (bytes)")
 
 
 def vllm_row(at: AppTest):

@@ -16,6 +16,8 @@ from app_helpers import (
     QWEN35_LINK,
     assert_clean,
     caption_starting,
+    column_widths,
+    joined_tables,
     metrics,
     open_app,
     open_falcon_mamba_config,
@@ -680,7 +682,7 @@ def test_model_page_builds_a_lightning_attention_hybrid_by_hand():
     # MiniMax-style: the "lightning" kind keeps an ssm state only, (heads, head_dim, head_dim)
     at = built_by_hand(("full attention", "lightning"), "(7*lightning,full)*2")
     assert at.number_input(key="spec.lightning.heads").value == 64  # the template's
-    kinds = at.dataframe[0].value.set_index("name")
+    kinds = joined_tables(at, "name")
     # (64, 128, 128) x 2 B = 2,097,152 B a layer; no conv tensor, so no conv column
     assert kinds.loc["lightning", "state B per layer"] == 64 * 128 * 128 * 2
     assert kinds.loc["lightning", "ssm shape"] == "64 x 128 x 128"
@@ -731,7 +733,7 @@ def test_model_page_builds_a_hybrid_from_scratch():
     at.selectbox(key="spec.ssm_dtype").set_value("float32").run()
     assert_clean(at)
     assert metrics(at)["Cache layers, all kinds"] == "4 layers"
-    kinds = at.dataframe[0].value.set_index("name")
+    kinds = joined_tables(at, "name")
     # the pattern (mamba2,full)*2 gives each kind 2 of the 4 layers
     assert (kinds.loc["mamba2", "layers"], kinds.loc["full", "layers"]) == (2, 2)
     # full: 8 KV heads x (128 + 128) x 2 B (bf16) = 4,096 B per token
@@ -746,17 +748,17 @@ def test_model_page_builds_a_hybrid_from_scratch():
     # names (n_heads, kv_heads), which config.json does not use, said so
     assert ("Heads, dims and state shapes, whole model, by the Model JSON's field names (the "
             "bytes above are per TP rank):") in [c.value for c in at.caption]
-    geometry = at.dataframe[1].value.set_index("field")
+    geometry = joined_tables(at, "field")
     assert (geometry.loc["n_heads", "mamba2"], geometry.loc["kv_heads", "full"]) == (8, 8)
     assert pd.isna(geometry.loc["n_heads", "full"])  # no such field: a gap, shown as a dash
-    layers = at.dataframe[2].value
+    layers = joined_tables(at, "cache layer")
     assert list(layers["kind"]) == ["mamba2", "full", "mamba2", "full"]
     assert list(layers["bytes per token"]) == [0, 4096, 0, 4096]
     assert list(layers["state bytes"]) == [36032, 0, 36032, 0]
     assert at.query_params["model"] == "spec"
     again = open_app("app_pages/model.py", dict(at.query_params))  # the link holds the model
     assert_clean(again)
-    assert list(again.dataframe[2].value["state bytes"]) == [36032, 0, 36032, 0]
+    assert list(joined_tables(again, "cache layer")["state bytes"]) == [36032, 0, 36032, 0]
     # a taken or bad kind name is refused with the reason; the draft stays
     at.text_input(key="spec.new.name").set_value("2bad")
     at.button(key="spec.add").click().run()
@@ -777,7 +779,7 @@ def test_model_page_builds_a_hybrid_from_scratch():
     assert_clean(at)
     assert at.text_input(key="spec.pattern").value == "2*mamba2"
     assert metrics(at)["Cache layers, all kinds"] == "2 layers"
-    assert list(at.dataframe[2].value["state bytes"]) == [36032, 36032]
+    assert list(joined_tables(at, "cache layer")["state bytes"]) == [36032, 36032]
 
 
 # a config.json whose 12 heads (KV and query) split over TP 1, 2, 3, 4, 6 and 12 only
@@ -1171,7 +1173,7 @@ def test_a_raw_mla_model_names_its_layers_as_its_counts_do():
         strip = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
                  if "Cache layers in model order" in c.proto.spec]
         assert [t["name"] for t in strip[0]["data"]] == [kind]
-        (per_layer,) = [d.value for d in at.dataframe if "cache layer" in d.value.columns]
+        per_layer = joined_tables(at, "cache layer")
         assert set(per_layer["kind"]) == {kind} and len(per_layer) == 61
 
 
@@ -1204,38 +1206,77 @@ def test_an_mla_model_keeps_its_kernel_block_size_as_raw_bytes():
 
 
 def test_models_tables_fit_the_page_at_1000_px():
-    """Jamba-1.5-Mini's cache-layer table ran past the 540 px of table at 1000 px (its conv and
-    ssm shapes cut), and its config figures, a column a field, past it too. The kind goes
-    last, two headers are short on screen (the data keeps their names), and the config's
-    figures stand a row a field, a column a kind."""
+    """At 1000 px the main column is 540 px of table and an expander's 504. The cache-layer
+    table of a model with state took 593 to 657 px (MiniMax-M1's kind cut to "kinc",
+    Nemotron-H-8B's seven columns 657) and the per-layer table 583 to 590 px in its expander.
+    Now the kinds table of a model with state stands as two, each led by the kind's name (what
+    the kinds are with their KV bytes; their state bytes and shapes), a few headers are short
+    on screen (the data keeps their names), and every table of every preset (and a raw MLA
+    model's, its kind "full attention (MLA)") ends inside its column, every figure still on
+    the page."""
+    from app_pages._frame import EXPANDER_COLUMN_PX, MAIN_COLUMN_PX
+    from flatkv.app_model import model_names, preset_spec, spec_kind_rows
+
+    raw_mla = {"model": "custom", "layers": "full*61", "kv": "576", "kv_split": "576"}
+    for link in [{"model": name} for name in model_names()] + [raw_mla]:
+        at = open_app("app_pages/model.py", link)
+        assert_clean(at)
+        folded = {id(d) for e in at.expander for d in e.dataframe}
+        for frame in at.dataframe:
+            fit = EXPANDER_COLUMN_PX if id(frame) in folded else MAIN_COLUMN_PX
+            assert sum(column_widths(frame).values()) <= fit, (link, column_widths(frame))
+        if link is raw_mla:
+            continue
+        # every kind's figures, joined from its tables, as the spec gives them
+        rows = spec_kind_rows(preset_spec(link["model"]))
+        kinds = joined_tables(at, "name")
+        assert list(kinds.columns) == [c for c in rows[0] if c != "name"], link
+        assert [[None if pd.isna(v) else v for v in kinds.loc[r["name"]]] for r in rows] == [
+            [v for c, v in r.items() if c != "name"] for r in rows], link
     at = open_app(None, {"model": "Jamba-1.5-Mini"})
-    assert_clean(at)
-    kinds = at.dataframe[0]
-    assert list(kinds.value.columns) == ["name", "layers", "KV B per token",
-                                         "state B per layer", "conv shape", "ssm shape", "kind"]
-    config = json.loads(kinds.proto.columns)
+    first, state_tables = (d for d in at.dataframe if d.value.columns[0] == "name")
+    assert list(first.value.columns) == ["name", "kind", "layers", "KV B per token"]
+    assert list(state_tables.value.columns) == ["name", "state B per layer", "conv shape",
+                                                "ssm shape"]
+    config = json.loads(first.proto.columns) | json.loads(state_tables.proto.columns)
     assert [config[c]["label"] for c in ("KV B per token", "state B per layer", "conv shape",
                                          "ssm shape")] == ["KV B/token", "state B/layer",
                                                            "conv", "ssm"]
     # int(characters x 6.8) + 24 a column, by the longer of header and cells, and 18 for a
-    # tooltip's icon: name 64 ("mamba1"), layers 64, "KV B/token" 92 + 18, "state B/layer"
-    # 112 + 18 (their tooltips say what the short headers leave out), "conv" 78 (cells
-    # "8192 x 3"), "ssm" 85 ("8192 x 16"): 531 px, in the 540 px of table
-    widths = [config[c]["width"] for c in ("name", "layers", "KV B per token",
-                                           "state B per layer", "conv shape", "ssm shape")]
-    assert widths == [64, 64, 110, 130, 78, 85] and sum(widths) == 531
+    # tooltip's icon: name 64 ("mamba1"), kind 85 ("attention"), layers 64, "KV B/token"
+    # 92 + 18; then name 64, "state B/layer" 112 + 18 (the tooltips say what the short headers
+    # leave out), "conv" 78 (cells "8192 x 3"), "ssm" 85 ("8192 x 16"): 323 and 357 px of 540,
+    # where one table took 616
+    assert list(column_widths(first).values()) == [64, 85, 64, 110]
+    assert list(column_widths(state_tables).values()) == [64, 130, 78, 85]
     assert config["KV B per token"]["help"].startswith("KV B per token: the bytes a layer")
     assert config["state B per layer"]["help"].startswith("state B per layer: the constant")
-    assert kinds.value.set_index("name").loc["mamba1", "ssm shape"] == "8192 x 16"
+    kinds = joined_tables(at, "name")
+    assert kinds.loc["mamba1", "ssm shape"] == "8192 x 16"
+    assert list(kinds["kind"]) == ["mamba1", "attention"]
     # Jamba-1.5-Mini's config: Mamba1 d_inner 8,192, d_state 16, conv kernel 4; attention 8
     # KV heads of 128
-    geometry = at.dataframe[1].value
+    geometry = next(d.value for d in at.dataframe if d.value.columns[0] == "field")
     assert list(geometry.columns) == ["field", "mamba1", "full"]
     by_field = geometry.set_index("field")
     assert [by_field.loc[f, "mamba1"] for f in ("d_inner", "d_state", "conv_kernel")] == [
         8192, 16, 4]
     assert (by_field.loc["kv_heads", "full"], by_field.loc["head_dim_k", "full"]) == (8, 128)
     assert pd.isna(by_field.loc["kv_heads", "mamba1"])
+    # the per-layer table in the kinds table's words: "layer" 5 x 6.8 + 24 = 58 (of 98 for
+    # "cache layer"), "KV B/token" 92 (126), "state B" 85 ("2,097,152"; 98): MiniMax-M1's
+    # six columns 503 px of the expander's 504, where they took 590
+    at = open_app(None, {"model": "MiniMax-M1"})
+    (layers,) = [d for d in at.dataframe if d.value.columns[0] == "cache layer"]
+    config = json.loads(layers.proto.columns)
+    assert [config[c]["label"] for c in ("cache layer", "bytes per token", "state bytes")] == [
+        "layer", "KV B/token", "state B"]
+    assert column_widths(layers) == {"cache layer": 58, "kind": 85, "group": 132, "slot": 51,
+                                     "bytes per token": 92, "state bytes": 85}
+    # MiniMax-M1: 7 lightning layers then a full one; 64 x 128 x 128 x 2 B = 2,097,152 B a
+    # state layer, 8 KV heads x 128 x 2 (K, V) x 2 B = 4,096 B a token a full one
+    assert list(layers.value["state bytes"][:8]) == [2_097_152] * 7 + [0]
+    assert list(layers.value["bytes per token"][:8]) == [0] * 7 + [4_096]
 
 
 def test_model_page_names_the_cache_dtypes():

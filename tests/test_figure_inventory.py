@@ -71,9 +71,9 @@ PINNED = {label: test for test, labels in PINNED_BY.items() for label in labels}
 # each test that derives a table's figures -> the tables, by their headers (``table_key``)
 TABLES_PINNED_BY = {
     ("test_app_model.py", "test_model_page_builds_a_hybrid_from_scratch"): (
-        ("name", "layers", "KV B per token", "state B per layer", "conv shape", "ssm shape",
-         "kind"),
-        ("name", "layers", "KV B per token", "kind"),  # a model without state
+        # a model with state in two tables at 1000 px, each led by the kind's name
+        ("name", "kind", "layers", "KV B per token"),
+        ("name", "state B per layer", "conv shape", "ssm shape"),
         ("field", "<kinds>"),
     ),
     ("test_app_state.py", "test_layer_rows_and_kind_summary_by_hand"): (

@@ -161,6 +161,24 @@ def test_compares_tables_fit_at_1000_px(browser, app_url):
                 assert fits_sideways(frames.nth(i), wait_ms=2_000), (query, i)
 
 
+def test_models_tables_fit_at_1000_px(browser, app_url):
+    # the Model page's kinds table of a model with state was 593 to 657 px of columns in the
+    # main column's 538 at 1000 px (MiniMax-M1's and Qwen3-Next's kind read "kinc"), its
+    # per-layer table 583 to 590 in the expander's 504: the kinds now stand in two tables,
+    # the per-layer table's headers are short, and each table, the expander opened, ends
+    # inside its column: two kinds tables, the config's figures and the per-layer table
+    with browser_page(browser, 1000, 900) as page:
+        for model in ("MiniMax-M1", "Qwen3-Next-80B-A3B", "Nemotron-H-8B"):
+            open_view(page, f"{app_url}/?model={model}", "Model")
+            page.locator("summary").filter(has_text="Per-layer table").first.click()
+            frames = page.locator('[data-testid="stDataFrame"]')
+            expect(frames).to_have_count(4)
+            for i in range(4):
+                frames.nth(i).scroll_into_view_if_needed()
+                expect(frames.nth(i)).to_be_visible()
+                assert fits_sideways(frames.nth(i), wait_ms=2_000), (model, i)
+
+
 def test_a_typed_fraction_in_a_whole_number_field_is_refused_not_cut(page, app_url):
     # streamlit's int field cut 24.5 to 24 in the browser (the field then read 24, the link
     # block=24, P 24) without a word; the field keeps 24.5 with an error, the figures stay
