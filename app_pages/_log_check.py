@@ -71,7 +71,7 @@ def log_check_section(results: list[StrategyResult]) -> None:
     checks = [log_check.check_result(r, lines) for r in engines]
     found = [c for c in checks if c.found]
     if not found:  # each engine's verdict says why (another engine's log, other settings)
-        for c in checks or ():
+        for c in log_check.own_checks(checks):
             st.warning(literal(c.verdict()))
         if not checks:
             _no_engine_runs(log_check.logged_run(lines))

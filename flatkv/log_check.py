@@ -134,8 +134,9 @@ _PROGRESS = re.compile(r"\|\s*[0-9]+/[0-9]+\s*\[[0-9]")
 # Words only one engine's log holds, for a log pasted without prefixes.
 _ENGINE_WORDS = {"vllm": re.compile(r"\bvllm\b|[GXC]PU(?: \+ host)? KV cache size|"
                                     "Available KV cache memory", re.IGNORECASE),
-                 "sglang": re.compile(r"\bsglang\b|KV Cache is allocated|max_total_num_tokens",
-                                      re.IGNORECASE)}
+                 # SGLang's server_args line (vLLM logs its args as "non-default args: ")
+                 "sglang": re.compile(r"\bsglang\b|KV Cache is allocated|max_total_num_tokens|"
+                                      r"\bserver_args=", re.IGNORECASE)}
 
 
 @dataclass(frozen=True)
@@ -706,6 +707,14 @@ def _form_at(lines: Sequence[LogLine], i: int, form: str, templates: Sequence[_T
             return None
     return Occurrence(lines[i], _differences(templates, matches, engine), form,
                       lines[at].number if at != i else None)
+
+
+def own_checks(checks: Sequence[LogCheck]) -> list[LogCheck]:
+    """The checks of ``checks`` that a log of none of their lines is to be told by: where it
+    reads as one engine's and that engine's lines are among them, those alone (an SGLang log
+    also got "None of FlatKV's 5 vLLM lines is in this log", as if vLLM's were missing from
+    it); else all (a log of neither engine's, or of an engine whose lines none are checked)."""
+    return [c for c in checks if not c.other_engine] or list(checks)
 
 
 def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],

@@ -238,8 +238,9 @@ def checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | 
     if not (found := [c for c in checks if c.found]):
         reads = log_check.detect_engine(lines)
         said = f" (it reads as {ENGINE_NAMES[reads]}'s)" if reads else ""
+        told = log_check.own_checks(checks)  # an SGLang log: SGLang's lines alone
         raise ValueError(f"--check-log {quoted(args.check_log)}: none of the start-up lines "
-                         f"{' or '.join(ENGINE_NAMES[c.engine] for c in checks)}"
+                         f"{' or '.join(ENGINE_NAMES[c.engine] for c in told)}"
                          f" logs at these settings is in its {count_text(len(lines), 'line')}"
                          f"{said}: give the log of a run at these settings, from its start to "
                          "its KV cache lines")

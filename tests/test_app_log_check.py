@@ -740,6 +740,37 @@ def test_a_b200_log_of_auto_on_pages_told_bfloat16_off_a_blackwell_offers_both()
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
 
 
+def test_a_log_of_one_engine_without_flatkvs_lines_is_told_of_that_engine_alone():
+    """Qwen3-Next-80B-A3B, where FlatKV prints 5 vLLM lines and 4 SGLang lines: SGLang's
+    server_args line pasted alone (the fixture, no prefix: its words say SGLang's) also got
+    "None of FlatKV's 5 vLLM lines is in this log", as if a vLLM log lacked them. A log that
+    reads as one engine's is told of that engine's lines alone; one of neither, of both."""
+    from app_helpers import ROOT
+
+    def warnings(log: str) -> list[str]:
+        at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+        at.text_area(key="compare.check_log").set_value(log).run()
+        assert_clean(at)
+        assert not at.success and not at.table
+        return [shown(w) for w in at.warning]
+
+    def none_of(count: int, name: str, read: str) -> str:
+        return (f"None of FlatKV's {count} {name} lines is in this log ({read} read): paste "
+                f"{name}'s start-up log of a run at these settings, from its start to its KV "
+                "cache lines.")
+
+    server_args = (ROOT / "assets" / "fixtures"
+                   / "sglang-0.5.23-server-args-qwen3-next-lazy.txt").read_text()
+    assert warnings(server_args) == [none_of(4, "SGLang", "1 line")]
+    # by SGLang's prefix, and by vLLM's
+    assert warnings("[2026-12-06 07:01:00 TP0] Load weight end. type=Qwen3NextForCausalLM") \
+        == [none_of(4, "SGLang", "1 line")]
+    assert warnings("(EngineCore_DP0 pid=812) INFO 12-06 07:00:00 [gpu_model_runner.py:2000] "
+                    "Model loading took 75.0 GiB") == [none_of(5, "vLLM", "1 line")]
+    assert warnings("hello\nworld") == [none_of(5, "vLLM", "2 lines"),
+                                        none_of(4, "SGLang", "2 lines")]
+
+
 def pasted(link: dict, line: str) -> tuple[AppTest, list[str]]:
     """Compare at ``link`` with SGLang's ``line`` pasted as its TP0 logs it (no error shown),
     and the warnings it shows."""

@@ -760,6 +760,11 @@ def test_compare_check_log_exit_codes(tmp_path, capsys, monkeypatch):
                        (b"hello\nworld\n", f"--check-log '{tmp_path}/none.log': none of the "
                         "start-up lines vLLM or SGLang logs at these settings is in its 2 "
                         "lines"),
+                       # an SGLang log (its server_args line): SGLang's lines alone, where
+                       # vLLM's were named too, as if a vLLM log lacked them
+                       (b"server_args={'model_path': 'tiiuae/falcon-mamba-7b'}\n",
+                        f"--check-log '{tmp_path}/none.log': none of the start-up lines SGLang "
+                        "logs at these settings is in its 1 line (it reads as SGLang's)"),
                        (b"\x7fELF\x02\xff\x00", f"--check-log '{tmp_path}/none.log': byte 5 "
                         "(b'\\xff') is not UTF-8 text")):
         if text is not None:

@@ -541,6 +541,8 @@ def test_detect_engine():
     assert detect_engine(read_log(engine_log(["x"], vllm_prefix))) == "vllm"
     assert detect_engine(read_log(engine_log(["x"], sglang_prefix))) == "sglang"
     assert detect_engine(read_log("nothing to tell\nat all")) is None
+    # SGLang's server_args line pasted without its prefix (vLLM logs "non-default args: ")
+    assert detect_engine(read_log("server_args={'model_path': 'x', 'tp_size': 1}")) == "sglang"
     # docker compose's service name, or a journal's time and unit, before the prefix
     assert read_log("vllm-1  | " + vllm_prefix(0, 1) + "hello")[0].message == "hello"
     (journal,) = read_log("Dec 06 07:00:01 gpu-node python3[812]: INFO 12-06 07:00:01 "
