@@ -73,7 +73,8 @@ code logs on the way (its deprecation warning, its fallback warning, the block s
 lines, the KV cache size line) beside FlatKV's, in order. Then DeepSeek-V3 told no
 ``--block-size`` in bf16 and in fp8 (``check_unasked_mla_blocks``): the block 0.31's own
 phase 1 gives the MLA backend an H100 picks first (FLASH_ATTN_MLA: 16; FLASHMLA in fp8, which
-FLASH_ATTN_MLA does not take: 64, logged) beside the one FlatKV says, its note's in fp8. Its
+FLASH_ATTN_MLA does not take: 64, logged) and a B200 (FLASHINFER_MLA, both dtypes: 32, logged)
+beside the one FlatKV says, its note's in fp8 on the H100 and in both on the B200. Its
 imports need FastAPI and oss-harmony beside the others (``engine_checks.sh`` installs them).
 
 ``--vllm-dropped DIR`` (instead of ``--vllm``): MiniMax-M1 against vLLM 0.23.0's own code, the
@@ -139,6 +140,7 @@ from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 from flatkv.strategies.vllm import (  # noqa: E402
+    FLASHINFER_MLA_BLOCK_SIZES,
     FLASHMLA_BLOCK_SIZE,
     runs_all_as_align,
     unasked_mla_block_text,
@@ -246,6 +248,10 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
     rows += [("DeepSeek-V3", BUDGETS[1], 32, "none", {"backend": "FLASHINFER_MLA"}),
              ("DeepSeek-V3", BUDGETS[1], 64, "none", {"backend": "FLASHINFER_MLA",
                                                       "block_told": False})]
+    # ... and in fp8 at no block told: 0.34's 64, which FLASHINFER_MLA takes, FlatKV told 64
+    # (its Blackwell note at 16 says so, bf16 and fp8: unasked_mla_block_text)
+    rows += [("DeepSeek-V3", b, 64, "none", {"backend": "FLASHINFER_MLA", "cache_dtype": "fp8",
+                                             "block_told": False}) for b in BUDGETS]
     rows += [("Nemotron-H-8B", b, block, mode, {"mamba_ssm_cache_dtype": "bfloat16"})
              for b in BUDGETS for block, mode in modes]
     rows += [(p, b, block, "align", {"flashinfer_gdn": True})
@@ -1005,7 +1011,9 @@ def same_log(engine: tuple[str, ...], flatkv: tuple[str, ...]) -> bool:
 # 0.31's cuda.py _get_backend_priorities picks first for it on SM 9.0 (FLASH_ATTN_MLA, then
 # FLASHMLA): FLASH_ATTN_MLA takes no fp8 (mla/flashattn_mla.py's supported_kv_cache_dtypes:
 # auto, float16, bfloat16), FLASHMLA does (fp8, fp8_e4m3)
-UNASKED_MLA_ROWS = (("DeepSeek-V3", "auto", "FLASH_ATTN_MLA"), ("DeepSeek-V3", "fp8", "FLASHMLA"))
+UNASKED_MLA_ROWS = (("DeepSeek-V3", "auto", "FLASH_ATTN_MLA"), ("DeepSeek-V3", "fp8", "FLASHMLA"),
+                    ("DeepSeek-V3", "auto", "FLASHINFER_MLA"),
+                    ("DeepSeek-V3", "fp8", "FLASHINFER_MLA"))
 
 
 def check_unasked_mla_blocks(vl: NS) -> int:
@@ -1013,10 +1021,12 @@ def check_unasked_mla_blocks(vl: NS) -> int:
     (``Platform.update_block_size_for_backend``, CacheConfig with no block size: its default
     16, not the user's) gives the backend, and the line it logs, beside the block FlatKV says
     vLLM runs told none (``unasked_mla_block_text``: FlashMLA's 64 where its note shows at
-    FlatKV's default, which quotes that line; else its P there), one line each; the
-    mismatches."""
+    FlatKV's default on a Hopper, FLASHINFER_MLA's 32 on a Blackwell, the rows of that backend,
+    each note quoting that line; else its P there), one line each; the mismatches."""
     bad = 0
     for name, dtype, backend_name in UNASKED_MLA_ROWS:
+        blackwell = backend_name == "FLASHINFER_MLA"  # SM 10's first MLA backend
+        options = StrategyOptions(sglang_blackwell=blackwell)
         backend = stand_in_backend(vl, backend_name)
         cache = vl.cache.CacheConfig()
         vc = NS(cache_config=cache, model_config=NS(is_hybrid=False))
@@ -1027,11 +1037,11 @@ def check_unasked_mla_blocks(vl: NS) -> int:
         spec = model_spec(name)
         if dtype == "fp8":  # --kv-cache-dtype fp8: one byte an element
             spec = spec.with_options(kv_dtype="float8_e4m3fn")
-        r = run_strategy("vllm", spec.profile(), budget_bytes=BUDGETS[1],
-                         options=StrategyOptions())
-        note = unasked_mla_block_text(spec.profile(), StrategyOptions(), r)
+        r = run_strategy("vllm", spec.profile(), budget_bytes=BUDGETS[1], options=options)
+        note = unasked_mla_block_text(spec.profile(), options, r)
+        said = min(FLASHINFER_MLA_BLOCK_SIZES) if blackwell else FLASHMLA_BLOCK_SIZE
         engine = {"P": cache.block_size, "log": repr(" ".join(log))}
-        ours = {"P": FLASHMLA_BLOCK_SIZE if note else r.block_size,
+        ours = {"P": said if note else r.block_size,
                 "log": repr(" ".join(line for line in log if line in note))}
         bad += not report(f"vllm {MODE_ALL_RELEASE_CHECKED}", f"{name} no --block-size "
                           f"kv={dtype} backend={backend_name}", engine, ours)

@@ -320,8 +320,9 @@ def add_plan_arguments(
         type=positive_int,
         default=StrategyOptions.block_size,
         help=f"requested tokens per page (default {StrategyOptions.block_size}, SPEC 3.1's "
-        "anchor, as vLLM before 0.34 runs and any told it, but for an fp8 MLA cache on a "
-        "Hopper, FlashMLA's 64; vLLM 0.34 told no --block-size "
+        "anchor, as vLLM before 0.34 runs and any told it, but for a dense MLA cache: in "
+        "fp8 on a Hopper FlashMLA's 64, on a Blackwell FLASHINFER_MLA's 32; vLLM 0.34 told "
+        "no --block-size "
         f"runs {RECENT_VLLM_BLOCK_SIZE}: give {RECENT_VLLM_BLOCK_SIZE} to match its log)",
     )
     group.add_argument(

@@ -118,7 +118,7 @@ _READ_BY = {"block_size": ("flat", "per-component", "vllm", "aliased", "lcm"),
             "alignment": ("flat", "per-component", "lcm"),
             **{o.field: o.read_by for o in ENGINE_OPTIONS},
             "lcm_alignment_bytes": ("lcm",),
-            # SGLang's DSA layout on a Blackwell GPU; vLLM's note on the block it runs an fp8
+            # SGLang's DSA layout on a Blackwell GPU; vLLM's note on the block it runs a dense
             # MLA cache at told none (``vllm.unasked_mla_block_text``), no figure
             "sglang_blackwell": ("sglang", "vllm"),
             "margin": ("flat", "per-component", "vllm", "aliased", "lcm")}
@@ -176,8 +176,9 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
 
 # --sglang-blackwell in vLLM's figures: none moves, the FlashMLA note reads it
 VLLM_ON_BLACKWELL = ("vLLM's figures take the block size as told on any GPU; the GPU moves "
-                     "only the note on the block vLLM runs an fp8 MLA cache at when told no "
-                     "--block-size (FLASHINFER_MLA first on a Blackwell, FlashMLA on a Hopper)")
+                     "only the note on the block vLLM runs a dense MLA cache at when told no "
+                     "--block-size (FLASHINFER_MLA first on a Blackwell, in bfloat16 or fp8; "
+                     "FlashMLA on a Hopper, in fp8)")
 
 
 def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,

@@ -2027,3 +2027,29 @@ def test_compare_keeps_a_learnable_sink_dsa_model_in_bfloat16_on_a_b200():
     fp8 = sglang_row({"model": "spec", "spec": pack_spec(spec_to_json(
         sinks.with_options(kv_dtype="fp8")))})
     assert fp8.loc["SGLang (won't start)"].isna().all()
+
+
+def test_compare_says_the_block_vllm_runs_dense_mla_at_told_none_on_a_b200():
+    # DeepSeek-V3 (bfloat16: 61 layers of (512 + 64) x 2 = 1,152 B a token) on the B200 preset
+    # (183,359 MiB x 0.9 = 173,039,262,105 B): vLLM's figures at P 16 (TRITON_MLA, told 16),
+    # 173,039,262,105 // (61 x 16 x 1,152) = 153,901 blocks; told none FLASHINFER_MLA runs 64
+    # in 0.34 (38,475 blocks, 2,462,400 tokens) and 32 in 0.31 (76,950, 2,462,400). The note
+    # was off on a Blackwell; on an H100 in bfloat16 there is none (FLASH_ATTN_MLA runs 16)
+    budget = 183_359 * 2**20 * 9 // 10
+    assert budget // (61 * 16 * 1_152) == 153_901
+    assert (budget // (61 * 64 * 1_152), budget // (61 * 32 * 1_152)) == (38_475, 76_950)
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3", "gpu": "B200 192GB"})
+    assert_clean(at)
+    assert layout_figures(at).loc["vLLM v1", "blocks"] == 153_901
+    (vllm,) = [c.value for c in at.code if c.value.startswith("P 16 is a block size told")]
+    assert vllm.splitlines()[0] == (
+        "P 16 is a block size told: told none, vLLM runs an MLA cache on a Blackwell on "
+        "FLASHINFER_MLA, its first MLA backend there, whose kernel blocks are 32 and 64: 0.34 "
+        "at its default 64 (38,475 blocks of 64, 2,462,400 tokens here; no line), 0.31, whose "
+        "default is 16, at 32 (76,950 blocks of 32, 2,462,400 tokens here; it logs \"Setting "
+        "kv cache block size to 32 for FLASHINFER_MLA backend(s).\"), while told 16, no "
+        "multiple of 32, it runs on TRITON_MLA at 16, as these figures do: a block size of 64 "
+        "(32 for 0.31) here matches a Blackwell's log of a run told none")
+    on_h100 = open_app("app_pages/compare.py", {"model": "DeepSeek-V3", "gpu": "H100 80GB"})
+    assert_clean(on_h100)
+    assert not [c for c in on_h100.code if "is a block size told" in c.value]

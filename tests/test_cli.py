@@ -1080,22 +1080,32 @@ def test_sglang_blackwell_in_plan_is_read_by_the_engines_and_noted_where_it_acts
         "python -m flatkv: error: --sglang-blackwell acts on a layout's figures, which the "
         "planner alone does not count: add --strategy sglang (a layout that reads it), or use "
         "compare\n")
-    # vLLM reads it for its fp8 MLA block note alone (was refused as "not read by --strategy
-    # vllm" while compare's vLLM note moved with it): figures unchanged, the note off, and a
+    # vLLM reads it for its dense MLA block note alone (was refused as "not read by --strategy
+    # vllm" while compare's vLLM note moved with it): figures unchanged, the note the
+    # Blackwell's (FLASHINFER_MLA: 0.34 told none runs 64, 0.31 32; was none there), and a
     # note says it moves no figure
     v3_fp8 = ["plan", "--preset", "DeepSeek-V3", "--kv-dtype", "fp8", "--budget", "40GiB",
               "--strategy", "vllm"]
     code, hopper, hopper_err = run(v3_fp8, capsys)
-    assert code == 0 and "P 16 is a block size told: told none, vLLM runs" in hopper
+    assert code == 0 and "P 16 is a block size told: told none, vLLM runs an fp8 MLA" in hopper
     code, blackwell, err = run([*v3_fp8, "--sglang-blackwell"], capsys)
-    assert code == 0 and "P 16 is a block size told" not in blackwell
+    assert code == 0 and "FlashMLA's kernel block" not in blackwell
+    # 40 GiB // (61 x 64 x 576 B) = 19,099 blocks of 64, 1,222,336 tokens; of 32, 38,199,
+    # 1,222,368 tokens
+    assert (40 * 2**30 // (61 * 64 * 576), 40 * 2**30 // (61 * 32 * 576)) == (19_099, 38_199)
+    assert (19_099 * 64, 38_199 * 32) == (1_222_336, 1_222_368)
+    assert ("P 16 is a block size told: told none, vLLM runs an MLA cache on a Blackwell on "
+            "FLASHINFER_MLA, its first MLA backend there, whose kernel blocks are 32 and 64: "
+            "0.34 at its default 64 (19,099 blocks of 64, 1,222,336 tokens here; no line), "
+            "0.31, whose default is 16, at 32 (38,199 blocks of 32, 1,222,368 tokens here; "
+            "it logs") in " ".join(blackwell.split())
     assert "76,398" in hopper and "76,398" in blackwell  # 40 GiB // (61 x 16 x 576 B)
     assert 40 * 2**30 // (61 * 16 * 576) == 76_398
     assert err.splitlines() == [*hopper_err.splitlines(), (
         "python -m flatkv: note: --sglang-blackwell changes no figure here: vLLM's figures "
         "take the block size as told on any GPU; the GPU moves only the note on the block vLLM "
-        "runs an fp8 MLA cache at when told no --block-size (FLASHINFER_MLA first on a "
-        "Blackwell, FlashMLA on a Hopper)")]
+        "runs a dense MLA cache at when told no --block-size (FLASHINFER_MLA first on a "
+        "Blackwell, in bfloat16 or fp8; FlashMLA on a Hopper, in fp8)")]
     code, out, _ = run([*v32, "--strategy", "sglang", "--sglang-blackwell", "--json"], capsys)
     assert code == 0 and json.loads(out)["capacity_tokens"] == 994_432
     # a model without DeepSeek's sparse attention: the figures a Hopper's, which a note says
@@ -2602,8 +2612,9 @@ def test_block_size_and_kernel_block_help_say_vllm_034s_own():
     (kernel,) = [a for a in compare._actions if a.dest == "kernel_block_size"]
     assert block.help == (
         "requested tokens per page (default 16, SPEC 3.1's anchor, as vLLM before 0.34 runs "
-        "and any told it, but for an fp8 MLA cache on a Hopper, FlashMLA's 64; vLLM 0.34 told "
-        "no --block-size runs 64: give 64 to match its log)")
+        "and any told it, but for a dense MLA cache: in fp8 on a Hopper FlashMLA's 64, on a "
+        "Blackwell FLASHINFER_MLA's 32; vLLM 0.34 told no --block-size runs 64: give 64 to "
+        "match its log)")
     assert kernel.help.endswith("(default: a raw model's own, else 16; DeepSeek-V3.2's sparse "
                                 "MLA runs at 64 whatever this says)")
 

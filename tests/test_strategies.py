@@ -2597,20 +2597,67 @@ def test_vllm_refuses_mla_dtypes_by_the_latent_not_by_a_kernel_block():
     assert "takes the KV dtype float8_e5m2 (--kv-cache-dtype fp8_e5m2) for a dense MLA" in r.reason
 
 
-def test_vllm_says_no_flashmla_block_on_a_blackwell():
+def test_vllm_says_the_block_it_runs_a_dense_mla_cache_at_told_none_on_a_blackwell():
     # On a B200 (SM 10) vLLM's cuda.py _get_backend_priorities puts FLASHINFER_MLA first, which
-    # takes fp8 (flashinfer_mla.py supported_kv_cache_dtypes) at kernel blocks [32, 64]: 0.31
-    # told no --block-size raises its default 16 to min(32, 64) = 32
-    # (AttentionBackend.get_preferred_block_size), not FlashMLA's 64, so the Hopper's note that
-    # 64 matches a log of a run told none is wrong there; the figures (P 16) are unchanged
+    # takes bfloat16 and fp8 (flashinfer_mla.py supported_kv_cache_dtypes) at kernel blocks
+    # [32, 64]: told no --block-size 0.34 keeps its default 64 (no line), 0.31 raises its 16 to
+    # min(32, 64) = 32 (AttentionBackend.get_preferred_block_size) and logs it, not FlashMLA's
+    # 64; told 16 (or 48) no backend before TRITON_MLA takes it. The note was off on a
+    # Blackwell: FlatKV's P 16 read as what vLLM runs told none. The figures (P 16) unchanged.
+    # The B200 preset: 183,359 MiB x 0.9 = 173,039,262,105 B; DeepSeek-V3's 61 layers of
+    # (512 + 64) x 2 B = 1,152 B a token in bfloat16, 576 B in fp8
+    budget = 183_359 * 2**20 * 9 // 10
+    assert budget == 173_039_262_105
+    bf16 = load_preset("DeepSeek-V3").profile()
     fp8 = load_preset("DeepSeek-V3").with_options(kv_dtype="float8_e4m3fn").profile()
-    hopper, blackwell = (run_strategy("vllm", fp8, budget_bytes=40 << 30, context_tokens=163_840,
-                                      options=StrategyOptions(sglang_blackwell=on))
-                         for on in (False, True))
+    assert (bf16.kv_bytes_per_slot, fp8.kv_bytes_per_slot) == (1_152, 576)
+
+    def at(profile, **told):
+        return run_strategy("vllm", profile, budget_bytes=budget,
+                            options=StrategyOptions(sglang_blackwell=True, **told))
+
+    # bf16: a block of 64 is 61 x 64 x 1,152 = 4,497,408 B, budget // it = 38,475 blocks,
+    # x 64 = 2,462,400 tokens; of 32, 2,248,704 B: 76,950 blocks, 2,462,400 tokens; fp8 halves
+    # each block: 76,950 blocks of 64 (4,924,800 tokens), 153,901 of 32 (4,924,832)
+    assert (budget // (61 * 64 * 1_152), budget // (61 * 32 * 1_152)) == (38_475, 76_950)
+    assert (budget // (61 * 64 * 576), budget // (61 * 32 * 576)) == (76_950, 153_901)
+    assert (76_950 * 64, 153_901 * 32) == (4_924_800, 4_924_832)
+    figures = [(bf16, (38_475, 2_462_400), (76_950, 2_462_400)),
+               (fp8, (76_950, 4_924_800), (153_901, 4_924_832))]
+    for profile, (blocks64, tokens64), (blocks32, tokens32) in figures:
+        at64 = f"{blocks64:,} blocks of 64, {tokens64:,} tokens here"
+        at32 = f"{blocks32:,} blocks of 32, {tokens32:,} tokens here"
+        for told in (16, 48):
+            r = at(profile, block_size=told)
+            assert (r.block_size, r.num_blocks) == (
+                told, budget // (61 * told * profile.kv_bytes_per_slot))
+            assert r.formulas[0] == (
+                f"P {told} is a block size told: told none, vLLM runs an MLA cache on a "
+                "Blackwell on FLASHINFER_MLA, its first MLA backend there, whose kernel blocks "
+                f"are 32 and 64: 0.34 at its default 64 ({at64}; no line), 0.31, whose default "
+                f"is 16, at 32 ({at32}; it logs \"Setting kv cache block size to 32 for "
+                f"FLASHINFER_MLA backend(s).\"), while told {told}, no multiple of 32, it runs "
+                f"on TRITON_MLA at {told}, as these figures do: a block size of 64 (32 for 0.31) "
+                "here matches a Blackwell's log of a run told none")
+        # the figures of the blocks the note names are these layouts' at that block size
+        assert [(r.num_blocks, r.capacity_tokens) for r in (
+            at(profile, block_size=64), at(profile, block_size=32))] == [
+            (blocks64, tokens64), (blocks32, tokens32)]
+        # none at a P of 32s (FLASHINFER_MLA runs it as told) or a kernel block told
+        for r in (at(profile, block_size=32), at(profile, block_size=64),
+                  at(profile, block_size=96), at(profile, kernel_block_size=16)):
+            assert not any("is a block size told" in line for line in r.formulas)
+    # the Hopper's fp8 note (FlashMLA's 64) is a Hopper's alone; its bf16 none
+    hopper = run_strategy("vllm", fp8, budget_bytes=budget)
     assert "FlashMLA's kernel block" in hopper.formulas[0]
-    assert not any("FlashMLA's kernel block" in line for line in blackwell.formulas)
-    assert (blackwell.block_size, blackwell.num_blocks) == (
-        hopper.block_size, hopper.num_blocks) == (16, (40 << 30) // (61 * 16 * 576))
+    assert not any("FlashMLA's kernel block" in line for line in at(fp8).formulas)
+    assert not any("is a block size told" in line
+                   for line in run_strategy("vllm", bf16, budget_bytes=budget).formulas)
+    # a budget under two blocks of 64 (vLLM needs 2) says so for that block
+    tiny = run_strategy("vllm", bf16, budget_bytes=61 * 16 * 1_152 * 3,
+                        options=StrategyOptions(sglang_blackwell=True))
+    assert "(too few blocks of 64 to start in this budget; no line)" in tiny.formulas[0]
+    assert "(too few blocks of 32 to start in this budget; it logs" in tiny.formulas[0]
 
 
 def test_vllm_refuses_an_mla_model_in_float32_and_keeps_its_other_layouts():

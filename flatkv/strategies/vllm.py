@@ -103,6 +103,7 @@ from flatkv.strategies.vllm_releases import (
     MODE_ALL_RELEASE,
     NULL_BLOCK_CHECKED_SINCE,
     PREFILL_CHECKPOINT_CLASSES,
+    RECENT_VLLM_BLOCK_SIZE,
     SERVED_AFTER_MODE_ALL,
     SIZES_P_WITH_DRAFTED_CONV,
     WINDOW_PLUS_ONE_CLASSES,
@@ -490,6 +491,10 @@ MLA_HYBRID_BLOCK = 128
 # 0.34): the block vLLM runs a dense MLA cache in fp8 at on a Hopper where told no --block-size
 # (``unasked_mla_block_text``)
 FLASHMLA_BLOCK_SIZE = 64
+# FLASHINFER_MLA's kernel blocks (mla/flashinfer_mla.py 204-205: [32, 64], 0.31 and 0.34), the
+# first MLA backend cuda.py lists on a Blackwell (SM 10): told no --block-size there vLLM 0.34
+# keeps its default 64, 0.31 raises its 16 to the least, 32 (``unasked_mla_block_text``)
+FLASHINFER_MLA_BLOCK_SIZES = (32, 64)
 # What vLLM 0.34 does with a dense MLA cache in fp8 on an SM 8.x GPU, told no --block-size,
 # which FlatKV's options (a Blackwell or not) take for a Hopper (``unasked_mla_block_text``):
 # TRITON_MLA, the one MLA backend valid there (cuda.py 146-152), at the default 64, on SM 8.9;
@@ -782,23 +787,40 @@ def run_vllm(
 
 def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
                            result: StrategyResult) -> str:
-    """Where ``result`` lays out a dense MLA model's fp8 (e4m3) KV cache at a P no multiple of
-    FlashMLA's 64, that this is a block size told, and the block vLLM runs told none: FlatKV
-    has no "not told", and vLLM picks another here. On a Hopper (SM 9.0) cuda.py's
-    ``_get_backend_priorities`` puts FLASH_ATTN_MLA first, which takes no fp8 cache
+    """Where ``result`` lays out a dense MLA model's cache at a P that moves vLLM off the
+    backend it runs told no block size, that this is a block size told, and the block vLLM
+    runs told none: FlatKV has no "not told". On a Hopper (SM 9.0), an fp8 (e4m3) cache at a
+    P no multiple of FlashMLA's 64: cuda.py's ``_get_backend_priorities`` puts
+    FLASH_ATTN_MLA first, which takes no fp8 cache
     (mla/flashattn_mla.py ``supported_kv_cache_dtypes``: auto, float16, bfloat16), so with no
     block size in its selector (selector.py: None where not user_specified_block_size) vLLM
     picks FLASHMLA, whose kernel block is 64, and ``Platform.update_block_size_for_backend``
     sets the block to its ``get_preferred_block_size``: 0.31 (default 16) raises it to 64 and
     logs "Setting kv cache block size to 64 for FLASHMLA backend(s).", 0.34 keeps its default
     64 (config/cache.py ``DEFAULT_BLOCK_SIZE``). Told a P of 16s but no 64s (16, 48, 80, ...)
-    vLLM runs TRITON_MLA at the block told (FlashMLA refuses it), as these figures do. Empty
-    elsewhere: bfloat16 (0.31 runs FLASH_ATTN_MLA at 16, as told none), a kernel block told (a
-    backend picked), sparse MLA (FlashMLA sparse's 64 already), a P of whole 64s (an MLA
-    hybrid's 128s), and a Blackwell known (``options.sglang_blackwell``: the B200 preset or
-    "GPU is a Blackwell"), where cuda.py puts FLASHINFER_MLA first, which takes fp8 at kernel
-    blocks of 32 and 64, so 0.31 told none raises its 16 to 32, not 64, fp8 or bfloat16. The
-    options know no other GPU (a Blackwell or not): FlatKV takes the A100, L40S and RTX 4090
+    vLLM runs TRITON_MLA at the block told (FlashMLA refuses it), as these figures do. On a
+    Hopper in bfloat16 FLASH_ATTN_MLA runs told none and told any P of 16s alike (kernel
+    blocks ``MultipleOf(16)``, flashattn_mla.py 49-50): 0.31 at its 16, 0.34 at its 64, which
+    ``get_preferred_block_size`` keeps (attention/backend.py 158-166) with no line, as for any
+    model (0.34's default, ``RECENT_VLLM_BLOCK_SIZE``, which the block size's help says): no
+    note.
+
+    On a Blackwell known (``options.sglang_blackwell``: the B200 preset or "GPU is a
+    Blackwell"), bfloat16 and fp8 alike (``_blackwell_unasked_text``): cuda.py puts
+    FLASHINFER_MLA first on SM 10 (0.34 119-129, 0.31 120-130), which takes both (flashinfer_mla.py
+    194-201), on SM 10 alone (220-221), at kernel blocks of 32 and 64 (204-205; DeepSeek-V3's
+    qk_nope_head_dim 128 is among the [64, 128, 192] it takes, 245), so told none 0.34 keeps its
+    default 64 (``get_preferred_block_size``: 64 % 32 == 0; no line, interface.py 785-791) and
+    0.31 raises its 16 to min(32, 64) = 32 and logs "Setting kv cache block size to 32 for
+    FLASHINFER_MLA backend(s)." (interface.py 687-697, backend.py 154-162); told a P no
+    multiple of 32, no backend before TRITON_MLA takes it (TOKENSPEED_MLA's kernel blocks are
+    32 and 64 too, CUTLASS_MLA's 128, FLASH_ATTN_MLA runs on SM 9 alone, FLASHMLA's dense
+    kernel on a Hopper alone: ops/flashmla.py 60-61), so vLLM runs TRITON_MLA at the P told.
+    A P of 32s runs FLASHINFER_MLA as told: no note.
+
+    Empty elsewhere: a kernel block told (a backend picked), sparse MLA (FlashMLA sparse's 64
+    already) and an MLA hybrid (its 128s). The options know no other GPU (a Blackwell or
+    not): FlatKV takes the A100, L40S and RTX 4090
     presets (SM 8.x) for a Hopper, so the note says what vLLM 0.34 does there, told none: on
     SM 8.x cuda.py lists FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA (cuda.py
     146-152), and FLASHMLA is not valid (ops/flashmla.py ``is_flashmla_dense_supported``
@@ -814,10 +836,13 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     Dense MLA read by the latent (``runs_dense_mla``: ``mla_dtype_refusal``'s MLA, less
     sparse MLA), not by the kernel block alone, which any model may give (Llama's K and V at a
     kernel block of 32) or none (a raw latent of 576 B with no kernel block: vLLM's figures
-    take 16 for it)."""
-    if (not result.applies or not runs_dense_mla(profile) or options.sglang_blackwell
-            or options.kernel_block_size is not None or profile.kv_dtype != "float8_e4m3fn"
-            or result.block_size % FLASHMLA_BLOCK_SIZE == 0):
+    take 16 for it). Lines are 0.34's unless said."""
+    if (not result.applies or not runs_dense_mla(profile)
+            or options.kernel_block_size is not None):
+        return ""
+    if options.sglang_blackwell:
+        return _blackwell_unasked_text(profile, options, result)
+    if profile.kv_dtype != "float8_e4m3fn" or result.block_size % FLASHMLA_BLOCK_SIZE == 0:
         return ""
     return (f"P {n(result.block_size)} is a block size told: told none, vLLM runs an fp8 MLA "
             f"cache on a Hopper at {FLASHMLA_BLOCK_SIZE}, FlashMLA's kernel block, as "
@@ -827,6 +852,36 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
             f"multiple of 64, it runs on TRITON_MLA at {n(result.block_size)}, as these figures "
             f"do: a block size of {FLASHMLA_BLOCK_SIZE} here matches a Hopper's log "
             f"of a run told none. {SM8X_FP8_MLA}")
+
+
+def _blackwell_unasked_text(profile: CacheProfile, options: StrategyOptions,
+                            result: StrategyResult) -> str:
+    """``unasked_mla_block_text`` on a Blackwell: where P is no multiple of FLASHINFER_MLA's
+    least kernel block (32), the blocks 0.34 (its default 64) and 0.31 (32) run told none,
+    each with its blocks and tokens at this budget (this layout at that block size), or that
+    too few fit for vLLM to start."""
+    least = min(FLASHINFER_MLA_BLOCK_SIZES)
+    if result.block_size % least == 0:
+        return ""
+
+    def gives(block: int) -> str:
+        at = _run_overridden(profile, budget_bytes=result.budget_bytes,
+                             context_tokens=result.context_tokens,
+                             options=replace(options, block_size=block))
+        if not at.applies:  # (a budget under two such blocks: vLLM needs 2)
+            return f"too few blocks of {block} to start in this budget"
+        return f"{n(at.num_blocks)} blocks of {block}, {n(at.capacity_tokens)} tokens here"
+
+    told = n(result.block_size)
+    return (f"P {told} is a block size told: told none, vLLM runs an MLA cache on a Blackwell "
+            "on FLASHINFER_MLA, its first MLA backend there, whose kernel blocks are "
+            f"{least} and {max(FLASHINFER_MLA_BLOCK_SIZES)}: 0.34 at its default "
+            f"{RECENT_VLLM_BLOCK_SIZE} ({gives(RECENT_VLLM_BLOCK_SIZE)}; no line), 0.31, "
+            f"whose default is 16, at {least} ({gives(least)}; it logs \"Setting kv cache "
+            f"block size to {least} for FLASHINFER_MLA backend(s).\"), while told {told}, no "
+            f"multiple of {least}, it runs on TRITON_MLA at {told}, as these figures do: a "
+            f"block size of {RECENT_VLLM_BLOCK_SIZE} ({least} for 0.31) here matches a "
+            "Blackwell's log of a run told none")
 
 
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
