@@ -24,6 +24,7 @@ from flatkv.plan import (
 )
 from flatkv.profile import WINDOWED, CacheProfile
 from flatkv.strategies import (
+    CATEGORIES,
     CATEGORY_LABELS,
     CONCURRENCY_COLUMN,
     LOGGED_COLUMN,
@@ -256,11 +257,12 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
     if not ours.applies or not ours.max_concurrency:
         return ""
     stored = options and sglang_dsa_stored(profile, options)
+    sglang_bytes_differ = bool(stored) and stored[1] != profile.kv_bytes_per_slot
     other_bytes = (f", in {stored[0]} at {stored[1]:,} B a token a layer where ours keeps the "
                    f"model's {profile.kv_dtype or 'KV'} at {profile.kv_bytes_per_slot:,}: "
                    + ("SGLang's own whatever the model's dtype" if stored[0] == "bfloat16"
                       else "SGLang's own on a Blackwell GPU")
-                   if stored and stored[1] != profile.kv_bytes_per_slot else "")
+                   if sglang_bytes_differ else "")
     beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
               f"({times_text(r.concurrency / ours.concurrency)}x ours"
               f"{other_bytes if r.strategy == 'sglang' else ''})" if r.applies else
@@ -272,11 +274,63 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
     held = concurrency_text(ours.max_concurrency)
     held = (f"holds {held} requests" if ours.max_concurrency >= 1
             else f"holds no whole request ({held} of one)")
+    # SGLang's lead in other bytes than ours is the bytes', not a layout's: no gap to explain
+    gap = gap_text(ours, [r for r in engines
+                          if not (r.strategy == "sglang" and sglang_bytes_differ)])
     return (f"At {tokens_text(ours.context_tokens or 0)} per request, this plan {held}; in the "
             "same budget " + ", ".join(beside) + ". Compare shows where each layout's bytes go"
             + (" and why a layout does not apply." if len(beside) > sum(r.applies
                                                                        for r in engines)
-               else "."))
+               else ".") + (f" {gap}" if gap else ""))
+
+
+# Compare's categories of bytes that hold a request's tokens or state; every other category
+# of a breakdown holds nothing (padding, dead weight, idle pools, unused)
+HELD_CATEGORIES = ("kv_history", "state")
+
+
+def gap_category(ours: StrategyResult, engine: StrategyResult) -> tuple[str, bool] | None:
+    """Where ``engine`` holds more requests than ``ours`` in the same budget, the breakdown
+    category (Compare's "where the budget goes") in which ours keeps the most bytes more than
+    the engine of those that hold nothing, and whether those bytes are most of the gap: more
+    than half of all that ours keeps in such categories beyond the engine, the bytes the
+    engine gives to requests instead. A design review asks why packed slabs hold 3.94x fewer
+    Qwen3-Next requests than vLLM v1; the answer is in bytes, not in the multiple. None where
+    ours holds as many or more, or keeps no more bytes that hold nothing than the engine (its
+    lead is then in how it counts a request's bytes, not in what ours leaves empty). "More"
+    is by a multiple of at least 1.01 to two decimals, as the line gives multiples: at
+    DeepSeek-V3's 1.0000009x ours the gap is 86.40 KiB unused, a remainder no one asks about."""
+    if not (ours.applies and engine.applies and ours.concurrency and engine.concurrency
+            and 200 * engine.concurrency >= 201 * ours.concurrency):
+        return None
+    mine, theirs = dict(ours.breakdown), dict(engine.breakdown)
+    excess = {c: mine.get(c, 0) - theirs.get(c, 0) for c in CATEGORIES
+              if c not in HELD_CATEGORIES}
+    category = max(excess, key=lambda c: excess[c])  # the first of a tie, in CATEGORIES order
+    gap = sum(excess.values())
+    if gap <= 0:  # the engine leaves as much empty; where gap > 0 the largest excess is too
+        return None
+    return category, 2 * excess[category] > gap
+
+
+def gap_text(ours: StrategyResult, engines: Sequence[StrategyResult]) -> str:
+    """One sentence after Layout's line beside the engines: the category of bytes that makes
+    most of the gap to the engine that holds the most requests (``gap_category``), its bytes
+    in our plan and in the engine's, as Compare's breakdown gives them. Empty where no engine
+    holds more requests than ours, or the best one's lead is not in such bytes."""
+    held = [r for r in engines if r.applies and r.concurrency is not None]
+    if not held:
+        return ""
+    best = max(held, key=lambda r: r.concurrency)
+    found = gap_category(ours, best)
+    if found is None:
+        return ""
+    category, most = found
+    mine, theirs = dict(ours.breakdown)[category], dict(best.breakdown)[category]
+    return (f"{'Most' if most else 'The largest part'} of the gap is "
+            f"{CATEGORY_LABELS[category]}: {format_bytes(mine)} of the budget "
+            f"({percent_text(mine, ours.budget_bytes)}) in this plan, "
+            f"{format_bytes(theirs) if theirs else 'none'} in {title_of(best)}'s.")
 
 
 def budget_too_small_text(small: BudgetTooSmall, how_to_raise: str) -> str:

@@ -539,9 +539,17 @@ def test_layout_sets_its_plan_beside_the_engines():
     assert_clean(at)
     assert (round(2_991 * 33 / (34 * 775), 2), round(1_714_648 * 33 / (32_768 * 775), 2)) == (
         3.75, 2.23)
+    # why vLLM holds 3.75x ours, in bytes: of 775 page ids 752 are full attention's and 23
+    # state's (775 x 32 / 33 = 751.52 and 23.48, the larger remainder rounded up), each
+    # carrying the other group's rows dead: 752 x 36 x 2,146,304 + 23 x 12 x 1,056 x 2,048 =
+    # 58,701,643,776 B = 54.67 GiB, 73.38% of 80e9; vLLM's groups keep none
+    dead = 752 * 77_266_944 + 23 * 25_952_256
+    assert (dead, f"{dead / 2**30:.2f}", f"{dead / 8e10:.2%}") == (
+        58_701_643_776, "54.67", "73.38%")
     assert ("At 32,768 tokens per request, this plan holds 23.48 requests; in the same budget "
             "vLLM v1 87.97 (3.75x ours), SGLang 52.33 (2.23x ours). Compare shows where each "
-            "layout's bytes go.") in [unescaped(c.value) for c in at.caption]
+            "layout's bytes go. Most of the gap is dead weight: 54.67 GiB of the budget "
+            "(73.38%) in this plan, none in vLLM v1's.") in [unescaped(c.value) for c in at.caption]
     compare = open_app("app_pages/compare.py", QWEN35_LINK).dataframe[0].value
     assert list(compare.set_index("strategy").loc[["FlatKV packed slabs", "vLLM v1", "SGLang"],
                                                   "concurrency"]) == [23.48, 87.97, 52.33]
@@ -554,7 +562,38 @@ def test_layout_sets_its_plan_beside_the_engines():
         "At 4,194,304 tokens per request, this plan holds no whole request (0.20 of one); in "
         "the same budget vLLM v1 does not start, SGLang 0.41 "
         f"({1_714_648 * 3_973 / (4_194_304 * 775):.2f}x ours). Compare shows where each "
-        "layout's bytes go and why a layout does not apply.")
+        "layout's bytes go and why a layout does not apply. Most of the gap is dead weight: "
+        f"{775 * 77_266_944 / 2**30:.2f} GiB of the budget ({775 * 77_266_944 / 8e10:.2%}) in "
+        "this plan, none in SGLang's.")  # all 775 page ids full attention's (775 x 3,972 /
+    # 3,973 = 774.80 and 0.20), each with 36 state rows dead
+
+
+def test_layout_says_in_bytes_why_an_engine_holds_more():
+    """A design review's next question after "vLLM v1 11.87 (3.94x ours)": why. Qwen3-Next at
+    the defaults (76,968,728,985 B, 262,144 tokens; by hand in test_strategy_notes): blocks of
+    12 KV rows of 544 x 2,048 B and 36 state rows of 1,097,728 B, 1,455 of them, 1,452 full
+    attention's and 3 state's; the rows of the other group at each are dead weight, 1,452 x
+    39,518,208 + 3 x 13,369,344 = 57,420,546,048 B, vLLM's groups none. Where no engine holds
+    more (MiniMax-M1's), no sentence."""
+    at = open_app("app_pages/layout.py", {"model": "Qwen3-Next-80B-A3B"})
+    assert_clean(at)
+    dead = 1_452 * 36 * 1_097_728 + 3 * 12 * 544 * 2_048
+    assert (dead, f"{dead / 2**30:.2f}", f"{dead / 76_968_728_985:.2%}") == (
+        57_420_546_048, "53.48", "74.60%")
+    (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
+    assert line == (
+        "At 262,144 tokens per request, this plan holds 3.01 requests; in the same budget vLLM "
+        "v1 11.87 (3.94x ours), SGLang 6.30 (2.09x ours). Compare shows where each layout's "
+        "bytes go. Most of the gap is dead weight: 53.48 GiB of the budget (74.60%) in this "
+        "plan, none in vLLM v1's.")
+    # the same bytes on Compare, in its "where the budget goes" table: ours and vLLM's
+    compare = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    (goes,) = [d.value.set_index("category (bytes)") for d in compare.dataframe
+               if "packed" in d.value.columns and "category (bytes)" in d.value.columns]
+    assert list(goes.loc["dead weight", ["packed", "vLLM"]]) == [dead, 0]
+    minimax = open_app("app_pages/layout.py", {"model": "MiniMax-M1"})
+    (line,) = [unescaped(c.value) for c in minimax.caption if c.value.startswith("At ")]
+    assert "gap" not in line
 
 
 def test_layout_tells_a_ratio_near_one_from_one():
@@ -564,7 +603,7 @@ def test_layout_tells_a_ratio_near_one_from_one():
     # ours) in blocks of 64: 9,549 (611,136); SGLang's pages of one token:
     # 611,191. All three read 3.73 requests; vLLM holds 48 tokens fewer than ours (38,196 /
     # 38,199 = 0.99992, to its first digit of its own 0.9999, where 1.00 would say as many),
-    # SGLang 7 more (1.0000115, 1.00001)
+    # SGLang 7 more (1.0000115, 1.00001): a multiple under 1.01, no gap to explain
     budget = 40 * 2**30
     assert (budget // (16 * 70_272), budget // (64 * 70_272), budget // 70_272) == (
         38_199, 9_549, 611_191)
@@ -595,12 +634,19 @@ def test_layout_says_which_engine_serves_no_such_model():
     assert_clean(at)
     ours = Fraction(76_968_728_985 // (80 * 2**21), 256 + 1)
     vllm = Fraction(76_968_728_985 // 2**21 // 10, 256 + 7)
+    # why vLLM holds more: of our 458 page ids 456 are full attention's and 2 state's (458 x
+    # 256 / 257 = 456.22 and 1.78, the larger remainder rounded up), each with the other
+    # group's rows dead, 70 state rows at a full page id and 10 KV rows at a state one
+    assert 76_968_728_985 // (80 * 2**21) == 458
+    dead = (456 * 70 + 2 * 10) * 2**21
+    assert (dead, f"{dead / 2**30:.2f}") == (66_983_034_880, "62.38")
     (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
     assert line == (
         f"At 131,072 tokens per request, this plan holds {float(ours):.2f} requests; in the "
         f"same budget vLLM v1 {float(vllm):.2f} ({float(vllm / ours):.2f}x ours), SGLang does "
         "not serve this model. Compare shows where each layout's bytes go and why a layout "
-        "does not apply.")
+        f"does not apply. Most of the gap is dead weight: {dead / 2**30:.2f} GiB of the budget "
+        f"({dead / 76_968_728_985:.2%}) in this plan, none in vLLM v1's.")
     assert f"{float(ours):.2f}" == "1.78"
     # vLLM's figures stand, for the releases that serve it (its registry: up to 0.23.0), said
     # under its blocks here and among Compare's notes

@@ -903,6 +903,72 @@ def test_layouts_engines_line_says_sglangs_b200_dsa_bytes_are_not_ours():
     assert "SGLang's own" not in notes.engines_beside_text(ours, engines, f16, hopper)
 
 
+
+def test_layouts_gap_sentence_names_dead_weight_by_hand():
+    # Qwen3-Next-80B-A3B at Layout's defaults: 79.65 GiB x 0.9 = 76,968,728,985 B, 262,144
+    # tokens. A state row is conv 49,152 + ssm 524,288 x 2 = 1,097,728 B; P = 544, the first
+    # multiple of 16 whose KV row (2,048 B a token) covers it. A block is 12 KV rows of
+    # 1,114,112 B and 36 state rows: 13,369,344 + 39,518,208 = 52,887,552 B, 1,455 of them. A
+    # request needs ceil(262,144 / 544) = 482 full pages and 1 state page: of the 1,455 page
+    # ids 3 are state's (1,455 / 483 = 3.01), 1,452 full attention's. Dead weight: the 36
+    # state rows at each full page id and the 12 KV rows at each state one, 1,452 x 39,518,208
+    # + 3 x 13,369,344 = 57,420,546,048 B = 53.48 GiB, 74.60% of the budget; vLLM v1's groups
+    # keep none, and hold 11.87 requests to our 3.01
+    next80 = load_preset("Qwen3-Next-80B-A3B").profile()
+    budget, context = 76_968_728_985, 262_144
+    state_row, kv_row = 49_152 + 524_288 * 2, 2_048 * 544
+    assert (state_row, -(-state_row // 2_048 // 16) * 16) == (1_097_728, 544)
+    block = 12 * kv_row + 36 * state_row
+    assert (block, budget // block, -(-context // 544)) == (52_887_552, 1_455, 482)
+    dead = 1_452 * 36 * state_row + 3 * 12 * kv_row
+    assert (dead, f"{dead / 2**30:.2f}", f"{100 * dead / budget:.2f}") == (
+        57_420_546_048, "53.48", "74.60")
+    ours, vllm, sglang = _flat_vllm_sglang(next80, budget, context, StrategyOptions())
+    assert (ours.num_blocks, ours.block_bytes) == (1_455, block)
+    mine, theirs = dict(ours.breakdown), dict(vllm.breakdown)
+    assert (mine["dead_weight"], theirs["dead_weight"]) == (dead, 0)
+    # every byte that holds nothing, ours less vLLM's: the bytes vLLM gives requests instead;
+    # dead weight is more than half of it (its unused and state page padding are the rest)
+    gap = sum(mine[c] - theirs[c] for c in mine if c not in notes.HELD_CATEGORIES)
+    assert mine["unused"] == budget - 1_455 * block == 17_340_825
+    assert 2 * dead > gap > 0
+    assert notes.gap_category(ours, vllm) == ("dead_weight", True)
+    assert notes.gap_text(ours, [vllm, sglang]) == (
+        "Most of the gap is dead weight: 53.48 GiB of the budget (74.60%) in this plan, none "
+        "in vLLM v1's.")
+    # the line ends with it; SGLang (6.30) holds fewer than vLLM (11.87): the gap is vLLM's
+    assert notes.engines_beside_text(ours, [vllm, sglang], next80).endswith(
+        "(2.09x ours). Compare shows where each layout's bytes go. Most of the gap is dead "
+        "weight: 53.48 GiB of the budget (74.60%) in this plan, none in vLLM v1's.")
+    # where ours holds as many or more, nothing: vLLM beside packed slabs as "ours"
+    assert notes.gap_category(vllm, ours) is None and notes.gap_text(vllm, [ours]) == ""
+
+
+def test_layouts_gap_sentence_says_less_than_most_and_nothing_for_a_remainder():
+    next80 = load_preset("Qwen3-Next-80B-A3B").profile()
+    ours, vllm, _ = _flat_vllm_sglang(next80, 76_968_728_985, 262_144, StrategyOptions())
+    zero = {c: 0 for c, _ in ours.breakdown}
+
+    def spending(result, **nbytes):  # a budget of 100 B, split so
+        assert sum(nbytes.values()) == 100
+        return replace(result, budget_bytes=100, breakdown=tuple({**zero, **nbytes}.items()))
+
+    # dead weight the largest, 10 of the 24 bytes ours keeps empty beyond the engine's: not most
+    mixed = spending(ours, kv_history=76, dead_weight=10, row_padding=8, unused=6)
+    engine = spending(vllm, kv_history=100)
+    assert notes.gap_category(mixed, engine) == ("dead_weight", False)
+    assert notes.gap_text(mixed, [engine]) == (
+        "The largest part of the gap is dead weight: 10 B of the budget (10.00%) in this plan, "
+        "none in vLLM v1's.")
+    # the engine leaves as much empty as ours: its lead is not in such bytes
+    assert notes.gap_category(mixed, spending(vllm, kv_history=76, idle_pool=24)) is None
+    # DeepSeek-V3: SGLang 1.0000009x ours (6.69 each), 86.40 KiB unused to its 17.77 KiB; a
+    # multiple under 1.01 to two decimals is no gap to explain
+    v3 = load_preset("DeepSeek-V3").profile()
+    ours, _, sglang = _flat_vllm_sglang(v3, 76_968_728_985, 163_840, StrategyOptions())
+    assert ours.concurrency < sglang.concurrency < Fraction(201, 200) * ours.concurrency
+    assert notes.gap_text(ours, [sglang]) == ""
+
 def test_attention_dp_says_sglangs_figures_are_one_groups():
     from flatkv.presets import load_preset
     from flatkv.strategies import StrategyOptions, run_strategy
