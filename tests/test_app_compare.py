@@ -989,6 +989,26 @@ def test_compare_says_when_not_one_request_fits():
 
 
 
+def test_compare_says_vllm_wont_start_in_a_budget_of_one_block_or_less():
+    # DeepSeek-V3.2 in 3,000,000 B of KV cache: vLLM's block is 61 layers x a page of 64 tokens
+    # x (576 x 2 + 132) B = 61 x 82,176 = 5,012,736 B, so the budget holds none, which vLLM 0.34
+    # raises at start-up ("No available memory for the cache blocks"): "won't start", not
+    # "n/a". Our block of 1,253,184 B fits twice, so the page has a table
+    assert 64 * (576 * 2 + 132) == 82_176 and 61 * 82_176 == 5_012_736
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "KV cache memory",
+                                           "kv_mem": "3MB"})
+    assert_clean(at)
+    assert layout_figures(at).loc["vLLM v1 (won't start)"].isna().all()
+    # one request of 163,840 tokens: 2,560 blocks of 64, beside the null block
+    needed = 163_840 // 64 * 5_012_736
+    assert (
+        f"**vLLM v1** refuses to start: the budget of 3,000,000 B holds num_blocks = 3,000,000 "
+        f"// 82,176 // 61 = 0 and vLLM needs at least 2 (\"No available memory for the cache "
+        f"blocks\"), and one request of 163,840 tokens needs {needed:,} B beside the null "
+        f"block's 5,012,736 B; give at least {needed + 5_012_736:,} B") in [
+            c.value for c in at.caption]
+
+
 def test_compare_gives_vllms_reason_for_a_float16_kda_state():
     # Kimi Linear with its ssm state in float16 (the Model page's ssm dtype): vLLM 0.34's KDA
     # takes float32 or bfloat16 only, so Compare shows no vLLM figures but its reason; in

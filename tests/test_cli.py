@@ -2276,6 +2276,20 @@ def test_a_mamba2_model_in_align_is_told_the_flag_of_vllm_032s_checkpoint_page(c
     assert code == 0 and "Since 0.33" not in err
 
 
+def test_compare_says_vllm_refuses_to_start_in_a_budget_of_one_block_or_less(capsys):
+    # DeepSeek-V3.2 in 3,000,000 B: vLLM's block of 61 x 82,176 = 5,012,736 B does not fit,
+    # which vLLM raises at start-up; the note reads it as a refusal, as Compare's "won't start"
+    args = ["--preset", "DeepSeek-V3.2", "--budget", "3000000", "--context", "163840"]
+    code, out, err = run(["compare", *args], capsys)
+    assert code == 0 and err == ""
+    assert ("vllm refuses to start: the budget of 3,000,000 B holds num_blocks = 3,000,000 // "
+            "82,176 // 61 = 0 and vLLM needs at least 2") in out
+    code, out, err = run(["plan", *args, "--strategy", "vllm"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and err.startswith(
+        "python -m flatkv: error: --strategy vllm: vLLM refuses to start: the budget of "
+        "3,000,000 B holds num_blocks = 3,000,000 // 82,176 // 61 = 0 and vLLM needs at least 2")
+
+
 def test_compare_gives_vllms_reason_for_a_float16_kda_state(capsys):
     # Kimi Linear told --ssm-dtype float16: vLLM 0.34's KDA takes float32 or bfloat16 only, so
     # compare shows no vLLM figures and says why, plan exits 2 with that one line; SGLang

@@ -68,6 +68,7 @@ from flatkv.strategies.vllm_releases import (
     null_block_checked,
     release_key,
 )
+from flatkv.strategy_notes import WONT_START, why_not_label
 
 # ------------------------------------------------------------------------------------------
 # The anchor: vLLM's own log for Qwen3-Next-80B-A3B-Instruct, --tp 2, bf16, 44.59 GiB.
@@ -179,13 +180,16 @@ def test_vllm_at_exactly_one_block_has_no_memory_for_the_cache_blocks():
     # vLLM 0.34 checks the budget less the null block's one block (check_enough_kv_cache_memory,
     # kv_cache_planning.py): at exactly one block, 6,684,672 - 6,684,672 = 0 B, which it refuses
     # as "No available memory for the cache blocks" (available_memory <= 0) before it sizes any
-    # request; the least budget is still 5 blocks (the one-token request beside the null block)
+    # request; the least budget is still 5 blocks (the one-token request beside the null block).
+    # It raises while the engine starts: a start refusal, which Compare labels "won't start"
     block = 12 * 557_056
     for context in (None, 65):
         one = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=block, context_tokens=context)
+        assert why_not_label(one) == WONT_START, context
         assert not one.applies and one.reason.startswith(
-            "the budget of 6,684,672 B holds num_blocks = 6,684,672 // 557,056 // 12 = 1 and "
-            "vLLM needs at least 2 (\"No available memory for the cache blocks\")"), context
+            "vLLM refuses to start: the budget of 6,684,672 B holds num_blocks = 6,684,672 // "
+            "557,056 // 12 = 1 and vLLM needs at least 2 (\"No available memory for the cache "
+            "blocks\")"), context
         assert one.reason.endswith("give at least 33,423,360 B"), context
 
 
@@ -1002,11 +1006,11 @@ def test_budget_too_small_does_not_apply():
     assert reasons == {
         "flat": (False, None, planner.format("one row in every slot")),
         "per-component": (False, None, planner.format("all component rows")),
-        "vllm": (False, None, "the budget of 1,000,000 B holds num_blocks = 1,000,000 // "
-                 "557,056 // 12 = 0 and vLLM needs at least 2 (\"No available memory for the "
-                 "cache blocks\"), and one request of 1 token (the least any max_model_len "
-                 "asks; no context given) needs 26,738,688 B beside the null block's "
-                 "6,684,672 B; give at least 33,423,360 B"),
+        "vllm": (False, None, "vLLM refuses to start: the budget of 1,000,000 B holds "
+                 "num_blocks = 1,000,000 // 557,056 // 12 = 0 and vLLM needs at least 2 (\"No "
+                 "available memory for the cache blocks\"), and one request of 1 token (the "
+                 "least any max_model_len asks; no context given) needs 26,738,688 B beside "
+                 "the null block's 6,684,672 B; give at least 33,423,360 B"),
         "sglang": (False, None, "SGLang refuses to start: the state pool (473,684 B) holds 0 "
                    "slots of 19,759,104 B, "
                    "fewer than 4: one running request needs 3 and one is kept for padding; "
@@ -2210,9 +2214,10 @@ def test_vllm_without_its_hybrid_manager_keeps_pages_of_two_sizes_in_one_group()
     # null block): the least that starts is 3 blocks, and the reason says why
     tiny = run_strategy("vllm", model, budget_bytes=1, context_tokens=65, options=off)
     assert tiny.reason == (
-        "the budget of 1 B holds num_blocks = 1 // 3,670,016 = 0 and vLLM needs at least 2 "
-        "(\"No available memory for the cache blocks\"), and one request of 65 tokens needs "
-        "7,340,032 B beside the null block's 3,670,016 B; give at least 11,010,048 B")
+        "vLLM refuses to start: the budget of 1 B holds num_blocks = 1 // 3,670,016 = 0 and "
+        "vLLM needs at least 2 (\"No available memory for the cache blocks\"), and one request "
+        "of 65 tokens needs 7,340,032 B beside the null block's 3,670,016 B; give at least "
+        "11,010,048 B")
     # every token of the sliding layers is kept: with the manager on, windows are evicted and
     # about three times as many requests fit
     on = run_strategy("vllm", model, budget_bytes=10 * 2**30, context_tokens=131_072,

@@ -934,12 +934,15 @@ def no_attention_layer(
 
 def budget_too_small(
     strategy: str, budget_bytes: int, *, holds: str, least_bytes: int, profile_name: str = "",
-    context_tokens: int | None = None,
+    context_tokens: int | None = None, refusal: str = "",
 ) -> StrategyResult:
-    """The answer when the budget holds too few units: what it holds, and the least that works."""
+    """The answer when the budget holds too few units: what it holds, and the least that works;
+    led by ``refusal`` (``refuses_to_start``) where an engine would not start there, so the
+    pages label it "won't start", not "n/a"."""
     return not_applicable(
         strategy, budget_bytes,
-        f"the budget of {budget_bytes:,} B holds {holds}; give at least {least_bytes:,} B",
+        (f"{refusal}: " if refusal else "")
+        + f"the budget of {budget_bytes:,} B holds {holds}; give at least {least_bytes:,} B",
         profile_name=profile_name, context_tokens=context_tokens,
     )
 

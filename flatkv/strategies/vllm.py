@@ -1009,20 +1009,26 @@ def _too_few_blocks(profile: CacheProfile, budget_bytes: int, context_tokens: in
     budget less the null block's one (``held``; check_enough_kv_cache_memory), and at 0 B or
     less say "No available memory for the cache blocks" (``division``: the arithmetic of
     ``num_blocks``), with the least budget that starts: two blocks, and one request's
-    ``needed`` bytes beside the null block. Past one block, the request check refuses
-    (``_one_request_refusal``), as vLLM does. None where the budget is past one block, and
-    where the releases serving the model hold nothing back (``held`` 0: 0.23.0 says "No
-    available memory" only at 0 B, so its request check refuses first, at ``needed`` B)."""
+    ``needed`` bytes beside the null block. vLLM raises it at start-up, so the reason opens as
+    its other start refusals do (``REFUSES_TO_START``): Compare's "won't start". Past one
+    block, the request check refuses (``_one_request_refusal``), as vLLM does. None where the
+    budget is past one block, and where the releases serving the model hold nothing back
+    (``held`` 0: 0.23.0 says "No available memory" only at 0 B, so its request check refuses
+    first, at ``needed`` B)."""
     if budget_bytes > unit_bytes or (not held and needed > budget_bytes):
         return None
     least = max(2 * unit_bytes, needed + held)
     request = (f", and {_request_words(context_tokens)} needs {n(needed)} B beside the null "
                f"block's {n(unit_bytes)} B" if least > 2 * unit_bytes else "")
+    # vLLM 0.34, vllm/v1/core/kv_cache_planning.py:106-108 (_check_enough_kv_cache_memory):
+    # "if available_memory <= 0: raise ValueError("No available memory for the cache blocks.
+    # ..."", raised while the engine starts
     return budget_too_small(
         "vllm", budget_bytes,
         holds=f"num_blocks = {division} = {num_blocks} and vLLM needs at least 2 (\"No "
         "available memory for the cache blocks\")" + request,
-        least_bytes=least, profile_name=profile.name, context_tokens=context_tokens)
+        least_bytes=least, profile_name=profile.name, context_tokens=context_tokens,
+        refusal=REFUSES_TO_START)
 
 
 def _held_back(profile: CacheProfile, unit_bytes: int) -> int:
