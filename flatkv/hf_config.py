@@ -658,15 +658,17 @@ def _model_layers(text: Any, model_type: str) -> int:
 
 
 def _name_of(cfg: Mapping[str, Any], model_type: str) -> str:
-    """The model's name: the config's _name_or_path, else its model_type. Printed as the title
-    of every table, so refused unless it shows as itself (no escape codes, no line break that
-    fakes a line of figures)."""
+    """The model's name: the last part of the config's _name_or_path (a Hub id's or a local
+    path's: "google/gemma-3-27b-it" is "gemma-3-27b-it", as the presets name models), else its
+    model_type. Printed as the title of every table, so refused unless it shows as itself (no
+    escape codes, no line break that fakes a line of figures)."""
     given = cfg.get("_name_or_path")
     if not given:
         return model_type
-    return check_name("config.json's _name_or_path", given,
-                      fix="give it the model's name or path in printable characters, or drop it "
-                      "(the model is then named by its model_type)")
+    given = check_name("config.json's _name_or_path", given,
+                       fix="give it the model's name or path in printable characters, or drop "
+                       "it (the model is then named by its model_type)")
+    return given.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].strip() or model_type
 
 
 def _source_of(config: dict | str | bytes | Path, model_type: str, source: Any) -> str:

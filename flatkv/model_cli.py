@@ -333,8 +333,9 @@ def register(subparsers: Any) -> None:
     out.add_argument("--export", action="store_true",
                      help="print the model specification (preset format) to save and reload")
     named = model.add_argument_group(
-        "naming", "A config.json's model is named by its _name_or_path, else its model_type, and "
-        "its source says where it was read: give both before --export saves it as a preset.")
+        "naming", "A config.json's model is named by its _name_or_path's last part, else its "
+        "model_type, and its source says where it was read: give both before --export saves "
+        "it as a preset.")
     named.add_argument("--name", metavar="TEXT", help="the model's name, as the app lists it")
     named.add_argument("--source", metavar="TEXT",
                        help="where the numbers come from (the checkpoint, a link to its config)")

@@ -244,6 +244,22 @@ def test_preset_config_round_trip(name):
         assert f"max_model_len {preset.max_model_len:,}" in preset.source
 
 
+def test_a_config_is_named_by_the_last_part_of_its_name_or_path():
+    # a Hub id or a local path names the model by its last part, as the presets name models
+    # (a name given wins); without _name_or_path, by its model_type, as before
+    config = PRESET_CONFIGS["Llama-3.1-8B"]
+    named = {given: spec_from_hf_config({**config, "_name_or_path": given}).name
+             for given in ("meta-llama/Llama-3.1-8B-Instruct", "/data/ckpt/llama-3.1-8b/",
+                           "C:\\models\\Llama 3.1 8B", "llama-3.1-8b", "/")}
+    assert named == {"meta-llama/Llama-3.1-8B-Instruct": "Llama-3.1-8B-Instruct",
+                     "/data/ckpt/llama-3.1-8b/": "llama-3.1-8b",
+                     "C:\\models\\Llama 3.1 8B": "Llama 3.1 8B",
+                     "llama-3.1-8b": "llama-3.1-8b", "/": "llama"}
+    assert spec_from_hf_config(config).name == "llama"
+    assert spec_from_hf_config({**config, "_name_or_path": "meta-llama/Llama-3.1-8B"},
+                               name="mine").name == "mine"
+
+
 def test_the_notes_name_the_sizes_transformers_filled_in():
     # {"model_type": "llama"} alone is LlamaConfig's defaults: 32 layers of 32 KV heads of 128
     bare = spec_from_hf_config({"model_type": "llama"})
