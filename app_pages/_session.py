@@ -12,8 +12,8 @@ from typing import Any
 import streamlit as st
 
 from flatkv.app_state import AppState, decode_query, encode_query
+from flatkv.units import error_sentence, plain_number
 from flatkv.units import markdown_literal as literal
-from flatkv.units import plain_number
 
 STATE_KEY = "flatkv.state"
 PAGE_KEY = "flatkv.page"  # the page the last run drew
@@ -274,7 +274,9 @@ class PageDone(Exception):
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Show a ValueError (bad input) as st.error with its message, never as a traceback."""
+    """Show a ValueError (bad input) as st.error with its message, never as a traceback: as a
+    sentence where it opens with prose (``error_sentence``), the library's own lower case
+    written to follow "error: " on the CLI's line."""
     try:
         yield
     except PageDone:
@@ -282,5 +284,5 @@ def user_errors() -> Iterator[None]:
     except MarkdownError as exc:
         st.error(str(exc))
     except ValueError as exc:
-        st.error(literal(str(exc)))
+        st.error(literal(error_sentence(str(exc))))
 

@@ -692,6 +692,20 @@ def sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# A message that opens with two words of prose ("weights per rank ...", "the budget ..."), not
+# a name the library errors open with: a flag ("--budget"), a key ("kv_mem=", "layer_types",
+# "config.json"), a quote, a model_type before its file ("llama config.json ..."), or a field
+# followed by its value ("kind 'x' ...", "strategy is 'x'", "count must be ...")
+_PROSE_OPENING = re.compile(r"[a-z]+ (?!(?:is|must|has|are) )[A-Za-z]+(?![\w.=-])")
+
+
+def error_sentence(message: str) -> str:
+    """A library error as a page shows it, as a sentence: its first letter capitalised where it
+    opens with a word of prose (``_PROSE_OPENING``), as written where it opens with a name (a
+    flag, a key, a field and its value), whose case is its spelling."""
+    return message[:1].upper() + message[1:] if _PROSE_OPENING.match(message) else message
+
+
 def quoted(text: str, limit: int = 80) -> str:
     """``text`` as an error names it: whole when short, else its start and its length (a pasted
     pattern or path of 100,000 characters made a 100 KB error line)."""

@@ -26,7 +26,7 @@ def test_budget_keeps_its_own_settings_when_the_weights_fill_the_gpu():
     # 160 GB over the H100's 76,968,728,985 usable bytes: TP 2 leaves 80 GB a rank, too much;
     # TP 3 would leave room but does not split Qwen3-Next's 16 GDN key heads: TP 4
     assert [shown(e) for e in at.error] == [
-        "weights per rank (149.01 GiB) fill the usable memory (71.68 GiB): raise TP (4 is the "
+        "Weights per rank (149.01 GiB) fill the usable memory (71.68 GiB): raise TP (4 is the "
         "least that splits the model and leaves room) or pick a larger GPU"]  # past 79.65 GiB
     assert at.selectbox(key="w.budget_strategy") and at.text_input(key="w.context")
     assert [e.label for e in at.expander] == ["Engine options"]  # flat reads the mamba mode

@@ -588,7 +588,7 @@ def test_gpu_lab_names_a_swept_pages_per_call_past_two_pools_in_its_words(monkey
     assert not at.exception
     assert (1 << 30) * 40 // 100 // TINY_PAGE == 3_276 and (512 << 20) // TINY_PAGE == 4_096
     assert [shown(e) for e in at.error] == [
-        "pages per call is 4,000, more than the 3,276 blocks of the pool: give at most 3,276, "
+        "Pages per call is 4,000, more than the 3,276 blocks of the pool: give at most 3,276, "
         "or set max blocks (the automatic pool is a safe share of free memory; a run checks "
         "that a larger one fits)"]
     assert at.query_params["sweep_pages"] == "1,2,4000"  # the list as given, to mend

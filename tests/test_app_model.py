@@ -143,7 +143,7 @@ def test_a_model_json_whose_state_no_layer_keeps_is_not_loaded():
     at.button(key="model.load").click().run()
     assert not at.exception
     assert [shown(e) for e in at.error] == [
-        "the layers '2*full' have no linear (state) layer to keep the state tensors conv=5: "
+        "The layers '2*full' have no linear (state) layer to keep the state tensors conv=5: "
         "clear the state tensors, or add linear layers to the pattern. No model JSON was "
         "loaded: every page still shows Qwen3-Next-80B-A3B."]
     assert "model" not in at.query_params

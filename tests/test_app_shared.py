@@ -33,7 +33,7 @@ from streamlit.testing.v1 import AppTest
 from flatkv import app_model
 from flatkv.app_model import model_names
 from flatkv.app_state import DEFAULT, decode_query, encode_query
-from flatkv.units import markdown_literal
+from flatkv.units import error_sentence, markdown_literal
 
 # a preset's refusal in plain words, not its file's gdn.k_heads: TP 1, 2, 4, 8 and 16 divide
 # Qwen3-Next's 16 GDN key heads (its 2 KV heads and 16 query heads take them too)
@@ -120,6 +120,26 @@ def test_bad_inputs_show_st_error_not_a_traceback():
     at.sidebar.text_input(key="w.weights").set_value("200GB").run()
     assert not at.exception
     assert any("fill the usable memory" in shown(e) for e in at.error)
+
+
+def test_a_library_error_reads_as_a_sentence_where_it_opens_with_prose():
+    # 200 GB of weights on the H100 80GB (85,520,809,984 B x 0.9 = 76,968,728,985 B usable,
+    # 71.68 GiB): the budget's error opens "weights per rank", written to follow "error: " on
+    # the CLI's line; the page starts its sentence with a capital
+    assert 200 * 10**9 / 2**30 > 186.26 and 85_520_809_984 * 9 // 10 == 76_968_728_985
+    at = open_app("app_pages/layout.py", {"weights": "200GB"})
+    assert not at.exception
+    assert [shown(e) for e in at.error] == [
+        "Weights per rank (186.26 GiB) fill the usable memory (71.68 GiB): raise TP (4 is the "
+        "least that splits the model and leaves room) or pick a larger GPU"]
+    # a message that opens with a name keeps its case: a flag, a key, a file, a quote, a
+    # model_type before its file, a field and its value, an engine's own spelling
+    kept = ["--budget 3 is", "kv_mem=3 is", "layer_types has", "config.json has", "'x' is",
+            "llama config.json has", "kind 'x' is not", "strategy is 'x'", "count must be",
+            "vLLM refuses to start", "gdn.v_heads is", "plain"]
+    assert [error_sentence(m) for m in kept] == kept
+    assert [error_sentence(m) for m in ("the budget of 1 B", "memory fraction is 2")] == [
+        "The budget of 1 B", "Memory fraction is 2"]
 
 
 def test_a_table_too_wide_for_its_place_is_the_fewest_runs_of_columns_that_fit():
@@ -286,7 +306,8 @@ def test_a_bad_setting_is_explained_once_on_the_page(page):
     if page == "app_pages/model.py":  # no budget on the Model page: the sidebar says why
         assert not at.error and fill in side
     else:
-        assert [fill in shown(e) for e in at.error] == [True] and fill not in side
+        # the page's error starts its sentence with a capital (error_sentence)
+        assert [f"W{fill[1:]}" in shown(e) for e in at.error] == [True] and fill not in side
 
 
 def test_the_profile_cache_key_changes_with_every_field():
@@ -490,7 +511,7 @@ def test_the_planner_hint_stays_off_a_budget_error():
     at = open_app("app_pages/layout.py", {**STATE_ONLY_LINK, "weights": "500GB"})
     assert not at.exception
     (error,) = [shown(e) for e in at.error]
-    assert "weights" in error and "pick the planner" not in error
+    assert error.startswith("Weights per rank") and "pick the planner" not in error
 
 
 def test_sidebar_says_when_no_weights_are_set():
