@@ -759,13 +759,29 @@ class SpecDraft:
                                          for n, g in self.kinds))
 
     def to_dict(self) -> dict[str, Any]:
-        """The spec export format (``ModelSpec.from_dict``) of this draft."""
-        return {"format": FORMAT, "name": self.name.strip() or "edited model",
+        """The spec export format (``ModelSpec.from_dict``) of this draft; the config's
+        learnable_sink only while a layer keeps the indexer (``_keeps_indexer``)."""
+        data = {"format": FORMAT, "name": self.name.strip() or "edited model",
                 **{d: getattr(self, d) for d in DTYPE_FIELDS},
                 "kinds": {n: dict(g) for n, g in self.kinds}, "pattern": self.pattern,
                 **{f: list(v) if isinstance(v, tuple) else v for f in _OPTIONAL_DRAFT_FIELDS
                    # an MTP module count of 0 is said (a checkpoint without one), not unset
                    if (v := getattr(self, f)) or (f == "mtp_modules" and v == 0)}}
+        if self.learnable_sink and not self._keeps_indexer():
+            del data["learnable_sink"]
+        return data
+
+    def _keeps_indexer(self) -> bool:
+        """Whether a layer of the pattern keeps DeepSeek's lightning indexer (a kind with an
+        index_head_dim): without one the sinks of a DSA model loaded with learnable_sink say
+        nothing (``ModelSpec`` refuses them there), and an edit that takes the indexer away
+        (index_head_dim 0, the kind out of the pattern) drops them rather than fail; a pattern
+        that does not parse says so first."""
+        try:
+            used = set(parse_pattern(self.pattern))
+        except ValueError:
+            return True
+        return any(dict(g).get("index_head_dim") for n, g in self.kinds if n in used)
 
     def named_for_its_figures(self) -> SpecDraft:
         """A preset's name only on a model with the preset's figures: a changed preset goes by

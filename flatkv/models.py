@@ -708,6 +708,7 @@ class ModelSpec:
         object.__setattr__(self, "layers", _checked_layers(self.layers))
         self._check_dtypes_and_sizes()
         self._check_length_flags()
+        self._check_sink()
         self._check_layer_type_lists()
         if self.mtp_modules is not None:
             check_int("mtp_modules", self.mtp_modules, maximum=MAX_CACHE_LAYERS,
@@ -768,6 +769,18 @@ class ModelSpec:
         if self.max_model_len_typed and self.max_model_len_assumed:
             raise ValueError("max_model_len_assumed and max_model_len_typed are both true: a "
                              "length typed is not assumed; drop max_model_len_assumed")
+
+    def _check_sink(self) -> None:
+        """learnable_sink true only where an MLA layer keeps the lightning indexer's keys, as a
+        raw profile's (``CacheProfile._check_indexer``): the sinks are DeepSeek's sparse
+        attention's, which nothing else reads, so true without an indexer would be carried and
+        exported as if it said something, while the profile drops it."""
+        if self.learnable_sink and not any(isinstance(layer, MLALayer) and layer.index_head_dim
+                                           for layer in self.layers):
+            raise ValueError("learnable_sink is true beside no MLA kind with an index_head_dim: "
+                             "learnable attention sinks are DeepSeek's sparse attention's "
+                             "alone, so give the indexer's index_head_dim too, or leave "
+                             "learnable_sink out without an indexer")
 
     def _check_layer_type_lists(self) -> None:
         """mtp_layer_types and kv_shared_layer_types as tuples of attention labels."""
@@ -1013,7 +1026,7 @@ class ModelSpec:
             conv_rows=self.conv_rows(),
             indexer_bytes_per_slot=indexed and indexed.indexer_bytes_per_slot,
             dsa_raw_fp8_bytes_per_slot=indexed and indexed.dsa_raw_fp8_bytes_per_slot,
-            learnable_sink=bool(indexed) and self.learnable_sink,
+            learnable_sink=self.learnable_sink,  # only beside the indexer (_check_sink)
             kv_dtype=self.kv_dtype if kv_split else None,
             kv_tensor_bytes=next(iter(kv_split)) if len(kv_split) == 1 else (),
             kv_shared_layer_types=self.kv_shared_layer_types,

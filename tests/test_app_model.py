@@ -1516,3 +1516,27 @@ def test_a_checkpoint_of_no_mtp_module_keeps_saying_so_through_a_link_and_the_ed
     for kept in (linked, edited):
         assert kept.mtp_modules == 0
         assert with_mtp_layer(kept).notes.endswith(NO_MTP_MODULE)
+
+
+def test_an_edit_that_takes_the_indexer_away_drops_learnable_sink():
+    # DeepSeek-V3.2 loaded from a config with learnable_sink true (SGLang reads it for the
+    # sparse attention alone); index_head_dim 0 in the editor makes it dense MLA, where a model
+    # file with the flag is refused: the edit drops it instead of failing, and the link's
+    # model no longer carries it
+    from test_hf_config import DEEPSEEK_V32_SINKS
+
+    from flatkv.hf_config import spec_from_hf_config
+
+    sinks = spec_from_hf_config(DEEPSEEK_V32_SINKS, name="DeepSeek-V3.2 sinks")
+    packed = app_model.pack_spec(app_model.spec_to_json(sinks))
+    assert json.loads(app_model.unpack_spec(packed))["learnable_sink"] is True
+    at = open_app("app_pages/model.py", {"model": "spec", "spec": packed})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.number_input(key="spec.mla.index_head_dim").set_value(0).run()
+    assert_clean(at)
+    edited = json.loads(app_model.unpack_spec(at.query_params["spec"]))
+    assert edited["kinds"]["mla"].get("index_head_dim") is None and "learnable_sink" not in edited
+    # the indexer typed back: the sinks the model was loaded with are back too
+    at.number_input(key="spec.mla.index_head_dim").set_value(128).run()
+    assert_clean(at)
+    assert json.loads(app_model.unpack_spec(at.query_params["spec"]))["learnable_sink"] is True

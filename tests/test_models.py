@@ -824,3 +824,24 @@ def test_an_added_mtp_layer_on_a_model_without_mtp_modules_stands_for_an_eagle_h
     assert drafted.layers[-1] == llama.layers[-1]
     assert drafted.profile().kv_bytes_per_token == 33 * 2 * 8 * 128 * 2 == 135_168
     assert "it stands for a one-layer drafter's (EAGLE's) attention of that shape" in drafted.notes
+
+
+def test_learnable_sink_is_refused_where_no_layer_keeps_the_indexer():
+    # the sinks are DeepSeek's sparse attention's (SGLang reads learnable_sink for it alone):
+    # a model file of dense MLA (DeepSeek-V3, no index_head_dim) or of plain attention with
+    # learnable_sink true was kept and written back while its profile read False; refused now,
+    # as a raw profile's is (CacheProfile._check_indexer)
+    why = ("learnable_sink is true beside no MLA kind with an index_head_dim: learnable "
+           "attention sinks are DeepSeek's sparse attention's alone, so give the indexer's "
+           "index_head_dim too, or leave learnable_sink out without an indexer")
+    for name in ("DeepSeek-V3", "Llama-3.1-8B"):
+        data = {**load_preset(name).to_dict(), "learnable_sink": True}
+        with pytest.raises(ValueError) as refused:
+            ModelSpec.from_dict(data)
+        assert str(refused.value) == why, name
+        with pytest.raises(ValueError, match="^learnable_sink is true beside no MLA kind"):
+            replace(load_preset(name), learnable_sink=True)
+    # beside the indexer's keys (DeepSeek-V3.2) it is kept, exported and read by the profile
+    sinks = replace(load_preset("DeepSeek-V3.2"), learnable_sink=True)
+    assert sinks.to_dict()["learnable_sink"] is True
+    assert ModelSpec.from_dict(sinks.to_dict()).profile().learnable_sink
