@@ -2361,8 +2361,14 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
         1_222_368, 1_222_336)
     assert (told16.concurrency_numerator, told16.concurrency_denominator) == (76_398, 10_240)
     assert (told64.concurrency_numerator, told64.concurrency_denominator) == (19_099, 2_560)
+    # the note gives the blocks and tokens of 64 at this budget, as the Blackwell's note does
+    # for its blocks: 19,099 blocks of 64, 19,099 x 64 = 1,222,336 tokens (told64's figures;
+    # the note said none)
+    assert (told64.num_blocks, told64.capacity_tokens) == (19_099, 19_099 * 64) == (
+        19_099, 1_222_336)
     note = ("P 16 is a block size told: told none, vLLM runs an fp8 MLA cache on a Hopper at 64, "
-            "FlashMLA's kernel block, as FLASH_ATTN_MLA, its first MLA backend there, takes no "
+            "FlashMLA's kernel block (19,099 blocks of 64, 1,222,336 tokens here), as "
+            "FLASH_ATTN_MLA, its first MLA backend there, takes no "
             "fp8 cache (0.31, whose default is 16, logs \"Setting kv cache block size to 64 for "
             "FLASHMLA backend(s).\"; 0.34's default is 64), while told 16, no multiple of 64, "
             "it runs on TRITON_MLA at 16, as these figures do: a block size of 64 here matches "

@@ -845,7 +845,8 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     if profile.kv_dtype != "float8_e4m3fn" or result.block_size % FLASHMLA_BLOCK_SIZE == 0:
         return ""
     return (f"P {n(result.block_size)} is a block size told: told none, vLLM runs an fp8 MLA "
-            f"cache on a Hopper at {FLASHMLA_BLOCK_SIZE}, FlashMLA's kernel block, as "
+            f"cache on a Hopper at {FLASHMLA_BLOCK_SIZE}, FlashMLA's kernel block "
+            f"({_told_none_gives(profile, options, result, FLASHMLA_BLOCK_SIZE)}), as "
             "FLASH_ATTN_MLA, its first MLA backend there, takes no fp8 cache (0.31, whose "
             "default is 16, logs \"Setting kv cache block size to 64 for FLASHMLA "
             f"backend(s).\"; 0.34's default is 64), while told {n(result.block_size)}, no "
@@ -865,12 +866,7 @@ def _blackwell_unasked_text(profile: CacheProfile, options: StrategyOptions,
         return ""
 
     def gives(block: int) -> str:
-        at = _run_overridden(profile, budget_bytes=result.budget_bytes,
-                             context_tokens=result.context_tokens,
-                             options=replace(options, block_size=block))
-        if not at.applies:  # (a budget under two such blocks: vLLM needs 2)
-            return f"too few blocks of {block} to start in this budget"
-        return f"{n(at.num_blocks)} blocks of {block}, {n(at.capacity_tokens)} tokens here"
+        return _told_none_gives(profile, options, result, block)
 
     told = n(result.block_size)
     return (f"P {told} is a block size told: told none, vLLM runs an MLA cache on a Blackwell "
@@ -882,6 +878,19 @@ def _blackwell_unasked_text(profile: CacheProfile, options: StrategyOptions,
             f"multiple of {least}, it runs on TRITON_MLA at {told}, as these figures do: a "
             f"block size of {RECENT_VLLM_BLOCK_SIZE} ({least} for 0.31) here matches a "
             "Blackwell's log of a run told none")
+
+
+def _told_none_gives(profile: CacheProfile, options: StrategyOptions, result: StrategyResult,
+                     block: int) -> str:
+    """What a block vLLM runs told no block size gives at ``result``'s budget and context (this
+    layout at that block size), for ``unasked_mla_block_text``'s notes: its blocks and tokens,
+    or that too few fit for vLLM to start (it needs 2)."""
+    at = _run_overridden(profile, budget_bytes=result.budget_bytes,
+                         context_tokens=result.context_tokens,
+                         options=replace(options, block_size=block))
+    if not at.applies:
+        return f"too few blocks of {block} to start in this budget"
+    return f"{n(at.num_blocks)} blocks of {block}, {n(at.capacity_tokens)} tokens here"
 
 
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
