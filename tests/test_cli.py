@@ -1172,9 +1172,22 @@ def test_sglang_blackwell_beside_an_export_with_learnable_sinks_says_bfloat16(ca
                           "--sglang-blackwell", "--json"], capsys)
     sglang = next(r for r in json.loads(out) if r["strategy"] == "sglang")
     assert code == 0 and sglang["capacity_tokens"] == 548_352
-    assert ("python -m flatkv: note: --sglang-blackwell changes no figure here: SGLang keeps "
-            "DeepSeek's sparse attention with learnable attention sinks (the config's "
-            "learnable_sink) in bfloat16 on a Blackwell GPU as on a Hopper" in err.splitlines())
+    # the export's dtype names its latent's 576 elements ((1,284 - 132) / 2), so its note is
+    # the config's own, which names the raw 708 B its auto keeps without the sinks (it said
+    # "--sglang-blackwell changes no figure here", as the raw width was not known)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(DEEPSEEK_V32_SINKS))
+    notes = [run(["compare", source, str(path), "--budget", "40GiB", "--sglang-blackwell",
+                  "--json"], capsys)[2] for source, path in (("--model-file", export),
+                                                            ("--hf-config", config))]
+    said = ("python -m flatkv: note: SGLang 0.5.23 on a Blackwell GPU keeps DeepSeek's sparse "
+            "attention with learnable attention sinks (the config's learnable_sink) in bfloat16 "
+            "on its flashmla_sparse DSA backends (_dsa_kv_cache_dtype_default picks fp8_e4m3 at "
+            "compute capability 10 only without them, overrides.py 526-535; "
+            "_dsa_split_backend_resolution 644-663): 1,152 + 132 = 1,284 B a token a layer, as "
+            "on a Hopper: these figures are that layout's (without them, told none, it keeps "
+            "fp8_e4m3 there, the raw 576 + 132 = 708 B)")
+    assert [said in note.splitlines() for note in notes] == [True, True]
     assert "stored otherwise there" not in err
 
 
@@ -2711,3 +2724,37 @@ def test_compare_help_names_each_column_as_the_app_names_its_layout(capsys):
              "aliased (slab aliasing): ", "lcm (two-level pages): parent blocks"]
     assert [text.index(n) for n in named] == sorted(text.index(n) for n in named)
     assert [n.split(" (")[0] for n in named] == header
+
+
+def test_model_file_export_of_deepseek_v32_on_a_b200_takes_the_raw_fp8_layout(capsys, tmp_path):
+    # The Model page's raw-bytes export of DeepSeek-V3.2 (flatkv-profile/1: bytes, KV dtype,
+    # split, indexer keys, architecture; no raw fp8 width) was taken as given on a B200, 61 x
+    # 1,284 B (2,209,216 tokens) with a note that the latent width is unknown, where the preset
+    # holds 4,006,592: the dtype names the latent's elements, (1,284 - 132) / 2 = 576 (float32:
+    # (2,436 - 132) / 4), so SGLang's auto stores the raw 576 + 132 = 708 B a token a layer;
+    # told --sglang-kv-cache-dtype bfloat16, 1,284 B, as the preset. The B200's budget:
+    # 183,359 MiB x 0.9 = 173,039,262,105 B
+    from flatkv.presets import load_preset
+    from flatkv.profile import profile_to_dict
+
+    budget = 183_359 * 2**20 * 9 // 10
+    assert (1_284 - 132) // 2 == (2_436 - 132) // 4 == 576
+    assert budget // (61 * 708) // 64 * 64 == 4_006_592
+    assert budget // (61 * 1_284) // 64 * 64 == 2_209_216
+
+    def sglang(*argv):
+        code, out, _ = run(["compare", *argv, "--gpu-memory", "B200 192GB", "--json"], capsys)
+        assert code == 0
+        (result,) = [r for r in json.loads(out) if r["strategy"] == "sglang"]
+        return result["capacity_tokens"]
+
+    told = ("--sglang-kv-cache-dtype", "bfloat16")
+    for dtype in ("bfloat16", "float16", "float32"):
+        export = tmp_path / f"v32-{dtype}.json"
+        export.write_text(json.dumps(profile_to_dict(
+            load_preset("DeepSeek-V3.2").with_options(kv_dtype=dtype).profile())))
+        assert '"dsa_raw_fp8_bytes_per_slot"' not in export.read_text()
+        assert sglang("--model-file", str(export)) == 4_006_592, dtype
+        assert sglang("--model-file", str(export), *told) == 2_209_216, dtype
+    assert sglang("--preset", "DeepSeek-V3.2") == 4_006_592
+    assert sglang("--preset", "DeepSeek-V3.2", *told) == 2_209_216

@@ -2842,13 +2842,18 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
         "place of the 1,284 of the model's bfloat16 (calculate_mla_kv_cache_dim, "
         "kv_cache_configurator.py 3425-3440); told --kv-cache-dtype bfloat16 it keeps 1,284 B, "
         "as on a Hopper"]
-    # not on a Hopper, nor for dense MLA (DeepSeek-V3), nor raw bytes, which say no latent
+    # not on a Hopper, nor for dense MLA (DeepSeek-V3), nor raw bytes in fp8, which say no
+    # latent (its scaled 788 B, 40 GiB // (61 x 788) = 893,519 -> 893,504 tokens); in bfloat16
+    # the dtype names it, (1,284 - 132) / 2 = 576, so bytes alone store the raw 708 B too
     ds3 = load_preset("DeepSeek-V3").profile()
-    custom = replace(v32, dsa_raw_fp8_bytes_per_slot=None)
+    custom = replace(fp8, dsa_raw_fp8_bytes_per_slot=None)
+    assert (40 << 30) // (61 * 788) // 64 * 64 == 893_504
     for profile, options in ((v32, StrategyOptions()), (ds3, blackwell), (custom, blackwell)):
         assert sglang_dsa(profile, options, formulas) is profile
     assert run_strategy("sglang", custom, budget_bytes=40 << 30, options=blackwell
-                        ).logged_tokens == 548_352
+                        ).logged_tokens == 893_504
+    assert sglang_dsa(replace(v32, dsa_raw_fp8_bytes_per_slot=None), blackwell,
+                      []).kv_bytes_per_slot == 708
     # the GPU note states the dtype and bytes, and that the figures take them
     assert sm100_dsa_layout("B200 192GB", v32, StrategyOptions()) == (
         "SGLang 0.5.23 on a B200 keeps DeepSeek's sparse attention in fp8_e4m3 where no "
@@ -3209,17 +3214,20 @@ def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
     # no dsa_raw_fp8_bytes_per_slot) keeps its 61 x 1,284 B a token on a B200 too, where
     # SGLang stores the raw 576 + 132: the GPU note and a formula line say the figures are the
     # bytes given, and how to get that layout's (its note said nothing; before the figures
-    # took the layout, it said "not modelled")
+    # took the layout, it said "not modelled"). In fp8 (the scaled 656 + 132 = 788 B) the
+    # dtype names no latent width; in bfloat16, float16 or float32 it does (test below)
     from flatkv.profile import profile_from_dict, profile_to_dict
     from flatkv.strategies.sglang import sglang_dsa, sm100_dsa_layout
 
-    given = profile_from_dict(profile_to_dict(load_preset("DeepSeek-V3.2").profile()))
-    assert (given.indexer_bytes_per_slot, given.dsa_raw_fp8_bytes_per_slot) == (132, None)
+    given = profile_from_dict(profile_to_dict(
+        load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()))
+    assert (given.indexer_bytes_per_slot, given.dsa_raw_fp8_bytes_per_slot,
+            given.kv_bytes_per_slot) == (132, None, 788)
     said = ("keeps DeepSeek's sparse attention in fp8_e4m3 where no --kv-cache-dtype is told, on "
             "its trtllm DSA backends, which store the raw latent, kv_lora_rank + "
             "qk_rope_head_dim fp8 B with no scales, beside the index keys "
             "(kv_cache_configurator.py 3425-3440): bytes given alone say no latent width, so "
-            "these figures take the 1,284 B a token a layer given; give the model (a preset or "
+            "these figures take the 788 B a token a layer given; give the model (a preset or "
             "its config.json) for that layout's figures")
     assert sm100_dsa_layout("B200 192GB", given, StrategyOptions()) == (
         f"SGLang 0.5.23 on a B200 {said}")
@@ -3229,7 +3237,7 @@ def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
     assert sglang_dsa(given, blackwell, formulas) is given
     assert formulas == [f"on a Blackwell GPU SGLang 0.5.23 {said}"]
     r = run_strategy("sglang", given, budget_bytes=40 << 30, options=blackwell)
-    assert r.logged_tokens == (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
+    assert r.logged_tokens == (40 << 30) // (61 * 788) // 64 * 64 == 893_504
     assert f"on a Blackwell GPU SGLang 0.5.23 {said}" in r.formulas
     # DeepSeek-V3's dense MLA given alone: no indexer, nothing said
     ds3 = profile_from_dict(profile_to_dict(load_preset("DeepSeek-V3").profile()))
@@ -3356,11 +3364,16 @@ def test_sglang_keeps_an_exported_float32_dsa_model_with_sinks_in_bfloat16_on_a_
             "DSA backends (_dsa_kv_cache_dtype_default picks fp8_e4m3 at compute capability 10 "
             "only without them, overrides.py 526-535; _dsa_split_backend_resolution 644-663): "
             f"1,152 + 132 = 1,284 B a token a layer, in place of the {own} of the model's "
-            f"{dtype}, as on a Hopper"]
-    # without the sinks a Blackwell's raw fp8 width is not known from bytes alone: as given
+            f"{dtype}, not the raw fp8 576 + 132 = 708 B its auto picks there without them"]
+        # the config's own line: the export's dtype names its latent's 576 elements
+        model_formulas: list[str] = []
+        sglang_dsa(model, blackwell, model_formulas)
+        assert formulas == model_formulas
+    # without the sinks the dtype gives the raw fp8 width of bytes alone on a Blackwell too
+    # ((2,436 - 132) / 4 = 576 elements, 576 + 132 = 708 B): the preset's layout
     plain = profile_from_dict(profile_to_dict(
         load_preset("DeepSeek-V3.2").with_options(kv_dtype="float32").profile()))
-    assert sglang_dsa_stored(plain, blackwell) is None
+    assert sglang_dsa_stored(plain, blackwell) == ("fp8_e4m3", 708)
 
 
 def test_sglang_refuses_dsa_with_learnable_sinks_in_fp8_on_any_gpu():

@@ -411,10 +411,28 @@ def _raw_dsa_bytes(profile: CacheProfile) -> int | None:
     """The bytes a token a layer SGLang's trtllm DSA backends store for ``profile`` (its raw
     fp8 latent and the indexer's keys: ``CacheProfile.dsa_raw_fp8_bytes_per_slot``), where
     SGLang's DeepSeek family runs it (``SM100_TRTLLM_MLA``, whose architectures its DSA
-    resolution reads); None elsewhere (no indexer, raw bytes, another architecture)."""
-    if profile.architectures and profile.architectures[0] in SM100_TRTLLM_MLA:
+    resolution reads); for bytes given alone (an export: no raw width) in bfloat16, float16 or
+    float32, the latent's elements at 1 B each (``_raw_bytes_alone``); None elsewhere (no
+    indexer, other bytes given alone, another architecture)."""
+    if not profile.architectures or profile.architectures[0] not in SM100_TRTLLM_MLA:
+        return None
+    if profile.dsa_raw_fp8_bytes_per_slot is not None:
         return profile.dsa_raw_fp8_bytes_per_slot
-    return None
+    return _raw_bytes_alone(profile)
+
+
+def _raw_bytes_alone(profile: CacheProfile) -> int | None:
+    """For DeepSeek's sparse attention given as bytes alone in bfloat16, float16 or float32
+    (``AUTO_DSA_KV_DTYPES``), its raw fp8 bytes a token a layer: the dtype names the latent's
+    elements, (bytes - indexer keys) / element size, each 1 B raw, beside the keys (an export
+    of DeepSeek-V3.2 in float32, 2,304 + 132 B: 576 elements, 576 + 132 = 708; bfloat16's
+    1,152 + 132 alike), as fp8's scaled layout does not. None for any other profile, or where
+    the latent is no whole number of elements."""
+    keys = profile.indexer_bytes_per_slot
+    if keys is None or profile.kv_dtype not in AUTO_DSA_KV_DTYPES:
+        return None
+    latent, element = profile.kv_bytes_per_slot - keys, dtype_bytes(profile.kv_dtype)
+    return latent // element + keys if latent % element == 0 else None
 
 
 def sglang_kv_dtype_refusal(profile: CacheProfile) -> str | None:
@@ -480,12 +498,13 @@ def bfloat16_told(profile: CacheProfile, options: StrategyOptions) -> bool:
 def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
     """For DeepSeek's sparse attention given as bytes alone (an indexer's keys, no
     ``dsa_raw_fp8_bytes_per_slot``: an export, a link's raw model, whose latent width is not
-    known; its architecture SGLang's DeepSeek family or not given), what SGLang stores on a
+    known: in fp8 or no dtype named, or its architecture not given; in bfloat16, float16 or
+    float32 the dtype gives it, ``_raw_bytes_alone``), what SGLang stores on a
     Blackwell GPU and that these figures take the bytes given instead, after "SGLang 0.5.23 on
     a ...": a silent Hopper figure there would pass for SGLang's. None for any other profile,
     and with learnable attention sinks, which SGLang keeps in bfloat16 there too."""
     arch = profile.architectures[0] if profile.architectures else None
-    if (profile.indexer_bytes_per_slot is None or profile.dsa_raw_fp8_bytes_per_slot is not None
+    if (profile.indexer_bytes_per_slot is None or _raw_dsa_bytes(profile) is not None
             or arch not in (None, *SM100_TRTLLM_MLA) or profile.learnable_sink):
         return None
     return (f"keeps DeepSeek's sparse attention in {SM100_DSA_KV_DTYPE} where no "
@@ -517,36 +536,18 @@ def sglang_dsa_stored(profile: CacheProfile,
     layout on a Blackwell (``blackwell_dsa_bytes``: fp8_e4m3, 576 + 132 = 708 B for
     DeepSeek-V3.2), else bfloat16 for the KV dtype float32 or float16 (``AUTO_DSA_KV_DTYPES``:
     SGLang keeps DSA in bfloat16 or fp8 whatever the model's dtype; 1,152 + 132 = 1,284 B,
-    where float32 holds 2,436; off a Blackwell for an export of bytes alone too, its dtype
-    naming the latent's elements: ``_bfloat16_bytes_alone``). None where SGLang keeps the
-    model's (bfloat16, fp8 off a Blackwell, no indexer, other bytes given alone, taken as
-    given: ``_dsa_bytes_alone`` says so on a Blackwell). One place for what the sizing takes
-    (``sglang_dsa``) and the pages that set SGLang's figures beside ours say."""
+    where float32 holds 2,436). An export of bytes alone in bfloat16, float16 or float32 alike
+    on any GPU, its dtype naming the latent's elements (``_raw_bytes_alone``). None where
+    SGLang keeps the model's (bfloat16, fp8 off a Blackwell, no indexer, other bytes given
+    alone, taken as given: ``_dsa_bytes_alone`` says so on a Blackwell). One place for what
+    the sizing takes (``sglang_dsa``) and the pages that set SGLang's figures beside ours say."""
     if (raw := blackwell_dsa_bytes(profile, options)) is not None:
         return SM100_DSA_KV_DTYPE, raw
     if profile.kv_dtype not in AUTO_DSA_KV_DTYPES or profile.kv_dtype == "bfloat16":
         return None
     if (raw := _raw_dsa_bytes(profile)) is not None:
         return "bfloat16", _bfloat16_dsa_bytes(profile, raw)
-    # on a Blackwell bytes alone say no raw fp8 width, unless sinks keep bfloat16 there too
-    if ((not options.sglang_blackwell or profile.learnable_sink)
-            and (bf16 := _bfloat16_bytes_alone(profile)) is not None):
-        return "bfloat16", bf16
     return None
-
-
-def _bfloat16_bytes_alone(profile: CacheProfile) -> int | None:
-    """For DeepSeek's sparse attention given as bytes alone (an export: no
-    ``dsa_raw_fp8_bytes_per_slot``) in float32 or float16, the bytes SGLang keeps it in,
-    bfloat16: its KV dtype names the latent's elements (an export of DeepSeek-V3.2 in float32,
-    2,304 + 132 B: 576 of 4 B, so 1,152 + 132 = 1,284), as it does not for fp8's scaled
-    layout. None for any other profile, or where the latent is no whole number of them."""
-    keys, arch = profile.indexer_bytes_per_slot, profile.architectures[:1]
-    if (keys is None or profile.dsa_raw_fp8_bytes_per_slot is not None
-            or not arch or arch[0] not in SM100_TRTLLM_MLA):
-        return None
-    latent, element = profile.kv_bytes_per_slot - keys, dtype_bytes(profile.kv_dtype)
-    return latent // element * 2 + keys if latent % element == 0 else None
 
 
 def _dsa_terms(profile: CacheProfile, total: int) -> str:
