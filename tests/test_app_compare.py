@@ -2054,7 +2054,9 @@ def test_compare_says_the_block_vllm_runs_dense_mla_at_told_none_on_a_b200():
     # (183,359 MiB x 0.9 = 173,039,262,105 B): vLLM's figures at P 16 (TRITON_MLA, told 16),
     # 173,039,262,105 // (61 x 16 x 1,152) = 153,901 blocks; told none FLASHINFER_MLA runs 64
     # in 0.34 (38,475 blocks, 2,462,400 tokens) and 32 in 0.31 (76,950, 2,462,400). The note
-    # was off on a Blackwell; on an H100 in bfloat16 there is none (FLASH_ATTN_MLA runs 16)
+    # was off on a Blackwell; on an H100 in bfloat16 there is none (FLASH_ATTN_MLA runs 16).
+    # Told 16 vLLM 0.34 warns of the backends refused for the block alone (cuda.py 528-548):
+    # FLASHINFER_MLA (blocks [32, 64]) and CUTLASS_MLA ([128]), in priority order
     budget = 183_359 * 2**20 * 9 // 10
     assert budget // (61 * 16 * 1_152) == 153_901
     assert (budget // (61 * 64 * 1_152), budget // (61 * 32 * 1_152)) == (38_475, 76_950)
@@ -2068,8 +2070,12 @@ def test_compare_says_the_block_vllm_runs_dense_mla_at_told_none_on_a_b200():
         "at its default 64 (38,475 blocks of 64, 2,462,400 tokens here; no line), 0.31, whose "
         "default is 16, at 32 (76,950 blocks of 32, 2,462,400 tokens here; it logs \"Setting "
         "kv cache block size to 32 for FLASHINFER_MLA backend(s).\"), while told 16, no "
-        "multiple of 32, it runs on TRITON_MLA at 16, as these figures do: a block size of 64 "
-        "(32 for 0.31) here matches a Blackwell's log of a run told none")
+        "multiple of 32, it runs on TRITON_MLA at 16, as these figures do, and logs "
+        "\"--block-size 16 precluded higher-priority backend(s) FLASHINFER_MLA, CUTLASS_MLA. "
+        "Using TRITON_MLA instead, which may result in reduced performance. Consider removing "
+        "--block-size to auto-select the optimal block size.\" (FLASH_ATTN_MLA and FLASHMLA's "
+        "dense kernel are refused on SM 10 whatever the block, so not named): a block size of "
+        "64 (32 for 0.31) here matches a Blackwell's log of a run told none")
     on_h100 = open_app("app_pages/compare.py", {"model": "DeepSeek-V3", "gpu": "H100 80GB"})
     assert_clean(on_h100)
     assert not [c for c in on_h100.code if "is a block size told" in c.value]

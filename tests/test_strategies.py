@@ -2361,6 +2361,14 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
         1_222_368, 1_222_336)
     assert (told16.concurrency_numerator, told16.concurrency_denominator) == (76_398, 10_240)
     assert (told64.concurrency_numerator, told64.concurrency_denominator) == (19_099, 2_560)
+    # told a --block-size, vLLM 0.34's (and 0.31's) cuda.py get_attn_backend_cls warns of the
+    # backends before the one it picks whose one invalid reason is "block_size not supported"
+    # (0.34 528-548): on SM 9 FLASH_ATTN_MLA (priority 0) is refused for the fp8 cache,
+    # FLASHMLA (1) for 16 % 64 alone, FLASHINFER_MLA (2) for SM 10 too, so TRITON_MLA (3) runs
+    # and FLASHMLA alone is named; on SM 8.x FLASHMLA's dense kernel is refused too: no line
+    precluded = ("--block-size 16 precluded higher-priority backend(s) FLASHMLA. Using "
+                 "TRITON_MLA instead, which may result in reduced performance. Consider "
+                 "removing --block-size to auto-select the optimal block size.")
     # the note gives the blocks and tokens of 64 at this budget, as the Blackwell's note does
     # for its blocks: 19,099 blocks of 64, 19,099 x 64 = 1,222,336 tokens (told64's figures;
     # the note said none)
@@ -2371,8 +2379,11 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
             "FLASH_ATTN_MLA, its first MLA backend there, takes no "
             "fp8 cache (0.31, whose default is 16, logs \"Setting kv cache block size to 64 for "
             "FLASHMLA backend(s).\"; 0.34's default is 64), while told 16, no multiple of 64, "
-            "it runs on TRITON_MLA at 16, as these figures do: a block size of 64 here matches "
-            "a Hopper's log of a run told none. ")
+            "it runs on TRITON_MLA at 16, as these figures do, and on a Hopper logs "
+            f"\"{precluded}\" (FLASHMLA refused for its block alone; FLASH_ATTN_MLA for the fp8 "
+            "cache, so not named; on an SM 8.x GPU no line, as FLASHMLA's dense kernel is "
+            "refused there too): a block size of 64 here matches a Hopper's log of a run told "
+            "none. ")
     # on an SM 8.x GPU (A100, L40S, RTX 4090; presets the options do not tell apart from a
     # Hopper: FlatKV takes them for one) vLLM 0.34's cuda.py (146-152) finds neither
     # FLASH_ATTN_MLA (SM 9 alone), FLASHMLA (dense: a Hopper alone) nor FLASHINFER_MLA (SM 10)
@@ -2635,6 +2646,13 @@ def test_vllm_says_the_block_it_runs_a_dense_mla_cache_at_told_none_on_a_blackwe
     assert (76_950 * 64, 153_901 * 32) == (4_924_800, 4_924_832)
     figures = [(bf16, (38_475, 2_462_400), (76_950, 2_462_400)),
                (fp8, (76_950, 4_924_800), (153_901, 4_924_832))]
+    # told 16 or 48 vLLM 0.34's cuda.py (528-548) warns of the backends before TRITON_MLA
+    # refused for the block alone: on SM 10 FLASHINFER_MLA (priority 0, blocks [32, 64]) and
+    # CUTLASS_MLA (2, [128]); TOKENSPEED_MLA (1, [32, 64]) takes fp8 alone and says its
+    # package is not installed otherwise (a second reason), FLASH_ATTN_MLA (3) and FLASHMLA (4)
+    # are refused on SM 10 (compute capability; FlashMLA dense a Hopper's alone)
+    tokenspeed = ("", "where the tokenspeed_mla package is installed TOKENSPEED_MLA is named "
+                  "between them, as it takes an fp8 cache at blocks of 32 and 64 too; ")
     for profile, (blocks64, tokens64), (blocks32, tokens32) in figures:
         at64 = f"{blocks64:,} blocks of 64, {tokens64:,} tokens here"
         at32 = f"{blocks32:,} blocks of 32, {tokens32:,} tokens here"
@@ -2648,8 +2666,14 @@ def test_vllm_says_the_block_it_runs_a_dense_mla_cache_at_told_none_on_a_blackwe
                 f"are 32 and 64: 0.34 at its default 64 ({at64}; no line), 0.31, whose default "
                 f"is 16, at 32 ({at32}; it logs \"Setting kv cache block size to 32 for "
                 f"FLASHINFER_MLA backend(s).\"), while told {told}, no multiple of 32, it runs "
-                f"on TRITON_MLA at {told}, as these figures do: a block size of 64 (32 for 0.31) "
-                "here matches a Blackwell's log of a run told none")
+                f"on TRITON_MLA at {told}, as these figures do, and logs \"--block-size {told} "
+                "precluded higher-priority backend(s) FLASHINFER_MLA, CUTLASS_MLA. Using "
+                "TRITON_MLA instead, which may result in reduced performance. Consider removing "
+                "--block-size to auto-select the optimal block size.\" ("
+                + tokenspeed[profile is fp8]
+                + "FLASH_ATTN_MLA and FLASHMLA's dense kernel are refused on SM 10 whatever the "
+                "block, so not named): a block size of 64 (32 for 0.31) here matches a "
+                "Blackwell's log of a run told none")
         # the figures of the blocks the note names are these layouts' at that block size
         assert [(r.num_blocks, r.capacity_tokens) for r in (
             at(profile, block_size=64), at(profile, block_size=32))] == [

@@ -507,6 +507,13 @@ SM8X_FP8_MLA = (
     "told none too. On an A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA cache (\"FP8 "
     "KV cache is not supported by the Triton MLA backend ... native FP8 (fp8e4nv) requires "
     "SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 there")
+# The warning vLLM 0.31 and 0.34 log where a --block-size told refused higher-priority
+# backends for their block alone (cuda.py get_attn_backend_cls, 0.34 528-548, 0.31 505-524:
+# those before the one picked whose one invalid reason is "block_size not supported", named in
+# priority order), %s for the block, the names and the backend run
+PRECLUDED_LOG = ("--block-size %d precluded higher-priority backend(s) %s. Using %s instead, "
+                 "which may result in reduced performance. Consider removing --block-size to "
+                 "auto-select the optimal block size.")
 # batches in flight with async scheduling at one pipeline stage (VllmConfig.max_concurrent_batches)
 ASYNC_BATCHES_IN_FLIGHT = 2
 # How a reason begins where vLLM would start and then stop (not a layout it has no answer for)
@@ -818,6 +825,15 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     kernel on a Hopper alone: ops/flashmla.py 60-61), so vLLM runs TRITON_MLA at the P told.
     A P of 32s runs FLASHINFER_MLA as told: no note.
 
+    Where TRITON_MLA runs a P told, 0.31 and 0.34 warn of the backends that P alone refused
+    (``PRECLUDED_LOG``: those before TRITON_MLA whose one invalid reason is "block_size not
+    supported"), which the note quotes: on a Hopper FLASHMLA (FLASH_ATTN_MLA is refused for the
+    fp8 cache, FLASHINFER_MLA for SM 10 too), on a Blackwell FLASHINFER_MLA and CUTLASS_MLA
+    (128s), and TOKENSPEED_MLA between them in fp8 where its package is installed. Not among
+    the log lines (``vllm_log``): the options cannot tell a Hopper from an SM 8.x GPU, where
+    FlashMLA's dense kernel is refused too and no line is logged, nor whether tokenspeed_mla
+    is installed.
+
     Empty elsewhere: a kernel block told (a backend picked), sparse MLA (FlashMLA sparse's 64
     already) and an MLA hybrid (its 128s). The options know no other GPU (a Blackwell or
     not): FlatKV takes the A100, L40S and RTX 4090
@@ -851,7 +867,11 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
             "default is 16, logs \"Setting kv cache block size to 64 for FLASHMLA "
             f"backend(s).\"; 0.34's default is 64), while told {n(result.block_size)}, no "
             f"multiple of 64, it runs on TRITON_MLA at {n(result.block_size)}, as these figures "
-            f"do: a block size of {FLASHMLA_BLOCK_SIZE} here matches a Hopper's log "
+            "do, and on a Hopper logs \""
+            + PRECLUDED_LOG % (result.block_size, "FLASHMLA", "TRITON_MLA")
+            + "\" (FLASHMLA refused for its block alone; FLASH_ATTN_MLA for the fp8 cache, so "
+            "not named; on an SM 8.x GPU no line, as FLASHMLA's dense kernel is refused there "
+            f"too): a block size of {FLASHMLA_BLOCK_SIZE} here matches a Hopper's log "
             f"of a run told none. {SM8X_FP8_MLA}")
 
 
@@ -869,15 +889,23 @@ def _blackwell_unasked_text(profile: CacheProfile, options: StrategyOptions,
         return _told_none_gives(profile, options, result, block)
 
     told = n(result.block_size)
+    # refused for the block alone: FLASHINFER_MLA (32s) and CUTLASS_MLA (128s); TOKENSPEED_MLA
+    # (fp8 alone, 32s) too where its package is installed (its check says so, otherwise)
+    precluded = "FLASHINFER_MLA, CUTLASS_MLA"
+    tokenspeed = ("where the tokenspeed_mla package is installed TOKENSPEED_MLA is named "
+                  "between them, as it takes an fp8 cache at blocks of 32 and 64 too; "
+                  if profile.kv_dtype == "float8_e4m3fn" else "")
     return (f"P {told} is a block size told: told none, vLLM runs an MLA cache on a Blackwell "
             "on FLASHINFER_MLA, its first MLA backend there, whose kernel blocks are "
             f"{least} and {max(FLASHINFER_MLA_BLOCK_SIZES)}: 0.34 at its default "
             f"{RECENT_VLLM_BLOCK_SIZE} ({gives(RECENT_VLLM_BLOCK_SIZE)}; no line), 0.31, "
             f"whose default is 16, at {least} ({gives(least)}; it logs \"Setting kv cache "
             f"block size to {least} for FLASHINFER_MLA backend(s).\"), while told {told}, no "
-            f"multiple of {least}, it runs on TRITON_MLA at {told}, as these figures do: a "
-            f"block size of {RECENT_VLLM_BLOCK_SIZE} ({least} for 0.31) here matches a "
-            "Blackwell's log of a run told none")
+            f"multiple of {least}, it runs on TRITON_MLA at {told}, as these figures do, and "
+            f"logs \"{PRECLUDED_LOG % (result.block_size, precluded, 'TRITON_MLA')}\" "
+            f"({tokenspeed}FLASH_ATTN_MLA and FLASHMLA's dense kernel are refused on SM 10 "
+            f"whatever the block, so not named): a block size of {RECENT_VLLM_BLOCK_SIZE} "
+            f"({least} for 0.31) here matches a Blackwell's log of a run told none")
 
 
 def _told_none_gives(profile: CacheProfile, options: StrategyOptions, result: StrategyResult,
