@@ -53,6 +53,7 @@ from flatkv.units import (
 )
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
+    PagePool,
     Workload,
     covers,
     group_pages,
@@ -512,9 +513,18 @@ class PageMap:
     fits: bool
     # requests of this context the pool holds when the workload does not fit; None when it does
     max_requests: int | None
-    # where not even one request fits: the longest context one request fits at (at most the
-    # context field's largest; 0 if none), which the page offers; None otherwise
+    # where not even one request fits: the longest context the map's requests fit at (one
+    # request's where they fit at none; at most the context field's largest; 0 if none), which
+    # the page offers; None otherwise
     longest_context: int | None = None
+
+
+def _longest_context(pool: PagePool, requests: int, **workload) -> int:
+    """The longest context at which ``requests`` requests fit, so that the page's button leads
+    to a map of the requests typed (one request's, 4 x longer for Llama-4-Scout's 4, warned
+    again there); one request's where that many fit at no length."""
+    return (longest_context(pool, limit=MAX_TOKENS, requests=requests, **workload)
+            or longest_context(pool, limit=MAX_TOKENS, **workload))
 
 
 def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, int, str]]:
@@ -546,9 +556,8 @@ def page_assignment(
     most = None if fits else max_requests(pool, context_tokens=context,
                                           scheduled_tokens=scheduled_tokens,
                                           speculative_tokens=speculative_tokens)
-    longest = None if most != 0 else longest_context(
-        pool, limit=MAX_TOKENS, scheduled_tokens=scheduled_tokens,
-        speculative_tokens=speculative_tokens)
+    longest = None if most != 0 else _longest_context(
+        pool, requests, scheduled_tokens=scheduled_tokens, speculative_tokens=speculative_tokens)
     return PageMap(pool.num_units, tuple(owners), per_group, fits, most, longest)
 
 

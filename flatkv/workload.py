@@ -252,20 +252,22 @@ def max_requests(
 
 
 def longest_context(
-    pool: PagePool | FlatMemoryPlan | StrategyResult, *, limit: int,
+    pool: PagePool | FlatMemoryPlan | StrategyResult, *, limit: int, requests: int = 1,
     scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS, margin: int = 0,
     speculative_tokens: int = 0,
 ) -> int:
-    """Largest L in [1, ``limit``] such that one request of L tokens fits in ``pool`` (0 if
-    one of a single token does not): what a context that does not fit even one request can be
-    lowered to, by the rule of ``covers``. Pages needed never shrink as L grows, so bisection
-    over L is exact; ``limit`` bounds it, as a pool without a full-history group holds one
-    request of any length once its window is reached."""
+    """Largest L in [1, ``limit``] such that ``requests`` requests of L tokens fit in ``pool``
+    (0 if as many of a single token do not): what a context that does not fit the requests
+    can be lowered to, by the rule of ``covers``. Pages needed never shrink as L grows, so
+    bisection over L is exact; ``limit`` bounds it, as a pool without a full-history group
+    holds a request of any length once its window is reached."""
     pool = as_pool(pool)
     check_int("limit", limit, minimum=1)
+    check_int("requests", requests, minimum=1)
 
     def fits(n: int) -> bool:  # n + 1 tokens: largest_fitting counts from 0
-        return covers(pool, Workload(1, n + 1, scheduled_tokens, margin, speculative_tokens))
+        return covers(pool, Workload(requests, n + 1, scheduled_tokens, margin,
+                                     speculative_tokens))
 
     if not fits(0):
         return 0

@@ -721,6 +721,16 @@ def test_a_context_that_fits_no_request_offers_the_longest_that_does():
     assert [c for c in at.get("plotly_chart") if "of 24,467 page ids" in c.proto.spec]
     # a context that fits, or one that fits fewer requests than typed: no such button
     assert not [b for b in at.button if b.key == "layout.longest"]
+    # typed requests: the longest context they all fit at (87,588 for 4, by hand in
+    # tests/test_workload.py), so the click leads to their map, not to another warning
+    typed = open_app("app_pages/layout.py", {"model": "Llama-4-Scout-17B-16E", "req": "4"})
+    button = typed.button(key="layout.longest")
+    assert button.label == "Use the longest context that fits (87,588 tokens)"
+    button.click().run()
+    assert_clean(typed)
+    assert typed.query_params["ctx"] == "87588" and not typed.warning
+    assert "chunked attention: 2,565, full attention: 21,902; 24,467 page ids in the pool" in \
+        caption_starting(typed, "Pages the groups need")
     four = open_app("app_pages/layout.py", {"req": "4"})  # Qwen3-Next: 1 request fits
     assert [b for b in four.button if b.key == "layout.fit"]
     assert not [b for b in four.button if b.key == "layout.longest"]

@@ -148,6 +148,13 @@ def test_longest_context_by_hand_for_llama4_scout():
     assert n == 23_439 * 16 == 375_024
     assert group_pages(pool, Workload(1, n)) == {CHUNKED: 1026, FULL: 23_441}
     assert covers(pool, Workload(1, n)) and not covers(pool, Workload(1, n + 1))
+    # 4 requests (Layout's typed workload): chunked 4 x 512 + ceil(min(8,192, 4L) / 16) + 4 +
+    # 1 = 2,565; full ceil(4L / 16) + 4 + 1 <= 24,467 - 2,565 = 21,902 while ceil(L / 4) <=
+    # 21,897: L <= 87,588
+    four = longest_context(pool, limit=2**40, requests=4)
+    assert four == 21_897 * 4 == 87_588
+    assert group_pages(pool, Workload(4, four)) == {CHUNKED: 2565, FULL: 21_902}
+    assert covers(pool, Workload(4, four)) and not covers(pool, Workload(4, four + 1))
 
 
 def test_longest_context_at_its_edges():
