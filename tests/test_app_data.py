@@ -150,6 +150,17 @@ def test_page_assignment_lists_only_the_ids_it_shows(analysis):
     assert pages.per_group == {"linear_attention": full, "full_attention": full}
     assert len(pages.owners) == 775 and not pages.fits
     assert pages.owners[:6] == ("linear_attention", "full_attention") * 3
+    # not one request fits: the page offers the longest context the map's requests fit at.
+    # 4,096 fit at no length (400 of 1 token already need 402 + 402 ids): one request's, full
+    # ceil(L / 1,056) + 2 and state min(3 + L // 1,056, that); at L = 385 x 1,056 both 387,
+    # 774 ids; one token more 388 + 388
+    assert pages.max_requests == 0 and pages.longest_context == 385 * 1056 == 406_560
+    # 4 requests: full ceil(4L / 1,056) + 5 and state min(9 + 4L // 1,056, that); at L = 382 x
+    # 264 both 387; one token more 388 + 388
+    four = app_data.page_assignment(analysis, requests=4, context=1 << 24, limit=2048)
+    assert four.longest_context == 382 * 264 == 100_848
+    assert app_data.page_assignment(analysis, requests=4, context=100_848).fits
+    assert not app_data.page_assignment(analysis, requests=4, context=100_849).fits
 
 
 def test_live_pages_draw_the_default_or_as_many_as_fit(analysis):
