@@ -287,6 +287,10 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
 # Compare's categories of bytes that hold a request's tokens or state; every other category
 # of a breakdown holds nothing (padding, dead weight, idle pools, unused)
 HELD_CATEGORIES = ("kv_history", "state")
+# The gap sentence's subject for a category whose label alone is no noun there ("Most of the
+# gap is unused" read as the gap not used); the others read as they are on Compare
+_GAP_NOUNS = {"unused": "unused bytes", "idle_pool": "idle pool bytes",
+              "padding_layers": "padding layers' bytes"}
 
 
 def gap_category(ours: StrategyResult, engine: StrategyResult) -> tuple[str, bool] | None:
@@ -327,8 +331,9 @@ def gap_text(ours: StrategyResult, engines: Sequence[StrategyResult]) -> str:
         return ""
     category, most = found
     mine, theirs = dict(ours.breakdown)[category], dict(best.breakdown)[category]
+    noun = _GAP_NOUNS.get(category, CATEGORY_LABELS[category])
     return (f"{'Most' if most else 'The largest part'} of the gap is "
-            f"{CATEGORY_LABELS[category]}: {format_bytes(mine)} of the budget "
+            f"{noun}: {format_bytes(mine)} of the budget "
             f"({percent_text(mine, ours.budget_bytes)}) in this plan, "
             f"{format_bytes(theirs) if theirs else 'none'} in {title_of(best)}'s.")
 

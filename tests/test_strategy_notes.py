@@ -9,6 +9,7 @@ from fractions import Fraction
 from strategy_profiles import BLOCK_BYTES, QWEN35, vllm_at_80gb
 
 from flatkv import strategy_notes as notes
+from flatkv.app_model import profile_for
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions, StrategyResult, run_strategy
@@ -968,6 +969,22 @@ def test_layouts_gap_sentence_says_less_than_most_and_nothing_for_a_remainder():
     ours, _, sglang = _flat_vllm_sglang(v3, 76_968_728_985, 163_840, StrategyOptions())
     assert ours.concurrency < sglang.concurrency < Fraction(201, 200) * ours.concurrency
     assert notes.gap_text(ours, [sglang]) == ""
+    # a category named as bytes where its label is no noun: Llama-3.1-8B at TP 2 (32 layers x
+    # 4 KV heads x 128 x 2 x 2 B = 65,536 B a token), one tensor per component at P 256:
+    # blocks of 256 x 65,536 = 16,777,216 B, 1,189,952,295 // that = 70, 15,547,175 B unused
+    # (14.83 MiB, 1.31%), 70 x 256 / 8,192 = 2.19 requests; SGLang's page 1: 18,157 tokens,
+    # 15,143 B unused (14.79 KiB), 18,157 / 8,192 = 2.22 (1.01x)
+    llama, budget = profile_for("Llama-3.1-8B", None, 2), 1_189_952_295
+    assert (budget // (256 * 65_536), budget - 70 * 256 * 65_536) == (70, 15_547_175)
+    assert (budget // 65_536, budget - 18_157 * 65_536) == (18_157, 15_143)
+    options = StrategyOptions(block_size=256)
+    ours, sglang = (run_strategy(s, llama, budget_bytes=budget, context_tokens=8192,
+                                 options=options) for s in ("per-component", "sglang"))
+    assert (ours.concurrency, sglang.concurrency) == (Fraction(70 * 256, 8192),
+                                                      Fraction(18_157, 8192))
+    assert notes.gap_text(ours, [sglang]) == (
+        "Most of the gap is unused bytes: 14.83 MiB of the budget (1.31%) in this plan, "
+        "14.79 KiB in SGLang's.")
 
 def test_attention_dp_says_sglangs_figures_are_one_groups():
     from flatkv.presets import load_preset
