@@ -192,12 +192,15 @@ def context_note() -> None:
                   on_click=update, kwargs={"context": None}, icon=":material/straighten:")
 
 
-def longest_context_button(longest: int | None, key: str) -> None:
+def longest_context_button(longest: int | None, key: str, requests: int = 1) -> None:
     """Under a context that not even one request fits, the ``longest`` that does (by the
     page's own count; none where no length fits) a click away: the page's dead end otherwise
-    (Llama-4-Scout's own 10,485,760 tokens on one H100)."""
+    (Llama-4-Scout's own 10,485,760 tokens on one H100). ``requests``: how many it is the
+    longest for, said where more than one (beside "One request of ... does not fit", 4
+    requests' 87,588 tokens read as one request's)."""
     if longest:
-        st.button(f"Use the longest context that fits ({longest:,} tokens)", key=key,
+        fit = "that fits" if requests == 1 else f"{requests:,} requests fit"
+        st.button(f"Use the longest context {fit} ({longest:,} tokens)", key=key,
                   type="tertiary", on_click=update, kwargs={"context": longest},
                   icon=":material/fit_screen:")
 

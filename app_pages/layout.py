@@ -243,7 +243,8 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                       on_click=update, kwargs={"requests": pages.max_requests},
                       icon=":material/fit_screen:")
         else:  # not even one request: the context that takes one
-            longest_context_button(pages.longest_context, "layout.longest")
+            longest_context_button(pages.longest_context, "layout.longest",
+                                   pages.longest_requests)
         return
     st.caption(msg)
     # the whole pool or its first ids, said which: "First 1,273 page ids" over a pool of 1,273

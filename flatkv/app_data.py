@@ -515,16 +515,19 @@ class PageMap:
     max_requests: int | None
     # where not even one request fits: the longest context the map's requests fit at (one
     # request's where they fit at none; at most the context field's largest; 0 if none), which
-    # the page offers; None otherwise
+    # the page offers; None otherwise; and how many requests fit at it
     longest_context: int | None = None
+    longest_requests: int = 1
 
 
-def _longest_context(pool: PagePool, requests: int, **workload) -> int:
-    """The longest context at which ``requests`` requests fit, so that the page's button leads
-    to a map of the requests typed (one request's, 4 x longer for Llama-4-Scout's 4, warned
-    again there); one request's where that many fit at no length."""
-    return (longest_context(pool, limit=MAX_TOKENS, requests=requests, **workload)
-            or longest_context(pool, limit=MAX_TOKENS, **workload))
+def _longest_context(pool: PagePool, requests: int, **workload) -> tuple[int, int]:
+    """The longest context at which ``requests`` requests fit and that count, so that the
+    page's button leads to a map of the requests typed (one request's, 4 x longer for
+    Llama-4-Scout's 4, warned again there); one request's where that many fit at no length."""
+    if requests > 1 and (longest := longest_context(pool, limit=MAX_TOKENS, requests=requests,
+                                                    **workload)):
+        return longest, requests
+    return longest_context(pool, limit=MAX_TOKENS, **workload), 1
 
 
 def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, int, str]]:
@@ -556,9 +559,9 @@ def page_assignment(
     most = None if fits else max_requests(pool, context_tokens=context,
                                           scheduled_tokens=scheduled_tokens,
                                           speculative_tokens=speculative_tokens)
-    longest = None if most != 0 else _longest_context(
+    longest, held = (None, 1) if most != 0 else _longest_context(
         pool, requests, scheduled_tokens=scheduled_tokens, speculative_tokens=speculative_tokens)
-    return PageMap(pool.num_units, tuple(owners), per_group, fits, most, longest)
+    return PageMap(pool.num_units, tuple(owners), per_group, fits, most, longest, held)
 
 
 @dataclass(frozen=True)

@@ -155,10 +155,11 @@ def test_page_assignment_lists_only_the_ids_it_shows(analysis):
     # ceil(L / 1,056) + 2 and state min(3 + L // 1,056, that); at L = 385 x 1,056 both 387,
     # 774 ids; one token more 388 + 388
     assert pages.max_requests == 0 and pages.longest_context == 385 * 1056 == 406_560
+    assert pages.longest_requests == 1
     # 4 requests: full ceil(4L / 1,056) + 5 and state min(9 + 4L // 1,056, that); at L = 382 x
     # 264 both 387; one token more 388 + 388
     four = app_data.page_assignment(analysis, requests=4, context=1 << 24, limit=2048)
-    assert four.longest_context == 382 * 264 == 100_848
+    assert (four.longest_context, four.longest_requests) == (382 * 264, 4) == (100_848, 4)
     assert app_data.page_assignment(analysis, requests=4, context=100_848).fits
     assert not app_data.page_assignment(analysis, requests=4, context=100_849).fits
 

@@ -725,7 +725,7 @@ def test_a_context_that_fits_no_request_offers_the_longest_that_does():
     # tests/test_workload.py), so the click leads to their map, not to another warning
     typed = open_app("app_pages/layout.py", {"model": "Llama-4-Scout-17B-16E", "req": "4"})
     button = typed.button(key="layout.longest")
-    assert button.label == "Use the longest context that fits (87,588 tokens)"
+    assert button.label == "Use the longest context 4 requests fit (87,588 tokens)"
     button.click().run()
     assert_clean(typed)
     assert typed.query_params["ctx"] == "87588" and not typed.warning
