@@ -178,14 +178,16 @@ def test_longest_context_at_its_edges():
 
 @settings(max_examples=40, deadline=None)
 @given(units=st.integers(0, 5_000), p=st.integers(1, 600), margin=st.integers(0, 5),
-       drafted=st.integers(0, 4))
-def test_longest_context_is_the_largest_fit(units, p, margin, drafted):
+       drafted=st.integers(0, 4), requests=st.integers(1, 8))
+def test_longest_context_is_the_largest_fit(units, p, margin, drafted, requests):
     pool = PagePool(units, p, [PoolGroup(FULL, FULL, 1), PoolGroup(SLIDING, SLIDING, 1),
                                PoolGroup(LINEAR, LINEAR, 1)], 128)
-    n = longest_context(pool, limit=10**9, margin=margin, speculative_tokens=drafted)
+    n = longest_context(pool, limit=10**9, requests=requests, margin=margin,
+                        speculative_tokens=drafted)
     if n > 0:
-        assert covers(pool, Workload(1, n, margin=margin, speculative_tokens=drafted))
-    assert not covers(pool, Workload(1, n + 1, margin=margin, speculative_tokens=drafted))
+        assert covers(pool, Workload(requests, n, margin=margin, speculative_tokens=drafted))
+    assert not covers(pool, Workload(requests, n + 1, margin=margin,
+                                     speculative_tokens=drafted))
 
 
 @pytest.mark.parametrize(
