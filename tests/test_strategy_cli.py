@@ -354,16 +354,18 @@ def test_plan_strategy_that_does_not_apply_exits_2_as_plan_does(strategy):
     # plan --strategy fails as plain plan does; compare still lists it with its reason
     code, out, err = run(["plan", *QWEN_ARGS, "--budget", "1MB", "--strategy", strategy])
     assert code == 2 and out == ""
-    # one line, worded as compare's note: SGLang's refusal keeps its opening, the engine the
-    # subject ("--strategy sglang refuses to start" would make the flag refuse)
-    opening = ": SGLang refuses to start: " if strategy == "sglang" else " does not apply: "
+    # one line, worded as compare's note: an engine's refusal keeps its opening, the engine
+    # the subject ("--strategy sglang refuses to start" would make the flag refuse)
+    engine = {"sglang": "SGLang", "vllm": "vLLM"}.get(strategy)
+    opening = f": {engine} refuses to start: " if engine else " does not apply: "
     assert err.startswith(f"python -m flatkv: error: --strategy {strategy}{opening}")
     assert len(err.strip().splitlines()) == 1
     assert run(["plan", *QWEN_ARGS, "--budget", "1MB"])[0] == 2
-    # compare's line reads as Compare's: SGLang's state pool of 0 slots is a start-up refusal
-    # (its reason opens "SGLang refuses to start"), the others' short budget does not apply
+    # compare's line reads as Compare's: SGLang's state pool of 0 slots and vLLM's budget of
+    # under 2 blocks are start-up refusals (their reasons open "<engine> refuses to start"),
+    # FlatKV's and aliasing's short budget does not apply
     code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "1MB"])
-    label = "refuses to start" if strategy == "sglang" else "does not apply"
+    label = "refuses to start" if engine else "does not apply"
     assert code == 0 and f"\n{strategy} {label}: the " in out
 
 
