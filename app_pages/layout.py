@@ -17,7 +17,7 @@ from app_pages._widgets import (
 )
 from flatkv import app_data, charts, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
-from flatkv.app_model import counted_kind
+from flatkv.app_model import group_name
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.strategies import StrategyResult, last_served_text
 from flatkv.units import count_text, format_bytes, percent_text, sentence_case, tokens_text
@@ -86,7 +86,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
     # per block of one group, named so (by its kind, as the Model page counts it: "full
     # attention (MLA)", not the planner's full_attention): Compare's dead weight is a share of
     # the whole budget
-    group = counted_kind(worst[0], mla=state().profile().mla)
+    group = group_name(worst[0], mla=state().profile().mla)
     c.metric(f"Dead share of a {group} block", percent_text(worst[1]),
              help=f"Share of a block owned by the {group} group that holds other groups' rows: "
              "the group whose blocks carry the most dead weight. Compare counts dead weight over "

@@ -20,7 +20,7 @@ from itertools import islice
 
 from flatkv import sizing
 from flatkv.analysis import PlanAnalysis
-from flatkv.app_model import counted_kind
+from flatkv.app_model import group_name
 from flatkv.budget import Budget, printed_range
 from flatkv.models import past_max_model_len_text
 from flatkv.plan import (
@@ -240,7 +240,7 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
 
 def uniform_padding_text(analysis: PlanAnalysis, *, mla: bool = False) -> str | None:
     """What drawing the rows padded to the page row adds, in exact bytes, for the Layout page's
-    toggle: which rows are padded (their group as the pages name its kind, ``counted_kind``;
+    toggle: which rows are padded (their group as the pages name its kind, ``group_name``;
     ``mla``: the profile's) and by how much, the padding a block and its share of the padded
     block (the headline's "Uniform pages would pad"). None where no row is narrower than the
     page row (every row is one size: Llama-3.1-8B, gpt-oss-20b), so the toggle would draw
@@ -254,7 +254,7 @@ def uniform_padding_text(analysis: PlanAnalysis, *, mla: bool = False) -> str | 
             if row.padding_bytes:
                 key = (row.group_id, row.used_bytes, row.padding_bytes)
                 padded[key] = padded.get(key, 0) + 1
-    which = "; ".join(f"{count_text(n, f'{counted_kind(group, mla=mla)} row')} of {used:,} B, "
+    which = "; ".join(f"{count_text(n, f'{group_name(group, mla=mla)} row')} of {used:,} B, "
                       f"padded by {pad:,} B each" for (group, used, pad), n in padded.items())
     block = h.block_bytes + h.uniform_padding_per_block
     # under 1% of a row, the hatched end is a pixel or two wide: say where to find it
@@ -438,7 +438,7 @@ def bytes_tree(analysis: PlanAnalysis, *, indexer_bytes_per_slot: int = 0,
     The components are those the page rows draw (``kv_parts``): DeepSeek-V3.2's indexer keys
     (``indexer_bytes_per_slot``, the profile's) apart from the latent, where they were folded
     into "kv"; ``mla`` names the KV as MLA's latent (``CacheProfile.mla``). A group's tile is
-    named by its kind (``counted_kind``: "full attention (MLA)"), its id the planner's.
+    named by its kind (``group_name``: "full attention (MLA)"), its id the planner's.
     """
     n = analysis.totals.num_blocks
     indexer = analysis.plan.geometry.block_size * indexer_bytes_per_slot
@@ -453,7 +453,7 @@ def bytes_tree(analysis: PlanAnalysis, *, indexer_bytes_per_slot: int = 0,
                     comps.setdefault((comp, kind), []).append((row.layer, nbytes * n))
     nodes = [TreeNode("budget", "", "budget", analysis.totals.budget_bytes, "budget")]
     for gid, comps in leaves.items():
-        nodes.append(TreeNode(gid, "budget", counted_kind(gid, mla=mla),
+        nodes.append(TreeNode(gid, "budget", group_name(gid, mla=mla),
                               sum(v for c in comps.values() for _, v in c), "group"))
         for (comp, kind), layers in comps.items():
             cid = f"{gid}/{comp}"
@@ -637,10 +637,10 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     state pages, so both figures are given; then whether it fits. ``cut``: the default
     requests and the fewer drawn where those did not fit (said first, as a refusal is);
     ``requests``: those the map draws; each group named as the pages name its kind
-    (``counted_kind``). One paragraph each: what to act on, the pages counted,
+    (``group_name``). One paragraph each: what to act on, the pages counted,
     how state is charged, and why a sliding model's workload holds more requests than the
     concurrency at the top of the page."""
-    per = ", ".join(f"{counted_kind(g, mla=profile.mla)}: {n:,}"
+    per = ", ".join(f"{group_name(g, mla=profile.mla)}: {n:,}"
                     for g, n in pages.per_group.items())
     # a windowed group by its own name and span: Llama 4's chunked group keeps chunk pages
     windowed = [WINDOWED[label] for label in profile.windowed_labels]

@@ -284,9 +284,10 @@ def spec_kind_rows(spec: ModelSpec) -> list[dict]:
 
 
 def spec_geometry_rows(spec: ModelSpec) -> list[dict]:
-    """One row per kind: the config's figures for the whole model (heads, dims, window, conv
-    kernel), one column per field any kind has, None where a kind has no such field. A column
-    each, not one text cell: a cell of five fields was cut off on a laptop's screen."""
+    """One row per kind: FlatKV's geometry fields (the Model JSON's names, not config.json's)
+    for the whole model (heads, dims, window, conv kernel), one column per field any kind has,
+    None where a kind has no such field. A column each, not one text cell: a cell of five
+    fields was cut off on a laptop's screen."""
     geometries = {k.name: {key: v for key, v in k.geometry.items() if key != "kind"}
                   for k in spec.summary()}
     fields = list(dict.fromkeys(key for g in geometries.values() for key, v in g.items()
@@ -490,6 +491,14 @@ def counted_kind(label: str, *, mla: bool) -> str:
     the pages' words (a group is the layers of one label): "Dead share of a full attention
     (MLA) block", not the planner's "full_attention", which says nothing of the latent."""
     return MLA_KIND_NAME if label == FULL_ATTENTION and mla else KIND_NAMES[label]
+
+
+def group_name(label: str, *, mla: bool) -> str:
+    """A planner group's name in Layout's words: its kind as ``counted_kind`` names it, but
+    the state group short ("state"), as it stands inside metric labels, legends and captions
+    ("Dead share of a state block", "36 state rows"), where the Model page's long kind name
+    ("constant state (linear attention, Mamba, short conv)") outgrew a metric's cell."""
+    return "state" if label == LINEAR_ATTENTION else counted_kind(label, mla=mla)
 
 
 def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> list[dict]:

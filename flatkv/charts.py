@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
-from flatkv.app_model import counted_kind
+from flatkv.app_model import group_name
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
 from flatkv.gpu_view import Series
 from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
@@ -353,7 +353,7 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "",
     at narrow widths and the last group drawn hid the others. The legend names each group with
     the pages it needs, and the pool's pages left free (the map draws its first ids only: a
     model whose requests took 136 of 1,273 ids drew a wall of grey keyed plain "free"). A
-    group is named by its kind, as the layer strip keys it (``counted_kind``; ``mla``: the
+    group is named by its kind, as the layer strip keys it (``group_name``; ``mla``: the
     profile's), not by the planner's id: "full attention (MLA): 3 pages"."""
     names: list[str] = []  # legend labels, by colour index
     colors: list[str] = []
@@ -362,7 +362,7 @@ def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "",
     for gid in dict.fromkeys(o for o in pages.owners if o is not None):
         n = pages.per_group[gid]
         index[gid] = len(names)
-        owner_names[gid] = counted_kind(gid, mla=mla)
+        owner_names[gid] = group_name(gid, mla=mla)
         names.append(f"{owner_names[gid]}: {count_text(n, 'page')}")
         colors.append(color_of(GROUP_KIND.get(gid, "state")))
     index[None] = len(names)

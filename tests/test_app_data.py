@@ -13,13 +13,12 @@ from strategy_profiles import BLOCK_BYTES, KV_ROW, QWEN35, STATE_ROW, vllm_at_80
 
 from flatkv import app_data, strategy_notes
 from flatkv.analysis import analyze, plan_json
-from flatkv.app_model import KIND_NAMES
-from flatkv.plan import LINEAR_ATTENTION
 from flatkv.presets import load_preset
 from flatkv.profile import CacheProfile
 
 # the state group as the pages name it (app_model.counted_kind)
-STATE_KIND = KIND_NAMES[LINEAR_ATTENTION]
+# the state group as Layout names it (``app_model.group_name``): short, inside metric labels
+STATE_KIND = "state"
 
 # SPEC section 1: 12 x (3 linear + 1 full); KV 2,048 B/slot; conv 49,152 B; ssm 2,097,152 B.
 

@@ -11,14 +11,14 @@ import pytest
 
 from flatkv import app_data, charts
 from flatkv.analysis import analyze
-from flatkv.app_model import KIND_NAMES, layer_rows, preset_spec
+from flatkv.app_model import layer_rows, preset_spec
 from flatkv.charts import COLORS
-from flatkv.plan import LINEAR_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import CATEGORIES
 
 # the state group as the pages name it (app_model.counted_kind)
-STATE_KIND = KIND_NAMES[LINEAR_ATTENTION]
+# the state group as Layout names it (``app_model.group_name``): short, inside metric labels
+STATE_KIND = "state"
 
 QWEN35 = CacheProfile((("linear_attention",) * 3 + ("full_attention",)) * 12, 2048,
                       {"conv": 49152, "ssm": 2097152})

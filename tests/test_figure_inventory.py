@@ -96,20 +96,22 @@ TABLES_PINNED_BY = {
 }
 TABLES_PINNED = {key: test for test, keys in TABLES_PINNED_BY.items() for key in keys}
 
-# a group as the pages name it (``app_model.counted_kind``), MLA's before the plain full
-GROUPS = "|".join(map(re.escape, (MLA_KIND_NAME, *KIND_NAMES.values())))
+# a group as Layout names it (``app_model.group_name``), MLA's before the plain full
+GROUPS = "|".join(map(re.escape, (MLA_KIND_NAME, *KIND_NAMES.values(), "state")))
 
 
 def label_key(label: str) -> str:
     """A metric's label as ``PINNED`` lists it: its figures as #, its group as <group>."""
-    return re.sub(rf"(?<!\w)({GROUPS})(?!\w)", "<group>", re.sub(r"\d[\d,]*", "#", label))
+    return re.sub(rf"(?<=of a )({GROUPS})(?= block)", "<group>",
+                  re.sub(r"\d[\d,]*", "#", label))
 
 
 def test_label_key_reads_figures_and_groups_alike():
     assert [label_key(s) for s in ("Concurrency at 262,144 tokens", "Budget for 4 requests",
-                                   "Dead share of a sliding attention block", "Blocks")] == [
+                                   "Dead share of a sliding attention block",
+                                   "Dead share of a state block", "Constant state", "Blocks")] == [
         "Concurrency at # tokens", "Budget for # requests", "Dead share of a <group> block",
-        "Blocks"]
+        "Dead share of a <group> block", "Constant state", "Blocks"]
 
 
 def test_every_metric_the_pages_show_is_pinned_by_a_named_test():
