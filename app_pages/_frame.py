@@ -247,7 +247,10 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
                 width=column_width(labels.get(col, col), [str(v) for v in df[col].dropna()],
                                    bool(helps.get(col))))
     first, rest = df.columns[0], list(df.columns[1:])
-    runs = (column_runs(config[first]["width"], [config[c]["width"] for c in rest], fit_px)
+    def width(col: str) -> int:  # a column left to Streamlit (a bool's) counts as none
+        return config.get(col, {}).get("width", 0)
+
+    runs = (column_runs(width(first), [width(c) for c in rest], fit_px)
             if fit_px else [range(len(rest))])
     for run in runs:
         shown = [first, *(rest[i] for i in run)]

@@ -591,7 +591,7 @@ def _likeliest(text: str, names: list[str]) -> str:
     by_key = {folded(name): name for name in names}
     if (same := by_key.get(said)) is not None:
         return same
-    close = difflib.get_close_matches(text.casefold(), list(by_key), n=1, cutoff=0.75)
+    close = difflib.get_close_matches(said, list(by_key), n=1, cutoff=0.75)
     holding = [name for key, name in by_key.items() if said and f" {said}" in f" {key}"]
     return by_key[close[0]] if close else (holding or names)[0]
 

@@ -785,8 +785,9 @@ def spec_from_hf_config(
     shared = n_model - len(layers) if model_type.startswith(_KV_SHARING) else 0
     # read where the layers keep the indexer's keys: SGLang reads it for DeepSeek's sparse
     # attention alone
-    learnable_sink = bool(_indexer_dim(layers)) and learnable_sink_of(cfg, model_type)
-    if _indexer_dim(layers):
+    indexed = _indexer_dim(layers)
+    learnable_sink = bool(indexed) and learnable_sink_of(cfg, model_type)
+    if indexed:
         check_indexer_everywhere(text, model_type, cfg)
     source += _source_clauses(model_type, layers, n_model=n_model, shared=shared,
                               model_dtype=model_dtype, state_dtype=state_dtype,

@@ -754,9 +754,8 @@ class ModelSpec:
 
     def _check_length_flags(self) -> None:
         """max_model_len_assumed and max_model_len_typed are booleans, each only beside a
-        max_model_len, and not both: a length typed is not assumed; learnable_sink a boolean
-        too."""
-        for flag in ("max_model_len_assumed", "max_model_len_typed", "learnable_sink"):
+        max_model_len, and not both: a length typed is not assumed."""
+        for flag in ("max_model_len_assumed", "max_model_len_typed"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} is {quoted_value(getattr(self, flag))}: give true or "
                                  "false")
@@ -774,7 +773,10 @@ class ModelSpec:
         """learnable_sink true only where an MLA layer keeps the lightning indexer's keys, as a
         raw profile's (``CacheProfile._check_indexer``): the sinks are DeepSeek's sparse
         attention's, which nothing else reads, so true without an indexer would be carried and
-        exported as if it said something, while the profile drops it."""
+        exported as if it said something, while the profile drops it. A boolean, first."""
+        if not isinstance(self.learnable_sink, bool):
+            raise ValueError(f"learnable_sink is {quoted_value(self.learnable_sink)}: give true "
+                             "or false")
         if self.learnable_sink and not any(isinstance(layer, MLALayer) and layer.index_head_dim
                                            for layer in self.layers):
             raise ValueError("learnable_sink is true beside no MLA kind with an index_head_dim: "

@@ -86,16 +86,13 @@ def least_budget_for_requests(
         return run_strategy(strategy, profile, budget_bytes=budget,
                             context_tokens=context_tokens, options=options)
 
-    def enough(r: StrategyResult) -> bool:
-        return holds_requests(r, requests)
-
     def holds(budget: int) -> bool:
-        if not enough(r := run(budget)):
+        if not holds_requests(r := run(budget), requests):
             return False
         # SGLang beside a state pool: also at the next slot, past which the KV memory is
         # least (later slots start with more), so every larger budget holds them too
         step = budget_of_next_slot(r, profile) if steps_down(strategy, profile) else None
-        return step is None or step > MAX_BYTES or enough(run(step))
+        return step is None or step > MAX_BYTES or holds_requests(run(step), requests)
 
     return _least(holds)
 

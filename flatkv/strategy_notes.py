@@ -252,8 +252,9 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
     sparse attention on a Blackwell GPU, or in bfloat16 for a float32 model:
     ``sglang_dsa_stored``), its multiple says so, as it is then the bytes', not the layout's.
     Where no engine starts, the line still gives ours: it is the page's only concurrency, which
-    the workload's note points at. Empty when ours has no concurrency (no context, or it does
-    not apply)."""
+    the workload's note points at. Where an engine holds more, a last sentence says in bytes
+    why (``gap_text``), SGLang left out of it where its stored bytes differ (the multiple
+    already says so). Empty when ours has no concurrency (no context, or it does not apply)."""
     if not ours.applies or not ours.max_concurrency:
         return ""
     stored = options and sglang_dsa_stored(profile, options)

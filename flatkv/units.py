@@ -703,7 +703,7 @@ def error_sentence(message: str) -> str:
     """A library error as a page shows it, as a sentence: its first letter capitalised where it
     opens with a word of prose (``_PROSE_OPENING``), as written where it opens with a name (a
     flag, a key, a field and its value), whose case is its spelling."""
-    return message[:1].upper() + message[1:] if _PROSE_OPENING.match(message) else message
+    return sentence_case(message) if _PROSE_OPENING.match(message) else message
 
 
 def quoted(text: str, limit: int = 80) -> str:

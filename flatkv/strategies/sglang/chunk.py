@@ -383,7 +383,7 @@ DSA_REFUSED_KV_DTYPE = "float8_e5m2"
 SINK_REFUSAL = ("Learnable DSA attention sinks require a bfloat16 KV cache; got "
                 "kv_cache_dtype={}.")
 # FlatKV's fp8 KV dtypes as SGLang's --kv-cache-dtype names them (fields/model.py 209-218)
-SGLANG_FP8_NAMES = {"float8_e4m3fn": SM100_DSA_KV_DTYPE, "float8_e5m2": "fp8_e5m2"}
+SGLANG_FP8_NAMES = {**ENGINE_DTYPE_NAMES, "float8_e4m3fn": SM100_DSA_KV_DTYPE}
 # Why SGLang 0.5.23 keeps no cache in FlatKV's int8 (``dtypes.UNSTORED_KV_DTYPE``), for any
 # model: neither its --kv-cache-dtype nor its --dtype (a KV dtype of float16 or float32 stands
 # for its auto with that --dtype) names it, and configure_kv_cache_dtype raises for any other
@@ -572,7 +572,7 @@ def sglang_dsa(profile: CacheProfile, options: StrategyOptions,
     ``profile`` as it is elsewhere: a bfloat16 or fp8 model off a Blackwell, no indexer, raw
     bytes (on a Blackwell taken as stored, a formula line saying so: ``_dsa_bytes_alone``)."""
     raw, stored = _raw_dsa_bytes(profile), sglang_dsa_stored(profile, options)
-    if options.sglang_blackwell and raw is None and stored is None:
+    if options.sglang_blackwell and raw is None:  # stored is None too: it needs raw bytes
         if alone := _dsa_bytes_alone(profile):
             formulas.append(f"on a Blackwell GPU SGLang 0.5.23 {alone}")
         return profile
