@@ -29,7 +29,7 @@ from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.sglang import budget_of_next_slot
 from flatkv.units import MAX_BYTES, MAX_TOKENS
-from flatkv.workload import largest_fitting
+from flatkv.workload import largest_fitting, longest_fitting
 
 
 def steps_down(strategy: str, profile: CacheProfile) -> bool:
@@ -62,14 +62,10 @@ def longest_context_held(strategy: str, profile: CacheProfile, *, budget_bytes: 
     fits can be lowered to. A request's pages never shrink as its context grows, so the
     concurrency only falls and bisection over the lengths is exact (about log2(below) runs)."""
     check_int("below", below, minimum=1, maximum=MAX_TOKENS + 1)
-
-    def fits(n: int) -> bool:  # n + 1 tokens: largest_fitting counts from 0
-        return holds_requests(run_strategy(strategy, profile, budget_bytes=budget_bytes,
-                                           context_tokens=n + 1, options=options), 1)
-
-    if below == 1 or not fits(0):
-        return 0
-    return 1 + largest_fitting(fits, below - 1)
+    return longest_fitting(
+        lambda tokens: holds_requests(run_strategy(strategy, profile, budget_bytes=budget_bytes,
+                                                   context_tokens=tokens, options=options), 1),
+        below - 1)
 
 
 def least_budget_for_requests(

@@ -264,16 +264,22 @@ def longest_context(
     pool = as_pool(pool)
     check_int("limit", limit, minimum=1)
     check_int("requests", requests, minimum=1)
+    return longest_fitting(
+        lambda tokens: covers(pool, Workload(requests, tokens, scheduled_tokens, margin,
+                                             speculative_tokens)), limit)
 
-    def fits(n: int) -> bool:  # n + 1 tokens: largest_fitting counts from 0
-        return covers(pool, Workload(requests, n + 1, scheduled_tokens, margin,
-                                     speculative_tokens))
 
-    if not fits(0):
+def longest_fitting(fits: Callable[[int], bool], limit: int) -> int:
+    """The largest L in [1, ``limit``] with fits(L), 0 if fits(1) is false (or ``limit`` < 1):
+    the longest context that fits, for a ``fits`` over token counts that stays false once false
+    (a request's pages never shrink as it grows). It tries ``limit`` first (a pool without
+    full history holds a request of any length once past its window), then bisects with
+    ``largest_fitting``; Layout's and Budget's longest contexts and vLLM's own estimate."""
+    if limit < 1 or not fits(1):
         return 0
-    if fits(limit - 1):
+    if fits(limit):
         return limit
-    return 1 + largest_fitting(fits, limit - 1)
+    return 1 + largest_fitting(lambda n: fits(n + 1), limit - 1)  # n + 1 tokens: n from 0
 
 
 def largest_fitting(fits: Callable[[int], bool], too_many: int) -> int:

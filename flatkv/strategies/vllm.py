@@ -114,7 +114,7 @@ from flatkv.strategies.vllm_releases import (
     release_key,
 )
 from flatkv.units import MAX_BYTES, count_text, format_bytes, tokens_text
-from flatkv.workload import PoolGroup, largest_fitting
+from flatkv.workload import PoolGroup, longest_fitting
 
 
 def _indexer_layers_text(profile: CacheProfile, p: int, group_size: int) -> str:
@@ -183,11 +183,9 @@ def longest_context(profile: CacheProfile, options: StrategyOptions, counts: dic
                     block_sizes: Mapping[str, int], page_bytes: int) -> int:
     """vLLM's "estimated maximum model length": the longest context up to ``context_tokens``
     whose request fits ``budget_bytes`` (its binary search), 0 when not even one token does."""
-    def fits(tokens: int) -> bool:
-        return tokens == 0 or request_bytes(profile, options, counts, group_size, tokens,
-                                            block_sizes, page_bytes) <= budget_bytes
-
-    return largest_fitting(fits, context_tokens + 1)
+    return longest_fitting(lambda tokens: request_bytes(
+        profile, options, counts, group_size, tokens, block_sizes, page_bytes) <= budget_bytes,
+        context_tokens)
 
 
 class _PageChoice(NamedTuple):
