@@ -59,9 +59,15 @@ def longest_context_held(strategy: str, profile: CacheProfile, *, budget_bytes: 
                          below: int, options: StrategyOptions | None = None) -> int:
     """The longest context under ``below`` tokens at which ``strategy`` holds one request at
     ``budget_bytes`` (``holds_requests``), 0 if none: what a context that not even one request
-    fits can be lowered to. A request's pages never shrink as its context grows, so the
-    concurrency only falls and bisection over the lengths is exact (about log2(below) runs)."""
+    fits can be lowered to. A layout refused at ``below`` that names the longest context
+    itself (vLLM's "estimated maximum model length", ``extras["longest_context"]``) answers in
+    one run; otherwise a request's pages never shrink as its context grows, so the concurrency
+    only falls and bisection over the lengths is exact (about log2(below) runs)."""
     check_int("below", below, minimum=1, maximum=MAX_TOKENS + 1)
+    if below <= MAX_TOKENS and (own := run_strategy(
+            strategy, profile, budget_bytes=budget_bytes, context_tokens=below,
+            options=options).extras.get("longest_context")) is not None:
+        return own
     return longest_fitting(
         lambda tokens: holds_requests(run_strategy(strategy, profile, budget_bytes=budget_bytes,
                                                    context_tokens=tokens, options=options), 1),

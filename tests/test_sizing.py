@@ -23,6 +23,7 @@ from flatkv.sizing import (
 )
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
 from flatkv.strategies.sglang import budget_of_next_slot
+from flatkv.workload import longest_fitting
 
 GiB = 2**30
 
@@ -340,3 +341,19 @@ def test_longest_context_held_by_hand_for_llama4_scout():
     assert longest_context_held("flat", scout, budget_bytes=3_145_728, below=10) == 0
     with pytest.raises(ValueError, match="below"):
         longest_context_held("flat", scout, budget_bytes=budget, below=0)
+
+
+@pytest.mark.parametrize("name, own", [("Llama-4-Scout-17B-16E", 1_516_752),
+                                       ("Qwen3-Next-80B-A3B", 3_129_632)])
+def test_longest_context_held_for_vllm_is_its_own_estimate(name, own):
+    # vLLM refuses the 10,485,760 tokens in the default budget (H100 80GB x 0.9) and names its
+    # "estimated maximum model length"; Budget reads that figure (extras["longest_context"])
+    # rather than bisect, and the bisection over Budget's own rule (one request held) agrees
+    budget, profile = 76_968_728_985, profile_for(name, None, 1)
+    refused = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=10_485_760)
+    assert not refused.applies and refused.extras["longest_context"] == own
+    assert f"its estimated maximum model length is {own:,}" in refused.reason
+    assert longest_context_held("vllm", profile, budget_bytes=budget, below=10_485_760) == own
+    assert longest_fitting(lambda tokens: holds("vllm", profile, budget, 1, tokens),
+                           10_485_759) == own
+    assert holds("vllm", profile, budget, 1, own) and not holds("vllm", profile, budget, 1, own + 1)

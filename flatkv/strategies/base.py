@@ -687,6 +687,8 @@ EXTRAS: Mapping[str, str] = {
     "padding_layers_per_type": "vllm: padding layers added to each layer type's groups",
     "windows_as_full": "vllm: sliding and chunked layers run as full attention (hybrid "
                        "manager off)",
+    "longest_context": "vllm, refused for one request of the context: the longest context whose "
+                       "request fits (its \"estimated maximum model length\"), 0 if none",
     "older_releases_refuse": "vllm: releases before this layout refused the model at start-up",
     "log_lines": "vllm, sglang: the start-up log lines the engine prints at these settings",
     "log_left_out": "vllm, sglang: what the log lines leave out, and why",
@@ -901,11 +903,11 @@ def refuses_to_start(engine: str) -> str:
 
 def not_applicable(
     strategy: str, budget_bytes: int, reason: str, *, profile_name: str = "",
-    context_tokens: int | None = None,
+    context_tokens: int | None = None, extras: Mapping[str, object] | None = None,
 ) -> StrategyResult:
     return StrategyResult(
         strategy=strategy, budget_bytes=budget_bytes, applies=False, reason=reason,
-        profile_name=profile_name, context_tokens=context_tokens,
+        profile_name=profile_name, context_tokens=context_tokens, extras=dict(extras or {}),
     )
 
 

@@ -1078,7 +1078,8 @@ def _one_request_refusal(profile: CacheProfile, context_tokens: int | None, need
     """vLLM's refusal where one request of max_model_len (``request_tokens``) does not fit
     beside the null block (``held``: its bytes; 0 where the releases serving the model checked
     the whole budget), in its words, with the longest context that would fit and the budget
-    this one needs; ``block``: what a request's ``needed`` bytes are made of."""
+    this one needs (``extras["longest_context"]``, Budget's figure for vLLM); ``block``: what
+    a request's ``needed`` bytes are made of."""
     least, last = needed + held, last_release(profile)
     return not_applicable("vllm", budget_bytes, (
         f"{REFUSES_TO_START}: {_request_words(context_tokens)} needs {n(needed)} B "
@@ -1092,7 +1093,8 @@ def _one_request_refusal(profile: CacheProfile, context_tokens: int | None, need
         + (f"its estimated maximum model length is {n(longest)}: give a context of at most "
            f"{n(longest)} or a budget of at least {n(least)} B" if longest else
            f"not even one token fits: give a budget of at least {n(least)} B")),
-        profile_name=profile.name, context_tokens=context_tokens)
+        profile_name=profile.name, context_tokens=context_tokens,
+        extras={"longest_context": longest})
 
 
 HYBRID_MANAGER_OFF = "hybrid KV cache manager off (--disable-hybrid-kv-cache-manager)"
