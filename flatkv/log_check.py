@@ -1230,6 +1230,16 @@ def _kv_size_printed(settings: RunSettings, tokens: int) -> Decimal | None:
     return Decimal(f"{(tokens + page) * page_bytes // page / SGLANG_GB:.2f}")
 
 
+def _kv_size_matches(run: LoggedRun, settings: RunSettings) -> bool | None:
+    """Whether ``settings`` print the log's one KV size for the log's tokens
+    (``_kv_size_printed``); None where the log reads no KV size or tokens, or the settings'
+    page is not known, so that neither size can be set beside the other."""
+    if run.sglang_tokens is None or run.sglang_kv_size is None:
+        return None
+    printed = _kv_size_printed(settings, run.sglang_tokens)
+    return None if printed is None else printed == Decimal(run.sglang_kv_size)
+
+
 def _kv_size_can_agree(run: LoggedRun, settings: RunSettings) -> bool:
     """Whether a budget of the log's own can make ``settings``' KV line print the log's KV size:
     the pool's bytes a token are the settings' at any budget, so where the log's one KV size
@@ -1237,10 +1247,7 @@ def _kv_size_can_agree(run: LoggedRun, settings: RunSettings) -> bool:
     budget does. A Hopper's fp8 DeepSeek-V3.2 log (893,504 tokens of 61 x 788 B, 40.00 GB)
     on the B200 preset was offered --budget 38588650752B (893,504 x 61 x 708) with the
     Blackwell kept, at which its KV line read 35.94 GB. True where either size is not known."""
-    if run.sglang_tokens is None or run.sglang_kv_size is None:
-        return True
-    printed = _kv_size_printed(settings, run.sglang_tokens)
-    return printed is None or printed == Decimal(run.sglang_kv_size)
+    return _kv_size_matches(run, settings) is not False
 
 
 def _blackwell_logged(run: LoggedRun, now: RunSettings,
@@ -1268,9 +1275,8 @@ def _blackwell_logged(run: LoggedRun, now: RunSettings,
     same_name = run.sglang_kv_dtype == now.sglang_kv_dtype
 
     def sized_as_logged(settings: RunSettings) -> bool:
-        """Whether ``settings`` print the log's KV size for its tokens."""
-        return (run.sglang_tokens is not None and run.sglang_kv_size is not None
-                and _kv_size_printed(settings, run.sglang_tokens) == Decimal(run.sglang_kv_size))
+        """Whether ``settings`` print the log's KV size for its tokens, both known."""
+        return _kv_size_matches(run, settings) is True
 
     # the log's tokens at the settings already say nothing of the layout where its KV size is
     # read and theirs differs: at 994,432 x 61 x 788 B a Hopper's fp8 holds a B200's tokens
