@@ -515,7 +515,8 @@ class PageMap:
     max_requests: int | None
     # where not even one request fits: the longest context the map's requests fit at (one
     # request's where they fit at none; at most the context field's largest; 0 if none), which
-    # the page offers; None otherwise; and how many requests fit at it
+    # the page offers (unsought where ``page_assignment`` is told not to offer it); None
+    # otherwise; and how many requests fit at it
     longest_context: int | None = None
     longest_requests: int = 1
 
@@ -538,12 +539,14 @@ def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, in
 def page_assignment(
     analysis: PlanAnalysis, *, requests: int, context: int, sliding_window: int | None = None,
     attention_chunk_size: int | None = None, scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
-    speculative_tokens: int = 0, limit: int = 4096,
+    speculative_tokens: int = 0, limit: int = 4096, offer_longest: bool = True,
 ) -> PageMap:
     """The pages each group needs for ``requests`` at ``context`` with ``scheduled_tokens`` per
     step and ``speculative_tokens`` drafted (SPEC 3.5, through ``flatkv.workload``), handed out
     from one page-id space as the requests grow: the groups' pages interleave in proportion, so
-    every id belongs to exactly one group at a time. At most ``limit`` ids are listed."""
+    every id belongs to exactly one group at a time. At most ``limit`` ids are listed.
+    ``offer_longest`` False leaves the longest context unsought (a search over the context),
+    for a map ``live_pages`` throws away where not even one request fits."""
     pool = pool_from_plan(analysis.plan, sliding_window=sliding_window,
                           attention_chunk_size=attention_chunk_size)
     work = Workload(requests, context, scheduled_tokens, speculative_tokens=speculative_tokens)
@@ -559,7 +562,7 @@ def page_assignment(
     most = None if fits else max_requests(pool, context_tokens=context,
                                           scheduled_tokens=scheduled_tokens,
                                           speculative_tokens=speculative_tokens)
-    longest, held = (None, 1) if most != 0 else _longest_context(
+    longest, held = (None, 1) if most != 0 or not offer_longest else _longest_context(
         pool, requests, scheduled_tokens=scheduled_tokens, speculative_tokens=speculative_tokens)
     return PageMap(pool.num_units, tuple(owners), per_group, fits, most, longest, held)
 
@@ -578,8 +581,10 @@ def live_pages(analysis: PlanAnalysis, requested: int | None, default: int,
                **workload) -> LivePages:
     """The map of the requests typed, or until one is, of ``default`` requests, or as many as
     fit where fewer do (at least one, which then does not fit); ``workload``: the rest of
-    ``page_assignment``'s arguments."""
-    pages = page_assignment(analysis, requests=requested or default, **workload)
+    ``page_assignment``'s arguments. Until requests are typed the first map is drawn only where
+    they fit, which leaves it no longest context to seek."""
+    pages = page_assignment(analysis, requests=requested or default,
+                            offer_longest=requested is not None, **workload)
     if requested is not None or pages.fits:
         return LivePages(pages, requested or default, False)
     drawn = max(pages.max_requests, 1)
