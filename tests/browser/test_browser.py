@@ -70,13 +70,41 @@ def icon_gap(label) -> int:
                           " - r.getBoundingClientRect().right); }")
 
 
+# The boxes of the main column's elements and how many are stale (drawn by a run before
+# the last), read in one go so that two reads can be compared
+MAIN_LAYOUT_JS = """() => {
+  const main = '[data-testid="stMain"] [data-testid="stElementContainer"]';
+  const boxes = [...document.querySelectorAll(main)]
+    .map(e => { const r = e.getBoundingClientRect();
+                return [r.x, r.y, r.width, r.height].map(Math.round).join(','); });
+  return boxes.join(';') + '|' + document.querySelectorAll('[data-stale="true"]').length;
+}"""
+
+
+def settle(page, quiet_ms: int = 400):
+    """Waits until the script's run is over and the main column has held still for
+    ``quiet_ms``, no element stale. The running icon alone was not enough: it shows a moment
+    after a run starts, so a check could pass before a rerun began and measure the last run's
+    cells beside this run's (CI once read a Budget metric at x 437 among a grid's edges at
+    380, 712 and 1,044; a Layout metric once measured two cells wide where its finished run
+    gives it one)."""
+    running = page.locator('[data-testid="stStatusWidgetRunningIcon"]')
+    page.wait_for_timeout(quiet_ms)
+    for _ in range(TIMEOUT // quiet_ms):
+        expect(running).to_have_count(0)
+        before = page.evaluate(MAIN_LAYOUT_JS)
+        page.wait_for_timeout(quiet_ms)
+        if page.evaluate(MAIN_LAYOUT_JS) == before and before.endswith("|0") \
+                and running.count() == 0:
+            return
+    raise AssertionError(f"the page kept changing for {TIMEOUT} ms")
+
+
 def open_view(page, url: str, title: str):
-    """``url`` opened, its page's title shown and its script's run over: a check of the
-    layout read mid-run, under load, can find the last run's cells beside this run's (a
-    Layout metric once measured two cells wide where its finished run gives it one)."""
+    """``url`` opened, its page's title shown and its script's run over, the page still."""
     page.goto(url)
     expect(page.locator("h1").filter(has_text=title)).to_be_visible()
-    expect(page.locator('[data-testid="stStatusWidgetRunningIcon"]')).to_have_count(0)
+    settle(page)
 
 
 @pytest.mark.parametrize("path", list(PAGES))
@@ -498,7 +526,7 @@ def test_layouts_workload_fields_line_up_at_1000_px(browser, app_url):
         boxes[1].fill("lots")
         boxes[1].press("Enter")
         expect(page.locator('[data-testid="stAlert"]').filter(has_text="lots")).to_be_visible()
-        expect(page.locator('[data-testid="stStatusWidgetRunningIcon"]')).to_have_count(0)
+        settle(page)
         after = settled_tops(page, boxes)[0]
         assert abs(after - tops[0]) <= 1 or after < tops[0], (tops, after)
 
