@@ -131,9 +131,14 @@ _PREFIXES = (("vllm", _VLLM_PREFIX), ("vllm", _VLLM_TAG), ("sglang", _SGLANG_PRE
 # A progress bar (tqdm's "| 67/67 [00:06<00:00, 10.53it/s]", vLLM's "100% Completed | 41/41
 # [03:35<..."): a line of its own, printed between an engine's lines, never a wrapped rest
 _PROGRESS = re.compile(r"\|\s*[0-9]+/[0-9]+\s*\[[0-9]")
-# Words only one engine's log holds, for a log pasted without prefixes.
+# Words only one engine's log holds, for a log pasted without prefixes: vLLM's own messages
+# (gpu_worker.py's Available memory, extensible_kv_cache.py's "Memory after warmup",
+# kv_cache_utils.py's "Maximum concurrency for %s tokens per request", on the KV cache size
+# line or, up to 0.26, a line of its own), so a paste of its key lines alone reads as vLLM's
 _ENGINE_WORDS = {"vllm": re.compile(r"\bvllm\b|[GXC]PU(?: \+ host)? KV cache size|"
-                                    "Available KV cache memory", re.IGNORECASE),
+                                    "Available KV cache memory|Memory after warmup:|"
+                                    r"Maximum concurrency for [0-9][0-9,]* tokens per request",
+                                    re.IGNORECASE),
                  # SGLang's server_args line (vLLM logs its args as "non-default args: ")
                  "sglang": re.compile(r"\bsglang\b|KV Cache is allocated|max_total_num_tokens|"
                                       r"\bserver_args=", re.IGNORECASE)}

@@ -769,6 +769,10 @@ def test_a_log_of_one_engine_without_flatkvs_lines_is_told_of_that_engine_alone(
                     "Model loading took 75.0 GiB") == [none_of(5, "vLLM", "1 line")]
     assert warnings("hello\nworld") == [none_of(5, "vLLM", "2 lines"),
                                         none_of(4, "SGLang", "2 lines")]
+    # vLLM's concurrency line pasted alone, as 0.26 logs it (kv_cache_utils.py: "Maximum
+    # concurrency for %s tokens per request: %.2fx"), without its prefix: its words say vLLM's
+    assert warnings("Maximum concurrency for 262,144 tokens per request: 6.62x") == [
+        none_of(5, "vLLM", "1 line")]
 
 
 def pasted(link: dict, line: str) -> tuple[AppTest, list[str]]:

@@ -543,6 +543,20 @@ def test_detect_engine():
     assert detect_engine(read_log("nothing to tell\nat all")) is None
     # SGLang's server_args line pasted without its prefix (vLLM logs "non-default args: ")
     assert detect_engine(read_log("server_args={'model_path': 'x', 'tp_size': 1}")) == "sglang"
+    # vLLM's key lines pasted alone, without prefixes, in its own words: the blocks fit after
+    # warm-up (extensible_kv_cache.py) and the maximum concurrency on its own line, as 0.26
+    # logs it (kv_cache_utils.py), each of falcon's run at other settings (2,156 blocks);
+    # read as no engine's, a paste of them was told "None of FlatKV's 3 SGLang lines" too
+    warmup, size = as_logged(falcon("vllm")[1]), falcon("vllm")[2]
+    concurrency = size.split(", ", 1)[1]
+    assert concurrency == "Maximum concurrency for 2,048 tokens per request: 2155.00x"
+    for bare in (warmup.replace("2155", "2156"), concurrency.replace("2155", "2156"),
+                 f"{warmup}\n{concurrency}"):
+        assert detect_engine(read_log(bare)) == "vllm"
+        check = check_log(falcon("sglang"), "sglang", bare)
+        assert check.other_engine and not check.found
+        assert check.verdict() == ("This log is vLLM's, not SGLang's: check it against vLLM's "
+                                   "lines.")
     # docker compose's service name, or a journal's time and unit, before the prefix
     assert read_log("vllm-1  | " + vllm_prefix(0, 1) + "hello")[0].message == "hello"
     (journal,) = read_log("Dec 06 07:00:01 gpu-node python3[812]: INFO 12-06 07:00:01 "
