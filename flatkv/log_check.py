@@ -131,6 +131,10 @@ _PREFIXES = (("vllm", _VLLM_PREFIX), ("vllm", _VLLM_TAG), ("sglang", _SGLANG_PRE
 # A progress bar (tqdm's "| 67/67 [00:06<00:00, 10.53it/s]", vLLM's "100% Completed | 41/41
 # [03:35<..."): a line of its own, printed between an engine's lines, never a wrapped rest
 _PROGRESS = re.compile(r"\|\s*[0-9]+/[0-9]+\s*\[[0-9]")
+# Where an SGLang run starts in a log: its launcher logs its server_args once a run
+# (entrypoints/engine.py 311, "server_args={...}"), before any rank's scheduler allocates its
+# pools; a KV line after it is a new run's, never the drafter's of a line before it
+_SGLANG_RUN_START = re.compile(r"\bserver_args=")
 # Words only one engine's log holds, for a log pasted without prefixes: vLLM's own messages
 # (gpu_worker.py's Available memory, extensible_kv_cache.py's "Memory after warmup",
 # kv_cache_utils.py's "Maximum concurrency for %s tokens per request", on the KV cache size
@@ -755,20 +759,36 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
             elif (match := t.find(line, loose=True)) is not None:
                 found.append(Occurrence(line, _differences([t], [match], engine)))
         if pool := (later_pools or {}).get(text):
-            found = _later_pool(found, pool)
+            found = _later_pool(found, pool, _run_starts(lines))
         checks.append(LineCheck(text.strip(), tuple(found)))
     return LogCheck(engine, detect_engine(lines), tuple(checks), len(lines))
 
 
-def _later_pool(found: Sequence[Occurrence], pool: str) -> list[Occurrence]:
+def _run_starts(lines: Sequence[LogLine]) -> list[int]:
+    """The log line numbers where an SGLang run starts (``_SGLANG_RUN_START``: its
+    server_args line), in order: a restarted run's pools are no drafter's of the run before."""
+    return [line.number for line in lines
+            if line.engine in ("sglang", None) and _SGLANG_RUN_START.search(line.message)]
+
+
+def _later_pool(found: Sequence[Occurrence], pool: str,
+                run_starts: Sequence[int] = ()) -> list[Occurrence]:
     """``found`` with the later pool's line marked as not compared: in a process or rank that
     already logged the line, the next one whose figures differ in sizes only (its token count
     and dtype are the model's: SGLang's drafter pool is indexed by the target's token ids). One
-    such line a process or rank: any other that differs is compared, and differs."""
+    such line a process or rank a run (``run_starts``: the log lines where one starts; a log
+    that shows none is one run): any other that differs is compared, and differs, as is a
+    restarted run's first line of a rank, of the same #tokens and smaller sizes."""
     first: set[str] = set()
     later: set[str] = set()
+    starts = iter(run_starts)
+    start = next(starts, None)
     marked = []
     for o in found:
+        while start is not None and o.line.number > start:  # a new run: its ranks anew
+            first.clear()
+            later.clear()
+            start = next(starts, None)
         source = o.line.source
         if (source in first and source not in later and o.differences
                 and all("size" in f.name and _number(f.log) is not None
@@ -1004,10 +1024,16 @@ def _target_kv_sizes(lines: Sequence[LogLine]) -> set[str]:
     process, so a rank's line that follows its model's line with the same #tokens and a smaller
     size (DeepSeek-V3.2's MTP layer: 1 layer beside 61) is the drafter's; one such line a
     model's line, as ``_later_pool`` reads it in the check. A rank's next line of other
-    #tokens is another run's, and told beside the first, says no one size."""
+    #tokens is another run's, and told beside the first, says no one size; so is one after a
+    run's start (``_SGLANG_RUN_START``: a restart's server_args line), whatever its figures.
+    Where the log shows no start between them, a restart of the same #tokens and a smaller
+    size reads as a drafter's: the lines alone do not tell them apart."""
     sizes: set[str] = set()
     model: dict[str, tuple[str, str]] = {}  # a rank's model line its drafter's may follow
     for line in lines:
+        if line.engine in ("sglang", None) and _SGLANG_RUN_START.search(line.message):
+            model.clear()  # a new run: no line before is its model's
+            continue
         if line.engine not in ("sglang", None) or not (
                 match := _SGLANG_KV_SIZE.search(line.message)):
             continue

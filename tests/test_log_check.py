@@ -223,6 +223,19 @@ def test_a_drafters_kv_line_after_the_models_is_not_compared():
     assert kv.outcome == DIFFERS
     assert kv.detail().startswith("line 10 (TP1): #tokens: FlatKV 923898, log 923899 | "
                                   "line 9 (TP0) agrees | lines 14 (TP0), 15 (TP1): not compared")
+    # the run restarted (its launcher's server_args line, 0.5.23's: the fixture, then the same
+    # lines): each run's drafter lines are its own, not compared; a rank's second drafter line
+    # was compared as one of the first run's, and differed (K size 0.88 for 10.57)
+    restart = f"[2026-12-06 07:05:00] {FULL_SERVER_ARGS}"
+    twice = check_result(r, read_log(f"{restart}\n{log}\n{restart}\n{log}"))
+    assert twice.lines[-2].outcome == SAME
+    assert twice.verdict() == ("SGLang: all 4 lines are in the log and agree with it; 4 log "
+                               f"lines not compared: {DRAFTER_POOL}.")
+    # each run's 15 lines after its restart line: the model's 1 + 9, 10; the drafter's 1 + 14,
+    # 15; the second run's 16 lines on (17 + 9, 17 + 14)
+    assert twice.lines[-2].detail() == (
+        f"lines 10 (TP0), 11 (TP1), 26 (TP0), 27 (TP1) agree | lines 15 (TP0), 16 (TP1), "
+        f"31 (TP0), 32 (TP1): not compared, {DRAFTER_POOL}")
     # without tokens drafted no drafter runs: the same later line differs (as a pool of
     # another model in test_sglang_log_all_same_with_its_kv_line)
     plain = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=32_768)
@@ -2130,6 +2143,24 @@ def test_logged_run_reads_sglangs_kv_size_told_once():
     assert kv_size(model, (1, *drafter[1:])) is None
     # a model's line, its drafter's, then a second run's model line alike: one size again
     assert kv_size(model, drafter, model, drafter) == "40.00"
+    # a restarted run, told by its server_args line (SGLang's launcher logs it once a run,
+    # before any rank's pools; 0.5.23's, the fixture): its first KV line of a rank is its
+    # model's, never the drafter's of the run before, whatever its size. A Hopper's fp8 run of
+    # 893,504 tokens, (893,504 + 64) x 61 x 788 B = 40.00 GB, restarted on a B200 at the same
+    # tokens, x 708 B = 35.94 GB: two sizes, no one (read as a drafter's, it gave 40.00)
+    assert [f"{(893_504 + 64) * 61 * b / 2**30:.2f}" for b in (788, 708)] == ["40.00", "35.94"]
+    hopper, b200 = (0, "", 893_504, "40.00"), (0, "", 893_504, "35.94")
+    restart = f"[2026-12-06 07:05:00] {FULL_SERVER_ARGS}"
+
+    def runs(*told: tuple[int, str, int, str] | str) -> str | None:
+        return logged_run(read_log("\n".join(t if isinstance(t, str) else line.format(*t)
+                                              for t in told))).sglang_kv_size
+
+    assert runs(hopper, restart, b200) is None
+    # without its start between them the lines alone do not tell it from a drafter's: 40.00
+    assert runs(hopper, b200) == "40.00"
+    # each run with its drafter: one size, the model's
+    assert runs(restart, model, drafter, restart, model, drafter) == "40.00"
 
 
 def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
