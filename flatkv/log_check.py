@@ -778,24 +778,29 @@ def _later_pool(found: Sequence[Occurrence], pool: str,
     and dtype are the model's: SGLang's drafter pool is indexed by the target's token ids). One
     such line a process or rank a run (``run_starts``: the log lines where one starts; a log
     that shows none is one run): any other that differs is compared, and differs, as is a
-    restarted run's first line of a rank, of the same #tokens and smaller sizes."""
-    first: set[str] = set()
-    later: set[str] = set()
+    restarted run's first line of a rank, of the same #tokens and smaller sizes. Lines that
+    name no rank (a paste without prefixes) may be several ranks', each logging its model's
+    line and then its later pool's (TP0's and TP1's model lines, then their drafters'): there
+    one such line a model's line before it."""
+    models: dict[str, int] = {}  # a source's lines of the run read as the model's
+    later: dict[str, int] = {}  # ... and those marked as the later pool's
     starts = iter(run_starts)
     start = next(starts, None)
     marked = []
     for o in found:
         while start is not None and o.line.number > start:  # a new run: its ranks anew
-            first.clear()
+            models.clear()
             later.clear()
             start = next(starts, None)
         source = o.line.source
-        if (source in first and source not in later and o.differences
+        room = models.get(source, 0) if not source else min(models.get(source, 0), 1)
+        if (later.get(source, 0) < room and o.differences
                 and all("size" in f.name and _number(f.log) is not None
                         for f in o.differences)):
             o = replace(o, not_compared=pool)
-            later.add(source)
-        first.add(source)
+            later[source] = later.get(source, 0) + 1
+        else:
+            models[source] = models.get(source, 0) + 1
         marked.append(o)
     return marked
 
@@ -1027,9 +1032,12 @@ def _target_kv_sizes(lines: Sequence[LogLine]) -> set[str]:
     #tokens is another run's, and told beside the first, says no one size; so is one after a
     run's start (``_SGLANG_RUN_START``: a restart's server_args line), whatever its figures.
     Where the log shows no start between them, a restart of the same #tokens and a smaller
-    size reads as a drafter's: the lines alone do not tell them apart."""
+    size reads as a drafter's: the lines alone do not tell them apart. Lines that name no rank
+    (a paste without prefixes) may be several ranks' (TP0's and TP1's model lines, then their
+    drafters'): there a line is the drafter's of any model line before it not yet drafted."""
     sizes: set[str] = set()
-    model: dict[str, tuple[str, str]] = {}  # a rank's model line its drafter's may follow
+    # a rank's model lines its drafter's may follow: one a rank, any number where none is named
+    model: dict[str, list[tuple[str, str]]] = {}
     for line in lines:
         if line.engine in ("sglang", None) and _SGLANG_RUN_START.search(line.message):
             model.clear()  # a new run: no line before is its model's
@@ -1040,10 +1048,15 @@ def _target_kv_sizes(lines: Sequence[LogLine]) -> set[str]:
         tokens, size = match.groups()
         if len(size) > MAX_RUN_FIGURE_DIGITS:  # no figure SGLang prints (``logged_run``)
             continue
-        before = model.pop(line.source, None)
-        if before is not None and before[0] == tokens and Decimal(size) < Decimal(before[1]):
+        pending = model.setdefault(line.source, [])
+        drafted = next((k for k, (t, s) in enumerate(pending)
+                        if t == tokens and Decimal(size) < Decimal(s)), None)
+        if drafted is not None:
+            del pending[drafted]
             continue  # the drafter's
-        model[line.source] = tokens, size
+        if line.source:  # a rank's next line follows its last line alone
+            pending.clear()
+        pending.append((tokens, size))
         sizes.add(size)
     return sizes
 

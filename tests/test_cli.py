@@ -977,6 +977,16 @@ def test_compare_check_log_of_a_b200_log_with_a_drafter_names_the_blackwell_by_t
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it; 1 log line not compared: the "
         "drafter's own pool, logged after the model's (speculative decoding).")
+    # a TP 2 run's lines pasted without prefixes: both ranks' model lines, then both
+    # drafters', name no rank; read as one rank's, the second drafter line was a size of its
+    # own (0.66 beside 40.00: no one size), and the note named --budget 47800357376B alone
+    sized = kv.replace("40.00", "0.66")
+    log.write_text("\n".join((kv, kv, sized, sized, scheduler.replace("=...", "=16384"))))
+    assert_log_run_named(argv("30GiB"), "--sglang-blackwell --budget 42947529216B", capsys)
+    code, out, _ = run([*argv("42947529216B"), "--sglang-blackwell"], capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        "SGLang: both lines are in the log and agree with it; 2 log lines not compared: the "
+        "drafter's own pool, logged after the model's (speculative decoding).")
 
 
 def test_compare_check_log_offers_no_budget_at_which_the_kv_size_line_still_differs(

@@ -236,6 +236,18 @@ def test_a_drafters_kv_line_after_the_models_is_not_compared():
     assert twice.lines[-2].detail() == (
         f"lines 10 (TP0), 11 (TP1), 26 (TP0), 27 (TP1) agree | lines 15 (TP0), 16 (TP1), "
         f"31 (TP0), 32 (TP1): not compared, {DRAFTER_POOL}")
+    # the two ranks' lines pasted without prefixes (no rank named): their model lines, then
+    # their drafters', the second drafter line was compared as a later line of the first's
+    # one rank, and differed; one drafter line a model line before it is not compared
+    bare = "\n".join(line.split("] ", 1)[1] for line in log.splitlines()
+                     if "KV Cache is allocated" in line)
+    assert bare == "\n".join([expected[-2]] * 2 + [drafter] * 2)
+    kv = check_result(r, read_log(bare)).lines[-2]
+    assert kv.outcome == SAME
+    assert kv.detail() == f"lines 1, 2 agree | lines 3, 4: not compared, {DRAFTER_POOL}"
+    kv = check_result(r, read_log(f"{bare}\n{drafter}")).lines[-2]
+    assert kv.outcome == DIFFERS and kv.detail().startswith("line 5: K size (GB): FlatKV 10.57, "
+                                                            "log 0.88")
     # without tokens drafted no drafter runs: the same later line differs (as a pool of
     # another model in test_sglang_log_all_same_with_its_kv_line)
     plain = run_strategy("sglang", profile, budget_bytes=GIB40, context_tokens=32_768)
@@ -2161,6 +2173,18 @@ def test_logged_run_reads_sglangs_kv_size_told_once():
     assert runs(hopper, b200) == "40.00"
     # each run with its drafter: one size, the model's
     assert runs(restart, model, drafter, restart, model, drafter) == "40.00"
+    # pasted without prefixes, two ranks' lines name no rank: TP0's and TP1's model lines,
+    # then their drafters' (each rank allocates the model's pool, then the drafter's), read
+    # as one rank's made the second drafter line a size of its own, and no one size was read
+    bare = line.split("] ", 1)[1]
+
+    def unranked(*told: tuple[str, int, str]) -> str | None:
+        return logged_run(read_log("\n".join(bare.format(*t) for t in told))).sglang_kv_size
+
+    assert unranked(model[1:], model[1:], drafter[1:], drafter[1:]) == "40.00"
+    assert unranked(model[1:], drafter[1:], model[1:], drafter[1:]) == "40.00"
+    # one drafter line a model line still: a third of those sizes is no drafter's
+    assert unranked(model[1:], model[1:], drafter[1:], drafter[1:], drafter[1:]) is None
 
 
 def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
