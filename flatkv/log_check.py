@@ -781,9 +781,13 @@ def _later_pool(found: Sequence[Occurrence], pool: str,
     restarted run's first line of a rank, of the same #tokens and smaller sizes. Lines that
     name no rank (a paste without prefixes) may be several ranks', each logging its model's
     line and then its later pool's (TP0's and TP1's model lines, then their drafters'): there
-    one such line a model's line before it."""
+    one such line a model's line before it. At settings other than the log's run, where the
+    model's line differs from FlatKV's too (its #tokens), a later line is the pool's where its
+    #tokens and dtype are the model's line's in the log and its sizes are not, as at the
+    run's settings: the check reads the same lines as the pool's at any settings."""
     models: dict[str, int] = {}  # a source's lines of the run read as the model's
     later: dict[str, int] = {}  # ... and those marked as the later pool's
+    last: dict[str, Occurrence] = {}  # ... and its last model line
     starts = iter(run_starts)
     start = next(starts, None)
     marked = []
@@ -791,18 +795,39 @@ def _later_pool(found: Sequence[Occurrence], pool: str,
         while start is not None and o.line.number > start:  # a new run: its ranks anew
             models.clear()
             later.clear()
+            last.clear()
             start = next(starts, None)
         source = o.line.source
         room = models.get(source, 0) if not source else min(models.get(source, 0), 1)
-        if (later.get(source, 0) < room and o.differences
-                and all("size" in f.name and _number(f.log) is not None
-                        for f in o.differences)):
+        if later.get(source, 0) < room and _pool_line(o, last[source]):
             o = replace(o, not_compared=pool)
             later[source] = later.get(source, 0) + 1
         else:
             models[source] = models.get(source, 0) + 1
+            last[source] = o
         marked.append(o)
     return marked
+
+
+def _logged_differences(o: Occurrence, *, sizes: bool) -> tuple[tuple[str, object], ...]:
+    """The figures of ``o`` that differ from FlatKV's, as the log prints them (a number as its
+    value: 0.880 is 0.88), its sizes (``sizes``) or its others."""
+    return tuple((f.name, f.log if (n := _number(f.log)) is None else n)
+                 for f in o.differences if ("size" in f.name) == sizes)
+
+
+def _pool_line(o: Occurrence, model: Occurrence) -> bool:
+    """Whether ``o``, after the ``model`` line of its process or rank, reads as the later
+    pool's (``_later_pool``): its figures as the log's model line's but its sizes, each a
+    number, which differ; at FlatKV's figures (every size that differs from them a number,
+    the rest theirs) where its model line differs from them too."""
+    if not o.differences or any(_number(f.log) is None for f in o.differences
+                                if "size" in f.name):
+        return False
+    others = _logged_differences(o, sizes=False)
+    return not others or (others == _logged_differences(model, sizes=False)
+                          and _logged_differences(o, sizes=True)
+                          != _logged_differences(model, sizes=True))
 
 
 def line_forms(result: StrategyResult) -> dict[str, tuple[tuple[str, str], ...]]:

@@ -693,6 +693,17 @@ def test_a_b200_log_with_a_drafters_kv_line_offers_the_blackwell_by_the_models_k
     link = {"model": "spec", "spec": pack_spec(spec_to_json(v32.with_options(kv_dtype="fp8"))),
             "gpu": "KV cache memory", "kv_mem": "30GiB", "spec_tokens": "1",
             "sg_chunk": "16384"}
+    # before the offer is taken, at 30 GiB, the drafter's line is named, not compared, as the
+    # CLI names it (its #tokens the model's line's, its size not): it was shown as differing
+    at = open_app("app_pages/compare.py", link)
+    at.text_area(key="compare.check_log").set_value(log).run()
+    assert [shown(e) for e in at.error] == [
+        "SGLang: both lines differ from the log; 1 log line not compared: the drafter's own "
+        "pool, logged after the model's (speculative decoding)."]
+    assert unescaped(at.table[0].value["in the log"][0]) == (
+        "line 1 (TP0): #tokens: FlatKV 670080, log 994432; KV size (GB): FlatKV 30.00, log "
+        "40.00 | line 2 (TP0): not compared, the drafter's own pool, logged after the model's "
+        "(speculative decoding)")
     offer, agreed, taken = offer_taken(link, log)
     assert offer.startswith("This log's run had SGLang on a Blackwell GPU (a B200: DeepSeek's "
                             "sparse attention in fp8) and SGLang's token pool of 994,432 "

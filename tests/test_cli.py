@@ -973,6 +973,19 @@ def test_compare_check_log_of_a_b200_log_with_a_drafter_names_the_blackwell_by_t
                 "--check-log", str(log)]
 
     assert_log_run_named(argv("30GiB"), "--sglang-blackwell --budget 42947529216B", capsys)
+    # there (670,080 tokens of 788 B, (670,080 + 64) x 61 x 788 B = 30.00 GB) the drafter's
+    # line, of the model's line's #tokens and another size, is not compared, as at the log's
+    # settings and as the Compare page shows it: it was shown as differing (30.00, log 0.66)
+    assert f"{(670_080 + 64) * 61 * 788 / 2**30:.2f}" == "30.00"
+    code, out, _ = run(argv("30GiB"), capsys)
+    assert code == 1 and out.splitlines()[:3] == [
+        "SGLang: both lines differ from the log; 1 log line not compared: the drafter's own "
+        "pool, logged after the model's (speculative decoding).",
+        "  differs: KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 670080, KV size: "
+        "30.00 GB",
+        "    line 1 (TP0): #tokens: FlatKV 670080, log 994432; KV size (GB): FlatKV 30.00, log "
+        "40.00 | line 2 (TP0): not compared, the drafter's own pool, logged after the model's "
+        "(speculative decoding)"]
     code, out, _ = run([*argv("42947529216B"), "--sglang-blackwell"], capsys)
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it; 1 log line not compared: the "

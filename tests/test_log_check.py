@@ -236,6 +236,22 @@ def test_a_drafters_kv_line_after_the_models_is_not_compared():
     assert twice.lines[-2].detail() == (
         f"lines 10 (TP0), 11 (TP1), 26 (TP0), 27 (TP1) agree | lines 15 (TP0), 16 (TP1), "
         f"31 (TP0), 32 (TP1): not compared, {DRAFTER_POOL}")
+    # at other settings (30 GiB: 694,496 tokens, K and V 7.95 GB) the model's lines differ in
+    # #tokens too; the drafter's, of their #tokens and other sizes, are still not compared
+    # (they were compared, and differed: #tokens 694496, log 923898; K size 7.95, log 0.88)
+    r30 = run_strategy("sglang", profile, budget_bytes=30 << 30, context_tokens=32_768,
+                       options=StrategyOptions(speculative_tokens=2))
+    assert r30.extras["log_lines"][-2] == ("KV Cache is allocated. dtype: torch.bfloat16, "
+                                           "#tokens: 694496, K size: 7.95 GB, V size: 7.95 GB")
+    kv = check_result(r30, read_log(log)).lines[-2]
+    assert kv.outcome == DIFFERS
+    assert kv.detail() == ("lines 9 (TP0), 10 (TP1): #tokens: FlatKV 694496, log 923898; K size "
+                           "(GB): FlatKV 7.95, log 10.57; V size (GB): FlatKV 7.95, log 10.57 | "
+                           f"lines 14 (TP0), 15 (TP1): not compared, {DRAFTER_POOL}")
+    # ... but a later line of other #tokens than its model line's is compared there too
+    kv = check_result(r30, read_log(with_lines(drafter.replace("923898", "900000")))).lines[-2]
+    assert kv.detail().endswith("line 14 (TP0): #tokens: FlatKV 694496, log 900000; K size (GB): "
+                                "FlatKV 7.95, log 0.88; V size (GB): FlatKV 7.95, log 0.88")
     # the two ranks' lines pasted without prefixes (no rank named): their model lines, then
     # their drafters', the second drafter line was compared as a later line of the first's
     # one rank, and differed; one drafter line a model line before it is not compared
