@@ -26,6 +26,7 @@ from flatkv.budget import (
     Budget,
     blocks_budget,
     cache_budget,
+    compute_capability,
     given_budget,
     gpu_name,
 )
@@ -290,7 +291,9 @@ class AppState:
             **{name: getattr(self, name) for name in ENGINE_FIELDS}
             | {"sglang_chunked_prefill_size": self.sglang_chunked_prefill(),
                # the GPU picked, as SGLang's DeepSeek sparse attention layout reads it
-               "sglang_blackwell": self.on_blackwell()},
+               "sglang_blackwell": self.on_blackwell(),
+               # ... and as vLLM's MLA backends read it (None: no GPU preset named)
+               "gpu_compute_capability": compute_capability(self.gpu)},
         )
 
     def on_blackwell(self) -> bool:

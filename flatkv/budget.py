@@ -134,6 +134,43 @@ GPU_PRESETS: dict[str, int] = {
     "L40S 48GB": 46_068 * MiB,
     "RTX 4090 24GB": 24_564 * MiB,
 }
+# Each preset's CUDA compute capability (major, minor), which engines pick attention backends
+# by (vLLM's platforms/cuda.py ``_get_backend_priorities`` and each backend's
+# ``supports_compute_capability``): Ampere's A100 8.0, Ada's L40S and RTX 4090 8.9, Hopper's
+# H100 and H200 9.0, Blackwell's B200 10.0 (NVIDIA's CUDA GPU table). A budget of no preset
+# (a size, KV cache memory, vLLM's blocks) names no GPU, so no capability: ``compute_capability``
+GPU_COMPUTE_CAPABILITIES: dict[str, tuple[int, int]] = {
+    "H100 80GB": (9, 0),
+    "H200 141GB": (9, 0),
+    "B200 192GB": (10, 0),
+    "A100 80GB": (8, 0),
+    "A100 40GB": (8, 0),
+    "L40S 48GB": (8, 9),
+    "RTX 4090 24GB": (8, 9),
+}
+
+
+def compute_capability(gpu: str | None) -> tuple[int, int] | None:
+    """The compute capability of the GPU preset ``gpu`` names (its own name, as ``gpu_name``
+    gives it), None for anything else: a budget that names no preset says nothing of its GPU,
+    and the figures then are those of a GPU not known (``StrategyOptions.gpu_compute_capability``
+    None). The app's GPU pick and the CLI's --gpu-memory both read it here."""
+    return GPU_COMPUTE_CAPABILITIES.get(gpu) if gpu is not None else None
+
+
+def capability_text(capability: tuple[int, int]) -> str:
+    """``(8, 0)`` as engines and NVIDIA write it: "8.0"."""
+    return f"{capability[0]}.{capability[1]}"
+
+
+def gpu_models(where: Callable[[tuple[int, int]], bool]) -> str:
+    """The GPU presets' models (their names less the memory: "A100", "RTX 4090") whose compute
+    capability ``where`` accepts, in the presets' order, each once: "L40S, RTX 4090" for
+    SM 8.9, as a refusal names the GPUs it holds for."""
+    return ", ".join(dict.fromkeys(name.rsplit(" ", 1)[0] for name, capability
+                                   in GPU_COMPUTE_CAPABILITIES.items() if where(capability)))
+
+
 # the share of a GPU an engine may use: the app's default, vLLM's before 0.20 (0.92 from
 # 0.20 to 0.33; 0.34 on CUDA takes 1.0 and sizes its cache after warm-up)
 DEFAULT_MEMORY_FRACTION = 0.9

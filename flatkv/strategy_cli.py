@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from flatkv.budget import GPU_PRESETS
+from flatkv.budget import GPU_PRESETS, compute_capability
 from flatkv.engine_options import ENGINE_FIELDS, engine_help
 from flatkv.models import past_max_model_len_text
 from flatkv.plan import check_int
@@ -340,6 +340,11 @@ def add_strategy_arguments(
          "--gpu-memory \"B200 192GB\" implies it")
 
 
+# The options no flag sets: --gpu-memory's GPU preset does (``figures_options``), as the app's
+# GPU pick does, so a size (a GPU not named) leaves them at their default, the GPU not known
+SET_BY_THE_GPU = ("gpu_compute_capability",)
+
+
 def options_from_args(args: argparse.Namespace) -> StrategyOptions:
     """StrategyOptions from parsed arguments: every field of the same name; one not given
     (absent or None) keeps its default (alignment's default is None: the block size). SGLang's
@@ -374,20 +379,23 @@ def replica_notes(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def figures_options(args: argparse.Namespace) -> StrategyOptions:
-    """``options_from_args`` as the layouts' figures take them: SGLang's chunked prefill size,
-    where not told, its own on the GPU --gpu-memory names (``sglang_default_chunked_prefill``:
-    16,384 on a B200), else the 8,192 assumed; and whether that GPU is a Blackwell
-    (``sglang_blackwell``: the B200 preset, where SGLang stores DeepSeek's sparse attention in
-    its raw fp8 layout). The options as told (``options_from_args``) say what was set, for the
-    notes on options set but unread. --sglang-blackwell tells it where the budget names no
-    preset; beside a preset of another GPU it is refused (ValueError naming both)."""
+    """``options_from_args`` as the layouts' figures take them: SGLang's chunked prefill size, where
+    not told, its own on the GPU --gpu-memory names (``sglang_default_chunked_prefill``: 16,384 on a
+    B200), else the 8,192 assumed; and whether that GPU is a Blackwell (``sglang_blackwell``: the
+    B200 preset, where SGLang stores DeepSeek's sparse attention in its raw fp8 layout), and its
+    compute capability (``gpu_compute_capability``, by which vLLM's MLA backends refuse some models
+    on an A100, L40S or RTX 4090; None for a size). The options as told (``options_from_args``) say
+    what was set, for the notes on options set but unread. --sglang-blackwell tells it where the
+    budget names no preset; beside a preset of another GPU it is refused (ValueError naming
+    both)."""
     gpu, told = getattr(args, "gpu_memory", None), bool(getattr(args, "sglang_blackwell", None))
     by_gpu = blackwell_by_gpu(gpu)  # the preset decides; a size leaves it to the flag
     if told and by_gpu is False:
         raise ValueError(f"--sglang-blackwell says SGLang runs on a Blackwell GPU, but "
                          f"--gpu-memory {quoted(gpu)} is not one: drop --sglang-blackwell, or "
                          f"give --gpu-memory {quoted(BLACKWELL_GPUS[0])}")
-    options = replace(options_from_args(args), sglang_blackwell=told if by_gpu is None else by_gpu)
+    options = replace(options_from_args(args), sglang_blackwell=told if by_gpu is None else by_gpu,
+                      gpu_compute_capability=compute_capability(gpu))
     if options.sglang_chunked_prefill_size is not None:
         return options
     return replace(options, sglang_chunked_prefill_size=sglang_default_chunked_prefill(

@@ -989,6 +989,39 @@ def test_compare_says_when_not_one_request_fits():
 
 
 
+def test_compare_says_vllm_wont_start_deepseek_sparse_mla_or_an_fp8_mla_cache_on_an_a100():
+    # the A100 preset is SM 8.0 (budget.GPU_COMPUTE_CAPABILITIES): vLLM 0.34 has no sparse MLA
+    # backend there (its three need SM 9, FlashMLA sparse SM 9 or 10), so DeepSeek-V3.2 does
+    # not start in any KV dtype; DeepSeek-V3's fp8 cache neither (TRITON_MLA, its one MLA
+    # backend there, needs SM 8.9 for fp8). Each column reads "won't start", its caption
+    # vLLM's error and the fix; on the H100 (the default GPU) vLLM's column has figures
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "A100 80GB"})
+    assert_clean(at)
+    assert layout_figures(at).loc["vLLM v1 (won't start)"].isna().all()
+    (line,) = [shown(c) for c in at.caption if shown(c).startswith("**vLLM v1** ")]
+    assert line.startswith("**vLLM v1** refuses to start: on SM 8.0 (A100) it has no sparse MLA "
+                           "backend for DeepSeek's sparse attention (its indexer), in any KV "
+                           "dtype: ")
+    assert line.endswith("pick a GPU of SM 9.0 or 10.0 (H100, H200, B200)")
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2"})
+    assert_clean(at)
+    assert layout_figures(at).loc["vLLM v1", "P (tokens)"] == 64
+    # DeepSeek-V3's bytes as a model of one 576 B latent a layer (kv_split=576: MLA) in fp8
+    link = {"model": "custom", "layers": "full*61", "kv": "576", "model_kernel": "16",
+            "kv_split": "576", "kv_dtype": "float8_e4m3fn"}
+    at = open_app("app_pages/compare.py", {**link, "gpu": "A100 40GB"})
+    assert_clean(at)
+    assert layout_figures(at).loc["vLLM v1 (won't start)"].isna().all()
+    (line,) = [shown(c) for c in at.caption if shown(c).startswith("**vLLM v1** ")]
+    assert line.startswith("**vLLM v1** refuses to start: on SM 8.0 (A100) its one MLA backend "
+                           "is TRITON_MLA")
+    assert "set the KV dtype to bfloat16, or pick a GPU of SM 8.9 or later" in line
+    # on the L40S (SM 8.9) TRITON_MLA keeps fp8: P 16, 61 x 16 x 576 = 562,176 B a block
+    at = open_app("app_pages/compare.py", {**link, "gpu": "L40S 48GB"})
+    assert_clean(at)
+    assert layout_figures(at).loc["vLLM v1", "block bytes"] == 61 * 16 * 576 == 562_176
+
+
 def test_compare_says_vllm_wont_start_in_a_budget_of_one_block_or_less():
     # DeepSeek-V3.2 in 3,000,000 B of KV cache: vLLM's block is 61 layers x a page of 64 tokens
     # x (576 x 2 + 132) B = 61 x 82,176 = 5,012,736 B, so the budget holds none, which vLLM 0.34

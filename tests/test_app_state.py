@@ -221,9 +221,11 @@ def test_engine_options_round_trip_and_feed_strategy_options():
     assert options.sglang_ssm_dtype == "bfloat16"
     # the engines' own defaults: nothing in the link, nothing changed
     assert DEFAULT.changed_engine_options() == {}
-    # SGLang's chunked prefill size, not told, is its own on the GPU picked (H100: 8,192)
+    # SGLang's chunked prefill size, not told, is its own on the GPU picked (H100: 8,192), and
+    # that GPU's compute capability (an H100's 9.0), which vLLM's MLA backends read
     assert DEFAULT.strategy_options() == StrategyOptions(block_size=16,
-                                                         sglang_chunked_prefill_size=8192)
+                                                         sglang_chunked_prefill_size=8192,
+                                                         gpu_compute_capability=(9, 0))
     # alignment left to the block size stays so under another block size (a sweep's), not the
     # 16 of the current one: Qwen3-Next's state row 1,097,728 B needs 1,097,728 / 2,048 = 536
     # KV slots; packed slabs at block 64 round that to 576, not to the 544 of alignment 16
@@ -2211,3 +2213,21 @@ def test_a_link_or_export_refuses_learnable_sink_beside_no_indexer():
     # beside the keys it is read (DeepSeek-V3.2's 132 of 1,284 B)
     state, notices = decode_query({**query, "kv": "1284", "indexer": "132"})
     assert state.raw.learnable_sink and notices == []
+
+
+def test_the_gpu_picked_sets_the_compute_capability_vllm_reads():
+    # each GPU preset's (budget.GPU_COMPUTE_CAPABILITIES: A100 8.0, L40S and RTX 4090 8.9, H100
+    # and H200 9.0, B200 10.0); a budget of no preset (Custom, KV cache memory, vLLM's blocks)
+    # names no GPU: None, whatever "GPU is a Blackwell" says, so its figures are today's; no
+    # link key carries it (the gpu does)
+    def capability(gpu: str, **more) -> tuple[int, int] | None:
+        return AppState(model="DeepSeek-V3.2", gpu=gpu,
+                        **more).strategy_options().gpu_compute_capability
+
+    assert [capability(g) for g in ("A100 80GB", "A100 40GB", "L40S 48GB", "RTX 4090 24GB",
+                                    "H100 80GB", "H200 141GB", "B200 192GB")] == [
+        (8, 0), (8, 0), (8, 9), (8, 9), (9, 0), (9, 0), (10, 0)]
+    for gpu in ("Custom", "KV cache memory", "vLLM KV cache blocks"):
+        assert capability(gpu) is None and capability(gpu, sglang_blackwell=True) is None, gpu
+    assert "gpu_compute_capability" not in {f for f, _, _ in app_state._SETTINGS.values()}
+

@@ -226,3 +226,28 @@ def test_a_budget_of_vllm_blocks_is_that_many_blocks_exactly():
     # a layout vLLM does not start has no block to count in
     with pytest.raises(ValueError, match="^vLLM's blocks have no size here: vLLM refuses"):
         vllm_block_bytes(load_preset("DeepSeek-V3.2").profile(), StrategyOptions(block_size=96))
+
+
+def test_every_gpu_preset_has_its_compute_capability_and_a_size_none():
+    # NVIDIA's CUDA GPU table: Hopper's H100 and H200 9.0, Blackwell's B200 10.0, Ampere's A100
+    # 8.0, Ada's L40S and RTX 4090 8.9; a GPU of no preset (a size, KV cache memory, vLLM's
+    # blocks) is not known
+    from flatkv.budget import (
+        GPU_COMPUTE_CAPABILITIES,
+        GPU_PRESETS,
+        capability_text,
+        compute_capability,
+        gpu_models,
+    )
+
+    assert GPU_COMPUTE_CAPABILITIES == {
+        "H100 80GB": (9, 0), "H200 141GB": (9, 0), "B200 192GB": (10, 0), "A100 80GB": (8, 0),
+        "A100 40GB": (8, 0), "L40S 48GB": (8, 9), "RTX 4090 24GB": (8, 9)}
+    assert list(GPU_COMPUTE_CAPABILITIES) == list(GPU_PRESETS)
+    assert [compute_capability(g) for g in ("A100 40GB", "80GB", "KV cache memory", None)] == [
+        (8, 0), None, None, None]
+    assert (capability_text((8, 9)), capability_text((10, 0))) == ("8.9", "10.0")
+    # the models of a capability, each once, in the presets' order
+    assert gpu_models(lambda c: c == (8, 0)) == "A100"
+    assert gpu_models(lambda c: c[0] == 8) == "A100, L40S, RTX 4090"
+    assert gpu_models(lambda c: c >= (9, 0)) == "H100, H200, B200"

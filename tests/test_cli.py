@@ -1093,6 +1093,51 @@ def test_sglang_blackwell_flag_sets_the_b200_layout_and_is_refused_beside_a_hopp
         "'B200 192GB'\n")
 
 
+def test_an_sm8x_gpu_preset_makes_vllm_refuse_deepseek_sparse_and_an_fp8_mla_cache(capsys):
+    # --gpu-memory "A100 80GB" is SM 8.0: vLLM 0.34 has no sparse MLA backend there (nor on
+    # the L40S's SM 8.9), and its TRITON_MLA keeps no fp8 cache below SM 8.9; the same bytes
+    # given as a size (81,920 MiB: no GPU named) keep today's figures, vLLM's P 64 and
+    # 61 x 64 x 1,284 = 5,012,736 B blocks for DeepSeek-V3.2, and only vLLM's column moves
+    def compare(preset, gpu, *flags):
+        code, out, err = run(["compare", "--preset", preset, "--gpu-memory", gpu, *flags],
+                             capsys)
+        assert code == 0
+        return out, err
+
+    def figures(preset, gpu, *flags):
+        code, out, _ = run(["compare", "--preset", preset, "--gpu-memory", gpu, *flags,
+                            "--json"], capsys)
+        assert code == 0
+        return {r["strategy"]: r for r in json.loads(out)}
+
+    sparse_line = ("vllm refuses to start: on SM 8.0 (A100) it has no sparse MLA backend for "
+                   "DeepSeek's sparse attention (its indexer), in any KV dtype: ")
+    out, _ = compare("DeepSeek-V3.2", "A100 80GB")
+    (line,) = [x for x in out.splitlines() if x.startswith("vllm ")]
+    assert line.startswith(sparse_line) and line.endswith(
+        "pick a GPU of SM 9.0 or 10.0 (H100, H200, B200)")
+    a100, size = figures("DeepSeek-V3.2", "A100 80GB"), figures("DeepSeek-V3.2", "81920MiB")
+    assert (size["vllm"]["applies"], size["vllm"]["block_size"],
+            size["vllm"]["block_bytes"]) == (True, 64, 5_012_736)
+    assert not a100["vllm"]["applies"] and a100["vllm"]["reason"].startswith(
+        sparse_line.replace("vllm", "vLLM", 1))
+    assert {k: v for k, v in a100.items() if k != "vllm"} == {
+        k: v for k, v in size.items() if k != "vllm"}
+    out, _ = compare("DeepSeek-V3.2", "L40S 48GB")
+    assert "vllm refuses to start: on SM 8.9 (L40S, RTX 4090) it has no sparse MLA" in out
+    # DeepSeek-V3 in fp8 on the A100: refused with TRITON_MLA's error; on plan --strategy
+    # vllm one line and exit 2, as vLLM's other start refusals
+    out, _ = compare("DeepSeek-V3", "A100 40GB", "--kv-dtype", "fp8")
+    assert ("vllm refuses to start: on SM 8.0 (A100) its one MLA backend is TRITON_MLA" in out
+            and "Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16" in out)
+    assert refused(["plan", "--strategy", "vllm", "--preset", "DeepSeek-V3", "--kv-dtype", "fp8",
+                    "--gpu-memory", "A100 80GB"], capsys).startswith(
+        "python -m flatkv: error: --strategy vllm: vLLM refuses to start: on SM 8.0 (A100) its "
+        "one MLA backend is TRITON_MLA")
+    # ... in bfloat16 (its fix) it starts there, as on a size of the same memory
+    assert figures("DeepSeek-V3", "A100 80GB")["vllm"] == figures("DeepSeek-V3", "81920MiB")["vllm"]
+
+
 def test_sglang_blackwell_in_plan_is_read_by_the_engines_and_noted_where_it_acts_on_nothing(
         capsys):
     # plan --sglang-blackwell raised KeyError 'sglang_blackwell' (no layout was listed as

@@ -2384,24 +2384,36 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
             "cache, so not named; on an SM 8.x GPU no line, as FLASHMLA's dense kernel is "
             "refused there too): a block size of 64 here matches a Hopper's log of a run told "
             "none. ")
-    # on an SM 8.x GPU (A100, L40S, RTX 4090; presets the options do not tell apart from a
-    # Hopper: FlatKV takes them for one) vLLM 0.34's cuda.py (146-152) finds neither
+    # where no GPU preset names the GPU (gpu_compute_capability None) it may be an SM 8.x one
+    # (A100, L40S, RTX 4090), taken for a Hopper: vLLM 0.34's cuda.py (146-152) finds neither
     # FLASH_ATTN_MLA (SM 9 alone), FLASHMLA (dense: a Hopper alone) nor FLASHINFER_MLA (SM 10)
-    # valid and runs TRITON_MLA (MultipleOf(16)), which keeps 0.34's default block of 64
+    # valid there and runs TRITON_MLA (MultipleOf(16)), which keeps 0.34's default block of 64
     # (get_preferred_block_size); its fp8 needs SM 8.9 (triton_mla.py 227-238), so on an A100
-    # (SM 8.0) vLLM does not start an fp8 cache. The note said "0.31 told none runs TRITON_MLA
-    # at its default 16 ... there a block size of 16 matches", a release the app does not
-    # model by default, and on an A100 a run that does not start
-    elsewhere = ("FlatKV's options know a Blackwell alone and take any other GPU for a Hopper; "
-                 "on an SM 8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA on TRITON_MLA "
-                 "(FlashMLA's dense kernel runs on a Hopper alone, FLASH_ATTN_MLA on SM 9, "
-                 "FLASHINFER_MLA on SM 10), at its default 64 told none: on an L40S or RTX 4090 "
-                 "(SM 8.9) a block size of 64 matches a log of a run told none too. On an A100 "
-                 "(SM 8.0) vLLM 0.34 refuses to start an fp8 MLA cache (\"FP8 KV cache is not "
-                 "supported by the Triton MLA backend ... native FP8 (fp8e4nv) requires SM89+. "
-                 "Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 "
-                 "there")
+    # (SM 8.0) vLLM does not start an fp8 cache, which an A100 preset makes the column's
+    # refusal (test_vllm_refuses_an_fp8_dense_mla_cache_on_an_sm80_gpu_preset). The note said
+    # "0.31 told none runs TRITON_MLA at its default 16 ... there a block size of 16 matches", a
+    # release the app does not model by default, and on an A100 a run that does not start
+    elsewhere = ("No GPU preset names the GPU, and FlatKV takes it for a Hopper (a Blackwell "
+                 "where told so); on an SM 8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA "
+                 "on TRITON_MLA (FlashMLA's dense kernel runs on a Hopper alone, FLASH_ATTN_MLA "
+                 "on SM 9, FLASHINFER_MLA on SM 10), at its default 64 told none: on an L40S or "
+                 "RTX 4090 (SM 8.9) a block size of 64 matches a log of a run told none too. On "
+                 "an A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA cache (\"FP8 KV cache "
+                 "is not supported by the Triton MLA backend ... native FP8 (fp8e4nv) requires "
+                 "SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 "
+                 "there (pick an A100 GPU preset, and the vLLM column says it won't start)")
     assert told16.formulas[0] == note + elsewhere
+    # on a Hopper's preset (H100, H200: SM 9.0) the same figures and the Hopper's note alone,
+    # without what SM 8.x GPUs do; on an L40S's or RTX 4090's (SM 8.9) TRITON_MLA runs told
+    # a block size or not, so the block told runs as for any model: no note
+    hopper = at(gpu_compute_capability=(9, 0))
+    assert hopper.to_dict() | {"formulas": []} == told16.to_dict() | {"formulas": []}
+    assert hopper.formulas[0] == note.replace(
+        "; on an SM 8.x GPU no line, as FLASHMLA's dense kernel is refused there too", ""
+    ).removesuffix(". ")
+    ada = at(gpu_compute_capability=(8, 9))
+    assert ada.to_dict() | {"formulas": []} == told16.to_dict() | {"formulas": []}
+    assert ada.formulas == told16.formulas[1:]
     # past 64 too: told 80 (80 % 64 = 16) FlashMLA refuses it and TRITON_MLA runs 80; the note
     # said 'a block of 16, 32 or 48 told runs on TRITON_MLA', which left the P shown out
     for told in (48, 80):
@@ -2480,6 +2492,122 @@ def test_vllm_refuses_an_mla_cache_in_fp8_e5m2_on_any_nvidia_gpu_and_takes_the_f
         "DeepSeek-V3").with_options(kv_dtype="fp8_e5m2").profile()).items()
         if k not in ("kv_dtype", "kv_tensor_bytes")})
     assert run_strategy("vllm", undtyped, budget_bytes=40 << 30).applies
+
+
+def test_vllm_refuses_an_fp8_dense_mla_cache_on_an_sm80_gpu_preset():
+    # On SM 8.0 (the A100 presets) vLLM 0.34's cuda.py lists FLASH_ATTN_MLA (major 9 alone:
+    # flashattn_mla.py 69-70), FLASHMLA (9 or 10: flashmla.py 73-74), FLASHINFER_MLA (10:
+    # flashinfer_mla.py 220-221) and TRITON_MLA (any), so TRITON_MLA runs MLA there, and its
+    # impl raises for an fp8 cache below SM 8.9 (triton_mla.py 227-238: "FP8 KV cache is not
+    # supported by the Triton MLA backend on {dev} (compute capability 8.0); native FP8
+    # (fp8e4nv) requires SM89+. Re-run with --kv-cache-dtype bfloat16."), whatever the block.
+    # bench/vllm_check.py's check_gpu_mla runs that code on each GPU preset's capability
+    refusal = (
+        "vLLM refuses to start: on SM 8.0 (A100) its one MLA backend is TRITON_MLA "
+        "(FLASH_ATTN_MLA, FLASHMLA and FLASHINFER_MLA run on SM 9 or 10 alone), which keeps no "
+        "fp8 cache below SM 8.9 (\"FP8 KV cache is not supported by the Triton MLA backend on "
+        "... (compute capability 8.0); native FP8 (fp8e4nv) requires SM89+. Re-run with "
+        "--kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16, or pick a GPU of SM 8.9 "
+        "or later (H100, H200, B200, L40S, RTX 4090)")
+    a100 = StrategyOptions(gpu_compute_capability=(8, 0))
+    ds3 = load_preset("DeepSeek-V3")
+    fp8 = ds3.with_options(kv_dtype="fp8").profile()
+    kimi = load_preset("Kimi-Linear-48B-A3B").with_options(kv_dtype="fp8").profile()
+    for profile, options in ((fp8, a100), (fp8, replace(a100, block_size=64)),
+                             (fp8, replace(a100, kernel_block_size=64)), (kimi, a100)):
+        r = run_strategy("vllm", profile, budget_bytes=40 << 30, options=options)
+        assert (r.applies, r.reason) == (False, refusal)
+        assert why_not_label(r) == WONT_START
+    # its fix, bfloat16: TRITON_MLA at P 16, 61 x 16 x 1,152 B = 1,124,352 B a block, 40 GiB //
+    # 1,124,352 = 38,199 blocks, as where no GPU is named
+    bf16 = run_strategy("vllm", ds3.profile(), budget_bytes=40 << 30, options=a100)
+    assert (bf16.block_size, bf16.block_bytes, bf16.num_blocks) == (16, 1_124_352, 38_199)
+    assert bf16.to_dict() == run_strategy("vllm", ds3.profile(), budget_bytes=40 << 30).to_dict()
+    # on SM 8.9 (L40S, RTX 4090) TRITON_MLA keeps fp8: 40 GiB // (61 x 16 x 576) = 76,398 blocks
+    ada = run_strategy("vllm", fp8, budget_bytes=40 << 30,
+                       options=StrategyOptions(gpu_compute_capability=(8, 9)))
+    assert (ada.applies, ada.num_blocks) == (True, (40 << 30) // (61 * 16 * 576)) == (True, 76_398)
+    # no GPU named: the figures as before, the note saying what an A100 does
+    unknown = run_strategy("vllm", fp8, budget_bytes=40 << 30)
+    assert unknown.applies and unknown.formulas[0].endswith(
+        "set the KV dtype to bfloat16 there (pick an A100 GPU preset, and the vLLM column says "
+        "it won't start)")
+
+
+def test_vllm_refuses_deepseek_sparse_mla_on_an_sm8x_gpu_preset_in_any_kv_dtype():
+    # DeepSeek-V3.2's sparse MLA on SM 8.x: cuda.py (137-152) lists the dense MLA backends,
+    # which answer "sparse not supported" (backend.py 324-326), then FLASH_ATTN_MLA_SPARSE
+    # (major 9: flashattn_mla_sparse.py 82-83), FLASHMLA_SPARSE (9 or 10: flashmla_sparse.py
+    # 210-211) and FLASHINFER_MLA_SPARSE_SM90 (9: flashinfer_mla_sparse_sm90.py 189-190), which
+    # answer "compute capability not supported", so no backend is valid and the selector
+    # raises (cuda.py 512-516), in bfloat16 and fp8 alike; on SM 9.0 and 10.0 it runs as before:
+    # P 64, 61 x 64 x (1,152 + 132) = 5,012,736 B a block in bfloat16, 40 GiB // that = 8,568
+    def refusal(sm: str, gpus: str) -> str:
+        return (f"vLLM refuses to start: on SM {sm} ({gpus}) it has no sparse MLA backend for "
+                "DeepSeek's sparse attention (its indexer), in any KV dtype: the sparse "
+                "backends it lists there, FLASH_ATTN_MLA_SPARSE, FLASHMLA_SPARSE and "
+                "FLASHINFER_MLA_SPARSE_SM90, run on SM 9 (FLASHMLA_SPARSE on SM 10 too), and "
+                "its dense ones run no sparse MLA (\"No valid attention backend found for cuda "
+                "... TRITON_MLA: [sparse not supported] ... FLASHMLA_SPARSE: [compute "
+                "capability not supported], FLASHINFER_MLA_SPARSE_SM90: [compute capability not "
+                "supported]}\"): pick a GPU of SM 9.0 or 10.0 (H100, H200, B200)")
+
+    ds32 = load_preset("DeepSeek-V3.2")
+    for dtype in ("bfloat16", "fp8"):
+        profile = ds32.with_options(kv_dtype=dtype).profile()
+        before = run_strategy("vllm", profile, budget_bytes=40 << 30).to_dict()
+        for capability, sm, gpus in (((8, 0), "8.0", "A100"), ((8, 9), "8.9", "L40S, RTX 4090")):
+            r = run_strategy("vllm", profile, budget_bytes=40 << 30,
+                             options=StrategyOptions(gpu_compute_capability=capability))
+            assert (r.applies, r.reason) == (False, refusal(sm, gpus))
+            assert why_not_label(r) == WONT_START
+        for capability in ((9, 0), (10, 0)):
+            r = run_strategy("vllm", profile, budget_bytes=40 << 30,
+                             options=StrategyOptions(gpu_compute_capability=capability))
+            assert r.to_dict() == before
+    bf16 = run_strategy("vllm", ds32.profile(), budget_bytes=40 << 30,
+                        options=StrategyOptions(gpu_compute_capability=(9, 0)))
+    assert (bf16.block_size, bf16.block_bytes, bf16.num_blocks) == (
+        64, 61 * 64 * (1_152 + 132), (40 << 30) // 5_012_736) == (64, 5_012_736, 8_568)
+
+
+def test_a_gpu_named_moves_no_vllm_figure_but_of_those_refusals_and_notes():
+    # every preset at every GPU preset's capability: vLLM's figures, formulas and log lines
+    # those with no GPU named, but for the MLA presets' refusals and notes above (DeepSeek-V3
+    # bfloat16, whose note is a Blackwell's alone, moves on a B200); the other layouts read
+    # no capability at all
+    from flatkv.budget import GPU_COMPUTE_CAPABILITIES
+    from flatkv.presets import list_presets
+
+    moved = set()
+    for name in list_presets():
+        profile = load_preset(name).profile()
+        for strategy in ("vllm", "sglang", "flat"):
+            before = run_strategy(strategy, profile, budget_bytes=40 << 30,
+                                  context_tokens=32_768).to_dict()
+            for capability in set(GPU_COMPUTE_CAPABILITIES.values()):
+                after = run_strategy(strategy, profile, budget_bytes=40 << 30,
+                                     context_tokens=32_768,
+                                     options=StrategyOptions(gpu_compute_capability=capability))
+                if after.to_dict() != before:
+                    moved.add((name, strategy, capability))
+    assert moved == {("DeepSeek-V3.2", "vllm", (8, 0)), ("DeepSeek-V3.2", "vllm", (8, 9)),
+                     ("DeepSeek-V3", "vllm", (10, 0))}
+    # ... and a B200's capability gives the note "GPU is a Blackwell" gives
+    ds3 = load_preset("DeepSeek-V3").profile()
+    assert run_strategy("vllm", ds3, budget_bytes=40 << 30, options=StrategyOptions(
+        gpu_compute_capability=(10, 0))).to_dict() == run_strategy(
+        "vllm", ds3, budget_bytes=40 << 30,
+        options=StrategyOptions(sglang_blackwell=True)).to_dict()
+
+
+@pytest.mark.parametrize("bad", [(7, 5), (9.0, 0), [9, 0], "9.0", (9,)])
+def test_gpu_compute_capability_is_a_gpu_presets_or_none(bad):
+    with pytest.raises(ValueError) as err:
+        StrategyOptions(gpu_compute_capability=bad)
+    assert str(err.value) == (
+        f"gpu_compute_capability is {bad!r}: give one of (8, 0), (8, 9), (9, 0), (10, 0) (a "
+        "GPU preset's: budget.GPU_COMPUTE_CAPABILITIES) or None where no GPU is named")
 
 
 def test_vllm_refuses_an_int8_cache_for_any_model_and_runs_the_fix():

@@ -93,6 +93,8 @@ options = st.builds(
     sglang_mamba_radix_cache_strategy=st.sampled_from(list(SGLANG_RADIX_CACHE_STRATEGIES)),
     # a Blackwell's DSA layout, and bfloat16 told beside it
     sglang_blackwell=st.booleans(),
+    # no GPU named, and each GPU preset's compute capability (vLLM's refusals on SM 8.x)
+    gpu_compute_capability=st.sampled_from([None, (8, 0), (8, 9), (9, 0), (10, 0)]),
     sglang_kv_cache_dtype=st.sampled_from(list(SGLANG_KV_CACHE_DTYPES)),
     # SGLang's own chunk (None: the 8,192 assumed), a smaller one, and chunked prefill off
     sglang_chunked_prefill_size=st.sampled_from([None, 2048, CHUNKED_PREFILL_OFF]),

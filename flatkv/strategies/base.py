@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
+from flatkv.budget import GPU_COMPUTE_CAPABILITIES
 from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -406,6 +407,17 @@ class StrategyOptions:
         GPU picked (--gpu-memory), as they set the chunk, or where the budget names no GPU
         preset, from the sidebar's "GPU is a Blackwell" (--sglang-blackwell); False
         (default): a Hopper, as the chunk assumed where no GPU is known.
+    gpu_compute_capability: the CUDA compute capability (major, minor) of the GPU the engines
+        run on, where the budget names a GPU preset (``budget.GPU_COMPUTE_CAPABILITIES``: an
+        A100 8.0, an L40S or RTX 4090 8.9, an H100 or H200 9.0, a B200 10.0), which vLLM picks
+        its MLA backends by: on SM 8.x it has no sparse MLA backend, so DeepSeek-V3.2 does not
+        start in any KV dtype, and on SM 8.0 its one dense MLA backend, TRITON_MLA, takes no
+        fp8 cache (``vllm.gpu_mla_refusal``); where it is 9.0 the notes say a Hopper's
+        behaviour without hedging (``vllm.unasked_mla_block_text``). Not an engine option: the
+        app and the CLI set it from the GPU picked (--gpu-memory), as they set the chunk.
+        None (default): no GPU named (a budget given as a size, KV cache memory or vLLM's
+        blocks), the figures a Hopper's, as before the GPU was known, and the notes saying
+        what other GPUs do.
     sglang_kv_cache_dtype: SGLang's ``--kv-cache-dtype`` beside a model KV dtype of bfloat16:
         "auto" (default: not told, which that KV dtype stands for; SGLang's pick, the model's
         dtype, but for DeepSeek's sparse attention fp8_e4m3 on a Blackwell GPU and bfloat16
@@ -459,6 +471,7 @@ class StrategyOptions:
     sglang_swa_pool: bool | None = None
     sglang_chunked_prefill_size: int | None = None
     sglang_blackwell: bool = False
+    gpu_compute_capability: tuple[int, int] | None = None
     sglang_kv_cache_dtype: str = "auto"
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
     vllm_async_scheduling: bool = False
@@ -474,6 +487,7 @@ class StrategyOptions:
         self._normalise_ratios()
         self._check_sglang_options()
         self._check_switches()
+        self._check_gpu()
         check_int("max_batched_tokens", self.max_batched_tokens, minimum=1, maximum=MAX_TOKENS)
         check_int("lcm_alignment_bytes", self.lcm_alignment_bytes, minimum=1, maximum=MAX_BYTES)
         check_int("reserved_bytes_per_block", self.reserved_bytes_per_block, maximum=MAX_BYTES)
@@ -622,6 +636,19 @@ class StrategyOptions:
             raise ValueError(f"sglang_swa_pool is {self.sglang_swa_pool!r}: give True (a pool "
                              "of its own for sliding layers), False (one pool) or None (as "
                              "SGLang decides for the model's architecture)")
+
+    def _check_gpu(self) -> None:
+        """The compute capability is None (no GPU named) or a GPU preset's: the refusals and
+        notes that read it are modelled for those GPUs alone."""
+        known = sorted(set(GPU_COMPUTE_CAPABILITIES.values()))
+        capability = self.gpu_compute_capability
+        if capability is not None and not (  # (9.0, 0) equals (9, 0): ints alone
+                type(capability) is tuple and all(type(v) is int for v in capability)
+                and capability in known):
+            raise ValueError(
+                f"gpu_compute_capability is {self.gpu_compute_capability!r}: give one of "
+                f"{', '.join(map(str, known))} (a GPU preset's: budget.GPU_COMPUTE_CAPABILITIES) "
+                "or None where no GPU is named")
 
     @property
     def effective_alignment(self) -> int:

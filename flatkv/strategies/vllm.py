@@ -58,6 +58,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
+from flatkv.budget import capability_text, gpu_models
 from flatkv.dtypes import ENGINE_DTYPE_NAMES, unstored_kv_dtype_refusal
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -494,17 +495,35 @@ FLASHMLA_BLOCK_SIZE = 64
 # keeps its default 64, 0.31 raises its 16 to the least, 32 (``unasked_mla_block_text``)
 FLASHINFER_MLA_BLOCK_SIZES = (32, 64)
 # What vLLM 0.34 does with a dense MLA cache in fp8 on an SM 8.x GPU, told no --block-size,
-# which FlatKV's options (a Blackwell or not) take for a Hopper (``unasked_mla_block_text``):
-# TRITON_MLA, the one MLA backend valid there (cuda.py 146-152), at the default 64, on SM 8.9;
-# on SM 8.0 its fp8 check refuses to start (triton_mla.py 227-238)
+# said where no GPU preset names the GPU (``gpu_compute_capability`` None), which FlatKV then
+# takes for a Hopper (``unasked_mla_block_text``): TRITON_MLA, the one MLA backend valid there
+# (cuda.py 146-152), at the default 64, on SM 8.9; on SM 8.0 its fp8 check refuses to start
+# (triton_mla.py 227-238), which a GPU preset of SM 8.0 makes the layout's refusal
+# (``gpu_mla_refusal``)
 SM8X_FP8_MLA = (
-    "FlatKV's options know a Blackwell alone and take any other GPU for a Hopper; on an SM "
-    "8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA on TRITON_MLA (FlashMLA's dense kernel "
-    "runs on a Hopper alone, FLASH_ATTN_MLA on SM 9, FLASHINFER_MLA on SM 10), at its default "
-    "64 told none: on an L40S or RTX 4090 (SM 8.9) a block size of 64 matches a log of a run "
-    "told none too. On an A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA cache (\"FP8 "
-    "KV cache is not supported by the Triton MLA backend ... native FP8 (fp8e4nv) requires "
-    "SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 there")
+    "No GPU preset names the GPU, and FlatKV takes it for a Hopper (a Blackwell where told "
+    "so); on an SM 8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA on TRITON_MLA (FlashMLA's "
+    "dense kernel runs on a Hopper alone, FLASH_ATTN_MLA on SM 9, FLASHINFER_MLA on SM 10), at "
+    "its default 64 told none: on an L40S or RTX 4090 (SM 8.9) a block size of 64 matches a "
+    "log of a run told none too. On an A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA "
+    "cache (\"FP8 KV cache is not supported by the Triton MLA backend ... native FP8 (fp8e4nv) "
+    "requires SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 "
+    "there (pick an A100 GPU preset, and the vLLM column says it won't start)")
+# The least compute capability at which vLLM 0.34's TRITON_MLA keeps an fp8 cache
+# (TritonMLAImpl.__init__, triton_mla.py 227-238: has_device_capability(89), "native FP8
+# (fp8e4nv) requires SM89+"; 0.31's alike, 200-210), the one MLA backend valid on SM 8.x
+TRITON_MLA_FP8_SINCE = (8, 9)
+# The compute capability majors on which vLLM 0.34 has a sparse MLA backend (DeepSeek-V3.2's
+# DSA): cuda.py's _get_backend_priorities lists FLASHINFER_MLA_SPARSE and FLASHMLA_SPARSE on
+# SM 10 (95-129), FLASHINFER_MLA_SPARSE_SM120 on SM 12 (131-135), and on any other
+# FLASH_ATTN_MLA_SPARSE, FLASHMLA_SPARSE and FLASHINFER_MLA_SPARSE_SM90 (137-152), whose
+# supports_compute_capability take majors 9 (flashattn_mla_sparse.py 82-83,
+# flashinfer_mla_sparse_sm90.py 189-190) and 9 or 10 (flashmla_sparse.py 210-211)
+# (flashinfer_mla_sparse.py 108-109: 10; 195-196: 12); 0.31 alike
+SPARSE_MLA_MAJORS = (9, 10, 12)
+# The compute capability majors of a Hopper and of a Blackwell (B200, SM 10.0), whose MLA
+# backends (FLASH_ATTN_MLA, FLASHMLA; FLASHINFER_MLA) set the block vLLM runs told none
+HOPPER_MAJOR, BLACKWELL_MAJOR = 9, 10
 # The warning vLLM 0.31 and 0.34 log where a --block-size told refused higher-priority
 # backends for their block alone (cuda.py get_attn_backend_cls, 0.34 528-548, 0.31 505-524:
 # those before the one picked whose one invalid reason is "block_size not supported", named in
@@ -663,6 +682,56 @@ def mla_dtype_refusal(profile: CacheProfile) -> str:
             "float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
 
 
+def gpu_mla_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
+    """Why vLLM 0.34 does not start an MLA model (``runs_mla``) on the GPU the options name
+    (``options.gpu_compute_capability``, a GPU preset's), "" where it does or no GPU is
+    named (the figures then a Hopper's, as before the GPU was known):
+
+    - DeepSeek's sparse MLA (an indexer) on a GPU with no sparse MLA backend
+      (``SPARSE_MLA_MAJORS``: an SM 8.x GPU, the A100, L40S and RTX 4090 presets), in any KV
+      dtype: cuda.py lists FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA and the three
+      sparse backends there (137-152); the dense ones answer "sparse not supported"
+      (backend.py validate_configuration 324-326), the sparse ones "compute capability not
+      supported" (331-332), so the selector raises "No valid attention backend found"
+      (cuda.py 512-516) as the model's MLA layers are built;
+    - a dense MLA cache in fp8 (float8_e4m3fn; e5m2 is refused on any GPU first,
+      ``mla_dtype_refusal``) below SM 8.9 (``TRITON_MLA_FP8_SINCE``: the A100 presets),
+      where TRITON_MLA is the one MLA backend valid (FLASH_ATTN_MLA: major 9,
+      flashattn_mla.py 69-70; FLASHMLA: 9 or 10, flashmla.py 73-74; FLASHINFER_MLA: 10,
+      flashinfer_mla.py 220-221) and its impl raises at start-up (triton_mla.py 227-238),
+      whatever the block or kernel block size.
+
+    Each quotes vLLM's error and gives the fix; the reason opens with ``REFUSES_TO_START``,
+    so Compare labels the column "won't start" and the CLI prints it as vLLM's other start-up
+    refusals."""
+    capability = options.gpu_compute_capability
+    if capability is None or not runs_mla(profile):
+        return ""
+    here = (f"on SM {capability_text(capability)} "
+            f"({gpu_models(lambda c: c == capability)})")
+    if profile.indexer_bytes_per_slot is not None:
+        if capability[0] in SPARSE_MLA_MAJORS:
+            return ""
+        return (f"{REFUSES_TO_START}: {here} it has no sparse MLA backend for DeepSeek's "
+                "sparse attention (its indexer), in any KV dtype: the sparse backends it lists "
+                "there, FLASH_ATTN_MLA_SPARSE, FLASHMLA_SPARSE and FLASHINFER_MLA_SPARSE_SM90, "
+                "run on SM 9 (FLASHMLA_SPARSE on SM 10 too), and its dense ones run no sparse "
+                "MLA (\"No valid attention backend found for cuda ... TRITON_MLA: [sparse not "
+                "supported] ... FLASHMLA_SPARSE: [compute capability not supported], "
+                "FLASHINFER_MLA_SPARSE_SM90: [compute capability not supported]}\"): "
+                "pick a GPU of SM 9.0 or 10.0 "
+                f"({gpu_models(lambda c: c[0] in SPARSE_MLA_MAJORS)})")
+    if profile.kv_dtype != "float8_e4m3fn" or capability >= TRITON_MLA_FP8_SINCE:
+        return ""
+    return (f"{REFUSES_TO_START}: {here} its one MLA backend is TRITON_MLA (FLASH_ATTN_MLA, "
+            "FLASHMLA and FLASHINFER_MLA run on SM 9 or 10 alone), which keeps no fp8 cache "
+            "below SM 8.9 (\"FP8 KV cache is not supported by the Triton MLA backend on ... "
+            f"(compute capability {capability_text(capability)}); native FP8 (fp8e4nv) "
+            "requires SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to "
+            "bfloat16, or pick a GPU of SM 8.9 or later "
+            f"({gpu_models(lambda c: c >= TRITON_MLA_FP8_SINCE)})")
+
+
 def kda_dtype_unknown_text(profile: CacheProfile) -> str:
     """What FlatKV cannot tell of a KDA_SSM_DTYPE_CLASSES model's ssm state of 2-byte elements
     with no dtype named (raw bytes): vLLM starts with bfloat16 there and refuses float16
@@ -745,7 +814,8 @@ def run_vllm(
     - here, first: a KV cache in int8, which vLLM keeps none in (``int8_kv_refusal``), a
       KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``), an
       MLA model's KV cache in fp8_e5m2 or float32, which no MLA backend takes
-      (``mla_dtype_refusal``), or
+      (``mla_dtype_refusal``), an MLA model the GPU named has no backend for
+      (``gpu_mla_refusal``: sparse MLA on SM 8.x, an fp8 dense MLA cache on SM 8.0), or
       one it keeps in float32 whatever it is told (``_kda_state_as_served``); then window
       pages sized by async scheduling's batches in flight, and Cohere2's sliding layers a
       window a token wider (``_window_as_served``);
@@ -760,7 +830,8 @@ def run_vllm(
       dtype (``kda_dtype_unknown_text``), and an architecture current releases dropped names the
       releases that serve it."""
     if blocker := (vllm_blocker(profile) or int8_kv_refusal(profile)
-                   or ssm_dtype_refusal(profile) or mla_dtype_refusal(profile)):
+                   or ssm_dtype_refusal(profile) or mla_dtype_refusal(profile)
+                   or gpu_mla_refusal(profile, options)):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
     # (with the hybrid manager off, windows are promoted to full attention: no window pages)
@@ -810,54 +881,54 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     model (0.34's default, ``RECENT_VLLM_BLOCK_SIZE``, which the block size's help says): no
     note.
 
-    On a Blackwell known (``options.sglang_blackwell``: the B200 preset or "GPU is a
-    Blackwell"), bfloat16 and fp8 alike (``_blackwell_unasked_text``): cuda.py puts
+    On a Blackwell known (``vllm_on_blackwell``: the B200 preset, or "GPU is a Blackwell" where no
+    preset names the GPU), bfloat16 and fp8 alike (``_blackwell_unasked_text``): cuda.py puts
     FLASHINFER_MLA first on SM 10 (0.34 119-129, 0.31 120-130), which takes both (flashinfer_mla.py
     194-201), on SM 10 alone (220-221), at kernel blocks of 32 and 64 (204-205; DeepSeek-V3's
     qk_nope_head_dim 128 is among the [64, 128, 192] it takes, 245), so told none 0.34 keeps its
-    default 64 (``get_preferred_block_size``: 64 % 32 == 0; no line, interface.py 785-791) and
-    0.31 raises its 16 to min(32, 64) = 32 and logs "Setting kv cache block size to 32 for
-    FLASHINFER_MLA backend(s)." (interface.py 687-697, backend.py 154-162); told a P no
-    multiple of 32, no backend before TRITON_MLA takes it (TOKENSPEED_MLA's kernel blocks are
-    32 and 64 too, CUTLASS_MLA's 128, FLASH_ATTN_MLA runs on SM 9 alone, FLASHMLA's dense
-    kernel on a Hopper alone: ops/flashmla.py 60-61), so vLLM runs TRITON_MLA at the P told.
-    A P of 32s runs FLASHINFER_MLA as told: no note.
+    default 64 (``get_preferred_block_size``: 64 % 32 == 0; no line, interface.py 785-791) and 0.31
+    raises its 16 to min(32, 64) = 32 and logs "Setting kv cache block size to 32 for FLASHINFER_MLA
+    backend(s)." (interface.py 687-697, backend.py 154-162); told a P no multiple of 32, no backend
+    before TRITON_MLA takes it (TOKENSPEED_MLA's kernel blocks are 32 and 64 too, CUTLASS_MLA's 128,
+    FLASH_ATTN_MLA runs on SM 9 alone, FLASHMLA's dense kernel on a Hopper alone: ops/flashmla.py
+    60-61), so vLLM runs TRITON_MLA at the P told. A P of 32s runs FLASHINFER_MLA as told: no note.
 
     Where TRITON_MLA runs a P told, 0.31 and 0.34 warn of the backends that P alone refused
     (``PRECLUDED_LOG``: those before TRITON_MLA whose one invalid reason is "block_size not
     supported"), which the note quotes: on a Hopper FLASHMLA (FLASH_ATTN_MLA is refused for the
     fp8 cache, FLASHINFER_MLA for SM 10 too), on a Blackwell FLASHINFER_MLA and CUTLASS_MLA
     (128s), and TOKENSPEED_MLA between them in fp8 where its package is installed. Not among
-    the log lines (``vllm_log``): the options cannot tell a Hopper from an SM 8.x GPU, where
-    FlashMLA's dense kernel is refused too and no line is logged, nor whether tokenspeed_mla
-    is installed.
+    the log lines (``vllm_log``): where no GPU preset names the GPU it may be an SM 8.x GPU,
+    where FlashMLA's dense kernel is refused too and no line is logged; nor can FlatKV tell
+    whether tokenspeed_mla is installed.
 
     Empty elsewhere: a kernel block told (a backend picked), sparse MLA (FlashMLA sparse's 64
-    already) and an MLA hybrid (its 128s). The options know no other GPU (a Blackwell or
-    not): FlatKV takes the A100, L40S and RTX 4090
-    presets (SM 8.x) for a Hopper, so the note says what vLLM 0.34 does there, told none: on
-    SM 8.x cuda.py lists FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA (cuda.py
-    146-152), and FLASHMLA is not valid (ops/flashmla.py ``is_flashmla_dense_supported``
-    60-61: SM 9.0 alone), nor are FLASH_ATTN_MLA (flashattn_mla.py 69-70: major 9) and
-    FLASHINFER_MLA (flashinfer_mla.py 220-221: major 10), so it runs TRITON_MLA (any
-    capability, ``MultipleOf(16)``: triton_mla.py 126-133), whose ``get_preferred_block_size``
-    keeps 0.34's default 64 (attention/backend.py 158-166; no "Setting kv cache block size"
-    line): a block size of 64 matches a run told none there too, on an L40S or RTX 4090 (SM
-    8.9). On an A100 (SM 8.0) 0.34 does not start an fp8 cache at all: TritonMLAImpl raises
+    already) and an MLA hybrid (its 128s). On SM 8.x cuda.py lists FLASH_ATTN_MLA, FLASHMLA,
+    FLASHINFER_MLA, TRITON_MLA (cuda.py 146-152), and FLASHMLA is not valid (ops/flashmla.py
+    ``is_flashmla_dense_supported`` 60-61: SM 9.0 alone), nor are FLASH_ATTN_MLA (flashattn_mla.py
+    69-70: major 9) and FLASHINFER_MLA (flashinfer_mla.py 220-221: major 10), so it runs TRITON_MLA
+    (any capability, ``MultipleOf(16)``: triton_mla.py 126-133) told a block size or not, whose
+    ``get_preferred_block_size`` keeps 0.34's default 64 (attention/backend.py 158-166; no "Setting
+    kv cache block size" line), as for any model: on a GPU preset of SM 8.9 (L40S, RTX 4090) no
+    note. On SM 8.0 (the A100 presets) 0.34 does not start an fp8 cache at all: TritonMLAImpl raises
     "FP8 KV cache is not supported by the Triton MLA backend ... requires SM89+. Re-run with
-    --kv-cache-dtype bfloat16." (triton_mla.py 227-238; 0.31 alike), which the note says with
-    its fix, the KV dtype bfloat16, as the vLLM column cannot tell an A100 from a Hopper.
-    Dense MLA read by the latent (``runs_dense_mla``: ``mla_dtype_refusal``'s MLA, less
-    sparse MLA), not by the kernel block alone, which any model may give (Llama's K and V at a
-    kernel block of 32) or none (a raw latent of 576 B with no kernel block: vLLM's figures
+    --kv-cache-dtype bfloat16." (triton_mla.py 227-238; 0.31 alike), the layout's refusal there
+    (``gpu_mla_refusal``). Where no GPU preset names the GPU (``gpu_compute_capability`` None) the
+    figures are a Hopper's and the note says all of that (``SM8X_FP8_MLA``); on a Hopper preset it
+    says a Hopper's alone. Dense MLA read by the latent (``runs_dense_mla``: ``mla_dtype_refusal``'s
+    MLA, less sparse MLA), not by the kernel block alone, which any model may give (Llama's K and V
+    at a kernel block of 32) or none (a raw latent of 576 B with no kernel block: vLLM's figures
     take 16 for it). Lines are 0.34's unless said."""
     if (not result.applies or not runs_dense_mla(profile)
             or options.kernel_block_size is not None):
         return ""
-    if options.sglang_blackwell:
+    if vllm_on_blackwell(options):
         return _blackwell_unasked_text(profile, options, result)
-    if profile.kv_dtype != "float8_e4m3fn" or result.block_size % FLASHMLA_BLOCK_SIZE == 0:
+    capability = options.gpu_compute_capability  # None: a Hopper taken, SM 8.x said too
+    if (profile.kv_dtype != "float8_e4m3fn" or result.block_size % FLASHMLA_BLOCK_SIZE == 0
+            or (capability is not None and capability[0] != HOPPER_MAJOR)):
         return ""
+    sm8x = capability is None
     return (f"P {n(result.block_size)} is a block size told: told none, vLLM runs an fp8 MLA "
             f"cache on a Hopper at {FLASHMLA_BLOCK_SIZE}, FlashMLA's kernel block "
             f"({_told_none_gives(profile, options, result, FLASHMLA_BLOCK_SIZE)}), as "
@@ -868,9 +939,20 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
             "do, and on a Hopper logs \""
             + PRECLUDED_LOG % (result.block_size, "FLASHMLA", "TRITON_MLA")
             + "\" (FLASHMLA refused for its block alone; FLASH_ATTN_MLA for the fp8 cache, so "
-            "not named; on an SM 8.x GPU no line, as FLASHMLA's dense kernel is refused there "
-            f"too): a block size of {FLASHMLA_BLOCK_SIZE} here matches a Hopper's log "
-            f"of a run told none. {SM8X_FP8_MLA}")
+            "not named"
+            + ("; on an SM 8.x GPU no line, as FLASHMLA's dense kernel is refused there too"
+               if sm8x else "")
+            + f"): a block size of {FLASHMLA_BLOCK_SIZE} here matches a Hopper's log of a run "
+            "told none" + (f". {SM8X_FP8_MLA}" if sm8x else ""))
+
+
+def vllm_on_blackwell(options: StrategyOptions) -> bool:
+    """Whether vLLM runs on a Blackwell GPU at ``options``: the GPU preset named says
+    (``gpu_compute_capability`` 10.x: the B200), else "GPU is a Blackwell" told
+    (``sglang_blackwell``, which the app and the CLI take from the same preset where one is
+    named), as vLLM's MLA backends on SM 10 set the block it runs told none."""
+    capability = options.gpu_compute_capability
+    return options.sglang_blackwell if capability is None else capability[0] == BLACKWELL_MAJOR
 
 
 def _blackwell_unasked_text(profile: CacheProfile, options: StrategyOptions,
