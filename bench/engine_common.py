@@ -102,6 +102,16 @@ def stub_modules(*names: str) -> None:
     sys.meta_path.insert(0, _StubFinder(names))
 
 
+def stub_submodules(*names: str) -> None:
+    """From now on, import each of ``names``, modules inside a real package (vLLM's CUDA-built
+    ``vllm._C_stable_libtorch``), as a stub module (and package: a submodule of it found in
+    ``names`` too), which ``stub_modules``' finder, matching top-level names, cannot serve."""
+    for name in names:
+        module = _StubModule(name)
+        module.__path__, module.__version__ = [], "0.0"
+        sys.modules[name] = module
+
+
 def wheel_from_command_line(description: str, package: str, version: str,
                             *others: tuple[str, str]) -> tuple[str, argparse.Namespace]:
     """The folder ``--<package>`` names, holding the engine's unzipped wheel (``unzipped_wheel``),

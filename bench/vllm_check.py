@@ -54,6 +54,16 @@ says it is assumed; then each state-only one (Mamba, FalconMamba, Mamba2, served
 their own classes) laid out at that length at both budgets, block 16, mode none: the figures
 FlatKV shows with no context typed.
 
+Last, ``check_gpu_mla``: DeepSeek-V3 (dense MLA), DeepSeek-V3.2 (sparse MLA) and Kimi Linear
+(an MLA hybrid), told ``--kv-cache-dtype`` auto and fp8 and no --block-size, on each GPU preset's
+compute capability (``budget.GPU_COMPUTE_CAPABILITIES``): vLLM's own
+``CudaPlatform.get_attn_backend_cls`` as on that GPU (its nvml answers served, each backend's
+``supports_combination`` left out, as it asks for the kernels installed), then, where it picks
+TRITON_MLA, ``TritonMLAImpl``'s own start-up checks (fp8 below SM 8.9 refused), beside whether
+FlatKV's layout starts at that ``gpu_compute_capability``; where both refuse, FlatKV's quote of
+vLLM's error must be found in it. Its backends' CUDA-only imports are served as stubs, so it
+runs after every other check.
+
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
 shapes, tp, dtypes, block, mode, max_model_len and budget perturbed within what vLLM starts
 with; a mismatch prints a one-line repro (``--random 1 --seed`` of its own seed).
@@ -133,9 +143,11 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     report,
     spec_label,
     stub_modules,
+    stub_submodules,
     wheel_from_command_line,
 )
 
+from flatkv.budget import GPU_COMPUTE_CAPABILITIES, capability_text  # noqa: E402
 from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -720,6 +732,148 @@ def check(vl: NS, spec, budget: int, block: int, mode: str, async_sched: bool, f
     return report("vllm", setting, engine, flatkv)
 
 
+# The MLA presets (dense, sparse, a dense MLA hybrid) whose start on each GPU preset's compute
+# capability ``check_gpu_mla`` sets beside FlatKV's, in each --kv-cache-dtype
+GPU_MLA_PRESETS = ("DeepSeek-V3", "DeepSeek-V3.2", "Kimi-Linear-48B-A3B")
+GPU_MLA_CACHE_DTYPES = ("auto", "fp8")
+
+
+def cuda_platform_on(vl: NS, capability: tuple[int, int], device: str) -> type:
+    """vLLM 0.34's own CudaPlatform class as on a GPU of ``capability`` named ``device``: only its
+    ``get_device_capability`` (nvml's answer), ``get_device_name`` and ``num_compute_units``
+    are served, so its backend selection (``get_attn_backend_cls``) and ``has_device_capability``
+    run as on that GPU."""
+    major, minor = capability
+    return type("CudaPlatformOn", (vl.cuda.CudaPlatform,), {
+        "get_device_capability": classmethod(
+            lambda cls, device_id=0: vl.platform.DeviceCapability(major, minor)),
+        "get_device_name": classmethod(lambda cls, device_id=0: device),
+        "num_compute_units": classmethod(lambda cls, device_id=0: 1)})
+
+
+def import_mla_backends(vl: NS) -> None:
+    """What vLLM's MLA backend classes need to import on a CPU, served last (after every other
+    check, so none of them sees a stub): CUDA-built modules (vLLM's _C_stable_libtorch,
+    vllm_flash_attn, _flashmla_C, flashinfer) as stubs, fa_utils' CUDA kernels as None, and
+    CUTLASS MLA's module-level workspace on torch's meta device (``vl.meta_empty``; its SM
+    count served, ``static_backend_class``)."""
+    stub_submodules("vllm._C_stable_libtorch", "vllm.vllm_flash_attn",
+                    "vllm.vllm_flash_attn.flash_attn_interface", "vllm._flashmla_C")
+    stub_modules("flashinfer")
+    fa_utils = importlib.import_module("vllm.v1.attention.backends.fa_utils")
+    for name in ("flash_attn_varlen_func", "get_scheduler_metadata",
+                 "compile_flash_attn_varlen_func_from_specs", "reshape_and_cache_flash"):
+        if not hasattr(fa_utils, name):
+            setattr(fa_utils, name, None)
+    vl.cuda = importlib.import_module("vllm.platforms.cuda")
+    vl.selector = importlib.import_module("vllm.v1.attention.selector")
+    vl.triton_mla = importlib.import_module("vllm.v1.attention.backends.mla.triton_mla")
+    vl.platform_utils = importlib.import_module("vllm.utils.platform_utils")
+    vl.mla_common = importlib.import_module(
+        "vllm.model_executor.layers.attention.mla_attention")
+    empty = vl.iface.torch.empty
+
+    def meta_empty(*args, **kwargs):
+        return empty(*args, **{**kwargs, "device": "meta"} if kwargs.get("device") == "cuda"
+                     else kwargs)
+    vl.meta_empty = meta_empty
+
+
+def static_backend_class(vl: NS, backend):
+    """``backend``'s class as vLLM's selector validates it, less ``supports_combination``: it
+    asks what a CPU cannot answer (the kernels installed, the live config), and the starts
+    checked here turn on the checks before it (compute capability, sparse, KV cache dtype,
+    block size: ``AttentionBackend.validate_configuration``)."""
+    with mock.patch.object(vl.iface.torch, "empty", vl.meta_empty), mock.patch.object(
+            vl.platform_utils, "num_compute_units", lambda device_id=0: 1):
+        real = backend.get_class()
+    return type(real.__name__, (real,), {
+        "supports_combination": classmethod(lambda cls, *args, **kwargs: None)})
+
+
+def vllm_gpu_start(vl: NS, spec, cache_dtype: str, capability: tuple[int, int],
+                   device: str) -> dict:
+    """Whether vLLM 0.34 starts ``spec``'s MLA layers on a GPU of ``capability``, told
+    ``--kv-cache-dtype cache_dtype`` and no --block-size: its own selector
+    (``CudaPlatform.get_attn_backend_cls``, ``static_backend_class``'s validation), then, where
+    it picks TRITON_MLA, its impl's start-up checks (``TritonMLAImpl.__init__``: the fp8 and
+    bfloat16 capability checks, the common MLA impl's own setup served); ``{"starts": 1}`` or
+    ``{"refused": vLLM's message}``."""
+    mla = next(k for k in spec.kinds.values() if type(k).__name__ == "MLALayer")
+    config = vl.selector.AttentionSelectorConfig(
+        head_size=mla.kv_lora_rank + mla.qk_rope_head_dim, dtype=vl.iface.torch.bfloat16,
+        kv_cache_dtype=cache_dtype, block_size=None, use_mla=True,
+        use_sparse=bool(mla.index_head_dim))
+    platform = cuda_platform_on(vl, capability, device)()  # current_platform is one
+
+    def common_init(impl, *args, **kwargs):  # MLACommonImpl's setup: what the checks read
+        impl.kv_cache_dtype, impl.dcp_world_size = args[6], 1
+    try:
+        with mock.patch.object(vl.cuda, "_get_attn_backend_class",
+                               lambda backend: static_backend_class(vl, backend)):
+            chosen = platform.get_attn_backend_cls(None, config)
+        if chosen.endswith(".TritonMLABackend"):
+            with mock.patch.object(vl.triton_mla, "current_platform", platform), \
+                    mock.patch.object(vl.triton_mla, "get_current_vllm_config", lambda: None), \
+                    mock.patch.object(vl.mla_common.MLACommonImpl, "__init__", common_init):
+                vl.triton_mla.TritonMLAImpl(128, config.head_size, 1.0, 1, None, None,
+                                            cache_dtype, None, "decoder", None)
+    except ValueError as exc:
+        return {"refused": str(exc)}
+    return {"starts": 1}
+
+
+def flatkv_gpu_start(spec, cache_dtype: str, capability: tuple[int, int]) -> dict:
+    """FlatKV's vLLM layout at the GPU preset's compute capability (``gpu_compute_capability``,
+    and a Blackwell's for SGLang's word where it is one, as the app and the CLI set both from
+    the preset) and the KV dtype --kv-cache-dtype gives: ``{"starts": 1}`` or its refusal."""
+    if cache_dtype == "fp8":
+        spec = spec.with_options(kv_dtype="float8_e4m3fn")
+    options = StrategyOptions(gpu_compute_capability=capability,
+                              sglang_blackwell=capability[0] == 10)
+    r = run_strategy("vllm", spec.profile(), budget_bytes=BUDGETS[0], context_tokens=CONTEXT,
+                     options=options)
+    return {"starts": 1} if r.applies else {"refused": r.reason}
+
+
+def quoted_in(reason: str, message: str) -> bool:
+    """Whether the vLLM error FlatKV's ``reason`` quotes ("...", its elisions " ... ") is
+    vLLM's ``message``: each part between elisions found in it, in order."""
+    start = reason.find('("') + 2
+    parts = [p for p in reason[start:reason.find('")', start)].split("...") if p.strip()]
+    at = 0
+    for part in parts:
+        at = message.find(part.strip(), at)
+        if at < 0:
+            return False
+    return bool(parts)
+
+
+def check_gpu_mla(vl: NS) -> tuple[int, int]:
+    """``GPU_MLA_PRESETS`` in each ``GPU_MLA_CACHE_DTYPES`` on each GPU preset's compute
+    capability (``budget.GPU_COMPUTE_CAPABILITIES``): whether vLLM 0.34 starts
+    (``vllm_gpu_start``) beside whether FlatKV's layout does (``flatkv_gpu_start``), and where
+    both refuse, that FlatKV quotes vLLM's error (``quoted_in``). (settings, mismatches)."""
+    import_mla_backends(vl)
+    rows = bad = 0
+    for name in GPU_MLA_PRESETS:
+        spec = model_spec(name)
+        for cache_dtype in GPU_MLA_CACHE_DTYPES:
+            for gpu, capability in GPU_COMPUTE_CAPABILITIES.items():
+                engine = vllm_gpu_start(vl, spec, cache_dtype, capability, f"NVIDIA {gpu}")
+                ours = flatkv_gpu_start(spec, cache_dtype, capability)
+                setting = f"{name} kv={cache_dtype} on {gpu} (SM {capability_text(capability)})"
+                same = report("vllm", setting, {k: v[:60] if isinstance(v, str) else v
+                                                for k, v in engine.items()},
+                              {k: v[:60] if isinstance(v, str) else v for k, v in ours.items()})
+                if same and "refused" in ours and not quoted_in(ours["refused"],
+                                                                engine["refused"]):
+                    print(f"BAD   quote | vllm: {engine['refused']} | flatkv: {ours['refused']}")
+                    same = False
+                rows, bad = rows + 1, bad + (not same)
+    return rows, bad
+
+
 def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     """One random setting near a served preset, within what vLLM 0.34 starts with on an H100:
     the preset's shape perturbed (``perturb_spec``: heads, head and state dims, conv kernel,
@@ -1244,8 +1398,9 @@ def main() -> int:
             spec = dataclasses.replace(spec, architectures=(flags["architecture"],))
         mismatches += not check(vl, spec, budget, block, mode, async_sched, flags, name)
     length_rows, length_bad = check_lengths(vl)
-    mismatches += length_bad
-    print(f"{len(rows) + length_rows} settings, {mismatches} mismatches, {len(skipped)} "
+    gpu_rows, gpu_bad = check_gpu_mla(vl)  # last: it serves CUDA-only modules as stubs
+    mismatches += length_bad + gpu_bad
+    print(f"{len(rows) + length_rows + gpu_rows} settings, {mismatches} mismatches, {len(skipped)} "
           "preset(s) skipped")
     return 1 if mismatches else 0
 
