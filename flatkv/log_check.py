@@ -741,6 +741,7 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
     width = _bare_width(lines)
     taken = frozenset(i for i, line in enumerate(lines) if forms
                       and any(t.find(line) is not None for t in templates))
+    run_starts = _run_starts(lines) if later_pools else []
     for text, t in zip(expected, templates, strict=True):
         older = [(name, [template(part) for part in form.split(FORM_BREAK)])
                  for name, form in (forms or {}).get(text, ())]
@@ -759,7 +760,7 @@ def check_lines(expected: Sequence[str], engine: str, lines: Sequence[LogLine],
             elif (match := t.find(line, loose=True)) is not None:
                 found.append(Occurrence(line, _differences([t], [match], engine)))
         if pool := (later_pools or {}).get(text):
-            found = _later_pool(found, pool, _run_starts(lines))
+            found = _later_pool(found, pool, t, run_starts)
         checks.append(LineCheck(text.strip(), tuple(found)))
     return LogCheck(engine, detect_engine(lines), tuple(checks), len(lines))
 
@@ -771,63 +772,88 @@ def _run_starts(lines: Sequence[LogLine]) -> list[int]:
             if line.engine in ("sglang", None) and _SGLANG_RUN_START.search(line.message)]
 
 
-def _later_pool(found: Sequence[Occurrence], pool: str,
-                run_starts: Sequence[int] = ()) -> list[Occurrence]:
-    """``found`` with the later pool's line marked as not compared: in a process or rank that
-    already logged the line, the next one whose figures differ in sizes only (its token count
-    and dtype are the model's: SGLang's drafter pool is indexed by the target's token ids). One
-    such line a process or rank a run (``run_starts``: the log lines where one starts; a log
-    that shows none is one run): any other that differs is compared, and differs, as is a
-    restarted run's first line of a rank, of the same #tokens and smaller sizes. Lines that
-    name no rank (a paste without prefixes) may be several ranks', each logging its model's
-    line and then its later pool's (TP0's and TP1's model lines, then their drafters'): there
-    one such line a model's line before it. At settings other than the log's run, where the
-    model's line differs from FlatKV's too (its #tokens), a later line is the pool's where its
-    #tokens and dtype are the model's line's in the log and its sizes are not, as at the
-    run's settings: the check reads the same lines as the pool's at any settings."""
-    models: dict[str, int] = {}  # a source's lines of the run read as the model's
-    later: dict[str, int] = {}  # ... and those marked as the later pool's
-    last: dict[str, Occurrence] = {}  # ... and its last model line
+@dataclass(frozen=True)
+class _PoolLine:
+    """A KV pool line of the log as ``_drafter_lines`` reads it: where it is (``number``,
+    ``source``: its process or rank, "" none named), its figures but its sizes as logged
+    (``others``: #tokens and dtype, a number as its value), and its sizes as logged (None: one
+    that reads as no number, or in another unit than FlatKV's)."""
+
+    number: int
+    source: str
+    others: tuple[object, ...]
+    sizes: tuple[Decimal | None, ...]
+
+
+def _drafter_lines(pool_lines: Sequence[_PoolLine], run_starts: Sequence[int]) -> set[int]:
+    """The numbers of the KV pool lines (``pool_lines``, in the log's order) that are a
+    drafter's (speculative decoding), for the check (``_later_pool``) and the run's KV size
+    (``_target_kv_sizes``) alike. SGLang's scheduler allocates the target's pool and then the
+    drafter's (``Scheduler.init_memory_pools``, managers/scheduler.py 1098-1111 in 0.5.23) in
+    each rank's process, the drafter's indexed by the target's token ids: its line follows its
+    model's line in the same rank, with the same #tokens and dtype and smaller sizes, each a
+    number (its own layers: DeepSeek-V3.2's one MTP layer beside 61). One such line a model
+    line; any other is a model line of its own, and compared: a larger one, one of other
+    #tokens, a third of a rank. A run's start (``run_starts``: a restart's server_args line)
+    leaves no model line before it to draft; without one between them, a restart of the same
+    #tokens and smaller sizes reads as a drafter's (the lines alone do not tell them apart).
+    A rank's next line follows its last model line alone. Lines that name no rank (a paste
+    without prefixes; SGLang's TP 1 prefix names none) may be several ranks' (TP0's and TP1's
+    model lines, then their drafters'), so there a line may be the drafter's of any model line
+    before it not yet drafted; as all ranks of a run log the same #tokens (each sizes its pool
+    by the least free memory across ranks: kv_pool_runtime.py 69-73 calls
+    get_available_gpu_memory distributed, an all_reduce MIN, utils/common.py 569-573), a line
+    of other #tokens or dtype is another run's, and the model lines before it are dropped."""
     starts = iter(run_starts)
     start = next(starts, None)
-    marked = []
-    for o in found:
-        while start is not None and o.line.number > start:  # a new run: its ranks anew
+    models: dict[str, list[_PoolLine]] = {}  # each source's model lines not yet drafted
+    drafters: set[int] = set()
+    for line in pool_lines:
+        while start is not None and line.number > start:  # a new run: its ranks anew
             models.clear()
-            later.clear()
-            last.clear()
             start = next(starts, None)
-        source = o.line.source
-        room = models.get(source, 0) if not source else min(models.get(source, 0), 1)
-        if later.get(source, 0) < room and _pool_line(o, last[source]):
-            o = replace(o, not_compared=pool)
-            later[source] = later.get(source, 0) + 1
-        else:
-            models[source] = models.get(source, 0) + 1
-            last[source] = o
-        marked.append(o)
-    return marked
+        pending = models.setdefault(line.source, [])
+        model = next((m for m in pending if m.others == line.others and line.sizes
+                      and len(line.sizes) == len(m.sizes) and all(
+                          size is not None and of is not None and size < of
+                          for size, of in zip(line.sizes, m.sizes, strict=True))), None)
+        if model is not None:
+            pending.remove(model)
+            drafters.add(line.number)
+            continue
+        if line.source or any(m.others != line.others for m in pending):
+            pending.clear()
+        pending.append(line)
+    return drafters
 
 
-def _logged_differences(o: Occurrence, *, sizes: bool) -> tuple[tuple[str, object], ...]:
-    """The figures of ``o`` that differ from FlatKV's, as the log prints them (a number as its
-    value: 0.880 is 0.88), its sizes (``sizes``) or its others."""
-    return tuple((f.name, f.log if (n := _number(f.log)) is None else n)
-                 for f in o.differences if ("size" in f.name) == sizes)
+def _later_pool(found: Sequence[Occurrence], pool: str, t: _Template,
+                run_starts: Sequence[int] = ()) -> list[Occurrence]:
+    """``found`` (the log lines that read as FlatKV's line ``t``) with the later pool's lines
+    marked as not compared: those ``_drafter_lines`` reads as a drafter's, by the figures each
+    logs (FlatKV's where it does not differ from them), so that the same lines are marked at
+    any settings: a drafter's line, of its model line's #tokens, is not compared where FlatKV's
+    #tokens differ from both, and one of other #tokens than its model line's is compared where
+    FlatKV's are its own."""
+    drafters = _drafter_lines([_as_logged(o, t) for o in found], run_starts)
+    return [replace(o, not_compared=pool) if o.line.number in drafters else o for o in found]
 
 
-def _pool_line(o: Occurrence, model: Occurrence) -> bool:
-    """Whether ``o``, after the ``model`` line of its process or rank, reads as the later
-    pool's (``_later_pool``): its figures as the log's model line's but its sizes, each a
-    number, which differ; at FlatKV's figures (every size that differs from them a number,
-    the rest theirs) where its model line differs from them too."""
-    if not o.differences or any(_number(f.log) is None for f in o.differences
-                                if "size" in f.name):
-        return False
-    others = _logged_differences(o, sizes=False)
-    return not others or (others == _logged_differences(model, sizes=False)
-                          and _logged_differences(o, sizes=True)
-                          != _logged_differences(model, sizes=True))
+def _as_logged(o: Occurrence, t: _Template) -> _PoolLine:
+    """The log line ``o`` of FlatKV's line ``t`` as ``_drafter_lines`` reads it: each figure
+    the log's where it differs from FlatKV's (a size in another unit: None), FlatKV's where
+    not."""
+    logged: dict[str, str | None] = dict(zip(t.names, t.figures, strict=True))
+    logged.update({f.name: None if f.with_units else f.log for f in o.differences})
+
+    def value(text: str | None) -> object:
+        return text if text is None or (number := _number(text)) is None else number
+
+    return _PoolLine(
+        o.line.number, o.line.source,
+        tuple(value(text) for name, text in logged.items() if "size" not in name),
+        tuple(None if text is None else _number(text)
+              for name, text in logged.items() if "size" in name))
 
 
 def line_forms(result: StrategyResult) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -943,7 +969,7 @@ def _server_arg(name: str, value: str = r"([0-9]+)(?!\d)") -> re.Pattern[str]:
 SGLANG_KV_DTYPE = re.compile(r"\bKV Cache is allocated\. dtype: torch\.(\w+),")
 # SGLang's one-figure KV line (MLA's latent), with or without its dtype (before 0.5.13): its
 # #tokens and KV size (``_target_kv_sizes``)
-_SGLANG_KV_SIZE = re.compile(r"\bKV Cache is allocated\.(?: dtype: torch\.\w+,)? "
+_SGLANG_KV_SIZE = re.compile(r"\bKV Cache is allocated\.(?: dtype: torch\.(\w+),)? "
                              r"#tokens: ([0-9]+), KV size: ([0-9]+\.[0-9]+) GB")
 # Each figure of the run, the engine whose lines give it and where. SGLang logs no budget that
 # the pages take: its pools are sized from the memory it profiles, and a budget is found that
@@ -1048,42 +1074,24 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
 def _target_kv_sizes(lines: Sequence[LogLine]) -> set[str]:
     """The KV sizes SGLang's one-figure KV lines give for the model's own pool, as printed
     (``LoggedRun.sglang_kv_size``): a drafter's pool (speculative decoding) logs the line too,
-    of the model's #tokens (it is indexed by the target's token ids) and its own layers' size,
-    and is not read. Its scheduler allocates the target's pool and then the drafter's
-    (``Scheduler.init_memory_pools``, managers/scheduler.py 1098-1111 in 0.5.23), in each rank's
-    process, so a rank's line that follows its model's line with the same #tokens and a smaller
-    size (DeepSeek-V3.2's MTP layer: 1 layer beside 61) is the drafter's; one such line a
-    model's line, as ``_later_pool`` reads it in the check. A rank's next line of other
-    #tokens is another run's, and told beside the first, says no one size; so is one after a
-    run's start (``_SGLANG_RUN_START``: a restart's server_args line), whatever its figures.
-    Where the log shows no start between them, a restart of the same #tokens and a smaller
-    size reads as a drafter's: the lines alone do not tell them apart. Lines that name no rank
-    (a paste without prefixes) may be several ranks' (TP0's and TP1's model lines, then their
-    drafters'): there a line is the drafter's of any model line before it not yet drafted."""
-    sizes: set[str] = set()
-    # a rank's model lines its drafter's may follow: one a rank, any number where none is named
-    model: dict[str, list[tuple[str, str]]] = {}
+    of the model's #tokens and its own layers' size, and is not read; which lines are a
+    drafter's is read as in the check (``_drafter_lines``). A line of other #tokens is another
+    run's, and told beside the first, says no one size."""
+    printed: dict[int, str] = {}
+    pool_lines = []
     for line in lines:
-        if line.engine in ("sglang", None) and _SGLANG_RUN_START.search(line.message):
-            model.clear()  # a new run: no line before is its model's
-            continue
         if line.engine not in ("sglang", None) or not (
                 match := _SGLANG_KV_SIZE.search(line.message)):
             continue
-        tokens, size = match.groups()
+        dtype, tokens, size = match.groups()
         if len(size) > MAX_RUN_FIGURE_DIGITS:  # no figure SGLang prints (``logged_run``)
             continue
-        pending = model.setdefault(line.source, [])
-        drafted = next((k for k, (t, s) in enumerate(pending)
-                        if t == tokens and Decimal(size) < Decimal(s)), None)
-        if drafted is not None:
-            del pending[drafted]
-            continue  # the drafter's
-        if line.source:  # a rank's next line follows its last line alone
-            pending.clear()
-        pending.append((tokens, size))
-        sizes.add(size)
-    return sizes
+        printed[line.number] = size
+        pool_lines.append(_PoolLine(line.number, line.source,
+                                    (Decimal(tokens), dtype),
+                                    (Decimal(size),)))
+    drafters = _drafter_lines(pool_lines, _run_starts(lines))
+    return {size for number, size in printed.items() if number not in drafters}
 
 
 @dataclass(frozen=True)

@@ -1000,6 +1000,50 @@ def test_compare_check_log_of_a_b200_log_with_a_drafter_names_the_blackwell_by_t
     assert code == 0 and out.splitlines()[0] == (
         "SGLang: both lines are in the log and agree with it; 2 log lines not compared: the "
         "drafter's own pool, logged after the model's (speculative decoding).")
+    # ... and at the budget of those tokens in 788 B (44.52 GB), off a Blackwell, both ranks'
+    # model lines differ alike (40.00) and both drafters' are not compared; the second model
+    # line was not compared, as a drafter's, and the first drafter's compared (0.66)
+    assert f"{(994_432 + 64) * 61 * 788 / 2**30:.2f}" == "44.52"
+    code, out, _ = run(argv("47800357376B"), capsys)
+    assert code == 1 and out.splitlines()[2] == (
+        "    lines 1, 2: KV size (GB): FlatKV 44.52, log 40.00 | lines 3, 4: not compared, the "
+        "drafter's own pool, logged after the model's (speculative decoding)")
+    drafted = "the drafter's own pool, logged after the model's (speculative decoding)"
+
+    def checked(*told: str, budget: str = "30GiB", prefix: str = "TP0") -> tuple[int, list[str]]:
+        """The run's exit code and first 3 lines of output, the lines ``told`` logged with
+        SGLang's ``prefix`` (``""`` at TP 1: it names no rank), then the scheduler's line."""
+        log.write_text("\n".join(f"[2026-12-06 07:00:00{prefix and ' ' + prefix}] {line}"
+                                 for line in (*told, scheduler.replace("=...", "=16384"))))
+        code, out, _ = run([*argv(budget), *(["--sglang-blackwell"] if budget.endswith("6B")
+                                             else [])], capsys)
+        return code, out.splitlines()[:3]
+
+    # a later line of the model's #tokens, larger (44.52 GB: a restart on a Hopper, no
+    # server_args line between), is no drafter's (its pool is the smaller): compared at 30 GiB
+    # as at the log's settings; it was not compared, as the drafter's
+    code, out = checked(kv, kv.replace("40.00", "44.52"))
+    assert code == 1 and out[0] == "SGLang: both lines differ from the log."
+    assert out[2] == ("    line 1 (TP0): #tokens: FlatKV 670080, log 994432; KV size (GB): FlatKV "
+                      "30.00, log 40.00 | line 2 (TP0): #tokens: FlatKV 670080, log 994432; KV "
+                      "size (GB): FlatKV 30.00, log 44.52")
+    # a later line of other #tokens than the model line's is no drafter's (a drafter logs its
+    # model's), whether its #tokens are FlatKV's (670,080 at 30 GiB) or not: compared; at 30 GiB
+    # it was not compared, as one that differs from FlatKV's in its size alone
+    other = kv.replace("994432", "670080").replace("40.00", "25.00")
+    code, out = checked(kv, other)
+    assert code == 1 and out[0] == "SGLang: both lines differ from the log."
+    assert out[2].endswith(" | line 2 (TP0): KV size (GB): FlatKV 30.00, log 25.00")
+    code, out = checked(kv, other, budget="42947529216B")
+    assert code == 1 and out[2] == ("    line 2 (TP0): #tokens: FlatKV 994432, log 670080; KV "
+                                    "size (GB): FlatKV 40.00, log 25.00 | line 1 (TP0) agrees")
+    # the run restarted with no server_args line between: each model line's drafter is not
+    # compared, on TP0 as at TP 1 (no rank named); on TP0 the second drafter's was compared
+    # (exit 1: KV size 0.66 for 40.00)
+    for prefix in ("TP0", ""):
+        code, out = checked(kv, sized, kv, sized, budget="42947529216B", prefix=prefix)
+        assert (code, out[0]) == (0, "SGLang: both lines are in the log and agree with it; 2 "
+                                     f"log lines not compared: {drafted}.")
 
 
 def test_compare_check_log_offers_no_budget_at_which_the_kv_size_line_still_differs(

@@ -215,14 +215,19 @@ def test_a_drafters_kv_line_after_the_models_is_not_compared():
     capped = expected[0].replace("capped to 32", "capped to 31")
     cap = check_result(r, read_log(with_lines(capped))).lines[0]
     assert cap.outcome == DIFFERS and cap.detail().startswith("line 14 (TP0): ")
-    # the model's own line is compared all the same: one token more on TP1 differs
+    # the model's own line is compared all the same: one token more on TP1 differs; and TP1's
+    # later line, of 923,898 tokens, is no drafter's of that line (a drafter logs its model's
+    # #tokens, as its pool is indexed by its token ids), so it is compared too (it was not
+    # compared, read as a drafter's by FlatKV's #tokens, its model line's aside)
     off = log.replace("TP1] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 923898, "
                       "K size: 10.57", "TP1] KV Cache is allocated. dtype: torch.bfloat16, "
                       "#tokens: 923899, K size: 10.57")
     kv = check_result(r, read_log(off)).lines[-2]
     assert kv.outcome == DIFFERS
-    assert kv.detail().startswith("line 10 (TP1): #tokens: FlatKV 923898, log 923899 | "
-                                  "line 9 (TP0) agrees | lines 14 (TP0), 15 (TP1): not compared")
+    assert kv.detail() == ("line 10 (TP1): #tokens: FlatKV 923898, log 923899 | line 15 (TP1): "
+                           "K size (GB): FlatKV 10.57, log 0.88; V size (GB): FlatKV 10.57, log "
+                           f"0.88 | line 9 (TP0) agrees | line 14 (TP0): not compared, "
+                           f"{DRAFTER_POOL}")
     # the run restarted (its launcher's server_args line, 0.5.23's: the fixture, then the same
     # lines): each run's drafter lines are its own, not compared; a rank's second drafter line
     # was compared as one of the first run's, and differed (K size 0.88 for 10.57)
@@ -2201,6 +2206,17 @@ def test_logged_run_reads_sglangs_kv_size_told_once():
     assert unranked(model[1:], drafter[1:], model[1:], drafter[1:]) == "40.00"
     # one drafter line a model line still: a third of those sizes is no drafter's
     assert unranked(model[1:], model[1:], drafter[1:], drafter[1:], drafter[1:]) is None
+    # a line of other #tokens is another run's (a run's ranks all log its #tokens: SGLang
+    # sizes each by the least memory across them), and leaves none of the model lines before
+    # it to draft: the Hopper's run of 893,504 tokens, another run's of 1,000,000, then the
+    # B200's of 893,504 (35.94 GB) is three runs, no one size (it read 40.00, the last taken
+    # for the first's drafter), without prefixes or with TP 1's, which names no rank
+    runs3 = [("", 893_504, "40.00"), ("", 1_000_000, "40.00"), ("", 893_504, "35.94")]
+    assert unranked(*runs3) is None
+    assert logged_run(read_log("\n".join(
+        f"[2026-12-06 07:00:00] {bare.format(*t)}" for t in runs3))).sglang_kv_size is None
+    # ... nor is a drafter-sized line of the first run's #tokens after the second's its drafter
+    assert unranked(*runs3[:2], ("", 893_504, "0.66")) is None
 
 
 def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():

@@ -66,8 +66,9 @@ class StartUpLog(NamedTuple):
 # With speculative decoding a draft model (EAGLE, MTP) gets a ModelRunner and a token pool of
 # its own after the target's, indexed by the target's token ids: its KV line has the target's
 # words and #tokens but its own layers' sizes (model_runner's is_draft_worker,
-# kv_pool_runtime.py); log_check reads such a later line of a rank as this pool's, where it
-# differs in sizes only. DRAFTER_LOGS: how the lines a drafter's pool logs too begin.
+# kv_pool_runtime.py); log_check reads a rank's later line as this pool's where it logs its
+# model line's #tokens and dtype and smaller sizes (``log_check._drafter_lines``).
+# DRAFTER_LOGS: how the lines a drafter's pool logs too begin.
 DRAFTER_POOL = "the drafter's own pool, logged after the model's (speculative decoding)"
 DRAFTER_LOGS = ("KV Cache is allocated.",)
 # Why a line SGLang prints is left out: the profile does not say what it needs.
