@@ -44,6 +44,7 @@ from flatkv.hf_resolve import (
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import FIELD_MINIMUMS, ModelSpec
 from flatkv.patterns import parse_layer_pattern
+from flatkv.presets import preset_class_note
 from flatkv.profile import profile_to_dict
 from flatkv.tp_split import file_words
 from flatkv.units import count_text, format_bytes, sentence_case
@@ -207,6 +208,11 @@ def _edit_number(key: str, label: str, change, least: int = 0) -> None:
     _edited(lambda d: change(d, value))
 
 
+def _edit_architectures() -> None:
+    ss[EDITED_AT] = ROWS_ABOVE
+    _edited(lambda d: d.with_architectures(ss[_spec_key("architectures")]))
+
+
 def _edit_optional(field: str) -> None:
     """A whole-number field of the draft where 0 means none (query heads, the mamba chunk,
     the max model len)."""
@@ -265,6 +271,7 @@ def _show_draft(draft: SpecDraft) -> None:
 
     show(_spec_key("name"), draft.name)
     show(_spec_key("pattern"), draft.pattern)
+    show(_spec_key("architectures"), ", ".join(draft.architectures))
     for d in DTYPE_FIELDS:
         show(_spec_key(d), getattr(draft, d))
     show(_spec_key("attention_heads"), draft.attention_heads or 0)
@@ -336,6 +343,15 @@ def _model_fields() -> None:
     c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
                   on_change=_edit_text, args=("pattern",),
                   help="e.g. (3*gdn,full)*12 or (mamba2,full)*2; the names are the kinds")
+    arch, _ = st.columns(2, **FIELD_ROW)
+    arch.text_input("architecture (empty = none)", key=_spec_key("architectures"),
+                    on_change=_edit_architectures, placeholder="e.g. Qwen3NextForCausalLM",
+                    help="The config.json's architectures (class names, comma-separated), as "
+                    "loaded. vLLM and SGLang choose pools, defaults and refusals by the class "
+                    "(SGLang's sliding-window pool and model list, vLLM's mamba cache mode "
+                    "fallback): a model made from a preset keeps the preset's until changed "
+                    "here. Empty: a model of no class the engines list, sized by its layers "
+                    "alone.")
     for col, d in zip(st.columns(len(DTYPE_FIELDS), **FIELD_ROW), DTYPE_FIELDS):
         col.selectbox(d.replace("_", " "), KNOWN_DTYPES if d == "kv_dtype" else STATE_DTYPES,
                       key=_spec_key(d), format_func=dtype_label,
@@ -666,6 +682,10 @@ def summary() -> None:
     if note := app_model.windowed_kv_note(profile):
         st.caption(note)
     st.caption(app_model.summary_caption(profile, spec, s.context))
+    if spec is not None and (note := preset_class_note(spec)):
+        st.warning(f"{literal(sentence_case(note))}. Keep it for a model of that class; else "
+                   "type the model's own class in the architecture field (Source: Edit by "
+                   "hand), or clear it.", icon=":material/warning:")
     # a model with state in two tables at 1000 px, each led by the kind's name: what the kinds
     # are with their KV bytes, then their state bytes and shapes (in one, Nemotron-H-8B's
     # seven columns took 657 px of the 540 and MiniMax-M1's kind was cut to "kinc")

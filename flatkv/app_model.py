@@ -50,11 +50,12 @@ from flatkv.profile import (
     PROFILE_FORMAT,
     WINDOWED,
     CacheProfile,
+    architectures_problem,
     profile_from_dict,
 )
 from flatkv.strategies.vllm import mamba_chunk_text
 from flatkv.tp_split import PLAIN
-from flatkv.units import format_bytes, markdown_literal, parse_named_sizes
+from flatkv.units import format_bytes, markdown_literal, parse_named_sizes, quoted
 
 CUSTOM = "custom"
 
@@ -660,6 +661,7 @@ class SpecDraft:
     ssm_dtype: str = "bfloat16"
     attention_heads: int | None = None  # query heads, which decide the TPs the model takes
     mamba_chunk_size: int | None = None  # the config's chunk (vLLM's P in mamba cache mode all)
+    # the config's class names (the architecture field: ``with_architectures``), then what is
     # carried from the model edited (no widget): what SGLang and vLLM read of its config
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
@@ -752,6 +754,19 @@ class SpecDraft:
                            max_model_len_typed=self.loaded_max_model_len_typed)
         return replace(self, max_model_len=value, max_model_len_assumed=False,
                        max_model_len_typed=True)
+
+    def with_architectures(self, text: str) -> SpecDraft:
+        """The draft with the config's architectures typed as ``text``, class names
+        comma-separated (``architectures_problem``); empty: none, a model of no class the
+        engines list (SGLang's and vLLM's choices for an unnamed model). The class picks the
+        engines' pools, defaults and refusals, so a hand-made model names its own, not the one
+        of the preset it was made from."""
+        names = tuple(a.strip() for a in text.split(",") if a.strip())
+        if why := architectures_problem(names):
+            raise ValueError(f"architecture {quoted(text, 40)}: {why}: type the config.json's "
+                             "architectures, comma-separated (e.g. Qwen3NextForCausalLM), or "
+                             "clear the field for none")
+        return replace(self, architectures=names)
 
     def with_field(self, name: str, field: str, value: int | None) -> SpecDraft:
         """Kind ``name``'s geometry with ``field`` set (validated by ``to_spec``); an optional

@@ -20,7 +20,13 @@ from typing import Any
 from flatkv.app_model import windowed_kv_note
 from flatkv.dtypes import UNSTORED_KV_HELP, canonical_dtype
 from flatkv.models import MAX_TP, ModelSpec, with_mtp_layer
-from flatkv.presets import list_presets, load_model_file, load_preset, preset_name
+from flatkv.presets import (
+    list_presets,
+    load_model_file,
+    load_preset,
+    preset_class_note,
+    preset_name,
+)
 from flatkv.profile import PROFILE_FORMAT, CacheProfile
 from flatkv.strategies.vllm import mamba_chunk_text
 from flatkv.strategy_cli import whole_argument_in
@@ -228,6 +234,9 @@ def format_model_text(spec: ModelSpec) -> str:
         lines.append(f"notes: {report['notes']}")
     if report["architectures"]:
         lines.append(f"architectures: {', '.join(report['architectures'])}")
+    if note := preset_class_note(spec):  # as the Model page says it
+        lines.append(f"note: {note}; keep it for a model of that class, else set the model "
+                     "file's \"architectures\" to the model's own class, or [] for none")
     counts = ", ".join(f"{n} {label}" for label, n in report["counts"].items())
     model_layers = (
         f" from {report['model_layers']} model layers" if report["model_layers"] else ""

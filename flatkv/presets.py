@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from flatkv.jsonfile import read_json_file
-from flatkv.models import ModelSpec
+from flatkv.models import CacheLayer, ModelSpec, with_mtp_layer
 from flatkv.profile import PROFILE_FORMAT, CacheProfile, profile_from_dict
 from flatkv.tp_split import PLAIN
 from flatkv.units import quoted
@@ -70,3 +70,46 @@ def load_model_file(path: str | Path) -> ModelSpec | CacheProfile:
     if data.get("format") == PROFILE_FORMAT:
         return profile_from_dict(data)
     return ModelSpec.from_dict(data)
+
+
+def _layers_of(preset: ModelSpec) -> tuple[tuple[CacheLayer, ...], ...]:
+    """A preset's cache layers, and those with its MTP layer added where it takes one (the
+    Model page adds it to the model, which an edit then carries)."""
+    try:
+        return preset.layers, with_mtp_layer(preset).layers
+    except ValueError:  # no full-attention layer, or an MTP drafter of other layers
+        return (preset.layers,)
+
+
+@lru_cache(maxsize=1)
+def _presets_by_class() -> dict[tuple[str, ...], tuple[ModelSpec, ...]]:
+    """Each bundled preset under its config's architectures, read once per process."""
+    by_class: dict[tuple[str, ...], tuple[ModelSpec, ...]] = {}
+    for name in list_presets():
+        spec = load_preset(name)
+        by_class[spec.architectures] = (*by_class.get(spec.architectures, ()), spec)
+    return by_class
+
+
+def preset_class_note(spec: ModelSpec) -> str:
+    """Why ``spec``'s architectures may not describe it: they are a bundled preset's class and
+    its cache layers are no such preset's (a preset edited by hand, by the Model page's editor
+    or in its exported file, keeps the preset's class, and vLLM and SGLang choose their pools,
+    defaults and refusals by the class: a hand-made hybrid under Qwen3NextForCausalLM gets
+    Qwen3-Next's engine columns). "" where they may: no class, a class no preset has, a
+    preset's layers (its dtypes or lengths changed), or a model that names its source (a
+    preset, a config.json as loaded: another size of a preset's family is that family's class;
+    a model made or edited by hand names none, as the editor writes no source). Said on the
+    Model page and by the CLI's ``model`` alike; the caller adds where to change it."""
+    same = _presets_by_class().get(spec.architectures, ()) if spec.architectures else ()
+    if spec.source or not same or any(spec.layers in _layers_of(p) for p in same):
+        return ""
+    names = " and ".join(p.name for p in same)
+    theirs = "; ".join(  # the same pattern: what differs is in the kinds
+        f"{p.name}'s kinds differ in heads, dims or state" if p.pattern == spec.pattern
+        else f"{p.name}'s {p.pattern}, {len(p.layers):,}" for p in same)
+    return (f"architecture {', '.join(spec.architectures)} is the class of the "
+            f"preset{'s' if len(same) > 1 else ''} {names}, whose layers these are not "
+            f"({spec.pattern}, {len(spec.layers):,} cache layers; {theirs}): vLLM and SGLang "
+            "choose their pools, defaults and refusals by the class, so every engine's figures "
+            f"here are a {spec.architectures[0]}'s")

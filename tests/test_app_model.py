@@ -203,9 +203,14 @@ def test_model_editor_warns_of_a_kind_no_layer_uses():
     assert not at.warning
     at.text_input(key="spec.pattern").set_value("24*full").run()
     assert not at.exception and not at.error
-    assert [shown(w) for w in at.warning] == [
-        "Kind 'sliding' is in no layer: the layer pattern does not name it, so it adds nothing "
-        "to the model."]
+    kind, arch = [shown(w) for w in at.warning]
+    assert kind == ("Kind 'sliding' is in no layer: the layer pattern does not name it, so it "
+                    "adds nothing to the model.")
+    # and the summary: 24 full layers are neither gpt-oss's (24 = 12 sliding + 12 full)
+    assert arch.startswith("Architecture GptOssForCausalLM is the class of the presets "
+                           "gpt-oss-120b and gpt-oss-20b, whose layers these are not (24*full, "
+                           "24 cache layers; gpt-oss-120b's (sliding,full)*18, 36; gpt-oss-20b's "
+                           "(sliding,full)*12, 24)")
     assert "Sliding window" not in metrics(at)  # the model is 24 full layers now
 
 
@@ -1540,3 +1545,83 @@ def test_an_edit_that_takes_the_indexer_away_drops_learnable_sink():
     at.number_input(key="spec.mla.index_head_dim").set_value(128).run()
     assert_clean(at)
     assert json.loads(app_model.unpack_spec(at.query_params["spec"]))["learnable_sink"] is True
+
+
+WALK_NOTE = (  # Qwen3-Next-80B-A3B is (3*gdn,full)*12: 36 + 12 = 48 layers; (2*gdn,full)*10
+    # is 20 + 10 = 30
+    "Architecture Qwen3NextForCausalLM is the class of the preset Qwen3-Next-80B-A3B, whose "
+    "layers these are not ((2*gdn,full)*10, 30 cache layers; Qwen3-Next-80B-A3B's "
+    "(3*gdn,full)*12, 48): vLLM and SGLang choose their pools, defaults and refusals by the "
+    "class, so every engine's figures here are a Qwen3NextForCausalLM's")
+
+
+def test_the_hand_editor_sets_the_architecture_and_says_when_a_presets_is_kept():
+    # a hybrid made from the default preset kept Qwen3NextForCausalLM, unseen: the editor has
+    # its field (as loaded), a warning says the layers are not the preset's, and clearing it
+    # makes a model of no class (vLLM's mode-all fallback to align, keyed on the class, goes)
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    field = at.text_input(key="spec.architectures")
+    assert field.value == "Qwen3NextForCausalLM" and not at.warning
+    at.text_input(key="spec.pattern").set_value("(2*gdn,full)*10").run()
+    assert_clean(at)
+    (warning,) = at.warning
+    assert shown(warning) == WALK_NOTE + (
+        ". Keep it for a model of that class; else type the model's own class in the "
+        "architecture field (Source: Edit by hand), or clear it.")
+    spec = json.loads(app_model.unpack_spec(at.query_params["spec"]))
+    assert spec["architectures"] == ["Qwen3NextForCausalLM"]
+    (line,) = [c for c in at.caption if shown(c).startswith("Per TP rank")]
+    assert ("mamba chunk: unused (vLLM runs Qwen3NextForCausalLM in mamba cache mode align "
+            "when asked for all)") in shown(line)
+    # a bad class name is refused in the field's words, and the model stays
+    at.text_input(key="spec.architectures").set_value("Qwen3 Next").run()
+    assert [shown(e) for e in at.error] == [
+        "architecture 'Qwen3 Next': 'Qwen3 Next' is not a class name: type the config.json's "
+        "architectures, comma-separated (e.g. Qwen3NextForCausalLM), or clear the field for "
+        "none. Until it is fixed, every page (and the summary below) shows the last valid "
+        "model."]
+    assert json.loads(app_model.unpack_spec(at.query_params["spec"]))["architectures"] == [
+        "Qwen3NextForCausalLM"]
+    # cleared: no class, no warning, and vLLM's chunk is the model's own again
+    at.text_input(key="spec.architectures").set_value("").run()
+    assert_clean(at)
+    assert not at.warning
+    assert "architectures" not in json.loads(app_model.unpack_spec(at.query_params["spec"]))
+    (line,) = [c for c in at.caption if shown(c).startswith("Per TP rank")]
+    assert "architecture:" not in shown(line)
+    assert shown(line).endswith(
+        "mamba chunk: none in the config (vLLM takes 2,048 in mamba cache mode all).")
+    # its own class, typed: carried by the link, which reopens it in the field
+    at.text_input(key="spec.architectures").set_value(" WalkHybridForCausalLM , X2 ").run()
+    assert_clean(at)
+    assert not at.warning  # a class no preset has: the model's own
+    link = dict(at.query_params)
+    assert json.loads(app_model.unpack_spec(link["spec"]))["architectures"] == [
+        "WalkHybridForCausalLM", "X2"]
+    again = open_app("app_pages/model.py", link)
+    again.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert_clean(again)
+    assert again.text_input(key="spec.architectures").value == "WalkHybridForCausalLM, X2"
+    assert dict(again.query_params) == link
+
+
+def test_a_presets_class_is_no_warning_on_its_own_layers():
+    # the preset's layers with another dtype are the preset's: no warning
+    at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.selectbox(key="spec.kv_dtype").set_value("float8_e4m3fn").run()
+    assert_clean(at)
+    assert not at.warning
+    at.text_input(key="spec.pattern").set_value("(sliding,full)*2").run()
+    assert_clean(at)
+    (warning,) = at.warning  # both presets of the class, 24 and 36 layers
+    assert shown(warning).startswith(
+        "Architecture GptOssForCausalLM is the class of the presets gpt-oss-120b and "
+        "gpt-oss-20b, whose layers these are not ((sliding,full)*2, 4 cache layers; "
+        "gpt-oss-120b's (sliding,full)*18, 36; gpt-oss-20b's (sliding,full)*12, 24)")
+    at.text_input(key="spec.pattern").set_value("(sliding,full)*12").run()
+    at.number_input(key="spec.full.kv_heads").set_value(4).run()
+    (warning,) = at.warning  # the pattern kept, a kind changed
+    assert "((sliding,full)*12, 24 cache layers; gpt-oss-120b's (sliding,full)*18, 36; " \
+           "gpt-oss-20b's kinds differ in heads, dims or state)" in shown(warning)

@@ -608,3 +608,33 @@ def test_a_models_name_that_would_act_on_the_terminal_is_refused(tmp_path, capsy
     assert main(["model", "--preset", "Qwen3-Next-80B-A3B", "--name", "a\rb"]) == 2
     assert capsys.readouterr().err.startswith(
         "python -m flatkv: error: --name is 'a\\rb': it holds the control character '\\r'")
+
+
+def test_model_says_a_model_files_class_is_a_presets_of_other_layers(tmp_path, capsys):
+    # the Model page's export of a hybrid made from Qwen3-Next (its class kept): the CLI says
+    # what the page says (test_app_model.WALK_NOTE); the class cleared, or a model naming its
+    # source (a config.json as loaded), or the preset's layers with an MTP layer: nothing
+    from dataclasses import replace
+
+    from flatkv.app_model import SpecDraft
+    from flatkv.models import with_mtp_layer
+    from flatkv.presets import load_preset, preset_class_note
+
+    qwen = load_preset("Qwen3-Next-80B-A3B")
+    draft = replace(SpecDraft.from_spec(qwen), name="walk-hybrid", pattern="(2*gdn,full)*10")
+    path = tmp_path / "walk.json"
+    path.write_text(json.dumps(draft.to_dict()))
+    code, out = run(["model", "--model-file", str(path)], capsys)
+    note = ("note: architecture Qwen3NextForCausalLM is the class of the preset "
+            "Qwen3-Next-80B-A3B, whose layers these are not ((2*gdn,full)*10, 30 cache layers; "
+            "Qwen3-Next-80B-A3B's (3*gdn,full)*12, 48): vLLM and SGLang choose their pools, "
+            "defaults and refusals by the class, so every engine's figures here are a "
+            "Qwen3NextForCausalLM's; keep it for a model of that class, else set the model "
+            "file's \"architectures\" to the model's own class, or [] for none\n")
+    assert "\narchitectures: Qwen3NextForCausalLM\n" + note in out
+    path.write_text(json.dumps(replace(draft, architectures=()).to_dict()))
+    code, out = run(["model", "--model-file", str(path)], capsys)
+    assert "architectures" not in out and "note:" not in out
+    spec = draft.to_spec()
+    assert preset_class_note(spec) and not preset_class_note(replace(spec, source="config"))
+    assert not preset_class_note(replace(with_mtp_layer(qwen), source=""))
