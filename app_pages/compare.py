@@ -29,6 +29,7 @@ from app_pages._widgets import (
 )
 from flatkv import app_data, charts, sizing, strategy_notes
 from flatkv.app_state import AppState
+from flatkv.dtypes import canonical_dtype, dtype_label
 from flatkv.strategies import CONCURRENCY_COLUMN, StrategyResult
 from flatkv.strategies.vllm_releases import last_served_note
 from flatkv.strategy_notes import title_of
@@ -175,14 +176,23 @@ with user_errors():
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
         helps = strategy_notes.headline_help(s.profile().has_state)
-        table(pd.DataFrame(strategy_notes.headline_rows(results, has_history), dtype=object),
+        # a layout that stores another KV dtype than the others marked beside its name
+        marks = strategy_notes.kv_dtype_marks(results, profile, s.strategy_options())
+        table(pd.DataFrame(strategy_notes.headline_rows(results, has_history,
+                                                        kv_dtypes=marks), dtype=object),
               formats={CONCURRENCY_COLUMN: "accounting"}, helps=helps,
               labels=strategy_notes.HEADLINE_LABELS)
         # each layout's block bytes and the engines' log counts, a table of their own right
         # under it: beside the figures above they made it 853 px wide in the 538 at 1000 px
         table(pd.DataFrame(strategy_notes.headline_rows(results, has_history,
-                                                        strategy_notes.LOG_COLUMNS),
+                                                        strategy_notes.LOG_COLUMNS, marks),
                            dtype=object), helps=helps)
+        if apart := strategy_notes.kv_dtypes_apart_text(
+                results, profile, s.strategy_options(),
+                sglang_told="KV cache dtype told bfloat16 (SGLang, under Engine options)",
+                kv_dtype_set=lambda d: f"the kv dtype {dtype_label(canonical_dtype(d))} under "
+                "the Model page's Edit by hand"):
+            st.caption(apart)
         if sizes := strategy_notes.page_sizes_text(results, s.strategy_options()):
             st.caption(sizes)
         if same := strategy_notes.same_flat_figures_text(results):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -63,6 +63,8 @@ from flatkv.strategies.vllm_releases import (
 )
 from flatkv.strategy_notes import (
     attention_dp_text,
+    kv_dtype_marks,
+    kv_dtypes_apart_text,
     option_why_not_line,
     short_of_one_request_text,
     why_not_line,
@@ -571,12 +573,16 @@ class Held:
 
 
 def format_comparison_table(results: Sequence[StrategyResult],
-                            held: Held | None = None, *, exact_bytes: bool = False) -> str:
+                            held: Held | None = None, *, exact_bytes: bool = False,
+                            kv_dtypes: tuple[str, Mapping[str, str], str] | None = None) -> str:
     """Strategies side by side: one column each, figures then the breakdown, each cell in the
     binary unit that reads best for it (``format_bytes``), or in bytes with ``exact_bytes`` (a
     reviewer setting a row beside an engine's byte count); strategies that do not apply are
     listed with their reason under the table. ``held``: each strategy's
-    least budget for R requests, a row of its own."""
+    least budget for R requests, a row of its own. ``kv_dtypes``: (the model's KV dtype, a
+    layout -> the one it stores where another, the line that says so) where they differ
+    (``strategy_notes.kv_dtype_marks``): a row of each layout's KV dtype under its concurrency,
+    the line among the notes, as Compare marks and says it."""
     if not results:
         return "(no strategies)"
     table: list[list[str]] = []
@@ -597,6 +603,8 @@ def format_comparison_table(results: Sequence[StrategyResult],
         row(OLDER_LOGGED_COLUMN, each(lambda r: _cell(r.older_logged_tokens)))
     if any(r.context_tokens is not None for r in results):
         row(CONCURRENCY_COLUMN, each(_concurrency_text))
+    if kv_dtypes is not None:
+        row("kv dtype", each(lambda r: kv_dtypes[1].get(r.strategy, kv_dtypes[0])))
     if held is not None:
         row(f"least budget for {count_text(held.requests, 'request')} (B)",
             [_cell(b) if b is not None else "n/a" if blocked else "none"
@@ -613,6 +621,8 @@ def format_comparison_table(results: Sequence[StrategyResult],
     if first.context_tokens is not None:
         title += f", context {tokens_text(first.context_tokens)}"
     notes = [why_not_line(r.strategy, r, r.reason) for r in results if not r.applies]
+    if kv_dtypes is not None:
+        notes.append(kv_dtypes[2])
     if first.context_tokens is not None and (short := short_of_one_request_text(
             results, first.context_tokens, name=lambda r: r.strategy)):
         notes.append(short)
@@ -723,7 +733,12 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
             options, [r.strategy for r in results])
     if args.json:
         return comparison_json(results, held, swept)
-    table = format_comparison_table(results, held, exact_bytes=args.exact_bytes)
+    marks = kv_dtype_marks(results, profile, options)
+    apart = kv_dtypes_apart_text(results, profile, options,
+                                 sglang_told="--sglang-kv-cache-dtype bf16",
+                                 kv_dtype_set=lambda d: f"--kv-dtype {d}")
+    table = format_comparison_table(results, held, exact_bytes=args.exact_bytes,
+                                    kv_dtypes=(profile.kv_dtype, marks, apart) if marks else None)
     if swept is not None:
         table += "\n" + format_context_sweep(swept)
     reserved = options.reserved_bytes_per_block

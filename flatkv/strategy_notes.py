@@ -9,12 +9,13 @@ the words about many layouts, so the CLI can print them without the app's data m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 
 from flatkv import sizing
 from flatkv.budget import Budget
+from flatkv.dtypes import canonical_dtype
 from flatkv.engine_options import ENGINE_OPTIONS, idle_at_its_value
 from flatkv.models import DRAFTER_NOT_COUNTED
 from flatkv.plan import (
@@ -243,6 +244,58 @@ def state_only_text(planner: str, profile: CacheProfile, other_choice: str = "")
     return None
 
 
+def sglang_other_bytes(profile: CacheProfile,
+                       options: StrategyOptions | None) -> tuple[str, int] | None:
+    """(SGLang's KV dtype, its bytes a token a layer) where SGLang at ``options`` stores other
+    bytes a token than the model's (``sglang_dsa_stored``), which FlatKV's layouts and vLLM
+    keep; None where it stores the model's, or no options are known. Its figures beside ours
+    are then the bytes', not the layout's: Layout's multiple and Compare's table say so."""
+    stored = options and sglang_dsa_stored(profile, options)
+    return stored if stored and stored[1] != profile.kv_bytes_per_slot else None
+
+
+def sglang_other_dtype(profile: CacheProfile,
+                       options: StrategyOptions | None) -> tuple[str, int] | None:
+    """``sglang_other_bytes`` where they are another dtype's too: SGLang's fp8_e4m3 for
+    DeepSeek's sparse attention on a Blackwell beside the model's bfloat16 (708 B a token a
+    layer to 1,284 for DeepSeek-V3.2), its bfloat16 beside a float32 model's; not an fp8 model
+    on a Blackwell (fp8 both, SGLang's raw 708 B to vLLM's 788 B layout: a layout's
+    difference), nor a float16 model's bfloat16 (the same bytes)."""
+    stored = sglang_other_bytes(profile, options)
+    return stored if stored and canonical_dtype(stored[0]) != profile.kv_dtype else None
+
+
+def kv_dtype_marks(results: Sequence[StrategyResult], profile: CacheProfile,
+                   options: StrategyOptions | None) -> dict[str, str]:
+    """A layout -> the KV dtype it stores where it is not the model's (SGLang's, where
+    ``sglang_other_dtype``), for Compare's table to mark beside its name: its bytes a token,
+    and with them its concurrency, differ by dtype there, not by layout. Empty elsewhere."""
+    stored = sglang_other_dtype(profile, options)
+    return {r.strategy: stored[0] for r in results
+            if stored and r.strategy == "sglang" and r.applies}
+
+
+def kv_dtypes_apart_text(results: Sequence[StrategyResult], profile: CacheProfile,
+                         options: StrategyOptions | None, *, sglang_told: str,
+                         kv_dtype_set: Callable[[str], str]) -> str:
+    """The sentence under Compare's table (and the CLI's) where SGLang stores another KV dtype
+    than the other layouts (``kv_dtype_marks``): the two dtypes and their bytes a token a
+    layer, and how to compare like for like, each where it does: SGLang told bfloat16
+    (``sglang_told``, the engine option as the page or the CLI names it) where SGLang picks
+    fp8 for a bfloat16 model, or the model's KV dtype set to SGLang's (``kv_dtype_set(dtype)``:
+    the page's field, the CLI's flag), every layout in it. Empty where they store one."""
+    if not kv_dtype_marks(results, profile, options):
+        return ""
+    dtype, stored = sglang_other_dtype(profile, options)
+    told = (f"{sglang_told} keeps SGLang in bfloat16 too, {profile.kv_bytes_per_slot:,} B, "
+            "or " if dtype != "bfloat16" and profile.kv_dtype == "bfloat16" else "")
+    return (f"SGLang stores this model's KV in {dtype}, {stored:,} B a token a layer, where "
+            f"the other layouts keep the model's {profile.kv_dtype}, "
+            f"{profile.kv_bytes_per_slot:,} B: its concurrency beside theirs is the dtype's "
+            f"bytes, not its layout's. Like for like: {told}{kv_dtype_set(dtype)} puts every "
+            f"layout in {dtype}.")
+
+
 def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
                         profile: CacheProfile, options: StrategyOptions | None = None) -> str:
     """Layout draws our plan only; one line puts its concurrency beside the engines' in the
@@ -257,8 +310,8 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
     already says so). Empty when ours has no concurrency (no context, or it does not apply)."""
     if not ours.applies or not ours.max_concurrency:
         return ""
-    stored = options and sglang_dsa_stored(profile, options)
-    sglang_bytes_differ = bool(stored) and stored[1] != profile.kv_bytes_per_slot
+    stored = sglang_other_bytes(profile, options)
+    sglang_bytes_differ = stored is not None
     other_bytes = (f", in {stored[0]} at {stored[1]:,} B a token a layer where ours keeps the "
                    f"model's {profile.kv_dtype or 'KV'} at {profile.kv_bytes_per_slot:,}: "
                    + ("SGLang's own whatever the model's dtype" if stored[0] == "bfloat16"
@@ -1131,18 +1184,24 @@ def headline_help(has_state: bool) -> dict[str, str]:
 
 
 def headline_rows(results: Sequence[StrategyResult], has_history: bool,
-                  columns: Sequence[str] = HEADLINE_COLUMNS) -> list[dict]:
+                  columns: Sequence[str] = HEADLINE_COLUMNS,
+                  kv_dtypes: Mapping[str, str] | None = None) -> list[dict]:
     """Compare's table as the page shows it: a row a layout, its ``columns`` in order
     (``HEADLINE_COLUMNS``, or ``LOG_COLUMNS`` for the table under it; no capacity for a model
     that keeps no token history), the log columns under their ``HEADLINE_SCREEN_NAMES``. A
     layout with no figures here is listed too, as the chart and the least-budget table list
     it: its figures gaps, why in short beside its name (``WHY_NOT_SHORT``; it was left out,
-    and the table read as if the layout did not exist)."""
+    and the table read as if the layout did not exist). ``kv_dtypes``: a layout's KV dtype
+    where it stores another than the model's (``kv_dtype_marks``), marked beside its name
+    ("SGLang (fp8_e4m3 KV)", as short as "slab aliasing (n/a)": in a column of their own the
+    dtypes took 96 px more than the 540 at 1000 px); the line under the table names both."""
     columns = [c for c in columns if has_history or c != "capacity (tokens)"]
     rows = []
     for r, row in zip(results, map(compare_table_row, results), strict=True):
         if not r.applies:
             row = {**row, "strategy": f"{row['strategy']} ({WHY_NOT_SHORT[why_not_label(r)]})"}
+        elif dtype := (kv_dtypes or {}).get(r.strategy):
+            row = {**row, "strategy": f"{row['strategy']} ({dtype} KV)"}
         rows.append({HEADLINE_SCREEN_NAMES.get(c, c): row[c] for c in columns})
     return rows
 

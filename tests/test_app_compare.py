@@ -705,8 +705,9 @@ def test_compare_takes_sglangs_kv_cache_dtype_told_bfloat16_on_a_b200():
     assert_clean(at)
     widget = at.selectbox(key="w.sglang_kv_cache_dtype")
     assert (widget.value, widget.options) == ("auto", ["auto", "bfloat16"])
+    # marked: its KV dtype is not the others' (test_compare_marks_sglangs_other_kv_dtype_...)
     assert layout_figures(at).loc[
-        "SGLang", "capacity (tokens)"] == 4_006_592
+        "SGLang (fp8_e4m3 KV)", "capacity (tokens)"] == 4_006_592
     widget.set_value("bfloat16").run()
     assert_clean(at)
     assert at.query_params["sg_kvdtype"] == "bfloat16"
@@ -2073,8 +2074,8 @@ def test_compare_keeps_a_learnable_sink_dsa_model_in_bfloat16_on_a_b200():
         assert_clean(at)
         return layout_figures(at)
 
-    plain = sglang_row({"model": "DeepSeek-V3.2"})
-    assert plain.loc["SGLang", "engine log"] == 4_006_592
+    plain = sglang_row({"model": "DeepSeek-V3.2"})  # marked: fp8_e4m3 beside bfloat16
+    assert plain.loc["SGLang (fp8_e4m3 KV)", "engine log"] == 4_006_592
     table = sglang_row({"model": "spec", "spec": pack_spec(spec_to_json(sinks))})
     assert table.loc["SGLang", "engine log"] == 2_209_216
     fp8 = sglang_row({"model": "spec", "spec": pack_spec(spec_to_json(
@@ -2112,3 +2113,44 @@ def test_compare_says_the_block_vllm_runs_dense_mla_at_told_none_on_a_b200():
     on_h100 = open_app("app_pages/compare.py", {"model": "DeepSeek-V3", "gpu": "H100 80GB"})
     assert_clean(on_h100)
     assert not [c for c in on_h100.code if "is a block size told" in c.value]
+
+
+def test_compare_marks_sglangs_other_kv_dtype_where_its_concurrency_is_the_dtypes():
+    # DeepSeek-V3.2 on the B200: SGLang's auto stores the raw fp8, 576 + 132 = 708 B a token a
+    # layer, FlatKV and vLLM the model's bfloat16, 576 x 2 + 132 = 1,284: 4,006,592 tokens
+    # (24.45 requests of 163,840) to 2,209,264 (13.48) is the dtype's. Both tables mark SGLang
+    # beside its name, one line under them says it and how to compare like for like (the
+    # CLI's alike: test_strategy_cli.DSV32_APART)
+    from app_pages._frame import MAIN_COLUMN_PX
+
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"})
+    assert_clean(at)
+    head, logs = at.dataframe[:2]
+    assert list(head.value["strategy"]) == list(logs.value["strategy"]) == [
+        "FlatKV packed slabs", "FlatKV per component", "vLLM v1", "SGLang (fp8_e4m3 KV)",
+        "slab aliasing (n/a)", "two-level pages"]
+    assert [f"{v:.2f}" for v in head.value["concurrency"].dropna()] == [
+        "13.48", "13.48", "13.48", "24.45", "13.48"]
+    assert list(head.value["capacity (tokens)"].dropna()) == [
+        2_209_264, 2_209_264, 2_209_216, 4_006_592, 2_208_912]
+    # the mark is no wider than "slab aliasing (n/a)": the table still fits 1000 px
+    assert sum(column_widths(head).values()) <= MAIN_COLUMN_PX
+    assert sum(column_widths(logs).values()) <= MAIN_COLUMN_PX
+    (apart,) = [shown(c) for c in at.caption if shown(c).startswith("SGLang stores")]
+    assert apart == (
+        "SGLang stores this model's KV in fp8_e4m3, 708 B a token a layer, where the other "
+        "layouts keep the model's bfloat16, 1,284 B: its concurrency beside theirs is the "
+        "dtype's bytes, not its layout's. Like for like: KV cache dtype told bfloat16 (SGLang, "
+        "under Engine options) keeps SGLang in bfloat16 too, 1,284 B, or the kv dtype "
+        "float8_e4m3fn (fp8) under the Model page's Edit by hand puts every layout in "
+        "fp8_e4m3.")
+    # told bfloat16, SGLang keeps 1,284 B as the others, 2,209,216 tokens: no mark, no line
+    told = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB",
+                                             "sg_kvdtype": "bfloat16"})
+    assert_clean(told)
+    assert "SGLang" in list(told.dataframe[0].value["strategy"])
+    assert not [c for c in told.caption if shown(c).startswith("SGLang stores")]
+    # on an H100 SGLang's auto keeps bfloat16 too
+    hopper = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2"})
+    assert "SGLang" in list(hopper.dataframe[0].value["strategy"])
+    assert not [c for c in hopper.caption if shown(c).startswith("SGLang stores")]

@@ -1042,3 +1042,55 @@ def test_plan_strategy_words_a_refusal_as_compare_does():
                           "no Jamba model (")
     code, out, _ = run(["compare", "--preset", "Jamba-1.5-Mini", "--budget", "80GB"])
     assert code == 0 and "\nsglang does not apply: SGLang has no Jamba model (" in out
+
+
+# DeepSeek-V3.2's MLA latent, 512 + 64 = 576 elements, and its indexer's 132 B of keys a token a
+# layer: bfloat16 576 x 2 + 132 = 1,284 B (FlatKV's, vLLM's); SGLang's auto on a Blackwell, raw
+# fp8, 576 + 132 = 708; float32 576 x 4 + 132 = 2,436
+DSV32_APART = (
+    "SGLang stores this model's KV in fp8_e4m3, 708 B a token a layer, where the other layouts "
+    "keep the model's bfloat16, 1,284 B: its concurrency beside theirs is the dtype's bytes, "
+    "not its layout's. Like for like: --sglang-kv-cache-dtype bf16 keeps SGLang in bfloat16 "
+    "too, 1,284 B, or --kv-dtype fp8_e4m3 puts every layout in fp8_e4m3.")
+
+
+def test_compare_marks_sglangs_other_kv_dtype_and_says_how_to_compare_like_for_like():
+    # the B200: SGLang's 24.45x (4,006,592 / 163,840 tokens) beside FlatKV's 13.48x
+    # (2,209,264 / 163,840) is fp8_e4m3's 708 B to bfloat16's 1,284 (the budget's tokens,
+    # test above): a kv dtype row under the concurrency, and the line among the notes
+    assert 576 * 2 + 132 == 1_284 and 576 + 132 == 708 and 576 * 4 + 132 == 2_436
+    assert (f"{4_006_592 / 163_840:.2f}", f"{2_209_264 / 163_840:.2f}") == ("24.45", "13.48")
+    code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "B200 192GB"])
+    assert code == 0, err
+    lines = out.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("concurrency"))
+    assert lines[i].split() == ["concurrency", "13.48x", "13.48x", "13.48x", "24.45x", "n/a",
+                                "13.48x"]
+    assert lines[i + 1].split() == ["kv", "dtype", "bfloat16", "bfloat16", "bfloat16",
+                                    "fp8_e4m3", "n/a", "bfloat16"]
+    assert DSV32_APART in lines
+    # told bfloat16, SGLang keeps 1,284 B as the others (13.48x): no row, no line
+    code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "B200 192GB",
+                          "--sglang-kv-cache-dtype", "bf16"])
+    assert code == 0 and "kv dtype" not in out and "SGLang stores" not in out
+    # an fp8 model: SGLang is told fp8_e4m3 (its raw 708 B, vLLM's layout 656 + 132 = 788):
+    # one dtype, the bytes a layout's, so nothing is marked
+    code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "B200 192GB",
+                          "--kv-dtype", "fp8_e4m3"])
+    assert code == 0 and "kv dtype" not in out and "SGLang stores" not in out
+    # float32 on an H100: SGLang keeps bfloat16, 1,284 B to 2,436, and cannot be told float32:
+    # the model's KV dtype is the one way to like for like (vLLM serves no float32 DSA: n/a)
+    code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "H100 80GB",
+                          "--kv-dtype", "float32"])
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("kv dtype"))
+    assert row.split() == ["kv", "dtype", "float32", "float32", "n/a", "bfloat16", "n/a",
+                           "float32"]
+    assert ("SGLang stores this model's KV in bfloat16, 1,284 B a token a layer, where the "
+            "other layouts keep the model's float32, 2,436 B: its concurrency beside theirs is "
+            "the dtype's bytes, not its layout's. Like for like: --kv-dtype bfloat16 puts every "
+            "layout in bfloat16.") in out.splitlines()
+    # float16 on an H100: SGLang's bfloat16 is float16's bytes, 1,284: nothing to mark
+    code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "H100 80GB",
+                          "--kv-dtype", "float16"])
+    assert code == 0 and "kv dtype" not in out
