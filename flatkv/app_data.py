@@ -653,8 +653,9 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
     text = (f"Pages the groups need ({kept}, one dummy page each): {per}; "
             f"{pages.num_blocks:,} page ids in the pool. A full-history group's count is all "
-            "requests' tokens over P, rounded up, and a page more a request for its "
-            "part-filled last page"
+            "requests' tokens over P, rounded up, and a page more a request for its last "
+            "page (SPEC 3.5): part-filled, or, where its context fills its pages exactly, a "
+            "new one for its next step's token"
             # the sliding count only beside a windowed group (it was said of DeepSeek-V3's)
             + (f"; a {' or '.join(w.name for w in windowed)} group's, each request's "
                f"{' or '.join(w.noun for w in windowed)} pages and one step's tokens."

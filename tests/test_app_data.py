@@ -502,7 +502,8 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
         f"each): {STATE_KIND}: 1,450, full attention: 1,450; 1,810 page ids in the "
         "pool. "
         "A full-history group's count is all requests' tokens over P, rounded up, and a page "
-        "more a request for its part-filled last page.\n\n"
+        "more a request for its last page (SPEC 3.5): part-filled, or, where its context "
+        "fills its pages exactly, a new one for its next step's token.\n\n"
         "State is charged as with state prefix caching: two live pages per request plus a "
         "snapshot every P tokens (at most the full-history group's count). Budget and Compare "
         "count the state pages of mamba cache mode none (1 state page) per request, as the "
@@ -512,6 +513,25 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
                                       concurrency=flat.max_concurrency, speculative_tokens=2)
     assert ("Budget and Compare count the state pages of mamba cache mode align (2 state pages) "
             "and 2 more for drafted tokens per request, as the engine's log does") in drafting
+
+
+def test_a_context_filling_its_pages_exactly_still_counts_a_page_more_a_request():
+    from flatkv.app_model import profile_for
+
+    # gpt-oss-20b, 4 requests of 131,072 = 8,192 x 16 tokens at P 16: no request's last page
+    # is part-filled, yet SPEC 3.5 counts ceil(524,288 / 16) + 4 + 1 = 32,773 full pages, not
+    # 32,769: each request's next step's token needs a new page. The text says so, not only
+    # "part-filled" (it said only that).
+    oss = profile_for("gpt-oss-20b", None, 1)
+    a = analyze(oss.components(), block_size=16, alignment=None, budget_bytes=10**11)
+    pages = app_data.page_assignment(a, requests=4, context=131_072, sliding_window=128,
+                                     limit=2048)
+    assert pages.per_group["full_attention"] == 4 * 131_072 // 16 + 4 + 1 == 32_773
+    text = app_data.workload_text(pages, oss, context=131_072, mamba_cache_mode="none",
+                                  concurrency=None)
+    assert ("rounded up, and a page more a request for its last page (SPEC 3.5): part-filled, "
+            "or, where its context fills its pages exactly, a new one for its next step's "
+            "token; a sliding group's") in text
 
 
 def test_workload_text_says_why_a_sliding_workload_holds_more_than_the_concurrency():
@@ -562,7 +582,9 @@ def test_workload_text_says_why_a_sliding_workload_holds_more_than_the_concurren
     assert plain.startswith("Pages the groups need") and "\n\n" not in plain
     # and only a windowed model's says how a sliding group counts its pages (Llama's, as
     # Qwen3-Next's above, has no sliding group to count)
-    assert plain.endswith("a page more a request for its part-filled last page.")
+    assert plain.endswith("a page more a request for its last page (SPEC 3.5): part-filled, "
+                          "or, where its context fills its pages exactly, a new one for its "
+                          "next step's token.")
     assert text.count("a sliding group's, each request's window pages and one step's tokens")
 
 
@@ -581,8 +603,9 @@ def test_workload_text_names_a_chunked_group_by_its_chunk():
     assert dict(pages.per_group) == {"chunked_attention": 1_026, "full_attention": 2_050}
     text = app_data.workload_text(pages, scout, context=32_768, mamba_cache_mode="none",
                                   concurrency=None, scheduled_tokens=8_192)
-    assert text.endswith("a page more a request for its part-filled last page; a chunked "
-                         "group's, each request's chunk pages and one step's tokens.")
+    assert text.endswith("where its context fills its pages exactly, a new one for its next "
+                         "step's token; a chunked group's, each request's chunk pages and one "
+                         "step's tokens.")
     assert "sliding" not in text
 
 

@@ -691,7 +691,8 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
         "groups need (history, live state and snapshots, one dummy page each): "
         f"{STATE_KIND}: 337, full attention: 337; 374 page ids in the pool. A full-history "
         "group's count is all requests' tokens over P, rounded up, and a page more a request "
-        "for its part-filled last page.")
+        "for its last page (SPEC 3.5): part-filled, or, where its context fills its pages "
+        "exactly, a new one for its next step's token.")
     budget = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B"})
     assert metrics(budget)["Concurrency at 262,144 tokens"] == "1.11"
     typed = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B", "req": "1"})
