@@ -48,12 +48,14 @@ WHOSE_LAYOUT = "Whose layout"  # the picker's label, which the notices name
 
 def capacity_help(has_state: bool) -> str:
     """The capacity metric's help: what it counts (``strategy_notes.capacity_counts``), a
-    state group's pages only where the model has state layers."""
+    state group's pages only where the model has state layers, and then why concurrency can
+    read under capacity over the context."""
     state = (", each state group that request's state pages (the mamba cache mode's count, "
              "plus one per speculative token)" if has_state else "")
     return (f"{sentence_case(strategy_notes.capacity_counts(has_state))}: every attention "
             "group (sliding and chunked ones too, without window eviction) N pages of P "
-            f"tokens{state}, as on Compare. \"The math\" shows it with the numbers.")
+            f"tokens{state}, as on Compare{strategy_notes.state_once_clause(has_state)}. "
+            "\"The math\" shows it with the numbers.")
 
 
 SGLANG_CAPACITY_HELP = (

@@ -175,7 +175,11 @@ with user_errors():
                  f"{sentence_case(s.budget().how_to_raise)}.")
     else:
         # accounting: thousands separators and always two decimals (65.50, 391,483.00)
-        helps = strategy_notes.headline_help(s.profile().has_state)
+        # the capacity column's tooltip tags windows counted as full history, as Budget's and
+        # Layout's metric do, and the note why sits right under the table (it was the 3rd of
+        # the notes under the charts, a screen away from the column)
+        helps = strategy_notes.headline_help(s.profile().has_state, has_history and any(
+            strategy_notes.windows_as_history(r, s.profile()) for r in shown))
         # a layout that stores another KV dtype than the others marked beside its name
         marks = strategy_notes.kv_dtype_marks(results, profile, s.strategy_options())
         table(pd.DataFrame(strategy_notes.headline_rows(results, has_history,
@@ -197,6 +201,8 @@ with user_errors():
             st.caption(sizes)
         if same := strategy_notes.same_flat_figures_text(results):
             st.caption(same)
+        if has_history and (windows := strategy_notes.sliding_capacity_text(s.profile())):
+            st.caption(windows)
     for r in results:
         if not r.applies:
             st.caption(strategy_notes.why_not_text(r))
@@ -211,7 +217,6 @@ with user_errors():
     dropped = last_served_note(results, s.profile())  # the vLLM releases that serve it
     for note in (f"{dropped}." if dropped else "",
                  strategy_notes.dead_weight_text(results),
-                 strategy_notes.sliding_capacity_text(s.profile()) if has_history else "",
                  strategy_notes.capacity_ranks_apart_text(results, s.profile()),
                  strategy_notes.attention_dp_text(results),
                  strategy_notes.logged_capacity_text(results),

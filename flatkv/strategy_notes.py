@@ -1162,10 +1162,23 @@ HEADLINE_LABELS = {"capacity (tokens)": "capacity", "P (tokens)": "P"}
 # cut at 1,400.
 WHY_NOT_SHORT = {DOES_NOT_APPLY: "n/a", WONT_START: "won't start"}
 
-def headline_help(has_state: bool) -> dict[str, str]:
+def state_once_clause(has_state: bool) -> str:
+    """Why concurrency can read under capacity over the context (Qwen3-Next at 1,929 blocks:
+    1,048,832 tokens, 4 x 262,144 and more, yet 3.99 requests): capacity sets one request's
+    state aside, concurrency charges each request its own. The capacity helps' clause; empty
+    without state layers."""
+    return ("; concurrency charges every request its own state, so it can read under capacity "
+            "over the context" if has_state else "")
+
+
+def headline_help(has_state: bool, windows: bool = False) -> dict[str, str]:
     """Compare's column tooltips. The two token columns count differently, and a reader meets
     them side by side: each says how; the capacity's says a state group's share only where
-    the model has state layers (``capacity_counts``)."""
+    the model has state layers (``capacity_counts``), and, as Budget's and Layout's tag do,
+    that windows count as full history where ``windows``: a layout here counts them so
+    (``windows_as_history``; the note under the table says why)."""
+    tag = (f" Sliding and chunked layers: {WINDOWS_AS_HISTORY} (the note under the table)."
+           if windows else "")
     return {
         HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]:
             "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\" "
@@ -1177,9 +1190,10 @@ def headline_help(has_state: bool) -> dict[str, str]:
             f"two apart by the figure: {OLDER_VLLM_TELL}.",
         "P (tokens)": "Tokens a page holds: the block size the layout sets.",
         "capacity (tokens)": f"Tokens, this tool's count, alike for every layout: "
-                             f"{capacity_counts(has_state)} ({capacity_pages(has_state)}); "
-                             "SGLang's full token pool. Not an engine's log line: see "
-                             f"{HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]}.",
+                             f"{capacity_counts(has_state)} ({capacity_pages(has_state)})"
+                             f"{state_once_clause(has_state)}; SGLang's full token pool. Not "
+                             f"an engine's log line: see {HEADLINE_SCREEN_NAMES[LOGGED_COLUMN]}."
+                             + tag,
     }
 
 

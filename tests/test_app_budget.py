@@ -725,6 +725,11 @@ def test_budgets_capacity_help_speaks_of_state_only_where_the_model_has_state():
         "The history the pool holds: every attention group (sliding and chunked ones too, "
         "without window eviction) N pages of P tokens, as on Compare. \"The math\" shows it "
         "with the numbers.")
+    # Qwen3-Next's (state layers) says why its concurrency can read under capacity / context
+    qwen = open_app("app_pages/budget.py", {"model": "Qwen3-Next-80B-A3B"})
+    assert {m.label: m.help for m in qwen.metric}["Capacity (tokens)"].endswith(
+        "as on Compare; concurrency charges every request its own state, so it can read under "
+        "capacity over the context. \"The math\" shows it with the numbers.")
 
 
 def test_budget_says_its_block_size_sweep_holds_a_budget_of_vllm_blocks_in_bytes(capsys):

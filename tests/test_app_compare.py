@@ -144,6 +144,31 @@ def test_compare_turns_sglangs_overlap_scheduling_off():
     assert layout_figures(at).loc["SGLang", "concurrency"] == 117
 
 
+def test_compare_tags_a_capacity_that_counts_windows_as_full_history():
+    """Budget and Layout tag gpt-oss-20b's capacity "windows counted as full history"; Compare's
+    capacity column's tooltip does too, and the note why sits right under the table (it was
+    among the notes under the charts). Qwen3-Next has no windows: no tag, its note absent."""
+    def capacity_help(at):
+        return json.loads(at.dataframe[0].proto.columns)["capacity (tokens)"]["help"]
+
+    sliding = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    assert_clean(sliding)
+    assert capacity_help(sliding).endswith(
+        "Sliding and chunked layers: windows counted as full history (the note under the "
+        "table).")
+    captions = [c.value for c in sliding.caption]
+    note = next(i for i, c in enumerate(captions)
+                if c.startswith("Sliding-window layers: capacity counts their pages like full "
+                                "history"))
+    least = next(i for i, c in enumerate(captions)
+                 if c.startswith("The least cache budget per rank"))
+    assert note < least  # under the table, before the least budgets and the charts
+    qwen = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
+    assert "windows counted" not in capacity_help(qwen)
+    assert "concurrency charges every request its own state" in capacity_help(qwen)
+    assert not [c for c in qwen.caption if "like full history" in c.value]
+
+
 def test_compare_page_lists_every_strategy():
     at = open_app("app_pages/compare.py", QWEN35_LINK)
     assert_clean(at)

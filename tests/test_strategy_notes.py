@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+import pytest
 from strategy_profiles import BLOCK_BYTES, QWEN35, vllm_at_80gb
 
 from flatkv import strategy_notes as notes
@@ -1059,5 +1060,27 @@ def test_a_capacity_says_beside_a_requests_state_only_where_the_model_has_state(
     assert notes.headline_help(True)["capacity (tokens)"] == (
         "Tokens, this tool's count, alike for every layout: the history the pool holds beside "
         "one request's state (every attention group N pages of P tokens, each state group one "
-        "request's state pages); SGLang's full token pool. Not an engine's log line: see engine "
-        "log.")
+        "request's state pages); concurrency charges every request its own state, so it can "
+        "read under capacity over the context; SGLang's full token pool. Not an engine's log "
+        "line: see engine log.")
+    # windows counted as full history: the tag Budget's and Layout's capacity carry
+    assert notes.headline_help(False, windows=True)["capacity (tokens)"].endswith(
+        "see engine log. Sliding and chunked layers: windows counted as full history (the note "
+        "under the table).")
+
+
+def test_concurrency_reads_under_capacity_over_context_where_each_request_pays_its_state():
+    # Qwen3-Next in 102,020,087,808 B = 1,929 blocks of 52,887,552 B at P 544: capacity sets
+    # one request's state page aside, 1,928 x 544 = 1,048,832 tokens >= 4 x 262,144; a request
+    # of 262,144 tokens takes ceil(262,144 / 544) = 482 full pages and its own state page, so
+    # concurrency is 1,929 / 483 = 3.99, not 4. The capacity's help says why.
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    flat = run_strategy("flat", qwen, budget_bytes=102_020_087_808, context_tokens=262_144)
+    assert (flat.block_size, flat.block_bytes, flat.num_blocks) == (544, 52_887_552, 1_929)
+    assert 1_929 * 52_887_552 == 102_020_087_808
+    assert flat.capacity_tokens == (1_929 - 1) * 544 == 1_048_832 >= 4 * 262_144
+    assert flat.max_concurrency == pytest.approx(1_929 / (-(-262_144 // 544) + 1))
+    assert f"{flat.max_concurrency:.2f}" == "3.99"
+    assert ("concurrency charges every request its own state, so it can read under capacity "
+            "over the context") in notes.headline_help(True)["capacity (tokens)"]
+    assert notes.state_once_clause(False) == ""
