@@ -242,9 +242,9 @@ def uniform_padding_text(analysis: PlanAnalysis, *, mla: bool = False) -> str | 
     """What drawing the rows padded to the page row adds, in exact bytes, for the Layout page's
     toggle: which rows are padded (their group as the pages name its kind, ``group_name``;
     ``mla``: the profile's) and by how much, the padding a block and its share of the padded
-    block (the headline's "Uniform pages would pad"). None where no row is narrower than the
-    page row (every row is one size: Llama-3.1-8B, gpt-oss-20b), so the toggle would draw
-    nothing new."""
+    block (the headline's "Uniform pages would pad, of a block"). None where no row is
+    narrower than the page row (every row is one size: Llama-3.1-8B, gpt-oss-20b), so the
+    toggle would draw nothing new."""
     h = headline(analysis)
     if not h.uniform_padding_per_block:
         return None
@@ -355,8 +355,11 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
     if "attention_page_bytes" in extras and "state_page_bytes" in extras:
         kept = extras["state_page_bytes"]
         sized = extras.get("sized_state_page_bytes", kept)  # what P and the log line count
+        # a share of the state page's own bytes, as vLLM logs it: beside ours "of the padded
+        # block" (Jamba-1.5-Mini's 5.26% and 4.38%) each says what it is a share of
         state_pad = (f" State pages ({sized:,} B) are padded to the page by "
-                     f"{mamba_padding_percent(page, sized):.2f}% (\"Padding mamba page size\")"
+                     f"{mamba_padding_percent(page, sized):.2f}% of their size (\"Padding mamba "
+                     "page size\")"
                      + (f"; the layers keep {kept:,} B in them, with the drafted conv rows"
                         if kept != sized else "") + ".")
     holds = ("holds a page of every layer (one group: no other group's rows to sit beside "

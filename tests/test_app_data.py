@@ -726,8 +726,9 @@ def test_vllm_block_text_quotes_the_padding_vllm_logs_and_the_state_its_layers_k
     result = vllm_at_80gb(profile, speculative_tokens=2)
     analysis = analyze(profile.components(), block_size=16, alignment=16,
                        budget_bytes=80 * 10**9)
-    assert ("State pages (8,192 B) are padded to the page by 300.00% (\"Padding mamba page "
-            "size\"); the layers keep 16,384 B in them, with the drafted conv rows.") in (
+    assert ("State pages (8,192 B) are padded to the page by 300.00% of their size (\"Padding "
+            "mamba page size\"); the layers keep 16,384 B in them, with the drafted conv "
+            "rows.") in (
         app_data.vllm_block_text(result, profile, analysis))
     assert result.extras["log_lines"][0].startswith("Padding mamba page size by 300.00% ")
     # the log names the mamba cache mode it counts, and how a default recent run differs
