@@ -80,7 +80,7 @@ from flatkv.units import (
     markdown_literal,
     percent_text,
     sentence_case,
-    times_text,
+    times_words,
     tokens_text,
 )
 
@@ -318,7 +318,7 @@ def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
                       else "SGLang's own on a Blackwell GPU")
                    if sglang_bytes_differ else "")
     beside = [f"{title_of(r)} {concurrency_text(r.max_concurrency)} "
-              f"({times_text(r.concurrency / ours.concurrency)}x ours"
+              f"({times_words(r.concurrency / ours.concurrency)} ours"
               f"{other_bytes if r.strategy == 'sglang' else ''})" if r.applies else
               f"{title_of(r)} does not serve this model" if model_blocker(r.strategy, profile)
               else f"{title_of(r)} does not start" for r in engines
@@ -940,7 +940,7 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
             # (where not one request fits, the concurrencies still compare: no "fit")
             fit = ("as many requests fit" if worst.concurrency >= 1 else
                    "the concurrency is reached")
-            text += (f" At this context {times_text(ratio)}x {fit} under "
+            text += (f" At this context {times_words(ratio)} {fit} under "
                      f"{title_of(best)}: {why}.")
     return text
 

@@ -574,6 +574,20 @@ def times_text(ratio: float | Fraction) -> str:
     return _rounded_apart(_as_written(ratio), 2, lambda units, one: units % one == 0)
 
 
+def times_words(ratio: float | Fraction) -> str:
+    """A multiple in prose (Layout's "x ours", Compare's "x as many"): ``times_text``'s two
+    decimals and an ``x``, where its rule would give more decimals (a ratio that reads whole
+    and is not) the two decimals after "just over" or "just under": "just over 2.00x", not
+    "2.00001x" (gpt-oss-20b's vLLM on Layout), nor "2.00x" alone, which says twice as many;
+    "just under 1.00x" (DeepSeek-V3.2's 0.99998). A whole ratio reads "2.00x". Tables of
+    measured ratios (the GPU lab's) keep ``times_text``'s digits."""
+    value = _as_written(ratio)
+    two = _rounded_apart(value, 2, lambda units, one: False)  # plain two decimals
+    if times_text(ratio) == two:
+        return f"{two}x"
+    return f"just {'over' if value > Fraction(two.replace(',', '')) else 'under'} {two}x"
+
+
 def percent_text(part: float | Fraction, total: float | Fraction = 1, *, digits: int = 2) -> str:
     """``part`` as a percent of ``total`` (``1.49%``) to ``digits`` decimals, rounded half up
     exactly, with as many more decimals as tell a share that is neither nothing nor all of it

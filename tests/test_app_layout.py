@@ -484,8 +484,8 @@ def test_layout_says_sglangs_b200_dsa_figure_is_its_fp8_bytes():
     assert_clean(at)
     assert 173_039_262_105 // (61 * 708) // 64 == 62_603
     assert ("At 163,840 tokens per request, this plan holds 13.48 requests; in the same budget "
-            "vLLM v1 13.48 (0.99998x ours), SGLang 24.45 (1.81x ours, in fp8_e4m3 at 708 B a "
-            "token a layer where ours keeps the model's bfloat16 at 1,284: SGLang's own on a "
+            "vLLM v1 13.48 (just under 1.00x ours), SGLang 24.45 (1.81x ours, in fp8_e4m3 at 708 "
+            "B a token a layer where ours keeps the model's bfloat16 at 1,284: SGLang's own on a "
             "Blackwell GPU). Compare shows where each layout's bytes go.") in [
                 unescaped(c.value) for c in at.caption]
 
@@ -625,13 +625,30 @@ def test_layout_tells_a_ratio_near_one_from_one():
     assert_clean(at)
     (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
     assert line == ("At 163,840 tokens per request, this plan holds 3.73 requests; in the same "
-                    "budget vLLM v1 3.73 (0.9999x ours), SGLang 3.73 (1.00001x ours). Compare "
+                    "budget vLLM v1 3.73 (just under 1.00x ours), SGLang 3.73 (just over 1.00x "
+                    "ours). Compare "
                     "shows where each layout's bytes go.")
     # at vLLM's own kernel block, 16, its blocks are ours: as many requests, 1.00x
     at = open_app("app_pages/layout.py", {"model": "DeepSeek-V3", "gpu": "KV cache memory",
                                           "kv_mem": "40GiB"})
     (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
-    assert "vLLM v1 3.73 (1.00x ours), SGLang 3.73 (1.00001x ours)" in line
+    assert "vLLM v1 3.73 (1.00x ours), SGLang 3.73 (just over 1.00x ours)" in line
+
+
+def test_layout_says_a_multiple_that_reads_whole_and_is_not_in_words():
+    # gpt-oss-20b in the default 76,968,728,985 B at 131,072 tokens: our block is both groups'
+    # 12 rows of 2,048 x 16 B, 786,432 B, 97,870 of them; vLLM's one group's 12 pages,
+    # 393,216 B, 195,741. A request takes 8,192 full pages and cdiv(127 + 8,192, 16) + 1 = 521
+    # sliding in both, so vLLM holds 195,741 / 97,870 = 2.0000102x ours: "just over 2.00x"
+    # (it read "2.00001x", and "2.00x" would say exactly twice)
+    assert (76_968_728_985 // 786_432, 76_968_728_985 // 393_216) == (97_870, 195_741)
+    assert 8_192 + -(-(127 + 8_192) // 16) + 1 == 8_713
+    assert f"{97_870 / 8_713:.2f}" == "11.23" and f"{195_741 / 8_713:.2f}" == "22.47"
+    assert 195_741 > 2 * 97_870 and f"{195_741 / 97_870:.2f}" == "2.00"
+    at = open_app("app_pages/layout.py", {"model": "gpt-oss-20b"})
+    (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
+    assert line.startswith("At 131,072 tokens per request, this plan holds 11.23 requests; in "
+                           "the same budget vLLM v1 22.47 (just over 2.00x ours), SGLang")
 
 
 def test_layout_says_which_engine_serves_no_such_model():

@@ -219,12 +219,12 @@ def test_dead_weight_text_says_what_one_page_id_space_costs():
     assert notes.dead_weight_text([by["flat"], vllm_at(Fraction(101, 100))]).endswith(
         "1.01x as many requests fit under vLLM v1: a block id belongs to one group and "
         "addresses only its layers' pages.")
-    # the ratio reads as Layout's "x ours" does (units.times_text): 1,999 / 1,000 is 1.999x,
-    # not 2.00x (twice as many) nor cut to 1.99x; 107 / 40 = 2.675 exactly rounds half up,
-    # 2.68x (its float, 2.67499999..., printed 2.67x)
+    # the ratio reads as Layout's "x ours" does (units.times_words): 1,999 / 1,000 is "just
+    # under 2.00x", not 2.00x (twice as many) nor cut to 1.99x; 107 / 40 = 2.675 exactly
+    # rounds half up, 2.68x (its float, 2.67499999..., printed 2.67x)
     assert [notes.dead_weight_text([by["flat"], vllm_at(ratio)]).split("At this context ")[1]
             .split(" as many")[0] for ratio in (Fraction(1_999, 1_000), Fraction(107, 40))] == [
-        "1.999x", "2.68x"]
+        "just under 2.00x", "2.68x"]
 
 
 def test_every_layout_has_a_title_and_its_options():
@@ -881,8 +881,8 @@ def test_layouts_engines_line_says_sglangs_b200_dsa_bytes_are_not_ours():
     assert budget // (61 * 708) // 64 == 62_603 and f"{62_603 / 2_560:.2f}" == "24.45"
     assert notes.engines_beside_text(ours, engines, v32, blackwell) == (
         "At 163,840 tokens per request, this plan holds 13.48 requests; in the same budget "
-        "vLLM v1 13.48 (0.99998x ours), SGLang 24.45 (1.81x ours, in fp8_e4m3 at 708 B a "
-        "token a layer where ours keeps the model's bfloat16 at 1,284: SGLang's own on a "
+        "vLLM v1 13.48 (just under 1.00x ours), SGLang 24.45 (1.81x ours, in fp8_e4m3 at 708 "
+        "B a token a layer where ours keeps the model's bfloat16 at 1,284: SGLang's own on a "
         "Blackwell GPU). Compare shows where each layout's bytes go.")
     ours, *engines = _flat_vllm_sglang(v32, budget, context, StrategyOptions())
     assert "fp8_e4m3" not in notes.engines_beside_text(ours, engines, v32, StrategyOptions())

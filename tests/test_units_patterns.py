@@ -490,6 +490,20 @@ def test_times_text_tells_a_ratio_near_one_from_one():
         "1,234,567.89", "123,450.00%")
 
 
+def test_times_words_says_just_over_or_under_where_two_decimals_read_whole():
+    from fractions import Fraction
+
+    from flatkv.units import times_words
+
+    # times_text's decimals beyond two (a ratio that reads whole and is not) read as two
+    # decimals "just over"/"just under"; a whole ratio and any other keep two decimals
+    assert [times_words(Fraction(a, b)) for a, b in (
+        (195_741, 97_870), (38_196, 38_199), (611_191, 611_184), (1_996, 1_000), (2, 1),
+        (373, 100), (1, 10**9), (1_000_001, 1_000))] == [
+        "just over 2.00x", "just under 1.00x", "just over 1.00x", "just under 2.00x", "2.00x",
+        "3.73x", "just over 0.00x", "just over 1,000.00x"]
+
+
 def test_percent_text_tells_a_sliver_from_none_and_nearly_all_from_all():
     from flatkv.units import percent_text
 
