@@ -440,31 +440,63 @@ def _plain_axis(low: float, high: float) -> dict:
 
 
 def _power_text(n: int) -> str:
-    """A power of two as a tick: 512, 1k, 4k, 1M (1,024 tokens is "1k" to an engineer); a
-    whole number of those M too (Llama 4 Scout's 10,485,760 tokens: 10M, which fits at the
-    axis' end), another number in full (163,840; 128,000 is no "125k" to a reader)."""
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20}M"
-    return f"{n >> 10}k" if n >= 1024 and n & (n - 1) == 0 else f"{n:,}"
+    """A tick in binary units where it is a whole number of them: 512, 1k, 64k, 160k
+    (DeepSeek-V3.2's 163,840 tokens, 160 x 1,024, as 64k is 65,536), 1M, 10M (Llama 4 Scout's
+    10,485,760 tokens, which fits at the axis' end); another number in full, and a round
+    decimal too (128,000 is 125 x 1,024, but no "125k" to a reader who typed it)."""
+    if n < 1024 or n % 1024 or n % 1000 == 0:
+        return f"{n:,}"
+    return f"{n >> 20}M" if n % (1 << 20) == 0 else f"{n >> 10}k"
 
 
 def _powers_of_two_axis(low: float, high: float, marked: float | None = None) -> dict:
     """A log axis over powers of two (block sizes, context lengths) ticked at each power (a
     log axis says 1 2 5 10), short enough to stay level (rotated, the last one fell off), the
-    ends padded to show them. ``marked`` (the page's own value) is ticked too, as
-    ``_power_text`` writes it (10M, 163,840), in place of a power too close to read beside it
-    (less than twice or half it)."""
+    ends padded to show them. ``marked`` (the page's own value) is ticked too, in place of a
+    power too close to read beside it (less than twice or half it). One axis, one way of
+    writing: every tick as ``_power_text`` writes it where it writes each in units (or one
+    under 1,024 in full), else every tick in full (the 163,840 tokens of DeepSeek-V3.2 read in full
+    beside "64k" and "1M" on one axis)."""
     ticks = [1 << k for k in range(int(high).bit_length()) if low <= 1 << k <= high]
     if len(ticks) > 8:  # every other power, from the top: 13 ran together in half a page;
         # the first point keeps its tick (1,024 tokens, where a sweep starts)
         ticks = sorted({*ticks[::-2], ticks[0]})
-    texts = {t: _power_text(t) for t in ticks}
-    if marked is not None and marked not in texts:
-        texts = {t: text for t, text in texts.items() if max(t, marked) / min(t, marked) >= 2}
-        texts[marked] = _power_text(int(marked))
-    ticks = sorted(texts)
-    return {"type": "log", "tickvals": ticks, "ticktext": [texts[t] for t in ticks],
+    if marked is not None and marked not in ticks:
+        ticks = [t for t in ticks if max(t, marked) / min(t, marked) >= 2] + [int(marked)]
+    ticks = sorted(ticks)
+    texts = [_power_text(t) for t in ticks]
+    if not all(text.isdigit() or not text[-1].isdigit() for text in texts):  # 512, 1k, 2M
+        ticks = _spaced_in_full(ticks, low, high, marked)
+        texts = [f"{t:,}" for t in ticks]
+    return {"type": "log", "tickvals": ticks, "ticktext": texts,
             "tickangle": 0, "range": [math.log10(low) - 0.08, math.log10(high) + 0.08]}
+
+
+# An axis of ticks in full is drawn for the narrowest plot it gets: Compare's context chart at
+# 1000 px, about 260 px beside its legend; a tick's figure about 7 px a character (Plotly's 12
+# px), and 8 px between two. Llama 4 Scout's sweep to 8,388,608 tokens with a context of 100,000
+# ran its eight ticks in full into one another ("1,0242,048").
+FULL_TICKS_PLOT_PX, TICK_CHAR_PX, TICK_GAP_PX = 260, 7, 8
+
+
+def _spaced_in_full(ticks: list[int], low: float, high: float,
+                    marked: float | None) -> list[int]:
+    """Of ``ticks``, those whose figures in full do not run into each other at
+    ``FULL_TICKS_PLOT_PX``: the marked one first, then the first (where a sweep starts), then
+    the powers from the top, each kept where it clears every one kept before it."""
+    per_decade = FULL_TICKS_PLOT_PX / (math.log10(high) - math.log10(low) + 0.16)
+
+    def clears(a: int, b: int) -> bool:
+        room = abs(math.log10(a) - math.log10(b)) * per_decade
+        return room >= (len(f"{a:,}") + len(f"{b:,}")) * TICK_CHAR_PX / 2 + TICK_GAP_PX
+
+    order = ([int(marked)] if marked in ticks else []) + sorted(
+        (t for t in ticks if t != marked), key=lambda t: (t != ticks[0], -t))
+    kept: list[int] = []
+    for t in order:
+        if all(clears(t, k) for k in kept):
+            kept.append(t)
+    return sorted(kept)
 
 
 # The current budget's mark where the layout does not start there

@@ -458,7 +458,8 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
     # of the 4k beside it; a decade a label on y, from the one under 0.99 to the one over 8,
     # padded by 0.05 of a decade so a point on one stays in view
     assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
-    assert list(fig.layout.xaxis.ticktext) == ["1k", "2k", "5,000"]
+    # (every tick in full: 5,000 is no whole number of k, and one axis writes one way)
+    assert list(fig.layout.xaxis.ticktext) == ["1,024", "2,048", "5,000"]
     # a sweep over 1k to 8M (Llama 4 Scout's 10M context): every other power from the top,
     # the first point's too, and the context in place of the 8M beside it
     scout = charts.context_figure([1 << k for k in range(10, 24)] + [10_485_760],
@@ -467,9 +468,26 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
     assert list(scout.layout.xaxis.ticktext) == ["1k", "2k", "8k", "32k", "128k", "512k", "2M",
                                                  "10M"]
     # Llama 4 Scout's 10,485,760 tokens short enough to fit at the axis' end; DeepSeek-V3.2's
-    # 163,840 and a 128,000 in full (no "125k" that reads as 125,000)
-    assert [charts._power_text(n) for n in (10_485_760, 163_840, 128_000)] == [
-        "10M", "163,840", "128,000"]
+    # 163,840 = 160 x 1,024 in k as 64k is; 128,000 (= 125 x 1,024) and 1,536 in full (no
+    # "125k" that reads as 125,000)
+    assert [charts._power_text(n) for n in (10_485_760, 163_840, 128_000, 1_536, 512)] == [
+        "10M", "160k", "128,000", "1,536", "512"]
+    # one way of writing an axis: DeepSeek-V3.2's sweep to 163,840 read "64k" beside
+    # "163,840"; now all in k. A context of 100,000 puts every tick in full, as many as clear
+    # each other in 260 px (7 px a character, 8 between): Llama 4 Scout's eight ran together
+    def ticks(contexts, context):
+        return list(charts.context_figure(contexts, [("flat", "FlatKV packed slabs",
+                                                      [1.0] * len(contexts))],
+                                          context=context).layout.xaxis.ticktext)
+
+    assert ticks([1 << k for k in range(10, 18)] + [163_840], 163_840) == [
+        "1k", "2k", "4k", "8k", "16k", "32k", "64k", "160k"]
+    scout_100k = sorted([1 << k for k in range(10, 24)] + [100_000, 10_485_760])
+    # 1,024 to 10,485,760 is 4.01 decades, + 0.16 of padding: 62.4 px a decade; 100,000 and
+    # 1,048,576 are 1.02 decades (63.6 px) apart, under the (7 + 9) x 3.5 + 8 = 64 px they need
+    assert ticks(scout_100k, 100_000) == ["1,024", "8,192", "100,000", "8,388,608"]
+    assert ticks(sorted([1 << k for k in range(10, 19)] + [100_000]), 100_000) == [
+        "1,024", "4,096", "16,384", "100,000"]
     assert fig.layout.yaxis.dtick == 1 and list(fig.layout.yaxis.range) == [-1.05, 1.05]
     assert fig.layout.yaxis.tickformat == ","  # 1,000,000 requests, not an SI 1M
     # each computed point marked, the lines only join them
