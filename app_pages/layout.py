@@ -183,10 +183,14 @@ def where_bytes_go(analysis) -> None:
                "groups' tensors are dead weight. Click a component for its layers, the budget "
                "to go back.")
     profile = state().profile()  # its parts named as the page rows name them
-    chart(charts.bytes_icicle(app_data.bytes_tree(
-        analysis, indexer_bytes_per_slot=profile.indexer_bytes_per_slot or 0,
-        mla=profile.mla)), key="layout.tree",
-          file_name="bytes.html")
+    nodes = app_data.bytes_tree(analysis, indexer_bytes_per_slot=profile.indexer_bytes_per_slot
+                                or 0, mla=profile.mla)
+    chart(charts.bytes_icicle(nodes), key="layout.tree", file_name="bytes.html")
+    if thin := charts.icicle_unlabelled(nodes):  # a sliver's name, which only a hover gave
+        budget = analysis.totals.budget_bytes  # the tree's root
+        st.caption("Too thin to label above (hover or click it): " + "; ".join(
+            f"{label} {format_bytes(n)} ({percent_text(n, budget)} of the budget)"
+            for label, n in thin) + ".")
 
 
 def page_ids(analysis, ours: StrategyResult) -> None:

@@ -312,21 +312,59 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
                          height=max(260, 120 + 22 * len(slot_names)), hanging_legend=True)
 
 
+# The icicle's tiles span ICICLE_PLOT_PX of its 420 px (measured in Chromium, at any page
+# width): a tile in the first view is its share of the budget of them. Its label (10 px at
+# least, ``uniformtext``) takes two lines from TWO_LINES_PX, one ("conv state 2.40 GiB") from
+# ONE_LINE_PX (tiles of 12 to 32 px drawn in Chromium: one line showed from 18 px, two at 32,
+# none at 16); under that Plotly hides it, and the page names the tile under the chart
+# (``icicle_unlabelled``): Qwen3-Next's conv slice, 12 px under its ssm state, had no label.
+# A tile under VISIBLE_PX is no slice to name (its white border fills it: the few MiB unused
+# of most budgets), and Layout's "Unused" metric gives those bytes.
+ICICLE_HEIGHT, ICICLE_PLOT_PX, ONE_LINE_PX, TWO_LINES_PX, VISIBLE_PX = 420, 410, 18, 32, 3
+
+
+def _icicle_labels(nodes: Sequence[TreeNode]) -> list[str]:
+    """A component as the page rows' key names it ("indexer keys", "ssm state"), but other
+    state by its tensor's name: the key's "state" would name a raw model's h and c alike, two
+    tiles side by side; its layers, a click deeper, by the component and their index (by its
+    parent, a group: not by the "/"s of its id, which a tensor name may hold)."""
+    groups = {n.id for n in nodes if n.kind == "group"}  # a component's parent, by the tree
+    return [LABELS.get(n.kind, n.label) if n.parent in groups and n.kind != "state"
+            else n.label for n in nodes]
+
+
+def _first_view_px(nodes: Sequence[TreeNode]) -> dict[str, float]:
+    """The height of each tile the icicle shows before a click (the budget, its groups, their
+    components: ``maxdepth`` 3), by id: its share of the budget of ICICLE_PLOT_PX."""
+    (budget,) = [n.value for n in nodes if not n.parent]
+    shown = {n.id for n in nodes if not n.parent}
+    for _ in range(2):  # groups, then components
+        shown |= {n.id for n in nodes if n.parent in shown}
+    return {n.id: n.value * ICICLE_PLOT_PX / budget if budget else 0.0
+            for n in nodes if n.id in shown}
+
+
+def icicle_unlabelled(nodes: Sequence[TreeNode]) -> list[tuple[str, int]]:
+    """The tiles of ``bytes_icicle``'s first view too thin for a line of label (under
+    ONE_LINE_PX) yet a slice one sees (VISIBLE_PX or more), as (label, bytes): the page names
+    them under the chart, where they would otherwise be a coloured sliver whose name only a
+    hover gives."""
+    heights = _first_view_px(nodes)
+    return [(label, n.value) for n, label in zip(nodes, _icicle_labels(nodes), strict=True)
+            if VISIBLE_PX <= heights.get(n.id, ONE_LINE_PX) < ONE_LINE_PX]
+
+
 def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
     """Bytes of the budget by group, component and layer (values exact in the hover); the
     layers show when a component is clicked. The hover's share of the budget is ours
     (``percent_text``), not plotly's ``percentRoot:.2%``, which read a group of Llama-3.1-8B's
-    rows "100.00% of the budget" beside 2,039,808 B unused at 80 GB, and those "0.00%"."""
+    rows "100.00% of the budget" beside 2,039,808 B unused at 80 GB, and those "0.00%". A tile
+    of the first view under TWO_LINES_PX puts its label on one line."""
     (budget,) = [n.value for n in nodes if not n.parent]
-    groups = {n.id for n in nodes if n.kind == "group"}  # a component's parent, by the tree
+    heights = _first_view_px(nodes)
     icicle = go.Icicle(
         ids=[n.id for n in nodes],
-        # a component as the page rows' key names it ("indexer keys", "ssm state"), but
-        # other state by its tensor's name: the key's "state" would name a raw model's h and c
-        # alike, two tiles side by side; its layers, a click deeper, by the component and their
-        # index (by its parent, a group: not by the "/"s of its id, which a tensor name may hold)
-        labels=[LABELS.get(n.kind, n.label) if n.parent in groups and n.kind != "state"
-                else n.label for n in nodes],
+        labels=_icicle_labels(nodes),
         parents=[n.parent for n in nodes],
         values=[n.value for n in nodes],
         branchvalues="total",
@@ -336,14 +374,15 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
                     for n in nodes],
         hovertemplate="%{label}<br>%{customdata[0]} B (%{customdata[1]})<br>"
         "%{customdata[2]} of the budget<extra></extra>",
-        texttemplate="%{label}<br>%{customdata[1]}",
+        texttemplate=["%{label} %{customdata[1]}" if heights.get(n.id, TWO_LINES_PX)
+                      < TWO_LINES_PX else "%{label}<br>%{customdata[1]}" for n in nodes],
         maxdepth=3,
         tiling={"orientation": "h"},
     )
     # a label too small to read at 10 px (a conv slice beside the ssm's) is left out, not
-    # shrunk to a smear; its hover still says it
+    # shrunk to a smear; its hover still says it, and the page names it under the chart
     return _house_figure([icicle], {"uniformtext": {"minsize": 10, "mode": "hide"}},
-                         title=title, height=420)
+                         title=title, height=ICICLE_HEIGHT)
 
 
 def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "",

@@ -651,6 +651,20 @@ def test_layout_says_a_multiple_that_reads_whole_and_is_not_in_words():
                            "the same budget vLLM v1 22.47 (just over 2.00x ours), SGLang")
 
 
+def test_layout_names_the_icicle_tiles_too_thin_for_a_label():
+    # Qwen3-Next's conv state, 36 x 49,152 B x 1,455 blocks = 2,574,581,760 B (2.40 GiB,
+    # 3.34% of 76,968,728,985 B), is a 13.7 px sliver under its ssm state: named under the
+    # chart; Llama-3.1-8B's icicle labels every slice it shows (its unused, 1,153,433 B, is
+    # under a pixel)
+    at = open_app("app_pages/layout.py")
+    assert f"{2_574_581_760 / 76_968_728_985:.2%}" == "3.34%"
+    assert caption_starting(at, "Too thin to label") == (
+        "Too thin to label above (hover or click it): conv state 2.40 GiB (3.34% of the "
+        "budget).")
+    llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
+    assert not [c for c in llama.caption if c.value.startswith("Too thin")]
+
+
 def test_layout_says_which_engine_serves_no_such_model():
     # MiniMax-M1 at 131,072 tokens in the default budget (79.65 GiB x 0.9 = 76,968,728,985 B):
     # our plan's blocks of 80 rows of 2 MiB (P 512), a request 256 full pages and one state
