@@ -22,6 +22,7 @@ from flatkv.budget import (
     DEFAULT_MEMORY_FRACTION,
     GPU_PRESETS,
     MAX_VLLM_BLOCKS,
+    MIN_MEM_FRACTION,
     MIN_VLLM_BLOCKS,
     Budget,
     blocks_budget,
@@ -519,10 +520,6 @@ def _tp(fits: Callable[[int], bool] | None = None) -> Callable[[str, str], int]:
     """A link's tp; ``fits``: the TPs its model splits over, where the link's model is known
     (``decode_query``), so that a refusal suggests one of them."""
     return _int(1, MAX_TP, 2, fits)  # 2: every preset splits over it
-
-
-# The sidebar slider's range: a link must not hold what the slider cannot show.
-MIN_MEM_FRACTION = 0.05
 
 
 def _takes_fraction(value: float) -> bool:

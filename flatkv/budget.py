@@ -174,6 +174,11 @@ def gpu_models(where: Callable[[tuple[int, int]], bool]) -> str:
 # the share of a GPU an engine may use: the app's default, vLLM's before 0.20 (0.92 from
 # 0.20 to 0.33; 0.34 on CUDA takes 1.0 and sizes its cache after warm-up)
 DEFAULT_MEMORY_FRACTION = 0.9
+# The least memory fraction the app's link and the CLI take, one rule for both (the CLI took
+# (0, 1], an engine's range, where a link took 0.05 up, the slider's start: --memory-fraction
+# 0.01 gave a budget the app refused). An engine takes any share above 0; the slider can show
+# none under its step of 0.01, and a link must not hold what it cannot show.
+MIN_MEM_FRACTION = 0.01
 DEFAULT_GPU = "H100 80GB"  # the app's first view, and the CLI bench's default budget
 
 

@@ -24,6 +24,7 @@ from flatkv.budget import (
     DEFAULT_MEMORY_FRACTION,
     GPU_PRESETS,
     MAX_VLLM_BLOCKS,
+    MIN_MEM_FRACTION,
     MIN_VLLM_BLOCKS,
     blocks_budget,
     cache_budget,
@@ -253,7 +254,8 @@ def _fraction_argument(text: str) -> float:
     """--memory-fraction: a number (``units.decimal_number``: ``٠.٩`` and ``+0.9`` refused
     with their fix); argparse's "invalid float value" otherwise, as type=float gave."""
     try:
-        value = decimal_number(text, quoted(text), takes=lambda value: 0 < value <= 1)
+        value = decimal_number(text, quoted(text),
+                               takes=lambda value: MIN_MEM_FRACTION <= value <= 1)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if value is None:
@@ -356,7 +358,8 @@ def add_plan_arguments(
             "--memory-fraction, less --weights / TP")
         group.add_argument(
             "--memory-fraction", type=_fraction_argument, default=None, metavar="F",
-            help=f"with --gpu-memory: the share an engine may use, vLLM's "
+            help=f"with --gpu-memory: the share an engine may use ({MIN_MEM_FRACTION} to 1, "
+            "as the app's slider), vLLM's "
             f"--gpu-memory-utilization (default {DEFAULT_MEMORY_FRACTION}, vLLM's before 0.20; "
             "0.92 from 0.20 to 0.33; vLLM 0.34 on CUDA takes 1.0 and sizes its cache after "
             "warm-up: give --vllm-blocks to match its log)")
@@ -402,9 +405,11 @@ def with_given_budget(args: argparse.Namespace, model: GivenModel) -> argparse.N
             raise UsageError(f"{exc} (or one of {', '.join(map(repr, GPU_PRESETS))})") from None
     fraction = (DEFAULT_MEMORY_FRACTION if args.memory_fraction is None
                 else args.memory_fraction)
-    if not 0 < fraction <= 1:  # (NaN too, which argparse's float read from 'nan' or 'NaN')
+    # the app's link's rule (MIN_MEM_FRACTION), in its words; NaN too, which argparse's float
+    # read from 'nan' or 'NaN'
+    if not MIN_MEM_FRACTION <= fraction <= 1:
         what = ("is not a number (NaN)" if fraction != fraction
-                else f"{fraction_text(fraction)} is outside (0, 1]")
+                else f"{fraction_text(fraction)} is outside {MIN_MEM_FRACTION}..1")
         raise UsageError(f"--memory-fraction {what}: give the share of the GPU an engine may "
                          "use, e.g. 0.9")
     try:

@@ -313,7 +313,11 @@ def add_strategy_arguments(
     if include_strategy:
         parser.add_argument("--strategy", choices=STRATEGIES, default=None,
              help="lay the cache out as this engine / layout would (default: the flat plan)")
+    # read as it is parsed (an int), so that a bad --context is told before argparse's missing
+    # budget, which it checks after every argument: `compare --context -5` said only that one
+    # of --budget --vllm-blocks --gpu-memory is required
     parser.add_argument("--context", default=None, metavar="L",
+         type=_tokens_argument("--context"),
          help="context length in tokens for max concurrency and the workload: 262144, 256K "
          "(262,144) or 128k (128,000), suffixes as vLLM's --max-model-len reads them "
          "(default: the model's max_model_len, as vLLM's --max-model-len: from its config, "

@@ -67,10 +67,10 @@ def test_a_links_notices_quote_what_it_typed_short_or_long():
 
 def test_a_links_fix_for_digits_of_another_script_is_a_value_the_key_takes():
     # tp=-٢ suggested "e.g. -2", which the link then refused as outside 1..1,024; ssm_el=١٢
-    # "e.g. 12", past its 8; frac=٠.٠١ "e.g. 0.01", under its 0.05
-    _, notices = decode_query({"tp": "-٢", "frac": "٠.٠١", "sweep_pages": "-٢"})
+    # "e.g. 12", past its 8; frac=٠.٠٠١ "e.g. 0.001", under its 0.01
+    _, notices = decode_query({"tp": "-٢", "frac": "٠.٠٠١", "sweep_pages": "-٢"})
     assert notices == [
-        "frac='٠.٠١' is not written in ASCII digits: write it in ASCII digits, e.g. frac=0.9; "
+        "frac='٠.٠٠١' is not written in ASCII digits: write it in ASCII digits, e.g. frac=0.9; "
         "using the default (frac=0.9).",
         "tp='-٢' is not written in ASCII digits: write it in ASCII digits, without the minus "
         "sign (it takes no negative number), e.g. tp=2; using the default (tp=1).",
@@ -599,7 +599,7 @@ def test_a_preset_is_linked_by_name():
     [
         ({"block": "abc"}, "block_size", "block='abc' is not a whole number"),
         ({"block": "0"}, "block_size", "block='0' is outside"),
-        ({"frac": "1.5"}, "mem_fraction", "frac='1.5' is outside 0.05..1: e.g. frac=0.9"),
+        ({"frac": "1.5"}, "mem_fraction", "frac='1.5' is outside 0.01..1: e.g. frac=0.9"),
         # the slider shows 4 decimals: a fifth would be counted unseen, not rounded away
         ({"frac": "0.912345"}, "mem_fraction", "frac='0.912345' has more than 4 decimals: give "
          "at most 4, e.g. 0.9123"),
@@ -1204,10 +1204,11 @@ def test_removing_a_kind_drops_its_layers_from_the_pattern():
 
 
 def test_a_memory_fraction_the_slider_cannot_show_falls_back():
-    # The sidebar slider starts at 0.05: a link below it would crash the widget.
-    state, notices = decode_query({"frac": "0.01"})
+    # The sidebar slider starts at 0.01 (budget.MIN_MEM_FRACTION, the CLI's least too): a
+    # link below it would crash the widget.
+    state, notices = decode_query({"frac": "0.005"})
     assert state.mem_fraction == DEFAULT.mem_fraction
-    assert notices == ["frac='0.01' is outside 0.05..1: e.g. frac=0.9; using the default "
+    assert notices == ["frac='0.005' is outside 0.01..1: e.g. frac=0.9; using the default "
                        "(frac=0.9)."]
     # the context's default is the model's length, not a figure (nor "ctx=None")
     state, notices = decode_query({"ctx": "0"})
@@ -1217,7 +1218,7 @@ def test_a_memory_fraction_the_slider_cannot_show_falls_back():
     assert state.requests is None
     assert notices == ["req='0' is outside 1..4,096: give req=1; using the default (4 live "
                        "requests, or as many as fit)."]
-    assert decode_query({"frac": "0.05"})[0].mem_fraction == 0.05
+    assert decode_query({"frac": "0.01"})[0].mem_fraction == 0.01
 
 
 def test_notices_write_defaults_as_a_link_would():
@@ -2082,7 +2083,7 @@ def test_a_links_sglang_page_and_memory_fraction_refusals_suggest_values_that_ru
                             options=at.strategy_options()).applies is applies
     # frac='0.0x' said "is not a number" and no fix
     assert decode_query({"frac": "0.0x"})[1] == [
-        "frac='0.0x' is not a number: give one from 0.05 to 1, e.g. frac=0.9; using the "
+        "frac='0.0x' is not a number: give one from 0.01 to 1, e.g. frac=0.9; using the "
         "default (frac=0.9)."]
 
 

@@ -1895,21 +1895,24 @@ def test_a_derived_budget_too_small_names_the_options_that_gave_it(capsys):
     # no --budget was given: "give a budget of at least ..." named none of the options to
     # change; the app's words (budget_too_small_text) with the flags given, and where the
     # budget came from
-    args = ["plan", "--preset", "qwen3-next-80b-a3b", "--gpu-memory", "H100 80GB"]
-    code, out, err = run([*args, "--memory-fraction", "1e-9"], capsys)
+    # (5 GB x 0.01, the least fraction taken: 1e-9 of an H100 is refused now, as by the app)
+    args = ["plan", "--preset", "qwen3-next-80b-a3b", "--gpu-memory", "5GB"]
+    code, out, err = run([*args, "--memory-fraction", "0.01"], capsys)
     assert (code, out) == (2, "")
+    assert 5 * 10**9 // 100 == 50_000_000 < 2 * 52_887_552
     assert err == (
-        "python -m flatkv: error: The cache budget per rank, 85 B, holds 0 blocks of 52,887,552 "
-        "B (50.44 MiB); a plan needs at least 2, that is 105,775,104 B (100.88 MiB): raise "
-        "--gpu-memory or --memory-fraction (the budget is --gpu-memory 'H100 80GB': "
-        "85,520,809,984 B (79.65 GiB) x 0.000000001 = 85 B usable - weights 0 B per rank "
-        "(TP 1) = 85 B for the cache per rank)\n")
+        "python -m flatkv: error: The cache budget per rank, 50,000,000 B (47.68 MiB), holds 0 "
+        "blocks of 52,887,552 B (50.44 MiB); a plan needs at least 2, that is 105,775,104 B "
+        "(100.88 MiB): raise --gpu-memory or --memory-fraction (the budget is --gpu-memory "
+        "'5GB': 5,000,000,000 B (4.66 GiB) x 0.01 = 50,000,000 B (47.68 MiB) usable - weights "
+        "0 B per rank (TP 1) = 50,000,000 B (47.68 MiB) for the cache per rank)\n")
     # a layout's refusal says it too; at a fraction of 1, the weights are what to lower
-    code, _, err = run([*args, "--memory-fraction", "1e-9", "--strategy", "vllm"], capsys)
+    code, _, err = run([*args, "--memory-fraction", "0.01", "--strategy", "vllm"], capsys)
     assert code == 2 and err.endswith(
-        "(the budget is --gpu-memory 'H100 80GB': 85,520,809,984 B (79.65 GiB) x 0.000000001 = "
-        "85 B usable - weights 0 B per rank (TP 1) = 85 B for the cache per rank: raise "
-        "--gpu-memory or --memory-fraction)\n")
+        "(the budget is --gpu-memory '5GB': 5,000,000,000 B (4.66 GiB) x 0.01 = 50,000,000 B "
+        "(47.68 MiB) usable - weights 0 B per rank (TP 1) = 50,000,000 B (47.68 MiB) for the "
+        "cache per rank: raise --gpu-memory or --memory-fraction)\n")
+    args = ["plan", "--preset", "qwen3-next-80b-a3b", "--gpu-memory", "H100 80GB"]
     code, _, err = run([*args, "--memory-fraction", "1", "--weights", "79.6GiB", "--strategy",
                         "lcm"], capsys)
     assert code == 2 and err.endswith(": raise --gpu-memory, or lower --weights)\n")
@@ -1970,8 +1973,21 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
     code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
                           "--memory-fraction", "1.0000001"], capsys)
     assert (code, out) == (2, "")
-    assert err == ("python -m flatkv: error: --memory-fraction 1.0000001 is outside (0, 1]: give "
-                   "the share of the GPU an engine may use, e.g. 0.9\n")
+    assert err == ("python -m flatkv: error: --memory-fraction 1.0000001 is outside 0.01..1: "
+                   "give the share of the GPU an engine may use, e.g. 0.9\n")
+    # one rule with the app's link (budget.MIN_MEM_FRACTION): 0.01 was taken here and refused
+    # there (frac below 0.05); both take 0.01 now and refuse 0.005, in like words
+    from flatkv.app_state import decode_query
+    code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
+                          "--memory-fraction", "0.005"], capsys)
+    assert (code, err) == (2, "python -m flatkv: error: --memory-fraction 0.005 is outside "
+                              "0.01..1: give the share of the GPU an engine may use, e.g. 0.9\n")
+    assert decode_query({"frac": "0.005"})[1] == [
+        "frac='0.005' is outside 0.01..1: e.g. frac=0.9; using the default (frac=0.9)."]
+    assert decode_query({"frac": "0.01"})[0].mem_fraction == 0.01
+    code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
+                          "--memory-fraction", "0.01", "--json"], capsys)
+    assert code == 0 and "x 0.01 = 800,000,000 B (762.94 MiB) usable" in err
     # a size as well as a preset; the fraction as given
     code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
                           "--memory-fraction", "0.5"], capsys)
@@ -1985,7 +2001,7 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
              "--memory-fraction and --weights apply only with --gpu-memory, whose budget they "
              "derive: give --gpu-memory too, or drop them"),
             (["--gpu-memory", "80GB", "--memory-fraction", "1.5"],
-             "--memory-fraction 1.5 is outside (0, 1]"),
+             "--memory-fraction 1.5 is outside 0.01..1"),
             # NaN is no figure outside a range: it read "nan is outside (0, 1]"
             (["--gpu-memory", "80GB", "--memory-fraction", "NaN"],
              "--memory-fraction is not a number (NaN): give the share of the GPU an engine "
@@ -2134,6 +2150,23 @@ def test_a_gpu_name_left_unquoted_is_refused_with_the_quoting_fix(capsys):
                                       "--help lists the options\n")
 
 
+def test_a_bad_context_is_told_before_a_missing_budget(capsys):
+    # --context is read as argparse parses it: `compare --context -5` without a budget said
+    # only that one of --budget --vllm-blocks --gpu-memory is required, and the -5 came next
+    code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "-5"],
+                         capsys)
+    assert (code, out, err) == (
+        2, "", "python -m flatkv: error: --context is '-5': give a positive number of tokens\n")
+    # with a budget, the same words; a good context without one: the missing budget
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "-5",
+                        "--budget", "1GiB"], capsys)
+    assert err == "python -m flatkv: error: --context is '-5': give a positive number of tokens\n"
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "256K"],
+                       capsys)
+    assert code == 2 and err == ("python -m flatkv: error: one of the arguments --budget "
+                                 "--vllm-blocks --gpu-memory is required\n")
+
+
 def test_memory_fraction_help_says_what_vllm_034_leaves_it_at():
     """vLLM 0.34's CacheConfig.resolved_gpu_memory_utilization is 1.0 with its extensible KV
     cache (CUDA's default), 0.92 without: the help named 0.92 as the current default, which
@@ -2143,9 +2176,10 @@ def test_memory_fraction_help_says_what_vllm_034_leaves_it_at():
     plan = next(a for a in build_parser()._actions if a.dest == "command").choices["plan"]
     (fraction,) = [a for a in plan._actions if a.dest == "memory_fraction"]
     assert fraction.help == (
-        "with --gpu-memory: the share an engine may use, vLLM's --gpu-memory-utilization "
-        "(default 0.9, vLLM's before 0.20; 0.92 from 0.20 to 0.33; vLLM 0.34 on CUDA takes "
-        "1.0 and sizes its cache after warm-up: give --vllm-blocks to match its log)")
+        "with --gpu-memory: the share an engine may use (0.01 to 1, as the app's slider), "
+        "vLLM's --gpu-memory-utilization (default 0.9, vLLM's before 0.20; 0.92 from 0.20 to "
+        "0.33; vLLM 0.34 on CUDA takes 1.0 and sizes its cache after warm-up: give "
+        "--vllm-blocks to match its log)")
 
 
 def test_speculative_tokens_and_context_help_say_what_the_engines_do():
