@@ -17,8 +17,8 @@ from app_pages._widgets import (
 )
 from flatkv import app_data, charts, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY, plan_json
-from flatkv.app_model import group_name
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
+from flatkv.profile import group_name
 from flatkv.strategies import StrategyResult, last_served_text
 from flatkv.units import count_text, format_bytes, percent_text, sentence_case, tokens_text
 

@@ -45,7 +45,7 @@ from flatkv.jsonfile import parse_json_object
 from flatkv.models import FIELD_MINIMUMS, ModelSpec
 from flatkv.patterns import parse_layer_pattern
 from flatkv.presets import preset_class_note
-from flatkv.profile import profile_to_dict
+from flatkv.profile import MLA_KIND_NAME, profile_to_dict
 from flatkv.tp_split import file_words
 from flatkv.units import count_text, format_bytes, sentence_case
 from flatkv.units import markdown_literal as literal
@@ -656,12 +656,12 @@ def summary() -> None:
         # "Constant state", what the kinds in its name share in the help: in full, the label
         # was cut short in a grid cell ("Constant state (linear attention, Mamba, s...")
         name, _, kinds_in = sentence_case(kind["kind"]).partition(" (")
-        if kind["kind"] == app_model.MLA_KIND_NAME:  # "Full attention (MLA)", whole
+        if kind["kind"] == MLA_KIND_NAME:  # "Full attention (MLA)", whole
             name, kinds_in = sentence_case(kind["kind"]), ""
         metrics.metric(name, count_text(kind["layers"], "layer"), help=(
             f"Layers that keep one state a request whatever its length: "
             f"{kinds_in.removesuffix(')')}" if kinds_in
-            else app_model.MLA_KIND_HELP if kind["kind"] == app_model.MLA_KIND_NAME else None))
+            else app_model.MLA_KIND_HELP if kind["kind"] == MLA_KIND_NAME else None))
     if profile.sliding_window is not None:
         metrics.metric("Sliding window", f"{profile.sliding_window:,} tokens",
                        help="Tokens a sliding-window layer keeps (attends to)")

@@ -20,7 +20,6 @@ from itertools import islice
 
 from flatkv import sizing
 from flatkv.analysis import PlanAnalysis
-from flatkv.app_model import group_name
 from flatkv.budget import Budget, printed_range
 from flatkv.models import past_max_model_len_text
 from flatkv.plan import (
@@ -29,7 +28,7 @@ from flatkv.plan import (
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
 )
-from flatkv.profile import WINDOWED, CacheProfile
+from flatkv.profile import WINDOWED, CacheProfile, group_name
 from flatkv.strategies import (
     StrategyOptions,
     StrategyResult,

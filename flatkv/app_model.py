@@ -38,7 +38,6 @@ from flatkv.patterns import (
     parse_pattern,
 )
 from flatkv.plan import (
-    CHUNKED_ATTENTION,
     FULL_ATTENTION,
     LAYER_LABELS,
     LINEAR_ATTENTION,
@@ -51,6 +50,7 @@ from flatkv.profile import (
     WINDOWED,
     CacheProfile,
     architectures_problem,
+    counted_kind,
     profile_from_dict,
 )
 from flatkv.strategies.vllm import mamba_chunk_text
@@ -472,34 +472,8 @@ def load_model_json(text: str | bytes) -> ModelSpec | CacheProfile:
     )
 
 
-KIND_NAMES = {
-    FULL_ATTENTION: "full attention",
-    SLIDING_ATTENTION: "sliding attention",
-    CHUNKED_ATTENTION: "chunked attention",
-    LINEAR_ATTENTION: "constant state (linear attention, Mamba, short conv)",
-}
-# Full-attention layers that keep MLA's latent (``CacheProfile.mla``), as the Model page counts
-# them: "Full attention" beside its own table's kind "mla" hid what the layers keep, and the
-# charts name their bytes "KV (full attention, MLA latent)" (``charts.LABELS``)
-MLA_KIND_NAME = "full attention (MLA)"
 MLA_KIND_HELP = ("Full-attention layers that keep MLA's latent (one compressed vector a token, "
                  "which the attention expands to K and V) in place of K and V")
-
-
-def counted_kind(label: str, *, mla: bool) -> str:
-    """A layer label's kind as the pages count it (``KIND_NAMES``), MLA's full attention
-    (``mla``: the profile's ``CacheProfile.mla``) named as such. Also a planner group's name in
-    the pages' words (a group is the layers of one label): "Dead share of a full attention
-    (MLA) block", not the planner's "full_attention", which says nothing of the latent."""
-    return MLA_KIND_NAME if label == FULL_ATTENTION and mla else KIND_NAMES[label]
-
-
-def group_name(label: str, *, mla: bool) -> str:
-    """A planner group's name in Layout's words: its kind as ``counted_kind`` names it, but
-    the state group short ("state"), as it stands inside metric labels, legends and captions
-    ("Dead share of a state block", "36 state rows"), where the Model page's long kind name
-    ("constant state (linear attention, Mamba, short conv)") outgrew a metric's cell."""
-    return "state" if label == LINEAR_ATTENTION else counted_kind(label, mla=mla)
 
 
 def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> list[dict]:

@@ -16,10 +16,10 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
-from flatkv.app_model import group_name
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
 from flatkv.gpu_view import Series
 from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
+from flatkv.profile import group_name
 from flatkv.strategies import CATEGORY_LABELS
 from flatkv.units import (
     concurrency_text,

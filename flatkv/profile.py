@@ -18,6 +18,7 @@ from flatkv.dtypes import DTYPE_BYTES, KNOWN_DTYPES, STATE_DTYPES, check_config_
 from flatkv.patterns import format_layer_pattern, parse_layer_pattern
 from flatkv.plan import (
     CHUNKED_ATTENTION,
+    FULL_ATTENTION,
     LAYER_LABELS,
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
@@ -75,6 +76,36 @@ WINDOWED = {
     CHUNKED_ATTENTION: WindowedLabel("chunked", "chunked layers", "chunk",
                                      "attention_chunk_size", CHUNK_SIZE_MISSING),
 }
+
+
+# The pages' names of the planner's groups (its layer labels), which the library's prose says
+# too (a strategy's reason, the CLI's notes): the ids stay where an engine or a JSON file has them
+KIND_NAMES = {
+    FULL_ATTENTION: "full attention",
+    SLIDING_ATTENTION: "sliding attention",
+    CHUNKED_ATTENTION: "chunked attention",
+    LINEAR_ATTENTION: "constant state (linear attention, Mamba, short conv)",
+}
+# Full-attention layers that keep MLA's latent (``CacheProfile.mla``), as the Model page counts
+# them: "Full attention" beside its own table's kind "mla" hid what the layers keep, and the
+# charts name their bytes "KV (full attention, MLA latent)" (``charts.LABELS``)
+MLA_KIND_NAME = "full attention (MLA)"
+
+
+def counted_kind(label: str, *, mla: bool) -> str:
+    """A layer label's kind as the pages count it (``KIND_NAMES``), MLA's full attention
+    (``mla``: the profile's ``CacheProfile.mla``) named as such. Also a planner group's name in
+    the pages' words (a group is the layers of one label): "Dead share of a full attention
+    (MLA) block", not the planner's "full_attention", which says nothing of the latent."""
+    return MLA_KIND_NAME if label == FULL_ATTENTION and mla else KIND_NAMES[label]
+
+
+def group_name(label: str, *, mla: bool) -> str:
+    """A planner group's name in Layout's words: its kind as ``counted_kind`` names it, but
+    the state group short ("state"), as it stands inside metric labels, legends and captions
+    ("Dead share of a state block", "36 state rows"), where the Model page's long kind name
+    ("constant state (linear attention, Mamba, short conv)") outgrew a metric's cell."""
+    return "state" if label == LINEAR_ATTENTION else counted_kind(label, mla=mla)
 
 
 def check_window(tokens: int | None, label: str, labels: Iterable[str]) -> None:

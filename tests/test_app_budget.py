@@ -276,8 +276,8 @@ def test_budget_says_an_engine_that_does_not_serve_the_model_as_a_notice():
     aliased = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B", "b_layout": "aliased"})
     assert not aliased.error
     (notice,) = [shown(w) for w in aliased.warning]
-    assert notice.startswith("**slab aliasing** does not apply: the model has "
-                             "linear_attention state layers")
+    assert notice.startswith("**slab aliasing** does not apply: the model has state "
+                             "layers")
     assert notice.endswith("under \"Whose layout\": FlatKV packed slabs, FlatKV per component, "
                            "vLLM v1, SGLang and two-level pages have figures for this model "
                            "here.")

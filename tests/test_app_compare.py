@@ -227,7 +227,7 @@ def test_compare_page_lists_every_strategy():
     # state layers: no equal history groups, so aliasing is listed with its reason instead,
     # under the table and in its expander, naming the layout it points at as the page does
     # (it read "see two-level pages, lcm in the CLI")
-    assert any("slab aliasing** does not apply: the model has linear_attention state layers"
+    assert any("slab aliasing** does not apply: the model has state layers"
                in c.value for c in at.caption)
     whys = [c.value for c in at.caption if "state layers: aliasing" in c.value]
     assert len(whys) == 2 and all(

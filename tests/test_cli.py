@@ -666,6 +666,10 @@ def test_the_context_defaults_to_the_models_max_model_len(capsys):
     code, out, err = run(["plan", "--preset", "DeepSeek-V3", "--budget", "1GiB",
                           "--strategy", "aliased"], capsys)
     assert code == 2 and "aliased does not apply" in err and "max_model_len" not in err
+    # its group named by kind, as Layout names it, MLA's latent said (it read "full_attention")
+    assert err == ("python -m flatkv: error: --strategy aliased does not apply: one cache group "
+                   "(full attention (MLA), 61 layers): nothing to alias, flat already uses every "
+                   "row of every block id\n")
     code, out, err = run(["compare", *args, "--context", "32K"], capsys)
     assert code == 0 and err == "" and "context 32,768 tokens" in out.splitlines()[0]
     code, out, err = run(["compare", *args, "--context", "300K"], capsys)

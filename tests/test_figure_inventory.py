@@ -17,7 +17,7 @@ import re
 
 from app_helpers import ROOT, STATE_ONLY_LINK, open_app
 
-from flatkv.app_model import KIND_NAMES, MLA_KIND_NAME
+from flatkv.profile import KIND_NAMES, MLA_KIND_NAME
 
 # page and link: between them every metric the pages draw before a GPU lab run (the lab's run
 # metrics are pinned by test_app_gpu's run tests, which take seconds each)

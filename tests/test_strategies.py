@@ -450,7 +450,7 @@ def test_lcm_qwen3_next():
 
 
 ALIASED_STATE_REASON = (
-    "the model has linear_attention state layers: aliasing needs every group to be KV history "
+    "the model has state layers: aliasing needs every group to be KV history "
     "with rows of one size, and a state row is constant per page while a history row grows "
     "with P (unequal groups: see lcm)")
 
@@ -893,7 +893,7 @@ def test_llama_every_layout_agrees():
     assert bd(lcm)["unused"] == block  # the null parent
     aliased = run_strategy("aliased", prof, budget_bytes=GIB8)
     assert not aliased.applies and aliased.reason == (
-        "one cache group (full_attention, 32 layers): nothing to alias, flat already uses every "
+        "one cache group (full attention, 32 layers): nothing to alias, flat already uses every "
         "row of every block id")
 
 
@@ -954,7 +954,7 @@ def test_aliased_unequal_groups_say_why():
                         sliding_window=512)
     r = run_strategy("aliased", prof, budget_bytes=GIB8)
     assert not r.applies and r.reason == (
-        "groups have unequal layer counts (sliding_attention 5, full_attention 1): layer j of "
+        "groups have unequal layer counts (sliding attention 5, full attention 1): layer j of "
         "each group shares a slab only when every group has the same number of layers (unequal "
         "groups: see lcm)")
 

@@ -77,6 +77,8 @@ def test_compare_table_and_json():
     assert out.count("aliased does not apply") == 1
     assert next(line for line in out.splitlines() if "aliased does not apply" in line).endswith(
         "a history row grows with P (unequal groups: see lcm)")
+    # the state group by kind, not the planner's id (it read "has linear_attention state layers")
+    assert "aliased does not apply: the model has state layers: aliasing needs" in out
     logged = next(line for line in out.splitlines() if line.startswith("engine log"))
     # flat, per-component, vllm, sglang, aliased, lcm: only the engines log a figure. SGLang:
     # 47,878,147,932 x 9 // 19 // 19,759,104 B = 1,147 state slots; the rest // 12,288 B

@@ -652,7 +652,7 @@ def test_a_vllm_that_would_stop_at_start_up_is_said_to_refuse_not_to_not_apply()
     # a layout with no answer for this model still "does not apply"
     aliased = run_strategy("aliased", QWEN35, budget_bytes=10**10, context_tokens=None)
     assert notes.why_not_text(aliased).startswith(
-        "**slab aliasing** does not apply: the model has linear_attention state layers")
+        "**slab aliasing** does not apply: the model has state layers")
 
 
 def test_sglang_gpu_page_text_names_blackwells_default_page():

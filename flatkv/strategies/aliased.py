@@ -10,7 +10,7 @@ the number of groups.
 from __future__ import annotations
 
 from flatkv.plan import LINEAR_ATTENTION
-from flatkv.profile import CacheProfile
+from flatkv.profile import CacheProfile, group_name
 from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
@@ -32,23 +32,26 @@ TWO_LEVEL_HINT = "unequal groups: see lcm"
 
 
 def aliasing_blocker(profile: CacheProfile) -> str:
-    """Why slab aliasing does not apply to ``profile`` ("" when it does)."""
+    """Why slab aliasing does not apply to ``profile`` ("" when it does): prose, its groups
+    named by kind as the pages name them (``group_name``: "full attention (MLA)"), not by the
+    planner's ids, which only the plan's JSON keys."""
     groups = label_groups(profile)
     if profile.has_state:
         return (
-            "the model has linear_attention state layers: aliasing needs every group to be KV "
-            "history with rows of one size, and a state row is constant per page while a history "
-            "row grows with P" + (f" ({TWO_LEVEL_HINT})" if profile.has_attention else "")
+            "the model has state layers: aliasing needs every group to be KV history with rows "
+            "of one size, and a state row is constant per page while a history row grows with P"
+            + (f" ({TWO_LEVEL_HINT})" if profile.has_attention else "")
         )
     if len(groups) < 2:
         return (
-            f"one cache group ({groups[0].name}, {groups[0].layers} layers): nothing to alias, "
-            "flat already uses every row of every block id"
+            f"one cache group ({group_name(groups[0].name, mla=profile.mla)}, "
+            f"{groups[0].layers} layers): nothing to alias, flat already uses every row of every "
+            "block id"
         )
     if sizes := kv_sizes_text(profile):
         return (f"{sizes}: layer j of each group shares a slab only when their rows are of one "
                 f"size ({TWO_LEVEL_HINT})")
-    layers = {g.name: g.layers for g in groups}
+    layers = {group_name(g.name, mla=profile.mla): g.layers for g in groups}
     if len(set(layers.values())) > 1:
         text = ", ".join(f"{k} {v}" for k, v in layers.items())
         return (
