@@ -152,7 +152,7 @@ def layout(analysis) -> None:
     chart(charts.layout_figure(segments, title=title, x_title="offset in the slot row" if packed
                                else "offset in the component's page"),
           key="layout.rows", file_name="layout.html")
-    rows = app_data.dead_weight_rows(analysis)
+    rows = app_data.dead_weight_rows(analysis, mla=profile.mla)
     if len(analysis.groups) > 1:  # one group owns every page id: no one else's rows
         st.caption("A page id owned by one group still addresses a row in every slot tensor; "
                    "the other groups' rows at that id are dead weight.")
@@ -277,10 +277,12 @@ def exports(analysis) -> None:
 
 # The reference planner's words, for a reader new to them (teaching, design reviews).
 TERMS = """
-- **Group**: the cache layers of one kind: full attention, sliding window, chunked, or state
-  (`linear_attention`: every GDN, Mamba or other state layer, whatever the Model page calls it).
+- **Group**: the cache layers of one kind: full attention, sliding attention, chunked
+  attention, or state (every GDN, Mamba or other state layer, whatever the Model page calls
+  it). The plan's JSON and CSV key them by the planner's ids: `full_attention`,
+  `sliding_attention`, `chunked_attention`, `linear_attention` (state).
   **vLLM's groups** are smaller: each kind cut into groups of `group_size` layers that share
-  its page tensors (`linear_attention.0`, `.1`, ...), one a block id owns at a time; a group
+  its page tensors (state 0, state 1, ...), one a block id owns at a time; a group
   short of `group_size` layers gets **padding layers**, whole pages that hold nothing.
 - **Component**: one cache tensor of a cache layer: `kv`, the K/V history of an attention
   layer; `conv` and `ssm`, the state of a GDN / Mamba layer (a short conv keeps conv only,

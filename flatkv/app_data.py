@@ -169,6 +169,7 @@ class Segment:
     offset: int  # bytes from the start of the slot row
     nbytes: int
     cache_layer: int | None = None  # the layer's index among the model's cache layers
+    mla: bool = False  # the profile's ``CacheProfile.mla``: its full group named so
 
     @property
     def end(self) -> int:
@@ -176,12 +177,14 @@ class Segment:
 
     @property
     def holder(self) -> str:
-        """Whose bytes these are, as the hover names them: ``full_attention #4 (cache layer
-        19)``, or a padding layer's page."""
+        """Whose bytes these are, as the hover names them: ``full attention #4 (cache layer
+        19)``, or a padding layer's page; the group by its kind as Layout names it
+        (``group_name``), not the planner's ``full_attention``."""
+        group = group_name(self.group_id, mla=self.mla)
         if self.layer is None:
-            return f"a padding layer of {self.group_id}"
+            return f"a padding layer of {group}"
         where = "" if self.cache_layer is None else f" (cache layer {self.cache_layer})"
-        return f"{self.group_id} #{self.layer}{where}"
+        return f"{group} #{self.layer}{where}"
 
 
 def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
@@ -218,7 +221,7 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
                 offset = start + b.row_offset
                 for kind, component, nbytes in parts:
                     out.append(Segment(s.slot, s.name, kind, b.group_id, b.layer, component,
-                                       offset, nbytes, cache_layer(b.group_id, b.layer)))
+                                       offset, nbytes, cache_layer(b.group_id, b.layer), mla))
                     offset += nbytes
             if uniform and row.padding_bytes:
                 out.append(
@@ -232,6 +235,7 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
                         start + row.used_bytes,
                         row.padding_bytes,
                         cache_layer(row.group_id, row.layer),
+                        mla,
                     )
                 )
     return out
@@ -303,9 +307,13 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
     of_kind = {kind: sum(g["kind"] == kind for g in groups) for kind in kinds}
     seen = dict.fromkeys(kinds, 0)  # groups of each kind met so far: this one's index i
     out: list[Segment] = []
+    mla = profile.mla
     for row, group in enumerate(groups):
-        kind, name = group["kind"], group["name"]
+        kind = group["kind"]
         index, seen[kind] = seen[kind], seen[kind] + 1
+        # a row by its kind as Layout names it, and its index where the kind makes several
+        # groups ("state 1"), not vLLM's result's id ("linear_attention.1", the JSON's)
+        name = group_name(kind, mla=mla) + (f" {index}" if of_kind[kind] > 1 else "")
         if kind == LINEAR_ATTENTION:
             parts = [(component_kind(kind, c), c, nbytes) for c, nbytes in state_parts.items()]
         else:  # DeepSeek-V3.2's indexer keys: a cache of their own beside the latent's
@@ -318,7 +326,7 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
             start = starts[j]
             if j >= group["layers"]:
                 out.append(Segment(row, name, "padding_layer", kind, None, "its whole page",
-                                   start, page))
+                                   start, page, mla=mla))
                 continue
             layer = index + j * of_kind[kind]
             cache = where[kind][layer]
@@ -326,11 +334,11 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
                 parts = [(component_kind(kind, "kv", mla=profile.mla), "kv", pages[j])]
             for part_kind, component, nbytes in parts:
                 out.append(Segment(row, name, part_kind, kind, layer, component, start, nbytes,
-                                   cache))
+                                   cache, mla))
                 start += nbytes
             if start < starts[j + 1]:
                 out.append(Segment(row, name, "padding", kind, layer, "padding",
-                                   start, starts[j + 1] - start, cache))
+                                   start, starts[j + 1] - start, cache, mla))
     return out
 
 
@@ -339,7 +347,7 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
     """What ``vllm_block_segments`` draws, in figures, beside one block id of our plan."""
     extras = result.extras
     page, size, groups = extras["page_bytes"], extras["group_size"], extras["groups"]
-    padding = [f"{kind}: {count_text(n_pad, 'padding layer')}"
+    padding = [f"{group_name(kind, mla=profile.mla)}: {count_text(n_pad, 'padding layer')}"
                for kind, n_pad in extras["padding_layers_per_type"].items() if n_pad]
     tensors = f"pages of {page:,} B in {count_text(size, 'tensor')} (group_size)"
     if sizes := extras.get("layer_page_bytes"):  # one group, each layer's page its own size
@@ -373,7 +381,8 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
          "no P (a state-only model's page is one state page, whatever the tokens)")
     if scaled := {kind: size for kind, size in extras.get("block_sizes", {}).items()
                   if size != result.block_size}:  # smaller pages of more tokens (Gemma 4)
-        p += " (" + ", ".join(f"{kind} {size:,}" for kind, size in scaled.items()) + (
+        p += " (" + ", ".join(f"{group_name(kind, mla=profile.mla)} {size:,}"
+                              for kind, size in scaled.items()) + (
             ": its layers keep fewer bytes a token, so their page of the same bytes holds more "
             "tokens)")
     # a block's bytes a token at P: not one figure where some groups' blocks hold more tokens
@@ -413,11 +422,12 @@ class TreeNode:
     kind: str  # component kind, "group", "budget", "unused" or "reserved"
 
 
-def dead_weight_rows(analysis: PlanAnalysis) -> list[dict]:
+def dead_weight_rows(analysis: PlanAnalysis, *, mla: bool = False) -> list[dict]:
     """Layout's table of dead weight, a group a row, under the CLI's headers (``plan``'s table):
     bytes a block id holds for its owner and for no one, and the dead share. Short headers: at
-    1000 px the five columns fit the main column, the dead share in view."""
-    return [{"group": g.group_id, "layers": g.num_layers,
+    1000 px the five columns fit the main column, the dead share in view. A group by its kind,
+    as the page's metrics name it (``group_name``; ``mla``: the profile's)."""
+    return [{"group": group_name(g.group_id, mla=mla), "layers": g.num_layers,
              "used B/block": g.used_bytes_per_block,
              "dead B/block": g.dead_bytes_per_block,
              "dead share": percent_text(g.dead_share)}

@@ -51,6 +51,7 @@ from flatkv.profile import (
     CacheProfile,
     architectures_problem,
     counted_kind,
+    group_name,
     profile_from_dict,
 )
 from flatkv.strategies.vllm import mamba_chunk_text
@@ -478,8 +479,8 @@ MLA_KIND_HELP = ("Full-attention layers that keep MLA's latent (one compressed v
 
 def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> list[dict]:
     """One row per cache layer: index, kind (a spec's kind names when given, else as the
-    page's counts name it, ``counted_kind``: a raw model's MLA latent too), its group and
-    occurrence (= its slot), bytes."""
+    page's counts name it, ``counted_kind``: a raw model's MLA latent too), its group (by its
+    kind, as Layout names it: ``group_name``) and occurrence (= its slot), bytes."""
     rows = []
     labels = profile.layer_types
     for i, (label, occ) in enumerate(zip(labels, occurrence_index(labels))):
@@ -488,7 +489,7 @@ def layer_rows(profile: CacheProfile, names: Sequence[str] | None = None) -> lis
             {
                 "cache layer": i,
                 "kind": names[i] if names else counted_kind(label, mla=profile.mla),
-                "group": label,
+                "group": group_name(label, mla=profile.mla),
                 "slot": occ,
                 "bytes per token": profile.kv_bytes_of(label),
                 "state bytes": profile.state_bytes_per_layer if is_state else 0,
@@ -873,10 +874,11 @@ def pattern_without(pattern: str, name: str) -> str:
 
 
 def state_group_text(spec: ModelSpec | None) -> str:
-    """What the planner's state group, ``linear_attention`` (every state layer, whatever its
-    kind, as the reference planner names it), holds of this model: Layout and Compare name the
-    group, where the Model page names the model's kinds (Nemotron-H's "mamba2"). Empty for a
-    model without state layers, or raw bytes (no kinds known)."""
+    """What the planner's state group holds of this model: Layout and Compare name the group
+    "state" (``group_name``), the plan's JSON and the Formulas by its id, ``linear_attention``
+    (every state layer, whatever its kind, as the reference planner names it), where the
+    Model page names the model's kinds (Nemotron-H's "mamba2"). Empty for a model without
+    state layers, or raw bytes (no kinds known)."""
     if spec is None:
         return ""
     names = spec.layer_names
@@ -886,5 +888,5 @@ def state_group_text(spec: ModelSpec | None) -> str:
         return ""
     held = " and ".join(f"{count:,} {name} layer{'s' if count > 1 else ''}"
                         + (f" ({kind})" if kind != name else "") for count, name, kind in kinds)
-    return (f"`{LINEAR_ATTENTION}` is the planner's name for every state layer, whatever its "
-            f"kind: here the model's {held}.")
+    return (f"The state group (`{LINEAR_ATTENTION}` in the plan's JSON and the Formulas) holds "
+            f"every state layer, whatever its kind: here the model's {held}.")

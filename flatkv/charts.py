@@ -848,23 +848,31 @@ def breakdown_bars(
 # Model page
 
 
+# A group as Layout names it (``group_name``, MLA's or not) -> the colour of its kind, as
+# GROUP_KIND colours its id
+GROUP_NAME_KIND = {group_name(label, mla=mla): kind for label, kind in GROUP_KIND.items()
+                   for mla in (False, True)}
+
+
 def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
-    """The cache layers in model order, one cell each, coloured by kind (from layer_rows)."""
+    """The cache layers in model order, one cell each, coloured by kind (from layer_rows, its
+    group named as Layout names it)."""
     traces = []
     by_group: dict[str, list[Mapping]] = {}
     for row in layers:
         by_group.setdefault(row["group"], []).append(row)
-    for gid, rows in by_group.items():
+    for group, rows in by_group.items():
         traces.append(go.Bar(
             name=rows[0]["kind"], x=[r["cache layer"] for r in rows], y=[1] * len(rows),
             # One layer wide each: plotly would size a bar by its trace's spacing of x values.
             width=[0.9] * len(rows),
-            marker={"color": color_of(GROUP_KIND.get(gid, "state")),
+            marker={"color": color_of(GROUP_NAME_KIND.get(group, "state")),
                     "line": {"color": "white", "width": 1}},
             customdata=[[r["slot"], f"{r['bytes per token']:,}", f"{r['state bytes']:,}",
                          r["kind"]] for r in rows],
             # the legend's kind, and the planner's group and its layer j (Layout's words)
-            hovertemplate="cache layer %{x}: %{customdata[3]} (" + gid + " #%{customdata[0]})"
+            hovertemplate="cache layer %{x}: %{customdata[3]} (" + group
+            + " #%{customdata[0]})"
             "<br>%{customdata[1]} B per token, %{customdata[2]} B state<extra></extra>",
         ))
     last = max((r["cache layer"] for r in layers), default=0)  # whole layers on the axis

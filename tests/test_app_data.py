@@ -627,22 +627,25 @@ def test_vllm_blocks_of_the_worked_example_one_row_per_group():
     result = vllm_at_80gb(QWEN35)
     assert (result.block_size, result.block_bytes) == (1056, 12 * VLLM_PAGE) == (1056, 25_952_256)
     rows = _rows(app_data.vllm_block_segments(result, QWEN35))
-    # in vLLM's order: each type's groups where its first layer comes (layer 0 is linear)
-    assert list(rows) == ["linear_attention.0", "linear_attention.1", "linear_attention.2",
-                          "full_attention"]
+    # in vLLM's order: each type's groups where its first layer comes (layer 0 is linear);
+    # named by kind as Layout names its groups, a kind's several groups by index (they read
+    # "linear_attention.0" ... "full_attention", the result's ids, which its JSON keeps)
+    assert list(rows) == ["state 0", "state 1", "state 2", "full attention"]
+    assert [g["name"] for g in result.extras["groups"]] == [
+        "linear_attention.0", "linear_attention.1", "linear_attention.2", "full_attention"]
     for segs in rows.values():
         assert sum(s.nbytes for s in segs) == 25_952_256
         assert segs[-1].end == 25_952_256  # drawn end to end, no gap
-    full = rows["full_attention"]
+    full = rows["full attention"]
     assert [(s.kind, s.offset, s.nbytes) for s in full[:2]] == [
         ("kv", 0, VLLM_PAGE), ("kv", VLLM_PAGE, VLLM_PAGE)]  # 1,056 x 2,048: no padding
-    # tensor j's page of linear_attention.1 holds the type's layer 1 + 3j: conv, ssm, padding
-    linear = rows["linear_attention.1"]
+    # tensor j's page of state group 1 holds the type's layer 1 + 3j: conv, ssm, padding
+    linear = rows["state 1"]
     assert [(s.component, s.offset, s.nbytes) for s in linear[3:6]] == [
         ("conv", VLLM_PAGE, 49_152), ("ssm", VLLM_PAGE + 49_152, 2_097_152),
         ("padding", VLLM_PAGE + STATE_ROW, 16_384)]
-    assert linear[3].holder == "linear_attention #4 (cache layer 5)"  # cache layers 0,1,2,4,5
-    assert full[4].holder == "full_attention #4 (cache layer 19)"  # every 4th: 3, 7, ..., 19
+    assert linear[3].holder == "state #4 (cache layer 5)"  # cache layers 0,1,2,4,5
+    assert full[4].holder == "full attention #4 (cache layer 19)"  # every 4th: 3, 7, ..., 19
     text = app_data.vllm_block_text(result, QWEN35, analyze(QWEN35.components(), block_size=16,
                                                     alignment=16, budget_bytes=80 * 10**9))
     assert text == (
@@ -667,13 +670,13 @@ def test_vllm_blocks_keep_whole_pages_for_padding_layers():
     assert (result.block_size, result.extras["group_size"], result.block_bytes) == (
         16, 6, 6 * 32_768)
     rows = _rows(app_data.vllm_block_segments(result, profile))
-    conv = rows["linear_attention.0"]
+    conv = rows["state 0"]
     assert [(s.kind, s.nbytes) for s in conv[:2]] == [("conv", 8192), ("padding", 24_576)]
     assert (conv[-1].kind, conv[-1].component, conv[-1].offset, conv[-1].nbytes,
             conv[-1].layer) == ("padding_layer", "its whole page", 5 * 32_768, 32_768, None)
-    assert conv[-1].holder == "a padding layer of linear_attention"
+    assert conv[-1].holder == "a padding layer of state"
     assert [s.cache_layer for s in conv if s.kind == "conv"] == [0, 3, 6, 9, 13]
-    assert "(linear_attention: 2 padding layers)" in app_data.vllm_block_text(
+    assert "(state: 2 padding layers)" in app_data.vllm_block_text(
         result, profile, analyze(profile.components(), block_size=16, alignment=16,
                         budget_bytes=80 * 10**9))
 
@@ -687,9 +690,9 @@ def test_vllm_blocks_without_the_hybrid_manager_draw_windowed_layers_as_full():
         vllm_at_80gb(profile, vllm_hybrid_manager=False), profile)).values()
     assert [(s.kind, s.nbytes, s.cache_layer) for s in row] == [
         ("kv", 16_384, i) for i in range(8)]
-    assert row[5].holder == "full_attention #5 (cache layer 5)"
+    assert row[5].holder == "full attention #5 (cache layer 5)"
     hybrid = _rows(app_data.vllm_block_segments(vllm_at_80gb(profile), profile))
-    assert [s.kind for s in hybrid["sliding_attention"]] == ["kv_sliding"] * 4
+    assert [s.kind for s in hybrid["sliding attention"]] == ["kv_sliding"] * 4
 
 
 def test_vllm_blocks_draw_the_drafted_conv_rows_vllm_keeps():
@@ -698,7 +701,7 @@ def test_vllm_blocks_draw_the_drafted_conv_rows_vllm_keeps():
     profile = load_preset("Qwen3-Next-80B-A3B").profile()
     result = vllm_at_80gb(profile, speculative_tokens=2)
     assert (result.block_size, result.extras["page_bytes"]) == (560, 1_146_880)
-    linear = _rows(app_data.vllm_block_segments(result, profile))["linear_attention.0"]
+    linear = _rows(app_data.vllm_block_segments(result, profile))["state 0"]
     assert [(s.component, s.nbytes) for s in linear[:3]] == [
         ("conv", 81_920), ("ssm", 1_048_576), ("padding", 16_384)]
 
@@ -834,10 +837,13 @@ def test_dead_weight_rows_by_hand_under_the_clis_headers():
     a = analyze(kimi.components(), block_size=16, alignment=16, budget_bytes=76_968_728_985)
     state, kv = 20 * 2_170_880, 7 * 1_888 * 1_152
     assert (state, kv) == (43_417_600, 15_224_832)
-    assert app_data.dead_weight_rows(a) == [
-        {"group": "linear_attention", "layers": 20, "used B/block": state, "dead B/block": kv,
+    # each group by its kind, as Layout's metrics name it: Kimi's full layers keep MLA's
+    # latent (the cells read "linear_attention" and "full_attention")
+    assert app_data.dead_weight_rows(a, mla=kimi.mla) == [
+        {"group": "state", "layers": 20, "used B/block": state, "dead B/block": kv,
          "dead share": f"{kv / (state + kv):.2%}"},
-        {"group": "full_attention", "layers": 7, "used B/block": kv, "dead B/block": state,
+        {"group": "full attention (MLA)", "layers": 7, "used B/block": kv,
+         "dead B/block": state,
          "dead share": "74.04%"}]
     assert set(app_data.DEAD_WEIGHT_HELP) <= set(app_data.dead_weight_rows(a)[0])
 

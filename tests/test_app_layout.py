@@ -56,9 +56,12 @@ def test_layout_shows_the_worked_example_from_a_link():
     groups = at.dataframe[0].value.set_index("group")
     state_rows, kv_rows = 36 * 2_146_304, 12 * 1056 * 2048
     assert (state_rows, kv_rows, state_rows + kv_rows) == (77_266_944, 25_952_256, 103_219_200)
-    assert groups.loc["linear_attention"].tolist() == [36, state_rows, kv_rows,
-                                                       f"{kv_rows / 103_219_200:.2%}"]
-    assert groups.loc["full_attention"].tolist() == [12, kv_rows, state_rows,
+    # each group by its kind, as the metric above names it (the cells read "linear_attention"
+    # and "full_attention", the planner's ids)
+    assert list(groups.index) == ["state", "full attention"]
+    assert groups.loc["state"].tolist() == [36, state_rows, kv_rows,
+                                            f"{kv_rows / 103_219_200:.2%}"]
+    assert groups.loc["full attention"].tolist() == [12, kv_rows, state_rows,
                                                      f"{state_rows / 103_219_200:.2%}"]
     why = " ".join(md.value for md in at.markdown)
     assert "ceil(2,146,304 / 2,048) = 1,048" in why and "P = 1,056" in why
@@ -84,7 +87,12 @@ def test_layout_shows_the_worked_example_from_a_link():
                            "26,738,688 B (25.50 MiB, 24,576 B a token), and belongs to one of 4 "
                            "groups")
     (rows,) = [c for c in at.get("plotly_chart") if "One row per vLLM group" in c.proto.spec]
-    assert "linear_attention.2" in rows.proto.spec and "2,228,224" in rows.proto.spec
+    # its rows by kind and index, 36 GDN layers in 3 state groups of 12 (they read
+    # "linear_attention.2"); every word of the chart in the pages' names, none an id
+    spec = json.loads(rows.proto.spec)
+    assert spec["layout"]["yaxis"]["categoryarray"] == [
+        "state 0", "state 1", "state 2", "full attention"]
+    assert "2,228,224" in rows.proto.spec and "_attention" not in rows.proto.spec
 
 
 def test_layout_says_why_vllm_has_no_blocks_to_draw():
@@ -184,6 +192,11 @@ def test_layout_explains_its_terms():
         "Group", "vLLM's groups", "padding layers", "Component", "Row", "Slot tensor", "Page id",
         "page", "block id", "Block", "P", "token slot", "state page", "Dummy page", "Padding",
         "Dead weight"]
+    # groups by their kinds, as the page names them; the planner's ids only as the JSON and
+    # CSV key them (vLLM's groups read "`linear_attention.0`, `.1`", as no page names them)
+    assert ("full attention, sliding attention, chunked\n  attention, or state" in text
+            and "The plan's JSON and CSV key them by the planner's ids" in text)
+    assert "(state 0, state 1, ...)" in text and "linear_attention.0" not in text
     glossary = (ROOT / "ARCHITECTURE.md").read_text()
     for word in ("group", "component", "row", "slot", "page id", "page", "block", "dead weight"):
         assert f"\n| {word} |" in glossary

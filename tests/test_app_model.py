@@ -1276,7 +1276,9 @@ def test_models_tables_fit_the_page_at_1000_px():
     config = json.loads(layers.proto.columns)
     assert [config[c]["label"] for c in ("cache layer", "bytes per token", "state bytes")] == [
         "layer", "KV B/token", "state B"]
-    assert column_widths(layers) == {"cache layer": 58, "kind": 85, "group": 132, "slot": 51,
+    # its group as Layout names it: "full attention" 14 x 6.8 + 24 = 119 (the planner's
+    # "linear_attention" took 132): the six columns 490 px
+    assert column_widths(layers) == {"cache layer": 58, "kind": 85, "group": 119, "slot": 51,
                                      "bytes per token": 92, "state bytes": 85}
     # MiniMax-M1: 7 lightning layers then a full one; 64 x 128 x 128 x 2 B = 2,097,152 B a
     # state layer, 8 KV heads x 128 x 2 (K, V) x 2 B = 4,096 B a token a full one

@@ -1047,9 +1047,11 @@ def test_layer_rows_and_kind_summary_by_hand():
     profile = QWEN35.profile()
     rows = app_model.layer_rows(profile)
     assert len(rows) == 48
-    assert rows[3] == {"cache layer": 3, "kind": "full attention", "group": "full_attention",
+    # its group as Layout names it (it read the planner's "full_attention", "linear_attention")
+    assert rows[3] == {"cache layer": 3, "kind": "full attention", "group": "full attention",
                        "slot": 0, "bytes per token": 2048, "state bytes": 0}
     assert rows[4]["slot"] == 3 and rows[4]["state bytes"] == 49152 + 2097152
+    assert rows[4]["group"] == "state"
     kinds = {k["kind"]: k for k in app_model.kind_summary(profile)}
     assert kinds["full attention"] == {"kind": "full attention", "layers": 12,
                                        "KV B per token": 2048, "state B per layer": None}

@@ -57,20 +57,25 @@ def test_layout_figure_draws_each_binding_at_its_offset(analysis):
                                 "bytes %{customdata[3]} .. %{customdata[4]} of the row"
                                 "<extra></extra>")
     assert [list(row) for row in kv.customdata[:2]] == [
-        ["full_attention #0", "kv", "2,162,688", "2,162,688", "4,325,376", "2.06 MiB"],
-        ["full_attention #1", "kv", "2,162,688", "2,162,688", "4,325,376", "2.06 MiB"]]
+        ["full attention #0", "kv", "2,162,688", "2,162,688", "4,325,376", "2.06 MiB"],
+        ["full attention #1", "kv", "2,162,688", "2,162,688", "4,325,376", "2.06 MiB"]]
     assert [list(_trace(fig, name).customdata[0]) for name in ("conv state", "ssm state",
                                                                "padding")] == [
-        ["linear_attention #0", "conv", "49,152", "0", "49,152", "48.00 KiB"],
-        ["linear_attention #0", "ssm", "2,097,152", "49,152", "2,146,304", "2.00 MiB"],
-        ["linear_attention #0", "padding", "16,384", "2,146,304", "2,162,688", "16.00 KiB"]]
+        ["state #0", "conv", "49,152", "0", "49,152", "48.00 KiB"],
+        ["state #0", "ssm", "2,097,152", "49,152", "2,146,304", "2.00 MiB"],
+        ["state #0", "padding", "16,384", "2,146,304", "2,162,688", "16.00 KiB"]]
     assert 1056 * 2048 == 2_162_688 == 2_146_304 + 16_384
     # where the layer types are given, the model's cache layer too: full layer 1 is layer 7
     named = charts.layout_figure(app_data.layout_segments(analysis, uniform=True,
                                                           layer_types=QWEN35.layer_types))
     assert list(_trace(named, "KV (full attention)").customdata[1]) == [
-        "full_attention #1 (cache layer 7)", "kv", "2,162,688", "2,162,688", "4,325,376",
+        "full attention #1 (cache layer 7)", "kv", "2,162,688", "2,162,688", "4,325,376",
         "2.06 MiB"]
+    # a group by its kind, as Layout names it (the hover read "full_attention #0", the
+    # planner's id); MLA's latent said where the full layers keep it
+    latent = charts.layout_figure(app_data.layout_segments(analysis, mla=True))
+    assert _trace(latent, "KV (full attention, MLA latent)").customdata[0][0] == (
+        "full attention (MLA) #0")
     assert fig.layout.xaxis.title.text == "offset in the slot row (MiB)"
     assert kv.marker.color == COLORS["kv"]
     pad = _trace(fig, "padding")
@@ -381,15 +386,17 @@ def test_one_colour_per_kind_across_charts(analysis):
     full = _trace(strip, "full attention")
     # 12 full layers at 3, 7, ..., 47: each drawn one layer wide, not as wide as their spacing.
     assert list(full.x) == list(range(3, 48, 4)) and list(full.width) == [0.9] * 12
-    # its hover names the legend's kind beside the group's layer, as Layout's hover does
-    assert full.hovertemplate == ("cache layer %{x}: %{customdata[3]} (full_attention "
+    # its hover names the legend's kind beside the group's layer, as Layout's hover does: the
+    # group by its kind, as Layout names it (it read the planner's "full_attention")
+    assert full.hovertemplate == ("cache layer %{x}: %{customdata[3]} (full attention "
                                   "#%{customdata[0]})<br>%{customdata[1]} B per token, "
                                   "%{customdata[2]} B state<extra></extra>")
     # full layer j (the planner's group layer) of 2,048 B a token, no state
     assert [list(row) for row in full.customdata[:2]] == [[0, "2,048", "0", "full attention"],
                                                          [1, "2,048", "0", "full attention"]]
     state = _trace(strip, "constant state (linear attention, Mamba, short conv)")
-    assert state.hovertemplate == full.hovertemplate.replace("full_attention", "linear_attention")
+    assert state.hovertemplate == full.hovertemplate.replace("(full attention ", "(state ")
+    assert state.marker.color == COLORS["ssm"]  # the state group's colour, by its name
     assert list(state.customdata[1]) == [1, "0", "2,146,304",  # 49,152 + 2,097,152
                                          "constant state (linear attention, Mamba, short conv)"]
     assert list(strip.layout.xaxis.range) == [-0.5, 47.5]  # whole layers, not -0.4 .. 0.4
