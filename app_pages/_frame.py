@@ -9,7 +9,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_pages._figures import take_refused_draft
-from app_pages._session import ERRORS_KEY, REJECTED_SLOT, bind, pop_notices, start_run, state
+from app_pages._session import (
+    ERRORS_KEY,
+    REJECTED_SLOT,
+    bind,
+    error_text,
+    pop_notices,
+    start_run,
+    state,
+)
 from flatkv import strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY, PLANNERS
 from flatkv.app_state import (
@@ -342,7 +350,7 @@ def frame(page: str, *, page_shows_budget: bool = True) -> None:
     start_run(page)
     st.html(METRIC_GRID_CSS)  # a style alone takes no room on the page
     for notice in pop_notices():
-        st.warning(literal(notice), icon=":material/link_off:")
+        st.warning(error_text(notice), icon=":material/link_off:")
     st.session_state[REJECTED_SLOT] = st.empty()  # end_run fills it: which widgets are drawn
     sidebar(page_shows_budget)
 

@@ -179,7 +179,7 @@ def bind(
     error = ss[ERRORS_KEY].get(field)
     if error:
         owner = getattr(widget, "__self__", st)
-        owner.error(literal(error))
+        owner.error(error_text(error))
     return value
 
 
@@ -272,6 +272,15 @@ class PageDone(Exception):
     the run, which ``st.stop()`` would skip."""
 
 
+def error_text(message: str) -> str:
+    """A library message as a page's st.error or st.warning shows it: a sentence where it opens
+    with prose (``error_sentence``: "mamba chunk is empty" -> "Mamba chunk is empty"; a flag,
+    a key or a field and its value as spelt), its Markdown taken literally. Every page's
+    error goes through it, so none starts in the library's lower case, which is written to
+    follow "error: " on the CLI's line."""
+    return literal(error_sentence(message))
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Show a ValueError (bad input) as st.error with its message, never as a traceback: as a
@@ -284,5 +293,5 @@ def user_errors() -> Iterator[None]:
     except MarkdownError as exc:
         st.error(str(exc))
     except ValueError as exc:
-        st.error(literal(error_sentence(str(exc))))
+        st.error(error_text(str(exc)))
 

@@ -11,13 +11,12 @@ import streamlit as st
 
 from app_pages._figures import current_analysis, plan_caption
 from app_pages._frame import chart, metric_row, table
-from app_pages._session import ERRORS_KEY, bind, state, update, user_errors
+from app_pages._session import ERRORS_KEY, bind, error_text, state, update, user_errors
 from flatkv import app_data, charts, gpu_settings, gpu_view
 from flatkv.analysis import PlanAnalysis
 from flatkv.app_state import MAX_BLOCK_SIZE
 from flatkv.plan import FlatMemoryPlan
 from flatkv.units import exact_bytes, format_bytes, sentence_case
-from flatkv.units import markdown_literal as literal
 
 LAST_RUN = "gpu.last_run"
 # The run settings every sweep shows (AppState fields); each sweep adds its own list.
@@ -73,7 +72,7 @@ def _run_widgets(bench, devices: tuple[str, ...]) -> tuple[str, tuple[str, ...],
     returns the device, the kernels it runs and its default rounds."""
     device, notice = gpu_view.pick_device(state().lab_device, devices)
     if notice:
-        st.warning(literal(notice), icon=":material/link_off:")
+        st.warning(error_text(notice), icon=":material/link_off:")
         update(lab_device=None)
     kind = gpu_view.device_type(device)
     impls = bench.available_implementations(device)
@@ -155,7 +154,7 @@ def _sweep_widget(s, pool: int, a: PlanAnalysis
                                               a.plan.geometry.num_blocks,
                                               capped_by_user=bool(s.lab_max_blocks))
         except ValueError as exc:
-            st.error(literal(str(exc)))
+            st.error(error_text(str(exc)))
             return None
         return (s.lab_pages or None,), (a.plan,)
     if sweep_field == "lab_sweep_pages":
@@ -163,7 +162,7 @@ def _sweep_widget(s, pool: int, a: PlanAnalysis
             return gpu_settings.check_counts(s.lab_sweep_pages or suggested, "pages per call",
                                              maximum=top), (a.plan,)
         except ValueError as exc:
-            st.error(literal(str(exc)))
+            st.error(error_text(str(exc)))
             return None
     swept = gpu_view.plans_for_block_sizes(
         s.profile().components(), s.lab_sweep_blocks or suggested, alignment=s.alignment,
@@ -188,7 +187,7 @@ def _fits(bench, device: str, plans: tuple[FlatMemoryPlan, ...],
         bench.check_sweep_fits(plans, device, s.lab_max_blocks or None, counts,
                                len(s.lab_layouts))
     except bench.PoolAllocationError as exc:
-        st.error(literal(str(exc)))
+        st.error(error_text(str(exc)))
         return False
     return True
 

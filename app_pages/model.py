@@ -13,6 +13,7 @@ import streamlit as st
 from app_pages._figures import TP_REFUSED, refuse_draft, tp_refusal, use_spec
 from app_pages._frame import EXPANDER_COLUMN_PX, MAIN_COLUMN_PX, chart, metric_row, table
 from app_pages._session import (
+    error_text,
     show_value,
     state,
     update,
@@ -303,7 +304,7 @@ _DTYPE_HELP = {
 def _spec_error_at(place: tuple[str, ...]) -> None:
     """The draft's error, drawn here if the edit that caused it was made here (EDITED_AT)."""
     if ss.get("spec.error") and ss.get(EDITED_AT, KIND_LIST) == place:
-        st.error(literal(ss["spec.error"].rstrip(".")) + ". Until it is fixed, every page (and "
+        st.error(error_text(ss["spec.error"].rstrip(".")) + ". Until it is fixed, every page (and "
                  "the summary below) shows the last valid model.")
 
 
@@ -577,7 +578,7 @@ def _raw_bytes_source(s) -> None:
                     "command line's --ssm-element-bytes N does the same). Clear it to take the "
                     "bytes as given, as --state alone does.")
     if ss.get("edit.error"):
-        st.error(literal(ss["edit.error"].rstrip(".")) + ". Until it is fixed, every page (and "
+        st.error(error_text(ss["edit.error"].rstrip(".")) + ". Until it is fixed, every page (and "
                  "the summary below) shows the last valid model.")
     st.caption("Bytes per TP rank, as an engine sees them; the sidebar's TP only splits the "
                "weights here.")
@@ -636,7 +637,7 @@ def summary() -> None:
         # plain words)
         tp_problem = app_model.editor_words(file_words(refusal), spec.kinds)
     if tp_problem:
-        st.error(f"{literal(tp_problem)}. Shown below at TP 1; the other pages need a TP that "
+        st.error(f"{error_text(tp_problem)}. Shown below at TP 1; the other pages need a TP that "
                  "splits the model (the sidebar's).")
     profile = s.profile()
     st.subheader(literal(profile.name), divider="gray")

@@ -46,7 +46,8 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     assert "model" not in at.query_params and "kv" not in at.query_params
     at.text_input(key="edit.layers").set_value("full*x").run()
     assert not at.exception
-    assert any("layer pattern 'full*x'" in shown(e) for e in at.error)
+    # the library's message as a sentence, as every page's errors are (_session.error_text)
+    assert any(shown(e).startswith("Layer pattern 'full*x'") for e in at.error)
     at.text_input(key="edit.layers").set_value("full*32").run()
     at.text_input(key="edit.state").set_value("").run()
     at.number_input(key="edit.kv").set_value(4096).run()
@@ -68,7 +69,7 @@ def test_model_page_edits_raw_bytes_and_rejects_a_bad_pattern():
     # what the user typed is quoted back as typed, even a field's name
     at.text_input(key="edit.layers").set_value("layer_types*2").run()
     assert [shown(e) for e in at.error][0].startswith(
-        "layer pattern 'layer_types*2' has unknown layer kind 'layer_types': use one of")
+        "Layer pattern 'layer_types*2' has unknown layer kind 'layer_types': use one of")
     at.text_input(key="edit.layers").set_value("full*32").run()
     # the profile's refusals name its fields as the editor labels them
     at.number_input(key="edit.window").set_value(100).run()
@@ -102,9 +103,11 @@ def test_raw_bytes_refuse_state_tensors_no_layer_keeps():
     at.segmented_control(key="model.source").set_value("Raw bytes").run()
     at.text_input(key="edit.state").set_value("conv=1e12").run()
     assert not at.exception
+    # the library's "the layers ..." as a sentence
+    assert STATE_WITHOUT_STATE_LAYERS.startswith("the layers ")
     assert [shown(e) for e in at.error] == [
-        f"{STATE_WITHOUT_STATE_LAYERS}. Until it is fixed, every page (and the summary below) "
-        "shows the last valid model."]
+        f"The{STATE_WITHOUT_STATE_LAYERS[3:]}. Until it is fixed, every page (and the summary "
+        "below) shows the last valid model."]
     assert dict(at.query_params) == {"model": "gpt-oss-20b"}  # the preset stays
     # the same model from a link: a notice, and the default model (on Layout as on Compare)
     linked = open_app(query={
@@ -193,8 +196,9 @@ def test_model_editor_refuses_an_emptied_number():
                for e in at.error)
     assert at.query_params.get("model", "gpt-oss-20b") == "gpt-oss-20b"  # still the preset
     at.number_input(key="spec.mamba_chunk_size").set_value(None).run()
-    # in the field's label's words ("mamba chunk, tokens"), not "mamba chunk size"
-    assert any(shown(e).startswith("mamba chunk is empty") for e in at.error)
+    # in the field's label's words ("mamba chunk, tokens"), not "mamba chunk size", as a
+    # sentence (it read "mamba chunk is empty", where the other pages' errors start capitalised)
+    assert any(shown(e).startswith("Mamba chunk is empty") for e in at.error)
 
 
 def test_model_editor_warns_of_a_kind_no_layer_uses():
@@ -388,7 +392,7 @@ def test_model_page_edits_heads_and_dtypes_of_a_preset():
     at.number_input(key="spec.full.kv_heads").set_value(64).run()
     # in the editor's labels: "attention heads", the kind full's "kv heads"
     assert [shown(e) for e in at.error if "kv heads" in shown(e)] == [
-        "attention heads = 32 is not a multiple of full's kv heads = 64: no engine loads such a "
+        "Attention heads = 32 is not a multiple of full's kv heads = 64: no engine loads such a "
         "model; check the model's heads, or leave attention heads unset (0 in the Model page's "
         "editor). Until it is fixed, "
         "every page (and the summary below) shows the last valid model."]
@@ -479,9 +483,9 @@ def test_the_editor_keeps_and_edits_the_max_model_len():
 
 @pytest.mark.parametrize(("field", "value", "said"), [
     # in the fields' labels' words ("max model len, tokens", "mamba chunk, tokens")
-    ("max_model_len", 2**40 + 1, "max model len = 1,099,511,627,777 is too large to be real "
+    ("max_model_len", 2**40 + 1, "Max model len = 1,099,511,627,777 is too large to be real "
      "(at most 1,099,511,627,776)"),
-    ("mamba_chunk_size", 2**20 + 1, "mamba chunk = 1,048,577 is too large to "
+    ("mamba_chunk_size", 2**20 + 1, "Mamba chunk = 1,048,577 is too large to "
      "be real (at most 1,048,576)"),
 ])
 def test_the_editor_says_why_a_length_or_chunk_past_its_bound_is_refused(field, value, said):
@@ -587,7 +591,7 @@ def test_an_edit_the_model_itself_refuses_is_not_blamed_on_the_tp():
     at.text_input(key="spec.pattern").set_value("full,full_2").run()
     assert not at.exception
     assert [shown(e) for e in at.error] == [
-        "attention layers of 'my model' differ in bytes per token (full: 4,096 B; full_2: "
+        "Attention layers of 'my model' differ in bytes per token (full: 4,096 B; full_2: "
         "2,048 B): the planner takes one size for full and chunked layers; give those kinds "
         "the same geometry. Until it is fixed, every page (and the summary below) shows the "
         "last valid model."]
@@ -633,7 +637,7 @@ def test_a_pattern_in_other_digits_suggests_the_whole_pattern_in_both_editors_wh
             at.text_input(key="edit.state").set_value("").run()
         at.text_input(key=key).set_value(typed).run()
         assert [shown(e) for e in at.error] == [
-            f"layer pattern '{typed}': repeat count '١٢' at character {at_char} is not written "
+            f"Layer pattern '{typed}': repeat count '١٢' at character {at_char} is not written "
             f"in ASCII digits: write it in ASCII digits, e.g. {fix}{until}"]
         at.text_input(key=key).set_value(fix).run()
         assert_clean(at)
@@ -654,7 +658,7 @@ def test_model_editor_shows_an_error_where_the_edit_was_made():
                 if type(e).__name__ == "Error" or (type(e).__name__ == "Markdown"
                                                    and e.value.startswith("**"))]
 
-    assert at.error[0].value.startswith("layer pattern names unknown kind")
+    assert at.error[0].value.startswith("Layer pattern names unknown kind")
     assert places()[:3] == ["error", "**gdn** · gdn", "**full** · attention"]
     at.text_input(key="spec.pattern").set_value("(3*gdn,full)*12").run()
     assert not at.error
@@ -768,7 +772,9 @@ def test_model_page_builds_a_hybrid_from_scratch():
     at.text_input(key="spec.new.name").set_value("2bad")
     at.button(key="spec.add").click().run()
     assert not at.exception
-    assert any("kind name '2bad' must start with a letter" in shown(e) for e in at.error)
+    # as a sentence (it read "kind name '2bad' ...", where Layout's errors start capitalised)
+    assert any(shown(e).startswith("Kind name '2bad' must start with a letter")
+               for e in at.error)
     assert any(shown(e).endswith("Until it is fixed, every page (and the summary below) shows "
                                 "the last valid model.") for e in at.error)
     # so is a full-attention kind named after the state layers' type (the pages print both)
@@ -776,7 +782,8 @@ def test_model_page_builds_a_hybrid_from_scratch():
     at.text_input(key="spec.new.name").set_value("linear_attention")
     at.button(key="spec.add").click().run()
     assert not at.exception
-    assert any("kind name 'linear_attention' names another layer type: this kind's layers are "
+    # the ids a user types as a kind's name stay as typed (Model JSON values)
+    assert any("Kind name 'linear_attention' names another layer type: this kind's layers are "
                "full_attention; name it 'full_attention' or a name that is no layer type"
                in shown(e) for e in at.error)
     # removing a kind removes its layers: (mamba2,full)*2 -> 2*mamba2, a state-only model
@@ -873,7 +880,8 @@ def test_a_malformed_repeat_count_shows_the_patterns_error_on_the_page():
         at.text_input(key="edit.layers").set_value(pattern).run()
         assert not at.exception
         (error,) = [shown(e) for e in at.error]
-        assert error.startswith(f"{said.value}. Until it is fixed")
+        assert str(said.value).startswith("layer pattern ")  # the library's, a sentence here
+        assert error.startswith(f"L{str(said.value)[1:]}. Until it is fixed")
         assert "at character 6" in error
 
 
