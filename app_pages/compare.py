@@ -197,7 +197,8 @@ with user_errors():
                 kv_dtype_set=lambda d: f"the kv dtype {dtype_label(canonical_dtype(d))} under "
                 "the Model page's Edit by hand"):
             st.caption(apart)
-        if sizes := strategy_notes.page_sizes_text(results, s.strategy_options()):
+        if sizes := strategy_notes.page_sizes_text(results, s.strategy_options(),
+                                                   mla=s.profile().mla):
             st.caption(sizes)
         if same := strategy_notes.same_flat_figures_text(results):
             st.caption(same)

@@ -27,7 +27,7 @@ from flatkv.presets import (
     preset_class_note,
     preset_name,
 )
-from flatkv.profile import PROFILE_FORMAT, CacheProfile
+from flatkv.profile import PROFILE_FORMAT, CacheProfile, group_name
 from flatkv.strategies.vllm import mamba_chunk_text
 from flatkv.strategy_cli import whole_argument_in
 from flatkv.units import quoted
@@ -237,7 +237,9 @@ def format_model_text(spec: ModelSpec) -> str:
     if note := preset_class_note(spec):  # as the Model page says it
         lines.append(f"note: {note}; keep it for a model of that class, else set the model "
                      "file's \"architectures\" to the model's own class, or [] for none")
-    counts = ", ".join(f"{n} {label}" for label, n in report["counts"].items())
+    # each group by its kind, as Layout names it (the JSON report keys the planner's ids)
+    counts = ", ".join(f"{n} {group_name(label, mla=spec.profile().mla)}"
+                       for label, n in report["counts"].items())
     model_layers = (
         f" from {report['model_layers']} model layers" if report["model_layers"] else ""
     )

@@ -23,7 +23,7 @@ from flatkv.plan import (
     SLIDING_ATTENTION,
     BudgetTooSmall,
 )
-from flatkv.profile import WINDOWED, CacheProfile
+from flatkv.profile import WINDOWED, CacheProfile, group_name
 from flatkv.strategies import (
     CATEGORIES,
     CATEGORY_LABELS,
@@ -807,13 +807,15 @@ def same_flat_figures_text(results: Sequence[StrategyResult]) -> str:
             f"component, which {carries}.")
 
 
-def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions) -> str:
+def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions, *,
+                    mla: bool) -> str:
     """Compare's word under its table where a layout's P is not the size asked (the block
     size; SGLang's own page size for SGLang), or some of its groups page by another (vLLM's
     full layers beside sliding ones of their own heads): which, and that each one's Formulas
     say why (a state row inflates it, or the engine pages by a size of its own: vLLM's kernel
     block, SGLang's NSA page, one page size for every group). Empty where every P is the one
-    asked."""
+    asked. A group by its kind, as Layout names it (``group_name``; ``mla``: the profile's),
+    not by the result's ``extras["block_sizes"]`` keys, the planner's ids the JSON prints."""
     def asked(r: StrategyResult) -> int:
         return options.sglang_page_size if r.strategy == "sglang" else options.block_size
 
@@ -825,7 +827,8 @@ def page_sizes_text(results: Sequence[StrategyResult], options: StrategyOptions)
                   if size != r.block_size}
         if r.block_size == asked(r) and not groups:
             continue
-        sizes = [f"{r.block_size:,}", *(f"{label} {size:,}" for label, size in groups.items())]
+        sizes = [f"{r.block_size:,}", *(f"{group_name(label, mla=mla)} {size:,}"
+                                        for label, size in groups.items())]
         # SGLang's size asked is the lead's: said again beside its entry it read twice
         other.append(f"{title_of(r)} {', '.join(sizes)}")
     if not other:

@@ -425,7 +425,7 @@ def test_compare_says_where_an_engine_pages_by_a_size_of_its_own():
         "window": "1024"})
     assert 16 * 16_384 // 8192 == 32
     assert ("Tokens a page, where not the size asked (the block size 16; SGLang's page size "
-            "1): vLLM v1 16, full_attention 32. A state row inflates P, or the engine pages by "
+            "1): vLLM v1 16, full attention 32. A state row inflates P, or the engine pages by "
             "a size of its own; each layout's Formulas below say why.") in [
                 c.value for c in gemma.caption]
 
@@ -1467,7 +1467,7 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
     assert metrics(layout)["Block bytes"] == format_bytes(50 * 16 * 16_384 + 10 * 16 * 8_192)
     said = caption_starting(layout, "vLLM at these settings")
     assert said.startswith(
-        "vLLM at these settings (Compare's column): P 16 (full_attention 32: its layers keep "
+        "vLLM at these settings (Compare's column): P 16 (full attention 32: its layers keep "
         "fewer bytes a token, so their page of the same bytes holds more tokens), pages of "
         f"{16 * 16_384:,} B in 10 tensors (group_size). A block id is 10 pages, "
         f"{10 * 16 * 16_384:,} B (2.50 MiB), and")  # no one figure a token: 16 or 32 tokens

@@ -73,11 +73,15 @@ def test_model_report_says_how_deepseek_v32s_fp8_bytes_add_up(capsys):
     assert 512 + 4 * 4 + 64 * 2 + 128 + 4 == 788
     _, plain = run(["model", "--preset", "DeepSeek-V3", "--kv-dtype", "fp8"], capsys)
     assert "B of latent" not in plain
+    # its full layers keep MLA's latent: their group named so, as Layout names it
+    assert "cache layers: 61 from 61 model layers (61 full attention (MLA))\n" in plain
 
 
 def test_model_report_of_chunked_attention(capsys):
     _, text = run(["model", "--preset", "Llama-4-Scout-17B-16E"], capsys)
-    assert "cache layers: 48 from 48 model layers (36 chunked_attention, 12 full_attention)" in text
+    # each group by its kind, as Layout names it (it read "36 chunked_attention, 12
+    # full_attention"); the JSON report keys the planner's ids
+    assert "cache layers: 48 from 48 model layers (36 chunked attention, 12 full attention)" in text
     # unset fields (no window, no chunk) are no part of a kind's geometry
     assert ("\n     36 x chunked (attention: kv_heads=8, head_dim_k=128, head_dim_v=128, "
             "attention_chunk_size=8192): 4,096 B per token per layer\n"
@@ -92,11 +96,13 @@ def test_model_report_of_chunked_attention(capsys):
     _, out = run(["model", "--preset", "Llama-4-Scout-17B-16E", "--json"], capsys)
     report = json.loads(out)
     assert (report["attention_chunk_size"], report["sliding_window"]) == (8192, None)
+    assert report["counts"] == {"chunked_attention": 36, "full_attention": 12}
 
 
 def test_model_text_and_export(capsys, tmp_path):
     _, text = run(["model", "--preset", "nemotron-h-8b", "--ssm-dtype", "fp32"], capsys)
-    assert "cache layers: 28 from 52 model layers" in text
+    # 24 Mamba2 layers in the state group, 4 attention layers (52 - 24 MLP layers)
+    assert "cache layers: 28 from 52 model layers (24 state, 4 full attention)\n" in text
     assert "\nattention heads: 32 (query heads; a tp must divide them)\n" in text
     # the config's chunk_size 128, which vLLM's P aligns to in mamba cache mode all
     assert "\nmamba chunk: 128 tokens (vLLM aligns P to it in mamba cache mode all)\n" in text
