@@ -28,7 +28,7 @@ from flatkv.plan import (
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
 )
-from flatkv.profile import WINDOWED, CacheProfile, group_name
+from flatkv.profile import WINDOWED, CacheProfile, group_name, pool_group_name
 from flatkv.strategies import (
     StrategyOptions,
     StrategyResult,
@@ -313,7 +313,7 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
         index, seen[kind] = seen[kind], seen[kind] + 1
         # a row by its kind as Layout names it, and its index where the kind makes several
         # groups ("state 1"), not vLLM's result's id ("linear_attention.1", the JSON's)
-        name = group_name(kind, mla=mla) + (f" {index}" if of_kind[kind] > 1 else "")
+        name = pool_group_name(group["name"], kind, mla=mla)
         if kind == LINEAR_ATTENTION:
             parts = [(component_kind(kind, c), c, nbytes) for c, nbytes in state_parts.items()]
         else:  # DeepSeek-V3.2's indexer keys: a cache of their own beside the latent's

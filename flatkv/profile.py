@@ -108,6 +108,14 @@ def group_name(label: str, *, mla: bool) -> str:
     return "state" if label == LINEAR_ATTENTION else counted_kind(label, mla=mla)
 
 
+def pool_group_name(name: str, kind: str, *, mla: bool) -> str:
+    """A pool's group (``workload.PoolGroup``: ``name``, ``kind``) as the pages and formulas
+    write it: its kind (``group_name``), and where a layout cuts the kind into several groups
+    (vLLM's ``linear_attention.1``, the result's id, which its JSON keeps) its index: "state 1"."""
+    index = name.removeprefix(f"{kind}.") if name.startswith(f"{kind}.") else ""
+    return group_name(kind, mla=mla) + (f" {index}" if index else "")
+
+
 def check_window(tokens: int | None, label: str, labels: Iterable[str]) -> None:
     """A windowed label's tokens (``sliding_window`` of sliding layers, ``attention_chunk_size``
     of chunked ones) are given exactly when some layer carries the label."""

@@ -570,7 +570,7 @@ def test_llama4_vllm_groups_chunked_layers_and_holds_a_chunk_of_pages_per_reques
     assert r.concurrency == Fraction(81_920, per_request) == Fraction(80, 11)
     assert r.logged_tokens == 81_920 * ctx // per_request == 953_250
     assert r.capacity_tokens == 81_920 // 4 * 16  # every group's pages counted as history
-    assert any("pages per request, chunked_attention: ceil(min(8,192 + 8,192, 131,072) / 16) "
+    assert any("pages per request, chunked attention: ceil(min(8,192 + 8,192, 131,072) / 16) "
                "= 1,024" in f for f in r.formulas)
     # without its hybrid manager vLLM allocates the chunked layers as full attention, one group
     # of 48: 2.5 requests
@@ -672,7 +672,7 @@ def test_vllm_sizes_window_pages_by_async_schedulings_tokens_in_flight():
         "tokens in flight 2 x 8,192 = 16,384 in the window pages below: async scheduling keeps "
         "2 batches in flight, and vLLM 0.26 and later size a windowed request's pages by them "
         "(max_in_flight_tokens)")
-    assert "pages per request, sliding_attention: ceil(min(128 - 1 + 16,384, 131,072) / 64) + 1 " \
+    assert "pages per request, sliding attention: ceil(min(128 - 1 + 16,384, 131,072) / 64) + 1 " \
         "= 259" in "\n".join(two.formulas)
     # a model without windows reads nothing of it
     llama = load_preset("Llama-3.1-8B").profile()
@@ -716,7 +716,7 @@ def test_vllm_keeps_a_token_more_in_cohere2s_windows():
         "sliding window 4,096 + 1 = 4,097 tokens: vLLM 0.29 and later run Cohere2ForCausalLM's "
         "sliding layers over sliding_window + 1 tokens, as the model was trained (earlier "
         "releases over the window as given)")
-    assert "sliding_attention: ceil(min(4,097 - 1 + 8,193, 131,072) / 16) + 1 = 770" in (
+    assert "sliding attention: ceil(min(4,097 - 1 + 8,193, 131,072) / 16) + 1 = 770" in (
         "\n".join(cohere.formulas))
     assert not plain.formulas[0].startswith("sliding window")
     # the MoE class as much (cohere2_moe.py)
@@ -1751,7 +1751,7 @@ def test_vllm_widens_the_gdn_conv_state_and_holds_n_more_state_pages():
     # a request: ceil(262,144 / 560) = 469 full pages and 2 + 2 pages in each of 3 GDN groups
     assert (r.concurrency_numerator, r.concurrency_denominator) == (6_957, 469 + 3 * (2 + 2))
     assert r.logged_tokens == int(6_957 / 481 * 262_144) == 3_791_550
-    assert ("  pages per request, linear_attention: 2 + 2 speculative = 4 (mamba cache mode "
+    assert ("  pages per request, state: 2 + 2 speculative = 4 (mamba cache mode "
             "align; a state page per drafted token)") in r.formulas
     assert ("capacity_tokens = N x P, N = (6,957 - 3 state groups x 4 pages per request, "
             "mode align, 2 speculative) // 1 attention group = 6,945; 6,945 x 560 = "
@@ -1812,7 +1812,7 @@ def test_vllm_033_holds_a_prefill_checkpoint_block_in_align():
     assert r.concurrency == Fraction(6_764, 456 + 3 * 3) and round(r.max_concurrency, 2) == 14.55
     assert r.logged_tokens == 6_764 * ANCHOR_CONTEXT // 465 == 3_813_208
     text = "\n".join(r.formulas)
-    assert ("pages per request, linear_attention: 2 + 1 prefill checkpoint = 3 (mamba cache mode "
+    assert ("pages per request, state: 2 + 1 prefill checkpoint = 3 (mamba cache mode "
             "align; vLLM's prefill checkpoint blocks: 0.32+ for Mamba2 layers, 0.33+ for GDN on "
             "FlashInfer)") in text
     assert "3 pages per request, mode align, 1 prefill checkpoint)" in text
@@ -1874,7 +1874,7 @@ def test_every_paged_layout_holds_n_more_state_pages_a_request():
         assert drafted.max_concurrency < plain.max_concurrency, name
     flat = run_strategy("flat", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                         context_tokens=ANCHOR_CONTEXT, options=options)
-    assert ("  pages per request, linear_attention: 1 + 2 speculative = 3 (mamba cache mode "
+    assert ("  pages per request, state: 1 + 2 speculative = 3 (mamba cache mode "
             "none; a state page per drafted token)") in flat.formulas
 
 
@@ -2141,7 +2141,7 @@ def test_vllm_pads_a_page_that_does_not_divide_the_largest_and_scales_a_smaller_
                for line in r.formulas)
     # the full group's block: 10 pages of 196,608 B of KV, each padded by 65,536 B
     from flatkv.app_data import vllm_block_segments
-    full = [s for s in vllm_block_segments(r, padded) if s.slot_name == "full_attention"]
+    full = [s for s in vllm_block_segments(r, padded) if s.slot_name == "full attention"]
     assert [(s.kind, s.nbytes) for s in full[:2]] == [("kv", 196_608), ("padding", 65_536)]
     # Gemma 4 as transformers' defaults give it: sliding layers of 4 KV heads x 256 (4,096 B)
     # beside full ones of 4 x 512 (8,192 B): the sliding page is the smaller, so the sliding
@@ -2269,7 +2269,7 @@ def test_vllm_says_deepseek_v32s_indexer_keys_are_layers_of_their_own_in_vllm():
                      context_tokens=32_768)
     assert (r.block_size, r.block_bytes, r.num_blocks) == (64, 61 * 82_176, 8_568)
     assert 40 * 2**30 // (61 * 82_176) == 8_568
-    assert ("group_size = 61 (layers per type: 61 full_attention); 1 group (vLLM counts each "
+    assert ("group_size = 61 (layers per type: 61 full attention (MLA)); 1 group (vLLM counts each "
             "layer's indexer keys as a layer of its own: 122 layers in its group, pages of P x "
             "1,152 = 73,728 B and P x 132 = 8,448 B, the same bytes a block)") in r.formulas
 
@@ -2858,3 +2858,31 @@ def test_vllm_refuses_an_mla_model_in_float32_and_keeps_its_other_layouts():
     llama = load_preset("Llama-3.1-8B").with_options(kv_dtype="float32").profile()
     r = run_strategy("vllm", llama, budget_bytes=budget)
     assert r.applies and r.capacity_tokens == budget // (32 * 8 * 128 * 2 * 4) // 16 * 16
+
+
+def test_formulas_name_groups_by_kind_as_layout_does():
+    # Qwen3-Next's 36 GDN layers in vLLM's 3 state groups of 12 beside its 12 full layers: the
+    # formulas name each group by its kind and index, as Layout's vLLM rows do (they read
+    # "1 linear_attention.0 + ... + 482 full_attention"); the result keeps vLLM's ids, which
+    # compare --json prints. 262,144 / 544 = 481.9: 482 full pages a request
+    r = run_strategy("vllm", load_preset("Qwen3-Next-80B-A3B").profile(),
+                     budget_bytes=40 * 2**30, context_tokens=262_144)
+    assert [g["name"] for g in r.extras["groups"]] == [
+        "linear_attention.0", "linear_attention.1", "linear_attention.2", "full_attention"]
+    assert 42_949_672_960 // 1_114_112 // 12 == 3_212 and -(-262_144 // 544) == 482
+    assert ("group_size = 12 (layers per type: 36 state, 12 full attention); 4 groups"
+            in r.formulas)
+    assert ("max_concurrency = page ids / page ids per request = 3,212 / (1 state 0 + 1 state 1 "
+            "+ 1 state 2 + 482 full attention) = 6.62 at 262,144 tokens") in r.formulas
+    assert "  pages per request, state: 1 (mamba cache mode none)" in r.formulas
+    assert ("page ids owned (split in proportion to the pages one request needs at L): "
+            "state 0: 7, state 1: 7, state 2: 6, full attention: 3,192") in r.formulas
+    # Kimi-Linear's full layers keep MLA's latent: named so in our layout's rows and dead weight
+    kimi = run_strategy("flat", load_preset("Kimi-Linear-48B-A3B").profile(),
+                        budget_bytes=40 * 2**30, context_tokens=None)
+    assert ("block_bytes = 20 x 2,170,880 (state rows) + 7 x 1,888 x 1,152 (full attention "
+            "(MLA) rows) = 58,642,432 B per page id (the sum of the 20 slot rows)") in kimi.formulas
+    assert 20 * 2_170_880 + 7 * 1_888 * 1_152 == 58_642_432
+    assert ("dead_weight of a full attention (MLA) page id: 43,417,600 B of other groups' rows"
+            in kimi.formulas)
+    assert not any("_attention" in line for line in r.formulas + kimi.formulas)

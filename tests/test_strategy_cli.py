@@ -603,7 +603,7 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
     assert row.split()[2:4] == ["14,417,920", "14,417,920"]
     # vLLM pages the full layers by 32 tokens, its sliding ones by 16, every page 262,144 B
     assert row.split()[4] == f"{10 * 16 * 16_384:,}"
-    assert "full_attention's block is 16 x 2 = 32 tokens" in run(
+    assert "full attention's block is 16 x 2 = 32 tokens" in run(
         ["plan", *gemma, "--strategy", "vllm", "--budget", "40GiB", "--context", "128K"])[1]
     # without sliding layers, or beside a model, one line and exit 2
     code, out, err = run(["compare", "--layers", "full*4", "--kv-bytes-per-slot", "8192",

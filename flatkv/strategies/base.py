@@ -70,7 +70,7 @@ from flatkv.plan import (
     alignment_or_block_size,
     check_int,
 )
-from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED, CacheProfile
+from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED, CacheProfile, pool_group_name
 from flatkv.units import (
     MAX_BLOCK_SIZE,
     MAX_BYTES,
@@ -1139,13 +1139,16 @@ def ownership_weights(
 
 def ownership_text(
     uses: Sequence[UnitUse], owned: Sequence[int], unit: str, with_context: bool,
-    at_capacity: bool = False,
+    at_capacity: bool = False, *, mla: bool,
 ) -> str:
+    """The units each group owns, each group by its kind as Layout names it
+    (``pool_group_name``: "state 1: 7", not vLLM's id "linear_attention.1 7")."""
     if with_context:
         basis = "the pages one request needs at L"
     elif at_capacity:
         basis = "the pages each group holds at capacity_tokens"
     else:
         basis = "equal pages per group"
-    parts = ", ".join(f"{u.group.name} {n(k)}" for u, k in zip(uses, owned, strict=True))
+    parts = ", ".join(f"{pool_group_name(u.group.name, u.group.kind, mla=mla)}: {n(k)}"
+                      for u, k in zip(uses, owned, strict=True))
     return f"{unit} owned (split in proportion to {basis}): {parts}"

@@ -17,7 +17,7 @@ from flatkv.plan import (
     plan_component_tensors,
     plan_tensors,
 )
-from flatkv.profile import CacheProfile
+from flatkv.profile import CacheProfile, group_name
 from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
@@ -45,7 +45,8 @@ def _uses(profile: CacheProfile, block_size: int, block_bytes: int, reserved: in
 
 def _rows_text(profile: CacheProfile, block_size: int) -> str:
     """A block's rows as a sum of each group's page, in words."""
-    return " + ".join(f"{group_page(profile, g, block_size)[1]} ({g.name} rows)"
+    return " + ".join(f"{group_page(profile, g, block_size)[1]} "
+                      f"({group_name(g.kind, mla=profile.mla)} rows)"
                       for g in label_groups(profile))
 
 

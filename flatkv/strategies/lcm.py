@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from flatkv.plan import cdiv
-from flatkv.profile import CacheProfile
+from flatkv.profile import CacheProfile, group_name
 from flatkv.strategies.base import (
     PADDING_BOUND_RANGE,
     StrategyOptions,
@@ -168,7 +168,8 @@ def run_lcm(
         gname = g.group.name
         payload, k = geo.payloads[gname], geo.pages_per_parent[gname]
         formulas.append(
-            f"{gname}: payload = {n(payload)} B, K = max(1, {n(largest)} // {n(payload)}) = {k}, "
+            f"{group_name(g.group.kind, mla=profile.mla)}: payload = {n(payload)} B, "
+            f"K = max(1, {n(largest)} // {n(payload)}) = {k}, "
             f"padding = ({n(b)} / {k} - {n(payload)}) / {n(payload)} = "
             f"{percent_text(geo.padding[gname])}"
         )

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from flatkv.plan import LINEAR_ATTENTION, cdiv
-from flatkv.profile import WINDOWED, CacheProfile
+from flatkv.profile import WINDOWED, CacheProfile, group_name, pool_group_name
 from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
@@ -127,7 +127,7 @@ def _paged_concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int],
     need = sum((Fraction(per_request[g.name], g.pages_per_unit) for g in groups), Fraction(0))
     numerator, denominator = num_units * need.denominator, need.numerator
     terms = " + ".join(
-        f"{n(per_request[g.name])} {g.name}"
+        f"{n(per_request[g.name])} {pool_group_name(g.name, g.kind, mla=profile.mla)}"
         + ("" if g.pages_per_unit == 1 else f" / {g.pages_per_unit}")
         for g in groups
     )
@@ -139,7 +139,7 @@ def _paged_concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int],
     )
     for kind in dict.fromkeys(g.kind for g in groups):
         lines.append(
-            f"  pages per request, {kind}: "
+            f"  pages per request, {group_name(kind, mla=profile.mla)}: "
             + request_pages_text(kind, context_tokens, block_sizes[kind], options,
                                  profile.window(kind))
         )
@@ -240,7 +240,7 @@ def _request_pages_and_concurrency(
 
 
 def _waste_lines(uses: Sequence[UnitUse], *, budget_bytes: int, unit_bytes: int,
-                 num_units: int, unit_name: str) -> list[str]:
+                 num_units: int, unit_name: str, mla: bool) -> list[str]:
     """The formula lines for the bytes no group uses: each group's dead weight a page id (the
     rows other groups keep in it), then the budget left over past the last whole unit."""
     lines = []
@@ -248,7 +248,8 @@ def _waste_lines(uses: Sequence[UnitUse], *, budget_bytes: int, unit_bytes: int,
         dead = use.parts.get("dead_weight", 0)
         if dead:
             lines.append(
-                f"dead_weight of a {use.group.name} page id: {n(dead)} B of other groups' rows"
+                f"dead_weight of a {pool_group_name(use.group.name, use.group.kind, mla=mla)} "
+                f"page id: {n(dead)} B of other groups' rows"
             )
     lines.append(f"unused = budget - {unit_name} x block_bytes = {n(budget_bytes)} - "
                  f"{n(num_units)} x {n(unit_bytes)} = {n(budget_bytes - num_units * unit_bytes)}")
@@ -293,9 +294,9 @@ def finish_paged(
         weights=ownership_weights(groups, per_request if per_request is not None else held),
     )
     lines.append(ownership_text(uses, owned, unit_name, context_tokens is not None,
-                                held is not None))
+                                held is not None, mla=profile.mla))
     lines += _waste_lines(uses, budget_bytes=budget_bytes, unit_bytes=unit_bytes,
-                          num_units=num_units, unit_name=unit_name)
+                          num_units=num_units, unit_name=unit_name, mla=profile.mla)
 
     pool = PagePool(num_units, block_size, tuple(groups), profile.sliding_window,
                     profile.attention_chunk_size)

@@ -67,7 +67,7 @@ from flatkv.plan import (
     SLIDING_ATTENTION,
     cdiv,
 )
-from flatkv.profile import SPARSE_MLA_KERNEL_BLOCK_SIZE, WINDOWED, CacheProfile
+from flatkv.profile import SPARSE_MLA_KERNEL_BLOCK_SIZE, WINDOWED, CacheProfile, group_name
 from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
@@ -393,18 +393,20 @@ def padding_layers(count: int, group_size: int) -> int:
 
 def _pool_groups(counts: dict[str, int], padding: dict[str, int], group_size: int, page: int,
                  attn_pages: Mapping[str, int],
-                 state: int) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
+                 state: int, *, mla: bool) -> tuple[list[PoolGroup], list[UnitUse], list[str]]:
     """vLLM's KV cache groups: each layer type cut into ``cdiv(count, group_size)`` groups of
     at most group_size layers, a group short of it padded with whole pages ("padding layers").
     ``attn_pages``: the bytes of history each attention kind keeps in its ``page``. Returns
-    the groups, what each uses of one block, and the padding lines of the log."""
+    the groups, what each uses of one block, and the formula lines of the padding vLLM logs,
+    each kind named as Layout names it (``mla``: the profile's)."""
     groups: list[PoolGroup] = []
     uses: list[UnitUse] = []
     pad_lines = []
     for kind, count in counts.items():
         num = cdiv(count, group_size)
         if padding[kind]:
-            pad_lines.append(f"{kind}: {padding_layers_text(padding[kind], count)} "
+            pad_lines.append(f"{group_name(kind, mla=mla)}: "
+                             f"{padding_layers_text(padding[kind], count)} "
                              f"(cdiv({count}, {group_size}) = {num} groups)")
         for i in range(num):
             layers = cdiv(count - i, num)  # layers[i::num] of the type go to group i
@@ -1373,7 +1375,8 @@ def _pages_by_kind(profile: CacheProfile, counts: dict[str, int], p: int, page: 
         return _Pages(p, attention_page, page, block_sizes, history, why), [], {}
     formulas: list[str] = []
     page, block_sizes, history = _unified_pages(profile, counts, p, formulas)
-    why += ("; " + ", ".join(f"{kind} {n(size)}" for kind, size in block_sizes.items())
+    why += ("; " + ", ".join(f"{group_name(kind, mla=profile.mla)} {n(size)}"
+                             for kind, size in block_sizes.items())
             + " tokens a page, every page of one size")
     extras: dict[str, object] = dict(attention_page_bytes=page, block_sizes=block_sizes,
                                       kind_history_bytes=history)
@@ -1397,7 +1400,8 @@ def _grouped_layout(
     group_size = group_size_for(counts)
     padding = {k: padding_layers(c, group_size) for k, c in counts.items()}
     groups, uses, pad_lines = _pool_groups(counts, padding, group_size, pages.page,
-                                           pages.history, profile.state_bytes_per_layer)
+                                           pages.history, profile.state_bytes_per_layer,
+                                           mla=profile.mla)
     extras["log_lines"] = start_up_log(sized_for_p, options, pages.p, pages.attention_page,
                                        budget_bytes, counts, padding, log)
     unit_bytes = pages.page * group_size
@@ -1438,7 +1442,7 @@ def _group_lines(profile: CacheProfile, counts: dict[str, int], pages: _Pages,
     """The formula lines of vLLM's groups and blocks: group_size from the layers a type (and
     the groups it makes), each type's padding layers, and num_blocks' division, so a reader
     can redo each figure."""
-    counts_text = ", ".join(f"{c} {k}" for k, c in counts.items())
+    counts_text = ", ".join(f"{c} {group_name(k, mla=profile.mla)}" for k, c in counts.items())
     return [
         f"group_size = {group_size} (layers per type: {counts_text}); "
         f"{count_text(num_groups, 'group')}"
@@ -1526,6 +1530,9 @@ def _unified_pages(profile: CacheProfile, counts: dict[str, int], p: int,
     whose size divides it holds that many times more tokens (its block size scaled), one that
     does not is padded up. ``(page bytes, tokens a page by kind, history bytes a page by
     kind)``; appends the formula."""
+    def name(kind: str) -> str:  # as Layout names the kind's group
+        return group_name(kind, mla=profile.mla)
+
     own = {kind: p * profile.kv_bytes_of(kind) for kind in counts}
     page = max(own.values())
     block_sizes, history, said = {}, {}, []
@@ -1534,11 +1541,12 @@ def _unified_pages(profile: CacheProfile, counts: dict[str, int], p: int,
         block_sizes[kind] = p * ratio if not rest else p
         history[kind] = page if not rest else nbytes
         if ratio > 1 and not rest:
-            said.append(f"{kind}'s block is {n(p)} x {ratio} = {n(p * ratio)} tokens")
+            said.append(f"{name(kind)}'s block is {n(p)} x {ratio} = {n(p * ratio)} tokens")
         elif rest:
-            said.append(f"{kind}'s page is padded by {n(page - nbytes)} B, as its size does not "
+            said.append(f"{name(kind)}'s page is padded by {n(page - nbytes)} B, as its size "
+                        "does not "
                         "divide the largest")
-    pages = ", ".join(f"{kind} {n(p)} x {n(profile.kv_bytes_of(kind))} = {n(nbytes)}"
+    pages = ", ".join(f"{name(kind)} {n(p)} x {n(profile.kv_bytes_of(kind))} = {n(nbytes)}"
                       for kind, nbytes in own.items())
     formulas.append(f"page sizes by kind at P = {n(p)}: {pages} B; every page is the "
                     f"largest, {n(page)} B (vLLM's unify_kv_cache_spec_page_size): "
