@@ -109,8 +109,8 @@ def model_note(s: AppState) -> None:
 
 
 def state_group_note(s: AppState) -> None:
-    """Which of the model's kinds the planner's state group ("state" on the pages,
-    ``linear_attention`` in the plan's JSON and the Formulas) holds, in the Model page's words
+    """Which of the model's kinds the planner's state group ("state" on the pages and in their
+    Formulas, ``linear_attention`` in the plan's JSON) holds, in the Model page's words
     (Nemotron-H's mamba2)."""
     if text := app_model.state_group_text(s.model_spec()):
         st.caption(text)

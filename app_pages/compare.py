@@ -160,7 +160,7 @@ with user_errors():
     with st.expander("Layouts", icon=":material/menu_book:"):
         st.markdown("\n".join(f"- {line}" for line in strategy_notes.layout_lines()))
     model_note(s)
-    state_group_note(s)  # the planner's linear_attention in the Formulas, in its kinds
+    state_group_note(s)  # the Formulas' state group, in the model's kinds
     context_widget()
     engine_options()
     results = current_strategies(s)

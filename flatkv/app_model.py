@@ -875,7 +875,7 @@ def pattern_without(pattern: str, name: str) -> str:
 
 def state_group_text(spec: ModelSpec | None) -> str:
     """What the planner's state group holds of this model: Layout and Compare name the group
-    "state" (``group_name``), the plan's JSON and the Formulas by its id, ``linear_attention``
+    "state" (``group_name``), as their Formulas do, the plan's JSON by its id, ``linear_attention``
     (every state layer, whatever its kind, as the reference planner names it), where the
     Model page names the model's kinds (Nemotron-H's "mamba2"). Empty for a model without
     state layers, or raw bytes (no kinds known)."""
@@ -888,5 +888,5 @@ def state_group_text(spec: ModelSpec | None) -> str:
         return ""
     held = " and ".join(f"{count:,} {name} layer{'s' if count > 1 else ''}"
                         + (f" ({kind})" if kind != name else "") for count, name, kind in kinds)
-    return (f"The state group (`{LINEAR_ATTENTION}` in the plan's JSON and the Formulas) holds "
-            f"every state layer, whatever its kind: here the model's {held}.")
+    return (f"The state group (`{LINEAR_ATTENTION}` in the plan's JSON) holds every state "
+            f"layer, whatever its kind: here the model's {held}.")

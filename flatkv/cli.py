@@ -196,7 +196,7 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
         text = plan_json(analysis, profile.name,
                          requests=None if requests is None else requests_json(requests))
     else:
-        text = format_analysis(analysis, title=profile.name)
+        text = format_analysis(analysis, title=profile.name, mla=profile.mla)
         if requests is not None:
             text += "\n\n" + requests_text(requests)
     idle = idle_option_notes(options, profile, (counting,), on_blackwell=_on_blackwell(args)

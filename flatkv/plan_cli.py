@@ -11,7 +11,7 @@ from __future__ import annotations
 from flatkv import strategy_cli
 from flatkv.analysis import PLANNER_STRATEGY, PlanAnalysis
 from flatkv.plan import STATE_LAYER_TYPES
-from flatkv.profile import CacheProfile
+from flatkv.profile import CacheProfile, group_name
 from flatkv.strategies import StrategyResult, run_strategy
 from flatkv.strategies.base import StrategyOptions
 from flatkv.texttable import text_table
@@ -46,8 +46,11 @@ def requests_text(result: StrategyResult) -> str:
             f"`plan --strategy {result.strategy}` and `compare` count them")
 
 
-def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int = 12) -> str:
-    """The plan as a terminal report: why P, totals, dead weight, then the slot rows."""
+def format_analysis(analysis: PlanAnalysis, *, mla: bool, title: str = "",
+                    max_slots: int = 12) -> str:
+    """The plan as a terminal report: why P, totals, dead weight (each group by its kind, as
+    Layout's table names it: ``group_name``; ``mla``: the profile's), then the slot rows, whose
+    bindings keep the planner's ids, as its JSON and CSV write them."""
     t = analysis.totals
     out = [f"Plan ({analysis.planner}){': ' + title if title else ''}", ""]
     out += ["Why this block size:"] + [f"  {line}" for line in analysis.why_block_size()]
@@ -87,7 +90,7 @@ def format_analysis(analysis: PlanAnalysis, *, title: str = "", max_slots: int =
             ["group", "layers", "used B/block", "dead B/block", "dead share"],
             [
                 [
-                    g.group_id,
+                    group_name(g.group_id, mla=mla),
                     g.num_layers,
                     f"{g.used_bytes_per_block:,}",
                     f"{g.dead_bytes_per_block:,}",

@@ -810,16 +810,16 @@ def test_a_metric_row_keys_each_metric_wider_than_a_quarter_or_a_cell_by_its_kin
 
 
 def test_layout_and_compare_name_the_kinds_the_planners_state_group_holds():
-    # Nemotron-H-8B: the pages' state group, linear_attention in the plan's JSON and the
-    # Formulas, the Model page's kind mamba2: both pages say which is which. Its 52
+    # Nemotron-H-8B: the pages' state group (their Formulas' too), linear_attention in the
+    # plan's JSON, the Model page's kind mamba2: both pages say which is which. Its 52
     # layers are 24 Mamba2, 4 attention and 24 MLP (hybrid_override_pattern's M, * and -): 28
     # cache layers, 24 of them mamba2
     from flatkv.app_model import spec_for
 
     spec = spec_for("Nemotron-H-8B", None, 1)
     assert spec.layer_names.count("mamba2") == 24 and len(spec.layer_names) == 28
-    said = ("The state group (`linear_attention` in the plan's JSON and the Formulas) holds "
-            "every state layer, whatever its kind: here the model's 24 mamba2 layers.")
+    said = ("The state group (`linear_attention` in the plan's JSON) holds every state layer, "
+            "whatever its kind: here the model's 24 mamba2 layers.")
     for page in ("layout", "compare"):
         at = open_app(f"app_pages/{page}.py", {"model": "Nemotron-H-8B"})
         assert_clean(at)

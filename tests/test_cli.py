@@ -68,12 +68,15 @@ def test_plan_table(capsys):
         "unused 19,668,992 B (18.76 MiB)",
         "uniform-page padding (not allocated) 2,267,873,280 B (2.11 GiB)"]
     # a linear block id carries the 12 KV rows dead (26,738,688 / 104,005,632 = 25.71%), a
-    # full one the 36 state rows (77,266,944 / 104,005,632 = 74.29%)
+    # full one the 36 state rows (77,266,944 / 104,005,632 = 74.29%); each group by its kind,
+    # as Layout's table names it (the cells read "linear_attention", "full_attention")
     lines = out.split("\n")
     dead = lines.index("Dead weight of the single page-id space (per block id owned by a group):")
     assert [" ".join(line.split()) for line in lines[dead + 3:dead + 5]] == [
-        "linear_attention 36 77,266,944 26,738,688 25.71%",
-        "full_attention 12 26,738,688 77,266,944 74.29%"]
+        "state 36 77,266,944 26,738,688 25.71%",
+        "full attention 12 26,738,688 77,266,944 74.29%"]
+    # the bindings keep the planner's ids, as the plan's JSON and CSV write them
+    assert "linear_attention[0].conv@0:" in out
     # and says how they differ from --strategy flat's kv history, split by owner, in the
     # compare table's words for its row ("dead weight", as the app's)
     assert "\n(rows by tensor, in every block whichever group owns it; --strategy flat splits " \
