@@ -9,7 +9,7 @@ import itertools
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from flatkv.profile import CacheProfile
+from flatkv.profile import CacheProfile, pool_group_name
 from flatkv.strategies import CATEGORIES, STRATEGIES, StrategyOptions, compare, run_strategy
 from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
@@ -195,7 +195,12 @@ def test_vllms_drawn_blocks_add_up_to_its_block(profile, budget, opts, hybrid_ma
     rows: dict[str, list] = {}
     for segment in vllm_block_segments(result, profile):
         rows.setdefault(segment.slot_name, []).append(segment)
-    assert list(rows) == [g["name"] for g in result.extras["groups"]]
+    # a row a group, in the result's order, each named as Layout names it (its kind, and its
+    # index where vLLM cuts the kind into several groups), no two alike
+    groups = result.extras["groups"]
+    assert list(rows) == [pool_group_name(g["name"], g["kind"], mla=profile.mla)
+                          for g in groups]
+    assert len(rows) == len(groups)
     # where each tensor's page ends in a block: pages of one size, or of each layer's own
     # (vLLM's one group of pages of two sizes, its hybrid manager off)
     size = result.extras["group_size"]
