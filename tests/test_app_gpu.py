@@ -331,9 +331,12 @@ def test_gpu_page_times_both_pool_layouts_side_by_side(small_flush):
     assert "gather (torch, page-major)" in fig.proto.spec
     compared = at.dataframe[2].value.set_index("operation")  # page-major against slot-major
     gather = compared.loc["gather"]
-    ratio = gather["page-major GB/s"] / gather["slot-major GB/s"]
-    assert gather["page-major / slot-major"] == f"{ratio:.2f}x" or abs(
-        float(gather["page-major / slot-major"][:-1]) - ratio) < 0.011  # from unrounded GB/s
+    # the ratio is of unrounded GB/s: it lies between the ratios the shown GB/s allow, each
+    # within 0.005 of its own (a fixed tolerance failed where slot-major read 0.2 GB/s)
+    page, slot = gather["page-major GB/s"], gather["slot-major GB/s"]
+    told = float(gather["page-major / slot-major"].removesuffix("x"))
+    assert (page - 0.005) / (slot + 0.005) - 0.005 <= told <= (page + 0.005) / (slot - 0.005) \
+        + 0.005, (page, slot, told)
     assert list(compared.index) == ["gather", "scatter"]  # the shared copy has no row
     # one round a layout cannot tell noise from a layout's effect (MIN_ROUNDS_APART, 5): the
     # note under the table says so in plain words ("Rounds apart: cannot tell from 1 round:
