@@ -56,7 +56,7 @@ from flatkv.profile import (
 )
 from flatkv.strategies.vllm import mamba_chunk_text
 from flatkv.tp_split import PLAIN
-from flatkv.units import format_bytes, markdown_literal, parse_named_sizes, quoted
+from flatkv.units import format_bytes, markdown_literal, parse_named_sizes
 
 CUSTOM = "custom"
 
@@ -69,9 +69,10 @@ DEFAULT_CONTEXT = 32_768
 # the notes what engines read differently, the architectures how SGLang pools its sliding layers,
 # max_model_len the context vLLM serves it at unless told, mtp_layer_types what its drafter is,
 # kv_shared_layer_types the layers SGLang keeps a pool layer for without a cache of their own,
-# learnable_sink the dtype SGLang keeps DeepSeek's sparse attention in
-_URL_SPEC_FIELDS = ("format", "name", "source", "notes", "model_layers", "attention_heads",
-                    "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
+# learnable_sink the dtype SGLang keeps DeepSeek's sparse attention in, edited_from the preset
+# an edited model was made from (whose class it may keep on other layers)
+_URL_SPEC_FIELDS = ("format", "name", "source", "edited_from", "notes", "model_layers",
+                    "attention_heads", "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
                     "max_model_len_typed", "architectures", "kv_dtype",
                     "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "mtp_layer_types",
                     "kv_shared_layer_types", "mtp_modules", "learnable_sink", "kinds",
@@ -618,7 +619,7 @@ EDITED = " (edited)"  # what a preset changed by hand is called after its name
 _OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
                           "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
                           "max_model_len_typed", "mtp_layer_types", "kv_shared_layer_types",
-                          "mtp_modules", "learnable_sink")
+                          "mtp_modules", "learnable_sink", "edited_from")
 
 
 @dataclass(frozen=True)
@@ -653,9 +654,16 @@ class SpecDraft:
     kv_shared_layer_types: tuple[str, ...] = ()  # Gemma 3n's / 4's: SGLang's pool keeps them
     mtp_modules: int | None = None  # the config's num_nextn_predict_layers (0: no MTP module)
     learnable_sink: bool = False  # the config's (SGLang's DSA cache in bfloat16 then)
+    # the preset the draft was seeded from (``presets.seeded_from``), carried into every model
+    # it builds and their links: its class, kept on other layers, is said to be the preset's
+    # (``presets.preset_class_note``), where a config.json's model keeps its own; "" for none
+    edited_from: str = ""
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> SpecDraft:
+        """The draft of ``spec`` as the editor opens it, seeded from the preset it was made
+        from where it was: the models it builds carry no source, so it carries the preset."""
+        seed = presets.seeded_from(spec)
         return cls(
             name=spec.name,
             kinds=tuple((n, _freeze(layer.geometry())) for n, layer in spec.kinds.items()),
@@ -672,6 +680,7 @@ class SpecDraft:
             kv_shared_layer_types=spec.kv_shared_layer_types,
             mtp_modules=spec.mtp_modules,
             learnable_sink=spec.learnable_sink,
+            edited_from=seed.name if seed is not None else "",
         )
 
     @property
@@ -738,7 +747,8 @@ class SpecDraft:
         of the preset it was made from."""
         names = tuple(a.strip() for a in text.split(",") if a.strip())
         if why := architectures_problem(names):
-            raise ValueError(f"architecture {quoted(text, 40)}: {why}: type the config.json's "
+            # the name at fault is in ``why``, once (before it, the field's text quoted it twice)
+            raise ValueError(f"architecture: {why}: type the config.json's "
                              "architectures, comma-separated (e.g. Qwen3NextForCausalLM), or "
                              "clear the field for none")
         return replace(self, architectures=names)

@@ -481,7 +481,8 @@ SPEC_EXAMPLES = {
 }
 # ... and of its text fields
 _TEXT_EXAMPLES = {"source": '"meta-llama/Llama-3.1-8B config.json"',
-                  "notes": '"KV cache in FP8 as served."'}
+                  "notes": '"KV cache in FP8 as served."',
+                  "edited_from": '"Qwen3-Next-80B-A3B"'}
 
 
 def _per_kind_text(per_kind: Mapping[str, int | Mapping[str, int]], limit: int = 6) -> str:
@@ -658,6 +659,11 @@ class ModelSpec:
         DSA cache in bfloat16 on any GPU and refuses any other --kv-cache-dtype (527-535); the
         profile carries it where an MLA layer keeps the indexer's keys
         (``CacheProfile.learnable_sink``).
+    edited_from: the bundled preset a model made in the Model page's editor was seeded from
+        (its name), "" for any other: a config.json's, one typed from scratch. Its class is
+        then the preset's, which the editor keeps until changed, so the page and the CLI's
+        ``model`` say where its layers are no longer that preset's
+        (``presets.preset_class_note``); a model seeded from a config.json keeps its own.
     """
 
     name: str
@@ -680,6 +686,7 @@ class ModelSpec:
     kv_shared_layer_types: tuple[str, ...] = ()
     mtp_modules: int | None = None
     learnable_sink: bool = False
+    edited_from: str = ""
     _kind_names: tuple[tuple[CacheLayer, str], ...] = field(
         default=(), repr=False, compare=False
     )
@@ -717,9 +724,10 @@ class ModelSpec:
         self._check_heads_and_split()
 
     def _check_text(self) -> None:
-        """source and notes are strings printable as they are: they are printed beside the
-        figures (notes on stderr, their line breaks joined)."""
-        for attr in ("source", "notes"):
+        """source, notes and edited_from are strings printable as they are: they are printed
+        beside the figures (notes on stderr, their line breaks joined), edited_from in the
+        warning ``presets.preset_class_note`` gives."""
+        for attr in ("source", "notes", "edited_from"):
             if not isinstance(getattr(self, attr), str):
                 raise ValueError(f"{attr} must be a string, got "
                                  f"{quoted_value(getattr(self, attr))}: give text, e.g. "
@@ -1157,6 +1165,8 @@ class ModelSpec:
         out: dict[str, Any] = {"format": FORMAT, "name": self.name}
         if self.source:
             out["source"] = self.source
+        if self.edited_from:
+            out["edited_from"] = self.edited_from
         if self.notes:
             out["notes"] = self.notes
         if self.model_layers is not None:
@@ -1206,6 +1216,7 @@ class ModelSpec:
             "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
             "max_model_len", "max_model_len_assumed", "max_model_len_typed",
             "mtp_layer_types", "kv_shared_layer_types", "mtp_modules", "learnable_sink",
+            "edited_from",
         }
         unknown = sorted(set(data) - allowed)
         if isinstance(data.get("spec"), Mapping) and "kv_bytes_per_slot" in data:
@@ -1246,7 +1257,8 @@ class ModelSpec:
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
                         "attention_heads", "mamba_chunk_size", "max_model_len",
                         "max_model_len_assumed", "max_model_len_typed", "mtp_layer_types",
-                        "kv_shared_layer_types", "mtp_modules", "learnable_sink")
+                        "kv_shared_layer_types", "mtp_modules", "learnable_sink",
+                        "edited_from")
             if key in data
         }
         return cls.from_pattern(name=data["name"], kinds=kinds, pattern=data["pattern"], **options)

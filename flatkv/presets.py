@@ -82,27 +82,43 @@ def _layers_of(preset: ModelSpec) -> tuple[tuple[CacheLayer, ...], ...]:
 
 
 @lru_cache(maxsize=1)
-def _presets_by_class() -> dict[tuple[str, ...], tuple[ModelSpec, ...]]:
-    """Each bundled preset under its config's architectures, read once per process."""
-    by_class: dict[tuple[str, ...], tuple[ModelSpec, ...]] = {}
-    for name in list_presets():
-        spec = load_preset(name)
-        by_class[spec.architectures] = (*by_class.get(spec.architectures, ()), spec)
-    return by_class
+def _bundled() -> tuple[ModelSpec, ...]:
+    """Every bundled preset, read once per process."""
+    return tuple(load_preset(name) for name in list_presets())
+
+
+def _presets_of_class(architectures: tuple[str, ...]) -> tuple[ModelSpec, ...]:
+    """The bundled presets of the config class ``architectures``."""
+    return tuple(p for p in _bundled() if p.architectures == architectures)
+
+
+def seeded_from(spec: ModelSpec) -> ModelSpec | None:
+    """The bundled preset ``spec`` was made from: the one its ``edited_from`` names (the Model
+    page's editor writes it into a model drafted from a preset), else the one whose source it
+    carries (each preset names its own config: a preset as bundled, its MTP layer added, or
+    exported and loaded again); None for any other model: a config.json's (another size of a
+    preset's family: Llama-3.1-70B's is Llama-3.1-8B's class, by right), one typed from
+    scratch, an ``edited_from`` naming no bundled preset (one since renamed)."""
+    if spec.edited_from:
+        name = preset_name(spec.edited_from)
+        return next((p for p in _bundled() if p.name == name), None)
+    return next((p for p in _bundled() if spec.source and p.source == spec.source), None)
 
 
 def preset_class_note(spec: ModelSpec) -> str:
-    """Why ``spec``'s architectures may not describe it: they are a bundled preset's class and
-    its cache layers are no such preset's (a preset edited by hand, by the Model page's editor
-    or in its exported file, keeps the preset's class, and vLLM and SGLang choose their pools,
+    """Why ``spec``'s architectures may not describe it: it was made from a bundled preset
+    (``seeded_from``), kept its class, and its cache layers are no preset of that class's (a
+    preset edited by hand keeps the preset's class, and vLLM and SGLang choose their pools,
     defaults and refusals by the class: a hand-made hybrid under Qwen3NextForCausalLM gets
-    Qwen3-Next's engine columns). "" where they may: no class, a class no preset has, a
-    preset's layers (its dtypes or lengths changed), or a model that names its source (a
-    preset, a config.json as loaded: another size of a preset's family is that family's class;
-    a model made or edited by hand names none, as the editor writes no source). Said on the
-    Model page and by the CLI's ``model`` alike; the caller adds where to change it."""
-    same = _presets_by_class().get(spec.architectures, ()) if spec.architectures else ()
-    if spec.source or not same or any(spec.layers in _layers_of(p) for p in same):
+    Qwen3-Next's engine columns). "" where they may: a model made from no preset (a config.json
+    as loaded and edited names its own class), the class changed, or a preset's layers (its
+    dtypes, lengths or name changed, its MTP layer added). Said on the Model page and by the
+    CLI's ``model`` alike; the caller adds where to change it."""
+    seed = seeded_from(spec)
+    if seed is None or not spec.architectures or spec.architectures != seed.architectures:
+        return ""
+    same = _presets_of_class(spec.architectures)
+    if any(spec.layers in _layers_of(p) for p in same):
         return ""
     names = " and ".join(p.name for p in same)
     theirs = "; ".join(  # the same pattern: what differs is in the kinds

@@ -1587,7 +1587,7 @@ def test_the_hand_editor_sets_the_architecture_and_says_when_a_presets_is_kept()
     # a bad class name is refused in the field's words, and the model stays
     at.text_input(key="spec.architectures").set_value("Qwen3 Next").run()
     assert [shown(e) for e in at.error] == [
-        "architecture 'Qwen3 Next': 'Qwen3 Next' is not a class name: type the config.json's "
+        "architecture: 'Qwen3 Next' is not a class name: type the config.json's "
         "architectures, comma-separated (e.g. Qwen3NextForCausalLM), or clear the field for "
         "none. Until it is fixed, every page (and the summary below) shows the last valid "
         "model."]
@@ -1635,3 +1635,67 @@ def test_a_presets_class_is_no_warning_on_its_own_layers():
     (warning,) = at.warning  # the pattern kept, a kind changed
     assert "((sliding,full)*12, 24 cache layers; gpt-oss-120b's (sliding,full)*18, 36; " \
            "gpt-oss-20b's kinds differ in heads, dims or state)" in shown(warning)
+
+
+LLAMA_70B = {"model_type": "llama", "num_hidden_layers": 80, "hidden_size": 8192,
+             "num_attention_heads": 64, "num_key_value_heads": 8,
+             "max_position_embeddings": 131072, "torch_dtype": "bfloat16",
+             "architectures": ["LlamaForCausalLM"]}
+
+
+def test_an_edited_config_json_keeps_its_own_class_without_a_warning():
+    # Llama-3.1-70B's config.json loaded: LlamaForCausalLM, the class of the preset
+    # Llama-3.1-8B (32 layers), is this model's own (80 layers). The editor writes no source,
+    # so the warning read any edit as a preset's class kept: it warned on a rename. A model
+    # seeded from no preset gets no such warning, whatever is edited after
+    at = _paste_config(open_app("app_pages/model.py"), LLAMA_70B)
+    assert_clean(at)
+    assert not at.warning
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.text_input(key="spec.name").set_value("Llama-3.1-70B").run()
+    assert_clean(at)
+    assert not at.warning
+    spec = json.loads(app_model.unpack_spec(at.query_params["spec"]))
+    assert spec["name"] == "Llama-3.1-70B" and spec["architectures"] == ["LlamaForCausalLM"]
+    assert "edited_from" not in spec and "source" not in spec
+    at.text_input(key="spec.pattern").set_value("40*full").run()  # its layers edited too
+    assert_clean(at)
+    assert not at.warning
+
+
+def test_a_preset_edited_and_renamed_keeps_its_class_warning_through_a_link():
+    # the walkthrough's hybrid from the default preset, renamed: still Qwen3-Next's class on
+    # other layers, said after the rename and in the link it writes (which names the preset
+    # the model was made from); its class cleared, no warning
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    at.text_input(key="spec.pattern").set_value("(2*gdn,full)*10").run()
+    at.text_input(key="spec.name").set_value("walk-hybrid").run()
+    assert_clean(at)
+    (warning,) = at.warning
+    assert shown(warning).startswith(WALK_NOTE)
+    link = dict(at.query_params)
+    spec = json.loads(app_model.unpack_spec(link["spec"]))
+    assert spec["name"] == "walk-hybrid" and spec["edited_from"] == "Qwen3-Next-80B-A3B"
+    again = open_app("app_pages/model.py", link)
+    assert_clean(again)
+    (warning,) = again.warning
+    assert shown(warning).startswith(WALK_NOTE)
+    again.segmented_control(key="model.source").set_value("Edit by hand").run()
+    again.text_input(key="spec.pattern").set_value("(3*gdn,full)*12").run()  # its own again
+    assert_clean(again)
+    assert not again.warning
+
+
+def test_an_architecture_refused_names_it_once():
+    # a class name longer than MAX_CLASS_NAME_CHARS (100): said once, cut at 40 characters and
+    # its length; it read "architecture 'XXX...'... (101 characters): 'XXX...'... (101
+    # characters) is longer than a class name"
+    from flatkv.profile import MAX_CLASS_NAME_CHARS
+    long = "X" * (MAX_CLASS_NAME_CHARS + 1)
+    with pytest.raises(ValueError) as refused:
+        app_model.SpecDraft().with_architectures(f"LlamaForCausalLM, {long}")
+    assert str(refused.value) == (
+        f"architecture: {'X' * 40!r}... (101 characters) is longer than a class name (at most "
+        "100 characters): type the config.json's architectures, comma-separated (e.g. "
+        "Qwen3NextForCausalLM), or clear the field for none")

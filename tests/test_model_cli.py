@@ -21,10 +21,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(argv, capsys):
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return 0, args.run(args) + "\n"
+    """``python -m flatkv argv``'s exit code and stdout, asserted a success (0, nothing on
+    stderr): it called the command's function past the CLI, whose 0 could not fail."""
+    capsys.readouterr()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, ""), err
+    return code, out
 
 
 def test_model_json_qwen3_next_tp2(capsys):
@@ -641,6 +644,35 @@ def test_model_says_a_model_files_class_is_a_presets_of_other_layers(tmp_path, c
     path.write_text(json.dumps(replace(draft, architectures=()).to_dict()))
     code, out = run(["model", "--model-file", str(path)], capsys)
     assert "architectures" not in out and "note:" not in out
-    spec = draft.to_spec()
-    assert preset_class_note(spec) and not preset_class_note(replace(spec, source="config"))
-    assert not preset_class_note(replace(with_mtp_layer(qwen), source=""))
+    spec = draft.to_spec()  # the draft names the preset it was made from
+    assert spec.edited_from == "Qwen3-Next-80B-A3B"
+    assert preset_class_note(spec) and not preset_class_note(replace(spec, edited_from=""))
+    assert not preset_class_note(with_mtp_layer(qwen))  # the preset's layers and its MTP's
+
+
+def test_a_config_jsons_model_keeps_its_class_in_a_model_file_without_a_note(tmp_path,
+                                                                              capsys):
+    # Llama-3.1-70B's config.json: LlamaForCausalLM is Llama-3.1-8B's class too, on 80 layers
+    # of its own, by right. Its export, its source taken out (or edited in the Model page,
+    # which writes none), said nothing wrong yet got the note; a preset's export whose pattern
+    # is edited in the file (its source, the preset's, kept) gets it
+    config = tmp_path / "l70.json"
+    config.write_text(json.dumps({
+        "model_type": "llama", "num_hidden_layers": 80, "hidden_size": 8192,
+        "num_attention_heads": 64, "num_key_value_heads": 8,
+        "max_position_embeddings": 131072, "torch_dtype": "bfloat16",
+        "architectures": ["LlamaForCausalLM"]}))
+    _, exported = run(["model", "--hf-config", str(config), "--export"], capsys)
+    data = json.loads(exported)
+    del data["source"]
+    path = tmp_path / "l70-model.json"
+    path.write_text(json.dumps(data))
+    _, out = run(["model", "--model-file", str(path)], capsys)
+    assert "\narchitectures: LlamaForCausalLM\n" in out and "note:" not in out
+    _, exported = run(["model", "--preset", "Llama-3.1-8B", "--export"], capsys)
+    data = {**json.loads(exported), "pattern": "80*full"}
+    path.write_text(json.dumps(data))
+    _, out = run(["model", "--model-file", str(path)], capsys)
+    assert ("\nnote: architecture LlamaForCausalLM is the class of the preset Llama-3.1-8B, "
+            "whose layers these are not (80*full, 80 cache layers; Llama-3.1-8B's 32*full, 32)"
+            in out)
