@@ -111,7 +111,10 @@ def budget_to_hold(s: AppState, r: StrategyResult, b: Budget, strategy: str,
     row = metric_row("hold", under=True)  # its cells under the figures'
     left, middle, right = row.container(), row.container(), row.container()
     with left:  # a layout that does not apply at this budget: what would hold one request
-        fitting, fit = int(r.concurrency) if r.applies else 0, f"fit in {STRATEGY_TITLES[strategy]}"
+        # SGLang with the KV dtype it stores where not the model's, as Compare marks it
+        marks = strategy_notes.kv_dtype_marks([r], s.profile(), s.strategy_options())
+        fitting = int(r.concurrency) if r.applies else 0
+        fit = f"fit in {strategy_notes.marked_title(strategy, marks)}"
         requests = hold_requests_widget(fitting, context, fit=fit)
     need = cached_least_budget(s.profile(), strategy, requests, context, s.strategy_options())
     if why := hold_default_note(fitting, fit, "Compare starts from the layout that holds most"):

@@ -41,17 +41,22 @@ from flatkv.units import markdown_literal as literal
 
 def charts_of(results: list[StrategyResult], has_history: bool, context: int) -> None:
     """Capacity and concurrency bars (a layout with no figures a row that says why), and where
-    each layout's budget goes (with its table)."""
+    each layout's budget goes (with its table), SGLang named with the KV dtype it stores where
+    not the model's, as in the tables (no longer than "FlatKV per component", whose row and
+    legend entry the charts already make room for)."""
+    s = state()
+    marks = strategy_notes.kv_dtype_marks(results, s.profile(), s.strategy_options())
     shown = [r for r in results if r.applies]
     absent = {title_of(r): strategy_notes.why_not_label(r) for r in results if not r.applies}
     chart(charts.capacity_bars(
-        [title_of(r) for r in results],
+        [strategy_notes.marked_title(r.strategy, marks) for r in results],
         [r.capacity_tokens or 0 if r.applies else None for r in results] if has_history
         else None,
         [r.max_concurrency or 0.0 if r.applies else None for r in results], context=context,
         absent=absent), key="compare.capacity", file_name="capacity.html")
-    concurrency_over_context(state(), context)
-    chart(charts.breakdown_bars([title_of(r) for r in shown], [r.breakdown for r in shown],
+    concurrency_over_context(s, context, marks)
+    chart(charts.breakdown_bars([strategy_notes.marked_title(r.strategy, marks) for r in shown],
+                                [r.breakdown for r in shown],
                                 title="Where the budget goes"),
           key="compare.breakdown", file_name="breakdown.html")
     st.caption("By use: in one page-id space each page id goes to one group, in proportion to "
@@ -68,13 +73,15 @@ def charts_of(results: list[StrategyResult], has_history: bool, context: int) ->
         fit_px=MAIN_COLUMN_PX)
 
 
-def concurrency_over_context(s: AppState, context: int) -> None:
+def concurrency_over_context(s: AppState, context: int,
+                             marks: dict[str, str] | None = None) -> None:
     """Each layout's max concurrency at this budget over context lengths (powers of two to the
-    model's max_model_len, that length and the page's), as a chart and as a table."""
+    model's max_model_len, that length and the page's), as a chart and as a table; ``marks``:
+    SGLang's KV dtype beside its name in the legend, where not the model's."""
     curves = cached_context_curves(
         s.profile(), s.budget().cache_bytes,
         tuple(sizing.context_candidates(context, s.model_max_len())), s.strategy_options())
-    lines = [(k, strategy_notes.STRATEGY_TITLES[k], v) for k, v in curves.concurrency.items()]
+    lines = [(k, strategy_notes.marked_title(k, marks), v) for k, v in curves.concurrency.items()]
     chart(charts.context_figure(curves.contexts, lines, context=context,
                                 title="Concurrency over context length"),
           key="compare.contexts", file_name="concurrency_by_context.html")
@@ -95,13 +102,15 @@ def concurrency_over_context(s: AppState, context: int) -> None:
                            icon=":material/download:")
 
 
-def most_held(results: list[StrategyResult]) -> tuple[int, str]:
+def most_held(results: list[StrategyResult],
+              marks: dict[str, str] | None = None) -> tuple[int, str]:
     """The whole requests the layout that holds most holds, and whose they are in words: each
     layout that holds as many named (DeepSeek-V3's six all hold 6, which named the first alone
-    "the layout that holds most")."""
+    "the layout that holds most"), SGLang with the KV dtype it stores where ``marks`` say
+    (DeepSeek-V3.2 on a B200: it holds most by fp8_e4m3's bytes)."""
     applying = [r for r in results if r.applies]
     most = max((int(r.concurrency) for r in applying), default=0)
-    tied = [strategy_notes.STRATEGY_TITLES[r.strategy] for r in applying
+    tied = [strategy_notes.marked_title(r.strategy, marks) for r in applying
             if int(r.concurrency) == most]
     if not applying:
         return 0, "fit in any layout"
@@ -116,9 +125,10 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
     """Each layout's least cache budget (and GPU memory) for R requests of the context, R one
     more than the layout that holds most until a number is typed (Budget's field); a layout
     that does not apply at this budget too, as one that holds none is where it helps most."""
+    marks = strategy_notes.kv_dtype_marks(results, s.profile(), s.strategy_options())
     left, right = st.columns([1, 2], vertical_alignment="bottom")
     with left:
-        fitting, fit = most_held(results)
+        fitting, fit = most_held(results, marks)
         requests = hold_requests_widget(fitting, context, fit=fit)
     budgets = [cached_least_budget(s.profile(), r.strategy, requests, context,
                                    s.strategy_options()) for r in results]
@@ -137,7 +147,7 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) ->
                   + (f" {why}" if (why := hold_default_note(
                       fitting, fit, "Budget starts from the layout it shows")) else ""))
     rows = pd.DataFrame(strategy_notes.hold_rows(results, budgets, budget, s.profile(),
-                                                 s.strategy_options()), dtype=object)
+                                                 s.strategy_options(), marks), dtype=object)
     # the bytes in words, and under them (folded) the exact bytes: as one table Qwen3-Next's
     # took 762 px of the 538 at 1000 px, and "GPU memory (B)" was a sideways scroll away
     exact = [c for c in rows.columns if c.endswith("(B)")]
@@ -194,8 +204,10 @@ with user_errors():
         if apart := strategy_notes.kv_dtypes_apart_text(
                 results, profile, s.strategy_options(),
                 sglang_told="KV cache dtype told bfloat16 (SGLang, under Engine options)",
-                kv_dtype_set=lambda d: f"the kv dtype {dtype_label(canonical_dtype(d))} under "
-                "the Model page's Edit by hand"):
+                # raw bytes have no kv dtype to set (no field under Raw bytes)
+                kv_dtype_set=None if s.model_spec() is None else lambda d: (
+                    f"the kv dtype {dtype_label(canonical_dtype(d))} under the Model page's "
+                    "Edit by hand")):
             st.caption(apart)
         if sizes := strategy_notes.page_sizes_text(results, s.strategy_options(),
                                                    mla=s.profile().mla):

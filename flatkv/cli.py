@@ -274,7 +274,8 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
 
     def command(a: argparse.Namespace, profile: CacheProfile, context: int | None) -> str:
         if log is None:
-            return strategy_cli.compare_text(a, profile, context, model_len=model.max_model_len)
+            return strategy_cli.compare_text(a, profile, context, model_len=model.max_model_len,
+                                             raw=model.raw)
         counted.append((a, context))
         checked.extend(checked_log(a, profile, context, log))
         if a.json:

@@ -67,6 +67,7 @@ from flatkv.strategy_notes import (
     kv_dtypes_apart_text,
     option_why_not_line,
     short_of_one_request_text,
+    stored_kv_dtype,
     why_not_line,
 )
 from flatkv.texttable import text_table
@@ -694,12 +695,16 @@ def compared(args: argparse.Namespace, profile: CacheProfile,
     return results
 
 
-def comparison_json(results: Sequence[StrategyResult], held: Held | None = None,
+def comparison_json(results: Sequence[StrategyResult], profile: CacheProfile,
+                    options: StrategyOptions, held: Held | None = None,
                     swept: ContextCurves | None = None) -> str:
-    """``compare --json``: each result's ``to_dict``, with ``--requests``' least budget
-    (``held``) and ``--over-contexts``' concurrency at each context (``swept``, exact in lowest
-    terms beside the float) where given."""
-    dicts = [r.to_dict() for r in results]
+    """``compare --json``: each result's ``to_dict`` with the KV dtype its layout stores
+    (``stored_kv_dtype``: SGLang's fp8_e4m3 beside the model's bfloat16 for DeepSeek-V3.2 on a
+    B200, the table's kv dtype row), ``--requests``' least budget (``held``) and
+    ``--over-contexts``' concurrency at each context (``swept``, exact in lowest terms beside
+    the float) where given."""
+    dicts = [{**r.to_dict(), "kv_dtype": stored_kv_dtype(r, profile, options)}
+             for r in results]
     if held is not None:
         for d, budget in zip(dicts, held.budgets, strict=True):
             d.update(requests_to_hold=held.requests, least_budget_bytes=budget)
@@ -714,9 +719,11 @@ def comparison_json(results: Sequence[StrategyResult], held: Held | None = None,
 
 
 def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int | None, *,
-                 model_len: int | None = None) -> str:
+                 model_len: int | None = None, raw: bool = False) -> str:
     """``compare``: every strategy side by side, as a table or a JSON list with --json.
-    ``model_len``: the model's max_model_len, where --over-contexts sweeps to at least."""
+    ``model_len``: the model's max_model_len, where --over-contexts sweeps to at least.
+    ``raw``: a model of raw bytes (a profile file), which --kv-dtype refuses: the like for like
+    line offers no --kv-dtype."""
     options = figures_options(args)
     results = compared(args, profile, context)
     held = None
@@ -736,11 +743,11 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
             context_candidates(_needed_context(context, "--over-contexts"), model_len),
             options, [r.strategy for r in results])
     if args.json:
-        return comparison_json(results, held, swept)
+        return comparison_json(results, profile, options, held, swept)
     marks = kv_dtype_marks(results, profile, options)
     apart = kv_dtypes_apart_text(results, profile, options,
                                  sglang_told="--sglang-kv-cache-dtype bf16",
-                                 kv_dtype_set=lambda d: f"--kv-dtype {d}")
+                                 kv_dtype_set=None if raw else lambda d: f"--kv-dtype {d}")
     table = format_comparison_table(results, held, exact_bytes=args.exact_bytes,
                                     kv_dtypes=(profile.kv_dtype, marks, apart) if marks else None)
     if swept is not None:

@@ -265,6 +265,19 @@ def sglang_other_dtype(profile: CacheProfile,
     return stored if stored and canonical_dtype(stored[0]) != profile.kv_dtype else None
 
 
+def stored_kv_dtype(result: StrategyResult, profile: CacheProfile,
+                    options: StrategyOptions | None) -> str | None:
+    """The KV dtype layout ``result`` stores: SGLang's own where it keeps DeepSeek's sparse
+    attention in another (``sglang_dsa_stored``: fp8_e4m3 on a Blackwell, bfloat16 for a
+    float16 or float32 model), else the model's; None where the layout does not apply (it
+    stores nothing: the CLI's table says n/a) or the model names no KV dtype. ``compare
+    --json`` gives it a layout, as the table's kv dtype row does where they differ."""
+    if not result.applies:
+        return None
+    stored = result.strategy == "sglang" and options and sglang_dsa_stored(profile, options)
+    return canonical_dtype(stored[0]) if stored else profile.kv_dtype
+
+
 def kv_dtype_marks(results: Sequence[StrategyResult], profile: CacheProfile,
                    options: StrategyOptions | None) -> dict[str, str]:
     """A layout -> the KV dtype it stores where it is not the model's (SGLang's, where
@@ -275,25 +288,43 @@ def kv_dtype_marks(results: Sequence[StrategyResult], profile: CacheProfile,
             if stored and r.strategy == "sglang" and r.applies}
 
 
+def marked_title(strategy: str, kv_dtypes: Mapping[str, str] | None) -> str:
+    """A layout's title with the KV dtype it stores where ``kv_dtype_marks`` marks it
+    ("SGLang (fp8_e4m3 KV)"): Compare's tables, the least budget's among them, and the "fit in"
+    of both pages' requests to hold, where SGLang holds most by its dtype's bytes."""
+    dtype = (kv_dtypes or {}).get(strategy)
+    title = STRATEGY_TITLES.get(strategy, strategy)
+    return f"{title} ({dtype} KV)" if dtype else title
+
+
 def kv_dtypes_apart_text(results: Sequence[StrategyResult], profile: CacheProfile,
                          options: StrategyOptions | None, *, sglang_told: str,
-                         kv_dtype_set: Callable[[str], str]) -> str:
+                         kv_dtype_set: Callable[[str], str] | None) -> str:
     """The sentence under Compare's table (and the CLI's) where SGLang stores another KV dtype
     than the other layouts (``kv_dtype_marks``): the two dtypes and their bytes a token a
-    layer, and how to compare like for like, each where it does: SGLang told bfloat16
-    (``sglang_told``, the engine option as the page or the CLI names it) where SGLang picks
-    fp8 for a bfloat16 model, or the model's KV dtype set to SGLang's (``kv_dtype_set(dtype)``:
-    the page's field, the CLI's flag), every layout in it. Empty where they store one."""
+    layer, and how to compare like for like, each way where it does: SGLang told bfloat16
+    (``sglang_told``, the engine option as the page or the CLI names it) where told so it
+    stores the model's bytes (a bfloat16 model's, or float16's as many: compared as bytes,
+    not dtype names), or the model's KV dtype set to SGLang's (``kv_dtype_set(dtype)``: the
+    page's field, the CLI's flag), every layout in it; None where the model has no KV dtype
+    to set (raw bytes: the Model page's Raw bytes, a profile file, which --kv-dtype refuses).
+    Empty where they store one."""
     if not kv_dtype_marks(results, profile, options):
         return ""
     dtype, stored = sglang_other_dtype(profile, options)
-    told = (f"{sglang_told} keeps SGLang in bfloat16 too, {profile.kv_bytes_per_slot:,} B, "
-            "or " if dtype != "bfloat16" and profile.kv_dtype == "bfloat16" else "")
+    ways = []
+    if sglang_other_bytes(profile, replace(options, sglang_kv_cache_dtype="bfloat16")) is None:
+        model = f"{profile.kv_bytes_per_slot:,} B"
+        kept = (f"bfloat16 too, {model}" if profile.kv_dtype == "bfloat16"
+                else f"bfloat16, {model} as {profile.kv_dtype}'s")
+        ways.append(f"{sglang_told} keeps SGLang in {kept}")
+    if kv_dtype_set is not None:
+        ways.append(f"{kv_dtype_set(dtype)} puts every layout in {dtype}")
+    like = f" Like for like: {', or '.join(ways)}." if ways else ""
     return (f"SGLang stores this model's KV in {dtype}, {stored:,} B a token a layer, where "
             f"the other layouts keep the model's {profile.kv_dtype}, "
             f"{profile.kv_bytes_per_slot:,} B: its concurrency beside theirs is the dtype's "
-            f"bytes, not its layout's. Like for like: {told}{kv_dtype_set(dtype)} puts every "
-            f"layout in {dtype}.")
+            f"bytes, not its layout's.{like}")
 
 
 def engines_beside_text(ours: StrategyResult, engines: Sequence[StrategyResult],
@@ -430,7 +461,8 @@ def hold_help(budget: Budget) -> dict[str, str]:
 
 def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
               budget: Budget, profile: CacheProfile,
-              options: StrategyOptions | None = None) -> list[dict]:
+              options: StrategyOptions | None = None,
+              kv_dtypes: Mapping[str, str] | None = None) -> list[dict]:
     """Compare's table of the least cache budget each layout needs for the requests to hold
     (``budgets``, None where no budget does) and the GPU memory that leaves it at the page's
     budget (its columns left out for a budget given as a log gives it), said where it is more
@@ -439,7 +471,8 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
     hybrid manager off on a state hybrid) "does not apply": "none holds them" would read as a
     budget too small. Where no budget holds them there is no GPU memory to derive: its cells
     are None, a gap the table shows as a dash like every other figure that does not apply
-    (an empty string left the cell blank)."""
+    (an empty string left the cell blank). ``kv_dtypes``: SGLang marked with the KV dtype it
+    stores where not the model's (``marked_title``), as Compare's table above it."""
     rows = []
     for r, need in zip(results, budgets, strict=True):
         none = (DOES_NOT_APPLY if need is None
@@ -447,7 +480,7 @@ def hold_rows(results: Sequence[StrategyResult], budgets: Sequence[int | None],
                 else "none holds them")
         # the readable figures first (a narrow window cuts the table from the right), the
         # exact bytes after them
-        row = {"strategy": title_of(r),
+        row = {"strategy": marked_title(r.strategy, kv_dtypes),
                "cache budget": none if need is None else format_bytes(need)}
         gpu = None if need is None else budget.gpu_bytes_for(need)
         if not budget.given:  # "over" the GPU's memory, short: hold_help says it whole
@@ -1217,8 +1250,8 @@ def headline_rows(results: Sequence[StrategyResult], has_history: bool,
     for r, row in zip(results, map(compare_table_row, results), strict=True):
         if not r.applies:
             row = {**row, "strategy": f"{row['strategy']} ({WHY_NOT_SHORT[why_not_label(r)]})"}
-        elif dtype := (kv_dtypes or {}).get(r.strategy):
-            row = {**row, "strategy": f"{row['strategy']} ({dtype} KV)"}
+        else:
+            row = {**row, "strategy": marked_title(r.strategy, kv_dtypes)}
         rows.append({HEADLINE_SCREEN_NAMES.get(c, c): row[c] for c in columns})
     return rows
 

@@ -2179,3 +2179,59 @@ def test_compare_marks_sglangs_other_kv_dtype_where_its_concurrency_is_the_dtype
     hopper = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2"})
     assert "SGLang" in list(hopper.dataframe[0].value["strategy"])
     assert not [c for c in hopper.caption if shown(c).startswith("SGLang stores")]
+
+
+def test_compare_offers_raw_bytes_only_the_like_for_like_they_take():
+    # DeepSeek-V3.2 as raw bytes on the B200 (a profile export loaded, or a link's raw model):
+    # SGLang still stores fp8_e4m3, 708 B to the model's 1,284, but Raw bytes has no kv dtype
+    # to set, so the line offers only SGLang told bfloat16, which puts it back at 1,284 B
+    from flatkv.app_model import RawModel
+    from flatkv.app_state import AppState, encode_query
+
+    raw = RawModel.from_profile(load_preset("DeepSeek-V3.2").profile())
+    link = {**encode_query(AppState(model="custom", raw=raw)), "gpu": "B200 192GB"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    assert "SGLang (fp8_e4m3 KV)" in list(at.dataframe[0].value["strategy"])
+    (apart,) = [shown(c) for c in at.caption if shown(c).startswith("SGLang stores")]
+    assert apart == (
+        "SGLang stores this model's KV in fp8_e4m3, 708 B a token a layer, where the other "
+        "layouts keep the model's bfloat16, 1,284 B: its concurrency beside theirs is the "
+        "dtype's bytes, not its layout's. Like for like: KV cache dtype told bfloat16 (SGLang, "
+        "under Engine options) keeps SGLang in bfloat16 too, 1,284 B.")
+    told = open_app("app_pages/compare.py", {**link, "sg_kvdtype": "bfloat16"})
+    assert_clean(told)
+    assert "SGLang" in list(told.dataframe[0].value["strategy"])
+    assert not [c for c in told.caption if shown(c).startswith("SGLang stores")]
+
+
+def test_compare_marks_sglangs_kv_dtype_in_the_least_budget_table_and_the_charts():
+    # DeepSeek-V3.2 on the B200: SGLang holds most, 24 requests of 163,840 tokens (24.45), by
+    # fp8_e4m3's 708 B to the others' 1,284 (13.48): the requests to hold say whose they are
+    # with the mark, as do the least-budget tables and the charts; the mark is as long as
+    # "FlatKV per component" (20 characters), so the table keeps its 511 px of the 540
+    from app_pages._frame import MAIN_COLUMN_PX
+
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"})
+    assert_clean(at)
+    budgets = least_budgets(at)
+    assert list(budgets["strategy"]) == [
+        "FlatKV packed slabs", "FlatKV per component", "vLLM v1", "SGLang (fp8_e4m3 KV)",
+        "slab aliasing", "two-level pages"]
+    (words,) = [d for d in at.dataframe if "cache budget" in d.value.columns]
+    assert sum(column_widths(words).values()) <= MAIN_COLUMN_PX
+    assert caption_starting(at, "The least cache budget per rank").endswith(
+        "25 requests until you give a number: one more than the 24 that fit in SGLang "
+        "(fp8_e4m3 KV), the layout that holds most; Budget starts from the layout it shows.")
+    capacity, contexts, where = (json.loads(c.proto.spec)["data"]
+                                 for c in at.get("plotly_chart"))
+    assert "SGLang (fp8_e4m3 KV)" in capacity[0]["y"] and "SGLang" not in capacity[0]["y"]
+    assert "SGLang (fp8_e4m3 KV)" in [t["name"] for t in contexts]
+    assert all("SGLang (fp8_e4m3 KV)" in bars["y"] for bars in where)
+    # Budget on SGLang says it too
+    budget = open_app("app_pages/budget.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB",
+                                              "b_layout": "sglang"})
+    assert_clean(budget)
+    assert ("25 requests until you give a number: one more than the 24 that fit in SGLang "
+            "(fp8_e4m3 KV); Compare starts from the layout that holds most.") in [
+        shown(c) for c in budget.caption]

@@ -1096,3 +1096,53 @@ def test_compare_marks_sglangs_other_kv_dtype_and_says_how_to_compare_like_for_l
     code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "H100 80GB",
                           "--kv-dtype", "float16"])
     assert code == 0 and "kv dtype" not in out
+
+
+def test_compare_offers_only_the_like_for_like_flags_the_model_takes(tmp_path):
+    # DeepSeek-V3.2 exported as raw bytes (flatkv-profile/1): --kv-dtype refuses a profile file
+    # (exit 2), so the line offers the one flag it takes, which puts SGLang back at 1,284 B
+    from flatkv.presets import load_preset
+    from flatkv.profile import profile_to_dict
+
+    path = tmp_path / "dsv32_profile.json"
+    path.write_text(json.dumps(profile_to_dict(load_preset("DeepSeek-V3.2").profile())))
+    b200 = ["compare", "--model-file", str(path), "--gpu-memory", "B200 192GB"]
+    code, out, err = run(b200)
+    assert code == 0, err
+    assert DSV32_APART.split(", or ")[0] + "." in out.splitlines()
+    assert "--kv-dtype" not in out
+    assert run([*b200, "--kv-dtype", "fp8_e4m3"])[0] == 2  # what it no longer offers
+    code, out, err = run([*b200, "--sglang-kv-cache-dtype", "bf16"])
+    assert code == 0 and "SGLang stores" not in out and "kv dtype" not in out
+    # float16 on the B200: told bfloat16, SGLang keeps 576 x 2 + 132 = 1,284 B, float16's
+    # bytes as much as bfloat16's (it said only --kv-dtype, the dtype names differing)
+    f16 = ["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "B200 192GB",
+           "--kv-dtype", "float16"]
+    code, out, err = run(f16)
+    assert code == 0, err
+    assert ("SGLang stores this model's KV in fp8_e4m3, 708 B a token a layer, where the other "
+            "layouts keep the model's float16, 1,284 B: its concurrency beside theirs is the "
+            "dtype's bytes, not its layout's. Like for like: --sglang-kv-cache-dtype bf16 keeps "
+            "SGLang in bfloat16, 1,284 B as float16's, or --kv-dtype fp8_e4m3 puts every "
+            "layout in fp8_e4m3.") in out.splitlines()
+    code, out, err = run([*f16, "--sglang-kv-cache-dtype", "bf16"])
+    assert code == 0 and "SGLang stores" not in out and "kv dtype" not in out
+
+
+def test_compare_json_gives_the_kv_dtype_each_layout_stores():
+    # the table's kv dtype row, a layout at a time, in the model's dtype names: DeepSeek-V3.2
+    # on the B200, SGLang's raw fp8 (aliasing does not apply: none); told bfloat16, bfloat16;
+    # float16 on an H100, SGLang's bfloat16 (as many bytes, so the table marks nothing)
+    def dtypes(*flags):
+        code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", *flags, "--json"])
+        assert code == 0, err
+        return {d["strategy"]: d["kv_dtype"] for d in json.loads(out)}
+
+    b200 = ("--gpu-memory", "B200 192GB")
+    assert dtypes(*b200) == {"flat": "bfloat16", "per-component": "bfloat16",
+                             "vllm": "bfloat16", "sglang": "float8_e4m3fn", "aliased": None,
+                             "lcm": "bfloat16"}
+    assert dtypes(*b200, "--sglang-kv-cache-dtype", "bf16")["sglang"] == "bfloat16"
+    assert dtypes("--gpu-memory", "H100 80GB", "--kv-dtype", "float16") == {
+        "flat": "float16", "per-component": "float16", "vllm": "float16",
+        "sglang": "bfloat16", "aliased": None, "lcm": "float16"}
