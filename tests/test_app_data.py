@@ -653,8 +653,8 @@ def test_vllm_blocks_of_the_worked_example_one_row_per_group():
         "(group_size). A block id is 12 pages, 25,952,256 B (24.75 MiB, 24,576 B a token), and "
         "belongs to one of 4 groups: tensor j's page holds that group's layer j, so no other "
         "group's rows sit beside it (no dead weight). State pages (2,146,304 B) are padded to "
-        "the page by 0.76% (\"Padding mamba page size\"). Our block above: 103,219,200 B "
-        "(98.44 MiB, 97,745.45 B a token) at P 1,056, a row for every group.")
+        "the page by 0.76% of their size (\"Padding mamba page size\"). Our block above: "
+        "103,219,200 B (98.44 MiB, 97,745.45 B a token) at P 1,056, a row for every group.")
     # a token of P: 12 pages x 2,048 B a token; ours 103,219,200 / 1,056 = 97,745.4545...
     assert 25_952_256 // 1056 == 12 * 2048 and f"{103_219_200 / 1056:,.2f}" == "97,745.45"
 
