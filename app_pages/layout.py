@@ -63,7 +63,7 @@ def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> N
         state_pad = h.state_row_padding
         # two shares of one padding side by side (Qwen3-Next's 1.10% and 1.49%): each names
         # what it is a share of, so that they do not read as a contradiction
-        c.metric("Uniform pages would pad, of block", percent_text(h.padding_share),
+        c.metric("Uniform pages pad the block", percent_text(h.padding_share),
                  delta=None if state_pad is None else
                  f"state row fills its page row at P {h.block_size:,}" if state_pad == 0 else
                  f"{percent_text(state_pad)} of a state row at P {h.block_size:,}",

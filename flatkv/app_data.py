@@ -245,7 +245,7 @@ def uniform_padding_text(analysis: PlanAnalysis, *, mla: bool = False) -> str | 
     """What drawing the rows padded to the page row adds, in exact bytes, for the Layout page's
     toggle: which rows are padded (their group as the pages name its kind, ``group_name``;
     ``mla``: the profile's) and by how much, the padding a block and its share of the padded
-    block (the headline's "Uniform pages would pad, of block"). None where no row is
+    block (the headline's "Uniform pages pad the block"). None where no row is
     narrower than the page row (every row is one size: Llama-3.1-8B, gpt-oss-20b), so the
     toggle would draw nothing new."""
     h = headline(analysis)

@@ -1471,7 +1471,7 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
         "fewer bytes a token, so their page of the same bytes holds more tokens), pages of "
         f"{16 * 16_384:,} B in 10 tensors (group_size). A block id is 10 pages, "
         f"{10 * 16 * 16_384:,} B (2.50 MiB), and")  # no one figure a token: 16 or 32 tokens
-    (pad,) = [m for m in layout.metric if m.label == "Uniform pages would pad, of block"]
+    (pad,) = [m for m in layout.metric if m.label == "Uniform pages pad the block"]
     assert "vLLM pads a history page only where its size does not divide the largest" in pad.help
 
 

@@ -161,19 +161,19 @@ def test_layout_names_the_padding_its_planner_has():
     # packed, P 1,056: the page row is the widest row, a KV row of 1,056 x 2,048 = 2,162,688 B;
     # each of the 36 state rows (2,146,304 B) pads 16,384 B: 589,824 B of a uniform-page
     # block of 103,219,200 + 589,824 = 103,809,024 B, 0.568% (as app_data's headline)
-    assert metrics(at)["Uniform pages would pad, of block"] == (
+    assert metrics(at)["Uniform pages pad the block"] == (
         f"{589_824 / 103_809_024:.2%}") == "0.57%"
     # its help: that padded block is larger than the block, 103,219,200 B; where no row pads
     # (gpt-oss, every row a 2,048 x 16 B KV row) it is the block itself, not "larger" as the
     # help said at 0.00%
     helps = {m.label: m.help for m in at.metric}
     assert "a share of that padded block, larger than Block bytes above. Packed" in helps[
-        "Uniform pages would pad, of block"]
+        "Uniform pages pad the block"]
     oss = open_app("app_pages/layout.py", {"model": "gpt-oss-120b"})
-    assert metrics(oss)["Uniform pages would pad, of block"] == "0.00%"
+    assert metrics(oss)["Uniform pages pad the block"] == "0.00%"
     assert ("a share of that padded block, here Block bytes above: every row is the page row's "
             "size. Packed") in {m.label: m.help for m in oss.metric}[
-                "Uniform pages would pad, of block"]
+                "Uniform pages pad the block"]
     at = open_app("app_pages/layout.py", {**QWEN35_LINK, "planner": "per-component"})
     assert_clean(at)
     assert metrics(at)["Padding of a block (per component)"] == "0.00%"
@@ -243,7 +243,7 @@ def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
     at = open_app("app_pages/layout.py", {"model": "Nemotron-H-8B"})
     assert_clean(at)
     assert [t.key for t in at.toggle] == ["w.uniform_rows"]
-    assert metrics(at)["Uniform pages would pad, of block"] == "0.16%"
+    assert metrics(at)["Uniform pages pad the block"] == "0.16%"
     assert caption_starting(at, "Padded to the") == (
         f"Padded to the 2,162,688 B page row at P 528: 24 {STATE_KIND} rows of 2,158,592 B, "
         "padded by 4,096 B each. 98,304 B (96.00 KiB) a block, 0.16% of the padded block of "
@@ -261,7 +261,7 @@ def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
     # 311,296 = 5.26%, beside our 4.38% of the padded block; each says what it is a share of
     assert 458_752 == 28 * 16_384 and 10_485_760 == 32 * 327_680
     assert f"{458_752 / 10_485_760:.2%}" == "4.38%" and f"{16_384 / 311_296:.2%}" == "5.26%"
-    (pad,) = [m for m in jamba.metric if m.label == "Uniform pages would pad, of block"]
+    (pad,) = [m for m in jamba.metric if m.label == "Uniform pages pad the block"]
     assert (pad.value, pad.proto.delta) == (
         "4.38%", "5.26% of a state row at P 80")
     assert ("State pages (311,296 B) are padded to the page by 5.26% of their size (\"Padding "
@@ -447,7 +447,7 @@ def test_layout_gives_the_state_row_padding_vllm_logs():
     # "Padding mamba page size by 1.49%", as SPEC 3.1 anchors it at TP 2 (both halve); of the
     # whole block (36 state rows of 48) it is 1.10%
     at = open_app("app_pages/layout.py")
-    (pad,) = [m for m in at.metric if m.label == "Uniform pages would pad, of block"]
+    (pad,) = [m for m in at.metric if m.label == "Uniform pages pad the block"]
     assert pad.value == f"{36 * 16_384 / (48 * 1_114_112):.2%}" == "1.10%"
     # said at this plan's P: vLLM pads at its own, which can differ (SPEC 1's block 64 and
     # alignment 16: ours 1,056, vLLM's 1,088)
@@ -456,7 +456,7 @@ def test_layout_gives_the_state_row_padding_vllm_logs():
     # MiniMax-M1's 2,097,152 B state row is 512 tokens of its 4,096 B a token: no padding,
     # said so (not "padded by 0.00%")
     minimax = open_app("app_pages/layout.py", {"model": "MiniMax-M1"})
-    (pad,) = [m for m in minimax.metric if m.label == "Uniform pages would pad, of block"]
+    (pad,) = [m for m in minimax.metric if m.label == "Uniform pages pad the block"]
     assert 512 * 4_096 == 2_097_152 and pad.value == "0.00%"
     assert pad.proto.delta == "state row fills its page row at P 512"
 
@@ -477,7 +477,7 @@ def test_a_few_bytes_of_padding_do_not_read_as_none():
     m = metrics(at)
     help_texts = {mm.label: mm.help for mm in at.metric}
     assert (m["P (tokens per page)"], help_texts["Block bytes"]) == ("1,024", "100,663,260 B")
-    (pad,) = [mm for mm in at.metric if mm.label == "Uniform pages would pad, of block"]
+    (pad,) = [mm for mm in at.metric if mm.label == "Uniform pages pad the block"]
     assert pad.value == "0.00004%"
     assert pad.proto.delta == "0.00005% of a state row at P 1,024"
     assert caption_starting(at, "Padded to the") == (

@@ -52,7 +52,7 @@ PINNED_BY = {
      "test_layout_of_a_state_only_model_has_no_token_slots_and_no_workload"): (
         "Token slots (blocks x P)",),
     ("test_app_layout.py", "test_layout_names_the_padding_its_planner_has"): (
-        "Uniform pages would pad, of block", "Padding of a block (per component)"),
+        "Uniform pages pad the block", "Padding of a block (per component)"),
     ("test_app_layout.py", "test_layout_names_the_dead_weight_of_one_page"): (
         "Dead share of a <group> block",),
     ("test_app_budget.py", "test_budget_page_concurrency_by_hand"): ("Concurrency at # tokens",),
