@@ -83,9 +83,10 @@ MAIN_LAYOUT_JS = """() => {
 
 def settle(page, quiet_ms: int = 400):
     """Waits until the script's run is over and the main column has held still for
-    ``quiet_ms``, no element stale. The running icon alone was not enough: it shows a moment
-    after a run starts, so a check could pass before a rerun began and measure the last run's
-    cells beside this run's (CI once read a Budget metric at x 437 among a grid's edges at
+    ``quiet_ms``, no element stale. The running icon alone was not enough: it shows only a
+    while into a run (polled every 100 ms for 10 s over Compare, Layout and Budget's loads it
+    never showed, where stale elements did for up to 0.8 s), so a check could measure the last
+    run's cells beside this run's (CI once read a Budget metric at x 437 among a grid's edges at
     380, 712 and 1,044; a Layout metric once measured two cells wide where its finished run
     gives it one)."""
     running = page.locator('[data-testid="stStatusWidgetRunningIcon"]')
