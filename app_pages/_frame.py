@@ -3,6 +3,7 @@ link, and the shared sidebar (model, memory, paging)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import plotly.graph_objects as go
@@ -366,7 +367,10 @@ def _start_memory_fields(gpu: str) -> dict[str, int]:
             cache = s.budget().cache_bytes
             if gpu == KV_MEMORY:
                 return {"kv_memory": cache}
-            blocks = cache // vllm_block_bytes(s.profile(), s.strategy_options())
+            # the block at the options the blocks source runs at: no GPU preset there, so no
+            # compute capability (on an A100 vLLM refuses DeepSeek-V3.2, and has no block)
+            at_blocks = replace(s, gpu=KV_BLOCKS)
+            blocks = cache // vllm_block_bytes(at_blocks.profile(), at_blocks.strategy_options())
             return {"kv_blocks": min(MAX_VLLM_BLOCKS, max(MIN_VLLM_BLOCKS, blocks))}
         except ValueError:  # no budget to start from: the field keeps its value
             return {}

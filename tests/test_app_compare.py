@@ -1048,6 +1048,24 @@ def test_compare_says_vllm_wont_start_deepseek_sparse_mla_or_an_fp8_mla_cache_on
     assert layout_figures(at).loc["vLLM v1", "block bytes"] == 61 * 16 * 576 == 562_176
 
 
+def test_vllm_blocks_picked_after_an_a100_start_at_its_budget_where_vllm_refuses_there():
+    # DeepSeek-V3.2 on the A100 80GB (SM 8.0, where vLLM has no sparse MLA backend): its
+    # budget is 81,920 MiB x 0.9 = 72 GiB = 77,309,411,328 B. Picking "vLLM KV cache blocks"
+    # leaves the A100 (no GPU named, so no compute capability): vLLM's block there is 61
+    # layers x 64 tokens x (576 x 2 + 132) B = 5,012,736 B, and the field starts at
+    # 77,309,411,328 // 5,012,736 = 15,422 blocks (it kept its default 6,000 when the block
+    # was sized at the A100's options, where vLLM refuses and has none)
+    assert 81_920 * 2**20 * 9 // 10 == 72 * 2**30 == 77_309_411_328
+    assert 61 * 64 * (576 * 2 + 132) == 5_012_736
+    assert 77_309_411_328 // 5_012_736 == 15_422
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "A100 80GB"})
+    at.sidebar.selectbox(key="w.gpu").set_value("vLLM KV cache blocks").run()
+    assert_clean(at)
+    assert at.sidebar.number_input(key="w.kv_blocks").value == 15_422
+    assert at.query_params["kv_blocks"] == "15422"
+    assert vllm_row(at)["blocks"] == 15_422
+
+
 def test_compare_says_vllm_wont_start_in_a_budget_of_one_block_or_less():
     # DeepSeek-V3.2 in 3,000,000 B of KV cache: vLLM's block is 61 layers x a page of 64 tokens
     # x (576 x 2 + 132) B = 61 x 82,176 = 5,012,736 B, so the budget holds none, which vLLM 0.34
