@@ -266,6 +266,18 @@ def _log_settings(run: log_check.LoggedRun, lines: list[log_check.LogLine],
     return (changes, said, still[0]) if changes and still < now else ({}, [], 0)
 
 
+def _hopper_off_the_preset(s: AppState, changes: dict) -> str:
+    """Where the log's budget takes the pages off the GPU preset at ``s``, the sentence that
+    says vLLM's column then takes a Hopper, where that moves it (``log_check.
+    hopper_off_the_preset``, at the pages the changes give); "" elsewhere."""
+    if s.gpu not in GPU_PRESETS or changes.get("gpu") not in (KV_MEMORY, KV_BLOCKS):
+        return ""
+    after = replace(s, **changes).after(s)
+    text = log_check.hopper_off_the_preset(s.gpu, after.profile(), after.strategy_options(),
+                                           after.budget().cache_bytes, after.context_length())
+    return f" {sentence_case(text)}." if text else ""
+
+
 def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine],
                        found: dict[str, int]) -> None:
     """Where lines differ and the log's run had other settings than the pages (its TP,
@@ -281,14 +293,16 @@ def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine],
         return
     had = "This log's run had " + (f"{', '.join(said[:-1])} and {said[-1]}" if len(said) > 1
                                    else said[0])
+    hopper = _hopper_off_the_preset(state(), changes)
     if still:
         st.info(f"{had}: take {'them' if len(said) > 1 else 'it'}, and "
                 f"{count_text(still, 'line')} would still differ, so other settings differ too "
-                "(an engine release's defaults, the TP, attention DP, the weights).",
+                f"(an engine release's defaults, the TP, attention DP, the weights).{hopper}",
                 icon=":material/tune:")
     else:
         st.info(f"{had}: the figures here are at other settings, so its lines differ for that "
-                "alone. Take its settings, then read the check again.", icon=":material/tune:")
+                f"alone. Take its settings, then read the check again.{hopper}",
+                icon=":material/tune:")
     if sink_alike := log_check.learnable_sink_alike(state().profile(), changes):
         st.caption(f"Or {sink_alike}.")
     st.button("Use the log's settings", key="compare.log_settings", on_click=update,

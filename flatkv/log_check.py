@@ -25,11 +25,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS
+from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS, capability_text, compute_capability
 from flatkv.dtypes import UNSTORED_KV_DTYPE, canonical_dtype, dtype_bytes
 from flatkv.engine_options import acting_engine_options, strategy_fields
 from flatkv.models import MAX_TP
 from flatkv.profile import CacheProfile
+from flatkv.strategies import run_strategy
 from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
     ENGINE_NAMES,
@@ -41,6 +42,7 @@ from flatkv.strategies.base import (
 )
 from flatkv.strategies.sglang import (
     CHUNKED_PREFILL_ASSUMED,
+    blackwell_by_gpu,
     blackwell_dsa_bytes,
     logged_overlap,
     logged_strategy,
@@ -1539,6 +1541,40 @@ def logged_changes(run: LoggedRun, now: RunSettings,
                 budget := last.sglang_budget(run.sglang_tokens, run.sglang_state_slots))):
             changes["sglang_budget"] = budget
     return _off_the_preset(now, changes, after)
+
+
+def hopper_off_the_preset(gpu: str, profile: CacheProfile, options: StrategyOptions,
+                          budget_bytes: int, context_tokens: int | None) -> str:
+    """What a log's budget offered in place of the GPU preset ``gpu`` leaves vLLM's column
+    taking, where that moves it: no flag or link key carries the preset's compute capability
+    (``strategy_cli.SET_BY_THE_GPU``), so off the preset vLLM's figures are a Hopper's
+    (``StrategyOptions.gpu_compute_capability`` None). Said where vLLM's result at ``options``
+    (the settings the offer leaves, no capability) differs from the one on ``gpu``'s
+    capability, at the same budget and context: DeepSeek-V3.2 on an SM 8.x preset, an fp8 MLA
+    cache on an A100's, where vLLM won't start (``vllm.gpu_mla_refusal``). One clause, after
+    the offer, for the CLI's note and the Compare page's alike; "" elsewhere."""
+    capability = compute_capability(gpu)
+    if capability is None:
+        return ""
+    off = replace(options, gpu_compute_capability=None)
+    # the preset's GPU, its Blackwell with it, as the pages and the CLI set both
+    on = replace(off, gpu_compute_capability=capability, sglang_blackwell=blackwell_by_gpu(gpu))
+    at_off, at_on = (run_strategy("vllm", profile, budget_bytes=budget_bytes,
+                                  context_tokens=context_tokens, options=o) for o in (off, on))
+    if _vllm_figures(at_off) == _vllm_figures(at_on):
+        return ""
+    here = f"the {gpu} (SM {capability_text(capability)})"
+    return (f"off the {gpu} preset vLLM's column takes the GPU for a Hopper, "
+            + (f"where vLLM starts, and on {here} it won't" if at_off.applies
+               and not at_on.applies else f"and its figures are not those of {here}"))
+
+
+def _vllm_figures(result: StrategyResult) -> tuple:
+    """A vLLM result's answer: whether it applies, why not, and its figures (its notes and
+    log lines aside, which say the GPU in their words)."""
+    return (result.applies, result.reason, result.block_size, result.block_bytes,
+            result.num_blocks, result.capacity_tokens, result.logged_tokens,
+            result.concurrency_numerator, result.concurrency_denominator)
 
 
 def _off_the_preset(now: RunSettings, changes: Mapping[str, object],

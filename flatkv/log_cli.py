@@ -109,8 +109,12 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     sink_alike = log_check.learnable_sink_alike(profile, changes)
     flags = " ".join(_flag_of(name, value) for name, value in changes.items())
     instead = f" (in place of {' and '.join(replaced)})" if replaced else ""
+    hopper = log_check.hopper_off_the_preset(
+        args.gpu_memory, profile, options, args.budget, context) if (
+        "--gpu-memory" in replaced) else ""
     return (f"note: this log's run had {flags}{instead}: every figure differs at other "
-            f"settings, so check it again with those{f' (or {sink_alike})' if sink_alike else ''}",)
+            f"settings, so check it again with those{f' (or {sink_alike})' if sink_alike else ''}"
+            + (f"; {hopper}" if hopper else ""),)
 
 
 def _flag_of(name: str, value: object) -> str:

@@ -611,6 +611,36 @@ def test_compare_offers_sglang_on_a_blackwell_for_a_b200_log_of_deepseek_v32():
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
 
 
+def test_compare_says_off_an_a100_preset_vllm_takes_a_hopper_where_it_wont_start(tmp_path):
+    # DeepSeek-V3 at TP 8 in fp8 on the A100 80GB, 90 GB of weights, 32,768 tokens: its
+    # SGLang log of 1,870,410 tokens (tests/test_cli.py's deepseek_v3_sglang_log) offers
+    # 1,870,410 x 61 x 576 = 65,718,725,760 B of KV cache memory, which names no GPU: vLLM's
+    # column then takes a Hopper (116,900 blocks at P 16), where on the A100 (SM 8.0) it won't
+    # start an fp8 MLA cache. The offer says so in one sentence; in bfloat16, which vLLM runs
+    # on the A100, it does not
+    from test_cli import deepseek_v3_sglang_log
+
+    from flatkv.app_model import pack_spec, spec_to_json
+
+    def offer(kv_dtype: str) -> str:
+        spec = load_preset("DeepSeek-V3").with_options(kv_dtype=kv_dtype)
+        link = {"model": "spec", "spec": pack_spec(spec_to_json(spec)), "tp": "8",
+                "gpu": "A100 80GB", "weights": "90GB", "ctx": "32768"}
+        text, agreed, taken = offer_taken(
+            link, deepseek_v3_sglang_log(tmp_path, kv_dtype).read_text())
+        assert (taken["gpu"], taken["kv_mem"]) == ("KV cache memory", "65718725760B")
+        assert agreed == ["SGLang: both lines are in the log and agree with it."]
+        return text
+
+    head = ("This log's run had SGLang's token pool of {} tokens (a rank with 65,718,725,760 B "
+            "of KV cache memory sizes its pools so): the figures here are at other settings, "
+            "so its lines differ for that alone. Take its settings, then read the check again.")
+    assert offer("fp8") == head.format("1,870,410") + (
+        " Off the A100 80GB preset vLLM's column takes the GPU for a Hopper, where vLLM "
+        "starts, and on the A100 80GB (SM 8.0) it won't.")
+    assert offer("bfloat16") == head.format("935,205")
+
+
 def test_the_blackwell_checkbox_shows_where_the_budget_names_no_gpu_preset():
     # "GPU is a Blackwell (B200)" in the sidebar on KV cache memory (and Custom, vLLM's
     # blocks), not on a preset, which says it itself; ticked, the link carries sg_bw=1 and

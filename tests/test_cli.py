@@ -914,6 +914,54 @@ def test_compare_check_log_names_sglang_on_a_blackwell_for_a_b200_log(tmp_path, 
                          "--sglang-chunked-prefill-size 16384 (in place of --gpu-memory)", capsys)
 
 
+def deepseek_v3_sglang_log(tmp_path, kv_dtype: str):
+    """A log of SGLang's start-up lines for DeepSeek-V3 at TP 8 in ``kv_dtype`` with
+    65,718,725,760 B of KV cache a rank and 32,768 tokens (FlatKV's lines there; its MLA latent
+    of 576 elements a token a layer is whole on each rank)."""
+    from flatkv.presets import load_preset
+    from flatkv.strategies import run_strategy
+    from flatkv.strategies.base import StrategyOptions
+
+    profile = load_preset("DeepSeek-V3").with_options(kv_dtype=kv_dtype, tp=8).profile()
+    lines = run_strategy("sglang", profile, budget_bytes=65_718_725_760, context_tokens=32_768,
+                         options=StrategyOptions()).extras["log_lines"]
+    log = tmp_path / f"sglang-{kv_dtype}.log"
+    log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate(lines)))
+    return log
+
+
+def test_compare_check_log_says_off_an_a100_preset_vllm_takes_a_hopper_where_it_wont_start(
+        tmp_path, capsys):
+    # DeepSeek-V3 at TP 8 in fp8 on the A100 80GB with 90 GB of weights: 81,920 MiB x 0.9 -
+    # 11,250,000,000 B = 66,059,411,328 B a rank. An SGLang log of 1,870,410 tokens (61 x 576
+    # B = 35,136 B a token: 1,870,410 x 35,136 = 65,718,725,760 B) offers that budget in place
+    # of --gpu-memory, which carries no compute capability: there vLLM's column takes a Hopper
+    # and shows 65,718,725,760 // (61 x 16 x 576) = 116,900 blocks at P 16, where on the A100
+    # (SM 8.0) TRITON_MLA, its one MLA backend, keeps no fp8 cache and vLLM won't start. The
+    # offer says so; in bfloat16 (which TRITON_MLA keeps on SM 8.0) the same budget is offered
+    # (1,870,410 / 2 = 935,205 tokens of 61 x 1,152 B) with no such clause
+    assert 85_899_345_920 * 9 // 10 - 90_000_000_000 // 8 == 66_059_411_328
+    assert 1_870_410 * 61 * 576 == 935_205 * 61 * 1_152 == 65_718_725_760
+    assert 65_718_725_760 // (61 * 16 * 576) == 116_900
+    base = ["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--gpu-memory", "A100 80GB",
+            "--weights", "90GB", "--context", "32K", "--check-log"]
+    code, out, _ = run([*base[:-1], "--kv-dtype", "fp8"], capsys)
+    assert code == 0 and "vllm refuses to start: on SM 8.0 (A100)" in out
+    assert_log_run_named(
+        [*base, str(deepseek_v3_sglang_log(tmp_path, "fp8")), "--kv-dtype", "fp8"],
+        "--budget 65718725760B (in place of --gpu-memory)", capsys,
+        tail="; off the A100 80GB preset vLLM's column takes the GPU for a Hopper, where vLLM "
+        "starts, and on the A100 80GB (SM 8.0) it won't")
+    code, out, _ = run(["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--kv-dtype", "fp8",
+                        "--budget", "65718725760B", "--context", "32K"], capsys)
+    (blocks,) = [line.split() for line in out.splitlines() if line.startswith("blocks ")]
+    assert code == 0 and blocks[3] == "116,900"  # vLLM's column: flat, per-component, vllm
+    assert_log_run_named(
+        [*base, str(deepseek_v3_sglang_log(tmp_path, "bfloat16")), "--kv-dtype", "bfloat16"],
+        "--budget 65718725760B (in place of --gpu-memory)", capsys)
+
+
 def test_compare_check_log_of_a_b200_log_at_hopper_fp8_names_the_blackwell_not_a_budget(
         tmp_path, capsys):
     # The same B200 log checked at --kv-dtype fp8 --budget 40GiB: a Hopper's fp8 DSA layout,
