@@ -150,6 +150,12 @@ GPU_COMPUTE_CAPABILITIES: dict[str, tuple[int, int]] = {
 }
 
 
+# The compute capability major of a Blackwell (the B200 preset, SM 10.0), by which the GPU's
+# capability and SGLang's "GPU is a Blackwell" agree (``StrategyOptions``) and vLLM's MLA
+# backends on SM 10 set the block it runs told none (``vllm.vllm_on_blackwell``)
+BLACKWELL_MAJOR = 10
+
+
 def compute_capability(gpu: str | None) -> tuple[int, int] | None:
     """The compute capability of the GPU preset ``gpu`` names (its own name, as ``gpu_name``
     gives it), None for anything else: a budget that names no preset says nothing of its GPU,

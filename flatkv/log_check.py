@@ -1166,8 +1166,9 @@ def sglang_blackwell_settings(profile: CacheProfile, options: StrategyOptions, *
     a B200's preset told bfloat16 keeps its Blackwell, where that dtype acts, beside a budget
     of the log's own. ``preset``: a GPU preset sets it (the B200's, kept where a budget of the
     log's own leaves the preset; a Hopper's, told only then)."""
-    acts = blackwell_dsa_bytes(profile, replace(
-        options, sglang_blackwell=True, sglang_kv_cache_dtype=_SGLANG_KV_CACHE_AUTO)) is not None
+    acts = blackwell_dsa_bytes(profile, replace(  # SGLang's layout: no GPU preset's capability
+        options, sglang_blackwell=True, sglang_kv_cache_dtype=_SGLANG_KV_CACHE_AUTO,
+        gpu_compute_capability=None)) is not None
     return {"sglang_blackwell": options.sglang_blackwell if acts else None,
             "blackwell_preset": preset}
 

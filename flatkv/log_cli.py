@@ -60,10 +60,14 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
                                for name, value in taken.items()
                                if name in ("tp", "context", "sglang_blackwell",
                                            *_SETTING_FIELDS)})
+        blackwell = bool(then.sglang_blackwell) or options.sglang_blackwell
         then_options = replace(
             options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
             mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode),
-            sglang_blackwell=bool(then.sglang_blackwell) or options.sglang_blackwell,
+            sglang_blackwell=blackwell,
+            # a Blackwell the preset's GPU is not leaves the preset, and its capability
+            gpu_compute_capability=(options.gpu_compute_capability
+                                    if blackwell == options.sglang_blackwell else None),
             sglang_kv_cache_dtype=taken.get("sglang_kv_cache_dtype",
                                             options.sglang_kv_cache_dtype),
             **{name: taken[name] for name in log_check.SGLANG_PAGE_FIELDS if name in taken})

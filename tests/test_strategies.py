@@ -2563,7 +2563,8 @@ def test_vllm_refuses_deepseek_sparse_mla_on_an_sm8x_gpu_preset_in_any_kv_dtype(
             assert why_not_label(r) == WONT_START
         for capability in ((9, 0), (10, 0)):
             r = run_strategy("vllm", profile, budget_bytes=40 << 30,
-                             options=StrategyOptions(gpu_compute_capability=capability))
+                             options=StrategyOptions(gpu_compute_capability=capability,
+                                                     sglang_blackwell=capability == (10, 0)))
             assert r.to_dict() == before
     bf16 = run_strategy("vllm", ds32.profile(), budget_bytes=40 << 30,
                         options=StrategyOptions(gpu_compute_capability=(9, 0)))
@@ -2572,10 +2573,11 @@ def test_vllm_refuses_deepseek_sparse_mla_on_an_sm8x_gpu_preset_in_any_kv_dtype(
 
 
 def test_a_gpu_named_moves_no_vllm_figure_but_of_those_refusals_and_notes():
-    # every preset at every GPU preset's capability: vLLM's figures, formulas and log lines
-    # those with no GPU named, but for the MLA presets' refusals and notes above (DeepSeek-V3
-    # bfloat16, whose note is a Blackwell's alone, moves on a B200); the other layouts read
-    # no capability at all
+    # every preset at every GPU preset's capability, beside its Blackwell (the B200's 10.0
+    # alone, as StrategyOptions asks): vLLM's figures, formulas and log lines those of the same
+    # Blackwell told with no GPU named, but for the MLA presets' refusals above; the other
+    # layouts read no capability at all. A B200's capability gives the note "GPU is a
+    # Blackwell" gives (DeepSeek-V3 bfloat16's note, a Blackwell's alone)
     from flatkv.budget import GPU_COMPUTE_CAPABILITIES
     from flatkv.presets import list_presets
 
@@ -2583,22 +2585,35 @@ def test_a_gpu_named_moves_no_vllm_figure_but_of_those_refusals_and_notes():
     for name in list_presets():
         profile = load_preset(name).profile()
         for strategy in ("vllm", "sglang", "flat"):
-            before = run_strategy(strategy, profile, budget_bytes=40 << 30,
-                                  context_tokens=32_768).to_dict()
             for capability in set(GPU_COMPUTE_CAPABILITIES.values()):
-                after = run_strategy(strategy, profile, budget_bytes=40 << 30,
-                                     context_tokens=32_768,
-                                     options=StrategyOptions(gpu_compute_capability=capability))
-                if after.to_dict() != before:
+                blackwell = capability == (10, 0)
+                before, after = (run_strategy(
+                    strategy, profile, budget_bytes=40 << 30, context_tokens=32_768,
+                    options=StrategyOptions(gpu_compute_capability=given,
+                                            sglang_blackwell=blackwell)).to_dict()
+                    for given in (None, capability))
+                if after != before:
                     moved.add((name, strategy, capability))
-    assert moved == {("DeepSeek-V3.2", "vllm", (8, 0)), ("DeepSeek-V3.2", "vllm", (8, 9)),
-                     ("DeepSeek-V3", "vllm", (10, 0))}
-    # ... and a B200's capability gives the note "GPU is a Blackwell" gives
-    ds3 = load_preset("DeepSeek-V3").profile()
-    assert run_strategy("vllm", ds3, budget_bytes=40 << 30, options=StrategyOptions(
-        gpu_compute_capability=(10, 0))).to_dict() == run_strategy(
-        "vllm", ds3, budget_bytes=40 << 30,
-        options=StrategyOptions(sglang_blackwell=True)).to_dict()
+    assert moved == {("DeepSeek-V3.2", "vllm", (8, 0)), ("DeepSeek-V3.2", "vllm", (8, 9))}
+
+
+def test_a_gpu_compute_capability_and_sglangs_blackwell_name_one_gpu():
+    # vLLM lays out the capability's GPU, SGLang a Blackwell or not: an H100's 9.0 beside a
+    # Blackwell told, or the B200's 10.0 beside none, names two GPUs at once
+    for capability, blackwell in (((9, 0), True), ((8, 0), True), ((10, 0), False)):
+        with pytest.raises(ValueError) as err:
+            StrategyOptions(gpu_compute_capability=capability, sglang_blackwell=blackwell)
+        sm = f"{capability[0]}.{capability[1]}"
+        assert str(err.value) == (
+            f"sglang_blackwell is {blackwell} beside gpu_compute_capability {capability!r}, "
+            f"another GPU's: give sglang_blackwell={not blackwell} (SM {sm} is "
+            f"{'not ' if blackwell else ''}a Blackwell), or gpu_compute_capability None where "
+            "no GPU is named")
+    # each preset's pair, and either Blackwell with no GPU named, is taken
+    for capability, blackwell in (((9, 0), False), ((10, 0), True), ((8, 9), False),
+                                  (None, True), (None, False)):
+        assert StrategyOptions(gpu_compute_capability=capability,
+                               sglang_blackwell=blackwell).sglang_blackwell is blackwell
 
 
 @pytest.mark.parametrize("bad", [(7, 5), (9.0, 0), [9, 0], "9.0", (9,)])

@@ -75,8 +75,14 @@ def profiles(draw, labels=LABELS):
                         **model)
 
 
+def _options(gpu: tuple[tuple[int, int] | None, bool], **fields) -> StrategyOptions:
+    """StrategyOptions of ``fields`` on ``gpu``: its compute capability and Blackwell, drawn
+    together, as StrategyOptions refuses a capability beside another GPU's Blackwell."""
+    return StrategyOptions(gpu_compute_capability=gpu[0], sglang_blackwell=gpu[1], **fields)
+
+
 options = st.builds(
-    StrategyOptions,
+    _options,
     block_size=st.sampled_from([1, 16, 32, 64, 256]),
     kernel_block_size=st.sampled_from([16, 32, 64]),
     mamba_cache_mode=st.sampled_from(["none", "align", "all"]),
@@ -91,10 +97,11 @@ options = st.builds(
     speculative_tokens=st.sampled_from([0, 0, 1, 3]),
     sglang_disable_radix_cache=st.booleans(),
     sglang_mamba_radix_cache_strategy=st.sampled_from(list(SGLANG_RADIX_CACHE_STRATEGIES)),
-    # a Blackwell's DSA layout, and bfloat16 told beside it
-    sglang_blackwell=st.booleans(),
-    # no GPU named, and each GPU preset's compute capability (vLLM's refusals on SM 8.x)
-    gpu_compute_capability=st.sampled_from([None, (8, 0), (8, 9), (9, 0), (10, 0)]),
+    # the GPU: none named, a Blackwell told or not (SGLang's DSA layout, and bfloat16 told
+    # beside it), or each GPU preset's compute capability (vLLM's refusals on SM 8.x) with
+    # its Blackwell (the B200's 10.0 alone), as the app and the CLI set both
+    gpu=st.sampled_from([(None, False), (None, True), ((8, 0), False), ((8, 9), False),
+                         ((9, 0), False), ((10, 0), True)]),
     sglang_kv_cache_dtype=st.sampled_from(list(SGLANG_KV_CACHE_DTYPES)),
     # SGLang's own chunk (None: the 8,192 assumed), a smaller one, and chunked prefill off
     sglang_chunked_prefill_size=st.sampled_from([None, 2048, CHUNKED_PREFILL_OFF]),

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from flatkv.budget import GPU_COMPUTE_CAPABILITIES
+from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES, capability_text
 from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -639,7 +639,9 @@ class StrategyOptions:
 
     def _check_gpu(self) -> None:
         """The compute capability is None (no GPU named) or a GPU preset's: the refusals and
-        notes that read it are modelled for those GPUs alone."""
+        notes that read it are modelled for those GPUs alone. Given, it names the GPU SGLang
+        runs on too: a Blackwell told (``sglang_blackwell``) where it is one, not where it is
+        not, else vLLM would lay out one GPU and SGLang another."""
         known = sorted(set(GPU_COMPUTE_CAPABILITIES.values()))
         capability = self.gpu_compute_capability
         if capability is not None and not (  # (9.0, 0) equals (9, 0): ints alone
@@ -649,6 +651,15 @@ class StrategyOptions:
                 f"gpu_compute_capability is {self.gpu_compute_capability!r}: give one of "
                 f"{', '.join(map(str, known))} (a GPU preset's: budget.GPU_COMPUTE_CAPABILITIES) "
                 "or None where no GPU is named")
+        # one GPU for both engines: vLLM lays out the capability's, SGLang the Blackwell's or not
+        if capability is not None and self.sglang_blackwell != (
+                capability[0] == BLACKWELL_MAJOR):
+            raise ValueError(
+                f"sglang_blackwell is {self.sglang_blackwell} beside gpu_compute_capability "
+                f"{capability!r}, another GPU's: give sglang_blackwell="
+                f"{capability[0] == BLACKWELL_MAJOR} (SM {capability_text(capability)} is "
+                f"{'' if capability[0] == BLACKWELL_MAJOR else 'not '}a Blackwell), or "
+                "gpu_compute_capability None where no GPU is named")
 
     @property
     def effective_alignment(self) -> int:

@@ -58,7 +58,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
-from flatkv.budget import capability_text, gpu_models
+from flatkv.budget import BLACKWELL_MAJOR, capability_text, gpu_models
 from flatkv.dtypes import ENGINE_DTYPE_NAMES, unstored_kv_dtype_refusal
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -523,9 +523,9 @@ TRITON_MLA_FP8_SINCE = (8, 9)
 # flashinfer_mla_sparse_sm90.py 189-190) and 9 or 10 (flashmla_sparse.py 210-211)
 # (flashinfer_mla_sparse.py 108-109: 10; 195-196: 12); 0.31 alike
 SPARSE_MLA_MAJORS = (9, 10, 12)
-# The compute capability majors of a Hopper and of a Blackwell (B200, SM 10.0), whose MLA
-# backends (FLASH_ATTN_MLA, FLASHMLA; FLASHINFER_MLA) set the block vLLM runs told none
-HOPPER_MAJOR, BLACKWELL_MAJOR = 9, 10
+# The compute capability major of a Hopper, whose MLA backends (FLASH_ATTN_MLA, FLASHMLA) set
+# the block vLLM runs told none, as a Blackwell's (budget.BLACKWELL_MAJOR: FLASHINFER_MLA) do
+HOPPER_MAJOR = 9
 # The warning vLLM 0.31 and 0.34 log where a --block-size told refused higher-priority
 # backends for their block alone (cuda.py get_attn_backend_cls, 0.34 528-548, 0.31 505-524:
 # those before the one picked whose one invalid reason is "block_size not supported", named in
