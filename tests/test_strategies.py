@@ -2550,7 +2550,32 @@ def test_vllm_refuses_deepseek_sparse_mla_on_an_sm8x_gpu_preset_in_any_kv_dtype(
                 "its dense ones run no sparse MLA (\"No valid attention backend found for cuda "
                 "... TRITON_MLA: [sparse not supported] ... FLASHMLA_SPARSE: [compute "
                 "capability not supported], FLASHINFER_MLA_SPARSE_SM90: [compute capability not "
-                "supported]}\"): pick a GPU of SM 9.0 or 10.0 (H100, H200, B200)")
+                "supported ...]}\"): pick a GPU of SM 9.0 or 10.0 (H100, H200, B200)")
+
+    # the quote's parts, between its elisions, are vLLM's error in order (cuda.py 499-516:
+    # each backend's reasons in brackets, "{...}" round them all) with FlashInfer >= 0.6.18
+    # and without, where FLASHINFER_MLA_SPARSE_SM90's supports_combination adds its own
+    # reason in its bracket (flashinfer_mla_sparse_sm90.py 205-210, backend.py 370-371)
+    def quoted_in(reason: str, message: str) -> bool:
+        quote = reason[reason.index('("') + 2:reason.index('")')]
+        at = 0
+        for part in (p.strip() for p in quote.split("...") if p.strip()):
+            at = message.find(part, at)
+            if at < 0:
+                return False
+        return True
+
+    old_flashinfer = ("FLASHINFER_MLA_SPARSE_SM90 requires FlashInfer with SM90 MLA support "
+                      "(ckv_scale_arr in BatchMLAPagedAttentionWrapper.run, FlashInfer >= "
+                      "0.6.18)")
+    for sm90 in ("compute capability not supported",
+                 f"compute capability not supported, {old_flashinfer}"):
+        message = ("No valid attention backend found for cuda with AttentionSelectorConfig(...)"
+                   ". Reasons: {FLASH_ATTN_MLA: [sparse not supported, compute capability not "
+                   "supported], TRITON_MLA: [sparse not supported], FLASH_ATTN_MLA_SPARSE: "
+                   "[compute capability not supported], FLASHMLA_SPARSE: [compute capability "
+                   f"not supported], FLASHINFER_MLA_SPARSE_SM90: [{sm90}]}}.")
+        assert quoted_in(refusal("8.0", "A100"), message), sm90
 
     ds32 = load_preset("DeepSeek-V3.2")
     for dtype in ("bfloat16", "fp8"):

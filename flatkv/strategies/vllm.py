@@ -720,7 +720,7 @@ def gpu_mla_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
                 "run on SM 9 (FLASHMLA_SPARSE on SM 10 too), and its dense ones run no sparse "
                 "MLA (\"No valid attention backend found for cuda ... TRITON_MLA: [sparse not "
                 "supported] ... FLASHMLA_SPARSE: [compute capability not supported], "
-                "FLASHINFER_MLA_SPARSE_SM90: [compute capability not supported]}\"): "
+                "FLASHINFER_MLA_SPARSE_SM90: [compute capability not supported ...]}\"): "
                 "pick a GPU of SM 9.0 or 10.0 "
                 f"({gpu_models(lambda c: c[0] in SPARSE_MLA_MAJORS)})")
     if profile.kv_dtype != "float8_e4m3fn" or capability >= TRITON_MLA_FP8_SINCE:
