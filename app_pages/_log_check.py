@@ -71,8 +71,12 @@ def log_check_section(results: list[StrategyResult]) -> None:
     checks = [log_check.check_result(r, lines) for r in engines]
     found = [c for c in checks if c.found]
     if not found:  # each engine's verdict says why (another engine's log, other settings)
-        for c in log_check.own_checks(checks):
-            st.warning(literal(c.verdict()))
+        # the log of the engine that does not start here (the other does): why
+        if checks and (refusal := log_check.log_engine_refusal(lines, results)):
+            st.warning(literal(f"{sentence_case(refusal)}."))
+        else:
+            for c in log_check.own_checks(checks):
+                st.warning(literal(c.verdict()))
         if not checks:
             _no_engine_runs(log_check.logged_run(lines))
         return

@@ -720,6 +720,22 @@ def _form_at(lines: Sequence[LogLine], i: int, form: str, templates: Sequence[_T
                       lines[at].number if at != i else None)
 
 
+def log_engine_refusal(lines: Sequence[LogLine], results: Sequence[StrategyResult]) -> str:
+    """Where the log reads as an engine's (``detect_engine``) that has no lines at these
+    settings, as it does not start or apply here (its result among ``results`` with
+    ``applies`` False: DeepSeek-V3.2's vLLM log pasted at an A100 preset), that and why, for a
+    log of none of the other engine's lines: "check it against vLLM's lines" pointed at lines
+    there are none of. One phrase, lower case, for the CLI's error and the Compare page alike;
+    "" elsewhere (where neither engine starts, both surfaces say so already)."""
+    engine = detect_engine(lines)
+    refused = [r for r in results if r.strategy == engine and not r.applies]
+    if not refused:
+        return ""
+    name = ENGINE_NAMES[engine]
+    return (f"this log is {name}'s, but here {refused[0].reason}; the log's run was on another "
+            "GPU or at other settings")
+
+
 def own_checks(checks: Sequence[LogCheck]) -> list[LogCheck]:
     """The checks of ``checks`` that a log of none of their lines is to be told by: where it
     reads as one engine's and that engine's lines are among them, those alone (an SGLang log

@@ -228,8 +228,8 @@ def checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | 
     if not lines:
         raise ValueError(f"--check-log {quoted(args.check_log)} holds no line of text: give the "
                          "engine's start-up log, from its start to its KV cache lines")
-    checks = [log_check.check_result(r, lines) for r in strategy_cli.compared(args, profile,
-                                                                              context)
+    results = strategy_cli.compared(args, profile, context)
+    checks = [log_check.check_result(r, lines) for r in results
               if r.strategy in ENGINE_NAMES and r.applies and r.extras.get("log_lines")]
     if not checks:
         # a KV dtype no engine keeps (int8) where the log names the one its run kept: that fix
@@ -244,6 +244,9 @@ def checked_log(args: argparse.Namespace, profile: CacheProfile, context: int | 
                          "FlatKV has no start-up line to check (compare without --check-log "
                          "says why): give settings an engine starts at")
     if not (found := [c for c in checks if c.found]):
+        # a log of the engine that does not start here: why, not "give a log of these settings"
+        if refusal := log_check.log_engine_refusal(lines, results):
+            raise ValueError(f"--check-log {quoted(args.check_log)}: {refusal}")
         reads = log_check.detect_engine(lines)
         said = f" (it reads as {ENGINE_NAMES[reads]}'s)" if reads else ""
         told = log_check.own_checks(checks)  # an SGLang log: SGLang's lines alone

@@ -641,6 +641,29 @@ def test_compare_says_off_an_a100_preset_vllm_takes_a_hopper_where_it_wont_start
     assert offer("bfloat16") == head.format("935,205")
 
 
+def test_compare_says_a_log_of_an_engine_that_wont_start_here_is_from_elsewhere(tmp_path):
+    # DeepSeek-V3.2's vLLM log from an H100 (tests/test_cli.py's deepseek_v32_vllm_log) pasted
+    # at the A100 80GB (SM 8.0), where vLLM has no sparse MLA backend: not "This log is vLLM's,
+    # not SGLang's: check it against vLLM's lines", as vLLM's column has none, but vLLM's
+    # refusal and that the log's run was elsewhere; at 40 GiB of KV cache memory it agrees
+    from test_cli import deepseek_v32_vllm_log
+
+    log = deepseek_v32_vllm_log(tmp_path).read_text()
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "A100 80GB"})
+    at.text_area(key="compare.check_log").set_value(log).run()
+    assert_clean(at)
+    (warning,) = [shown(w) for w in at.warning if "log" in shown(w)]
+    assert warning.startswith("This log is vLLM's, but here vLLM refuses to start: on SM 8.0 "
+                              "(A100) it has no sparse MLA backend for DeepSeek's sparse "
+                              "attention (its indexer), in any KV dtype: ")
+    assert warning.endswith("pick a GPU of SM 9.0 or 10.0 (H100, H200, B200); the log's run "
+                            "was on another GPU or at other settings.")
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "KV cache memory",
+                                           "kv_mem": "40GiB"})
+    at.text_area(key="compare.check_log").set_value(log).run()
+    assert [shown(s) for s in at.success] == ["vLLM: all 3 lines are in the log and agree with it."]
+
+
 def test_the_blackwell_checkbox_shows_where_the_budget_names_no_gpu_preset():
     # "GPU is a Blackwell (B200)" in the sidebar on KV cache memory (and Custom, vLLM's
     # blocks), not on a preset, which says it itself; ticked, the link carries sg_bw=1 and

@@ -962,6 +962,43 @@ def test_compare_check_log_says_off_an_a100_preset_vllm_takes_a_hopper_where_it_
         "--budget 65718725760B (in place of --gpu-memory)", capsys)
 
 
+def deepseek_v32_vllm_log(tmp_path):
+    """vLLM's start-up lines for DeepSeek-V3.2 on an H100 (SM 9.0) in 40 GiB at 163,840 tokens:
+    P 64, 61 x 64 x (1,152 + 132) = 5,012,736 B a block, 42,949,672,960 // that = 8,568
+    blocks, 8,568 x 64 = 548,352 tokens, 548,352 / 163,840 = 3.35x, as EngineCore logs them."""
+    assert (61 * 64 * 1_284, (40 << 30) // 5_012_736, 8_568 * 64) == (5_012_736, 8_568, 548_352)
+    lines = ["Available KV cache memory: 40.0 GiB",
+             "Memory after warmup: ... 8568 KV cache blocks (40.0 GiB) fit within the requested "
+             "... GiB. ...",
+             "GPU KV cache size: 548,352 tokens, Maximum concurrency for 163,840 tokens per "
+             "request: 3.35x"]
+    log = tmp_path / "vllm.log"
+    log.write_text("\n".join(f"(EngineCore_DP0 pid=1) INFO 12-06 07:00:0{i} [x.py:1] {line}"
+                             for i, line in enumerate(lines)))
+    return log
+
+
+def test_compare_check_log_of_an_engine_that_wont_start_here_says_why(tmp_path, capsys):
+    # DeepSeek-V3.2's vLLM log from an H100 checked at the A100 preset (SM 8.0), where vLLM
+    # has no sparse MLA backend: vLLM's column has no lines, so the error is vLLM's refusal
+    # and where the log came from, not "none of the start-up lines SGLang logs ... (it reads
+    # as vLLM's)"; at the H100's 40 GiB every line is found
+    log = deepseek_v32_vllm_log(tmp_path)
+    code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "A100 80GB",
+                          "--check-log", str(log)], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"python -m flatkv: error: --check-log '{log}': this log is vLLM's, "
+                          "but here vLLM refuses to start: on SM 8.0 (A100) it has no sparse "
+                          "MLA backend for DeepSeek's sparse attention (its indexer), in any KV "
+                          "dtype: ")
+    assert err.endswith("pick a GPU of SM 9.0 or 10.0 (H100, H200, B200); the log's run was on "
+                        "another GPU or at other settings\n")
+    code, out, _ = run(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                        "--check-log", str(log)], capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        "vLLM: all 3 lines are in the log and agree with it.")
+
+
 def test_compare_check_log_of_a_b200_log_at_hopper_fp8_names_the_blackwell_not_a_budget(
         tmp_path, capsys):
     # The same B200 log checked at --kv-dtype fp8 --budget 40GiB: a Hopper's fp8 DSA layout,
