@@ -900,9 +900,13 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     supported"), which the note quotes: on a Hopper FLASHMLA (FLASH_ATTN_MLA is refused for the
     fp8 cache, FLASHINFER_MLA for SM 10 too), on a Blackwell FLASHINFER_MLA and CUTLASS_MLA
     (128s), and TOKENSPEED_MLA between them in fp8 where its package is installed. Not among
-    the log lines (``vllm_log``): where no GPU preset names the GPU it may be an SM 8.x GPU,
-    where FlashMLA's dense kernel is refused too and no line is logged; nor can FlatKV tell
-    whether tokenspeed_mla is installed.
+    the log lines (``vllm_log``), on a Hopper preset too: the line names the backends whose
+    one invalid reason is the block, and FLASHMLA's are two where vLLM was built without
+    FlashMLA's kernels (its supports_combination, flashmla.py 77-96, gives
+    ``is_flashmla_dense_supported``'s reason, ops/flashmla.py 33-62: "vllm._flashmla_C is not
+    available ..."), and then no line is logged; FlatKV cannot tell the build, nor whether
+    tokenspeed_mla is installed. Where no GPU preset names the GPU it may be an SM 8.x GPU too,
+    where FlashMLA's dense kernel is refused and no line is logged.
 
     Empty elsewhere: a kernel block told (a backend picked), sparse MLA (FlashMLA sparse's 64
     already) and an MLA hybrid (its 128s). On SM 8.x cuda.py lists FLASH_ATTN_MLA, FLASHMLA,
