@@ -1564,12 +1564,13 @@ def hopper_off_the_preset(gpu: str, profile: CacheProfile, options: StrategyOpti
                           budget_bytes: int, context_tokens: int | None) -> str:
     """What a log's budget offered in place of the GPU preset ``gpu`` leaves vLLM's column
     taking, where that moves it: no flag or link key carries the preset's compute capability
-    (``strategy_cli.SET_BY_THE_GPU``), so off the preset vLLM's figures are a Hopper's
-    (``StrategyOptions.gpu_compute_capability`` None). Said where vLLM's result at ``options``
-    (the settings the offer leaves, no capability) differs from the one on ``gpu``'s
-    capability, at the same budget and context: DeepSeek-V3.2 on an SM 8.x preset, an fp8 MLA
-    cache on an A100's, where vLLM won't start (``vllm.gpu_mla_refusal``). One clause, after
-    the offer, for the CLI's note and the Compare page's alike; "" elsewhere."""
+    (``strategy_cli.figures_options`` sets it from --gpu-memory alone), so off the preset
+    vLLM's figures are a Hopper's (``StrategyOptions.gpu_compute_capability`` None). Said
+    where vLLM's result at ``options`` (the settings the offer leaves, no capability) differs
+    from the one on ``gpu``'s capability, at the same budget and context: DeepSeek-V3.2 on
+    an SM 8.x preset, an fp8 MLA cache on an A100's, where vLLM won't start
+    (``vllm.gpu_mla_refusal``). One clause, after the offer, for the CLI's note and the
+    Compare page's alike; "" elsewhere."""
     capability = compute_capability(gpu)
     if capability is None:
         return ""

@@ -347,11 +347,6 @@ def add_strategy_arguments(
          "--gpu-memory \"B200 192GB\" implies it")
 
 
-# The options no flag sets: --gpu-memory's GPU preset does (``figures_options``), as the app's
-# GPU pick does, so a size (a GPU not named) leaves them at their default, the GPU not known
-SET_BY_THE_GPU = ("gpu_compute_capability",)
-
-
 def options_from_args(args: argparse.Namespace) -> StrategyOptions:
     """StrategyOptions from parsed arguments: every field of the same name; one not given
     (absent or None) keeps its default (alignment's default is None: the block size). SGLang's

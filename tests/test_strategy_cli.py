@@ -436,14 +436,14 @@ def test_every_strategy_option_has_a_command_line_option_of_its_name():
 
     from flatkv.cli import build_parser
     from flatkv.strategies import StrategyOptions
-    from flatkv.strategy_cli import SET_BY_THE_GPU
 
     parser = build_parser()
     for command in ("plan", "compare"):
         args = parser.parse_args([command, "--preset", "Llama-3.1-8B", "--budget", "1GB"])
         missing = [f.name for f in fields(StrategyOptions) if not hasattr(args, f.name)]
-        # ... but those --gpu-memory's preset sets (test_the_gpu_preset_sets_its_compute_capability)
-        assert missing == list(SET_BY_THE_GPU), (command, missing)
+        # ... but the one --gpu-memory's preset sets, as the app's GPU pick does
+        # (test_the_gpu_preset_sets_its_compute_capability)
+        assert missing == ["gpu_compute_capability"], (command, missing)
 
 
 @pytest.mark.parametrize(("gpu", "capability"), [
@@ -453,13 +453,12 @@ def test_every_strategy_option_has_a_command_line_option_of_its_name():
 def test_the_gpu_preset_sets_its_compute_capability(gpu, capability):
     # Ampere's A100 is SM 8.0, Ada's L40S and RTX 4090 8.9, Hopper's H100 and H200 9.0,
     # Blackwell's B200 10.0 (NVIDIA's CUDA GPU table); a size names no GPU: None, as before
-    # the options knew one, and no flag sets it (a preset in any case, as --gpu-memory reads it)
+    # the options knew one (a preset in any case, as --gpu-memory reads it)
     from flatkv.cli import build_parser
-    from flatkv.strategy_cli import figures_options, options_from_args
+    from flatkv.strategy_cli import figures_options
 
     args = build_parser().parse_args(["compare", "--preset", "DeepSeek-V3", "--gpu-memory", gpu])
     assert figures_options(args).gpu_compute_capability == capability
-    assert options_from_args(args).gpu_compute_capability is None
 
 
 def test_request_context_says_where_the_context_came_from():
