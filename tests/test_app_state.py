@@ -21,6 +21,7 @@ from flatkv.app_state import (
     decode_query,
     encode_query,
 )
+from flatkv.budget import GPU_COMPUTE_CAPABILITIES
 from flatkv.engine_options import (
     ENGINE_FIELDS,
     ENGINE_OPTIONS,
@@ -32,7 +33,7 @@ from flatkv.presets import list_presets, load_preset
 from flatkv.profile import CARRIED_FIELDS, MODEL_ONLY_FIELDS, CacheProfile, profile_to_dict
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
 from flatkv.strategies.vllm import gdn_checkpoint_on
-from flatkv.strategies.vllm_releases import FLASHINFER_GDN_GPUS
+from flatkv.strategies.vllm_releases import FLASHINFER_GDN_CAPABILITIES
 
 QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
 
@@ -1796,7 +1797,13 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
     assert gdn_checkpoint_on("H100 80GB", qwen, set())
     assert not gdn_checkpoint_on("B200 192GB", qwen, set())
     assert not gdn_checkpoint_on("B200 192GB", qwen, {256})
-    assert set(FLASHINFER_GDN_GPUS) <= set(GPU_PRESETS)  # a renamed preset would drop it
+    # by each preset's compute capability: FlashInfer's GDN prefill on SM 9.0 (H100, H200) at
+    # any key head dim, on SM 10.x (B200) at 128 alone; the A100s, L40S and RTX 4090 none
+    kept = {dims: {gpu for gpu in GPU_PRESETS if gdn_checkpoint_on(gpu, qwen, dims)}
+            for dims in (frozenset({128}), frozenset({256}))}
+    assert kept == {frozenset({128}): {"H100 80GB", "H200 141GB", "B200 192GB"},
+                    frozenset({256}): {"H100 80GB", "H200 141GB"}}
+    assert set(FLASHINFER_GDN_CAPABILITIES) <= set(GPU_COMPUTE_CAPABILITIES.values())
     # the button's help says where a GDN checkpoint block would be kept where it is not
     archs = default.profile().architectures
     said = ("vLLM 0.33 and later keep a prefill checkpoint block more for this model's GDN "

@@ -58,7 +58,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
-from flatkv.budget import BLACKWELL_MAJOR, capability_text, gpu_models
+from flatkv.budget import BLACKWELL_MAJOR, capability_text, compute_capability, gpu_models
 from flatkv.dtypes import ENGINE_DTYPE_NAMES, unstored_kv_dtype_refusal
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -93,7 +93,7 @@ from flatkv.strategies.vllm_log import (
 from flatkv.strategies.vllm_releases import (
     ALIGN_INSTEAD_OF_ALL,
     DRAFTED_CONV_SINCE,
-    FLASHINFER_GDN_GPUS,
+    FLASHINFER_GDN_CAPABILITIES,
     FLOAT32_SSM_UNLESS_TOLD,
     GDN_CHECKPOINT_CLASSES,
     GDN_CHECKPOINT_GRID,
@@ -461,9 +461,11 @@ def gdn_checkpoint_on(gpu: str, architectures: tuple[str, ...],
     """Whether vLLM 0.34 keeps a GDN model's prefill checkpoint block on ``gpu`` (a name of
     budget.GPU_PRESETS): a GDN_CHECKPOINT_CLASSES model whose GDN layers' key head dims
     (``key_head_dims``) the GPU's FlashInfer prefill takes."""
-    if gpu not in FLASHINFER_GDN_GPUS or not GDN_CHECKPOINT_CLASSES.intersection(architectures):
+    capability = compute_capability(gpu)
+    if capability not in FLASHINFER_GDN_CAPABILITIES or not GDN_CHECKPOINT_CLASSES.intersection(
+            architectures):
         return False
-    needed = FLASHINFER_GDN_GPUS[gpu]
+    needed = FLASHINFER_GDN_CAPABILITIES[capability]
     return needed is None or key_head_dims == {needed}  # unknown dims (raw bytes): not there
 
 

@@ -89,8 +89,10 @@ GDN_CHECKPOINT_CLASSES = frozenset({
 })
 # ... whose checkpoints lie on a grid of this many tokens, which P aligns to in align
 GDN_CHECKPOINT_GRID = 64
-FLASHINFER_GDN_GPUS: dict[str, int | None] = {"H100 80GB": None, "H200 141GB": None,
-                                              "B200 192GB": 128}
+# By the GPU preset's compute capability (budget.compute_capability; qwen_gdn_linear_attn.py
+# 321-343: is_device_capability(90), is_device_capability_family(100) with head_k_dim 128): the
+# H100 and H200 (9.0) and the B200 (10.0)
+FLASHINFER_GDN_CAPABILITIES: dict[tuple[int, int], int | None] = {(9, 0): None, (10, 0): 128}
 
 
 # vLLM 0.34's default --block-size (16 before)
