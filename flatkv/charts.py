@@ -479,13 +479,14 @@ def _plain_axis(low: float, high: float) -> dict:
 
 
 def _power_text(n: int) -> str:
-    """A tick in binary units where it is a whole number of them: 512, 1k, 64k, 160k
-    (DeepSeek-V3.2's 163,840 tokens, 160 x 1,024, as 64k is 65,536), 1M, 10M (Llama 4 Scout's
+    """A tick in binary units where it is a whole number of them: 512, 1K, 64K, 160K
+    (DeepSeek-V3.2's 163,840 tokens, 160 x 1,024, as 64K is 65,536), 1M, 10M (Llama 4 Scout's
     10,485,760 tokens, which fits at the axis' end); another number in full, and a round
-    decimal too (128,000 is 125 x 1,024, but no "125k" to a reader who typed it)."""
+    decimal too (128,000 is 125 x 1,024, but no "125K" to a reader who typed it). Capital K
+    as the app reads it (``units.parse_tokens``: 64K is 65,536, 64k is 64,000)."""
     if n < 1024 or n % 1024 or n % 1000 == 0:
         return f"{n:,}"
-    return f"{n >> 20}M" if n % (1 << 20) == 0 else f"{n >> 10}k"
+    return f"{n >> 20}M" if n % (1 << 20) == 0 else f"{n >> 10}K"
 
 
 def _powers_of_two_axis(low: float, high: float, marked: float | None = None) -> dict:

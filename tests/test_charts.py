@@ -222,8 +222,8 @@ def test_sweep_figure_marks_the_current_point():
     wide = charts.sweep_figure([1, 16, 1024, 4096], [1, 2, 3, 4], [1.0] * 4, current_x=16,
                                current_capacity=2, current_concurrency=1.0, x_title="block",
                                context=4096, log_x=True)
-    assert list(wide.layout.xaxis2.ticktext) == ["1", "4", "16", "64", "256", "1k", "4k"]
-    assert charts._power_text(1 << 20) == "1M" and charts._power_text(1 << 19) == "512k"
+    assert list(wide.layout.xaxis2.ticktext) == ["1", "4", "16", "64", "256", "1K", "4K"]
+    assert charts._power_text(1 << 20) == "1M" and charts._power_text(1 << 19) == "512K"
     # concurrency is drawn exact, its hover as shown elsewhere (0.998 -> 0.99, never 1.00); a
     # point without a figure is a gap; a state-only model draws no capacity
     fig = charts.sweep_figure([1, 2, 4], None, [652 / 653, 2.0, None], current_x=1,
@@ -503,23 +503,24 @@ def test_context_figure_draws_a_line_a_layout_and_marks_the_pages_context():
     scout = charts.context_figure([1 << k for k in range(10, 24)] + [10_485_760],
                                   [("flat", "FlatKV packed slabs", [1.0] * 15)],
                                   context=10_485_760)
-    assert list(scout.layout.xaxis.ticktext) == ["1k", "2k", "8k", "32k", "128k", "512k", "2M",
+    assert list(scout.layout.xaxis.ticktext) == ["1K", "2K", "8K", "32K", "128K", "512K", "2M",
                                                  "10M"]
     # Llama 4 Scout's 10,485,760 tokens short enough to fit at the axis' end; DeepSeek-V3.2's
-    # 163,840 = 160 x 1,024 in k as 64k is; 128,000 (= 125 x 1,024) and 1,536 in full (no
-    # "125k" that reads as 125,000)
+    # 163,840 = 160 x 1,024 in K as 64K is; 128,000 (= 125 x 1,024) and 1,536 in full (no
+    # "125K" that reads as 125,000)
     assert [charts._power_text(n) for n in (10_485_760, 163_840, 128_000, 1_536, 512)] == [
-        "10M", "160k", "128,000", "1,536", "512"]
-    # one way of writing an axis: DeepSeek-V3.2's sweep to 163,840 read "64k" beside
-    # "163,840"; now all in k. A context of 100,000 puts every tick in full, as many as clear
-    # each other in 260 px (7 px a character, 8 between): Llama 4 Scout's eight ran together
+        "10M", "160K", "128,000", "1,536", "512"]
+    # one way of writing an axis: DeepSeek-V3.2's sweep to 163,840 read "64K" beside
+    # "163,840"; now all in K (1,024, as the app reads K). A context of 100,000 puts every
+    # tick in full, as many as clear each other in 260 px (7 px a character, 8 between):
+    # Llama 4 Scout's eight ran together
     def ticks(contexts, context):
         return list(charts.context_figure(contexts, [("flat", "FlatKV packed slabs",
                                                       [1.0] * len(contexts))],
                                           context=context).layout.xaxis.ticktext)
 
     assert ticks([1 << k for k in range(10, 18)] + [163_840], 163_840) == [
-        "1k", "2k", "4k", "8k", "16k", "32k", "64k", "160k"]
+        "1K", "2K", "4K", "8K", "16K", "32K", "64K", "160K"]
     scout_100k = sorted([1 << k for k in range(10, 24)] + [100_000, 10_485_760])
     # 1,024 to 10,485,760 is 4.01 decades, + 0.16 of padding: 62.4 px a decade; 100,000 and
     # 1,048,576 are 1.02 decades (63.6 px) apart, under the (7 + 9) x 3.5 + 8 = 64 px they need
