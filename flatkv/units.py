@@ -583,9 +583,10 @@ def times_words(ratio: float | Fraction) -> str:
     measured ratios (the GPU lab's) keep ``times_text``'s digits."""
     value = _as_written(ratio)
     two = _rounded_apart(value, 2, lambda units, one: False)  # plain two decimals
-    if times_text(ratio) == two:
-        return f"{two}x"
-    return f"just {'over' if value > Fraction(two.replace(',', '')) else 'under'} {two}x"
+    shown = Fraction(two.replace(",", ""))
+    if shown == value or not two.endswith(".00"):  # exact, or not a whole-looking figure:
+        return f"{two}x"  # 1.006 reads 1.01x (times_text's cut 1.00 asked for digits)
+    return f"just {'over' if value > shown else 'under'} {two}x"
 
 
 def percent_text(part: float | Fraction, total: float | Fraction = 1, *, digits: int = 2) -> str:

@@ -499,9 +499,12 @@ def test_times_words_says_just_over_or_under_where_two_decimals_read_whole():
     # decimals "just over"/"just under"; a whole ratio and any other keep two decimals
     assert [times_words(Fraction(a, b)) for a, b in (
         (195_741, 97_870), (38_196, 38_199), (611_191, 611_184), (1_996, 1_000), (2, 1),
-        (373, 100), (1, 10**9), (1_000_001, 1_000))] == [
+        (373, 100), (1, 10**9), (1_000_001, 1_000), (1_006, 1_000), (20_071, 10_000))] == [
         "just over 2.00x", "just under 1.00x", "just over 1.00x", "just under 2.00x", "2.00x",
-        "3.73x", "just over 0.00x", "just over 1,000.00x"]
+        "3.73x", "just over 0.00x", "just over 1,000.00x",
+        # rounded up to a figure that does not read whole: plain two decimals (these read
+        # "just under 1.01x" and "just under 2.01x" when times_text's cut asked for digits)
+        "1.01x", "2.01x"]
 
 
 def test_percent_text_tells_a_sliver_from_none_and_nearly_all_from_all():
