@@ -50,6 +50,7 @@ from flatkv.strategies.sglang import (
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import GB as SGLANG_GB
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
+from flatkv.strategies.vllm import start_refusal
 from flatkv.strategies.vllm_log import format_gib
 from flatkv.units import (
     MAX_BLOCK_SIZE,
@@ -1565,34 +1566,28 @@ def hopper_off_the_preset(gpu: str, profile: CacheProfile, options: StrategyOpti
     """What a log's budget offered in place of the GPU preset ``gpu`` leaves vLLM's column
     taking, where that moves it: no flag or link key carries the preset's compute capability
     (``strategy_cli.figures_options`` sets it from --gpu-memory alone), so off the preset
-    vLLM's figures are a Hopper's (``StrategyOptions.gpu_compute_capability`` None). Said
-    where vLLM's result at ``options`` (the settings the offer leaves, no capability) differs
-    from the one on ``gpu``'s capability, at the same budget and context: DeepSeek-V3.2 on
-    an SM 8.x preset, an fp8 MLA cache on an A100's, where vLLM won't start
-    (``vllm.gpu_mla_refusal``). One clause, after the offer, for the CLI's note and the
-    Compare page's alike; "" elsewhere."""
+    vLLM's figures are a Hopper's (``StrategyOptions.gpu_compute_capability`` None). The
+    capability moves vLLM's result by a refusal alone (``vllm.gpu_mla_refusal``: DeepSeek-V3.2
+    on an SM 8.x preset, an fp8 MLA cache on an A100's), so that is what is said where it is
+    the one that stops vLLM (``vllm.start_refusal``), with whether vLLM starts off the preset
+    at ``options`` (the settings the offer leaves, at the same budget and context): one
+    clause, after the offer, for the CLI's note and the Compare page's alike; "" elsewhere."""
     capability = compute_capability(gpu)
     if capability is None:
         return ""
     off = replace(options, gpu_compute_capability=None)
     # the preset's GPU, its Blackwell with it, as the pages and the CLI set both
     on = replace(off, gpu_compute_capability=capability, sglang_blackwell=blackwell_by_gpu(gpu))
-    at_off, at_on = (run_strategy("vllm", profile, budget_bytes=budget_bytes,
-                                  context_tokens=context_tokens, options=o) for o in (off, on))
-    if _vllm_figures(at_off) == _vllm_figures(at_on):
+    # the GPU's refusal, where no refusal of the model's own comes first: a capability moves
+    # vLLM's result by that alone
+    if start_refusal(profile, on) in ("", start_refusal(profile, off)):
         return ""
     here = f"the {gpu} (SM {capability_text(capability)})"
+    starts = run_strategy("vllm", profile, budget_bytes=budget_bytes,
+                          context_tokens=context_tokens, options=off).applies
     return (f"off the {gpu} preset vLLM's column takes the GPU for a Hopper, "
-            + (f"where vLLM starts, and on {here} it won't" if at_off.applies
-               and not at_on.applies else f"and its figures are not those of {here}"))
-
-
-def _vllm_figures(result: StrategyResult) -> tuple:
-    """A vLLM result's answer: whether it applies, why not, and its figures (its notes and
-    log lines aside, which say the GPU in their words)."""
-    return (result.applies, result.reason, result.block_size, result.block_bytes,
-            result.num_blocks, result.capacity_tokens, result.logged_tokens,
-            result.concurrency_numerator, result.concurrency_denominator)
+            + (f"where vLLM starts, and on {here} it won't" if starts
+               else f"and on {here} it won't start"))
 
 
 def _off_the_preset(now: RunSettings, changes: Mapping[str, object],

@@ -807,6 +807,14 @@ def int8_kv_refusal(profile: CacheProfile) -> str:
     return f"{REFUSES_TO_START}: {refusal}" if refusal else ""
 
 
+def start_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
+    """The first of vLLM's refusals ``run_vllm`` checks before any layout (its docstring's
+    first item, in that order), "" where none applies: the GPU's is last, so a caller can tell
+    whether the GPU alone is what stops vLLM (``log_check.hopper_off_the_preset``)."""
+    return (vllm_blocker(profile) or int8_kv_refusal(profile) or ssm_dtype_refusal(profile)
+            or mla_dtype_refusal(profile) or gpu_mla_refusal(profile, options))
+
+
 def run_vllm(
     profile: CacheProfile, *, budget_bytes: int, context_tokens: int | None,
     options: StrategyOptions,
@@ -833,9 +841,7 @@ def run_vllm(
       (``lightning_dtype_text``), a KDA model of 2-byte ssm elements that it may be either
       dtype (``kda_dtype_unknown_text``), and an architecture current releases dropped names the
       releases that serve it."""
-    if blocker := (vllm_blocker(profile) or int8_kv_refusal(profile)
-                   or ssm_dtype_refusal(profile) or mla_dtype_refusal(profile)
-                   or gpu_mla_refusal(profile, options)):
+    if blocker := start_refusal(profile, options):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
     # (with the hybrid manager off, windows are promoted to full attention: no window pages)
