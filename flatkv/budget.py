@@ -152,7 +152,7 @@ GPU_COMPUTE_CAPABILITIES: dict[str, tuple[int, int]] = {
 
 # The compute capability major of a Blackwell (the B200 preset, SM 10.0), by which the GPU's
 # capability and SGLang's "GPU is a Blackwell" agree (``StrategyOptions``) and vLLM's MLA
-# backends on SM 10 set the block it runs told none (``vllm.vllm_on_blackwell``)
+# backends on SM 10 set the block it runs told none (``vllm.unasked_mla_block_text``)
 BLACKWELL_MAJOR = 10
 
 

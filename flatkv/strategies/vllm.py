@@ -58,7 +58,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
-from flatkv.budget import BLACKWELL_MAJOR, capability_text, compute_capability, gpu_models
+from flatkv.budget import capability_text, compute_capability, gpu_models
 from flatkv.dtypes import ENGINE_DTYPE_NAMES, unstored_kv_dtype_refusal
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -891,7 +891,7 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     model (0.34's default, ``RECENT_VLLM_BLOCK_SIZE``, which the block size's help says): no
     note.
 
-    On a Blackwell known (``vllm_on_blackwell``: the B200 preset, or "GPU is a Blackwell" where no
+    On a Blackwell known (``sglang_blackwell``: the B200 preset's, or "GPU is a Blackwell" where no
     preset names the GPU), bfloat16 and fp8 alike (``_blackwell_unasked_text``): cuda.py puts
     FLASHINFER_MLA first on SM 10 (0.34 119-129, 0.31 120-130), which takes both (flashinfer_mla.py
     194-201), on SM 10 alone (220-221), at kernel blocks of 32 and 64 (204-205; DeepSeek-V3's
@@ -936,7 +936,9 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     if (not result.applies or not runs_dense_mla(profile)
             or options.kernel_block_size is not None):
         return ""
-    if vllm_on_blackwell(options):
+    # a GPU preset's capability agrees with sglang_blackwell (StrategyOptions._check_gpu), so
+    # this says the preset's Blackwell, or "GPU is a Blackwell" where none names the GPU
+    if options.sglang_blackwell:
         return _blackwell_unasked_text(profile, options, result)
     capability = options.gpu_compute_capability  # None: a Hopper taken, SM 8.x said too
     if (profile.kv_dtype != "float8_e4m3fn" or result.block_size % FLASHMLA_BLOCK_SIZE == 0
@@ -958,15 +960,6 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
                if sm8x else "")
             + f"): a block size of {FLASHMLA_BLOCK_SIZE} here matches a Hopper's log of a run "
             "told none" + (f". {SM8X_FP8_MLA}" if sm8x else ""))
-
-
-def vllm_on_blackwell(options: StrategyOptions) -> bool:
-    """Whether vLLM runs on a Blackwell GPU at ``options``: the GPU preset named says
-    (``gpu_compute_capability`` 10.x: the B200), else "GPU is a Blackwell" told
-    (``sglang_blackwell``, which the app and the CLI take from the same preset where one is
-    named), as vLLM's MLA backends on SM 10 set the block it runs told none."""
-    capability = options.gpu_compute_capability
-    return options.sglang_blackwell if capability is None else capability[0] == BLACKWELL_MAJOR
 
 
 def _blackwell_unasked_text(profile: CacheProfile, options: StrategyOptions,
