@@ -434,7 +434,8 @@ class RequestContext:
                   assumed: bool = False) -> RequestContext:
         context = getattr(args, "context", None)
         if context is not None:
-            return cls(parse_tokens(context), model_len, typed=True, assumed=assumed)
+            # (already tokens: --context's argparse type parses it, _tokens_argument)
+            return cls(context, model_len, typed=True, assumed=assumed)
         return cls(model_len, model_len, typed=False, assumed=assumed)
 
     def notes(self) -> tuple[str, ...]:

@@ -464,8 +464,9 @@ def test_the_gpu_preset_sets_its_compute_capability(gpu, capability):
 def test_request_context_says_where_the_context_came_from():
     import argparse
 
-    from flatkv.strategy_cli import RequestContext
+    from flatkv.strategy_cli import RequestContext, _tokens_argument
 
+    context = _tokens_argument("--context")  # --context's argparse type: what from_args reads
     untyped = RequestContext.from_args(argparse.Namespace(context=None), 131_072)
     assert (untyped.tokens, untyped.typed) == (131_072, False)
     assert untyped.notes() == ("note: context 131,072 tokens, the model's max_model_len (vLLM's "
@@ -475,10 +476,10 @@ def test_request_context_says_where_the_context_came_from():
         "one request of 131,072 tokens needs 17 GiB (context 131,072 tokens, the model's "
         "max_model_len (vLLM's default --max-model-len); --context sets another)")
     assert untyped.explain("budget too small") == "budget too small"
-    typed = RequestContext.from_args(argparse.Namespace(context="128K"), 131_072)
+    typed = RequestContext.from_args(argparse.Namespace(context=context("128K")), 131_072)
     assert (typed.tokens, typed.notes()) == (131_072, ())
     assert typed.explain("one request of 131,072 tokens") == "one request of 131,072 tokens"
-    past = RequestContext.from_args(argparse.Namespace(context="131073"), 131_072)
+    past = RequestContext.from_args(argparse.Namespace(context=context("131073")), 131_072)
     assert past.tokens == 131_073 and past.notes()[0].startswith(
         "note: the context is past this model's 131,072 tokens: vLLM refuses")
     unknown = RequestContext.from_args(argparse.Namespace(context=None), None)
