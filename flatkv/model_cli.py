@@ -237,9 +237,10 @@ def format_model_text(spec: ModelSpec) -> str:
     if note := preset_class_note(spec):  # as the Model page says it
         lines.append(f"note: {note}; keep it for a model of that class, else set the model "
                      "file's \"architectures\" to the model's own class, or [] for none")
-    # each group by its kind, as Layout names it (the JSON report keys the planner's ids)
-    counts = ", ".join(f"{n} {group_name(label, mla=spec.profile().mla)}"
-                       for label, n in report["counts"].items())
+    # each group by its kind, as Layout names it (the JSON report keys the planner's ids); the
+    # profile built once (it builds one for every attention-DP split)
+    mla = spec.profile().mla
+    counts = ", ".join(f"{n} {group_name(label, mla=mla)}" for label, n in report["counts"].items())
     model_layers = (
         f" from {report['model_layers']} model layers" if report["model_layers"] else ""
     )
