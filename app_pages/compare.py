@@ -39,13 +39,14 @@ from flatkv.units import markdown_literal as literal
 # the first column of the bytes table under "Where the budget goes": its rows' categories
 
 
-def charts_of(results: list[StrategyResult], has_history: bool, context: int) -> None:
+def charts_of(results: list[StrategyResult], has_history: bool, context: int,
+              marks: dict[str, str]) -> None:
     """Capacity and concurrency bars (a layout with no figures a row that says why), and where
     each layout's budget goes (with its table), SGLang named with the KV dtype it stores where
     not the model's, as in the tables (no longer than "FlatKV per component", whose row and
-    legend entry the charts already make room for)."""
+    legend entry the charts already make room for): ``marks``, the page's
+    ``strategy_notes.kv_dtype_marks``."""
     s = state()
-    marks = strategy_notes.kv_dtype_marks(results, s.profile(), s.strategy_options())
     shown = [r for r in results if r.applies]
     absent = {title_of(r): strategy_notes.why_not_label(r) for r in results if not r.applies}
     chart(charts.capacity_bars(
@@ -121,11 +122,12 @@ def most_held(results: list[StrategyResult],
     return most, f"fit in {', '.join(tied[:-1])} and {tied[-1]}, the layouts that hold most"
 
 
-def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int) -> None:
+def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int,
+                    marks: dict[str, str]) -> None:
     """Each layout's least cache budget (and GPU memory) for R requests of the context, R one
     more than the layout that holds most until a number is typed (Budget's field); a layout
-    that does not apply at this budget too, as one that holds none is where it helps most."""
-    marks = strategy_notes.kv_dtype_marks(results, s.profile(), s.strategy_options())
+    that does not apply at this budget too, as one that holds none is where it helps most;
+    ``marks``, the page's ``strategy_notes.kv_dtype_marks``, names SGLang by its dtype."""
     left, right = st.columns([1, 2], vertical_alignment="bottom")
     with left:
         fitting, fit = most_held(results, marks)
@@ -175,6 +177,9 @@ with user_errors():
     engine_options()
     results = current_strategies(s)
     context = s.context_length()
+    # a layout that stores another KV dtype than the others marked beside its name: the
+    # tables, the sentence under them, the requests to hold and the charts alike
+    marks = strategy_notes.kv_dtype_marks(results, profile, s.strategy_options())
     shown = [r for r in results if r.applies]
     # object columns keep whole numbers whole where a figure does not apply (None, not NaN)
     frame = pd.DataFrame([strategy_notes.compare_table_row(r) for r in results], dtype=object)
@@ -190,8 +195,6 @@ with user_errors():
         # the notes under the charts, a screen away from the column)
         helps = strategy_notes.headline_help(s.profile().has_state, has_history and any(
             strategy_notes.windows_as_history(r, s.profile()) for r in shown))
-        # a layout that stores another KV dtype than the others marked beside its name
-        marks = strategy_notes.kv_dtype_marks(results, profile, s.strategy_options())
         table(pd.DataFrame(strategy_notes.headline_rows(results, has_history,
                                                         kv_dtypes=marks), dtype=object),
               formats={CONCURRENCY_COLUMN: "accounting"}, helps=helps,
@@ -202,7 +205,7 @@ with user_errors():
                                                         strategy_notes.LOG_COLUMNS, marks),
                            dtype=object), helps=helps)
         if apart := strategy_notes.kv_dtypes_apart_text(
-                results, profile, s.strategy_options(),
+                marks, profile, s.strategy_options(),
                 sglang_told="KV cache dtype told bfloat16 (SGLang, under Engine options)",
                 # raw bytes have no kv dtype to set (no field under Raw bytes)
                 kv_dtype_set=None if s.model_spec() is None else lambda d: (
@@ -219,9 +222,9 @@ with user_errors():
     for r in results:
         if not r.applies:
             st.caption(strategy_notes.why_not_text(r))
-    budgets_to_hold(s, results, context)
+    budgets_to_hold(s, results, context, marks)
     if shown:
-        charts_of(results, has_history, context)
+        charts_of(results, has_history, context, marks)
     # how to read the figures, under the charts they explain too
     st.caption(strategy_notes.how_to_read_text(s.profile(), s.speculative_tokens,
                                                mtp_added=mtp_added(),

@@ -741,7 +741,7 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
     if args.json:
         return comparison_json(results, profile, options, held, swept)
     marks = kv_dtype_marks(results, profile, options)
-    apart = kv_dtypes_apart_text(results, profile, options,
+    apart = kv_dtypes_apart_text(marks, profile, options,
                                  sglang_told="--sglang-kv-cache-dtype bf16",
                                  kv_dtype_set=None if raw else lambda d: f"--kv-dtype {d}")
     table = format_comparison_table(results, held, exact_bytes=args.exact_bytes,
