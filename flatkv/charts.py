@@ -496,7 +496,7 @@ def _powers_of_two_axis(low: float, high: float, marked: float | None = None) ->
     power too close to read beside it (less than twice or half it). One axis, one way of
     writing: every tick as ``_power_text`` writes it where it writes each in units (or one
     under 1,024 in full), else every tick in full (the 163,840 tokens of DeepSeek-V3.2 read in full
-    beside "64k" and "1M" on one axis)."""
+    beside "64K" and "1M" on one axis)."""
     ticks = [1 << k for k in range(int(high).bit_length()) if low <= 1 << k <= high]
     if len(ticks) > 8:  # every other power, from the top: 13 ran together in half a page;
         # the first point keeps its tick (1,024 tokens, where a sweep starts)
@@ -505,7 +505,7 @@ def _powers_of_two_axis(low: float, high: float, marked: float | None = None) ->
         ticks = [t for t in ticks if max(t, marked) / min(t, marked) >= 2] + [int(marked)]
     ticks = sorted(ticks)
     texts = [_power_text(t) for t in ticks]
-    if not all(text.isdigit() or not text[-1].isdigit() for text in texts):  # 512, 1k, 2M
+    if not all(text.isdigit() or not text[-1].isdigit() for text in texts):  # 512, 1K, 2M
         ticks = _spaced_in_full(ticks, low, high, marked)
         texts = [f"{t:,}" for t in ticks]
     return {"type": "log", "tickvals": ticks, "ticktext": texts,
