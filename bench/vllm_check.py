@@ -147,7 +147,7 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     wheel_from_command_line,
 )
 
-from flatkv.budget import GPU_COMPUTE_CAPABILITIES, capability_text  # noqa: E402
+from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES, capability_text  # noqa: E402
 from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -830,7 +830,7 @@ def flatkv_gpu_start(spec, cache_dtype: str, capability: tuple[int, int]) -> dic
     if cache_dtype == "fp8":
         spec = spec.with_options(kv_dtype="float8_e4m3fn")
     options = StrategyOptions(gpu_compute_capability=capability,
-                              sglang_blackwell=capability[0] == 10)
+                              sglang_blackwell=capability[0] == BLACKWELL_MAJOR)
     r = run_strategy("vllm", spec.profile(), budget_bytes=BUDGETS[0], context_tokens=CONTEXT,
                      options=options)
     return {"starts": 1} if r.applies else {"refused": r.reason}
