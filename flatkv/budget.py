@@ -161,7 +161,7 @@ def compute_capability(gpu: str | None) -> tuple[int, int] | None:
     gives it), None for anything else: a budget that names no preset says nothing of its GPU,
     and the figures then are those of a GPU not known (``StrategyOptions.gpu_compute_capability``
     None). The app's GPU pick and the CLI's --gpu-memory both read it here."""
-    return GPU_COMPUTE_CAPABILITIES.get(gpu) if gpu is not None else None
+    return GPU_COMPUTE_CAPABILITIES.get(gpu)  # None too where gpu is None
 
 
 def capability_text(capability: tuple[int, int]) -> str:
