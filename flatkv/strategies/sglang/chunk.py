@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
-from flatkv.budget import GPU_PRESETS
+from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES, GPU_PRESETS
 from flatkv.dtypes import (
     ENGINE_DTYPE_NAMES,
     canonical_dtype,
@@ -163,8 +163,11 @@ def chunk_page_refusal(profile: CacheProfile, options: StrategyOptions) -> str |
 # GPUs on which SGLang 0.5.23, told no --page-size, runs TensorRT-LLM's MHA / MLA backends,
 # which take pages of 64 tokens ("... changing page_size from None to 64"), or FA4 where K and V
 # differ in width, which takes 128 (its arg groups: get_default_attn_backend, then the backends'
-# page-size fixes); on Hopper and Ampere its backends (fa3, triton, flashinfer) take 1
-BLACKWELL_GPUS = ("B200 192GB",)
+# page-size fixes); on Hopper and Ampere its backends (fa3, triton, flashinfer) take 1. The
+# GPU presets of a Blackwell's compute capability (the B200), so that the one table of
+# capabilities says which GPU is a Blackwell to both engines
+BLACKWELL_GPUS = tuple(gpu for gpu, capability in GPU_COMPUTE_CAPABILITIES.items()
+                       if capability[0] == BLACKWELL_MAJOR)
 
 
 def blackwell_by_gpu(gpu: str | None) -> bool | None:
