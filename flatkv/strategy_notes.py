@@ -304,12 +304,11 @@ def kv_dtypes_apart_text(marks: Mapping[str, str], profile: CacheProfile,
     than the other layouts (``marks``, the caller's ``kv_dtype_marks``, made once a render):
     the two dtypes and their bytes a token a layer, and how to compare like for like, each
     way where it does: SGLang told bfloat16 (``sglang_told``, the engine option as the page or
-    the CLI names it) where told so it
-    stores the model's bytes (a bfloat16 model's, or float16's as many: compared as bytes,
-    not dtype names), or the model's KV dtype set to SGLang's (``kv_dtype_set(dtype)``: the
-    page's field, the CLI's flag), every layout in it; None where the model has no KV dtype
-    to set (raw bytes: the Model page's Raw bytes, a profile file, which --kv-dtype refuses).
-    Empty where they store one."""
+    the CLI names it) where told so it stores the model's bytes (a bfloat16 model's, or
+    float16's as many: compared as bytes, not dtype names), or the model's KV dtype set to
+    SGLang's (``kv_dtype_set(dtype)``: the page's field, the CLI's flag), every layout in it;
+    None where the model has no KV dtype to set (raw bytes: the Model page's Raw bytes, a
+    profile file, which --kv-dtype refuses). Empty where they store one."""
     if not marks:
         return ""
     dtype, stored = sglang_other_dtype(profile, options)
