@@ -96,6 +96,14 @@ told: its auto keeps bfloat16 there, or told bfloat16, whatever the model's dtyp
 config with learnable attention sinks (``SINKS``, config.json's learnable_sink) told each of the
 three, which SGLang keeps in bfloat16 on a B200 too and refuses fp8 for.
 
+Then DeepSeek's sparse attention on the SM 8.x GPU presets (``check_sm8x_dsa``: the A100s' 8.0,
+the L40S's and RTX 4090's 8.9, ``sm8x_platform``): DeepSeek-V3.2, its config with learnable
+sinks, GLM-5 and LongCat-Flash with an indexer, told no --kv-cache-dtype and each of the three.
+SGLang 0.5.23's start-up code refuses none of them for the GPU: its DSA resolution reads the
+compute capability only to split SM 10 from the rest (bfloat16 when told none, flashmla_sparse
+and fa3 for bfloat16, flashmla_kv for fp8_e4m3, as on a Hopper), so its pool holds a Hopper's
+bytes there, which FlatKV gives at that ``gpu_compute_capability``.
+
 ``bench/engine_checks.sh`` fetches SGLang's wheel, unzips it (nothing of it is installed), makes a
 venv for its imports and runs this script as ``python bench/sglang_check.py --sglang DIR``, DIR
 the unzipped wheel; CI runs it after the tests.
@@ -146,7 +154,7 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     wheel_from_command_line,
 )
 
-from flatkv.budget import GPU_PRESETS, MiB  # noqa: E402
+from flatkv.budget import GPU_COMPUTE_CAPABILITIES, GPU_PRESETS, MiB, capability_text  # noqa: E402
 from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.hf_length import ASSUMED_MAX_MODEL_LEN  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
@@ -591,6 +599,17 @@ HOPPER = NS(**_CUDA, is_sm90=True, is_sm100=False, is_sm100_or_sm110=False,
 B200_PLATFORM = NS(**_CUDA, is_sm90=False, is_sm100=True, is_sm100_or_sm110=True,
                    is_blackwell=True, is_hopper_with_cuda_12_3=False,
                    device_capability=(10, 0), device_sm=100)
+# The SM 8.x GPU presets' platforms (A100: 8.0; L40S, RTX 4090: 8.9) for ``check_sm8x_dsa``:
+# neither SM90 nor SM100, no CUDA-12.3 Hopper
+SM8X_GPUS = {gpu: capability for gpu, capability in GPU_COMPUTE_CAPABILITIES.items()
+             if capability[0] == 8}
+
+
+def sm8x_platform(capability: tuple[int, int]) -> NS:
+    """SGLang's platform facts on an SM 8.x GPU of ``capability`` (an A100's 8.0, an Ada's 8.9)."""
+    return NS(**_CUDA, is_sm90=False, is_sm100=False, is_sm100_or_sm110=False,
+              is_blackwell=False, is_hopper_with_cuda_12_3=False, device_capability=capability,
+              device_sm=capability[0] * 10 + capability[1])
 
 
 def install_stand_ins(bags: NS) -> None:
@@ -1435,6 +1454,57 @@ def check_b200(sg: NS) -> tuple[int, int]:
     return len(rows), bad
 
 
+# The DSA models ``check_sm8x_dsa`` runs on each SM 8.x GPU preset: DeepSeek-V3.2, its config
+# with learnable attention sinks, GLM-5 and LongCat-Flash with an indexer (``B200_CONFIGS``)
+SM8X_DSA_MODELS = ("DeepSeek-V3.2", SINKS, "GLM-5", "LongCat-Flash with an indexer")
+
+
+def sm8x_dsa_rows() -> list[tuple[str, str, str | None]]:
+    """(model, GPU preset, --kv-cache-dtype told: None for none) of ``check_sm8x_dsa``: each of
+    ``SM8X_DSA_MODELS`` on each SM 8.x GPU preset (``SM8X_GPUS``), told none and each of
+    ``DSA_TOLD_KV``."""
+    return [(name, gpu, kv) for name in SM8X_DSA_MODELS for gpu in SM8X_GPUS
+            for kv in (None, *DSA_TOLD_KV)]
+
+
+def sm8x_dsa_backends(sg: NS, spec, platform: NS, kv: str | None) -> str:
+    """The KV dtype and DSA prefill / decode backends SGLang's own ``resolve_dsa`` picks on
+    ``platform`` told ``kv``, in words (its refusal's first words where it refuses)."""
+    bags = new_bags(64, True, {}, 1, platform)
+    install_stand_ins(bags)
+    try:
+        dtype = resolve_dsa(sg, bags, sglang_hf_config(sg, spec), kv)
+    except (AssertionError, ValueError) as exc:
+        return f"refused: {str(exc)[:40]}"
+    kernel = bags.exec.kernel
+    return f"{dtype} on {kernel.dsa_prefill_backend}/{kernel.dsa_decode_backend}"
+
+
+def check_sm8x_dsa(sg: NS) -> tuple[int, int]:
+    """DeepSeek's sparse attention on the SM 8.x GPU presets (``sm8x_dsa_rows``): SGLang's own
+    resolution and pools on that GPU's platform (``sm8x_platform``; its
+    ``_dsa_kv_cache_dtype_default`` and ``_dsa_split_backend_resolution`` read the compute
+    capability through torch, stood in for: bfloat16 when told none below SM 10, overrides.py
+    532-535; flashmla_sparse / fa3 for bfloat16, flashmla_kv for fp8_e4m3 below SM 10, 713-726;
+    their one SM 8.x check, SM 8.9 for TileLang's fp8 cache, 579-582, reads only a told
+    tilelang backend), at 40 GiB and DSA's page of 64, beside FlatKV's at that
+    ``gpu_compute_capability``: SGLang starts there with a Hopper's bytes, which FlatKV gives.
+    (settings, mismatches)."""
+    bad = 0
+    rows = sm8x_dsa_rows()
+    for name, gpu, kv in rows:
+        spec, capability = row_spec(name), SM8X_GPUS[gpu]
+        platform = sm8x_platform(capability)
+        engine = sglang_figures(sg, spec, BUDGETS[0], 64, True, {}, kv_dtype=kv,
+                                platform=platform)
+        flatkv = flatkv_figures(spec, BUDGETS[0], 64, True,
+                                {"gpu_compute_capability": capability}, kv_dtype=kv)
+        setting = (f"{name} on {gpu} (SM {capability_text(capability)}) B={BUDGETS[0]:,} P=64 "
+                   f"kv={kv or 'not told'}: {sm8x_dsa_backends(sg, spec, platform, kv)}")
+        bad += not report("sglang", setting, engine, flatkv)
+    return len(rows), bad
+
+
 def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
                         ratios: dict) -> dict:
     """FlatKV's figures for SGLang on the B200 preset, as the CLI's --gpu-memory and the app's
@@ -1666,6 +1736,9 @@ def main() -> int:
         mismatches += not check_length(sg, label, config)
     b200, bad = check_b200(sg)
     rows += [B200] * b200
+    mismatches += bad
+    sm8x, bad = check_sm8x_dsa(sg)
+    rows += ["SM 8.x"] * sm8x
     mismatches += bad
     print(f"{len(rows)} settings, {mismatches} mismatches; {len(skipped)} presets SGLang does "
           f"not serve skipped ({', '.join(skipped)})")

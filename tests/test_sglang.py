@@ -2872,6 +2872,36 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
     assert sm100_dsa_layout("", ds3, told) is None
 
 
+def test_on_an_sm8x_gpu_sglang_keeps_dsa_as_on_a_hopper():
+    # SGLang 0.5.23 reads the compute capability for DeepSeek's sparse attention only to split
+    # SM 10 from the rest: told no --kv-cache-dtype it picks bfloat16 below SM 10
+    # (_dsa_kv_cache_dtype_default, arg_groups/overrides.py 532-535), runs flashmla_sparse / fa3
+    # for bfloat16 and flashmla_kv for fp8_e4m3 below SM 10 (_dsa_split_backend_resolution,
+    # 713-726; neither is trtllm, so calculate_mla_kv_cache_dim keeps the scaled layout), and
+    # its one SM 8.x start-up check (SM 8.9 for TileLang's fp8 cache, 579-582) reads only a
+    # told tilelang backend. So an A100 (8.0) or an L40S / RTX 4090 (8.9) start it with a
+    # Hopper's bytes: bfloat16's 61 x ((512 + 64) x 2 + 132) = 78,324 B a token, 548,352
+    # tokens in 40 GiB (pages of 64); fp8's scaled 61 x 788 B, 893,504; fp8_e5m2 refused on
+    # any GPU (bench/sglang_check.py check_sm8x_dsa: 64 settings, 0 mismatches)
+    v32 = load_preset("DeepSeek-V3.2")
+    assert (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
+    assert (40 << 30) // (61 * 788) // 64 * 64 == 893_504
+    for kv_dtype, tokens in (("bfloat16", 548_352), ("fp8", 893_504)):
+        profile = v32.with_options(kv_dtype=kv_dtype).profile()
+        on = {capability: run_strategy(
+            "sglang", profile, budget_bytes=40 << 30, context_tokens=32_768,
+            options=StrategyOptions(gpu_compute_capability=capability))
+            for capability in ((8, 0), (8, 9), (9, 0), None)}
+        for r in on.values():
+            assert r.applies and r.logged_tokens == tokens and r.block_size == 64
+            assert r.formulas == on[None].formulas
+    refused = run_strategy("sglang", v32.with_options(kv_dtype="float8_e5m2").profile(),
+                           budget_bytes=40 << 30,
+                           options=StrategyOptions(gpu_compute_capability=(8, 0)))
+    assert not refused.applies and "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3" in (
+        refused.reason)
+
+
 def test_on_a_blackwell_sglang_told_bfloat16_keeps_dsa_in_bfloat16():
     # told --kv-cache-dtype bfloat16 (FlatKV: the KV dtype bfloat16 beside sglang_kv_cache_dtype
     # bfloat16; that dtype alone stands for SGLang's auto) SGLang 0.5.23 keeps DeepSeek-V3.2's
