@@ -62,7 +62,13 @@ compute capability (``budget.GPU_COMPUTE_CAPABILITIES``): vLLM's own
 TRITON_MLA, ``TritonMLAImpl``'s own start-up checks (fp8 below SM 8.9 refused), beside whether
 FlatKV's layout starts at that ``gpu_compute_capability``; where both refuse, FlatKV's quote of
 vLLM's error must be found in it. Its backends' CUDA-only imports are served as stubs, so it
-runs after every other check.
+runs after every other check. Then ``check_gpu_attention``: each served preset with attention
+layers and no MLA, told --kv-cache-dtype auto, fp8 and fp8_e5m2, on each GPU preset's compute
+capability: vLLM's own selector picks the backend there (an fp8 cache below SM 9 leaves
+FLASH_ATTN, whose fp8 needs FA3 on SM 9.x, for FLASHINFER; gpt-oss's sinks take TRITON_ATTN
+below SM 9 in any dtype), whose block told none, smallest kernel block and bytes a token a
+layer (its ``customize_spec``) are set beside FlatKV's: no backend vLLM picks moves them, and
+none refuses.
 
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
 shapes, tp, dtypes, block, mode, max_model_len and budget perturbed within what vLLM starts
@@ -874,6 +880,131 @@ def check_gpu_mla(vl: NS) -> tuple[int, int]:
     return rows, bad
 
 
+# The --kv-cache-dtype values ``check_gpu_attention`` tells vLLM, and FlatKV's KV dtype for each
+# (None: the model's own, bfloat16 in every preset)
+GPU_ATTENTION_CACHE_DTYPES = {"auto": None, "fp8": "float8_e4m3fn", "fp8_e5m2": "float8_e5m2"}
+# The architectures whose attention layers vLLM 0.34 builds with learnable sinks, which its
+# selector reads (``has_sink``): gpt-oss (models/gpt_oss.py 131, 186)
+SINK_ARCHITECTURES = frozenset({"GptOssForCausalLM"})
+# vLLM's non-MLA backends' modules that ask the platform (``current_platform``) for its GPU
+GPU_ATTENTION_MODULES = ("vllm.v1.attention.backends.fa_utils",
+                         "vllm.v1.attention.backends.flash_attn",
+                         "vllm.v1.attention.backends.flashinfer",
+                         "vllm.v1.attention.backends.triton_attn", "vllm.utils.flashinfer")
+
+
+def serve_attention_backends(vl: NS) -> list:
+    """What vLLM's non-MLA backend classes ask on a CPU, served after ``import_mla_backends``:
+    vllm_flash_attn's own ``is_fa_version_supported`` / ``fa_version_unsupported_reason``
+    (its flash_attn_interface.py run beside the stub, whose CUDA-built FA2 and FA3 modules the
+    CUDA wheel ships, so each version is there where the GPU takes it: FA2 from SM 8.0, FA3 on
+    SM 9.x, FA4 on 9.x to 11.x), flash_attn.py's ``flash_attn_supports_sinks`` (imported where
+    its varlen kernel is, as on a CUDA GPU), FlashInfer's TensorRT-LLM switch untold
+    (``force_use_trtllm_attention`` None: --attention-config not set) and its cubins there.
+    The modules of ``GPU_ATTENTION_MODULES``, to point at a GPU's platform."""
+    interface = vl.fa_interface = types.ModuleType("vllm.vllm_flash_attn.flash_attn_interface")
+    interface.__package__ = "vllm.vllm_flash_attn"
+    interface.__file__ = str(Path(vl.cuda.__file__).parents[1] / "vllm_flash_attn"
+                             / "flash_attn_interface.py")
+    exec(compile(Path(interface.__file__).read_text(encoding="utf-8"), interface.__file__,
+                 "exec"), interface.__dict__)
+    stub = sys.modules["vllm.vllm_flash_attn.flash_attn_interface"]
+    stub.is_fa_version_supported = interface.is_fa_version_supported
+    stub.fa_version_unsupported_reason = interface.fa_version_unsupported_reason
+    modules = [importlib.import_module(name) for name in GPU_ATTENTION_MODULES]
+    fa_utils, flash_attn, flashinfer_utils = modules[0], modules[1], modules[-1]
+    if not hasattr(flash_attn, "flash_attn_supports_sinks"):
+        flash_attn.flash_attn_supports_sinks = fa_utils.flash_attn_supports_sinks
+    flashinfer_utils.force_use_trtllm_attention = lambda: None
+    flashinfer_utils.has_nvidia_artifactory = lambda: True
+    return modules
+
+
+def vllm_gpu_attention(vl: NS, spec, cache_dtype: str, capability: tuple[int, int],
+                       device: str, modules: list) -> dict:
+    """What vLLM 0.34 runs ``spec``'s attention layers with on a GPU of ``capability``, told
+    ``--kv-cache-dtype cache_dtype`` and no --block-size: its own selector
+    (``CudaPlatform.get_attn_backend_cls``, ``static_backend_class``'s validation; FA's fp8
+    needs FA3 on SM 9.x, fa_utils.py 306-311, so an SM 8.x GPU takes FLASHINFER, or
+    TRITON_ATTN for gpt-oss's sinks, which FA2 and FlashInfer below SM 9 do not serve), then
+    that backend's block told none (``get_preferred_block_size`` of CacheConfig's 16), the
+    smallest kernel block a hybrid's block aligns to (interface.py 1078-1085) and a token's
+    bytes a layer (its ``customize_spec`` of the layer's FullAttentionSpec):
+    ``{"block", "kernel", "token_bytes"}``, or ``{"refused": vLLM's message}``."""
+    layer = next(k for k in spec.layers if type(k).__name__ == "AttentionLayer")
+    torch = vl.iface.torch
+    dtype = (torch.bfloat16 if cache_dtype == "auto"
+             else vl.torch_utils.STR_DTYPE_TO_TORCH_DTYPE[cache_dtype])
+    config = vl.selector.AttentionSelectorConfig(
+        head_size=layer.head_dim_k, dtype=torch.bfloat16, kv_cache_dtype=cache_dtype,
+        block_size=None, has_sink=bool(SINK_ARCHITECTURES.intersection(spec.architectures)),
+        has_sliding_window=bool(layer.sliding_window))
+    platform = cuda_platform_on(vl, capability, device)()
+    with contextlib.ExitStack() as stack:
+        for module in (*modules, importlib.import_module("vllm.platforms")):
+            stack.enter_context(mock.patch.object(module, "current_platform", platform))
+        stack.enter_context(mock.patch.object(
+            vl.cuda, "_get_attn_backend_class", lambda backend: static_backend_class(vl, backend)))
+        try:
+            chosen = platform.get_attn_backend_cls(None, config)
+        except ValueError as exc:
+            return {"refused": str(exc)}
+        name = chosen.rsplit(".", 1)[1]
+        backend = next(getattr(m, name) for m in modules if hasattr(m, name))
+        kernels = [k.base if isinstance(k, vl.backend.MultipleOf) else k
+                   for k in backend.get_supported_kernel_block_sizes()]
+        layout = vl.iface.FullAttentionSpec(
+            block_size=1, num_kv_heads=layer.kv_heads, head_size=layer.head_dim_k, dtype=dtype,
+            head_size_v=layer.head_dim_v, kv_quant_mode=vl.iface.get_kv_quant_mode(cache_dtype))
+        return {"backend": backend.get_name(), "block": backend.get_preferred_block_size(16),
+                "kernel": min(kernels),
+                "token_bytes": backend.customize_spec(layout).page_size_bytes}
+
+
+def flatkv_gpu_attention(spec, kv_dtype: str | None, capability: tuple[int, int]) -> dict:
+    """FlatKV's vLLM layout at the GPU preset's compute capability in ``kv_dtype`` (None: the
+    model's): its attention block told none (``attention_block_size``), the kernel block it
+    aligns a hybrid's block to (``kernel_block_size``) and a token's bytes an attention layer.
+    It models no backend choice for a non-MLA cache: none of vLLM's changes these."""
+    if kv_dtype is not None:
+        spec = spec.with_options(kv_dtype=kv_dtype)
+    options = StrategyOptions(gpu_compute_capability=capability,
+                              sglang_blackwell=capability[0] == BLACKWELL_MAJOR)
+    profile = spec.profile()
+    r = run_strategy("vllm", profile, budget_bytes=BUDGETS[0], context_tokens=CONTEXT,
+                     options=options)
+    if not r.applies:
+        return {"refused": r.reason}
+    return {"block": r.extras["attention_block_size"], "kernel": r.extras["kernel_block_size"],
+            "token_bytes": profile.kv_bytes_per_slot}
+
+
+def check_gpu_attention(vl: NS, presets: list[str]) -> tuple[int, int]:
+    """The served presets with attention layers and no MLA, told each of
+    ``GPU_ATTENTION_CACHE_DTYPES``, on each GPU preset's compute capability: what vLLM 0.34 runs
+    them with (``vllm_gpu_attention``) beside FlatKV's layout there (``flatkv_gpu_attention``).
+    On SM 8.x an fp8 cache moves the backend (FLASHINFER or TRITON_ATTN for FLASH_ATTN) and
+    nothing of the pool: the same block 16, kernel block 16 and bytes. (settings, mismatches)."""
+    modules = serve_attention_backends(vl)
+    rows = bad = 0
+    for name in presets:
+        spec = model_spec(name)
+        kinds = {type(k).__name__ for k in spec.layers}
+        if "AttentionLayer" not in kinds or "MLALayer" in kinds:
+            continue
+        for cache_dtype, kv_dtype in GPU_ATTENTION_CACHE_DTYPES.items():
+            for gpu, capability in GPU_COMPUTE_CAPABILITIES.items():
+                engine = vllm_gpu_attention(vl, spec, cache_dtype, capability, f"NVIDIA {gpu}",
+                                            modules)
+                backend = engine.pop("backend", "no backend")
+                ours = flatkv_gpu_attention(spec, kv_dtype, capability)
+                setting = (f"{name} kv={cache_dtype} on {gpu} (SM {capability_text(capability)}):"
+                           f" {backend}")
+                same = report("vllm", setting, engine, ours)
+                rows, bad = rows + 1, bad + (not same)
+    return rows, bad
+
+
 def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     """One random setting near a served preset, within what vLLM 0.34 starts with on an H100:
     the preset's shape perturbed (``perturb_spec``: heads, head and state dims, conv kernel,
@@ -1399,9 +1530,10 @@ def main() -> int:
         mismatches += not check(vl, spec, budget, block, mode, async_sched, flags, name)
     length_rows, length_bad = check_lengths(vl)
     gpu_rows, gpu_bad = check_gpu_mla(vl)  # last: it serves CUDA-only modules as stubs
-    mismatches += length_bad + gpu_bad
-    print(f"{len(rows) + length_rows + gpu_rows} settings, {mismatches} mismatches, {len(skipped)} "
-          "preset(s) skipped")
+    attention_rows, attention_bad = check_gpu_attention(vl, presets)  # (after it: its stubs)
+    mismatches += length_bad + gpu_bad + attention_bad
+    print(f"{len(rows) + length_rows + gpu_rows + attention_rows} settings, {mismatches} "
+          f"mismatches, {len(skipped)} preset(s) skipped")
     return 1 if mismatches else 0
 
 

@@ -2622,6 +2622,44 @@ def test_a_gpu_named_moves_no_vllm_figure_but_of_those_refusals_and_notes():
     assert moved == {("DeepSeek-V3.2", "vllm", (8, 0)), ("DeepSeek-V3.2", "vllm", (8, 9))}
 
 
+def test_vllm_keeps_a_non_mla_fp8_cache_alike_on_an_sm8x_gpu():
+    # vLLM 0.34 on SM 8.x told an fp8 KV cache for attention without MLA: FLASH_ATTN's fp8 needs
+    # FA3 on SM 9.x (fa_utils.py 306-311; FA2 alone runs below SM 9: get_flash_attn_version
+    # 99-107), so cuda.py's next backend, FLASHINFER, runs it (TRITON_ATTN for gpt-oss, whose
+    # sinks FA2 and FlashInfer below SM 9 do not serve, in any dtype). Neither refuses, and
+    # both keep the block told none (16), the smallest kernel block a hybrid aligns to (16:
+    # FlashInfer's [16, 32, 64], TRITON_ATTN's MultipleOf(16), FLASH_ATTN's MultipleOf(16)) and
+    # the bytes (no customize_spec of their own), so nothing of the pool moves
+    # (bench/vllm_check.py check_gpu_attention: 231 settings, 0 mismatches). Llama-3.1-8B in
+    # fp8: 32 layers x 16 tokens x 2 x 8 heads x 128 x 1 B = 1,048,576 B a block, 40 GiB of it
+    # 40,960 blocks, 655,360 tokens, on an A100 as on an H100
+    from flatkv.presets import list_presets
+
+    llama = load_preset("Llama-3.1-8B").with_options(kv_dtype="float8_e4m3fn").profile()
+    assert 32 * 16 * 2 * 8 * 128 == 1_048_576 and (40 << 30) // 1_048_576 == 40_960
+    for capability in ((8, 0), (8, 9)):
+        r = run_strategy("vllm", llama, budget_bytes=40 << 30,
+                         options=StrategyOptions(gpu_compute_capability=capability))
+        assert (r.block_size, r.block_bytes, r.num_blocks, r.capacity_tokens) == (
+            16, 1_048_576, 40_960, 655_360)
+        assert r.extras["kernel_block_size"] == 16
+    checked = 0
+    for name in list_presets():
+        spec = load_preset(name)
+        kinds = {type(k).__name__ for k in spec.layers}
+        if "AttentionLayer" not in kinds or "MLALayer" in kinds:
+            continue
+        for kv_dtype in ("float8_e4m3fn", "float8_e5m2"):
+            profile = spec.with_options(kv_dtype=kv_dtype).profile()
+            hopper, a100, ada = (run_strategy(
+                "vllm", profile, budget_bytes=40 << 30, context_tokens=32_768,
+                options=StrategyOptions(gpu_compute_capability=capability)).to_dict()
+                for capability in ((9, 0), (8, 0), (8, 9)))
+            assert a100 == hopper and ada == hopper, (name, kv_dtype)
+            checked += 1
+    assert checked == 2 * 12  # the 12 presets with attention and no MLA
+
+
 def test_a_gpu_compute_capability_and_sglangs_blackwell_name_one_gpu():
     # vLLM lays out the capability's GPU, SGLang a Blackwell or not: an H100's 9.0 beside a
     # Blackwell told, or the B200's 10.0 beside none, names two GPUs at once
