@@ -686,6 +686,14 @@ def mla_dtype_refusal(profile: CacheProfile) -> str:
             "float8_e4m3fn (--kv-dtype fp8, e4m3) or bfloat16")
 
 
+# An attention cache without MLA reads no compute capability here: vLLM 0.34 starts it on every
+# GPU preset with the same pool. In fp8 below SM 9, FLASH_ATTN (whose fp8 needs FA3 on SM 9.x:
+# v1/attention/backends/fa_utils.py 306-311) gives way to cuda.py's next backend, FLASHINFER
+# (cuda.py 166-177), or TRITON_ATTN for gpt-oss's sinks; both keep the block told none (16:
+# backend.py get_preferred_block_size 158-166), a smallest kernel block of 16 (flashinfer.py
+# 587-606, triton_attn.py 339-340; interface.py 1078-1085 aligns a hybrid's block to it) and
+# the bytes (no customize_spec of their own). bench/vllm_check.py check_gpu_attention runs
+# that selector on each GPU preset's capability
 def gpu_mla_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
     """Why vLLM 0.34 does not start an MLA model (``runs_mla``) on the GPU the options name
     (``options.gpu_compute_capability``, a GPU preset's), "" where it does or no GPU is

@@ -373,6 +373,14 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
 # sizes itself by. Told bfloat16 (``StrategyOptions.sglang_kv_cache_dtype``), it keeps bfloat16 on
 # any GPU: the same latent of 2-byte elements (trtllm decodes it there, flashmla_sparse prefills it:
 # overrides.py 722-726), 1,152 + 132 B for DeepSeek-V3.2, a Hopper's bytes
+# Below SM 10 the compute capability moves nothing of it: an A100 (SM 8.0) or an L40S / RTX
+# 4090 (8.9) takes a Hopper's bfloat16 told none (532-535) and a Hopper's backends (bfloat16 on
+# flashmla_sparse / fa3, fp8_e4m3 on flashmla_kv's scaled layout: 713-726), and SGLang's one
+# SM 8.x start-up check for DSA (SM 8.9 for TileLang's fp8 cache, overrides.py 579-582) reads a
+# told tilelang backend alone, so the pool is a Hopper's (bench/sglang_check.py
+# check_sm8x_dsa). Whether FlashMLA's and DeepGEMM's kernels run there is not read at start-up
+# (deep_gemm_wrapper/configurer.py 38-40 turns DeepGEMM off below SM 9, which the DSA indexer
+# calls directly: dsa/dsa_indexer.py 141-145), and not modelled
 SM100_DSA_KV_DTYPE = "fp8_e4m3"
 SM100_DSA_BACKEND = "trtllm"
 # The --kv-cache-dtype SGLang 0.5.23 takes and DeepSeek's sparse attention does not: after
