@@ -10,7 +10,7 @@ import streamlit as st
 
 from app_pages._session import PageDone, state, update
 from flatkv import app_data, app_model, sizing, strategy_notes
-from flatkv.analysis import PlanAnalysis, analyze
+from flatkv.analysis import PLANNER_STRATEGY, PlanAnalysis, analyze
 from flatkv.app_model import CUSTOM_SPEC
 from flatkv.app_state import KV_BLOCKS, AppState
 from flatkv.models import MTP_SUFFIX, ModelSpec, with_mtp_layer
@@ -18,8 +18,9 @@ from flatkv.plan import BudgetTooSmall
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, StrategyResult, run_strategy
 from flatkv.strategies.vllm_log import with_available_elided
-from flatkv.units import exact_bytes
+from flatkv.units import MAX_TOKENS, exact_bytes
 from flatkv.units import markdown_literal as literal
+from flatkv.workload import longest_context
 
 # --------------------------------------------------------------------------------------------
 # Cached computations: pure functions of hashable arguments.
@@ -75,6 +76,27 @@ def cached_longest_context(profile: CacheProfile, strategy: str, budget: int, be
     """The Budget page's longest context that holds one request: a bisection of many runs."""
     return sizing.longest_context_held(strategy, profile, budget_bytes=budget, below=below,
                                        options=options)
+
+
+def longest_by_concurrency(s: AppState, r: StrategyResult, context: int) -> int:
+    """Budget's longest context for ``r``'s layout at ``context`` (``LONGEST_BY["concurrency"]``):
+    the context itself where its concurrency reaches one request, else the longest under it
+    that does (0 if none)."""
+    if sizing.holds_requests(r, 1):
+        return context
+    return cached_longest_context(s.profile(), r.strategy, s.budget().cache_bytes, context,
+                                  s.strategy_options())
+
+
+def longest_by_map(s: AppState, r: StrategyResult) -> int | None:
+    """Layout's longest context for one request (``LONGEST_BY["map"]``) in ``r``'s pool, where
+    ``r`` is the planner's layout, the one Layout draws; None for an engine's layout, a model
+    Layout draws no map of (state alone), or a result without a pool."""
+    if (r.strategy != PLANNER_STRATEGY[s.planner] or r.pool is None
+            or not s.profile().has_attention):
+        return None
+    return longest_context(r, limit=MAX_TOKENS, scheduled_tokens=s.max_batched_tokens,
+                           speculative_tokens=s.speculative_tokens)
 
 
 @st.cache_data(max_entries=64, show_spinner=False,

@@ -193,15 +193,17 @@ def context_note() -> None:
                   on_click=update, kwargs={"context": None}, icon=":material/straighten:")
 
 
-def longest_context_button(longest: int | None, key: str, requests: int = 1) -> None:
+def longest_context_button(longest: int | None, key: str, by: str, help: str,
+                           requests: int = 1) -> None:
     """Under a context that not even one request fits, the ``longest`` that does (by the
-    page's own count; none where no length fits) a click away: the page's dead end otherwise
-    (Llama-4-Scout's own 10,485,760 tokens on one H100). ``requests``: how many it is the
-    longest for, said where more than one (beside "One request of ... does not fit", 4
-    requests' 87,588 tokens read as one request's)."""
+    page's own count, ``by``: Layout's "map", Budget's "concurrency", worded apart by
+    ``app_data.longest_context_label``, ``help`` saying why the other page's differs; none
+    where no length fits) a click away: the page's dead end otherwise (Llama-4-Scout's own
+    10,485,760 tokens on one H100). ``requests``: how many Layout's is the longest for, said
+    where more than one (beside "One request of ... does not fit", 4 requests' 87,588 tokens
+    read as one request's)."""
     if longest:
-        fit = "that fits" if requests == 1 else f"{requests:,} requests fit"
-        st.button(f"Use the longest context {fit} ({longest:,} tokens)", key=key,
+        st.button(app_data.longest_context_label(longest, by, requests), key=key, help=help,
                   type="tertiary", on_click=update, kwargs={"context": longest},
                   icon=":material/fit_screen:")
 

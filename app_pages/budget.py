@@ -13,6 +13,7 @@ from app_pages._figures import (
     cached_longest_context,
     current_analysis,
     current_strategies,
+    longest_by_map,
     speculative_note,
 )
 from app_pages._frame import CACHE_BUDGET, NOT_APPLICABLE, chart, height_for_rows, metric_row, table
@@ -180,11 +181,14 @@ def budget_chart(s: AppState, r: StrategyResult, b: Budget, strategy: str, need:
     return swept, legend_lines, right
 
 
-def longest_context_offer(s: AppState, strategy: str, b: Budget, context: int) -> None:
-    """Where the layout holds not even one request of the context: the longest context that
-    one request fits in this budget, by the concurrency the page shows, a click away."""
-    longest_context_button(cached_longest_context(s.profile(), strategy, b.cache_bytes, context,
-                                                  s.strategy_options()), "budget.longest")
+def longest_context_offer(s: AppState, r: StrategyResult, b: Budget, context: int) -> None:
+    """Where the layout holds not even one request of the context: the longest context at
+    which its concurrency reaches one request in this budget, a click away, its help saying
+    what Layout's map offers where it draws this layout (``app_data.longest_context_help``)."""
+    longest_context_button(
+        cached_longest_context(s.profile(), r.strategy, b.cache_bytes, context,
+                               s.strategy_options()), "budget.longest", "concurrency",
+        app_data.longest_context_help("concurrency", longest_by_map(s, r), context))
 
 
 st.title("Budget")
@@ -234,7 +238,7 @@ with user_errors():
         st.error(strategy_notes.why_not_text(r))
         # one request of the context outgrows this budget (vLLM refuses to start): the
         # longest one it holds, if any
-        longest_context_offer(s, strategy, b, context)
+        longest_context_offer(s, r, b, context)
         budget_chart(s, r, b, strategy, need, requests, alone=True)  # where it comes to start
         raise PageDone
     c = metric_row("figures")
@@ -267,7 +271,7 @@ with user_errors():
     requests, need = budget_to_hold(s, r, b, strategy, context)
     if note := strategy_notes.short_of_one_request_text([r], context):
         st.caption(note)
-        longest_context_offer(s, strategy, b, context)
+        longest_context_offer(s, r, b, context)
     if note := strategy_notes.mode_fallback_text(r, s.profile()):
         st.caption(note)
     if "prefill_checkpoint_blocks" in acting and (note := strategy_notes.prefill_checkpoint_text(

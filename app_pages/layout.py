@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages._figures import current_analysis, current_strategies, plan_caption, speculative_note
+from app_pages._figures import (
+    current_analysis,
+    current_strategies,
+    longest_by_concurrency,
+    plan_caption,
+    speculative_note,
+)
 from app_pages._frame import CACHE_BUDGET, NOT_APPLICABLE, chart, metric_row, table
 from app_pages._session import ERRORS_KEY, bind, state, update, user_errors
 from app_pages._widgets import (
@@ -249,8 +255,11 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                       on_click=update, kwargs={"requests": pages.max_requests},
                       icon=":material/fit_screen:")
         else:  # not even one request: the context that takes one
-            longest_context_button(pages.longest_context, "layout.longest",
-                                   pages.longest_requests)
+            longest_context_button(
+                pages.longest_context, "layout.longest", "map",
+                app_data.longest_context_help("map", longest_by_concurrency(s, ours, context)
+                                              if pages.longest_context else None, context),
+                pages.longest_requests)
         return
     st.caption(msg)
     # the whole pool or its first ids, said which: "First 1,273 page ids" over a pool of 1,273

@@ -543,6 +543,46 @@ def _longest_context(pool: PagePool, requests: int, **workload) -> tuple[int, in
     return longest_context(pool, limit=MAX_TOKENS, **workload), 1
 
 
+# The longest context each page offers where not even one request fits, named apart: they
+# answer two questions, by the two counts of a request's pages (ARCHITECTURE.md), so they differ
+# (Llama-4-Scout on the default H100: 375,024 tokens on Layout, 375,088 on Budget, the 4 pages
+# of the former's dummy page and last page in each of its 2 groups).
+LONGEST_BY = {
+    "map": ("the longest context at which the map's workload fits the page ids (SPEC 3.5, which "
+            "adds a dummy page a group and a page a request for its last page, counts one "
+            "step's tokens apart and, for state, a snapshot every P tokens)"),
+    "concurrency": ("the longest context at which the concurrency reaches one request (the "
+                    "engine's pages a request, SPEC 3.1, state pages by mamba cache mode)"),
+}
+LONGEST_PAGE = {"map": "Layout", "concurrency": "Budget"}
+
+
+def longest_context_label(longest: int, by: str, requests: int = 1) -> str:
+    """The button that sets the ``longest`` context by ``by``'s count (``LONGEST_BY``), worded
+    so that Layout's ("whose pages fit") and Budget's ("at concurrency 1") are told apart;
+    ``requests``: how many Layout's is the longest for, said where more than one."""
+    if by == "concurrency":
+        return f"Use the longest context at concurrency 1 ({longest:,} tokens)"
+    fit = "whose pages fit" if requests == 1 else f"{requests:,} requests' pages fit"
+    return f"Use the longest context {fit} ({longest:,} tokens)"
+
+
+def longest_context_help(by: str, other: int | None, context: int) -> str:
+    """The help of a page's longest-context button: the rule it counts by (``LONGEST_BY``), and
+    what the other page counts and offers for one request (``other``: its longest under
+    ``context``, or at least ``context`` where that page holds a request of the context; None
+    where the other page does not draw this layout), so a reader comparing the pages sees why
+    they differ."""
+    text = f"{sentence_case(LONGEST_BY[by])}."
+    if other is None:
+        return text
+    (other_by,) = set(LONGEST_BY) - {by}
+    page = LONGEST_PAGE[other_by]
+    return text + (f" {page} counts {LONGEST_BY[other_by]}, " + (
+        f"and holds one request of {tokens_text(context)} by it." if other >= context
+        else f"and offers {other:,} tokens by it for one request."))
+
+
 def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, int, str]]:
     """Group ``group_id``'s pages as (position in the run, group index, group id), in order."""
     return (((2 * k + 1) / (2 * pages), index, group_id) for k in range(pages))

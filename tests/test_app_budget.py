@@ -16,8 +16,9 @@ from app_helpers import (
     shown,
 )
 
+from flatkv import app_data
 from flatkv.app_state import DEFAULT
-from flatkv.units import format_bytes
+from flatkv.units import format_bytes, sentence_case
 
 
 def test_budget_keeps_its_own_settings_when_the_weights_fill_the_gpu():
@@ -436,9 +437,14 @@ def test_budget_says_when_not_one_request_fits():
     assert {mm.label: mm.help for mm in at.metric}["Blocks"].endswith("P = 544")
     assert f"{1455 / (-(-10**6 // 544) + 1):.2f}" == "0.79"
     assert metrics(at)["Concurrency at 1,000,000 tokens"] == "0.79"
-    # one request fits while ceil(L / 544) + 1 <= 1,455: L <= 1,454 x 544 = 790,976
-    assert at.button(key="budget.longest").label == (
-        f"Use the longest context that fits ({1454 * 544:,} tokens)")
+    # one request fits while ceil(L / 544) + 1 <= 1,455: L <= 1,454 x 544 = 790,976. Layout's
+    # map charges a state snapshot every P tokens (SPEC 3.5) and a dummy page a group: at
+    # L = 544k, full k + 2 and state min(k + 3, k + 2) = k + 2 pages, 2k + 4 <= 1,455 while
+    # k <= 725, and at 725 x 544 + 1 both take 728: 1,456. Its 394,400 is given beside
+    button = at.button(key="budget.longest")
+    assert button.label == f"Use the longest context at concurrency 1 ({1454 * 544:,} tokens)"
+    assert (2 * 725 + 4, 2 * 726 + 4) == (1454, 1456)
+    assert button.help.endswith(f"and offers {725 * 544:,} tokens by it for one request.")
 
 
 def test_a_context_no_request_fits_offers_the_longest_that_does():
@@ -451,7 +457,12 @@ def test_a_context_no_request_fits_offers_the_longest_that_does():
     assert metrics(at)["Concurrency at 10,485,760 tokens"] == "0.04"
     assert [c for c in at.caption if c.value.startswith("Not even one request of 10,485,760")]
     button = at.button(key="budget.longest")
-    assert button.label == "Use the longest context that fits (375,088 tokens)"
+    assert button.label == "Use the longest context at concurrency 1 (375,088 tokens)"
+    # Layout's count, the map's workload (SPEC 3.5), named and given in the help: 23,439 x 16
+    # = 375,024, by hand in tests/test_workload.py
+    assert button.help == (
+        f"{sentence_case(app_data.LONGEST_BY['concurrency'])}. Layout counts "
+        f"{app_data.LONGEST_BY['map']}, and offers 375,024 tokens by it for one request.")
     button.click().run()
     assert_clean(at)
     assert at.query_params["ctx"] == "375088"
@@ -463,6 +474,9 @@ def test_a_context_no_request_fits_offers_the_longest_that_does():
     # length at which its concurrency reaches one request
     vllm = open_app("app_pages/budget.py", {"model": "Llama-4-Scout-17B-16E", "b_layout": "vllm"})
     assert [e for e in vllm.error if "refuses to start" in e.value]
+    # (the Layout page draws our planner's pages, not vLLM's: no figure of its beside)
+    assert vllm.button(key="budget.longest").help == (
+        f"{sentence_case(app_data.LONGEST_BY['concurrency'])}.")
     vllm.button(key="budget.longest").click().run()
     assert_clean(vllm)
     assert float(metrics(vllm)[f"Concurrency at {int(vllm.query_params['ctx']):,} tokens"]) >= 1

@@ -163,6 +163,35 @@ def test_page_assignment_lists_only_the_ids_it_shows(analysis):
     assert not app_data.page_assignment(analysis, requests=4, context=100_849).fits
 
 
+def test_the_two_longest_contexts_are_named_apart():
+    # Layout's button counts the map's workload (SPEC 3.5), Budget's the concurrency (the
+    # engine's pages a request): worded apart, each with the rule it counts by, and the other
+    # page's figure for one request where that page draws the layout
+    assert app_data.longest_context_label(375_024, "map") == (
+        "Use the longest context whose pages fit (375,024 tokens)")
+    assert app_data.longest_context_label(87_588, "map", 4) == (
+        "Use the longest context 4 requests' pages fit (87,588 tokens)")
+    assert app_data.longest_context_label(375_088, "concurrency") == (
+        "Use the longest context at concurrency 1 (375,088 tokens)")
+    by_map = ("the longest context at which the map's workload fits the page ids (SPEC 3.5, "
+              "which adds a dummy page a group and a page a request for its last page, counts "
+              "one step's tokens apart and, for state, a snapshot every P tokens)")
+    by_concurrency = ("the longest context at which the concurrency reaches one request (the "
+                      "engine's pages a request, SPEC 3.1, state pages by mamba cache mode)")
+    assert {"map": by_map, "concurrency": by_concurrency} == app_data.LONGEST_BY
+    assert app_data.longest_context_help("map", 375_088, 10_485_760) == (
+        "T" + by_map[1:] + ". Budget counts " + by_concurrency
+        + ", and offers 375,088 tokens by it for one request.")
+    assert app_data.longest_context_help("concurrency", 375_024, 10_485_760) == (
+        "T" + by_concurrency[1:] + ". Layout counts " + by_map
+        + ", and offers 375,024 tokens by it for one request.")
+    # the other page holds a request of the context itself (its count the smaller there)
+    assert app_data.longest_context_help("concurrency", 10_485_760, 10_485_760).endswith(
+        "and holds one request of 10,485,760 tokens by it.")
+    assert app_data.longest_context_help("concurrency", None, 1000) == (
+        "T" + by_concurrency[1:] + ".")
+
+
 def test_live_pages_draw_the_default_or_as_many_as_fit(analysis):
     # 4 requests of 32,768 tokens (the default) fit 775 page ids? R = 12 fit (above): yes
     default = app_data.live_pages(analysis, None, 4, context=32768)

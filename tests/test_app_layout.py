@@ -21,7 +21,8 @@ from app_helpers import (
     unescaped,
 )
 
-from flatkv import charts
+from flatkv import app_data, charts
+from flatkv.units import sentence_case
 
 # the state group as the pages name it (app_model.counted_kind)
 # the state group as Layout names it (``app_model.group_name``): short, inside metric labels
@@ -764,7 +765,14 @@ def test_a_context_that_fits_no_request_offers_the_longest_that_does():
     assert [i for i in at.info if shown(i).startswith(refusal)]
     assert not [c for c in at.get("plotly_chart") if "page ids" in c.proto.spec]
     button = at.button(key="layout.longest")
-    assert button.label == "Use the longest context that fits (375,024 tokens)"
+    assert button.label == "Use the longest context whose pages fit (375,024 tokens)"
+    # named apart from Budget's, which counts the engine's pages a request (1,024 chunked +
+    # ceil(L / 16) full, no dummy page, no page for the last one: 23,443 x 16 = 375,088, by
+    # hand in tests/test_sizing.py), and its figure given, so the two pages' 64 tokens apart
+    # read as two counts, not as one of them wrong
+    assert button.help == (
+        f"{sentence_case(app_data.LONGEST_BY['map'])}. Budget counts "
+        f"{app_data.LONGEST_BY['concurrency']}, and offers 375,088 tokens by it for one request.")
     button.click().run()
     assert_clean(at)
     assert at.query_params["ctx"] == "375024" and not at.warning
@@ -779,7 +787,8 @@ def test_a_context_that_fits_no_request_offers_the_longest_that_does():
     # tests/test_workload.py), so the click leads to their map, not to another warning
     typed = open_app("app_pages/layout.py", {"model": "Llama-4-Scout-17B-16E", "req": "4"})
     button = typed.button(key="layout.longest")
-    assert button.label == "Use the longest context 4 requests fit (87,588 tokens)"
+    assert button.label == "Use the longest context 4 requests' pages fit (87,588 tokens)"
+    assert button.help.endswith("offers 375,088 tokens by it for one request.")
     button.click().run()
     assert_clean(typed)
     assert typed.query_params["ctx"] == "87588" and not typed.warning

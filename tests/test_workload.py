@@ -139,7 +139,8 @@ def test_longest_context_by_hand_for_llama4_scout():
     # full pages alone: the Layout page's dead end. One request of L tokens, S = 8,192:
     # chunked ceil(min(8,191, L) / 16) + ceil(min(8,192, L) / 16) + 1 + 1 = 512 + 512 + 2 =
     # 1,026 (L >= 8,192); full ceil(L / 16) + 1 + 1. Fits while ceil(L / 16) <= 24,467 -
-    # 1,026 - 2 = 23,439: L <= 23,439 x 16 = 375,024
+    # 1,026 - 2 = 23,439: L <= 23,439 x 16 = 375,024 (the Layout page's; Budget's, by the
+    # engine's pages a request, is 4 pages longer, 375,088: tests/test_sizing.py)
     assert (76_968_728_985 // (48 * 16 * 4096), 24_467 - 1026 - 2) == (24_467, 23_439)
     pool = PagePool(24_467, 16, [PoolGroup(CHUNKED, CHUNKED, 36), PoolGroup(FULL, FULL, 12)],
                     attention_chunk_size=8192)
