@@ -58,13 +58,20 @@ def holds_requests(r: StrategyResult, requests: int) -> bool:
 def longest_context_held(strategy: str, profile: CacheProfile, *, budget_bytes: int,
                          below: int, options: StrategyOptions | None = None) -> int:
     """The longest context under ``below`` tokens at which ``strategy`` holds one request at
-    ``budget_bytes`` (``holds_requests``), 0 if none: what a context that not even one request
-    fits can be lowered to. A layout refused at ``below`` that names the longest context
-    itself (vLLM's "estimated maximum model length", ``extras["longest_context"]``) answers in
-    one run; otherwise a request's pages never shrink as its context grows, so the concurrency
-    only falls and bisection over the lengths is exact (about log2(below) runs)."""
+    ``budget_bytes`` (``holds_requests``: the concurrency the Budget page shows reaches one
+    request, by the engine's pages a request), 0 if none: what a context that not even one
+    request fits can be lowered to. The Layout page's longest context counts the map's
+    workload instead (SPEC 3.5, ``workload.longest_context``) and is shorter: the two are
+    named apart on the pages (``app_data.LONGEST_BY``). vLLM refused at ``below`` names the
+    longest context itself (its "estimated maximum model length", ``extras["longest_context"]``),
+    which answers in one run; only vLLM is run there, as no other layout names one. Otherwise
+    a request's pages never shrink as its context grows (each group's ``request_pages`` is a
+    cdiv of L, or of min(span, L), or a constant) while a paged layout's units do not depend
+    on it, so the concurrency only falls and bisection over the lengths is exact (about
+    log2(below) runs). SGLang's pools and request cap read the context too: its holding is
+    swept over the presets' contexts in tests/test_sizing.py, never coming back once lost."""
     check_int("below", below, minimum=1, maximum=MAX_TOKENS + 1)
-    if below <= MAX_TOKENS and (own := run_strategy(
+    if strategy == "vllm" and below <= MAX_TOKENS and (own := run_strategy(
             strategy, profile, budget_bytes=budget_bytes, context_tokens=below,
             options=options).extras.get("longest_context")) is not None:
         return own

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategy_profiles import llama4_scout
 
+from flatkv import sizing
 from flatkv.app_model import model_names, profile_for
 from flatkv.budget import cache_budget, gpu_bytes_for
 from flatkv.profile import CacheProfile
@@ -320,8 +321,10 @@ def test_longest_context_held_by_hand_for_llama4_scout():
     # 16 x 4,096 B = 3,145,728 B a page id, 24,467 of them. Budget's concurrency: page ids
     # over a request's, ceil(min(8,192 + 8,192, L) / 16) = 1,024 chunked + ceil(L / 16) full;
     # one request held while 1,024 + ceil(L / 16) <= 24,467: ceil(L / 16) <= 23,443, L <=
-    # 23,443 x 16 = 375,088 (Layout's workload, which charges the step once and a dummy page
-    # a group, fits 375,024: tests/test_workload.py)
+    # 23,443 x 16 = 375,088. Layout's map counts SPEC 3.5's workload, a dummy page and a
+    # request's last page more in each of the 2 groups (chunked 1,026, full ceil(L / 16) + 2):
+    # 4 pages, 64 tokens less, 375,024 (tests/test_workload.py). Two counts, two questions:
+    # the pages name them apart (app_data.LONGEST_BY) and give each other's figure
     budget, scout = 76_968_728_985, llama4_scout()
     assert (budget // (48 * 16 * 4096), 24_467 - 1024) == (24_467, 23_443)
     longest = longest_context_held("flat", scout, budget_bytes=budget, below=10_485_760)
@@ -341,6 +344,40 @@ def test_longest_context_held_by_hand_for_llama4_scout():
     assert longest_context_held("flat", scout, budget_bytes=3_145_728, below=10) == 0
     with pytest.raises(ValueError, match="below"):
         longest_context_held("flat", scout, budget_bytes=budget, below=0)
+
+
+def test_longest_context_held_runs_only_vllm_at_below(monkeypatch):
+    # only vLLM names a longest context where it refuses; the other layouts are not run at
+    # ``below`` (the page has run them there already): Scout's flat answer from 1 token, the
+    # longest under below and the bisection between, never 10,485,760
+    runs = []
+
+    def run(strategy, profile, *, context_tokens, **kwargs):
+        runs.append((strategy, context_tokens))
+        return run_strategy(strategy, profile, context_tokens=context_tokens, **kwargs)
+
+    monkeypatch.setattr(sizing, "run_strategy", run)
+    budget, scout = 76_968_728_985, llama4_scout()
+    assert longest_context_held("flat", scout, budget_bytes=budget, below=10_485_760) == 375_088
+    assert runs[:2] == [("flat", 1), ("flat", 10_485_759)]
+    assert ("flat", 10_485_760) not in runs and len(runs) <= 2 + 24  # log2(10,485,759) < 24
+    runs.clear()
+    assert longest_context_held("vllm", scout, budget_bytes=budget, below=10_485_760) == 1_516_752
+    assert runs == [("vllm", 10_485_760)]
+
+
+def test_holding_a_request_never_comes_back_as_the_context_grows():
+    # longest_context_held bisects over the context, exact only where a layout that no longer
+    # holds one request does not hold it again at a longer context: a paged layout's units
+    # do not read the context and a request's pages never shrink; SGLang's pools and request
+    # cap read it, so every preset at three budgets is swept over lengths 16 to 12 M
+    contexts = sorted([2**k for k in range(4, 24)] + [3 * 2**k for k in range(4, 22)])
+    for name in model_names():
+        profile = profile_for(name, None, 1)
+        for budget in (2 << 30, 24 << 30, 76_968_728_985):
+            for strategy in ("sglang", "vllm", "flat"):
+                held = [holds(strategy, profile, budget, 1, c) for c in contexts]
+                assert held == sorted(held, reverse=True), (name, budget, strategy)
 
 
 @pytest.mark.parametrize("name, own", [("Llama-4-Scout-17B-16E", 1_516_752),
