@@ -789,6 +789,14 @@ def test_a_context_that_fits_no_request_offers_the_longest_that_does():
     button = typed.button(key="layout.longest")
     assert button.label == "Use the longest context 4 requests' pages fit (87,588 tokens)"
     assert button.help.endswith("offers 375,088 tokens by it for one request.")
+    # at Budget's 375,088 the map does not fit one request (23,445 full pages + 1,026 chunked
+    # over 24,467 ids), while Budget's concurrency is 24,467 / 24,467 = 1: the help says so
+    edge = open_app("app_pages/layout.py", {"model": "Llama-4-Scout-17B-16E", "ctx": "375088"})
+    assert 23_445 + 1_026 > 24_467 == 1_024 + 375_088 // 16
+    assert edge.button(key="layout.longest").label == (
+        "Use the longest context whose pages fit (375,024 tokens)")
+    assert edge.button(key="layout.longest").help.endswith(
+        "and holds one request of 375,088 tokens by it.")
     button.click().run()
     assert_clean(typed)
     assert typed.query_params["ctx"] == "87588" and not typed.warning
