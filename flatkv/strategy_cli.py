@@ -648,7 +648,8 @@ def format_comparison_table(results: Sequence[StrategyResult],
 
 def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile,
                        context: int | None) -> str:
-    """``plan --strategy NAME``: one result as a table, or JSON with --json. A layout with no
+    """``plan --strategy NAME``: one result as a table, or JSON with --json (``to_dict``:
+    groups by id in its keys and fields, by kind in its formulas' words). A layout with no
     figures here is an error (exit 2, as ``plan`` without --strategy), worded as ``compare``'s
     note (``option_why_not_line``); ``compare`` lists it."""
     result = _run_strategy(args.strategy, profile, budget_bytes=args.budget,

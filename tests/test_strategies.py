@@ -2938,11 +2938,12 @@ def test_vllm_refuses_an_mla_model_in_float32_and_keeps_its_other_layouts():
     assert r.applies and r.capacity_tokens == budget // (32 * 8 * 128 * 2 * 4) // 16 * 16
 
 
-def test_formulas_name_groups_by_kind_as_layout_does():
+def test_formulas_name_groups_by_kind_as_a_person_writes_them():
     # Qwen3-Next's 36 GDN layers in vLLM's 3 state groups of 12 beside its 12 full layers: the
-    # formulas name each group by its kind and index, as Layout's vLLM rows do (they read
-    # "1 linear_attention.0 + ... + 482 full_attention"); the result keeps vLLM's ids, which
-    # compare --json prints. 262,144 / 544 = 481.9: 482 full pages a request
+    # formulas count the state groups once, as one term (they read "1 state 0 + 1 state 1 +
+    # 1 state 2 + 482 full attention", and before that "1 linear_attention.0 + ..."); the
+    # result keeps vLLM's ids, which its JSON keys and fields print.
+    # 262,144 / 544 = 481.9: 482 full pages a request
     r = run_strategy("vllm", load_preset("Qwen3-Next-80B-A3B").profile(),
                      budget_bytes=40 * 2**30, context_tokens=262_144)
     assert [g["name"] for g in r.extras["groups"]] == [
@@ -2950,17 +2951,38 @@ def test_formulas_name_groups_by_kind_as_layout_does():
     assert 42_949_672_960 // 1_114_112 // 12 == 3_212 and -(-262_144 // 544) == 482
     assert ("group_size = 12 (layers per type: 36 state, 12 full attention); 4 groups"
             in r.formulas)
-    assert ("max_concurrency = page ids / page ids per request = 3,212 / (1 state 0 + 1 state 1 "
-            "+ 1 state 2 + 482 full attention) = 6.62 at 262,144 tokens") in r.formulas
+    assert ("max_concurrency = page ids / page ids per request = 3,212 / (3 state groups x 1 "
+            "+ 482 full attention) = 6.62 at 262,144 tokens") in r.formulas
+    assert 3 * 1 + 482 == 485 and f"{3_212 / 485:.2f}" == "6.62"
     assert "  pages per request, state: 1 (mamba cache mode none)" in r.formulas
+    # 3,212 page ids split 3 : 482 over the 4 groups: the state groups' 7, 7 and 6 listed in
+    # order after their one name, the full group's 3,192 as before (7 + 7 + 6 + 3,192 = 3,212)
     assert ("page ids owned (split in proportion to the pages one request needs at L): "
-            "state 0: 7, state 1: 7, state 2: 6, full attention: 3,192") in r.formulas
-    # Kimi-Linear's full layers keep MLA's latent: named so in our layout's rows and dead weight
+            "3 state groups: 7, 7 and 6, full attention: 3,192") in r.formulas
+    assert 7 + 7 + 6 + 3_192 == 3_212
+    assert r.to_dict()["owned_units"] == {"linear_attention.0": 7, "linear_attention.1": 7,
+                                          "linear_attention.2": 6, "full_attention": 3_192}
+    # Jamba-1.5-Mini on the H100 80GB preset at 0.9 (85,520,809,984 x 0.9 = 76,968,728,985 B):
+    # 7 state groups of 4 layers at 1 page a request beside 3,277 full pages (262,144 / 80 =
+    # 3,276.8): 58,722 page ids split 7 : 3,277, 18 for each state group, 58,596 full
+    jamba = run_strategy("vllm", load_preset("Jamba-1.5-Mini").profile(),
+                         budget_bytes=76_968_728_985, context_tokens=262_144)
+    assert jamba.num_blocks == 58_722 and 7 * 18 + 58_596 == 58_722
+    assert jamba.to_dict()["owned_units"] == {
+        **{f"linear_attention.{i}": 18 for i in range(7)}, "full_attention": 58_596}
+    assert ("max_concurrency = page ids / page ids per request = 58,722 / (7 state groups x 1 "
+            "+ 3,277 full attention) = 17.88 at 262,144 tokens") in jamba.formulas
+    assert ("page ids owned (split in proportion to the pages one request needs at L): "
+            "7 state groups: 18 each, full attention: 58,596") in jamba.formulas
+    # Kimi-Linear's full layers keep MLA's latent: named so in our layout's rows and dead
+    # weight, the kind's own parentheses not nested in a second pair (it read "(full
+    # attention (MLA) rows)")
     kimi = run_strategy("flat", load_preset("Kimi-Linear-48B-A3B").profile(),
                         budget_bytes=40 * 2**30, context_tokens=None)
-    assert ("block_bytes = 20 x 2,170,880 (state rows) + 7 x 1,888 x 1,152 (full attention "
-            "(MLA) rows) = 58,642,432 B per page id (the sum of the 20 slot rows)") in kimi.formulas
+    assert ("block_bytes = 20 x 2,170,880 B of state rows + 7 x 1,888 x 1,152 B of full "
+            "attention (MLA) rows = 58,642,432 B per page id (the sum of the 20 slot rows)"
+            ) in kimi.formulas
     assert 20 * 2_170_880 + 7 * 1_888 * 1_152 == 58_642_432
     assert ("dead_weight of a full attention (MLA) page id: 43,417,600 B of other groups' rows"
             in kimi.formulas)
-    assert not any("_attention" in line for line in r.formulas + kimi.formulas)
+    assert not any("_attention" in line or "))" in line for line in r.formulas + kimi.formulas)

@@ -58,6 +58,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from itertools import groupby
 
 from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES, capability_text
 from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
@@ -70,7 +71,7 @@ from flatkv.plan import (
     alignment_or_block_size,
     check_int,
 )
-from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED, CacheProfile, pool_group_name
+from flatkv.profile import MAX_CHUNK_SIZE, WINDOWED, CacheProfile, group_name, pool_group_name
 from flatkv.units import (
     MAX_BLOCK_SIZE,
     MAX_BYTES,
@@ -908,7 +909,12 @@ class StrategyResult:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready dict: the result's fields, then its extras beside them at the top level
-        (``__post_init__`` keeps their names apart)."""
+        (``__post_init__`` keeps their names apart). One convention for groups: a key or
+        field a tool matches names a group by its id (``owned_units``' keys and ``groups``'
+        ``name``, "linear_attention.1"; ``kind``, ``padding_layers_per_type``' keys the layer
+        label, "linear_attention"), and only the human text (``reason``, ``why_block_size``,
+        ``formulas``, the tables' own words) by its kind as the pages say it ("3 state groups
+        x 1 + 482 full attention"): read figures off the fields, not the formulas."""
         return {**self._fields(), **_jsonable(self.extras)}
 
 
@@ -1148,18 +1154,41 @@ def ownership_weights(
     return [Fraction(pages_by_group[g.name], g.pages_per_unit) for g in groups]
 
 
+def kind_runs(groups: Sequence[PoolGroup], *, mla: bool) -> list[tuple[str, list[int]]]:
+    """Consecutive groups of one kind, each run with its name in the formulas' words and the
+    positions of its groups: "state" (or "state 1" where a layout's other groups of that kind
+    lie apart, ``pool_group_name``) for one group, "3 state groups" for vLLM's
+    ``linear_attention.0`` to ``.2``, so that a formula counts a kind once, as a person
+    writes it ("3 state groups x 1 + 482 full attention"), not each group by an index
+    ("1 state 0 + 1 state 1 + 1 state 2 + ..."). The ids stay in the result's JSON."""
+    runs = []
+    for kind, run in groupby(range(len(groups)), key=lambda i: groups[i].kind):
+        at = list(run)
+        name = (pool_group_name(groups[at[0]].name, kind, mla=mla) if len(at) == 1
+                else f"{len(at)} {group_name(kind, mla=mla)} groups")
+        runs.append((name, at))
+    return runs
+
+
 def ownership_text(
     uses: Sequence[UnitUse], owned: Sequence[int], unit: str, with_context: bool,
     at_capacity: bool = False, *, mla: bool,
 ) -> str:
-    """The units each group owns, each group by its kind as Layout names it
-    (``pool_group_name``: "state 1: 7", not vLLM's id "linear_attention.1 7")."""
+    """The units each group owns, each kind once as Layout names it (``kind_runs``: "3 state
+    groups: 12 each", "3 state groups: 7, 7 and 6", not vLLM's ids "linear_attention.1 7")."""
     if with_context:
         basis = "the pages one request needs at L"
     elif at_capacity:
         basis = "the pages each group holds at capacity_tokens"
     else:
         basis = "equal pages per group"
-    parts = ", ".join(f"{pool_group_name(u.group.name, u.group.kind, mla=mla)}: {n(k)}"
-                      for u, k in zip(uses, owned, strict=True))
-    return f"{unit} owned (split in proportion to {basis}): {parts}"
+    parts = []
+    for name, at in kind_runs([u.group for u in uses], mla=mla):
+        counts = [n(owned[i]) for i in at]
+        if len(counts) == 1:
+            parts.append(f"{name}: {counts[0]}")
+        elif len(set(counts)) == 1:
+            parts.append(f"{name}: {counts[0]} each")
+        else:
+            parts.append(f"{name}: {', '.join(counts[:-1])} and {counts[-1]}")
+    return f"{unit} owned (split in proportion to {basis}): {', '.join(parts)}"

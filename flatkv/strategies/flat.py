@@ -44,9 +44,11 @@ def _uses(profile: CacheProfile, block_size: int, block_bytes: int, reserved: in
 
 
 def _rows_text(profile: CacheProfile, block_size: int) -> str:
-    """A block's rows as a sum of each group's page, in words."""
-    return " + ".join(f"{group_page(profile, g, block_size)[1]} "
-                      f"({group_name(g.kind, mla=profile.mla)} rows)"
+    """A block's rows as a sum of each group's page, in words: "36 x 1,097,728 B of state rows +
+    12 x 544 x 2,048 B of full attention rows" (a kind's own parentheses, "full attention
+    (MLA)", not nested in a second pair)."""
+    return " + ".join(f"{group_page(profile, g, block_size)[1]} B of "
+                      f"{group_name(g.kind, mla=profile.mla)} rows"
                       for g in label_groups(profile))
 
 

@@ -18,6 +18,7 @@ from flatkv.strategies.base import (
     StrategyOptions,
     StrategyResult,
     UnitUse,
+    kind_runs,
     n,
     ownership_text,
     ownership_weights,
@@ -126,10 +127,13 @@ def _paged_concurrency(groups: Sequence[PoolGroup], per_request: dict[str, int],
     Appends the formula and each kind's pages per request."""
     need = sum((Fraction(per_request[g.name], g.pages_per_unit) for g in groups), Fraction(0))
     numerator, denominator = num_units * need.denominator, need.numerator
+    pages = [n(per_request[g.name]) + ("" if g.pages_per_unit == 1 else f" / {g.pages_per_unit}")
+             for g in groups]
     terms = " + ".join(
-        f"{n(per_request[g.name])} {pool_group_name(g.name, g.kind, mla=profile.mla)}"
-        + ("" if g.pages_per_unit == 1 else f" / {g.pages_per_unit}")
-        for g in groups
+        f"{pages[at[0]]} {name}" if len(at) == 1
+        else f"{name} x {pages[at[0]]}" if len({pages[i] for i in at}) == 1
+        else f"{' + '.join(pages[i] for i in at)} over {name}"
+        for name, at in kind_runs(groups, mla=profile.mla)
     )
     concurrency = Fraction(numerator, denominator)
     lines.append(
