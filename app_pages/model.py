@@ -700,9 +700,10 @@ def summary() -> None:
         table(geometry_by_field(app_model.spec_geometry_rows(spec)), fit_px=MAIN_COLUMN_PX)
     if spec is not None and (note := spec.replication_note()):
         st.caption(note)
-    layers = app_model.layer_rows(profile, spec.layer_names if spec is not None else None)
-    chart(charts.layer_strip(layers, title="Cache layers in model order"), key="model.strip",
-          file_name="layers.html")
+    names = spec.layer_names if spec is not None else None
+    layers = app_model.layer_rows(profile, names)
+    chart(charts.layer_strip(profile, names, title="Cache layers in model order"),
+          key="model.strip", file_name="layers.html")
     with st.expander(f"Per-layer table ({len(layers)} cache layers)"):
         table(layers, height=300, labels=LAYER_LABELS, fit_px=EXPANDER_COLUMN_PX)
     data = spec.to_dict() if spec is not None else profile_to_dict(profile)

@@ -16,10 +16,11 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from flatkv.app_data import PageMap, RowBar, Segment, TreeNode
+from flatkv.app_model import layer_rows
 from flatkv.gpu_settings import PAGE_MAJOR, TRITON_KERNEL
 from flatkv.gpu_view import Series
 from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, cdiv
-from flatkv.profile import group_name
+from flatkv.profile import CacheProfile, group_name
 from flatkv.strategies import CATEGORY_LABELS
 from flatkv.units import (
     concurrency_text,
@@ -849,25 +850,24 @@ def breakdown_bars(
 # Model page
 
 
-# A group as Layout names it (``group_name``, MLA's or not) -> the colour of its kind, as
-# GROUP_KIND colours its id
-GROUP_NAME_KIND = {group_name(label, mla=mla): kind for label, kind in GROUP_KIND.items()
-                   for mla in (False, True)}
-
-
-def layer_strip(layers: Sequence[Mapping], *, title: str = "") -> go.Figure:
-    """The cache layers in model order, one cell each, coloured by kind (from layer_rows, its
-    group named as Layout names it)."""
+def layer_strip(profile: CacheProfile, names: Sequence[str] | None = None, *,
+                title: str = "") -> go.Figure:
+    """The cache layers in model order, one cell each, coloured by kind: ``layer_rows``' rows
+    (``names``: a spec's kind names, as its table shows them), each beside its layer label
+    from ``profile.layer_types``, which keys its colour (``GROUP_KIND``) and its trace; the
+    row's group is Layout's name for it, shown in the hover, never read back into a kind."""
+    layers = layer_rows(profile, names)
     traces = []
-    by_group: dict[str, list[Mapping]] = {}
-    for row in layers:
-        by_group.setdefault(row["group"], []).append(row)
-    for group, rows in by_group.items():
+    by_label: dict[str, list[Mapping]] = {}
+    for row, label in zip(layers, profile.layer_types, strict=True):
+        by_label.setdefault(label, []).append(row)
+    for label, rows in by_label.items():
+        group = rows[0]["group"]
         traces.append(go.Bar(
             name=rows[0]["kind"], x=[r["cache layer"] for r in rows], y=[1] * len(rows),
             # One layer wide each: plotly would size a bar by its trace's spacing of x values.
             width=[0.9] * len(rows),
-            marker={"color": color_of(GROUP_NAME_KIND.get(group, "state")),
+            marker={"color": color_of(GROUP_KIND[label]),
                     "line": {"color": "white", "width": 1}},
             customdata=[[r["slot"], f"{r['bytes per token']:,}", f"{r['state bytes']:,}",
                          r["kind"]] for r in rows],

@@ -11,7 +11,7 @@ import pytest
 
 from flatkv import app_data, charts
 from flatkv.analysis import analyze
-from flatkv.app_model import layer_rows, preset_spec
+from flatkv.app_model import preset_spec
 from flatkv.charts import COLORS
 from flatkv.profile import CacheProfile
 from flatkv.strategies import CATEGORIES
@@ -381,7 +381,7 @@ def test_compare_bars_keep_category_colours():
 
 
 def test_one_colour_per_kind_across_charts(analysis):
-    strip = charts.layer_strip(layer_rows(QWEN35))
+    strip = charts.layer_strip(QWEN35)
     assert _trace(strip, "full attention").marker.color == COLORS["kv"]
     full = _trace(strip, "full attention")
     # 12 full layers at 3, 7, ..., 47: each drawn one layer wide, not as wide as their spacing.
@@ -401,8 +401,7 @@ def test_one_colour_per_kind_across_charts(analysis):
                                          "constant state (linear attention, Mamba, short conv)"]
     assert list(strip.layout.xaxis.range) == [-0.5, 47.5]  # whole layers, not -0.4 .. 0.4
     assert strip.layout.xaxis.dtick is None  # 48 layers: plotly's own steps (0, 5, 10, ...)
-    small = charts.layer_strip(layer_rows(CacheProfile(("linear_attention",) * 4, 0,
-                                                       {"conv": 8})))
+    small = charts.layer_strip(CacheProfile(("linear_attention",) * 4, 0, {"conv": 8}))
     assert small.layout.xaxis.dtick == 1  # 4 layers: 0 1 2 3, not half steps read 0 1 1 2
     layout = charts.layout_figure(app_data.layout_segments(analysis))
     bars = charts.breakdown_bars(["x"], [[("kv_history", 1)]])
@@ -627,7 +626,7 @@ def test_the_model_and_layout_pages_keys_hang_under_their_titles(analysis):
     alone (no line kept for the key), and Plotly moves the plot down by the lines it takes."""
     mixed = CacheProfile((("linear_attention",) * 2 + ("sliding_attention", "full_attention"))
                          * 6, 2048, {"conv": 49152, "ssm": 2097152}, sliding_window=4096)
-    strip = charts.layer_strip(layer_rows(mixed), title="Cache layers in model order")
+    strip = charts.layer_strip(mixed, title="Cache layers in model order")
     assert [t.name for t in strip.data] == [
         "constant state (linear attention, Mamba, short conv)", "sliding attention",
         "full attention"]
@@ -639,7 +638,7 @@ def test_the_model_and_layout_pages_keys_hang_under_their_titles(analysis):
         assert _legend_top_px(fig) == pytest.approx(70)
     # the strip's key takes its lines from the plot: a line (20 px) a kind past the first is
     # added to its 190 px, so three wrapped lines leave its cells the height one line does
-    one = charts.layer_strip(layer_rows(CacheProfile(("full_attention",) * 4, 2048, {})))
+    one = charts.layer_strip(CacheProfile(("full_attention",) * 4, 2048, {}))
     assert len(one.data) == 1 and one.layout.height == 190 + 34
     assert strip.layout.height == 190 + 2 * 20 + 34
 
@@ -796,10 +795,27 @@ def test_full_width_titles_use_the_width_and_half_width_ones_stay_in_theirs(anal
     assert sweep(True).layout.title.text == long
 
 
+def test_the_layer_strip_colours_each_layer_by_its_label_not_its_name():
+    # the strip keys each cell by its layer label (the profile's layer_types), so no map turns
+    # Layout's names ("full attention (MLA)", "state") back into kinds (GROUP_NAME_KIND did)
+    assert not hasattr(charts, "GROUP_NAME_KIND")
+    spec = preset_spec("DeepSeek-V3")
+    strip = charts.layer_strip(spec.profile(), spec.layer_names)
+    (mla,) = strip.data
+    assert mla.marker.color == COLORS["kv"] and list(mla.x) == list(range(61))
+    assert "(full attention (MLA) #%{customdata[0]})" in mla.hovertemplate
+    # Jamba's 28 Mamba layers and 4 full ones (one in 8: 4, 12, 20, 28): two traces, each
+    # coloured by its label's GROUP_KIND entry
+    jamba = charts.layer_strip(preset_spec("Jamba-1.5-Mini").profile())
+    by_colour = {t.marker.color: list(t.x) for t in jamba.data}
+    assert by_colour == {COLORS["ssm"]: [i for i in range(32) if i % 8 != 4],
+                         COLORS["kv"]: [4, 12, 20, 28]}
+
+
 def test_a_one_kind_chart_keeps_its_key(analysis):
     # DeepSeek-V3: 61 MLA layers, one trace; Plotly would hide the legend of a lone trace
     spec = preset_spec("DeepSeek-V3")
-    strip = charts.layer_strip(layer_rows(spec.profile(), spec.layer_names), title="layers")
+    strip = charts.layer_strip(spec.profile(), spec.layer_names, title="layers")
     assert len(strip.data) == 1 and strip.layout.showlegend is True
     # a chart that hides its legend on purpose (the capacity bars name each bar) keeps it hidden
     bars = charts.capacity_bars(["a"], [10], [1.0], context=16)
@@ -823,7 +839,7 @@ def _every_chart(analysis) -> dict:
                                      context=16),
         "capacity": charts.capacity_bars(["a"], [10], [1.0], context=16),
         "breakdown": charts.breakdown_bars(["a"], [[("kv_history", 1)]]),
-        "strip": charts.layer_strip(layer_rows(QWEN35)),
+        "strip": charts.layer_strip(QWEN35),
         "bandwidth": charts.bandwidth_bars(series),
         "bandwidth sweep": charts.bandwidth_sweep(series, x="pages_per_call"),
     }
