@@ -69,9 +69,8 @@ def charts_of(results: list[StrategyResult], has_history: bool, context: int,
             st.caption(literal(note))
     # a layout a column under its short name, in as many tables as fit the main column at
     # 1000 px (Qwen3-Next's five under their titles took 823 px of 538): the exact bytes whole
-    table(pd.DataFrame(strategy_notes.budget_by_category_rows(results)).rename(
-        columns={title_of(r): strategy_notes.STRATEGY_SHORT_TITLES[r.strategy] for r in shown}),
-        fit_px=MAIN_COLUMN_PX)
+    table(pd.DataFrame(strategy_notes.budget_by_category_rows(
+        results, marks, strategy_notes.STRATEGY_SHORT_TITLES)), fit_px=MAIN_COLUMN_PX)
 
 
 def concurrency_over_context(s: AppState, context: int,
@@ -90,10 +89,11 @@ def concurrency_over_context(s: AppState, context: int,
     rows = pd.DataFrame(app_data.context_sweep_rows(curves), dtype=object)
     with st.expander("Concurrency over context length as a table"):
         # every row in view (a length a row, 15 at most up to 10M tokens), a column a layout
-        # under its short name (the CSV keeps the full ones); at 1000 px five layouts take 474 px
-        # of the expander's 504, and six (gpt-oss-20b's: 566) are two tables of three
-        short = {strategy_notes.STRATEGY_TITLES[k]: strategy_notes.STRATEGY_SHORT_TITLES[k]
-                 for k in curves.concurrency}
+        # under its short name, marked as the chart's key is (the CSV keeps the full ones); at
+        # 1000 px five layouts take 474 px of the expander's 504, and six (gpt-oss-20b's: 566)
+        # are two tables of three
+        short = {strategy_notes.STRATEGY_TITLES[k]: strategy_notes.marked_title(
+            k, marks, strategy_notes.STRATEGY_SHORT_TITLES) for k in curves.concurrency}
         table(rows.rename(columns=short | {"context (tokens)": "context"}),
               formats={name: "accounting" for name in short.values()},
               height=height_for_rows(len(rows)), fit_px=EXPANDER_COLUMN_PX)

@@ -696,10 +696,14 @@ def comparison_json(results: Sequence[StrategyResult], profile: CacheProfile,
                     options: StrategyOptions, held: Held | None = None,
                     swept: ContextCurves | None = None) -> str:
     """``compare --json``: each result's ``to_dict`` with the KV dtype its layout stores
-    (``stored_kv_dtype``: SGLang's fp8_e4m3 beside the model's bfloat16 for DeepSeek-V3.2 on a
-    B200, the table's kv dtype row), ``--requests``' least budget (``held``) and
-    ``--over-contexts``' concurrency at each context (``swept``, exact in lowest terms beside
-    the float) where given."""
+    (``kv_dtype``, ``stored_kv_dtype``: SGLang's float8_e4m3fn beside the model's bfloat16
+    for DeepSeek-V3.2 on a B200, the table's kv dtype row), ``--requests``' least budget
+    (``held``) and ``--over-contexts``' concurrency at each context (``swept``, exact in
+    lowest terms beside the float) where given. Its ``kv_dtype`` is one stable id for every
+    layout, the library's
+    (``dtypes.canonical_dtype``: what --kv-dtype and a model file take, SGLang's log's torch
+    dtype, "float8_e4m3fn"), where the text's kv dtype row and Compare's marks write the word
+    SGLang is told and refuses by ("fp8_e4m3", its --kv-cache-dtype), as its users type it."""
     dicts = [{**r.to_dict(), "kv_dtype": stored_kv_dtype(r, profile, options)}
              for r in results]
     if held is not None:

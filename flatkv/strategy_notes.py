@@ -288,12 +288,14 @@ def kv_dtype_marks(results: Sequence[StrategyResult], profile: CacheProfile,
             if stored and r.strategy == "sglang" and r.applies}
 
 
-def marked_title(strategy: str, kv_dtypes: Mapping[str, str] | None) -> str:
-    """A layout's title with the KV dtype it stores where ``kv_dtype_marks`` marks it
-    ("SGLang (fp8_e4m3 KV)"): Compare's tables, the least budget's among them, and the "fit in"
-    of both pages' requests to hold, where SGLang holds most by its dtype's bytes."""
+def marked_title(strategy: str, kv_dtypes: Mapping[str, str] | None,
+                 titles: Mapping[str, str] = STRATEGY_TITLES) -> str:
+    """A layout's title (``titles``: a table's short ones, ``STRATEGY_SHORT_TITLES``, in its
+    columns) with the KV dtype it stores where ``kv_dtype_marks`` marks it ("SGLang (fp8_e4m3
+    KV)"): Compare's tables, the least budget's among them, and the "fit in" of both pages'
+    requests to hold, where SGLang holds most by its dtype's bytes."""
     dtype = (kv_dtypes or {}).get(strategy)
-    title = STRATEGY_TITLES.get(strategy, strategy)
+    title = titles.get(strategy, strategy)
     return f"{title} ({dtype} KV)" if dtype else title
 
 
@@ -1260,14 +1262,19 @@ def headline_rows(results: Sequence[StrategyResult], has_history: bool,
 BUDGET_GOES = "category (bytes)"
 
 
-def budget_by_category_rows(results: Sequence[StrategyResult]) -> list[dict]:
+def budget_by_category_rows(results: Sequence[StrategyResult],
+                            kv_dtypes: Mapping[str, str] | None = None,
+                            titles: Mapping[str, str] = STRATEGY_TITLES) -> list[dict]:
     """Compare's table of where each layout's budget goes: a row a category, a column a layout
     that applies, so it is as wide as the layouts and fits a laptop's page (a column a
-    category, nine of them, scrolled sideways even at 1,440 px)."""
+    category, nine of them, scrolled sideways even at 1,440 px). A column is titled as
+    ``marked_title`` titles it (``titles``: the page's short ones), SGLang's with the KV dtype
+    it stores where ``kv_dtypes`` marks it, as Compare's other tables and charts name it."""
     shown = [r for r in results if r.applies]
     categories = list(dict.fromkeys(cat for r in shown for cat, _ in r.breakdown))
     return [{BUDGET_GOES: CATEGORY_LABELS[cat],
-             **{title_of(r): dict(r.breakdown).get(cat) for r in shown}} for cat in categories]
+             **{marked_title(r.strategy, kv_dtypes, titles): dict(r.breakdown).get(cat)
+                for r in shown}} for cat in categories]
 
 
 def least_budget_help(need: int, requests: int, context: int, strategy: str, *,

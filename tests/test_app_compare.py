@@ -2246,6 +2246,13 @@ def test_compare_marks_sglangs_kv_dtype_in_the_least_budget_table_and_the_charts
     assert "SGLang (fp8_e4m3 KV)" in capacity[0]["y"] and "SGLang" not in capacity[0]["y"]
     assert "SGLang (fp8_e4m3 KV)" in [t["name"] for t in contexts]
     assert all("SGLang (fp8_e4m3 KV)" in bars["y"] for bars in where)
+    # the bytes-by-category table and the concurrency-by-context one, a column a layout under
+    # its short title, mark it too (they read "SGLang" under the charts' marked key)
+    columns = [list(d.value.columns) for d in at.dataframe]
+    categories = [c for c in columns if c[0] == "category (bytes)"]
+    contexts_table = [c for c in columns if c[0] == "context"]
+    assert [c for c in categories + contexts_table if "SGLang (fp8_e4m3 KV)" in c]
+    assert not [c for c in categories + contexts_table if "SGLang" in c]
     # Budget on SGLang says it too
     budget = open_app("app_pages/budget.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB",
                                               "b_layout": "sglang"})

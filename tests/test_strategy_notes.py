@@ -813,6 +813,26 @@ def test_where_the_budget_goes_is_a_row_a_category_and_a_column_a_layout():
         assert sum(row[notes.title_of(r)] for row in rows) == 80 * 10**9
 
 
+def test_where_the_budget_goes_marks_sglangs_kv_dtype_under_its_short_title():
+    # DeepSeek-V3.2 on the B200 preset (192,265,846,784 x 0.9 = 173,039,262,105 B): SGLang
+    # keeps fp8_e4m3's raw 708 B a token a layer beside the model's bfloat16, 1,284 B; Compare's
+    # bytes-by-category table names it as its other tables do (it read the short "SGLang")
+    profile = load_preset("DeepSeek-V3.2").profile()
+    options = StrategyOptions(gpu_compute_capability=(10, 0), sglang_blackwell=True)
+    results = [run_strategy(name, profile, budget_bytes=173_039_262_105, context_tokens=163_840,
+                            options=options) for name in ("flat", "sglang")]
+    marks = notes.kv_dtype_marks(results, profile, options)
+    assert marks == {"sglang": "fp8_e4m3"}
+    rows = notes.budget_by_category_rows(results, marks, notes.STRATEGY_SHORT_TITLES)
+    assert list(rows[0]) == ["category (bytes)", "packed", "SGLang (fp8_e4m3 KV)"]
+    # 61 x 708 B a token x 4,006,592 tokens of kv history, the table's own figure
+    assert rows[0]["SGLang (fp8_e4m3 KV)"] == 61 * 708 * 4_006_592 == 173_036_695_296
+    assert sum(row["SGLang (fp8_e4m3 KV)"] for row in rows) == 173_039_262_105
+    # without marks, the page's short titles alone; the CLI's text and JSON keep their ids
+    assert list(notes.budget_by_category_rows(results, {}, notes.STRATEGY_SHORT_TITLES)[0]) == [
+        "category (bytes)", "packed", "SGLang"]
+
+
 def test_least_budget_help_says_what_it_holds_and_why_sglang_steps_down():
     assert notes.least_budget_help(123_456, 4, 32_768, "flat", counted_above=True,
                                    steps_down=False) == (
