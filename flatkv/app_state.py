@@ -30,6 +30,8 @@ from flatkv.budget import (
     compute_capability,
     given_budget,
     gpu_name,
+    takes_mem_fraction,
+    too_many_decimals,
 )
 from flatkv.dtypes import STATE_DTYPES, canonical_dtype
 from flatkv.engine_options import (
@@ -522,25 +524,20 @@ def _tp(fits: Callable[[int], bool] | None = None) -> Callable[[str, str], int]:
     return _int(1, MAX_TP, 2, fits)  # 2: every preset splits over it
 
 
-def _takes_fraction(value: float) -> bool:
-    """Whether a link's frac takes ``value`` (``_fraction``): the fix its refusal suggests."""
-    return MIN_MEM_FRACTION <= value <= 1 and round(value, 4) == value
-
-
 def _fraction(key: str, text: str) -> float:
-    """The memory fraction of ``MIN_MEM_FRACTION`` to 1 at 4 decimals, as the slider shows it.
+    """The memory fraction of ``MIN_MEM_FRACTION`` to 1 at 4 decimals, as the slider shows it
+    (``budget.takes_mem_fraction``, the CLI's --memory-fraction's rule too).
     Each refusal ends with a value the key takes, as a whole number's does (``_int``): ``frac=
     0.0x`` said only "is not a number"."""
     shown, example = f"{key}={quoted(text)}", f"e.g. {key}={DEFAULT.mem_fraction:g}"
-    value = decimal_number(text, shown, takes=_takes_fraction, key=key)
+    value = decimal_number(text, shown, takes=takes_mem_fraction, key=key)
     if value is None or value != value:  # nan, which float() reads
         raise ValueError(f"{shown} is not a number: give one from {MIN_MEM_FRACTION} to 1, "
                          f"{example}")
     if not MIN_MEM_FRACTION <= value <= 1:
         raise ValueError(f"{shown} is outside {MIN_MEM_FRACTION}..1: {example}")
-    if round(value, 4) != value:  # the slider shows 4 decimals: more would count unseen
-        raise ValueError(f"{key}={quoted(text)} has more than 4 decimals: give at most 4, e.g. "
-                         f"{round(value, 4):g}")
+    if not takes_mem_fraction(value):  # the slider shows 4 decimals: more would count unseen
+        raise ValueError(f"{key}={quoted(text)} {too_many_decimals(value)}")
     return value
 
 

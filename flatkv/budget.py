@@ -185,6 +185,27 @@ DEFAULT_MEMORY_FRACTION = 0.9
 # 0.01 gave a budget the app refused). An engine takes any share above 0; the slider can show
 # none under its step of 0.01, and a link must not hold what it cannot show.
 MIN_MEM_FRACTION = 0.01
+# The most decimals a memory fraction may have, one rule for the link and the CLI, as the
+# sidebar's slider shows it ("%.4g"): a fifth would be counted unseen there (the CLI took any,
+# 0.9000001, which the link refused)
+MEM_FRACTION_DECIMALS = 4
+
+
+def takes_mem_fraction(value: float) -> bool:
+    """Whether the app's link and the CLI take ``value`` as a memory fraction:
+    ``MIN_MEM_FRACTION`` to 1 at ``MEM_FRACTION_DECIMALS`` decimals at most (the float of a
+    typed 0.8503 rounds to itself; 0.85031's does not). Its bytes are exact all the same
+    (``cache_budget``: the typed decimal, not the binary float)."""
+    return (MIN_MEM_FRACTION <= value <= 1
+            and round(value, MEM_FRACTION_DECIMALS) == value)
+
+
+def too_many_decimals(value: float) -> str:
+    """The refusal of a memory fraction of more decimals than ``MEM_FRACTION_DECIMALS``, after
+    its field and value (the link's ``frac='0.912345'``, the CLI's ``--memory-fraction
+    0.912345``): the rule and the value rounded to it, which both take."""
+    return (f"has more than {MEM_FRACTION_DECIMALS} decimals: give at most "
+            f"{MEM_FRACTION_DECIMALS}, e.g. {round(value, MEM_FRACTION_DECIMALS):g}")
 DEFAULT_GPU = "H100 80GB"  # the app's first view, and the CLI bench's default budget
 
 

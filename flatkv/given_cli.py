@@ -24,12 +24,15 @@ from flatkv.budget import (
     DEFAULT_MEMORY_FRACTION,
     GPU_PRESETS,
     MAX_VLLM_BLOCKS,
+    MEM_FRACTION_DECIMALS,
     MIN_MEM_FRACTION,
     MIN_VLLM_BLOCKS,
     blocks_budget,
     cache_budget,
     fraction_text,
     gpu_name,
+    takes_mem_fraction,
+    too_many_decimals,
 )
 from flatkv.models import mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
@@ -254,8 +257,7 @@ def _fraction_argument(text: str) -> float:
     """--memory-fraction: a number (``units.decimal_number``: ``٠.٩`` and ``+0.9`` refused
     with their fix); argparse's "invalid float value" otherwise, as type=float gave."""
     try:
-        value = decimal_number(text, quoted(text),
-                               takes=lambda value: MIN_MEM_FRACTION <= value <= 1)
+        value = decimal_number(text, quoted(text), takes=takes_mem_fraction)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if value is None:
@@ -359,7 +361,7 @@ def add_plan_arguments(
         group.add_argument(
             "--memory-fraction", type=_fraction_argument, default=None, metavar="F",
             help=f"with --gpu-memory: the share an engine may use ({MIN_MEM_FRACTION} to 1, "
-            "as the app's slider), vLLM's "
+            f"at most {MEM_FRACTION_DECIMALS} decimals, as the app's slider), vLLM's "
             f"--gpu-memory-utilization (default {DEFAULT_MEMORY_FRACTION}, vLLM's before 0.20; "
             "0.92 from 0.20 to 0.33; vLLM 0.34 on CUDA takes 1.0 and sizes its cache after "
             "warm-up: give --vllm-blocks to match its log)")
@@ -412,6 +414,9 @@ def with_given_budget(args: argparse.Namespace, model: GivenModel) -> argparse.N
                 else f"{fraction_text(fraction)} is outside {MIN_MEM_FRACTION}..1")
         raise UsageError(f"--memory-fraction {what}: give the share of the GPU an engine may "
                          "use, e.g. 0.9")
+    if not takes_mem_fraction(fraction):  # the link's rule too: the slider shows 4 decimals
+        raise UsageError(f"--memory-fraction {fraction_text(fraction)} "
+                         f"{too_many_decimals(fraction)}")
     try:
         budget = cache_budget(gpu, fraction, args.weights or 0, model.tp,
                               splits=model.splits_over)

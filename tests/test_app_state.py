@@ -1222,6 +1222,19 @@ def test_a_memory_fraction_the_slider_cannot_show_falls_back():
     assert notices == ["req='0' is outside 1..4,096: give req=1; using the default (4 live "
                        "requests, or as many as fit)."]
     assert decode_query({"frac": "0.01"})[0].mem_fraction == 0.01
+    # 4 decimals, the slider's (and the CLI's --memory-fraction's, budget.takes_mem_fraction),
+    # counted exactly: 80e9 x 0.8503 = 8e6 x 8,503 = 68,024,000,000 B, where the binary float
+    # gives 68,023,999,999; the H100 preset's 85,520,809,984 x 8,503 = 727,183,447,293,952,
+    # / 10,000 = 72,718,344,729.3952, floored
+    state, notices = decode_query({"gpu": "Custom", "gpu_mem": "80GB", "frac": "0.8503"})
+    assert notices == [] and state.budget().cache_bytes == 8 * 10**6 * 8_503 == 68_024_000_000
+    assert int(80e9 * 0.8503) == 68_023_999_999
+    assert 85_520_809_984 * 8_503 == 727_183_447_293_952
+    assert decode_query({"frac": "0.8503"})[0].budget().cache_bytes == 72_718_344_729
+    state, notices = decode_query({"frac": "0.85031"})
+    assert state.mem_fraction == DEFAULT.mem_fraction
+    assert notices == ["frac='0.85031' has more than 4 decimals: give at most 4, e.g. 0.8503; "
+                       "using the default (frac=0.9)."]
 
 
 def test_notices_write_defaults_as_a_link_would():

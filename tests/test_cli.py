@@ -2057,10 +2057,24 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
     assert ("note: budget 85,520,809,984 B (79.65 GiB) x 0.9 = 76,968,728,985 B (71.68 GiB) "
             "usable - weights 8,000,000,000 B (7.45 GiB) per rank (TP 2) = 68,968,728,985 B "
             "(64.23 GiB) for the cache per rank\n") in err
-    # the fraction as typed, every digit: 80e9 x 0.9000001 = 72,000,008,000 B (":g" said 0.9)
+    # the fraction as typed, every digit, its bytes exact: 80e9 x 0.8503 = 8e6 x 8,503 =
+    # 68,024,000,000 B, where the binary float 0.8503 gives 68,023,999,999.99999 (1 B short)
+    assert 8 * 10**6 * 8_503 == 68_024_000_000 and int(80e9 * 0.8503) == 68_023_999_999
+    code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
+                          "--memory-fraction", "0.8503", "--json"], capsys)
+    assert code == 0 and ("x 0.8503 = 68,024,000,000 B (63.35 GiB) usable" in err)
+    assert json.loads(out)["totals"]["budget_bytes"] == 68_024_000_000
+    # at most 4 decimals, as the app's link and slider take it (budget.MEM_FRACTION_DECIMALS):
+    # it took 0.9000001 (72,000,008,000 B) where the link refused frac=0.9000001
+    from flatkv.app_state import decode_query
     code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
                           "--memory-fraction", "0.9000001"], capsys)
-    assert code == 0 and ("x 0.9000001 = 72,000,008,000 B (67.06 GiB) usable" in err)
+    assert (code, out) == (2, "")
+    assert err == ("python -m flatkv: error: --memory-fraction 0.9000001 has more than 4 "
+                   "decimals: give at most 4, e.g. 0.9\n")
+    assert decode_query({"frac": "0.9000001"})[1] == [
+        "frac='0.9000001' has more than 4 decimals: give at most 4, e.g. 0.9; using the "
+        "default (frac=0.9)."]
     # and out of range, as typed: ":g" wrote 1.0000001 as 1, "outside (0, 1]"
     code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
                           "--memory-fraction", "1.0000001"], capsys)
@@ -2069,7 +2083,6 @@ def test_a_budget_from_gpu_memory_fraction_and_weights_as_the_app_derives_it(cap
                    "give the share of the GPU an engine may use, e.g. 0.9\n")
     # one rule with the app's link (budget.MIN_MEM_FRACTION): 0.01 was taken here and refused
     # there (frac below 0.05); both take 0.01 now and refuse 0.005, in like words
-    from flatkv.app_state import decode_query
     code, out, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
                           "--memory-fraction", "0.005"], capsys)
     assert (code, err) == (2, "python -m flatkv: error: --memory-fraction 0.005 is outside "
@@ -2268,10 +2281,10 @@ def test_memory_fraction_help_says_what_vllm_034_leaves_it_at():
     plan = next(a for a in build_parser()._actions if a.dest == "command").choices["plan"]
     (fraction,) = [a for a in plan._actions if a.dest == "memory_fraction"]
     assert fraction.help == (
-        "with --gpu-memory: the share an engine may use (0.01 to 1, as the app's slider), "
-        "vLLM's --gpu-memory-utilization (default 0.9, vLLM's before 0.20; 0.92 from 0.20 to "
-        "0.33; vLLM 0.34 on CUDA takes 1.0 and sizes its cache after warm-up: give "
-        "--vllm-blocks to match its log)")
+        "with --gpu-memory: the share an engine may use (0.01 to 1, at most 4 decimals, as "
+        "the app's slider), vLLM's --gpu-memory-utilization (default 0.9, vLLM's before "
+        "0.20; 0.92 from 0.20 to 0.33; vLLM 0.34 on CUDA takes 1.0 and sizes its cache after "
+        "warm-up: give --vllm-blocks to match its log)")
 
 
 def test_speculative_tokens_and_context_help_say_what_the_engines_do():
