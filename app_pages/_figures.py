@@ -78,10 +78,13 @@ def cached_longest_context(profile: CacheProfile, strategy: str, budget: int, be
                                        options=options)
 
 
-def longest_by_concurrency(s: AppState, r: StrategyResult, context: int) -> int:
+def longest_by_concurrency(s: AppState, r: StrategyResult, context: int) -> int | None:
     """Budget's longest context for ``r``'s layout at ``context`` (``LONGEST_BY["concurrency"]``):
     the context itself where its concurrency reaches one request, else the longest under it
-    that does (0 if none)."""
+    that does (0 if none); None where Budget draws another layout (its "Whose layout" set to
+    an engine's: vLLM's own 1,516,752 tokens for Llama-4-Scout, not our 375,088)."""
+    if s.budget_strategy not in (None, r.strategy):
+        return None
     if sizing.holds_requests(r, 1):
         return context
     return cached_longest_context(s.profile(), r.strategy, s.budget().cache_bytes, context,

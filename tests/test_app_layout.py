@@ -797,6 +797,11 @@ def test_a_context_that_fits_no_request_offers_the_longest_that_does():
         "Use the longest context whose pages fit (375,024 tokens)")
     assert edge.button(key="layout.longest").help.endswith(
         "and holds one request of 375,088 tokens by it.")
+    # Budget set to vLLM's layout offers vLLM's own 1,516,752 tokens (tests/test_app_budget.py),
+    # not our 375,088: Layout's help names its rule alone, no figure Budget does not show
+    engine = open_app("app_pages/layout.py", {"model": "Llama-4-Scout-17B-16E", "b_layout": "vllm"})
+    assert engine.button(key="layout.longest").help == (
+        f"{sentence_case(app_data.LONGEST_BY['map'])}.")
     button.click().run()
     assert_clean(typed)
     assert typed.query_params["ctx"] == "87588" and not typed.warning
