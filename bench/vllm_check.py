@@ -785,14 +785,18 @@ def import_mla_backends(vl: NS) -> None:
     vl.meta_empty = meta_empty
 
 
-def static_backend_class(vl: NS, backend):
-    """``backend``'s class as vLLM's selector validates it, less ``supports_combination``: it
-    asks what a CPU cannot answer (the kernels installed, the live config), and the starts
-    checked here turn on the checks before it (compute capability, sparse, KV cache dtype,
-    block size: ``AttentionBackend.validate_configuration``)."""
+def static_backend_class(vl: NS, backend, combination: bool = False):
+    """``backend``'s class as vLLM's selector validates it, less ``supports_combination``: an
+    MLA backend's asks what a CPU cannot answer (the kernels installed, the live config), and
+    the starts checked here turn on the checks before it (compute capability, sparse, KV cache
+    dtype, block size: ``AttentionBackend.validate_configuration``). ``combination``: keep it,
+    for the non-MLA backends, whose checks (FLASH_ATTN's sinks below SM 9, its fp8 by FA
+    version and head size; FlashInfer's NVFP4) read only the served FA versions and platform."""
     with mock.patch.object(vl.iface.torch, "empty", vl.meta_empty), mock.patch.object(
             vl.platform_utils, "num_compute_units", lambda device_id=0: 1):
         real = backend.get_class()
+    if combination:
+        return real
     return type(real.__name__, (real,), {
         "supports_combination": classmethod(lambda cls, *args, **kwargs: None)})
 
@@ -924,7 +928,8 @@ def vllm_gpu_attention(vl: NS, spec, cache_dtype: str, capability: tuple[int, in
                        device: str, modules: list) -> dict:
     """What vLLM 0.34 runs ``spec``'s attention layers with on a GPU of ``capability``, told
     ``--kv-cache-dtype cache_dtype`` and no --block-size: its own selector
-    (``CudaPlatform.get_attn_backend_cls``, ``static_backend_class``'s validation; FA's fp8
+    (``CudaPlatform.get_attn_backend_cls``, each backend's whole validation with its
+    ``supports_combination``: ``static_backend_class``; FA's fp8
     needs FA3 on SM 9.x, fa_utils.py 306-311, so an SM 8.x GPU takes FLASHINFER, or
     TRITON_ATTN for gpt-oss's sinks, which FA2 and FlashInfer below SM 9 do not serve), then
     that backend's block told none (``get_preferred_block_size`` of CacheConfig's 16), the
@@ -944,7 +949,8 @@ def vllm_gpu_attention(vl: NS, spec, cache_dtype: str, capability: tuple[int, in
         for module in (*modules, importlib.import_module("vllm.platforms")):
             stack.enter_context(mock.patch.object(module, "current_platform", platform))
         stack.enter_context(mock.patch.object(
-            vl.cuda, "_get_attn_backend_class", lambda backend: static_backend_class(vl, backend)))
+            vl.cuda, "_get_attn_backend_class",
+            lambda backend: static_backend_class(vl, backend, combination=True)))
         try:
             chosen = platform.get_attn_backend_cls(None, config)
         except ValueError as exc:
