@@ -36,6 +36,7 @@ from flatkv.app_state import (
     gpu_memory_size,
     kv_memory_size,
 )
+from flatkv.budget import GPU_ARCHITECTURES, gpu_arch_text
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.units import decimal_unit_note, format_bytes, format_size, memory_size, sentence_case
 from flatkv.units import markdown_literal as literal
@@ -399,17 +400,22 @@ def sidebar(page_shows_budget: bool = True) -> None:
     side.caption("The link in the address bar holds this whole view: copy it to share.")
 
 
-def _blackwell_setting(side: Any) -> None:
-    """Whether the GPU is a Blackwell, where the budget names no preset's GPU (Custom, KV
-    cache memory, vLLM's blocks): SGLang's DeepSeek sparse attention layout reads it
-    (``AppState.on_blackwell``), and a B200's log of it is checked only so."""
-    bind(side.checkbox, "sglang_blackwell",
-         "GPU is a Blackwell (B200): SGLang stores DeepSeek's sparse attention in fp8",
-         help="SGLang 0.5.23 on a Blackwell GPU keeps DeepSeek's sparse attention "
-         "(DeepSeek-V3.2, GLM-5) in fp8_e4m3 on its trtllm DSA backends, the latent raw "
-         "beside the index keys (576 + 132 = 708 B a token a layer for DeepSeek-V3.2), "
-         "where a Hopper keeps 1,152 + 132 B in bfloat16. The B200 preset says so itself; "
-         "here the budget names no GPU. Other models are stored alike on either.")
+def _gpu_arch_setting(side: Any) -> None:
+    """The GPU's architecture, where the budget names no preset's GPU (Custom, KV cache memory,
+    vLLM's blocks): both engines read it (``AppState.gpu_capability``): vLLM's MLA backends
+    (none for DeepSeek-V3.2 on an Ampere or Ada, no fp8 MLA cache on an Ampere) and SGLang's
+    DeepSeek sparse attention layout (fp8 on a Blackwell); a B200's log is checked only so.
+    "" (not said) keeps the figures a Hopper's, as a preset of none did."""
+    bind(side.selectbox, "gpu_arch", "GPU architecture", options=["", *GPU_ARCHITECTURES],
+         format_func=lambda arch: gpu_arch_text(arch) if arch else "not said (a Hopper taken)",
+         help="The GPU the engines run on, which the GPU presets say themselves; here the "
+         "budget names no GPU. vLLM 0.34 has no sparse MLA backend on SM 8.x (DeepSeek-V3.2 "
+         "won't start on an Ampere or Ada) and no fp8 MLA cache on SM 8.0; SGLang 0.5.23 on a "
+         "Blackwell keeps DeepSeek's sparse attention (DeepSeek-V3.2, GLM-5) in fp8_e4m3 on "
+         "its trtllm DSA backends, the latent raw beside the index keys (576 + 132 = 708 B a "
+         "token a layer for DeepSeek-V3.2), where a Hopper keeps 1,152 + 132 B in bfloat16. "
+         "Not said, the figures are a Hopper's and the notes say what other GPUs do. SGLang's "
+         "prefill chunk goes by the GPU's memory, not its architecture.")
 
 
 def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
@@ -453,8 +459,8 @@ def _memory_settings(side: Any, *, explained_on_page: bool) -> None:
              "here (a block is a page in each of its group_size tensors), so vLLM's figures "
              "match its log exactly and the other layouts get the same bytes. The memory "
              "fraction and weights do not apply.")
-    if gpu not in GPU_PRESETS:  # a preset says it (the B200)
-        _blackwell_setting(side)
+    if gpu not in GPU_PRESETS:  # a preset says it
+        _gpu_arch_setting(side)
     if gpu not in (KV_MEMORY, KV_BLOCKS):
         bind(side.slider, "mem_fraction", "Memory fraction", min_value=MIN_MEM_FRACTION,
              max_value=1.0, step=0.01, format="%.4g",  # a link's 0.955 shows as 0.955

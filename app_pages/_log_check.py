@@ -154,8 +154,11 @@ def _pages_at(s: AppState, changes: dict) -> AppState:
     """The pages ``s`` with a log's ``changes`` taken, before its budget: a Blackwell told
     beside a GPU preset, which sets it, leaves the preset for its budget as KV cache memory
     (the log's own budget is offered with it: ``log_check.logged_changes``)."""
-    if changes.get("sglang_blackwell") and s.gpu in GPU_PRESETS:
-        changes = {**changes, "gpu": KV_MEMORY, "kv_memory": s.budget().cache_bytes}
+    changes = dict(changes)
+    if changes.pop("sglang_blackwell", None):  # the log's Blackwell: its architecture
+        changes["gpu_arch"] = "blackwell"
+        if s.gpu in GPU_PRESETS:
+            changes.update(gpu=KV_MEMORY, kv_memory=s.budget().cache_bytes)
     return replace(s, **changes).after(s)
 
 
@@ -193,7 +196,7 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
             changes[name] = value
             said.append(f"SGLang's prefill chunk of {tokens_text(value)} (the {s.gpu}'s, kept)")
         elif name == "sglang_blackwell":
-            changes[name] = value
+            changes["gpu_arch"] = "blackwell"
             kept = f", the {s.gpu}'s, kept" if s.on_blackwell() else ""
             said.append(f"SGLang on a Blackwell GPU (a B200: DeepSeek's sparse attention in "
                         f"fp8{kept})")

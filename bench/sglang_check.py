@@ -87,7 +87,7 @@ state models and attention models whose backend SGLang picks by model there, ove
 off, with and without 3 drafted tokens (where SGLang runs another page than the one told, or
 refuses, FlatKV's side follows the note the app and CLI show: ``sm100_refusal``; and
 DeepSeek-V3.2, whose fp8_e4m3 KV cache SGLang stores there in its trtllm DSA backends' raw
-layout, which FlatKV's ``sglang_blackwell`` option, set by the B200 preset, takes, and which
+layout, which FlatKV's ``blackwell`` (its capability's), set by the B200 preset, takes, and which
 --kv-cache-dtype bfloat16 told keeps in bfloat16, FlatKV's ``sglang_kv_cache_dtype``:
 ``b200_rows`` says how). Before them DeepSeek-V3.2 on a Hopper told each of bfloat16,
 fp8_e4m3 and fp8_e5m2 (``dsa_kv_rows``; SGLang refuses the last for DeepSeek's sparse attention),
@@ -154,7 +154,13 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     wheel_from_command_line,
 )
 
-from flatkv.budget import GPU_COMPUTE_CAPABILITIES, GPU_PRESETS, MiB, capability_text  # noqa: E402
+from flatkv.budget import (  # noqa: E402
+    BLACKWELL_CAPABILITY,
+    GPU_COMPUTE_CAPABILITIES,
+    GPU_PRESETS,
+    MiB,
+    capability_text,
+)
 from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.hf_length import ASSUMED_MAX_MODEL_LEN  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
@@ -1353,7 +1359,7 @@ def b200_rows() -> list[tuple[str, int | None, bool, dict]]:
     MLA layout, 512 + 64 B a token a layer, beside the index keys' 132
     (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440): 61 x 708 = 43,188 B a
     token, 994,432 tokens in 40 GiB (whole pages of 64), where a Hopper's bfloat16 holds
-    548,352. FlatKV's side takes it from its ``sglang_blackwell`` option, which the B200
+    548,352. FlatKV's side takes it from its ``blackwell`` (its capability's), which the B200
     preset sets (``sglang.sglang_dsa``). And DeepSeek-V3.2 told each --kv-cache-dtype of
     ``DSA_TOLD_KV`` (``KV``), at every page, both overlaps, with and without 3 drafted tokens:
     fp8_e4m3 (FlatKV's model KV dtype fp8) the same trtllm backends and bytes there (where a
@@ -1509,7 +1515,7 @@ def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
                         ratios: dict) -> dict:
     """FlatKV's figures for SGLang on the B200 preset, as the CLI's --gpu-memory and the app's
     GPU pick hand it the GPU: the chunk SGLang takes there (``sglang_default_chunked_prefill``
-    of its memory, as ``strategy_cli.figures_options``) and ``sglang_blackwell`` (DeepSeek's
+    of its memory, as ``strategy_cli.figures_options``) and ``blackwell`` (DeepSeek's
     sparse attention's raw fp8 layout there), the backend ``sm100_backend`` names
     at the page told (1 for none), the page ``sglang_default_page`` says SGLang runs in its
     place (its note's: none told, a model override's, a backend's page fix), else the page
@@ -1520,7 +1526,8 @@ def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
     SGLang's own words."""
     options = StrategyOptions(sglang_overlap_schedule=overlap, **ratios,
                               sglang_chunked_prefill_size=sglang_default_chunked_prefill(
-                                  GPU_PRESETS[B200]), sglang_blackwell=True)
+                                  GPU_PRESETS[B200]),
+                              gpu_compute_capability=BLACKWELL_CAPABILITY)
     profile = spec.profile()
     options = replace(options, sglang_page_size=page or 1)  # as told: 1 for none
     if refusal := sm100_refusal(B200, profile, options):  # the note's
@@ -1533,7 +1540,7 @@ def flatkv_b200_figures(spec, budget: int, page: int | None, overlap: bool,
     page = default.page if default else options.sglang_page_size
     figures = flatkv_figures(spec, budget, page, overlap,
                              {**ratios, CHUNK: options.sglang_chunked_prefill_size,
-                              "sglang_blackwell": True})
+                              "gpu_compute_capability": BLACKWELL_CAPABILITY})
     if "refused" not in figures:
         figures.update(backend=backend, page=page_size(profile, replace(
             options, sglang_page_size=page)))

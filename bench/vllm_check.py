@@ -153,7 +153,11 @@ from engine_common import (  # noqa: E402  (bench/, this folder)
     wheel_from_command_line,
 )
 
-from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES, capability_text  # noqa: E402
+from flatkv.budget import (  # noqa: E402
+    BLACKWELL_CAPABILITY,
+    GPU_COMPUTE_CAPABILITIES,
+    capability_text,
+)
 from flatkv.hf_config import spec_from_hf_config  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
 from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
@@ -839,8 +843,7 @@ def flatkv_gpu_start(spec, cache_dtype: str, capability: tuple[int, int]) -> dic
     the preset) and the KV dtype --kv-cache-dtype gives: ``{"starts": 1}`` or its refusal."""
     if cache_dtype == "fp8":
         spec = spec.with_options(kv_dtype="float8_e4m3fn")
-    options = StrategyOptions(gpu_compute_capability=capability,
-                              sglang_blackwell=capability[0] == BLACKWELL_MAJOR)
+    options = StrategyOptions(gpu_compute_capability=capability)
     r = run_strategy("vllm", spec.profile(), budget_bytes=BUDGETS[0], context_tokens=CONTEXT,
                      options=options)
     return {"starts": 1} if r.applies else {"refused": r.reason}
@@ -974,8 +977,7 @@ def flatkv_gpu_attention(spec, kv_dtype: str | None, capability: tuple[int, int]
     It models no backend choice for a non-MLA cache: none of vLLM's changes these."""
     if kv_dtype is not None:
         spec = spec.with_options(kv_dtype=kv_dtype)
-    options = StrategyOptions(gpu_compute_capability=capability,
-                              sglang_blackwell=capability[0] == BLACKWELL_MAJOR)
+    options = StrategyOptions(gpu_compute_capability=capability)
     profile = spec.profile()
     r = run_strategy("vllm", profile, budget_bytes=BUDGETS[0], context_tokens=CONTEXT,
                      options=options)
@@ -1317,7 +1319,8 @@ def check_unasked_mla_blocks(vl: NS) -> int:
     bad = 0
     for name, dtype, backend_name in UNASKED_MLA_ROWS:
         blackwell = backend_name == "FLASHINFER_MLA"  # SM 10's first MLA backend
-        options = StrategyOptions(sglang_blackwell=blackwell)
+        options = StrategyOptions(gpu_compute_capability=BLACKWELL_CAPABILITY if blackwell
+                                  else None)
         backend = stand_in_backend(vl, backend_name)
         cache = vl.cache.CacheConfig()
         vc = NS(cache_config=cache, model_config=NS(is_hybrid=False))

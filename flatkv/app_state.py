@@ -20,6 +20,7 @@ from flatkv.analysis import PLANNERS
 from flatkv.budget import (
     DEFAULT_GPU,
     DEFAULT_MEMORY_FRACTION,
+    GPU_ARCHITECTURES,
     GPU_PRESETS,
     MAX_VLLM_BLOCKS,
     MIN_MEM_FRACTION,
@@ -29,6 +30,8 @@ from flatkv.budget import (
     cache_budget,
     compute_capability,
     given_budget,
+    gpu_arch_of,
+    gpu_arch_text,
     gpu_name,
     takes_mem_fraction,
     too_many_decimals,
@@ -73,9 +76,7 @@ from flatkv.strategies.base import (
     to_fraction,
 )
 from flatkv.strategies.sglang import (
-    BLACKWELL_GPUS,
     CHUNK_OFF_WORD,
-    blackwell_by_gpu,
     parse_chunked_prefill,
     sglang_default_chunked_prefill,
 )
@@ -138,9 +139,10 @@ class AppState:
     gpu_memory: int = 80 * 10**9  # used when gpu == "Custom"
     kv_memory: int = 40 * 2**30  # used when gpu == KV_MEMORY: the cache budget per rank itself
     kv_blocks: int = 6_000  # used when gpu == KV_BLOCKS: the budget in vLLM's blocks
-    # SGLang runs on a Blackwell GPU (a B200), read where the budget names no GPU preset
-    # (Custom, KV cache memory, vLLM's blocks): a preset sets it (``strategy_options``)
-    sglang_blackwell: bool = False
+    # the GPU's architecture (a name of ``budget.GPU_ARCHITECTURES``; "": not said, the figures
+    # a Hopper's), read where the budget names no GPU preset (Custom, KV cache memory, vLLM's
+    # blocks): a preset sets it (``gpu_capability``)
+    gpu_arch: str = ""
     mem_fraction: float = DEFAULT_MEMORY_FRACTION
     weights: int = 0  # model weights, all ranks together; each rank holds weights / tp
     tp: int = 1
@@ -293,18 +295,20 @@ class AppState:
             block_size=self.block_size, alignment=self.alignment,
             **{name: getattr(self, name) for name in ENGINE_FIELDS}
             | {"sglang_chunked_prefill_size": self.sglang_chunked_prefill(),
-               # the GPU picked, as SGLang's DeepSeek sparse attention layout reads it
-               "sglang_blackwell": self.on_blackwell(),
-               # ... and as vLLM's MLA backends read it (None: no GPU preset named)
-               "gpu_compute_capability": compute_capability(self.gpu)},
+               # the GPU, as vLLM's MLA backends and SGLang's DeepSeek layout read it
+               "gpu_compute_capability": self.gpu_capability()},
         )
 
+    def gpu_capability(self) -> tuple[int, int] | None:
+        """The GPU's compute capability: the GPU preset picked says, else the sidebar's "GPU
+        architecture" (``gpu_arch``), where the budget names no preset's GPU; None where
+        neither says (the figures a Hopper's)."""
+        return compute_capability(self.gpu) or GPU_ARCHITECTURES.get(self.gpu_arch)
+
     def on_blackwell(self) -> bool:
-        """Whether SGLang runs on a Blackwell GPU here: the GPU preset picked says (the B200),
-        else the sidebar's "GPU is a Blackwell" (``sglang_blackwell``), where the budget names
-        no preset's GPU: SGLang stores DeepSeek's sparse attention in fp8 there."""
-        by_gpu = blackwell_by_gpu(self.gpu)
-        return self.sglang_blackwell if by_gpu is None else by_gpu
+        """Whether the engines run on a Blackwell GPU here (``gpu_capability``'s major):
+        SGLang stores DeepSeek's sparse attention in fp8 there."""
+        return self.strategy_options().blackwell
 
     def sglang_chunked_prefill(self) -> int:
         """The --chunked-prefill-size SGLang's figures take: the one set, else SGLang's own on
@@ -682,7 +686,8 @@ def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
 # Defaults that are no figure a link writes, in words (a bad link's notice names them).
 _NONE_DEFAULTS = {"context": f"the model's max_model_len, else {DEFAULT_CONTEXT:,}",
                   "requests": f"{DEFAULT_REQUESTS} live requests, or as many as fit",
-                  "hold_requests": "one request more than fit"}
+                  "hold_requests": "one request more than fit",
+                  "gpu_arch": "the architecture not said: a Hopper taken"}
 
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
 _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
@@ -696,7 +701,10 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key, key_value=True),
                format_size),
     "kv_blocks": ("kv_blocks", _int(MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS), str),
-    "sg_bw": ("sglang_blackwell", _flag, lambda v: "1" if v else "0"),
+    # the default GPU's architecture first, so that a refusal's example opens beside it
+    "gpu_arch": ("gpu_arch", _choice(lambda: sorted(
+        GPU_ARCHITECTURES, key=lambda a: GPU_ARCHITECTURES[a] != compute_capability(DEFAULT_GPU))),
+        str),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", lambda key, text: memory_size(text, key, weights=True, key_value=True),
                 format_size),
@@ -791,6 +799,8 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "sink": ("learnable_sink", _flag, lambda v: "1"),  # written only when true
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
+# the older link's key for a Blackwell told (sg_bw=1), read as gpu_arch=blackwell; none writes it
+_OLD_BLACKWELL_KEY = "sg_bw"
 
 
 def encode_query(state: AppState) -> dict[str, str]:
@@ -810,9 +820,9 @@ def encode_query(state: AppState) -> dict[str, str]:
                 out[key] = write(value)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)
-        # sg_bw beside a GPU preset is not carried: the preset decides it
+        # gpu_arch beside a GPU preset is not carried: the preset decides it
         if value != getattr(DEFAULT, name) and not (
-                name == "sglang_blackwell" and blackwell_by_gpu(state.gpu) is not None):
+                name == "gpu_arch" and state.gpu in GPU_PRESETS):
             out[key] = write(value)
     return out
 
@@ -840,7 +850,7 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     Never raises: every bad value falls back to its default, so any link opens the app.
     """
     q = {k: _single(v) for k, v in params.items() if k not in IGNORED_KEYS}
-    known = set(_SETTINGS) | set(_MODEL_KEYS)  # an unknown key repeated is only ignored, below
+    known = {*_SETTINGS, *_MODEL_KEYS, _OLD_BLACKWELL_KEY}  # an unknown key repeated: ignored
     notices: list[str] = [
         f"The link gives {_key_shown(k)} {len(v):,} times "
         f"({listed([str(x) for x in v], _as_typed)}): using the last, "
@@ -862,8 +872,14 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
             notices.append(f"{exc}; using the default ({default}).")
     if model_notice:
         notices.append(model_notice)
-    if blackwell_notice := _preset_blackwell(changes):
-        notices.append(blackwell_notice)
+    arch_key = "gpu_arch" if "gpu_arch" in q else _OLD_BLACKWELL_KEY
+    if arch_key == _OLD_BLACKWELL_KEY and arch_key in q:
+        try:
+            changes["gpu_arch"] = "blackwell" if _flag(arch_key, q[arch_key]) else ""
+        except ValueError as exc:
+            notices.append(f"{exc}; using the default ({_OLD_BLACKWELL_KEY}=0).")
+    if arch_notice := _preset_arch(changes, arch_key):
+        notices.append(arch_notice)
     state, notice = _plannable(replace(DEFAULT, model=model, raw=raw, spec=spec, **changes))
     if notice:
         notices.append(notice)
@@ -875,18 +891,20 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
     return state, notices
 
 
-def _preset_blackwell(changes: dict[str, object]) -> str:
-    """A link's sg_bw=1 beside a GPU preset, which sets it: dropped from ``changes`` (the
-    B200 implies it, silently), and beside another GPU a notice naming both."""
-    gpu = changes.get("gpu", DEFAULT.gpu)
-    if not changes.get("sglang_blackwell") or (by_gpu := blackwell_by_gpu(gpu)) is None:
+def _preset_arch(changes: dict[str, object], key: str) -> str:
+    """A link's architecture (``key``: gpu_arch, or the older sg_bw=1 for a Blackwell) beside a
+    GPU preset, which sets it: dropped from ``changes`` (the preset's own, silently), and
+    beside a preset of another a notice naming both."""
+    gpu, arch = changes.get("gpu", DEFAULT.gpu), changes.get("gpu_arch")
+    if not arch or (capability := compute_capability(gpu)) is None:
         return ""
-    del changes["sglang_blackwell"]
-    if by_gpu:
+    del changes["gpu_arch"]
+    if GPU_ARCHITECTURES[arch] == capability:
         return ""
-    return (f"sg_bw=1 says SGLang runs on a Blackwell GPU, but gpu={gpu} is not one; using "
-            f"sg_bw=0 (pick gpu={BLACKWELL_GPUS[0]}, or a memory source: "
-            f"{listed(list(MEMORY_SOURCES), str)}).")
+    typed = f"{key}={arch}" if key == "gpu_arch" else f"{key}=1"
+    return (f"{typed} says the GPU is {gpu_arch_text(arch)}, but gpu={gpu} is "
+            f"{gpu_arch_text(gpu_arch_of(capability))}; using the preset's (pick a preset of "
+            f"that architecture, or a memory source: {listed(list(MEMORY_SOURCES), str)}).")
 
 
 # the model keys only one kind of model reads, and the words that name it

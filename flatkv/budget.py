@@ -150,10 +150,35 @@ GPU_COMPUTE_CAPABILITIES: dict[str, tuple[int, int]] = {
 }
 
 
-# The compute capability major of a Blackwell (the B200 preset, SM 10.0), by which the GPU's
-# capability and SGLang's "GPU is a Blackwell" agree (``StrategyOptions``) and vLLM's MLA
+# The compute capability major of a Blackwell (the B200 preset, SM 10.0), by which
+# ``StrategyOptions.blackwell`` is derived from the one capability and vLLM's MLA
 # backends on SM 10 set the block it runs told none (``vllm.unasked_mla_block_text``)
 BLACKWELL_MAJOR = 10
+# The GPU architectures a budget of no GPU preset may be told (--gpu-arch, the sidebar's "GPU
+# architecture", link arch), each by the compute capability of its presets above: one per
+# capability those take, so a told one is laid out as its presets are (vLLM's MLA refusals on
+# SM 8.x, SGLang's and vLLM's Blackwell rules), and none told stays None (a Hopper taken)
+GPU_ARCHITECTURES: dict[str, tuple[int, int]] = {
+    "ampere": (8, 0),
+    "ada": (8, 9),
+    "hopper": (9, 0),
+    "blackwell": (BLACKWELL_MAJOR, 0),
+}
+# a Blackwell told (--sglang-blackwell, a log's Blackwell offered) is the B200's SM 10.0
+BLACKWELL_CAPABILITY = GPU_ARCHITECTURES["blackwell"]
+
+
+def gpu_arch_text(arch: str) -> str:
+    """An architecture of ``GPU_ARCHITECTURES`` as the help and the sidebar name it, with its
+    capability and presets: "ampere (SM 8.0: A100)"."""
+    capability = GPU_ARCHITECTURES[arch]
+    return (f"{arch} (SM {capability_text(capability)}: "
+            f"{gpu_models(lambda c: c == capability)})")
+
+
+def gpu_arch_of(capability: tuple[int, int] | None) -> str | None:
+    """The architecture's name (``GPU_ARCHITECTURES``) of ``capability``; None for None."""
+    return next((arch for arch, c in GPU_ARCHITECTURES.items() if c == capability), None)
 
 
 def compute_capability(gpu: str | None) -> tuple[int, int] | None:

@@ -199,17 +199,17 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
         text = format_analysis(analysis, title=profile.name, mla=profile.mla)
         if requests is not None:
             text += "\n\n" + requests_text(requests)
-    idle = idle_option_notes(options, profile, (counting,), on_blackwell=_on_blackwell(args)
+    idle = idle_option_notes(options, profile, (counting,), capability=_capability(args)
                              ) if counting else ()
     return CommandOutput(text, model.stderr_notes() + budget_notes(args)
                          + (context.notes() if context else ()) + drafter_notes(args, model)
                          + idle)
 
 
-def _on_blackwell(args: argparse.Namespace) -> bool:
-    """Whether the figures' GPU is a Blackwell (``strategy_cli.figures_options``: the B200
-    preset, or --sglang-blackwell told), as the notes on options that change nothing read it."""
-    return strategy_cli.figures_options(args).sglang_blackwell
+def _capability(args: argparse.Namespace) -> tuple[int, int] | None:
+    """The figures' GPU (``strategy_cli.figures_options``: a GPU preset's capability, or the
+    architecture told), as the notes on options that change nothing read it."""
+    return strategy_cli.figures_options(args).gpu_compute_capability
 
 
 def _plan_strategy(args: argparse.Namespace, model: GivenModel,
@@ -232,7 +232,7 @@ def _plan_strategy(args: argparse.Namespace, model: GivenModel,
     output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
     return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
                    + idle_option_notes(options, profile, (args.strategy,),
-                                       on_blackwell=_on_blackwell(args))
+                                       capability=_capability(args))
                    + idle_page_notes(args, profile, options)
                    + sglang_chunk_notes(args, profile, options, (args.strategy,))
                    + (checkpoint_notes(options, model, gpu_named(args))
@@ -290,7 +290,7 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
             *counted[0], log_check.logged_run(log_check.read_log(log)), model))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES,
-                             on_blackwell=_on_blackwell(args))
+                             capability=_capability(args))
     return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
                    + sglang_page_notes(args, model.profile, options)
                    + sglang_chunk_notes(args, model.profile, options, STRATEGIES)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, replace
 from string import Template
 
+from flatkv.budget import BLACKWELL_CAPABILITY
 from flatkv.plan import FULL_ATTENTION
 from flatkv.profile import CacheProfile
 from flatkv.strategies import STRATEGIES, StrategyOptions, model_blocker
@@ -84,7 +85,8 @@ def _sglang_dsa(profile: CacheProfile) -> bool:
     dtype bfloat16, float16 or float32, does not (``sglang.bfloat16_told``; another KV dtype
     idles it: ``idle_engine_option``). Not with learnable attention sinks
     (``CacheProfile.learnable_sink``), which SGLang keeps in bfloat16 on a Blackwell too."""
-    return blackwell_dsa_bytes(profile, StrategyOptions(sglang_blackwell=True)) is not None
+    on_blackwell = StrategyOptions(gpu_compute_capability=BLACKWELL_CAPABILITY)
+    return blackwell_dsa_bytes(profile, on_blackwell) is not None
 
 
 def _always(profile: CacheProfile) -> bool:
@@ -495,7 +497,7 @@ def idle_engine_option(option: EngineOption, profile: CacheProfile,
         if profile.kv_dtype is not None:  # fp8 (e4m3), which SGLang is told as it is
             return f"the KV dtype is {profile.kv_dtype}, which SGLang is told as it is; {apart}"
         return f"the model names no KV dtype; {apart}"
-    if option.field == "sglang_kv_cache_dtype" and not options.sglang_blackwell:
+    if option.field == "sglang_kv_cache_dtype" and not options.blackwell:
         return ("SGLang keeps DeepSeek's sparse attention in bfloat16 off a Blackwell GPU, told "
                 "bfloat16 or not (its auto picks bfloat16 below compute capability 10)")
     if option.field == "sglang_mamba_radix_cache_strategy":

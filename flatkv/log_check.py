@@ -25,7 +25,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from flatkv.budget import MAX_VLLM_BLOCKS, MIN_VLLM_BLOCKS, capability_text, compute_capability
+from flatkv.budget import (
+    BLACKWELL_CAPABILITY,
+    MAX_VLLM_BLOCKS,
+    MIN_VLLM_BLOCKS,
+    capability_text,
+    compute_capability,
+)
 from flatkv.dtypes import UNSTORED_KV_DTYPE, canonical_dtype, dtype_bytes
 from flatkv.engine_options import acting_engine_options, strategy_fields
 from flatkv.models import MAX_TP
@@ -42,7 +48,6 @@ from flatkv.strategies.base import (
 )
 from flatkv.strategies.sglang import (
     CHUNKED_PREFILL_ASSUMED,
-    blackwell_by_gpu,
     blackwell_dsa_bytes,
     logged_overlap,
     logged_strategy,
@@ -1150,7 +1155,7 @@ class RunSettings:
     # ... and its overlap scheduling, as its server_args logs it (``sglang.logged_overlap``:
     # off where auto picked no_buffer), where it changes SGLang's figures (None: not compared)
     sglang_overlap_schedule: bool | None = None
-    # whether SGLang's figures are a Blackwell's (``StrategyOptions.sglang_blackwell``), where
+    # whether SGLang's figures are a Blackwell's (``StrategyOptions.blackwell``), where
     # it acts on them (None: not compared; ``sglang_blackwell_settings``), whether a GPU
     # preset sets it, and the dtype of the KV pool lines SGLang logs at them (None: none)
     sglang_blackwell: bool | None = None
@@ -1175,7 +1180,7 @@ _SGLANG_KV_CACHE_AUTO = SGLANG_KV_CACHE_DTYPES[0]
 
 def sglang_blackwell_settings(profile: CacheProfile, options: StrategyOptions, *,
                               preset: bool) -> dict[str, bool | None]:
-    """``options.sglang_blackwell`` as ``RunSettings`` holds it: None where a Blackwell stores
+    """``options.blackwell`` as ``RunSettings`` holds it: None where a Blackwell stores
     ``profile`` as a Hopper does at SGLang's --kv-cache-dtype auto (no DeepSeek sparse
     attention: ``sglang.blackwell_dsa_bytes``), so that it is offered or kept only where it
     acts. At auto, not at the one told: bfloat16 told keeps a Hopper's layout on a Blackwell,
@@ -1183,10 +1188,10 @@ def sglang_blackwell_settings(profile: CacheProfile, options: StrategyOptions, *
     a B200's preset told bfloat16 keeps its Blackwell, where that dtype acts, beside a budget
     of the log's own. ``preset``: a GPU preset sets it (the B200's, kept where a budget of the
     log's own leaves the preset; a Hopper's, told only then)."""
-    acts = blackwell_dsa_bytes(profile, replace(  # SGLang's layout: no GPU preset's capability
-        options, sglang_blackwell=True, sglang_kv_cache_dtype=_SGLANG_KV_CACHE_AUTO,
-        gpu_compute_capability=None)) is not None
-    return {"sglang_blackwell": options.sglang_blackwell if acts else None,
+    acts = blackwell_dsa_bytes(profile, replace(
+        options, gpu_compute_capability=BLACKWELL_CAPABILITY,
+        sglang_kv_cache_dtype=_SGLANG_KV_CACHE_AUTO)) is not None
+    return {"sglang_blackwell": options.blackwell if acts else None,
             "blackwell_preset": preset}
 
 
@@ -1564,20 +1569,20 @@ def logged_changes(run: LoggedRun, now: RunSettings,
 def hopper_off_the_preset(gpu: str, profile: CacheProfile, options: StrategyOptions,
                           budget_bytes: int, context_tokens: int | None) -> str:
     """What a log's budget offered in place of the GPU preset ``gpu`` leaves vLLM's column
-    taking, where that moves it: no flag or link key carries the preset's compute capability
-    (``strategy_cli.figures_options`` sets it from --gpu-memory alone), so off the preset
-    vLLM's figures are a Hopper's (``StrategyOptions.gpu_compute_capability`` None). The
-    capability moves vLLM's result by a refusal alone (``vllm.gpu_mla_refusal``: DeepSeek-V3.2
-    on an SM 8.x preset, an fp8 MLA cache on an A100's), so that is what is said where it is
-    the one that stops vLLM (``vllm.start_refusal``), with whether vLLM starts off the preset
-    at ``options`` (the settings the offer leaves, at the same budget and context): one
-    clause, after the offer, for the CLI's note and the Compare page's alike; "" elsewhere."""
+    taking, where that moves it: the offer keeps no preset's architecture but a Blackwell's
+    (--sglang-blackwell; --gpu-arch could tell the others, but the offer does not yet), so off
+    another preset vLLM's figures are a Hopper's (``StrategyOptions.gpu_compute_capability``
+    None). The capability moves vLLM's result by a refusal alone (``vllm.gpu_mla_refusal``:
+    DeepSeek-V3.2 on an SM 8.x preset, an fp8 MLA cache on an A100's), so that is what is
+    said where it is the one that stops vLLM (``vllm.start_refusal``), with whether vLLM
+    starts off the preset at ``options`` (the settings the offer leaves, at the same budget and
+    context): one clause, after the offer, for the CLI's note and the Compare page's alike;
+    "" elsewhere."""
     capability = compute_capability(gpu)
     if capability is None:
         return ""
     off = replace(options, gpu_compute_capability=None)
-    # the preset's GPU, its Blackwell with it, as the pages and the CLI set both
-    on = replace(off, gpu_compute_capability=capability, sglang_blackwell=blackwell_by_gpu(gpu))
+    on = replace(off, gpu_compute_capability=capability)  # the preset's GPU
     # the GPU's refusal, where no refusal of the model's own comes first: a capability moves
     # vLLM's result by that alone
     if start_refusal(profile, on) in ("", start_refusal(profile, off)):

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import BinaryIO
 
 from flatkv import log_check, strategy_cli
-from flatkv.budget import GPU_PRESETS
+from flatkv.budget import BLACKWELL_CAPABILITY, GPU_PRESETS
 from flatkv.dtypes import ENGINE_DTYPE_NAMES, dtype_bytes
 from flatkv.given_cli import GivenModel, UsageError
 from flatkv.profile import CacheProfile
@@ -60,14 +60,12 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
                                for name, value in taken.items()
                                if name in ("tp", "context", "sglang_blackwell",
                                            *_SETTING_FIELDS)})
-        blackwell = bool(then.sglang_blackwell) or options.sglang_blackwell
         then_options = replace(
             options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
             mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode),
-            sglang_blackwell=blackwell,
-            # a Blackwell the preset's GPU is not leaves the preset, and its capability
-            gpu_compute_capability=(options.gpu_compute_capability
-                                    if blackwell == options.sglang_blackwell else None),
+            # a Blackwell taken from the log is the GPU (a preset's leaves with its budget)
+            gpu_compute_capability=(BLACKWELL_CAPABILITY if then.sglang_blackwell
+                                    else options.gpu_compute_capability),
             sglang_kv_cache_dtype=taken.get("sglang_kv_cache_dtype",
                                             options.sglang_kv_cache_dtype),
             **{name: taken[name] for name in log_check.SGLANG_PAGE_FIELDS if name in taken})
@@ -93,7 +91,7 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
             options.sglang_chunked_prefill_size,
             told=getattr(args, "sglang_chunked_prefill_size", None) is not None,
             on_gpu=getattr(args, "gpu_memory", None) is not None),
-        # told by --sglang-blackwell where --gpu-memory names no preset, which sets it
+        # told by --gpu-arch / --sglang-blackwell where --gpu-memory names no preset
         **log_check.sglang_blackwell_settings(
             profile, options, preset=getattr(args, "gpu_memory", None) in GPU_PRESETS),
         **log_check.sglang_page_settings(profile, options),

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 
 from flatkv import strategy_cli
-from flatkv.budget import GPU_PRESETS
+from flatkv.budget import GPU_PRESETS, gpu_arch_of
 from flatkv.engine_options import (
     ENGINE_OPTIONS,
     acting_engine_options,
@@ -118,9 +118,10 @@ _READ_BY = {"block_size": ("flat", "per-component", "vllm", "aliased", "lcm"),
             "alignment": ("flat", "per-component", "lcm"),
             **{o.field: o.read_by for o in ENGINE_OPTIONS},
             "lcm_alignment_bytes": ("lcm",),
-            # SGLang's DSA layout on a Blackwell GPU; vLLM's note on the block it runs a dense
-            # MLA cache at told none (``vllm.unasked_mla_block_text``), no figure
-            "sglang_blackwell": ("sglang", "vllm"),
+            # the GPU's architecture (--gpu-arch): SGLang's DSA layout on a Blackwell GPU;
+            # vLLM's MLA refusals on SM 8.x and its note on the block it runs a dense MLA cache
+            # at told none (``vllm.unasked_mla_block_text``)
+            "gpu_compute_capability": ("sglang", "vllm"),
             "margin": ("flat", "per-component", "vllm", "aliased", "lcm")}
 # What a layout reads in place of an option it does not, said beside the refusal.
 _READ_INSTEAD = {("block_size", "sglang"): "SGLang's page is --sglang-page-size",
@@ -132,8 +133,19 @@ _READ_INSTEAD = {("block_size", "sglang"): "SGLang's page is --sglang-page-size"
 
 def _flag_as_typed(field: str, value: object) -> str:
     """The flag that sets option ``field`` to ``value``: ``--mamba-cache-mode``, and for an
-    option turned off ``--no-sglang-swa-pool``."""
+    option turned off ``--no-sglang-swa-pool``; the GPU's capability as its architecture told
+    (``gpu_arch_flag``)."""
+    if field == "gpu_compute_capability":
+        return gpu_arch_flag(value)
     return f"--{'no-' if value is False else ''}{field.replace('_', '-')}"
+
+
+def gpu_arch_flag(capability: tuple[int, int]) -> str:
+    """The flag that tells the GPU of ``capability`` where the budget names no preset: its
+    shorthand --sglang-blackwell on a Blackwell (the flag links and log offers print), else
+    ``--gpu-arch NAME`` (``budget.GPU_ARCHITECTURES``)."""
+    arch = gpu_arch_of(capability)
+    return "--sglang-blackwell" if arch == "blackwell" else f"--gpu-arch {arch}"
 
 
 def _flag_setting(field: str, value: object) -> str:
@@ -143,17 +155,18 @@ def _flag_setting(field: str, value: object) -> str:
 
 
 def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
-                      strategies: Sequence[str], *, on_blackwell: bool = False
-                      ) -> tuple[str, ...]:
+                      strategies: Sequence[str], *,
+                      capability: tuple[int, int] | None = None) -> tuple[str, ...]:
     """A note for each engine option set to other than its default that changes no figure of
     ``strategies`` for this model (``engine_options.acting_engine_options``), or none at the
     value set (``engine_options.idle_at_its_value``): the figures are right, but a command that
     names the option reads as if it counted. ``options`` as told (what was set);
-    ``on_blackwell``: the figures' GPU is a Blackwell (the B200 preset sets it, where
-    ``options`` say none was told), where SGLang's KV cache dtype acts."""
+    ``capability``: the figures' GPU (``strategy_cli.figures_options``: a GPU preset's, where
+    ``options`` may say none was told), as SGLang's KV cache dtype acts on a Blackwell."""
     defaults = StrategyOptions()
     told = options
-    options = replace(options, sglang_blackwell=options.sglang_blackwell or on_blackwell)
+    options = replace(options, gpu_compute_capability=capability
+                      or options.gpu_compute_capability)
     acting = acting_engine_options(profile, options, strategies)
     notes = []
     for option in ENGINE_OPTIONS:
@@ -194,7 +207,7 @@ def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
     bfloat16 there too, not that only such a model is stored otherwise. vLLM's
     figures alone (``plan --strategy vllm``) take it for no figure either, which the note
     says (``VLLM_ON_BLACKWELL``)."""
-    if not options.sglang_blackwell:
+    if not options.blackwell:
         return ()
     if "sglang" not in strategies:  # plan --strategy vllm
         return (f"note: --sglang-blackwell changes no figure here: {VLLM_ON_BLACKWELL}",)

@@ -13,7 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from flatkv.budget import GPU_PRESETS, compute_capability
+from flatkv.budget import (
+    GPU_ARCHITECTURES,
+    GPU_COMPUTE_CAPABILITIES,
+    GPU_PRESETS,
+    compute_capability,
+    gpu_arch_of,
+    gpu_arch_text,
+)
 from flatkv.engine_options import ENGINE_FIELDS, engine_help
 from flatkv.models import past_max_model_len_text
 from flatkv.plan import check_int
@@ -48,10 +55,8 @@ from flatkv.strategies.base import (
     start_up_log_title,
 )
 from flatkv.strategies.sglang import (
-    BLACKWELL_GPUS,
     CHUNKED_PREFILL_ASSUMED,
     SPECULATIVE_NOT_MODELLED,
-    blackwell_by_gpu,
     parse_chunked_prefill,
     sglang_default_chunked_prefill,
 )
@@ -340,11 +345,19 @@ def add_strategy_arguments(
     parser.add_argument("--margin", type=whole_argument, default=defaults.margin,
          help=f"workload: safety pages per group (default {defaults.margin})")
     # --gpu-memory's GPU sets it where a preset (``figures_options``), as the app's GPU pick
-    # does; this flag where the budget names no preset's GPU (--budget, --vllm-blocks, a size)
+    # does; these flags where the budget names no preset's GPU (--budget, --vllm-blocks, a size)
+    parser.add_argument("--gpu-arch", choices=list(GPU_ARCHITECTURES), default=None,
+         help="the GPU's architecture, for a budget that names no GPU preset (--budget, "
+         "--vllm-blocks, a --gpu-memory size): "
+         f"{', '.join(map(gpu_arch_text, GPU_ARCHITECTURES))}. Both engines read it: vLLM's "
+         "MLA backends (none for DeepSeek-V3.2 on SM 8.x, no fp8 MLA cache on SM 8.0) and "
+         "SGLang's (DeepSeek's sparse attention in fp8 on a Blackwell). Default: not said, the "
+         "figures a Hopper's and the notes saying what others do. A --gpu-memory preset sets "
+         "it; another beside it is refused")
     parser.add_argument("--sglang-blackwell", action="store_true", default=None,
-         help="SGLang runs on a Blackwell GPU (a B200), where it stores DeepSeek's sparse "
-         "attention in fp8 (its trtllm DSA layout), for a budget that names no GPU preset; "
-         "--gpu-memory \"B200 192GB\" implies it")
+         help="shorthand for --gpu-arch blackwell: both engines run on a Blackwell GPU (a "
+         "B200), where SGLang stores DeepSeek's sparse attention in fp8 (its trtllm DSA "
+         "layout) and vLLM runs MLA on FLASHINFER_MLA; --gpu-memory \"B200 192GB\" implies it")
 
 
 def options_from_args(args: argparse.Namespace) -> StrategyOptions:
@@ -354,6 +367,8 @@ def options_from_args(args: argparse.Namespace) -> StrategyOptions:
     as SGLang turns it (parallel_hook.py 39-62)."""
     given = {f.name: getattr(args, f.name) for f in fields(StrategyOptions)
              if getattr(args, f.name, None) is not None}
+    if (arch := told_gpu_arch(args)) is not None:
+        given["gpu_compute_capability"] = GPU_ARCHITECTURES[arch]
     if (dp_size := getattr(args, "dp_size", None)) is not None:
         check_int("--dp-size", dp_size, minimum=1, maximum=MAX_ATTN_DP_SIZE,
                   hint="SGLang's --dp-size: with --enable-dp-attention the attention DP size "
@@ -380,24 +395,47 @@ def replica_notes(args: argparse.Namespace) -> tuple[str, ...]:
             f"{beside}; the figures are one replica's, each of the {dp_size} holds as many",)
 
 
+def told_gpu_arch(args: argparse.Namespace) -> str | None:
+    """The GPU architecture told (``budget.GPU_ARCHITECTURES``' name): --gpu-arch's, or
+    blackwell for --sglang-blackwell, its shorthand; None where neither is. Both, naming two,
+    are refused (ValueError naming both)."""
+    arch, blackwell = getattr(args, "gpu_arch", None), getattr(args, "sglang_blackwell", None)
+    if blackwell and arch not in (None, "blackwell"):
+        raise ValueError(f"--sglang-blackwell says the GPU is a Blackwell, but --gpu-arch "
+                         f"{arch} says another: drop one of them")
+    return "blackwell" if blackwell else arch
+
+
+def _arch_flag(args: argparse.Namespace) -> str:
+    """The flag that told the architecture, as typed: "--gpu-arch ampere", "--sglang-blackwell"."""
+    arch = getattr(args, "gpu_arch", None)
+    return f"--gpu-arch {arch}" if arch is not None else "--sglang-blackwell"
+
+
 def figures_options(args: argparse.Namespace) -> StrategyOptions:
     """``options_from_args`` as the layouts' figures take them: SGLang's chunked prefill size, where
-    not told, its own on the GPU --gpu-memory names (``sglang_default_chunked_prefill``: 16,384 on a
-    B200), else the 8,192 assumed; and whether that GPU is a Blackwell (``sglang_blackwell``: the
-    B200 preset, where SGLang stores DeepSeek's sparse attention in its raw fp8 layout), and its
-    compute capability (``gpu_compute_capability``, by which vLLM's MLA backends refuse some models
-    on an A100, L40S or RTX 4090; None for a size). The options as told (``options_from_args``) say
-    what was set, for the notes on options set but unread. --sglang-blackwell tells it where the
-    budget names no preset; beside a preset of another GPU it is refused (ValueError naming
+    not told, its own on the GPU --gpu-memory names (``sglang_default_chunked_prefill``, by the
+    GPU's memory: 16,384 on a B200's), else the 8,192 assumed; and the GPU's compute capability
+    (``gpu_compute_capability``: a --gpu-memory preset's, else the architecture told by --gpu-arch
+    or --sglang-blackwell, else None), by which vLLM's MLA backends refuse some models on an
+    A100, L40S or RTX 4090 and SGLang stores DeepSeek's sparse attention raw in fp8 on a
+    Blackwell. The chunk stays by memory where an architecture is told: SGLang picks it by the
+    GPU's memory alone (``CHUNKED_PREFILL_TIERS``), so a budget of no GPU keeps the one assumed.
+    The options as told (``options_from_args``) say what was set, for the notes on options set
+    but unread. An architecture told beside a preset of another is refused (ValueError naming
     both)."""
-    gpu, told = getattr(args, "gpu_memory", None), bool(getattr(args, "sglang_blackwell", None))
-    by_gpu = blackwell_by_gpu(gpu)  # the preset decides; a size leaves it to the flag
-    if told and by_gpu is False:
-        raise ValueError(f"--sglang-blackwell says SGLang runs on a Blackwell GPU, but "
-                         f"--gpu-memory {quoted(gpu)} is not one: drop --sglang-blackwell, or "
-                         f"give --gpu-memory {quoted(BLACKWELL_GPUS[0])}")
-    options = replace(options_from_args(args), sglang_blackwell=told if by_gpu is None else by_gpu,
-                      gpu_compute_capability=compute_capability(gpu))
+    told = options_from_args(args)
+    gpu = getattr(args, "gpu_memory", None)
+    by_gpu = compute_capability(gpu)  # the preset decides; a size leaves it to the flags
+    if by_gpu is not None and told.gpu_compute_capability not in (None, by_gpu):
+        arch = gpu_arch_of(by_gpu)
+        raise ValueError(
+            f"{_arch_flag(args)} says the GPU is {gpu_arch_text(told_gpu_arch(args))}, but "
+            f"--gpu-memory {quoted(gpu)} is {gpu_arch_text(arch)}: drop {_arch_flag(args)}, or "
+            "give --gpu-memory as a size, or a preset of that architecture ("
+            + ", ".join(quoted(name) for name, capability in GPU_COMPUTE_CAPABILITIES.items()
+                        if capability == told.gpu_compute_capability) + ")")
+    options = replace(told, gpu_compute_capability=by_gpu or told.gpu_compute_capability)
     if options.sglang_chunked_prefill_size is not None:
         return options
     return replace(options, sglang_chunked_prefill_size=sglang_default_chunked_prefill(

@@ -598,7 +598,7 @@ def test_compare_offers_sglang_on_a_blackwell_for_a_b200_log_of_deepseek_v32():
                      "attention in fp8) and SGLang's prefill chunk of 16,384 tokens: the figures "
                      "here are at other settings, so its lines differ for that alone. Take its "
                      "settings, then read the check again.")
-    assert taken == {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "sg_bw": "1",
+    assert taken == {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "gpu_arch": "blackwell",
                      "sg_chunk": "16384"}  # 40 GiB, the KV cache memory's default, kept
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
     # on H100 pages, with the log's own budget (994,432 x 61 x 708 B), which leaves the preset
@@ -606,8 +606,8 @@ def test_compare_offers_sglang_on_a_blackwell_for_a_b200_log_of_deepseek_v32():
     assert offer.startswith("This log's run had SGLang on a Blackwell GPU (a B200: DeepSeek's "
                             "sparse attention in fp8), SGLang's token pool of 994,432 tokens (a "
                             "rank with 42,947,529,216 B of KV cache memory sizes its pools so)")
-    assert (taken["gpu"], taken["kv_mem"], taken["sg_bw"]) == (
-        "KV cache memory", "42947529216B", "1")
+    assert (taken["gpu"], taken["kv_mem"], taken["gpu_arch"]) == (
+        "KV cache memory", "42947529216B", "blackwell")
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
 
 
@@ -664,20 +664,30 @@ def test_compare_says_a_log_of_an_engine_that_wont_start_here_is_from_elsewhere(
     assert [shown(s) for s in at.success] == ["vLLM: all 3 lines are in the log and agree with it."]
 
 
-def test_the_blackwell_checkbox_shows_where_the_budget_names_no_gpu_preset():
-    # "GPU is a Blackwell (B200)" in the sidebar on KV cache memory (and Custom, vLLM's
-    # blocks), not on a preset, which says it itself; ticked, the link carries sg_bw=1 and
-    # SGLang's figures are the B200's layout (994,432 tokens in 40 GiB, 61 x 708 B)
+def test_the_gpu_architecture_select_shows_where_the_budget_names_no_gpu_preset():
+    # "GPU architecture" in the sidebar on KV cache memory (and Custom, vLLM's blocks), not on
+    # a preset, which says it itself; not said by default (a Hopper taken); blackwell picked,
+    # the link carries gpu_arch=blackwell and SGLang's figures are the B200's layout (994,432
+    # tokens in 40 GiB, 61 x 708 B), and the link opens the same view again
     at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "H100 80GB"})
-    assert not [c for c in at.checkbox if c.key == "w.sglang_blackwell"]
-    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "KV cache memory",
-                                           "kv_mem": "40GiB"})
-    (box,) = [c for c in at.checkbox if c.key == "w.sglang_blackwell"]
-    assert box.label == ("GPU is a Blackwell (B200): SGLang stores DeepSeek's sparse attention "
-                         "in fp8") and not box.value
-    box.check().run()
+    assert not [c for c in at.selectbox if c.key == "w.gpu_arch"]
+    link = {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "kv_mem": "40GiB"}
+    at = open_app("app_pages/compare.py", link)
+    (select,) = [c for c in at.selectbox if c.key == "w.gpu_arch"]
+    assert select.label == "GPU architecture" and select.value == ""
+    assert select.options == ["not said (a Hopper taken)", "ampere (SM 8.0: A100)",
+                              "ada (SM 8.9: L40S, RTX 4090)", "hopper (SM 9.0: H100, H200)",
+                              "blackwell (SM 10.0: B200)"]
+    select.set_value("blackwell").run()
     assert_clean(at)
-    assert at.query_params["sg_bw"] == "1"
+    assert at.query_params["gpu_arch"] == "blackwell"
+    again = open_app("app_pages/compare.py", {**link, "gpu_arch": "blackwell"})
+    assert [c.value for c in again.selectbox if c.key == "w.gpu_arch"] == ["blackwell"]
+    # an older link's sg_bw=1 (the checkbox's) opens the same select, and the same figures
+    older = open_app("app_pages/compare.py", {**link, "sg_bw": "1"})
+    assert [c.value for c in older.selectbox if c.key == "w.gpu_arch"] == ["blackwell"]
+    assert [d.value.equals(e.value) for d, e in zip(older.dataframe, again.dataframe,
+                                                   strict=True)] == [True] * len(again.dataframe)
     # the figures take the Blackwell layout, and the note that says so shows as on the B200
     # preset, the GPU named as a Blackwell one (it showed only on the preset)
     assert [shown(c) for c in at.caption if c.value.startswith("SGLang 0.5.23 on a")] == [
@@ -737,7 +747,7 @@ def test_a_b200_log_with_a_drafters_kv_line_offers_the_blackwell_by_the_models_k
     v32 = load_preset("DeepSeek-V3.2")
     kv, scheduler = run_strategy(
         "sglang", v32.profile(), budget_bytes=40 << 30, context_tokens=163_840,
-        options=StrategyOptions(sglang_blackwell=True, sglang_chunked_prefill_size=16_384,
+        options=StrategyOptions(gpu_compute_capability=(10, 0), sglang_chunked_prefill_size=16_384,
                                 speculative_tokens=1)).extras["log_lines"]
     assert kv == ("KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 994432, KV "
                   "size: 40.00 GB")
@@ -762,7 +772,7 @@ def test_a_b200_log_with_a_drafters_kv_line_offers_the_blackwell_by_the_models_k
                             "sparse attention in fp8) and SGLang's token pool of 994,432 "
                             "tokens (a rank with 42,947,529,216 B of KV cache memory sizes its "
                             "pools so): the figures here are at other settings")
-    assert (taken["kv_mem"], taken["sg_bw"]) == ("42947529216B", "1")
+    assert (taken["kv_mem"], taken["gpu_arch"]) == ("42947529216B", "blackwell")
     assert agreed == ["SGLang: both lines are in the log and agree with it; 1 log line not "
                       "compared: the drafter's own pool, logged after the model's "
                       "(speculative decoding)."]
@@ -787,7 +797,7 @@ def test_a_b200_log_of_auto_on_pages_told_bfloat16_off_a_blackwell_offers_both()
                      "chunk of 16,384 tokens: the figures here are at other settings, so its "
                      "lines differ for that alone. Take its settings, then read the check "
                      "again.")
-    assert taken == {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "sg_bw": "1",
+    assert taken == {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "gpu_arch": "blackwell",
                      "sg_chunk": "16384"}
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
     # on H100 pages told bfloat16, with the log's own budget (994,432 x 61 x 708 B), which
@@ -799,8 +809,8 @@ def test_a_b200_log_of_auto_on_pages_told_bfloat16_off_a_blackwell_offers_both()
                             "sparse attention in fp8), SGLang's --kv-cache-dtype auto, SGLang's "
                             "token pool of 994,432 tokens (a rank with 42,947,529,216 B of KV "
                             "cache memory sizes its pools so)")
-    assert (taken["gpu"], taken["kv_mem"], taken["sg_bw"], "sg_kvdtype" in taken) == (
-        "KV cache memory", "42947529216B", "1", False)
+    assert (taken["gpu"], taken["kv_mem"], taken["gpu_arch"], "sg_kvdtype" in taken) == (
+        "KV cache memory", "42947529216B", "blackwell", False)
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
 
 

@@ -172,7 +172,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
     off_default = {
         "block_size": 64, "alignment": 32, "planner": "per-component", "gpu": "Custom",
         "gpu_memory": 96 * 10**9, "kv_memory": 30 * 2**30, "kv_blocks": 6_701, "mem_fraction": 0.85,
-        "sglang_blackwell": True,
+        "gpu_arch": "ampere",
         "weights": 16 * 10**9, "tp": 2, "context": 8192, "requests": 3, "hold_requests": 12,
         "uniform_rows": True,
         "kernel_block_size": 64, "mamba_cache_mode": "all", "mamba_chunk_size": 128,
@@ -318,7 +318,7 @@ def test_sglang_kv_cache_dtype_round_trips_through_the_link():
     assert "sglang_kv_cache_dtype" not in replace(state, gpu="H100 80GB").acting_engine_options()
     fp8 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
     option = next(o for o in ENGINE_OPTIONS if o.field == "sglang_kv_cache_dtype")
-    assert idle_engine_option(option, fp8, StrategyOptions(sglang_blackwell=True)) == (
+    assert idle_engine_option(option, fp8, StrategyOptions(gpu_compute_capability=(10, 0))) == (
         "the KV dtype is float8_e4m3fn, which SGLang is told as it is; bfloat16 told parts "
         "from its auto beside the KV dtype bfloat16, float16 or float32 alone")
     assert "sglang_kv_cache_dtype" not in strategy_fields(
@@ -1978,36 +1978,77 @@ def test_the_gpu_picked_tells_sglang_whether_it_runs_on_a_blackwell():
     # the B200 alone (compute capability 10): there SGLang keeps DeepSeek-V3.2's DSA cache in
     # its raw fp8 layout, 61 x (576 + 132) B a token, which its figures then take; no engine
     # option changes it, and no other GPU preset sets it. A budget that names no preset's GPU
-    # (Custom, KV cache memory, vLLM's blocks) takes the sidebar's "GPU is a Blackwell"
-    # (sglang_blackwell, link sg_bw=1), which a preset does not read
-    def blackwell(gpu: str, told: bool = False) -> bool:
+    # (Custom, KV cache memory, vLLM's blocks) takes the sidebar's "GPU architecture"
+    # (gpu_arch, link gpu_arch=blackwell; an older link's sg_bw=1), which a preset does not read
+    def blackwell(gpu: str, arch: str = "") -> bool:
         return AppState(model="DeepSeek-V3.2", gpu=gpu,
-                        sglang_blackwell=told).strategy_options().sglang_blackwell
+                        gpu_arch=arch).strategy_options().blackwell
 
-    assert blackwell("B200 192GB") and blackwell("B200 192GB", True)
+    assert blackwell("B200 192GB") and blackwell("B200 192GB", "blackwell")
+    assert blackwell("B200 192GB", "hopper")  # the preset says, whatever a link gave
     for gpu in ("H100 80GB", "H200 141GB", "A100 80GB"):
-        assert not blackwell(gpu) and not blackwell(gpu, True), gpu
+        assert not blackwell(gpu) and not blackwell(gpu, "blackwell"), gpu
     for gpu in ("Custom", "KV cache memory", "vLLM KV cache blocks"):
-        assert not blackwell(gpu) and blackwell(gpu, True), gpu
-    told = AppState(model="DeepSeek-V3.2", gpu="KV cache memory", sglang_blackwell=True)
-    assert encode_query(told)["sg_bw"] == "1" and decode_query(encode_query(told)) == (told, [])
+        assert not blackwell(gpu) and blackwell(gpu, "blackwell"), gpu
+        assert not blackwell(gpu, "hopper") and not blackwell(gpu, "ampere"), gpu
+    told = AppState(model="DeepSeek-V3.2", gpu="KV cache memory", gpu_arch="blackwell")
+    assert encode_query(told)["gpu_arch"] == "blackwell"
+    assert decode_query(encode_query(told)) == (told, [])
+    # an older link's sg_bw=1 opens the same view, and writes gpu_arch back; sg_bw=0 says none
+    old = {"model": "DeepSeek-V3.2", "gpu": "KV cache memory", "sg_bw": "1"}
+    assert decode_query(old) == (told, [])
+    assert encode_query(decode_query(old)[0]) == {
+        "model": "DeepSeek-V3.2", "gpu": "KV cache memory", "gpu_arch": "blackwell"}
+    assert decode_query({**old, "sg_bw": "0"}) == (replace(told, gpu_arch=""), [])
     # unread beside a preset: no link writes it there; a link that gives it is read as the
-    # preset says, silently on the B200, with a notice naming both beside another GPU
-    assert "sg_bw" not in encode_query(replace(told, gpu="H100 80GB"))
+    # preset says, silently on the preset's own, with a notice naming both beside another
+    assert "gpu_arch" not in encode_query(replace(told, gpu="H100 80GB"))
     assert decode_query({"gpu": "B200 192GB", "sg_bw": "1"}) == (
         AppState(gpu="B200 192GB"), [])
+    assert decode_query({"gpu": "A100 40GB", "gpu_arch": "ampere"}) == (
+        AppState(gpu="A100 40GB"), [])
     assert decode_query({"gpu": "H100 80GB", "sg_bw": "1"}) == (AppState(gpu="H100 80GB"), [
-        "sg_bw=1 says SGLang runs on a Blackwell GPU, but gpu=H100 80GB is not one; using "
-        "sg_bw=0 (pick gpu=B200 192GB, or a memory source: Custom, KV cache memory, vLLM KV "
-        "cache blocks)."])
+        "sg_bw=1 says the GPU is blackwell (SM 10.0: B200), but gpu=H100 80GB is hopper "
+        "(SM 9.0: H100, H200); using the preset's (pick a preset of that architecture, or a "
+        "memory source: Custom, KV cache memory, vLLM KV cache blocks)."])
+    b200 = AppState(gpu="B200 192GB")
+    assert decode_query({"gpu": "B200 192GB", "gpu_arch": "ada"}) == (b200, [
+        "gpu_arch=ada says the GPU is ada (SM 8.9: L40S, RTX 4090), but gpu=B200 192GB is "
+        "blackwell (SM 10.0: B200); using the preset's (pick a preset of that architecture, or "
+        "a memory source: Custom, KV cache memory, vLLM KV cache blocks)."])
+    # a name no architecture has: the default, said
+    assert decode_query({"gpu": "Custom", "gpu_arch": "volta"})[0] == AppState(gpu="Custom")
     r = run_strategy("sglang", told.profile(), budget_bytes=40 << 30,
                      options=told.strategy_options())
     assert r.capacity_tokens == 994_432
     state = AppState(model="DeepSeek-V3.2", gpu="B200 192GB")
-    assert state.changed_engine_options() == {} and "sglang_blackwell" not in encode_query(state)
+    assert state.changed_engine_options() == {} and "gpu_arch" not in encode_query(state)
     r = run_strategy("sglang", state.profile(), budget_bytes=40 << 30,
                      options=state.strategy_options())
     assert r.capacity_tokens == (40 << 30) // (61 * (576 + 132)) // 64 * 64 == 994_432
+
+
+def test_an_architecture_told_on_a_budget_of_no_preset_is_the_presets_to_vllm():
+    # an A100 told on KV cache memory (gpu_arch=ampere) is what the A100 preset is to vLLM:
+    # DeepSeek-V3.2 has no sparse MLA backend on SM 8.x, so vLLM won't start, with the
+    # A100 preset's very reason; not said, the figures stay a Hopper's (vLLM starts)
+    from flatkv.strategies.vllm import gpu_mla_refusal
+
+    told = AppState(model="DeepSeek-V3.2", gpu="KV cache memory", gpu_arch="ampere")
+    preset = AppState(model="DeepSeek-V3.2", gpu="A100 80GB")
+    assert told.gpu_capability() == preset.gpu_capability() == (8, 0)
+    reason = gpu_mla_refusal(told.profile(), told.strategy_options())
+    assert reason == gpu_mla_refusal(preset.profile(), preset.strategy_options())
+    assert reason.startswith("vLLM refuses to start: on SM 8.0 (A100) it has no sparse MLA")
+    r = run_strategy("vllm", told.profile(), budget_bytes=told.budget().cache_bytes,
+                     options=told.strategy_options())
+    assert (r.applies, r.reason) == (False, reason)
+    unsaid = replace(told, gpu_arch="")
+    assert unsaid.gpu_capability() is None
+    assert run_strategy("vllm", unsaid.profile(), budget_bytes=unsaid.budget().cache_bytes,
+                        options=unsaid.strategy_options()).applies
+    assert decode_query(encode_query(told)) == (told, [])
+    assert encode_query(told)["gpu_arch"] == "ampere"
 
 
 def test_a_link_names_a_gpu_in_any_case_as_the_cli_does():
@@ -2022,9 +2063,9 @@ def test_a_link_names_a_gpu_in_any_case_as_the_cli_does():
     assert encode_query(decode_query({"gpu": "b200 192gb"})[0]) == {"gpu": "B200 192GB"}
     assert b200.gpu_bytes == 183_359 * 2**20 == 192_265_846_784
     assert decode_query({"gpu": "h100 80gb", "sg_bw": "1"}) == (AppState(), [
-        "sg_bw=1 says SGLang runs on a Blackwell GPU, but gpu=H100 80GB is not one; using "
-        "sg_bw=0 (pick gpu=B200 192GB, or a memory source: Custom, KV cache memory, vLLM KV "
-        "cache blocks)."])
+        "sg_bw=1 says the GPU is blackwell (SM 10.0: B200), but gpu=H100 80GB is hopper "
+        "(SM 9.0: H100, H200); using the preset's (pick a preset of that architecture, or a "
+        "memory source: Custom, KV cache memory, vLLM KV cache blocks)."])
     # a name no preset has in any case is still refused as typed
     state, notices = decode_query({"gpu": "b300 288gb"})
     assert state == AppState() and notices[0].startswith("gpu='b300 288gb' is not one of")
@@ -2241,8 +2282,8 @@ def test_a_link_or_export_refuses_learnable_sink_beside_no_indexer():
 def test_the_gpu_picked_sets_the_compute_capability_vllm_reads():
     # each GPU preset's (budget.GPU_COMPUTE_CAPABILITIES: A100 8.0, L40S and RTX 4090 8.9, H100
     # and H200 9.0, B200 10.0); a budget of no preset (Custom, KV cache memory, vLLM's blocks)
-    # names no GPU: None, whatever "GPU is a Blackwell" says, so its figures are today's; no
-    # link key carries it (the gpu does)
+    # names no GPU: None where no architecture is said, so its figures are today's, and the
+    # architecture's capability where one is (link gpu_arch; the gpu carries a preset's)
     def capability(gpu: str, **more) -> tuple[int, int] | None:
         return AppState(model="DeepSeek-V3.2", gpu=gpu,
                         **more).strategy_options().gpu_compute_capability
@@ -2251,6 +2292,9 @@ def test_the_gpu_picked_sets_the_compute_capability_vllm_reads():
                                     "H100 80GB", "H200 141GB", "B200 192GB")] == [
         (8, 0), (8, 0), (8, 9), (8, 9), (9, 0), (9, 0), (10, 0)]
     for gpu in ("Custom", "KV cache memory", "vLLM KV cache blocks"):
-        assert capability(gpu) is None and capability(gpu, sglang_blackwell=True) is None, gpu
+        assert capability(gpu) is None, gpu
+        assert [capability(gpu, gpu_arch=a) for a in ("ampere", "ada", "hopper", "blackwell")
+                ] == [(8, 0), (8, 9), (9, 0), (10, 0)], gpu
+    assert capability("H100 80GB", gpu_arch="ampere") == (9, 0)  # the preset's, not told
     assert "gpu_compute_capability" not in {f for f, _, _ in app_state._SETTINGS.values()}
 

@@ -1053,7 +1053,8 @@ def test_compare_check_log_of_a_b200_log_with_a_drafter_names_the_blackwell_by_t
     kv, scheduler = run_strategy(
         "sglang", load_preset("DeepSeek-V3.2").profile(), budget_bytes=40 << 30,
         context_tokens=163_840, options=StrategyOptions(
-            sglang_blackwell=True, sglang_chunked_prefill_size=16_384, speculative_tokens=1)
+            gpu_compute_capability=(10, 0), sglang_chunked_prefill_size=16_384,
+            speculative_tokens=1)
     ).extras["log_lines"]
     log = tmp_path / "sglang.log"
     log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
@@ -1224,9 +1225,57 @@ def test_sglang_blackwell_flag_sets_the_b200_layout_and_is_refused_beside_a_hopp
     assert sglang(*b200, "--sglang-blackwell") == sglang(*b200)
     assert refused(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "H100 80GB",
                     "--sglang-blackwell"], capsys) == (
-        "python -m flatkv: error: --sglang-blackwell says SGLang runs on a Blackwell GPU, but "
-        "--gpu-memory 'H100 80GB' is not one: drop --sglang-blackwell, or give --gpu-memory "
-        "'B200 192GB'\n")
+        "python -m flatkv: error: --sglang-blackwell says the GPU is blackwell (SM 10.0: B200), "
+        "but --gpu-memory 'H100 80GB' is hopper (SM 9.0: H100, H200): drop --sglang-blackwell, "
+        "or give --gpu-memory as a size, or a preset of that architecture ('B200 192GB')\n")
+    # it is --gpu-arch blackwell's shorthand: the same figures, both engines' (vLLM's too)
+    code, out, _ = run(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB", "--json",
+                        "--gpu-arch", "blackwell"], capsys)
+    assert code == 0 and json.loads(out) == json.loads(run(
+        ["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB", "--json",
+         "--sglang-blackwell"], capsys)[1])
+    assert refused(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                    "--sglang-blackwell", "--gpu-arch", "hopper"], capsys) == (
+        "python -m flatkv: error: --sglang-blackwell says the GPU is a Blackwell, but "
+        "--gpu-arch hopper says another: drop one of them\n")
+
+
+def test_gpu_arch_tells_vllm_an_a100_where_the_budget_names_no_preset(capsys):
+    # --budget 40GiB --gpu-arch ampere: vLLM on SM 8.0, as the A100 presets: DeepSeek-V3.2 has
+    # no sparse MLA backend there, so vLLM won't start, with the A100 80GB preset's own reason;
+    # told nothing, the same budget keeps today's Hopper figures (vLLM's P 64 and
+    # 61 x 64 x 1,284 = 5,012,736 B blocks: 40 GiB // that = 8,568); SGLang's column and the
+    # other layouts do not move (SM 8.0 is no Blackwell)
+    def results(*flags):
+        code, out, _ = run(["compare", "--preset", "DeepSeek-V3.2", *flags, "--json"], capsys)
+        assert code == 0
+        return {r["strategy"]: r for r in json.loads(out)}
+
+    told = results("--budget", "40GiB", "--gpu-arch", "ampere")
+    preset = results("--gpu-memory", "A100 80GB")
+    unsaid = results("--budget", "40GiB")
+    assert told["vllm"]["applies"] is False
+    assert told["vllm"]["reason"] == preset["vllm"]["reason"]
+    assert told["vllm"]["reason"].startswith(
+        "vLLM refuses to start: on SM 8.0 (A100) it has no sparse MLA backend")
+    assert (unsaid["vllm"]["block_size"], unsaid["vllm"]["block_bytes"],
+            unsaid["vllm"]["num_blocks"]) == (64, 61 * 64 * 1_284, (40 << 30) // 5_012_736)
+    assert {k: v for k, v in told.items() if k != "vllm"} == {
+        k: v for k, v in unsaid.items() if k != "vllm"}
+    # beside a --gpu-memory preset of another architecture it is refused, one line, exit 2;
+    # beside its own, or a size, it is taken
+    assert refused(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "H100 80GB",
+                    "--gpu-arch", "ampere"], capsys) == (
+        "python -m flatkv: error: --gpu-arch ampere says the GPU is ampere (SM 8.0: A100), but "
+        "--gpu-memory 'H100 80GB' is hopper (SM 9.0: H100, H200): drop --gpu-arch ampere, or "
+        "give --gpu-memory as a size, or a preset of that architecture ('A100 80GB', "
+        "'A100 40GB')\n")
+    assert results("--gpu-memory", "A100 80GB", "--gpu-arch", "ampere") == preset
+    assert results("--gpu-memory", "80GB", "--gpu-arch", "ampere")["vllm"]["reason"] == (
+        preset["vllm"]["reason"])
+    code, _, err = run(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                        "--gpu-arch", "volta"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "--gpu-arch" in err and "ampere" in err
 
 
 def test_an_sm8x_gpu_preset_makes_vllm_refuse_deepseek_sparse_and_an_fp8_mla_cache(capsys):
@@ -1897,7 +1946,8 @@ _OFF_DEFAULT = {
     "alignment": 7, "sglang_attn_dp_size": 2,
     "sglang_mamba_track_interval": 64,  # under Nemotron-H-8B's mamba chunk of 128: refused
     "sglang_mamba_radix_cache_strategy": "extra_buffer_lazy",  # S 4 on Qwen3-Next, not 5
-    "sglang_blackwell": True,  # DeepSeek-V3.2's 708 B a token a layer, not 1,284
+    # a Blackwell (--sglang-blackwell): DeepSeek-V3.2's 708 B a token a layer, not 1,284
+    "gpu_compute_capability": (10, 0),
     "sglang_kv_cache_dtype": "bfloat16"}  # on a Blackwell, DeepSeek-V3.2's 1,284 B, not 708
 
 
@@ -1929,7 +1979,8 @@ def test_the_layouts_said_to_read_an_option_are_those_whose_figures_it_changes(f
     # the chunk acts in "all", checkpoints in "align"; lcm's alignment where the block size
     # asked pads a group past a tighter padding bound (LFM2-1.2B's at 0.05); SGLang's KV cache
     # dtype on a Blackwell alone (elsewhere its auto keeps bfloat16 too)
-    on_blackwell = (StrategyOptions(sglang_blackwell=True),) * (field == "sglang_kv_cache_dtype")
+    on_blackwell = (StrategyOptions(gpu_compute_capability=(10, 0)),) * (
+        field == "sglang_kv_cache_dtype")
     for base in (*(StrategyOptions(mamba_cache_mode=mode) for mode in ("none", "align", "all")),
                  StrategyOptions(lcm_padding_bound="0.05"), *on_blackwell):
         changed = replace(base, **{field: _OFF_DEFAULT[field]})
@@ -2223,7 +2274,7 @@ def test_a_gpu_named_in_any_case_is_that_gpu(capsys):
     assert code == 0, err
     assert told == run([*v32, "--gpu-memory", "B200 192GB"], capsys)[1]
     code, _, err = run([*v32, "--gpu-memory", "h100 80gb", "--sglang-blackwell"], capsys)
-    assert code == 2 and "but --gpu-memory 'H100 80GB' is not one" in err
+    assert code == 2 and "but --gpu-memory 'H100 80GB' is hopper (SM 9.0" in err
 
 
 def test_sglang_page_size_stops_where_the_link_and_the_sidebar_do(capsys):

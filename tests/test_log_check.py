@@ -1991,7 +1991,7 @@ def deepseek_v32_b200_sglang_lines() -> list[str]:
     64 (as the B200 preset's figures: tests/test_app_state.py), logged in float8_e4m3fn."""
     lines = run_strategy("sglang", load_preset("DeepSeek-V3.2").profile(),
                          budget_bytes=40 << 30, context_tokens=163_840,
-                         options=StrategyOptions(sglang_blackwell=True,
+                         options=StrategyOptions(gpu_compute_capability=(10, 0),
                                                  sglang_chunked_prefill_size=16_384)
                          ).extras["log_lines"]
     assert (40 << 30) // (61 * (576 + 132)) == 994_481 and 994_481 // 64 * 64 == 994_432
@@ -2006,7 +2006,7 @@ def deepseek_v32_b200_bfloat16_lines(budget: int = 40 << 30) -> list[str]:
     (1,152 + 132) = 78,324 B a token, a Hopper's, logged in bfloat16."""
     return run_strategy("sglang", load_preset("DeepSeek-V3.2").profile(), budget_bytes=budget,
                         context_tokens=163_840,
-                        options=StrategyOptions(sglang_blackwell=True,
+                        options=StrategyOptions(gpu_compute_capability=(10, 0),
                                                 sglang_kv_cache_dtype="bfloat16",
                                                 sglang_chunked_prefill_size=16_384)
                         ).extras["log_lines"]
@@ -2029,7 +2029,7 @@ def test_a_b200_log_of_deepseek_v32_offers_the_blackwell_setting_where_it_acts()
         "float8_e4m3fn", 994_432, 16_384)
 
     def settings(blackwell: bool, *, preset: bool = False) -> RunSettings:
-        options = StrategyOptions(sglang_blackwell=blackwell)
+        options = StrategyOptions(gpu_compute_capability=(10, 0) if blackwell else None)
         r = run_strategy("sglang", v32, budget_bytes=40 << 30, options=options)
         return RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=163_840,
                            chunk=16_384, **sglang_pool_settings(r),
@@ -2087,7 +2087,8 @@ def test_a_b200_log_of_deepseek_v32_on_hopper_fp8_settings_offers_the_blackwell_
         "float8_e4m3fn", 994_432, "40.00")
 
     def settings(blackwell: bool, budget: int = 40 << 30) -> RunSettings:
-        options = StrategyOptions(sglang_blackwell=blackwell, sglang_chunked_prefill_size=16_384)
+        options = StrategyOptions(gpu_compute_capability=(10, 0) if blackwell else None,
+                                  sglang_chunked_prefill_size=16_384)
         r = run_strategy("sglang", v32, budget_bytes=budget, context_tokens=163_840,
                          options=options)
         token_bytes = 61 * (708 if blackwell else 788)  # the least budget that sizes tokens
@@ -2238,7 +2239,8 @@ def test_a_b200_log_told_bfloat16_offers_sglangs_kv_cache_dtype():
     v32 = load_preset("DeepSeek-V3.2").profile()
 
     def settings(told: str, *, blackwell: bool = True) -> RunSettings:
-        options = StrategyOptions(sglang_blackwell=blackwell, sglang_kv_cache_dtype=told,
+        options = StrategyOptions(gpu_compute_capability=(10, 0) if blackwell else None,
+                                  sglang_kv_cache_dtype=told,
                                   sglang_chunked_prefill_size=16_384)
         r = run_strategy("sglang", v32, budget_bytes=40 << 30, context_tokens=163_840,
                          options=options)
@@ -2293,7 +2295,8 @@ def test_a_b200_log_of_auto_on_hopper_settings_told_bfloat16_offers_the_blackwel
 
     def settings(blackwell: bool, told: str, *, preset: bool = False,
                  budget: int = 40 << 30) -> RunSettings:
-        options = StrategyOptions(sglang_blackwell=blackwell, sglang_kv_cache_dtype=told,
+        options = StrategyOptions(gpu_compute_capability=(10, 0) if blackwell else None,
+                                  sglang_kv_cache_dtype=told,
                                   sglang_chunked_prefill_size=16_384)
         r = run_strategy("sglang", v32, budget_bytes=budget, context_tokens=163_840,
                          options=options)

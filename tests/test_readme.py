@@ -305,7 +305,8 @@ def test_deepseek_v32_on_a_b200_takes_sglangs_trtllm_dsa_layout(capsys):
     assert sglang["capacity_tokens"] == (40 << 30) // (61 * (1_152 + 132)) // 64 * 64
     raw = (40 << 30) // (61 * (576 + 132)) // 64 * 64
     on_b200 = run_strategy("sglang", load_preset("DeepSeek-V3.2").profile(),
-                           budget_bytes=40 << 30, options=StrategyOptions(sglang_blackwell=True))
+                           budget_bytes=40 << 30,
+                           options=StrategyOptions(gpu_compute_capability=(10, 0)))
     assert on_b200.capacity_tokens == raw == 994_432
     assert_in_readme(f"40 GiB holds {raw:,} tokens where a Hopper's bfloat16 (1,152 + 132 B) "
                      f"holds {sglang['capacity_tokens']:,}")
@@ -362,7 +363,8 @@ def test_a_drafters_kv_size_beside_the_models():
     # drafter's pool of the same tokens at one layer
     (kv, _) = run_strategy("sglang", load_preset("DeepSeek-V3.2").profile(),
                            budget_bytes=40 << 30, context_tokens=163_840,
-                           options=StrategyOptions(sglang_blackwell=True)).extras["log_lines"]
+                           options=StrategyOptions(gpu_compute_capability=(10, 0))
+                           ).extras["log_lines"]
     tokens = int(kv.split("#tokens: ")[1].split(",")[0])
     assert kv.endswith(f"KV size: {(tokens + 64) * 61 * 708 / 2**30:.2f} GB")
     assert_in_readme(f"(({tokens:,} + 64) x 61 x 708 B = {(tokens + 64) * 61 * 708 / 2**30:.2f} "

@@ -1745,7 +1745,7 @@ def test_sglang_b200_runs_longcat_flash_as_its_deepseek_family():
                                    "index_head_dim": 128}).profile()
     assert indexed.dsa_raw_fp8_bytes_per_slot == 576 + 132
     r = run_strategy("sglang", indexed, budget_bytes=40 << 30,
-                     options=StrategyOptions(sglang_blackwell=True))
+                     options=StrategyOptions(gpu_compute_capability=(10, 0)))
     assert r.logged_tokens == (40 << 30) // (56 * 708) // 64 * 64 == 1_083_264
 
 
@@ -2804,7 +2804,7 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
     raw = 512 + 64 + 128 + 128 // 128 * 4
     assert v32.dsa_raw_fp8_bytes_per_slot == raw == 708
     assert (40 << 30) // (61 * raw) == 994_481 and 994_481 // 64 * 64 == 994_432
-    blackwell = StrategyOptions(sglang_blackwell=True)
+    blackwell = StrategyOptions(gpu_compute_capability=(10, 0))
     for options, tokens, row in ((StrategyOptions(), 548_352, 1_284), (blackwell, 994_432, raw)):
         r = run_strategy("sglang", v32, budget_bytes=40 << 30, context_tokens=32_768,
                          options=options)
@@ -2866,7 +2866,7 @@ def test_on_a_blackwell_sglang_stores_dsa_raw_in_fp8_and_these_figures_take_it()
     # told on a Blackwell beside a budget of no GPU preset (--sglang-blackwell, the sidebar's
     # box): the same words, the GPU named as a Blackwell one (the figures took the layout, and
     # nothing said so)
-    told = StrategyOptions(sglang_blackwell=True)
+    told = StrategyOptions(gpu_compute_capability=(10, 0))
     assert sm100_dsa_layout("", v32, told) == sm100_dsa_layout(
         "B200 192GB", v32, StrategyOptions()).replace("on a B200", "on a Blackwell GPU")
     assert sm100_dsa_layout("", ds3, told) is None
@@ -2916,10 +2916,10 @@ def test_on_a_blackwell_sglang_told_bfloat16_keeps_dsa_in_bfloat16():
     row = (512 + 64) * 2 + 128 + 128 // 128 * 4
     assert v32.kv_bytes_per_slot == row == 1_284
     assert (40 << 30) // (61 * row) == 548_359 and 548_359 // 64 * 64 == 548_352
-    told = StrategyOptions(sglang_blackwell=True, sglang_kv_cache_dtype="bfloat16")
+    told = StrategyOptions(gpu_compute_capability=(10, 0), sglang_kv_cache_dtype="bfloat16")
     for options, tokens in ((told, 548_352), (replace(told, sglang_kv_cache_dtype="auto"),
                                               (40 << 30) // (61 * 708) // 64 * 64),
-                            (replace(told, sglang_blackwell=False), 548_352)):
+                            (replace(told, gpu_compute_capability=None), 548_352)):
         r = run_strategy("sglang", v32, budget_bytes=40 << 30, context_tokens=32_768,
                          options=options)
         assert r.logged_tokens == tokens
@@ -2972,7 +2972,7 @@ def test_on_a_blackwell_a_float16_dsa_model_told_bfloat16_keeps_bfloat16_too():
     assert f16.kv_bytes_per_slot == (512 + 64) * 2 + 132 == 1_284
     assert (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
     assert (40 << 30) // (61 * 708) // 64 * 64 == 994_432
-    told = StrategyOptions(sglang_blackwell=True, sglang_kv_cache_dtype="bfloat16")
+    told = StrategyOptions(gpu_compute_capability=(10, 0), sglang_kv_cache_dtype="bfloat16")
     for options, tokens in ((told, 548_352), (replace(told, sglang_kv_cache_dtype="auto"),
                                               994_432)):
         assert run_strategy("sglang", f16, budget_bytes=40 << 30,
@@ -3047,7 +3047,7 @@ def test_sglang_keeps_a_float32_or_float16_dsa_model_in_bfloat16_or_fp8():
     assert b200 == 173_039_262_105
     assert b200 // (61 * 708) // 64 * 64 == 4_006_592
     assert b200 // (61 * 1_284) // 64 * 64 == 2_209_216
-    blackwell = StrategyOptions(sglang_blackwell=True)
+    blackwell = StrategyOptions(gpu_compute_capability=(10, 0))
     told = replace(blackwell, sglang_kv_cache_dtype="bfloat16")
     for dtype in ("float32", "float16"):
         profile = load_preset("DeepSeek-V3.2").with_options(kv_dtype=dtype).profile()
@@ -3123,7 +3123,7 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
                "overrides.py 541-544, on any GPU); set the KV dtype to float8_e4m3fn (fp8; "
                "--kv-cache-dtype fp8_e4m3) or bfloat16")
     assert dsa_dtype_refusal(e5m2) == refusal
-    for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
+    for options in (StrategyOptions(), StrategyOptions(gpu_compute_capability=(10, 0))):
         r = run_strategy("sglang", e5m2, budget_bytes=40 << 30, options=options)
         # the column's reason opens as a start refusal's (Compare's "won't start")
         assert (r.applies, r.reason) == (False, f"SGLang refuses to start: {refusal}")
@@ -3138,7 +3138,7 @@ def test_sglang_refuses_fp8_e5m2_for_dsa_on_any_gpu():
     exported = profile_from_dict(profile_to_dict(e5m2))
     assert exported.dsa_raw_fp8_bytes_per_slot is None and exported.kv_dtype == "float8_e5m2"
     assert dsa_dtype_refusal(exported) == refusal
-    for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
+    for options in (StrategyOptions(), StrategyOptions(gpu_compute_capability=(10, 0))):
         r = run_strategy("sglang", exported, budget_bytes=40 << 30, options=options)
         assert (r.applies, r.reason) == (False, f"SGLang refuses to start: {refusal}")
     # ... but with no dtype, or no architecture of SGLang's DeepSeek family, taken as given
@@ -3186,7 +3186,7 @@ def test_sglang_refuses_an_int8_cache_for_any_model_and_runs_the_fix():
         int8 = load_preset(name).with_options(kv_dtype="int8").profile()
         assert int8.kv_dtype == "int8"
         assert sglang_kv_dtype_refusal(int8) == SGLANG_INT8_REFUSAL
-        for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
+        for options in (StrategyOptions(), StrategyOptions(gpu_compute_capability=(10, 0))):
             r = run_strategy("sglang", int8, budget_bytes=budget, options=options)
             assert (r.applies, r.reason, r.logged_tokens) == (False, SGLANG_INT8_REFUSAL, None)
         # FlatKV's own layouts keep int8, a planner's choice
@@ -3226,7 +3226,7 @@ def test_sglang_int8_refusal_leaves_no_blackwell_layout_and_names_it_in_the_idle
     # told --kv-cache-dtype bfloat16, the idle note says SGLang refuses that KV dtype, int8
     # (any model) as fp8_e5m2 (DeepSeek's sparse attention)
     (option,) = [o for o in ENGINE_OPTIONS if o.field == "sglang_kv_cache_dtype"]
-    told = StrategyOptions(sglang_blackwell=True, sglang_kv_cache_dtype="bfloat16")
+    told = StrategyOptions(gpu_compute_capability=(10, 0), sglang_kv_cache_dtype="bfloat16")
     e5m2 = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8_e5m2").profile()
     for profile, dtype in ((int8, "int8"), (e5m2, "float8_e5m2")):
         assert idle_engine_option(option, profile, told) == (
@@ -3263,7 +3263,7 @@ def test_on_a_blackwell_dsa_bytes_given_alone_are_taken_as_given_and_said_so():
         f"SGLang 0.5.23 on a B200 {said}")
     assert sm100_dsa_layout("H100 80GB", given, StrategyOptions()) is None
     formulas: list[str] = []
-    blackwell = StrategyOptions(sglang_blackwell=True)
+    blackwell = StrategyOptions(gpu_compute_capability=(10, 0))
     assert sglang_dsa(given, blackwell, formulas) is given
     assert formulas == [f"on a Blackwell GPU SGLang 0.5.23 {said}"]
     r = run_strategy("sglang", given, budget_bytes=40 << 30, options=blackwell)
@@ -3315,7 +3315,7 @@ def test_sglang_keeps_dsa_with_learnable_sinks_in_bfloat16_on_a_blackwell_too():
     assert budget == 192_265_846_784 * 9 // 10 == 173_039_262_105
     assert budget // (61 * 708) == 4_006_651 and 4_006_651 // 64 * 64 == 4_006_592
     assert budget // (61 * 1_284) == 2_209_275 and 2_209_275 // 64 * 64 == 2_209_216
-    blackwell = StrategyOptions(sglang_blackwell=True)
+    blackwell = StrategyOptions(gpu_compute_capability=(10, 0))
     told = replace(blackwell, sglang_kv_cache_dtype="bfloat16")
     v32 = load_preset("DeepSeek-V3.2").profile()
     sinks = spec_from_hf_config(DEEPSEEK_V32_SINKS, name="DeepSeek-V3.2 sinks").profile()
@@ -3373,7 +3373,7 @@ def test_sglang_keeps_an_exported_float32_dsa_model_with_sinks_in_bfloat16_on_a_
 
     assert (40 << 30) // (61 * 2_436) // 64 * 64 == 289_024
     assert (40 << 30) // (61 * 1_284) // 64 * 64 == 548_352
-    blackwell = StrategyOptions(sglang_blackwell=True)
+    blackwell = StrategyOptions(gpu_compute_capability=(10, 0))
     spec = spec_from_hf_config(DEEPSEEK_V32_SINKS, name="DeepSeek-V3.2 sinks")
     for dtype, own in (("float32", "2,436"), ("float16", "1,284")):
         model = spec.with_options(kv_dtype=dtype).profile()
@@ -3427,7 +3427,7 @@ def test_sglang_refuses_dsa_with_learnable_sinks_in_fp8_on_any_gpu():
                    "526-531, on any GPU); set the KV dtype to bfloat16, which its auto keeps "
                    "for such a model on every GPU")
         assert dsa_dtype_refusal(profile) == refusal
-        for options in (StrategyOptions(), StrategyOptions(sglang_blackwell=True)):
+        for options in (StrategyOptions(), StrategyOptions(gpu_compute_capability=(10, 0))):
             r = run_strategy("sglang", profile, budget_bytes=173_039_262_105, options=options)
             # opened as a start refusal's: Compare's "won't start"
             assert (r.applies, r.reason) == (False, f"SGLang refuses to start: {refusal}")
@@ -3435,13 +3435,13 @@ def test_sglang_refuses_dsa_with_learnable_sinks_in_fp8_on_any_gpu():
     # the fix starts it: bfloat16, 2,209,216 tokens on the B200 preset
     fixed = run_strategy("sglang", spec.with_options(kv_dtype="bfloat16").profile(),
                          budget_bytes=173_039_262_105, context_tokens=163_840,
-                         options=StrategyOptions(sglang_blackwell=True))
+                         options=StrategyOptions(gpu_compute_capability=(10, 0)))
     assert fixed.logged_tokens == 2_209_216
     # without the sinks fp8_e4m3 starts (the raw 708 B on a B200), as before
     plain = load_preset("DeepSeek-V3.2").with_options(kv_dtype="fp8").profile()
     assert dsa_dtype_refusal(plain) is None
     assert run_strategy("sglang", plain, budget_bytes=173_039_262_105, context_tokens=163_840,
-                        options=StrategyOptions(sglang_blackwell=True)
+                        options=StrategyOptions(gpu_compute_capability=(10, 0))
                         ).logged_tokens == 4_006_592
 
 
@@ -3450,7 +3450,7 @@ def test_sglang_b200_backend_of_an_mla_architecture_given_as_bytes_alone():
     split (a raw model file naming DeepseekV3ForCausalLM) runs TensorRT-LLM's MLA backend on a
     B200 as the preset does, whose page of 64 a told 16 is raised to, not the MHA backend."""
     deepseek = load_preset("DeepSeek-V3").profile()
-    told_16 = StrategyOptions(sglang_blackwell=True, sglang_page_size=16)
+    told_16 = StrategyOptions(gpu_compute_capability=(10, 0), sglang_page_size=16)
     assert deepseek.mla and sm100_backend(deepseek, told_16) == "trtllm_mla"
     bytes_alone = replace(deepseek, kv_tensor_bytes=(), kv_dtype=None)
     assert not bytes_alone.mla

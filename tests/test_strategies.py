@@ -688,10 +688,6 @@ def test_vllm_sizes_window_pages_by_async_schedulings_tokens_in_flight():
                      options=off).formulas)
     with pytest.raises(ValueError, match="vllm_async_scheduling is 1: give True"):
         StrategyOptions(vllm_async_scheduling=1)
-    with pytest.raises(ValueError, match=r"^sglang_blackwell is 'B200': give True \(SGLang on "
-                       r"a Blackwell GPU, a B200\) or False \(a Hopper or another GPU, the "
-                       r"default\)$"):
-        StrategyOptions(sglang_blackwell="B200")
 
 
 def test_vllm_keeps_a_token_more_in_cohere2s_windows():
@@ -2393,15 +2389,16 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
     # refusal (test_vllm_refuses_an_fp8_dense_mla_cache_on_an_sm80_gpu_preset). The note said
     # "0.31 told none runs TRITON_MLA at its default 16 ... there a block size of 16 matches", a
     # release the app does not model by default, and on an A100 a run that does not start
-    elsewhere = ("No GPU preset names the GPU, and FlatKV takes it for a Hopper (a Blackwell "
-                 "where told so); on an SM 8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA "
-                 "on TRITON_MLA (FlashMLA's dense kernel runs on a Hopper alone, FLASH_ATTN_MLA "
-                 "on SM 9, FLASHINFER_MLA on SM 10), at its default 64 told none: on an L40S or "
-                 "RTX 4090 (SM 8.9) a block size of 64 matches a log of a run told none too. On "
-                 "an A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA cache (\"FP8 KV cache "
-                 "is not supported by the Triton MLA backend ... native FP8 (fp8e4nv) requires "
+    elsewhere = ("No GPU preset names the GPU, nor is its architecture told, and FlatKV takes it"
+                 " for a Hopper; on an SM 8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA on "
+                 "TRITON_MLA (FlashMLA's dense kernel runs on a Hopper alone, FLASH_ATTN_MLA on "
+                 "SM 9, FLASHINFER_MLA on SM 10), at its default 64 told none: on an L40S or RTX"
+                 " 4090 (SM 8.9) a block size of 64 matches a log of a run told none too. On an "
+                 "A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA cache (\"FP8 KV cache is "
+                 "not supported by the Triton MLA backend ... native FP8 (fp8e4nv) requires "
                  "SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 "
-                 "there (pick an A100 GPU preset, and the vLLM column says it won't start)")
+                 "there (pick an A100 GPU preset or tell the architecture ampere, and the vLLM "
+                 "column says it won't start)")
     assert told16.formulas[0] == note + elsewhere
     # on a Hopper's preset (H100, H200: SM 9.0) the same figures and the Hopper's note alone,
     # without what SM 8.x GPUs do; on an L40S's or RTX 4090's (SM 8.9) TRITON_MLA runs told
@@ -2530,8 +2527,13 @@ def test_vllm_refuses_an_fp8_dense_mla_cache_on_an_sm80_gpu_preset():
     # no GPU named: the figures as before, the note saying what an A100 does
     unknown = run_strategy("vllm", fp8, budget_bytes=40 << 30)
     assert unknown.applies and unknown.formulas[0].endswith(
-        "set the KV dtype to bfloat16 there (pick an A100 GPU preset, and the vLLM column says "
-        "it won't start)")
+        "set the KV dtype to bfloat16 there (pick an A100 GPU preset or tell the architecture "
+        "ampere, and the vLLM column says it won't start)")
+    # told the architecture ampere (--gpu-arch, the sidebar's select) it is the A100 preset's
+    # refusal itself
+    told = run_strategy("vllm", fp8, budget_bytes=40 << 30,
+                        options=StrategyOptions(gpu_compute_capability=(8, 0)))
+    assert not told.applies and told.reason.startswith("vLLM refuses to start: on SM 8.0 (A100)")
 
 
 def test_vllm_refuses_deepseek_sparse_mla_on_an_sm8x_gpu_preset_in_any_kv_dtype():
@@ -2588,8 +2590,7 @@ def test_vllm_refuses_deepseek_sparse_mla_on_an_sm8x_gpu_preset_in_any_kv_dtype(
             assert why_not_label(r) == WONT_START
         for capability in ((9, 0), (10, 0)):
             r = run_strategy("vllm", profile, budget_bytes=40 << 30,
-                             options=StrategyOptions(gpu_compute_capability=capability,
-                                                     sglang_blackwell=capability == (10, 0)))
+                             options=StrategyOptions(gpu_compute_capability=capability))
             assert r.to_dict() == before
     bf16 = run_strategy("vllm", ds32.profile(), budget_bytes=40 << 30,
                         options=StrategyOptions(gpu_compute_capability=(9, 0)))
@@ -2598,28 +2599,32 @@ def test_vllm_refuses_deepseek_sparse_mla_on_an_sm8x_gpu_preset_in_any_kv_dtype(
 
 
 def test_a_gpu_named_moves_no_vllm_figure_but_of_those_refusals_and_notes():
-    # every preset at every GPU preset's capability, beside its Blackwell (the B200's 10.0
-    # alone, as StrategyOptions asks): vLLM's figures, formulas and log lines those of the same
-    # Blackwell told with no GPU named, but for the MLA presets' refusals above; the other
-    # layouts read no capability at all. A B200's capability gives the note "GPU is a
-    # Blackwell" gives (DeepSeek-V3 bfloat16's note, a Blackwell's alone)
+    # every preset at every GPU preset's capability (a preset's, or the architecture told),
+    # beside none said: vLLM's figures, formulas and log lines alike but for the MLA presets'
+    # refusals above on SM 8.x and, on the Blackwell's 10.0, DeepSeek-V3's note on the block
+    # vLLM runs told none (FLASHINFER_MLA's, in its formulas: unasked_mla_block_text); SGLang
+    # reads the Blackwell alone, where DeepSeek-V3.2's sparse attention is stored raw in fp8;
+    # flat reads no capability at all
     from flatkv.budget import GPU_COMPUTE_CAPABILITIES
     from flatkv.presets import list_presets
 
-    moved = set()
+    moved = {}
     for name in list_presets():
         profile = load_preset(name).profile()
         for strategy in ("vllm", "sglang", "flat"):
             for capability in set(GPU_COMPUTE_CAPABILITIES.values()):
-                blackwell = capability == (10, 0)
                 before, after = (run_strategy(
                     strategy, profile, budget_bytes=40 << 30, context_tokens=32_768,
-                    options=StrategyOptions(gpu_compute_capability=given,
-                                            sglang_blackwell=blackwell)).to_dict()
+                    options=StrategyOptions(gpu_compute_capability=given)).to_dict()
                     for given in (None, capability))
                 if after != before:
-                    moved.add((name, strategy, capability))
-    assert moved == {("DeepSeek-V3.2", "vllm", (8, 0)), ("DeepSeek-V3.2", "vllm", (8, 9))}
+                    moved[name, strategy, capability] = {
+                        k for k in {*before, *after} if after.get(k) != before.get(k)}
+    assert set(moved) == {("DeepSeek-V3.2", "vllm", (8, 0)), ("DeepSeek-V3.2", "vllm", (8, 9)),
+                          ("DeepSeek-V3", "vllm", (10, 0)), ("DeepSeek-V3.2", "sglang", (10, 0))}
+    assert moved["DeepSeek-V3", "vllm", (10, 0)] == {"formulas"}
+    assert not moved["DeepSeek-V3.2", "vllm", (8, 0)].isdisjoint({"applies", "reason"})
+    assert {"block_bytes", "kv_tokens"} <= moved["DeepSeek-V3.2", "sglang", (10, 0)]
 
 
 def test_vllm_keeps_a_non_mla_fp8_cache_alike_on_an_sm8x_gpu():
@@ -2660,23 +2665,18 @@ def test_vllm_keeps_a_non_mla_fp8_cache_alike_on_an_sm8x_gpu():
     assert checked == 2 * 12  # the 12 presets with attention and no MLA
 
 
-def test_a_gpu_compute_capability_and_sglangs_blackwell_name_one_gpu():
-    # vLLM lays out the capability's GPU, SGLang a Blackwell or not: an H100's 9.0 beside a
-    # Blackwell told, or the B200's 10.0 beside none, names two GPUs at once
-    for capability, blackwell in (((9, 0), True), ((8, 0), True), ((10, 0), False)):
-        with pytest.raises(ValueError) as err:
-            StrategyOptions(gpu_compute_capability=capability, sglang_blackwell=blackwell)
-        sm = f"{capability[0]}.{capability[1]}"
-        assert str(err.value) == (
-            f"sglang_blackwell is {blackwell} beside gpu_compute_capability {capability!r}, "
-            f"another GPU's: give sglang_blackwell={not blackwell} (SM {sm} is "
-            f"{'not ' if blackwell else ''}a Blackwell), or gpu_compute_capability None where "
-            "no GPU is named")
-    # each preset's pair, and either Blackwell with no GPU named, is taken
-    for capability, blackwell in (((9, 0), False), ((10, 0), True), ((8, 9), False),
-                                  (None, True), (None, False)):
-        assert StrategyOptions(gpu_compute_capability=capability,
-                               sglang_blackwell=blackwell).sglang_blackwell is blackwell
+def test_blackwell_is_derived_from_the_one_gpu_compute_capability():
+    # one field says the GPU: a Blackwell is its major 10 (the B200's 10.0), none said is
+    # none, and the older second field is gone, so no two can disagree
+    from flatkv.budget import GPU_ARCHITECTURES, GPU_COMPUTE_CAPABILITIES
+
+    assert {c: StrategyOptions(gpu_compute_capability=c).blackwell
+            for c in (None, *GPU_COMPUTE_CAPABILITIES.values())} == {
+        None: False, (8, 0): False, (8, 9): False, (9, 0): False, (10, 0): True}
+    assert GPU_ARCHITECTURES == {"ampere": (8, 0), "ada": (8, 9), "hopper": (9, 0),
+                                 "blackwell": (10, 0)}
+    with pytest.raises(TypeError, match="sglang_blackwell"):
+        StrategyOptions(sglang_blackwell=True)
 
 
 @pytest.mark.parametrize("bad", [(7, 5), (9.0, 0), [9, 0], "9.0", (9,)])
@@ -2842,7 +2842,7 @@ def test_vllm_says_the_block_it_runs_a_dense_mla_cache_at_told_none_on_a_blackwe
 
     def at(profile, **told):
         return run_strategy("vllm", profile, budget_bytes=budget,
-                            options=StrategyOptions(sglang_blackwell=True, **told))
+                            options=StrategyOptions(gpu_compute_capability=(10, 0), **told))
 
     # bf16: a block of 64 is 61 x 64 x 1,152 = 4,497,408 B, budget // it = 38,475 blocks,
     # x 64 = 2,462,400 tokens; of 32, 2,248,704 B: 76,950 blocks, 2,462,400 tokens; fp8 halves
@@ -2896,7 +2896,7 @@ def test_vllm_says_the_block_it_runs_a_dense_mla_cache_at_told_none_on_a_blackwe
                    for line in run_strategy("vllm", bf16, budget_bytes=budget).formulas)
     # a budget under two blocks of 64 (vLLM needs 2) says so for that block
     tiny = run_strategy("vllm", bf16, budget_bytes=61 * 16 * 1_152 * 3,
-                        options=StrategyOptions(sglang_blackwell=True))
+                        options=StrategyOptions(gpu_compute_capability=(10, 0)))
     assert "(too few blocks of 64 to start in this budget; no line)" in tiny.formulas[0]
     assert "(too few blocks of 32 to start in this budget; it logs" in tiny.formulas[0]
 

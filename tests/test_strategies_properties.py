@@ -75,10 +75,10 @@ def profiles(draw, labels=LABELS):
                         **model)
 
 
-def _options(gpu: tuple[tuple[int, int] | None, bool], **fields) -> StrategyOptions:
-    """StrategyOptions of ``fields`` on ``gpu``: its compute capability and Blackwell, drawn
-    together, as StrategyOptions refuses a capability beside another GPU's Blackwell."""
-    return StrategyOptions(gpu_compute_capability=gpu[0], sglang_blackwell=gpu[1], **fields)
+def _options(gpu: tuple[int, int] | None, **fields) -> StrategyOptions:
+    """StrategyOptions of ``fields`` on ``gpu``: its compute capability (a Blackwell's
+    derived from it), or None."""
+    return StrategyOptions(gpu_compute_capability=gpu, **fields)
 
 
 options = st.builds(
@@ -97,11 +97,10 @@ options = st.builds(
     speculative_tokens=st.sampled_from([0, 0, 1, 3]),
     sglang_disable_radix_cache=st.booleans(),
     sglang_mamba_radix_cache_strategy=st.sampled_from(list(SGLANG_RADIX_CACHE_STRATEGIES)),
-    # the GPU: none named, a Blackwell told or not (SGLang's DSA layout, and bfloat16 told
-    # beside it), or each GPU preset's compute capability (vLLM's refusals on SM 8.x) with
-    # its Blackwell (the B200's 10.0 alone), as the app and the CLI set both
-    gpu=st.sampled_from([(None, False), (None, True), ((8, 0), False), ((8, 9), False),
-                         ((9, 0), False), ((10, 0), True)]),
+    # the GPU: none said, or each GPU preset's (or architecture's) compute capability
+    # (vLLM's refusals on SM 8.x; SGLang's DSA layout on the Blackwell's 10.0, and bfloat16
+    # told beside it)
+    gpu=st.sampled_from([None, (8, 0), (8, 9), (9, 0), (10, 0)]),
     sglang_kv_cache_dtype=st.sampled_from(list(SGLANG_KV_CACHE_DTYPES)),
     # SGLang's own chunk (None: the 8,192 assumed), a smaller one, and chunked prefill off
     sglang_chunked_prefill_size=st.sampled_from([None, 2048, CHUNKED_PREFILL_OFF]),

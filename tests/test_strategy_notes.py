@@ -818,7 +818,7 @@ def test_where_the_budget_goes_marks_sglangs_kv_dtype_under_its_short_title():
     # keeps fp8_e4m3's raw 708 B a token a layer beside the model's bfloat16, 1,284 B; Compare's
     # bytes-by-category table names it as its other tables do (it read the short "SGLang")
     profile = load_preset("DeepSeek-V3.2").profile()
-    options = StrategyOptions(gpu_compute_capability=(10, 0), sglang_blackwell=True)
+    options = StrategyOptions(gpu_compute_capability=(10, 0))
     results = [run_strategy(name, profile, budget_bytes=173_039_262_105, context_tokens=163_840,
                             options=options) for name in ("flat", "sglang")]
     marks = notes.kv_dtype_marks(results, profile, options)
@@ -896,7 +896,7 @@ def test_layouts_engines_line_says_sglangs_b200_dsa_bytes_are_not_ours():
     # the paging: the line says so beside SGLang's figure (on a Hopper, nothing more)
     v32 = load_preset("DeepSeek-V3.2").profile()
     budget, context = 173_039_262_105, 163_840
-    blackwell = StrategyOptions(sglang_blackwell=True)
+    blackwell = StrategyOptions(gpu_compute_capability=(10, 0))
     ours, *engines = _flat_vllm_sglang(v32, budget, context, blackwell)
     assert budget // (61 * 708) // 64 == 62_603 and f"{62_603 / 2_560:.2f}" == "24.45"
     assert notes.engines_beside_text(ours, engines, v32, blackwell) == (

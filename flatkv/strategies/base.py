@@ -60,7 +60,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from itertools import groupby
 
-from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES, capability_text
+from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES
 from flatkv.dtypes import SGLANG_SSM_DTYPES, canonical_dtype
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -399,26 +399,23 @@ class StrategyOptions:
         one forward, admitted only while the pool's free tokens exceed its reservation, and
         no request cap sizes that pool (``sglang.chunked_prefill_size``,
         ``sglang.concurrency._unchunked_swa_limit``).
-    sglang_blackwell: whether SGLang runs on a Blackwell GPU (compute capability 10.x: the
-        B200 preset, ``sglang.BLACKWELL_GPUS``), which sets what it stores for DeepSeek's
-        sparse attention: there it keeps that KV cache in fp8_e4m3, whatever the model's KV
-        dtype, on its trtllm DSA backends, which store the latent raw (576 + 132 B a token a
-        layer for DeepSeek-V3.2, not a Hopper's bfloat16 1,152 + 132 or scaled fp8 656 + 132:
-        ``sglang.sglang_dsa``). Not an engine option: the app and the CLI set it from the
-        GPU picked (--gpu-memory), as they set the chunk, or where the budget names no GPU
-        preset, from the sidebar's "GPU is a Blackwell" (--sglang-blackwell); False
-        (default): a Hopper, as the chunk assumed where no GPU is known.
-    gpu_compute_capability: the CUDA compute capability (major, minor) of the GPU the engines
-        run on, where the budget names a GPU preset (``budget.GPU_COMPUTE_CAPABILITIES``: an
-        A100 8.0, an L40S or RTX 4090 8.9, an H100 or H200 9.0, a B200 10.0), which vLLM picks
-        its MLA backends by: on SM 8.x it has no sparse MLA backend, so DeepSeek-V3.2 does not
-        start in any KV dtype, and on SM 8.0 its one dense MLA backend, TRITON_MLA, takes no
-        fp8 cache (``vllm.gpu_mla_refusal``); where it is 9.0 the notes say a Hopper's
-        behaviour without hedging (``vllm.unasked_mla_block_text``). Not an engine option: the
-        app and the CLI set it from the GPU picked (--gpu-memory), as they set the chunk.
-        None (default): no GPU named (a budget given as a size, KV cache memory or vLLM's
-        blocks), the figures a Hopper's, as before the GPU was known, and the notes saying
-        what other GPUs do.
+    gpu_compute_capability: the CUDA compute capability (major, minor) of the GPU both engines
+        run on (``budget.GPU_COMPUTE_CAPABILITIES``: an A100 8.0, an L40S or RTX 4090 8.9, an
+        H100 or H200 9.0, a B200 10.0), the one fact of the GPU the layouts read. vLLM picks
+        its MLA backends by it: on SM 8.x it has no sparse MLA backend, so DeepSeek-V3.2 does
+        not start in any KV dtype, and on SM 8.0 its one dense MLA backend, TRITON_MLA, takes
+        no fp8 cache (``vllm.gpu_mla_refusal``); where it is 9.0 the notes say a Hopper's
+        behaviour without hedging, on a Blackwell (major ``BLACKWELL_MAJOR``: ``blackwell``)
+        FLASHINFER_MLA's (``vllm.unasked_mla_block_text``). On a Blackwell SGLang keeps
+        DeepSeek's sparse attention in fp8_e4m3, whatever the model's KV dtype, on its trtllm
+        DSA backends, which store the latent raw (576 + 132 B a token a layer for
+        DeepSeek-V3.2, not a Hopper's bfloat16 1,152 + 132 or scaled fp8 656 + 132:
+        ``sglang.sglang_dsa``). Not an engine option: the app and the CLI set it from the GPU
+        preset picked (--gpu-memory), or where the budget names no preset from the
+        architecture told (--gpu-arch, --sglang-blackwell, the sidebar's "GPU architecture":
+        ``budget.GPU_ARCHITECTURES``). None (default): not said (a budget given as a size, KV
+        cache memory or vLLM's blocks, no architecture told), the figures a Hopper's, as
+        before the GPU was known, and the notes saying what other GPUs do.
     sglang_kv_cache_dtype: SGLang's ``--kv-cache-dtype`` beside a model KV dtype of bfloat16:
         "auto" (default: not told, which that KV dtype stands for; SGLang's pick, the model's
         dtype, but for DeepSeek's sparse attention fp8_e4m3 on a Blackwell GPU and bfloat16
@@ -471,7 +468,6 @@ class StrategyOptions:
     sglang_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
     sglang_chunked_prefill_size: int | None = None
-    sglang_blackwell: bool = False
     gpu_compute_capability: tuple[int, int] | None = None
     sglang_kv_cache_dtype: str = "auto"
     max_batched_tokens: int = DEFAULT_SCHEDULED_TOKENS
@@ -628,8 +624,6 @@ class StrategyOptions:
              "True (--disable-radix-cache)"),
             ("vllm_async_scheduling", "True (two batches in flight, vLLM 0.26 and later's "
              "default) or False (one)"),
-            ("sglang_blackwell", "True (SGLang on a Blackwell GPU, a B200) or False (a Hopper "
-             "or another GPU, the default)"),
         ):
             if not isinstance(value := getattr(self, name), bool):
                 raise ValueError(f"{name} is {value!r}: give {choices}")
@@ -639,10 +633,8 @@ class StrategyOptions:
                              "SGLang decides for the model's architecture)")
 
     def _check_gpu(self) -> None:
-        """The compute capability is None (no GPU named) or a GPU preset's: the refusals and
-        notes that read it are modelled for those GPUs alone. Given, it names the GPU SGLang
-        runs on too: a Blackwell told (``sglang_blackwell``) where it is one, not where it is
-        not, else vLLM would lay out one GPU and SGLang another."""
+        """The compute capability is None (not said) or a GPU preset's: the refusals and notes
+        that read it are modelled for those GPUs alone."""
         known = sorted(set(GPU_COMPUTE_CAPABILITIES.values()))
         capability = self.gpu_compute_capability
         if capability is not None and not (  # (9.0, 0) equals (9, 0): ints alone
@@ -652,15 +644,14 @@ class StrategyOptions:
                 f"gpu_compute_capability is {self.gpu_compute_capability!r}: give one of "
                 f"{', '.join(map(str, known))} (a GPU preset's: budget.GPU_COMPUTE_CAPABILITIES) "
                 "or None where no GPU is named")
-        # one GPU for both engines: vLLM lays out the capability's, SGLang the Blackwell's or not
-        if capability is not None and self.sglang_blackwell != (
-                capability[0] == BLACKWELL_MAJOR):
-            raise ValueError(
-                f"sglang_blackwell is {self.sglang_blackwell} beside gpu_compute_capability "
-                f"{capability!r}, another GPU's: give sglang_blackwell="
-                f"{capability[0] == BLACKWELL_MAJOR} (SM {capability_text(capability)} is "
-                f"{'' if capability[0] == BLACKWELL_MAJOR else 'not '}a Blackwell), or "
-                "gpu_compute_capability None where no GPU is named")
+
+    @property
+    def blackwell(self) -> bool:
+        """Whether the GPU is a Blackwell (compute capability major ``BLACKWELL_MAJOR``: the
+        B200 preset, or a Blackwell told), derived from the one field, so that SGLang's
+        DeepSeek layout and vLLM's MLA notes read one GPU; False where none is said."""
+        capability = self.gpu_compute_capability
+        return capability is not None and capability[0] == BLACKWELL_MAJOR
 
     @property
     def effective_alignment(self) -> int:

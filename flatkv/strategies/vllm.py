@@ -499,20 +499,21 @@ FLASHMLA_BLOCK_SIZE = 64
 # keeps its default 64, 0.31 raises its 16 to the least, 32 (``unasked_mla_block_text``)
 FLASHINFER_MLA_BLOCK_SIZES = (32, 64)
 # What vLLM 0.34 does with a dense MLA cache in fp8 on an SM 8.x GPU, told no --block-size,
-# said where no GPU preset names the GPU (``gpu_compute_capability`` None), which FlatKV then
-# takes for a Hopper (``unasked_mla_block_text``): TRITON_MLA, the one MLA backend valid there
-# (cuda.py 146-152), at the default 64, on SM 8.9; on SM 8.0 its fp8 check refuses to start
-# (triton_mla.py 227-238), which a GPU preset of SM 8.0 makes the layout's refusal
-# (``gpu_mla_refusal``)
+# said where no GPU is said (``gpu_compute_capability`` None: no preset, no architecture
+# told), which FlatKV then takes for a Hopper (``unasked_mla_block_text``): TRITON_MLA, the
+# one MLA backend valid there (cuda.py 146-152), at the default 64, on SM 8.9; on SM 8.0 its
+# fp8 check refuses to start (triton_mla.py 227-238), which a GPU preset or architecture of
+# SM 8.0 makes the layout's refusal (``gpu_mla_refusal``)
 SM8X_FP8_MLA = (
-    "No GPU preset names the GPU, and FlatKV takes it for a Hopper (a Blackwell where told "
-    "so); on an SM 8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA on TRITON_MLA (FlashMLA's "
+    "No GPU preset names the GPU, nor is its architecture told, and FlatKV takes it for a "
+    "Hopper; on an SM 8.x GPU (A100, L40S, RTX 4090) vLLM 0.34 runs MLA on TRITON_MLA (FlashMLA's "
     "dense kernel runs on a Hopper alone, FLASH_ATTN_MLA on SM 9, FLASHINFER_MLA on SM 10), at "
     "its default 64 told none: on an L40S or RTX 4090 (SM 8.9) a block size of 64 matches a "
     "log of a run told none too. On an A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA "
     "cache (\"FP8 KV cache is not supported by the Triton MLA backend ... native FP8 (fp8e4nv) "
     "requires SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 "
-    "there (pick an A100 GPU preset, and the vLLM column says it won't start)")
+    "there (pick an A100 GPU preset or tell the architecture ampere, and the vLLM column says "
+    "it won't start)")
 # The least compute capability at which vLLM 0.34's TRITON_MLA keeps an fp8 cache
 # (TritonMLAImpl.__init__, triton_mla.py 227-238: has_device_capability(89), "native FP8
 # (fp8e4nv) requires SM89+"; 0.31's alike, 200-210), the one MLA backend valid on SM 8.x
@@ -899,8 +900,8 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     model (0.34's default, ``RECENT_VLLM_BLOCK_SIZE``, which the block size's help says): no
     note.
 
-    On a Blackwell known (``sglang_blackwell``: the B200 preset's, or "GPU is a Blackwell" where no
-    preset names the GPU), bfloat16 and fp8 alike (``_blackwell_unasked_text``): cuda.py puts
+    On a Blackwell known (``StrategyOptions.blackwell``: the B200 preset's, or one told where
+    no preset names the GPU), bfloat16 and fp8 alike (``_blackwell_unasked_text``): cuda.py puts
     FLASHINFER_MLA first on SM 10 (0.34 119-129, 0.31 120-130), which takes both (flashinfer_mla.py
     194-201), on SM 10 alone (220-221), at kernel blocks of 32 and 64 (204-205; DeepSeek-V3's
     qk_nope_head_dim 128 is among the [64, 128, 192] it takes, 245), so told none 0.34 keeps its
@@ -944,9 +945,9 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     if (not result.applies or not runs_dense_mla(profile)
             or options.kernel_block_size is not None):
         return ""
-    # a GPU preset's capability agrees with sglang_blackwell (StrategyOptions._check_gpu), so
-    # this says the preset's Blackwell, or "GPU is a Blackwell" where none names the GPU
-    if options.sglang_blackwell:
+    # the one capability, a GPU preset's or the architecture told: a B200's, or a Blackwell
+    # told where none names the GPU
+    if options.blackwell:
         return _blackwell_unasked_text(profile, options, result)
     capability = options.gpu_compute_capability  # None: a Hopper taken, SM 8.x said too
     if (profile.kv_dtype != "float8_e4m3fn" or result.block_size % FLASHMLA_BLOCK_SIZE == 0

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
-from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES, GPU_PRESETS
+from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES
 from flatkv.dtypes import (
     ENGINE_DTYPE_NAMES,
     canonical_dtype,
@@ -170,28 +170,16 @@ BLACKWELL_GPUS = tuple(gpu for gpu, capability in GPU_COMPUTE_CAPABILITIES.items
                        if capability[0] == BLACKWELL_MAJOR)
 
 
-def blackwell_by_gpu(gpu: str | None) -> bool | None:
-    """Whether the GPU ``gpu`` names is a Blackwell, where a GPU preset names it: True on
-    ``BLACKWELL_GPUS`` (the B200), False on another preset, None where the budget names no
-    preset (a size, KV cache memory, vLLM's blocks), so the Blackwell told decides
-    (--sglang-blackwell, link sg_bw, the sidebar's box). One rule for the CLI, the link and the
-    app: a preset decides, and a Blackwell told beside another preset's is each surface's to
-    refuse or drop in its words."""
-    if gpu not in GPU_PRESETS:
-        return None
-    return gpu in BLACKWELL_GPUS
-
-
 def blackwell_named(gpu: str, options: StrategyOptions) -> str | None:
     """The Blackwell GPU SGLang runs on at ``gpu`` (a GPU preset's name, or "" for a budget of
     none) and ``options``, as the notes name it: the preset's ("B200"), or "Blackwell GPU"
-    where ``options.sglang_blackwell`` is told beside a budget of no GPU preset (--sglang-blackwell,
-    the sidebar's box); None on any other GPU. One predicate for every note of SGLang on a
-    Blackwell (its page, its refusals, its DSA layout), so a Blackwell told says all a B200
-    preset says."""
+    where ``options.blackwell`` is told beside a budget of no GPU preset (--gpu-arch
+    blackwell, --sglang-blackwell, the sidebar's "GPU architecture"); None on any other GPU.
+    One predicate for every note of SGLang on a Blackwell (its page, its refusals, its DSA
+    layout), so a Blackwell told says all a B200 preset says."""
     if gpu in BLACKWELL_GPUS:
         return gpu.split()[0]
-    return "Blackwell GPU" if options.sglang_blackwell else None
+    return "Blackwell GPU" if options.blackwell else None
 BLACKWELL_PAGE = 64
 FA4_PAGE = 128
 # Models whose override (arg_groups/model_overrides/*.py) picks another backend on SM100 when
@@ -528,13 +516,13 @@ def _dsa_bytes_alone(profile: CacheProfile) -> str | None:
 
 def blackwell_dsa_bytes(profile: CacheProfile, options: StrategyOptions) -> int | None:
     """The raw fp8 bytes a token a layer SGLang's figures at ``options`` store for ``profile``
-    on a Blackwell GPU (``options.sglang_blackwell``) in place of its own; None where a
+    on a Blackwell GPU (``options.blackwell``) in place of its own; None where a
     Blackwell stores it as a Hopper does (another GPU, bfloat16 told: ``bfloat16_told``,
     learnable attention sinks: ``CacheProfile.learnable_sink``, for which its auto picks
     bfloat16 there too, overrides.py 532-535, no DeepSeek sparse attention). What a Blackwell
     changes, which the options that act there alone ask (``engine_options``, ``log_check``);
     ``sglang_dsa_stored`` says all SGLang stores in place of the model's."""
-    if (not options.sglang_blackwell or bfloat16_told(profile, options)
+    if (not options.blackwell or bfloat16_told(profile, options)
             or profile.learnable_sink):
         return None
     return _raw_dsa_bytes(profile)
@@ -572,7 +560,7 @@ def sglang_dsa(profile: CacheProfile, options: StrategyOptions,
                formulas: list[str]) -> CacheProfile:
     """``profile`` as SGLang 0.5.23 stores DeepSeek's sparse attention at ``options``
     (``sglang_dsa_stored``), a formula line saying so: on a Blackwell GPU
-    (``options.sglang_blackwell``) in fp8_e4m3 on the trtllm DSA backends, a token a layer
+    (``options.blackwell``) in fp8_e4m3 on the trtllm DSA backends, a token a layer
     the raw fp8 latent and the indexer's keys (``SM100_DSA_KV_DTYPE``; 576 + 132 = 708 B for
     DeepSeek-V3.2), whatever the model's KV dtype (its bfloat16, float16 or float32 is
     SGLang's auto, which picks fp8_e4m3 there; a told fp8_e4m3 runs the same backends); told
@@ -583,19 +571,19 @@ def sglang_dsa(profile: CacheProfile, options: StrategyOptions,
     ``profile`` as it is elsewhere: a bfloat16 or fp8 model off a Blackwell, no indexer, raw
     bytes (on a Blackwell taken as stored, a formula line saying so: ``_dsa_bytes_alone``)."""
     raw, stored = _raw_dsa_bytes(profile), sglang_dsa_stored(profile, options)
-    if options.sglang_blackwell and raw is None:  # stored is None too: it needs raw bytes
+    if options.blackwell and raw is None:  # stored is None too: it needs raw bytes
         if alone := _dsa_bytes_alone(profile):
             formulas.append(f"on a Blackwell GPU SGLang 0.5.23 {alone}")
         return profile
     own = f"the {n(profile.kv_bytes_per_slot)} of the model's {profile.kv_dtype or 'KV'}"
-    if options.sglang_blackwell and profile.learnable_sink:
+    if options.blackwell and profile.learnable_sink:
         bf16 = stored[1] if stored else _bfloat16_dsa_bytes(profile, raw)
         formulas.append(
             f"on a Blackwell GPU SGLang 0.5.23 {_sink_layout(profile, bf16)} a token a layer, "
             + (f"in place of {own}, " if stored else "")
             + (f"not the raw fp8 {_dsa_terms(profile, raw)} its auto picks there without them"
                if raw else "as on a Hopper"))
-    elif options.sglang_blackwell and bfloat16_told(profile, options):
+    elif options.blackwell and bfloat16_told(profile, options):
         bf16 = _bfloat16_dsa_bytes(profile, raw)
         formulas.append(
             "on a Blackwell GPU SGLang 0.5.23 told --kv-cache-dtype bfloat16 keeps DeepSeek's "
@@ -603,7 +591,7 @@ def sglang_dsa(profile: CacheProfile, options: StrategyOptions,
             f"overrides.py 532-544): {_dsa_terms(profile, bf16)} a token a layer, "
             + (f"in place of {own}, " if stored else "")
             + f"not the raw fp8 {_dsa_terms(profile, raw)} its auto picks there")
-    elif options.sglang_blackwell:
+    elif options.blackwell:
         formulas.append(
             f"on a Blackwell GPU SGLang 0.5.23 keeps DeepSeek's sparse attention in "
             f"{SM100_DSA_KV_DTYPE} where no --kv-cache-dtype is told, on its {SM100_DSA_BACKEND} "

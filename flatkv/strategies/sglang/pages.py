@@ -44,7 +44,7 @@ def page_size(profile: CacheProfile, options: StrategyOptions) -> int:
 # pool holds; in bfloat16 both counts are the bytes stored. SGLang 0.5.23's trtllm DSA backends
 # (a Blackwell GPU's default, in fp8_e4m3 there) store the raw 576 + 132 layout and size the
 # pool by it (calculate_mla_kv_cache_dim, kv_cache_configurator.py 3425-3440):
-# ``chunk.sglang_dsa`` takes it where options.sglang_blackwell says the GPU is one.
+# ``chunk.sglang_dsa`` takes it where options.blackwell says the GPU is one.
 NSA_PAGE_SIZE = 64
 NSA_FP8_NOTE = (
     "with an fp8 KV cache SGLang sizes its pool by the bytes it stores, 656 + 132 B a token a "
@@ -67,7 +67,7 @@ def nsa_options(profile: CacheProfile, options: StrategyOptions,
                         "--page-size says")
         options = replace(options, sglang_page_size=page)
     # fp8, or unknown; on a Blackwell GPU SGLang's trtllm layout instead (``sglang_dsa``)
-    if not options.sglang_blackwell and (
+    if not options.blackwell and (
             profile.kv_dtype is None or dtype_bytes(profile.kv_dtype) == 1):
         formulas.append(NSA_FP8_NOTE)
     return options
