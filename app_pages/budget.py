@@ -276,7 +276,7 @@ with user_errors():
         st.caption(note)
     if "prefill_checkpoint_blocks" in acting and (note := strategy_notes.prefill_checkpoint_text(
             s.strategy_options(), s.profile(),
-            gdn_gpu=s.gpu if s.vllm_checkpoint_blocks() else "")):
+            gdn_gpu=s.gpu_named() if s.vllm_checkpoint_blocks() else "")):
         st.caption(note)
     speculative_note(strategy)
     if b.rounded_in_log and (note := app_data.printed_budget_text(

@@ -244,9 +244,9 @@ with user_errors():
                  strategy_notes.idle_values_text(s.strategy_options(), s.profile(),
                                                  s.acting_engine_options()),
                  strategy_notes.mamba_all_text(s.strategy_options(), s.profile()),
-                 strategy_notes.prefill_checkpoint_text(s.strategy_options(), s.profile(),
-                                                  gdn_gpu=s.gpu if s.vllm_checkpoint_blocks()
-                                                  else ""),
+                 strategy_notes.prefill_checkpoint_text(
+                     s.strategy_options(), s.profile(),
+                     gdn_gpu=s.gpu_named() if s.vllm_checkpoint_blocks() else ""),
                  app_data.printed_budget_text(s.profile(), "vllm", b.cache_bytes, context,
                                               s.strategy_options()) if b.rounded_in_log else ""):
         if note:

@@ -33,6 +33,7 @@ from flatkv.budget import (
     gpu_arch_of,
     gpu_arch_text,
     gpu_name,
+    gpu_words,
     takes_mem_fraction,
     too_many_decimals,
 )
@@ -221,12 +222,16 @@ class AppState:
 
     def vllm_checkpoint_blocks(self) -> int | None:
         """The prefill checkpoint blocks vLLM 0.34 keeps a request for this model in align on
-        the GPU picked (``vllm.checkpoint_blocks_kept``; no GPU named, as with a KV cache memory
-        or blocks given: not known)."""
+        the GPU picked (``vllm.checkpoint_blocks_kept``: a preset's or the architecture told;
+        none said, as with a KV cache memory or blocks given: not known)."""
         spec = self.model_spec()
-        return checkpoint_blocks_kept(self.profile(),
-                                      self.gpu if self.gpu in GPU_PRESETS else None,
+        return checkpoint_blocks_kept(self.profile(), self.gpu_capability(),
                                       set(spec.gdn_key_head_dims) if spec else set())
+
+    def gpu_named(self) -> str:
+        """The GPU as the notes name it (``budget.gpu_words``): the preset picked, or the
+        architecture told ("Hopper GPU (SM 9.0)"); "" where neither says."""
+        return gpu_words(self.gpu, self.gpu_capability())
 
     def runs_recent_vllm_defaults(self) -> bool:
         """Whether this view holds vLLM 0.34's own layout defaults for a model it serves (the

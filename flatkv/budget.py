@@ -176,6 +176,16 @@ def gpu_arch_text(arch: str) -> str:
             f"{gpu_models(lambda c: c == capability)})")
 
 
+def gpu_words(gpu: str, capability: tuple[int, int] | None) -> str:
+    """The GPU as a note names it after "the": the preset ``gpu`` names ("H100 80GB"), else
+    the architecture told ("Hopper GPU (SM 9.0)"), "" where neither says."""
+    if gpu in GPU_COMPUTE_CAPABILITIES:
+        return gpu
+    if (arch := gpu_arch_of(capability)) is None:
+        return ""
+    return f"{arch.capitalize()} GPU (SM {capability_text(GPU_ARCHITECTURES[arch])})"
+
+
 def gpu_arch_of(capability: tuple[int, int] | None) -> str | None:
     """The architecture's name (``GPU_ARCHITECTURES``) of ``capability``; None for None."""
     return next((arch for arch, c in GPU_ARCHITECTURES.items() if c == capability), None)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 
 from flatkv import strategy_cli
-from flatkv.budget import GPU_PRESETS, gpu_arch_of
+from flatkv.budget import compute_capability, gpu_arch_of, gpu_words
 from flatkv.engine_options import (
     ENGINE_OPTIONS,
     acting_engine_options,
@@ -63,13 +63,13 @@ def gpu_named(args: argparse.Namespace) -> str:
 def checkpoint_notes(options: StrategyOptions, model: GivenModel,
                      gpu: str = "") -> tuple[str, ...]:
     """Where a Mamba2 model runs align without the prefill checkpoint block vLLM 0.32 and
-    later keep, or a GDN model on ``gpu`` (--gpu-memory's name) whose prefill runs on
-    FlashInfer there (0.33 and later): the flag that matches their logs (the Compare page's
-    note)."""
+    later keep, or a GDN model on ``gpu`` (--gpu-memory's name), or the architecture told
+    (``options``' capability, where ``gpu`` names no preset), whose prefill runs on FlashInfer
+    there (0.33 and later): the flag that matches their logs (the Compare page's note)."""
     profile = model.profile
-    kept = checkpoint_blocks_kept(profile, gpu if gpu in GPU_PRESETS else None,
-                                  set(model.gdn_key_head_dims))
-    gdn_gpu = gpu if kept else ""
+    capability = compute_capability(gpu) or options.gpu_compute_capability
+    kept = checkpoint_blocks_kept(profile, capability, set(model.gdn_key_head_dims))
+    gdn_gpu = gpu_words(gpu, capability) if kept else ""
     return (f"note: {text}",) if (text := prefill_checkpoint_text(
         options, profile, fix="give --prefill-checkpoint-blocks 1", gdn_gpu=gdn_gpu)) else ()
 

@@ -1104,7 +1104,8 @@ def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] 
     gdn_elsewhere = ""
     if gdn and checkpoint_blocks != 1:
         where = (f"not on the {gpu}" if checkpoint_blocks == 0
-                 else "pick the GPU, or set Prefill checkpoint blocks to 1 for a log of one")
+                 else "pick the GPU or its architecture, or set Prefill checkpoint blocks to 1 "
+                 "for a log of one")
         gdn_elsewhere = (" vLLM 0.33 and later keep a prefill checkpoint block more for this "
                          "model's GDN layers on an H100 or H200, or a B200 with key heads of "
                          f"128 (CUDA 13), where their prefill runs on FlashInfer: {where}.")

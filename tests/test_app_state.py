@@ -1794,6 +1794,13 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
         view = replace(default, gpu=gpu)
         assert view.vllm_checkpoint_blocks() == kept
         assert view.recent_vllm_changes().get("prefill_checkpoint_blocks") == (kept or None)
+    # an architecture told where no preset names the GPU is known as its presets are
+    for arch, kept, named in (("hopper", 1, "Hopper GPU (SM 9.0)"),
+                              ("blackwell", 1, "Blackwell GPU (SM 10.0)"),
+                              ("ampere", 0, "Ampere GPU (SM 8.0)"), ("", None, "")):
+        view = replace(default, gpu="KV cache memory", gpu_arch=arch)
+        assert (view.vllm_checkpoint_blocks(), view.gpu_named()) == (kept, named), arch
+    assert replace(default, gpu_arch="ampere").gpu_named() == "H100 80GB"
     # set on an H100, then the A100 picked: the button takes it back to vLLM's 0 there
     kept_on_a100 = replace(default, gpu="A100 80GB", block_size=64, mamba_cache_mode="align",
                            prefill_checkpoint_blocks=1)
@@ -1807,12 +1814,13 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
     # Qwen3-Next's (16 key heads x 128)
     assert presets.load_preset("Qwen3-Next-80B-A3B").gdn_key_head_dims == {128}
     qwen = ("Qwen3NextForCausalLM",)
-    assert gdn_checkpoint_on("H100 80GB", qwen, set())
-    assert not gdn_checkpoint_on("B200 192GB", qwen, set())
-    assert not gdn_checkpoint_on("B200 192GB", qwen, {256})
+    assert gdn_checkpoint_on((9, 0), qwen, set())
+    assert not gdn_checkpoint_on((10, 0), qwen, set())
+    assert not gdn_checkpoint_on((10, 0), qwen, {256})
     # by each preset's compute capability: FlashInfer's GDN prefill on SM 9.0 (H100, H200) at
     # any key head dim, on SM 10.x (B200) at 128 alone; the A100s, L40S and RTX 4090 none
-    kept = {dims: {gpu for gpu in GPU_PRESETS if gdn_checkpoint_on(gpu, qwen, dims)}
+    kept = {dims: {gpu for gpu, capability in GPU_COMPUTE_CAPABILITIES.items()
+                   if gdn_checkpoint_on(capability, qwen, dims)}
             for dims in (frozenset({128}), frozenset({256}))}
     assert kept == {frozenset({128}): {"H100 80GB", "H200 141GB", "B200 192GB"},
                     frozenset({256}): {"H100 80GB", "H200 141GB"}}
@@ -1823,7 +1831,8 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
             "layers on an H100 or H200, or a B200 with key heads of 128 (CUDA 13), where their "
             "prefill runs on FlashInfer: ")
     for gpu, where in (("A100 80GB", "not on the A100 80GB."), ("KV cache memory", (
-            "pick the GPU, or set Prefill checkpoint blocks to 1 for a log of one."))):
+            "pick the GPU or its architecture, or set Prefill checkpoint blocks to 1 for a log "
+            "of one."))):
         view = replace(default, gpu=gpu)
         help_text = strategy_notes.recent_vllm_help(view.recent_vllm_changes(), archs, gpu,
                                               view.vllm_checkpoint_blocks())

@@ -3060,3 +3060,27 @@ def test_model_file_export_of_deepseek_v32_on_a_b200_takes_the_raw_fp8_layout(ca
         assert sglang("--model-file", str(export), *told) == 2_209_216, dtype
     assert sglang("--preset", "DeepSeek-V3.2") == 4_006_592
     assert sglang("--preset", "DeepSeek-V3.2", *told) == 2_209_216
+
+
+def test_gpu_arch_tells_vllms_gdn_checkpoint_block_as_its_presets_do(capsys):
+    # Qwen3-Next in align: vLLM 0.33 and later keep a prefill checkpoint block for its GDN
+    # layers where their prefill runs on FlashInfer (SM 9.0 any key head dim, SM 10.0 at 128;
+    # vllm_releases.FLASHINFER_GDN_CAPABILITIES): on a budget told hopper the note the H100
+    # preset gives, the GPU named by its architecture; told ampere (no FlashInfer GDN prefill)
+    # or told nothing (not known), no note. 2 state pages a request, 3 with it
+    def notes(*flags):
+        code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--mamba-cache-mode",
+                            "align", *flags], capsys)
+        assert code == 0
+        return [line for line in err.splitlines() if "prefill checkpoint" in line]
+
+    said = ("python -m flatkv: note: Mamba cache mode align counts 2 state pages a request in "
+            "each state group here, as vLLM 0.28 to 0.32 did. Since 0.33 vLLM keeps a prefill "
+            "checkpoint page more for this model's GDN layers on the {}, whose prefill runs on "
+            "FlashInfer there (3 a request): give --prefill-checkpoint-blocks 1 to match a "
+            "later log.")
+    assert notes("--budget", "40GiB", "--gpu-arch", "hopper") == [
+        said.format("Hopper GPU (SM 9.0)")]
+    assert notes("--gpu-memory", "H100 80GB") == [said.format("H100 80GB")]
+    assert notes("--budget", "40GiB", "--gpu-arch", "ampere") == []
+    assert notes("--budget", "40GiB") == []

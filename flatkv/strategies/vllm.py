@@ -58,7 +58,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
-from flatkv.budget import capability_text, compute_capability, gpu_models
+from flatkv.budget import capability_text, gpu_models
 from flatkv.dtypes import ENGINE_DTYPE_NAMES, unstored_kv_dtype_refusal
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -456,12 +456,12 @@ def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) ->
             "all)")
 
 
-def gdn_checkpoint_on(gpu: str, architectures: tuple[str, ...],
+def gdn_checkpoint_on(capability: tuple[int, int] | None, architectures: tuple[str, ...],
                       key_head_dims: set[int]) -> bool:
-    """Whether vLLM 0.34 keeps a GDN model's prefill checkpoint block on ``gpu`` (a name of
-    budget.GPU_PRESETS): a GDN_CHECKPOINT_CLASSES model whose GDN layers' key head dims
-    (``key_head_dims``) the GPU's FlashInfer prefill takes."""
-    capability = compute_capability(gpu)
+    """Whether vLLM 0.34 keeps a GDN model's prefill checkpoint block on a GPU of
+    ``capability`` (a GPU preset's, ``budget.compute_capability``, or the architecture told): a
+    GDN_CHECKPOINT_CLASSES model whose GDN layers' key head dims (``key_head_dims``) the GPU's
+    FlashInfer prefill takes."""
     if capability not in FLASHINFER_GDN_CAPABILITIES or not GDN_CHECKPOINT_CLASSES.intersection(
             architectures):
         return False
@@ -469,22 +469,23 @@ def gdn_checkpoint_on(gpu: str, architectures: tuple[str, ...],
     return needed is None or key_head_dims == {needed}  # unknown dims (raw bytes): not there
 
 
-def checkpoint_blocks_kept(profile: CacheProfile, gpu: str | None,
+def checkpoint_blocks_kept(profile: CacheProfile, capability: tuple[int, int] | None,
                            key_head_dims: set[int]) -> int | None:
     """The prefill checkpoint blocks vLLM 0.34 keeps a request of this model in align, run on
-    ``gpu`` (a GPU preset's name; None: not known): 1 for a Mamba2 class; for a GDN class 1
-    where its prefill runs on FlashInfer (``gdn_checkpoint_on``), 0 on another GPU, None on
-    one not known; 0 for other state layers; None without state (nothing to keep). The app's
-    button and notes and the CLI's notes all read it."""
+    a GPU of ``capability`` (a GPU preset's or the architecture told; None: not known): 1 for
+    a Mamba2 class; for a GDN class 1 where its prefill runs on FlashInfer
+    (``gdn_checkpoint_on``), 0 on another GPU, None on one not known; 0 for other state
+    layers; None without state (nothing to keep). The app's button and notes and the CLI's
+    notes all read it."""
     if not profile.has_state:
         return None
     if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
         return 1
     if not GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
         return 0
-    if gpu is None:
+    if capability is None:
         return None
-    return int(gdn_checkpoint_on(gpu, profile.architectures, key_head_dims))
+    return int(gdn_checkpoint_on(capability, profile.architectures, key_head_dims))
 
 
 # An MLA model with state layers pages by a multiple of this (vLLM 0.27 and later:
