@@ -1209,6 +1209,23 @@ def test_compare_check_log_names_sglangs_kv_cache_dtype_for_a_b200_log_told_bflo
     assert "--sglang-kv-cache-dtype changes no figure" not in err
 
 
+def test_sglangs_dsa_on_an_sm8x_gpu_is_noted_as_unchecked_kernels(capsys):
+    # DeepSeek-V3.2 on the A100 preset, or a budget told ada: SGLang's figures are the Hopper
+    # layout its start-up takes (61 x 1,284 B a token), and a note says its FlashMLA / DeepGEMM
+    # kernels are not checked there; on the H100 preset no such note
+    def notes(*flags):
+        code, _, err = run(["compare", "--preset", "DeepSeek-V3.2", *flags], capsys)
+        assert code == 0
+        return [line for line in err.splitlines() if "may fail at its first forward" in line]
+
+    (a100,) = notes("--gpu-memory", "A100 80GB")
+    assert a100.startswith("python -m flatkv: note: SGLang 0.5.23 starts DeepSeek's sparse "
+                           "attention on the A100 80GB as on a Hopper")
+    (ada,) = notes("--budget", "40GiB", "--gpu-arch", "ada")
+    assert "on the Ada GPU (SM 8.9) as on a Hopper" in ada
+    assert notes("--gpu-memory", "H100 80GB") == [] and notes("--budget", "40GiB") == []
+
+
 def test_sglang_blackwell_flag_sets_the_b200_layout_and_is_refused_beside_a_hopper(capsys):
     # --budget 40GiB --sglang-blackwell: the B200 preset's layout, 61 x (576 + 132) B a token:
     # 42,949,672,960 // 43,188 = 994,481, 994,432 in pages of 64 (a Hopper's 61 x 1,284 B:

@@ -2902,6 +2902,40 @@ def test_on_an_sm8x_gpu_sglang_keeps_dsa_as_on_a_hopper():
         refused.reason)
 
 
+def test_on_an_sm8x_gpu_the_notes_say_sglangs_dsa_kernels_are_not_checked_at_start_up():
+    # the figures above are the Hopper layout SGLang's start-up takes on SM 8.x, but its
+    # FlashMLA sparse kernels and the indexer's deep_gemm.fp8_mqa_logits (dsa/utils.py 499-504,
+    # called though deep_gemm_wrapper/configurer.py 38-40 turns DeepGEMM off below SM 9) are
+    # Hopper / Blackwell kernels: the GPU note says the server may fail at its first forward
+    # pass there, naming the GPU preset or the architecture told; nothing on SM 9 / 10, none
+    # said, a model without DeepSeek's indexer, or fp8_e5m2 (refused: the refusal says more)
+    from flatkv.strategies.sglang import sglang_gpu_note, sm8x_dsa_kernels
+
+    v32 = load_preset("DeepSeek-V3.2").profile()
+    for gpu, capability, named in (("A100 80GB", (8, 0), "A100 80GB"),
+                                   ("L40S 48GB", (8, 9), "L40S 48GB"),
+                                   ("", (8, 0), "Ampere GPU (SM 8.0)"),
+                                   ("", (8, 9), "Ada GPU (SM 8.9)")):
+        note = sglang_gpu_note(gpu, v32, StrategyOptions(gpu_compute_capability=capability))
+        assert note == sm8x_dsa_kernels(gpu, v32,
+                                        StrategyOptions(gpu_compute_capability=capability))
+        assert note.startswith(f"SGLang 0.5.23 starts DeepSeek's sparse attention on the "
+                               f"{named} as on a Hopper, and these figures are that layout's")
+        assert note.endswith("so it may fail at its first forward pass there (FlatKV has not "
+                             "run it on one)")
+    # the CLI's notes name the GPU preset without its capability in the options
+    assert sm8x_dsa_kernels("A100 80GB", v32, StrategyOptions()).startswith(
+        "SGLang 0.5.23 starts DeepSeek's sparse attention on the A100 80GB")
+    for gpu, capability in (("H100 80GB", (9, 0)), ("", (9, 0)), ("", None), ("B200 192GB", None)):
+        assert sm8x_dsa_kernels(gpu, v32,
+                                StrategyOptions(gpu_compute_capability=capability)) is None
+    on_a100 = StrategyOptions(gpu_compute_capability=(8, 0))
+    for profile in (load_preset("DeepSeek-V3").profile(),
+                    load_preset("Qwen3-Next-80B-A3B").profile(),
+                    load_preset("DeepSeek-V3.2").with_options(kv_dtype="float8_e5m2").profile()):
+        assert sm8x_dsa_kernels("A100 80GB", profile, on_a100) is None
+
+
 def test_on_a_blackwell_sglang_told_bfloat16_keeps_dsa_in_bfloat16():
     # told --kv-cache-dtype bfloat16 (FlatKV: the KV dtype bfloat16 beside sglang_kv_cache_dtype
     # bfloat16; that dtype alone stands for SGLang's auto) SGLang 0.5.23 keeps DeepSeek-V3.2's

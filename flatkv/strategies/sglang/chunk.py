@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
-from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES
+from flatkv.budget import BLACKWELL_MAJOR, GPU_COMPUTE_CAPABILITIES, gpu_words
 from flatkv.dtypes import (
     ENGINE_DTYPE_NAMES,
     canonical_dtype,
@@ -367,8 +367,9 @@ def sglang_default_page(gpu: str, profile: CacheProfile,
 # SM 8.x start-up check for DSA (SM 8.9 for TileLang's fp8 cache, overrides.py 579-582) reads a
 # told tilelang backend alone, so the pool is a Hopper's (bench/sglang_check.py
 # check_sm8x_dsa). Whether FlashMLA's and DeepGEMM's kernels run there is not read at start-up
-# (deep_gemm_wrapper/configurer.py 38-40 turns DeepGEMM off below SM 9, which the DSA indexer
-# calls directly: dsa/dsa_indexer.py 141-145), and not modelled
+# (deep_gemm_wrapper/configurer.py 38-40 turns DeepGEMM off below SM 9, while the DSA indexer
+# calls deep_gemm.fp8_mqa_logits unless told its torch path: dsa/utils.py 499-504): the notes
+# say so (``sm8x_dsa_kernels``), the figures stay the Hopper layout start-up takes
 SM100_DSA_KV_DTYPE = "fp8_e4m3"
 SM100_DSA_BACKEND = "trtllm"
 # The --kv-cache-dtype SGLang 0.5.23 takes and DeepSeek's sparse attention does not: after
@@ -742,4 +743,27 @@ def sglang_gpu_note(gpu: str, profile: CacheProfile, options: StrategyOptions,
     One place for both surfaces, which word only the fix (an engine option, a flag: ``say``,
     as ``sm100_refusal`` takes it)."""
     return (sm100_refusal(gpu, profile, options, say) or sm100_dsa_layout(gpu, profile, options)
+            or sm8x_dsa_kernels(gpu, profile, options)
             or sglang_default_page(gpu, profile, options))
+
+
+def sm8x_dsa_kernels(gpu: str, profile: CacheProfile, options: StrategyOptions) -> str | None:
+    """What these figures cannot promise of DeepSeek's sparse attention (a model of SGLang's
+    DeepSeek family with an indexer) on an SM 8.x GPU (an A100, L40S, RTX 4090, or Ampere /
+    Ada told): SGLang 0.5.23's start-up takes it there as on a Hopper (its dtype, backends and
+    bytes: bench/sglang_check.py check_sm8x_dsa), so the figures are a Hopper's layout; but its
+    FlashMLA sparse kernels and the DSA indexer's DeepGEMM logits are Hopper / Blackwell
+    kernels, which start-up does not check, so a reader is told the server may fail at its
+    first forward pass there. None elsewhere, and where SGLang refuses the model or its KV
+    dtype (that refusal says more)."""
+    capability = GPU_COMPUTE_CAPABILITIES.get(gpu) or options.gpu_compute_capability
+    if (capability is None or capability[0] >= 9 or _raw_dsa_bytes(profile) is None
+            or sglang_blocker(profile) or sglang_kv_dtype_refusal(profile)):
+        return None
+    return (f"SGLang 0.5.23 starts DeepSeek's sparse attention on the {gpu_words(gpu, capability)}"
+            " as on a Hopper, and these figures are that layout's; but its FlashMLA sparse "
+            "kernels and its DSA indexer's DeepGEMM logits are Hopper / Blackwell kernels "
+            "(SGLang turns DeepGEMM off below SM 9, deep_gemm_wrapper/configurer.py 38-40, yet "
+            "the indexer calls deep_gemm.fp8_mqa_logits unless SGLANG_FP8_PAGED_MQA_LOGITS_TORCH "
+            "is set, dsa/utils.py 499-504), which its start-up does not check, "
+            "so it may fail at its first forward pass there (FlatKV has not run it on one)")
