@@ -106,6 +106,9 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
             replaced.append("--gpu-memory")
         elif getattr(args, "vllm_blocks", None) is not None and "vllm_blocks" not in changes:
             replaced.append("--vllm-blocks")
+    if changes.get("sglang_blackwell") and (arch := getattr(args, "gpu_arch", None)) not in (
+            None, "blackwell"):
+        replaced.append(f"--gpu-arch {arch}")  # another architecture: the CLI refuses both
     if "sglang_attn_dp_size" in changes and getattr(args, "enable_dp_attention", False):
         replaced.append("--enable-dp-attention --dp-size")  # it sets D where --attn-dp-size is 1
     sink_alike = log_check.learnable_sink_alike(profile, changes)

@@ -914,6 +914,35 @@ def test_compare_check_log_names_sglang_on_a_blackwell_for_a_b200_log(tmp_path, 
                          "--sglang-chunked-prefill-size 16384 (in place of --gpu-memory)", capsys)
 
 
+def test_compare_check_log_offers_a_blackwell_in_place_of_a_told_gpu_arch(tmp_path, capsys):
+    # the same B200 log checked at a budget told --gpu-arch hopper (or ampere): the Blackwell is
+    # offered in place of that architecture; the note named --sglang-blackwell alone, which
+    # added to that command was refused ("--sglang-blackwell says the GPU is a Blackwell, but
+    # --gpu-arch hopper says another: drop one of them"); taken, every line agrees
+    from test_log_check import deepseek_v32_b200_sglang_lines
+
+    log = tmp_path / "sglang.log"
+    log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate(deepseek_v32_b200_sglang_lines())))
+    v32 = ["compare", "--preset", "DeepSeek-V3.2", "--check-log", str(log), "--budget", "40GiB"]
+    for arch in ("hopper", "ampere"):
+        assert_log_run_named([*v32, "--gpu-arch", arch], "--sglang-blackwell "
+                             f"--sglang-chunked-prefill-size 16384 (in place of --gpu-arch {arch})",
+                             capsys)
+    # beside a Hopper's preset told hopper too, both are named
+    assert_log_run_named([*v32[:-2], "--gpu-memory", "H100 80GB", "--gpu-arch", "hopper"],
+                         "--sglang-blackwell --budget 42947529216B --sglang-chunked-prefill-size "
+                         "16384 (in place of --gpu-memory and --gpu-arch hopper)", capsys)
+    code, out, err = run([*v32, "--sglang-blackwell", "--sglang-chunked-prefill-size", "16384"],
+                         capsys)
+    assert code == 0 and "this log's run had" not in err
+    assert out.splitlines()[0] == "SGLang: both lines are in the log and agree with it."
+    # told blackwell already, nothing is offered in its place
+    code, _, err = run([*v32, "--gpu-arch", "blackwell", "--sglang-chunked-prefill-size", "16384"],
+                       capsys)
+    assert code == 0 and "this log's run had" not in err
+
+
 def deepseek_v3_sglang_log(tmp_path, kv_dtype: str):
     """A log of SGLang's start-up lines for DeepSeek-V3 at TP 8 in ``kv_dtype`` with
     65,718,725,760 B of KV cache a rank and 32,768 tokens (FlatKV's lines there; its MLA latent
