@@ -167,7 +167,8 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
                          "packed slabs: add --planner per-component, or drop the option")
     # with --context the plan's own layout counts requests, and reads its options
     counting = PLANNER_STRATEGY[planner] if args.context is not None else None
-    if unread := option_not_read(options, counting, vllm_blocks_read(model, args, options)):
+    if unread := option_not_read(options, counting, vllm_blocks_read(model, args, options),
+                                 strategy_cli.arch_flag(args)):
         flag, layout, _ = unread
         if counting is not None:
             raise UsageError(f"{flag} is not read by this plan's layout ({counting}), which "
@@ -199,8 +200,8 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
         text = format_analysis(analysis, title=profile.name, mla=profile.mla)
         if requests is not None:
             text += "\n\n" + requests_text(requests)
-    idle = idle_option_notes(options, profile, (counting,), capability=_capability(args)
-                             ) if counting else ()
+    idle = idle_option_notes(options, profile, (counting,), capability=_capability(args),
+                             arch_flag=strategy_cli.arch_flag(args)) if counting else ()
     return CommandOutput(text, model.stderr_notes() + budget_notes(args)
                          + (context.notes() if context else ()) + drafter_notes(args, model)
                          + idle)
@@ -224,7 +225,8 @@ def _plan_strategy(args: argparse.Namespace, model: GivenModel,
         raise UsageError(f"--reserved-bytes-per-block applies to the per-component layout, "
                          f"not --strategy {args.strategy}")
     if unread := option_not_read(options, args.strategy,
-                                  vllm_blocks_read(model, args, options)):
+                                  vllm_blocks_read(model, args, options),
+                                  strategy_cli.arch_flag(args)):
         flag, layout, instead = unread
         raise UsageError(f"{flag} is not read by --strategy {args.strategy}{instead}: use "
                          f"--strategy {layout} (a layout that reads it), or compare, which "
@@ -232,7 +234,8 @@ def _plan_strategy(args: argparse.Namespace, model: GivenModel,
     output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
     return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
                    + idle_option_notes(options, profile, (args.strategy,),
-                                       capability=_capability(args))
+                                       capability=_capability(args),
+                                       arch_flag=strategy_cli.arch_flag(args))
                    + idle_page_notes(args, profile, options)
                    + sglang_chunk_notes(args, profile, options, (args.strategy,))
                    + (checkpoint_notes(options, model, gpu_named(args))
@@ -290,7 +293,7 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
             *counted[0], log_check.logged_run(log_check.read_log(log)), model))
     options = strategy_cli.options_from_args(args)
     idle = idle_option_notes(options, model.profile, STRATEGIES,
-                             capability=_capability(args))
+                             capability=_capability(args), arch_flag=strategy_cli.arch_flag(args))
     return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
                    + sglang_page_notes(args, model.profile, options)
                    + sglang_chunk_notes(args, model.profile, options, STRATEGIES)

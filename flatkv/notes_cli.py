@@ -131,12 +131,12 @@ _READ_INSTEAD = {("block_size", "sglang"): "SGLang's page is --sglang-page-size"
                  ("alignment", "aliased"): "aliased pages hold --block-size tokens as given"}
 
 
-def _flag_as_typed(field: str, value: object) -> str:
+def _flag_as_typed(field: str, value: object, arch_flag: str = "") -> str:
     """The flag that sets option ``field`` to ``value``: ``--mamba-cache-mode``, and for an
-    option turned off ``--no-sglang-swa-pool``; the GPU's capability as its architecture told
-    (``gpu_arch_flag``)."""
+    option turned off ``--no-sglang-swa-pool``; the GPU's capability as its architecture was
+    told (``arch_flag``: ``strategy_cli.arch_flag``, else ``gpu_arch_flag``)."""
     if field == "gpu_compute_capability":
-        return gpu_arch_flag(value)
+        return arch_flag or gpu_arch_flag(value)
     return f"--{'no-' if value is False else ''}{field.replace('_', '-')}"
 
 
@@ -156,13 +156,16 @@ def _flag_setting(field: str, value: object) -> str:
 
 def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
                       strategies: Sequence[str], *,
-                      capability: tuple[int, int] | None = None) -> tuple[str, ...]:
+                      capability: tuple[int, int] | None = None,
+                      arch_flag: str = "") -> tuple[str, ...]:
     """A note for each engine option set to other than its default that changes no figure of
     ``strategies`` for this model (``engine_options.acting_engine_options``), or none at the
     value set (``engine_options.idle_at_its_value``): the figures are right, but a command that
     names the option reads as if it counted. ``options`` as told (what was set);
     ``capability``: the figures' GPU (``strategy_cli.figures_options``: a GPU preset's, where
-    ``options`` may say none was told), as SGLang's KV cache dtype acts on a Blackwell."""
+    ``options`` may say none was told), as SGLang's KV cache dtype acts on a Blackwell;
+    ``arch_flag``: the flag that told the architecture, as typed (``strategy_cli.arch_flag``),
+    which the note on a Blackwell that changes nothing names."""
     defaults = StrategyOptions()
     told = options
     options = replace(options, gpu_compute_capability=capability
@@ -184,7 +187,7 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
         else:  # no layers of its kind, or a page or mode the model fixes
             why = "this model gives it nothing to act on"
         notes.append(f"note: {_flag_as_typed(option.field, value)} changes no figure here: {why}")
-    return (*notes, *_idle_blackwell_note(told, profile, strategies))
+    return (*notes, *_idle_blackwell_note(told, profile, strategies, arch_flag))
 
 
 # --sglang-blackwell in vLLM's figures: none moves, the FlashMLA note reads it
@@ -195,9 +198,10 @@ VLLM_ON_BLACKWELL = ("vLLM's figures take the block size as told on any GPU; the
 
 
 def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
-                         strategies: Sequence[str]) -> tuple[str, ...]:
-    """--sglang-blackwell told where SGLang's figures on a Blackwell are a Hopper's (a model
-    without DeepSeek's sparse attention: gpt-oss, Qwen3-Next, DeepSeek-V3): the note that it
+                         strategies: Sequence[str], arch_flag: str = "") -> tuple[str, ...]:
+    """A Blackwell told (``arch_flag`` as typed: --gpu-arch blackwell, --sglang-blackwell)
+    where SGLang's figures on a Blackwell are a Hopper's (a model without DeepSeek's sparse
+    attention: gpt-oss, Qwen3-Next, DeepSeek-V3): the note that it
     changes no figure, as for an engine option, since it is no ``ENGINE_OPTIONS`` entry. The
     page SGLang runs there, or why it would not start, the Blackwell notes say beside it
     (``sglang_page_notes``); where the figures take it, ``sm100_dsa_layout`` says what it
@@ -209,8 +213,9 @@ def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
     says (``VLLM_ON_BLACKWELL``)."""
     if not options.blackwell:
         return ()
+    flag = _flag_as_typed("gpu_compute_capability", options.gpu_compute_capability, arch_flag)
     if "sglang" not in strategies:  # plan --strategy vllm
-        return (f"note: --sglang-blackwell changes no figure here: {VLLM_ON_BLACKWELL}",)
+        return (f"note: {flag} changes no figure here: {VLLM_ON_BLACKWELL}",)
     if sm100_dsa_layout("", profile, options) is not None:
         return ()
     why = ("no layout that reads it serves this model" if sglang_blocker(profile) else
@@ -222,7 +227,7 @@ def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
            "DeepSeek's sparse attention (a model with an indexer, such as DeepSeek-V3.2) is "
            "stored otherwise there (the page and backend SGLang runs there, where they differ "
            "from the ones told, a note of their own says)")
-    return (f"note: --sglang-blackwell changes no figure here: {why}",)
+    return (f"note: {flag} changes no figure here: {why}",)
 
 
 # Why a layout that reads --block-size / --alignment may take no figure from it.
@@ -260,11 +265,12 @@ def idle_page_notes(args: argparse.Namespace, profile: CacheProfile,
 
 def option_not_read(options: StrategyOptions, strategy: str | None,
                      budget_reads: Callable[[str], bool] = lambda field: False,
-                     ) -> tuple[str, str, str] | None:
+                     arch_flag: str = "") -> tuple[str, str, str] | None:
     """The flag as typed (``--mamba-cache-mode``, ``--no-sglang-swa-pool``) of the first option
     set to other than its default that ``strategy`` (None: the planner alone) does not read,
     nor the budget (``budget_reads``: --vllm-blocks sizes it by vLLM's block at the options
-    given), and a layout that does, with what ``strategy`` reads instead where that says more;
+    given; the architecture as ``arch_flag`` typed it), and a layout that does, with what
+    ``strategy`` reads instead where that says more;
     None where there is none. plan would print the same figures and drop such an option
     unsaid."""
     defaults = StrategyOptions()
@@ -275,7 +281,8 @@ def option_not_read(options: StrategyOptions, strategy: str | None,
                     else strategy in _READ_BY[f.name]) or budget_reads(f.name)):
             continue
         instead = _READ_INSTEAD.get((f.name, strategy), "")
-        return _flag_as_typed(f.name, value), _READ_BY[f.name][0], instead and f" ({instead})"
+        return (_flag_as_typed(f.name, value, arch_flag), _READ_BY[f.name][0],
+                instead and f" ({instead})")
     return None
 
 

@@ -406,10 +406,12 @@ def told_gpu_arch(args: argparse.Namespace) -> str | None:
     return "blackwell" if blackwell else arch
 
 
-def _arch_flag(args: argparse.Namespace) -> str:
-    """The flag that told the architecture, as typed: "--gpu-arch ampere", "--sglang-blackwell"."""
-    arch = getattr(args, "gpu_arch", None)
-    return f"--gpu-arch {arch}" if arch is not None else "--sglang-blackwell"
+def arch_flag(args: argparse.Namespace) -> str:
+    """The flag that told the architecture, as typed: "--gpu-arch ampere", "--sglang-blackwell";
+    "" where neither is. The notes and refusals on it name this one, not its equivalent."""
+    if (arch := getattr(args, "gpu_arch", None)) is not None:
+        return f"--gpu-arch {arch}"
+    return "--sglang-blackwell" if getattr(args, "sglang_blackwell", None) else ""
 
 
 def figures_options(args: argparse.Namespace) -> StrategyOptions:
@@ -430,8 +432,8 @@ def figures_options(args: argparse.Namespace) -> StrategyOptions:
     if by_gpu is not None and told.gpu_compute_capability not in (None, by_gpu):
         arch = gpu_arch_of(by_gpu)
         raise ValueError(
-            f"{_arch_flag(args)} says the GPU is {gpu_arch_text(told_gpu_arch(args))}, but "
-            f"--gpu-memory {quoted(gpu)} is {gpu_arch_text(arch)}: drop {_arch_flag(args)}, or "
+            f"{arch_flag(args)} says the GPU is {gpu_arch_text(told_gpu_arch(args))}, but "
+            f"--gpu-memory {quoted(gpu)} is {gpu_arch_text(arch)}: drop {arch_flag(args)}, or "
             "give --gpu-memory as a size, or a preset of that architecture ("
             + ", ".join(quoted(name) for name, capability in GPU_COMPUTE_CAPABILITIES.items()
                         if capability == told.gpu_compute_capability) + ")")

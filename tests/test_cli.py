@@ -943,6 +943,29 @@ def test_compare_check_log_offers_a_blackwell_in_place_of_a_told_gpu_arch(tmp_pa
     assert code == 0 and "this log's run had" not in err
 
 
+def test_notes_on_the_architecture_name_the_flag_typed(capsys):
+    # --gpu-arch blackwell and its shorthand --sglang-blackwell tell one GPU; a note on it names
+    # the one typed: the idle note (Qwen3-Next stored on a Blackwell as on a Hopper) and plan's
+    # refusal of a layout that does not read it named --sglang-blackwell for --gpu-arch
+    # blackwell, a flag the command did not give
+    qwen = ["--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"]
+    idle = ("python -m flatkv: note: {} changes no figure here: SGLang stores this model's "
+            "cache on a Blackwell GPU as on a Hopper")
+    for flags in (["--gpu-arch", "blackwell"], ["--sglang-blackwell"]):
+        typed = " ".join(flags)
+        for command in (["compare"], ["plan", "--strategy", "sglang"]):
+            code, _, err = run([*command, *qwen, *flags], capsys)
+            assert code == 0 and [line for line in err.splitlines() if "changes no figure" in line
+                                  ] == [line for line in err.splitlines()
+                                        if line.startswith(idle.format(typed))] != []
+        assert refused(["plan", "--strategy", "flat", *qwen, *flags], capsys) == (
+            f"python -m flatkv: error: {typed} is not read by --strategy flat: use --strategy "
+            "sglang (a layout that reads it), or compare, which shows every layout\n")
+    code, _, err = run(["plan", "--strategy", "vllm", *qwen, "--gpu-arch", "blackwell"], capsys)
+    assert code == 0 and ("python -m flatkv: note: --gpu-arch blackwell changes no figure here: "
+                          "vLLM's figures take the block size as told on any GPU") in err
+
+
 def deepseek_v3_sglang_log(tmp_path, kv_dtype: str):
     """A log of SGLang's start-up lines for DeepSeek-V3 at TP 8 in ``kv_dtype`` with
     65,718,725,760 B of KV cache a rank and 32,768 tokens (FlatKV's lines there; its MLA latent
