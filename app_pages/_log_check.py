@@ -203,6 +203,11 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
         else:
             changes[name] = value
             said.append(_setting_words(name, value, run))
+    if s.gpu in GPU_PRESETS and changes.get("gpu") in (KV_MEMORY, KV_BLOCKS):
+        # off the preset, whose GPU the log's settings were found at, the architecture is
+        # the one offered (a Blackwell), else none: not one told before the preset, which the
+        # field kept hidden (``log_check.hopper_off_the_preset`` says what vLLM takes then)
+        changes.setdefault("gpu_arch", "")
     return changes, said
 
 

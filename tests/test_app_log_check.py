@@ -930,3 +930,34 @@ def test_compare_offers_the_log_kv_dtype_for_an_edited_model_in_int8():
     assert not at.exception and not at.error
     assert [shown(s) for s in at.success] == [
         "SGLang: 1 of 2 lines are in the log and agree with it; 1 not in it."]
+
+
+def test_a_logs_budget_off_a_preset_takes_no_architecture_told_before_the_preset():
+    # DeepSeek-V3.2 told blackwell (or ampere) on KV cache memory, then the H100 80GB picked:
+    # the select hides and the preset says the GPU, but the field kept its value. An H100's
+    # SGLang log of 30 GiB (61 x 1,284 B a token: 32,212,254,720 // 78,324 = 411,269, 411,264
+    # in pages of 64) offers its budget as KV cache memory, which left the preset and woke the
+    # hidden architecture: on blackwell no offer at all (its 708 B layout agrees no more), on
+    # ampere vLLM's column refusing what ran on the H100. The offer is the fresh H100's, and
+    # taken, the link says no architecture and SGLang's lines agree
+    from flatkv.presets import load_preset
+    from flatkv.strategies import run_strategy
+    from flatkv.strategies.base import StrategyOptions
+
+    assert (30 << 30) // (61 * 1_284) // 64 * 64 == 411_264
+    log = as_sglang_log(run_strategy(
+        "sglang", load_preset("DeepSeek-V3.2").profile(), budget_bytes=30 << 30,
+        context_tokens=163_840, options=StrategyOptions(sglang_chunked_prefill_size=8_192)
+    ).extras["log_lines"])
+    fresh = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2"})
+    (offer,) = offers_after_pasting(fresh, log)
+    assert offer.startswith("This log's run had SGLang's token pool of 411,264 tokens")
+    for arch in ("blackwell", "ampere"):
+        at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "KV cache memory",
+                                               "gpu_arch": arch})
+        at.selectbox(key="w.gpu").set_value("H100 80GB").run()
+        assert offers_after_pasting(at, log) == [offer]
+        assert take_offer(at) == ["SGLang: both lines are in the log and agree with it."]
+        assert "gpu_arch" not in at.query_params
+        assert at.query_params["gpu"] == "KV cache memory"
+        assert not [c for c in at.caption if "on SM 8.0 (A100)" in c.value]
