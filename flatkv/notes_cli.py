@@ -190,9 +190,11 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
     return (*notes, *_idle_blackwell_note(told, profile, strategies, arch_flag))
 
 
-# --sglang-blackwell in vLLM's figures: none moves, the FlashMLA note reads it
-VLLM_ON_BLACKWELL = ("vLLM's figures take the block size as told on any GPU; the GPU moves "
-                     "only the note on the block vLLM runs a dense MLA cache at when told no "
+# a Blackwell told (--gpu-arch blackwell, --sglang-blackwell) in vLLM's figures: none moves
+# from a Hopper's, the FlashMLA note reads it (an SM 8.x GPU moves vLLM's refusals: not "the GPU")
+VLLM_ON_BLACKWELL = ("vLLM's figures take the block size as told on any GPU; a Blackwell in place "
+                     "of a Hopper moves only the note on the block vLLM runs a dense MLA cache at "
+                     "when told no "
                      "--block-size (FLASHINFER_MLA first on a Blackwell, in bfloat16 or fp8; "
                      "FlashMLA on a Hopper, in fp8)")
 

@@ -1425,8 +1425,9 @@ def test_sglang_blackwell_in_plan_is_read_by_the_engines_and_noted_where_it_acts
     assert 40 * 2**30 // (61 * 16 * 576) == 76_398
     assert err.splitlines() == [*hopper_err.splitlines(), (
         "python -m flatkv: note: --sglang-blackwell changes no figure here: vLLM's figures "
-        "take the block size as told on any GPU; the GPU moves only the note on the block vLLM "
-        "runs a dense MLA cache at when told no --block-size (FLASHINFER_MLA first on a "
+        "take the block size as told on any GPU; a Blackwell in place of a Hopper moves only "
+        "the note on the block vLLM runs a dense MLA cache at when told no --block-size "
+        "(FLASHINFER_MLA first on a "
         "Blackwell, in bfloat16 or fp8; FlashMLA on a Hopper, in fp8)")]
     code, out, _ = run([*v32, "--strategy", "sglang", "--sglang-blackwell", "--json"], capsys)
     assert code == 0 and json.loads(out)["capacity_tokens"] == 994_432
