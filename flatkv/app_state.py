@@ -307,8 +307,15 @@ class AppState:
     def gpu_capability(self) -> tuple[int, int] | None:
         """The GPU's compute capability: the GPU preset picked says, else the sidebar's "GPU
         architecture" (``gpu_arch``), where the budget names no preset's GPU; None where
-        neither says (the figures a Hopper's)."""
-        return compute_capability(self.gpu) or GPU_ARCHITECTURES.get(self.gpu_arch)
+        neither says (the figures a Hopper's). A name no architecture has is refused where
+        it is read, not taken for a Hopper (a link's is refused before: ``decode_query``)."""
+        if (by_gpu := compute_capability(self.gpu)) is not None:
+            return by_gpu
+        if self.gpu_arch and self.gpu_arch not in GPU_ARCHITECTURES:
+            raise ValueError(f"gpu_arch is {self.gpu_arch!r}: give one of "
+                             f"{', '.join(GPU_ARCHITECTURES)} (budget.GPU_ARCHITECTURES), or '' "
+                             "where the architecture is not said")
+        return GPU_ARCHITECTURES.get(self.gpu_arch)
 
     def on_blackwell(self) -> bool:
         """Whether the engines run on a Blackwell GPU here (``gpu_capability``'s major):

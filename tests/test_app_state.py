@@ -2305,5 +2305,14 @@ def test_the_gpu_picked_sets_the_compute_capability_vllm_reads():
         assert [capability(gpu, gpu_arch=a) for a in ("ampere", "ada", "hopper", "blackwell")
                 ] == [(8, 0), (8, 9), (9, 0), (10, 0)], gpu
     assert capability("H100 80GB", gpu_arch="ampere") == (9, 0)  # the preset's, not told
+    # a name no architecture has, where it is read, is refused, not taken for a Hopper (the
+    # link refuses it before: decode_query), and beside a preset left unread
+    for bad in ("volta", "Blackwell"):
+        with pytest.raises(ValueError) as err:
+            capability("KV cache memory", gpu_arch=bad)
+        assert str(err.value) == (
+            f"gpu_arch is {bad!r}: give one of ampere, ada, hopper, blackwell (budget."
+            "GPU_ARCHITECTURES), or '' where the architecture is not said")
+    assert capability("A100 80GB", gpu_arch="volta") == (8, 0)
     assert "gpu_compute_capability" not in {f for f, _, _ in app_state._SETTINGS.values()}
 
