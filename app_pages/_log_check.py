@@ -281,8 +281,10 @@ def _log_settings(run: log_check.LoggedRun, lines: list[log_check.LogLine],
 def _hopper_off_the_preset(s: AppState, changes: dict) -> str:
     """Where the log's budget takes the pages off the GPU preset at ``s``, the sentence that
     says vLLM's column then takes a Hopper, where that moves it (``log_check.
-    hopper_off_the_preset``, at the pages the changes give); "" elsewhere."""
-    if s.gpu not in GPU_PRESETS or changes.get("gpu") not in (KV_MEMORY, KV_BLOCKS):
+    hopper_off_the_preset``, at the pages the changes give); "" elsewhere, and where the
+    changes say the GPU (a B200 log's Blackwell: vLLM takes that)."""
+    if (s.gpu not in GPU_PRESETS or changes.get("gpu") not in (KV_MEMORY, KV_BLOCKS)
+            or changes.get("gpu_arch")):
         return ""
     after = replace(s, **changes).after(s)
     text = log_check.hopper_off_the_preset(s.gpu, after.profile(), after.strategy_options(),

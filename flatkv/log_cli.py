@@ -114,9 +114,12 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     sink_alike = log_check.learnable_sink_alike(profile, changes)
     flags = " ".join(_flag_of(name, value) for name, value in changes.items())
     instead = f" (in place of {' and '.join(replaced)})" if replaced else ""
+    # off the preset vLLM takes a Hopper only where no GPU is said: none told (--gpu-arch, kept
+    # with the budget) and none offered (a B200 log's Blackwell)
     hopper = log_check.hopper_off_the_preset(
         args.gpu_memory, profile, options, args.budget, context) if (
-        "--gpu-memory" in replaced) else ""
+        "--gpu-memory" in replaced and not changes.get("sglang_blackwell")
+        and not strategy_cli.arch_flag(args)) else ""
     return (f"note: this log's run had {flags}{instead}: every figure differs at other "
             f"settings, so check it again with those{f' (or {sink_alike})' if sink_alike else ''}"
             + (f"; {hopper}" if hopper else ""),)

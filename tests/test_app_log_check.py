@@ -961,3 +961,20 @@ def test_a_logs_budget_off_a_preset_takes_no_architecture_told_before_the_preset
         assert "gpu_arch" not in at.query_params
         assert at.query_params["gpu"] == "KV cache memory"
         assert not [c for c in at.caption if "on SM 8.0 (A100)" in c.value]
+
+
+def test_a_b200_log_at_an_a100_preset_does_not_say_vllm_takes_a_hopper():
+    # DeepSeek-V3.2's B200 log pasted at the A100 80GB: the offer takes the Blackwell with its
+    # budget, so off the preset vLLM's column takes a Blackwell, not a Hopper, and no sentence
+    # says otherwise ("Off the A100 80GB preset vLLM's column takes the GPU for a Hopper" was)
+    from test_log_check import deepseek_v32_b200_sglang_lines
+
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "A100 80GB"})
+    assert offers_after_pasting(at, as_sglang_log(deepseek_v32_b200_sglang_lines())) == [
+        "This log's run had SGLang on a Blackwell GPU (a B200: DeepSeek's sparse attention in "
+        "fp8), SGLang's token pool of 994,432 tokens (a rank with 42,947,529,216 B of KV cache "
+        "memory sizes its pools so) and SGLang's prefill chunk of 16,384 tokens: the figures "
+        "here are at other settings, so its lines differ for that alone. Take its settings, "
+        "then read the check again."]
+    assert take_offer(at) == ["SGLang: both lines are in the log and agree with it."]
+    assert at.query_params["gpu_arch"] == "blackwell"

@@ -1014,6 +1014,32 @@ def test_compare_check_log_says_off_an_a100_preset_vllm_takes_a_hopper_where_it_
         "--budget 65718725760B (in place of --gpu-memory)", capsys)
 
 
+def test_check_log_says_vllm_takes_a_hopper_off_the_preset_only_where_no_gpu_is_said(
+        tmp_path, capsys):
+    # off the A100 80GB preset vLLM's column takes a Hopper only where the settings left say
+    # no GPU: beside --gpu-arch ampere (kept with the budget offered) vLLM still refuses an fp8
+    # MLA cache on SM 8.0, and with a B200 log's Blackwell offered it takes a Blackwell; the
+    # clause "takes the GPU for a Hopper, where vLLM starts" was said there too
+    from test_log_check import deepseek_v32_b200_sglang_lines
+
+    v3 = ["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--gpu-memory", "A100 80GB",
+          "--weights", "90GB", "--context", "32K", "--kv-dtype", "fp8", "--check-log",
+          str(deepseek_v3_sglang_log(tmp_path, "fp8"))]
+    assert_log_run_named([*v3, "--gpu-arch", "ampere"],
+                         "--budget 65718725760B (in place of --gpu-memory)", capsys)
+    code, out, _ = run(["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--budget",
+                        "65718725760B", "--context", "32K", "--kv-dtype", "fp8", "--gpu-arch",
+                        "ampere"], capsys)
+    assert code == 0 and "vllm refuses to start: on SM 8.0 (A100)" in out
+    log = tmp_path / "b200.log"
+    log.write_text("\n".join(f"[2026-12-06 07:00:0{i} TP0] {line.replace('=...', '=16384')}"
+                             for i, line in enumerate(deepseek_v32_b200_sglang_lines())))
+    assert_log_run_named(["compare", "--preset", "DeepSeek-V3.2", "--gpu-memory", "A100 80GB",
+                          "--check-log", str(log)],
+                         "--sglang-blackwell --budget 42947529216B --sglang-chunked-prefill-size "
+                         "16384 (in place of --gpu-memory)", capsys)
+
+
 def deepseek_v32_vllm_log(tmp_path):
     """vLLM's start-up lines for DeepSeek-V3.2 on an H100 (SM 9.0) in 40 GiB at 163,840 tokens:
     P 64, 61 x 64 x (1,152 + 132) = 5,012,736 B a block, 42,949,672,960 // that = 8,568
