@@ -374,6 +374,20 @@ def recent_vllm_button(key: str) -> None:
                   icon=":material/update:", help=help_text)
 
 
+def log_options_text() -> str:
+    """Whose engine options the vLLM figures are run with, for ``which_log_text``: vLLM 0.19's
+    defaults until changed (SPEC 3.1's anchor log), which a current release runs only when
+    told; 0.34's own once the button set them."""
+    s = state()
+    if s.runs_recent_vllm_defaults():
+        return "vLLM 0.34's own defaults"
+    if s.changed_engine_options(s.acting_engine_options()) or (
+            s.block_size != ENGINE_DEFAULTS.block_size):
+        return "the engine options and block size set here"
+    return ("vLLM 0.19's defaults (a 0.34 run with its own: \"Use vLLM 0.34's defaults\" "
+            "under Engine options)" if s.recent_vllm_changes() else "vLLM 0.19's defaults")
+
+
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",
                    note: str = "vLLM 0.19's settings until changed, as in the log these "
                    "figures are checked against (0.34's own defaults differ); the link keeps "

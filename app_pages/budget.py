@@ -24,6 +24,7 @@ from app_pages._widgets import (
     engine_options,
     hold_default_note,
     hold_requests_widget,
+    log_options_text,
     longest_context_button,
     model_note,
 )
@@ -255,7 +256,7 @@ with user_errors():
     older = r.older_logged_tokens not in (None, r.logged_tokens)
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
-                 delta="concurrency x context, as vLLM logs it" if older else None,
+                 delta=f"as vLLM {strategy_notes.LOGGED_SINCE} and later log it" if older else None,
                  delta_color="off", delta_arrow="off",
                  help=strategy_notes.logged_tokens_help(r))
     if older:
@@ -268,6 +269,8 @@ with user_errors():
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens") + (
         ": SGLang's blocks are its token pool's pages (--page-size tokens), a page in every "
         "KV layer" if strategy == "sglang" and r.block_size else ""))
+    if quote := strategy_notes.which_log_text(r, log_options_text()):
+        st.caption(quote)  # which of the three token figures is which release's
     requests, need = budget_to_hold(s, r, b, strategy, context)
     if note := strategy_notes.short_of_one_request_text([r], context):
         st.caption(note)

@@ -24,6 +24,7 @@ from app_pages._widgets import (
     engine_options,
     hold_default_note,
     hold_requests_widget,
+    log_options_text,
     model_note,
     state_group_note,
 )
@@ -204,6 +205,9 @@ with user_errors():
         table(pd.DataFrame(strategy_notes.headline_rows(results, has_history,
                                                         strategy_notes.LOG_COLUMNS, marks),
                            dtype=object), helps=helps)
+        for r in shown:  # which log figure is which release's, right under them
+            if quote := strategy_notes.which_log_text(r, log_options_text()):
+                st.caption(quote)
         if apart := strategy_notes.kv_dtypes_apart_text(
                 marks, profile, s.strategy_options(),
                 sglang_told="KV cache dtype told bfloat16 (SGLang, under Engine options)",

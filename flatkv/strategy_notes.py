@@ -65,6 +65,7 @@ from flatkv.strategies.vllm import (
 )
 from flatkv.strategies.vllm_log import log_words, memory_log_note
 from flatkv.strategies.vllm_releases import (
+    CURRENT_RELEASE,
     GDN_CHECKPOINT_CLASSES,
     MODE_ALL_RELEASE,
     OLDER_VLLM_LOG,
@@ -769,6 +770,28 @@ def older_logged_tokens_help(r: StrategyResult) -> str:
             f"groups x the smallest block size (P; in mamba cache mode none a state group's is "
             f"min(P, max_model_len)), {r.older_logged_tokens:,} here; the math shows it. Tell a "
             f"log's release by the figure: {OLDER_VLLM_TELL}.")
+
+
+# The first vLLM release whose "GPU KV cache size" is max concurrency x max_model_len (module
+# docstring of vllm_releases: 0.19.0 logs num_blocks // groups x P, 0.26.0 this)
+LOGGED_SINCE = "0.26"
+
+
+def which_log_text(r: StrategyResult, options: str) -> str:
+    """Which of a vLLM layout's three token figures to quote against a log, where the older
+    log's differs from the current one's: the engine log's is what a current release prints as
+    "GPU KV cache size: N tokens", run with the engine options the page holds (``options``:
+    whose they are, vLLM 0.19's defaults until changed), the older one what SPEC 3.1's anchor
+    release printed on that line, and capacity no log's. Empty where there is one figure."""
+    if r.strategy != "vllm" or r.older_logged_tokens in (None, r.logged_tokens):
+        return ""
+    release = r.extras.get("log_release")
+    logs = (f"vLLM {release}" if release
+            else f"vLLM {LOGGED_SINCE} to {CURRENT_RELEASE} (a current release)")
+    return (f"To check a log's \"GPU KV cache size: N tokens\" line: {logs} prints "
+            f"{r.logged_tokens:,} (the engine log) run with {options}; {OLDER_VLLM_LOG} "
+            f"printed {r.older_logged_tokens:,} (the older vLLM log). Capacity is this tool's "
+            "count: no engine logs it.")
 
 
 def short_of_one_request_text(results: Sequence[StrategyResult], context: int,

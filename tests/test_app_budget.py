@@ -392,8 +392,8 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     older = next(m for m in at.metric if m.label == "Older vLLM log (tokens)")
     assert older.value == f"{2991 // 4 * 1088:,}"
     # three token figures side by side: each says which the concurrency (2,991 / 34 requests)
-    # reads, int(2,991 / 34 x 32,768) its log's
-    assert (logged.delta, older.delta) == ("concurrency x context, as vLLM logs it",
+    # reads, int(2,991 / 34 x 32,768) its log's, as the releases since 0.26 print it
+    assert (logged.delta, older.delta) == ("as vLLM 0.26 and later log it",
                                            "as vLLM 0.19 and earlier log it")
     assert metrics(at)["Concurrency at 32,768 tokens"] == f"{2991 / 34:.2f}"
     assert older.help.startswith("vLLM's \"GPU KV cache size\" as vLLM 0.19 and earlier printed "

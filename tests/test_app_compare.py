@@ -2260,3 +2260,30 @@ def test_compare_marks_sglangs_kv_dtype_in_the_least_budget_table_and_the_charts
     assert ("25 requests until you give a number: one more than the 24 that fit in SGLang "
             "(fp8_e4m3 KV); Compare starts from the layout that holds most.") in [
         shown(c) for c in budget.caption]
+
+
+def test_the_anchor_says_which_log_figure_is_which_release():
+    # SPEC 3.1's anchor (Qwen3-Next TP 2, 44.59 GiB): three token figures, capacity 3,894,496
+    # (7,159 pages x 544, this tool's), the engine log int(7,162 / 485 x 262,144)
+    # and the older log 7,162 // 4 groups x 544: the caption under the tables says which one
+    # a current vLLM's "GPU KV cache size" line prints and whose options the figures take
+    link = {"model": "Qwen3-Next-80B-A3B", "tp": "2", "gpu": "KV cache memory",
+            "kv_mem": "44.59GiB", "ctx": "262144"}
+    quote = ('To check a log\'s "GPU KV cache size: N tokens" line: vLLM 0.26 to 0.34 (a '
+             f"current release) prints {7_162 * 262_144 // 485:,} (the engine log) run with "
+             "vLLM 0.19's defaults (a 0.34 run with its own: \"Use vLLM 0.34's defaults\" "
+             f"under Engine options); vLLM 0.19 and earlier printed {7_162 // 4 * 544:,} (the "
+             "older vLLM log). Capacity is this tool's count: no engine logs it.")
+    assert "3,871,083" in quote and "973,760" in quote
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    assert quote in [c.value for c in at.caption]
+    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
+    assert quote in [c.value for c in budget.caption]
+    logged = next(m for m in budget.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
+    assert logged.delta == "as vLLM 0.26 and later log it"
+    # told the block size 64, the figures are no longer 0.19's defaults
+    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm", "block": "64"})
+    assert any(c.value.startswith('To check a log\'s "GPU KV cache size: N tokens" line')
+               and "run with the engine options and block size set here;" in c.value
+               for c in budget.caption)
