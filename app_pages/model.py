@@ -671,11 +671,21 @@ def summary() -> None:
                        help="A chunked layer attends to (and keeps) the tokens of its own chunk")
     # the two figures a cache is sized by, per TP rank (the CLI's model report's "all layers")
     if profile.has_attention:
+        # with sliding or chunked layers, what a token within their span costs and what one
+        # past it does (the full-attention layers' alone): 48 and 24 KiB for gpt-oss-20b
+        span = app_model.windowed_span(profile)
         metrics.metric("KV per token, all layers", format_bytes(profile.kv_bytes_per_token),
+                       delta=f"a token within the {span}" if span else None,
+                       delta_color="off", delta_arrow="off",
                        help=f"{profile.kv_bytes_per_token:,} B: every attention layer, one "
                        "TP rank" + ("; the sliding or chunked layers' share is needed for "
                                     "their window (chunk) only, as the line below says"
-                                    if profile.windowed_labels else ""))
+                                    if span else ""))
+        if span:
+            past = app_model.kv_bytes_past_window(profile)
+            metrics.metric(f"KV per token, past the {span}", format_bytes(past),
+                           help=f"{past:,} B, one TP rank: what a token older than the {span} "
+                           "costs, in the layers that keep every token (full attention) alone")
     if profile.has_state:
         metrics.metric("State per request", format_bytes(profile.state_bytes_per_request),
                        help=f"{profile.state_bytes_per_request:,} B: every state layer, one "

@@ -231,6 +231,21 @@ def _window_span(profile: CacheProfile, label: str, request: str) -> str:
     return f"the tokens of {whose} current {tokens:,}-token chunk"
 
 
+def windowed_span(profile: CacheProfile) -> str:
+    """What a model's sliding or chunked layers keep, in a metric's words ("window", "chunk",
+    "window or chunk"); "" where every attention layer keeps every token."""
+    return " or ".join(dict.fromkeys(WINDOWED[label].noun for label in profile.windowed_labels))
+
+
+def kv_bytes_past_window(profile: CacheProfile) -> int:
+    """KV bytes a token adds once older than the sliding or chunked layers' span: the layers
+    that keep every token alone (gpt-oss-20b: its 12 full-attention layers' 24,576 B of the
+    49,152 B all 24 take), what a long request pays a token where a layout frees what leaves
+    the window."""
+    return profile.kv_bytes_per_token - sum(
+        profile.count(label) * profile.kv_bytes_of(label) for label in profile.windowed_labels)
+
+
 def windowed_kv_note(profile: CacheProfile) -> str:
     """What "KV per token, all layers" leaves unsaid for a model with sliding or chunked
     layers: their share of it is needed for their window (chunk) only, so it is not what every
@@ -243,7 +258,7 @@ def windowed_kv_note(profile: CacheProfile) -> str:
         return ""
     total = profile.kv_bytes_per_token
     full = profile.count(FULL_ATTENTION)
-    nouns = " or ".join(dict.fromkeys(WINDOWED[label].noun for label in windowed))
+    nouns = windowed_span(profile)
     tail = (f"a layout that frees what falls out of the {nouns} keeps less than "
             f"{format_bytes(total)} a token of a long request (Compare counts what each "
             "layout keeps).")

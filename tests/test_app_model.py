@@ -158,6 +158,9 @@ def test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes():
     assert (m["Full attention"], m["Chunked attention"]) == ("12 layers", "36 layers")
     assert m["Attention chunk"] == "8,192 tokens"
     assert m["KV per token, all layers"] == "192.00 KiB"  # 48 layers x 4,096 B
+    # past its 8,192-token chunk a token is kept by the 12 full-attention layers alone:
+    # 12 x 8 kv heads x (128 + 128) x 2 B = 49,152 B
+    assert m["KV per token, past the chunk"] == format_bytes(12 * 8 * 256 * 2) == "48.00 KiB"
     # not what every token of a long request costs: the chunked layers' share stops
     assert caption_starting(at, "Of the 192.00 KiB") == (
         app_model.windowed_kv_note(app_model.profile_for("Llama-4-Scout-17B-16E", None, 1)))
@@ -357,8 +360,17 @@ def test_model_page_shows_the_sliding_window():
     assert (oss["Cache layers, all kinds"], oss["Sliding attention"], oss["Full attention"]) == (
         "24 layers", "12 layers", "12 layers")
     assert oss["Sliding window"] == "128 tokens"
-    assert "Sliding window" not in metrics(open_app("app_pages/model.py",
-                                                    {"model": "Llama-3.1-8B"}))
+    # KV a token: 24 layers x 8 kv heads x (64 + 64) head dims x 2 B (bf16) = 49,152 B within
+    # the 128-token window; past it only the 12 full-attention layers keep it: 24,576 B
+    assert 24 * 8 * (64 + 64) * 2 == 49_152 and 12 * 8 * (64 + 64) * 2 == 24_576
+    assert (oss["KV per token, all layers"], oss["KV per token, past the window"]) == (
+        "48.00 KiB", "24.00 KiB")
+    at = open_app("app_pages/model.py", {"model": "gpt-oss-20b"})
+    kv = {m.label: m for m in at.metric}
+    assert kv["KV per token, all layers"].delta == "a token within the window"
+    assert kv["KV per token, past the window"].help.startswith("24,576 B, one TP rank")
+    llama = metrics(open_app("app_pages/model.py", {"model": "Llama-3.1-8B"}))
+    assert "Sliding window" not in llama and "KV per token, past the window" not in llama
 
 
 def test_model_page_edits_heads_and_dtypes_of_a_preset():

@@ -40,9 +40,9 @@ PINNED_BY = {
         "Cache layers, all kinds", "Full attention", "Constant state", "KV per token, all layers",
         "State per request"),
     ("test_app_model.py", "test_model_page_shows_the_sliding_window"): (
-        "Sliding attention", "Sliding window"),
+        "Sliding attention", "Sliding window", "KV per token, past the window"),
     ("test_app_model.py", "test_a_chunked_model_shows_its_chunk_and_edits_it_as_raw_bytes"): (
-        "Chunked attention", "Attention chunk"),
+        "Chunked attention", "Attention chunk", "KV per token, past the chunk"),
     ("test_app_shared.py", "test_the_sidebar_shows_the_cache_budget_per_rank"): (
         "Cache budget per rank",),
     ("test_app_layout.py", "test_layout_shows_the_worked_example_from_a_link"): (
