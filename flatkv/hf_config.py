@@ -657,18 +657,27 @@ def _model_layers(text: Any, model_type: str) -> int:
         return 0
 
 
+def last_part(name_or_path: str) -> str:
+    """The last part of a Hub id or a local path ("google/gemma-3-27b-it" is "gemma-3-27b-it",
+    as the presets name models): one rule for a config's _name_or_path and a Hub model id, so
+    a model is named alike however it was loaded; "" for a bare "/"."""
+    return name_or_path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].strip()
+
+
 def _name_of(cfg: Mapping[str, Any], model_type: str) -> str:
-    """The model's name: the last part of the config's _name_or_path (a Hub id's or a local
-    path's: "google/gemma-3-27b-it" is "gemma-3-27b-it", as the presets name models), else its
-    model_type. Printed as the title of every table, so refused unless it shows as itself (no
-    escape codes, no line break that fakes a line of figures)."""
+    """The model's name: the last part of the config's _name_or_path (``last_part``), else its
+    first architecture ("JambaForCausalLM": a class names the model more closely than a type
+    that a family shares), else its model_type. Printed as the title of every table, so
+    refused unless it shows as itself (no escape codes, no line break that fakes a line of
+    figures)."""
+    fallback = (_architectures_of(cfg) or (model_type,))[0]
     given = cfg.get("_name_or_path")
     if not given:
-        return model_type
+        return fallback
     given = check_name("config.json's _name_or_path", given,
                        fix="give it the model's name or path in printable characters, or drop "
-                       "it (the model is then named by its model_type)")
-    return given.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].strip() or model_type
+                       "it (the model is then named by its architectures, else model_type)")
+    return last_part(given) or fallback
 
 
 def _source_of(config: dict | str | bytes | Path, model_type: str, source: Any) -> str:

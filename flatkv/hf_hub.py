@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flatkv.hf_config import spec_from_hf_config
+from flatkv.hf_config import last_part, spec_from_hf_config
 from flatkv.hf_json import load_config_dict
 from flatkv.jsonfile import parse_json_object
 from flatkv.models import ModelSpec
@@ -121,8 +121,9 @@ def fetch_hf_config(model_id: str, *, revision: str | None = None) -> dict[str, 
 
 
 def spec_from_model_id(model_id: str, *, revision: str | None = None) -> ModelSpec:
-    """A ModelSpec from a Hub model id, fetching only its config.json."""
+    """A ModelSpec from a Hub model id, fetching only its config.json, named by the id's last
+    part as a config's _name_or_path is (the owner stays in the source)."""
     cfg = fetch_hf_config(model_id, revision=revision)
     return spec_from_hf_config(
-        cfg, name=model_id, source=f"https://huggingface.co/{model_id} config.json"
+        cfg, name=last_part(model_id), source=f"https://huggingface.co/{model_id} config.json"
     )

@@ -907,7 +907,7 @@ def test_edit_by_hand_starts_from_a_model_loaded_after_it_was_opened():
     at = open_falcon_mamba_config(at)
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
     assert_clean(at)
-    assert shown(at.subheader[0]) == "falcon_mamba"
+    assert shown(at.subheader[0]) == "FalconMambaForCausalLM"  # its config names no path
     assert at.text_input(key="spec.pattern").value == "64*mamba1"  # Mamba-1 layers
     assert metrics(at)["Cache layers, all kinds"] == "64 layers"
     # so with an MTP layer added on Budget (2 drafted tokens): 48 + 1 layers, the editor's too
@@ -1068,7 +1068,16 @@ def test_model_page_loads_a_config_json_and_model_json():
     # a hybrid's source says where its ssm dtype came from, and the link keeps it
     at.text_area(key="hf.paste").set_value('{"model_type": "nemotron_h"}').run()
     at.button(key="hf.load").click().run()
-    assert shown(at.subheader[0]) != "tiny-llama"  # named from its own config
+    assert shown(at.subheader[0]) == "nemotron_h"  # named from its own config: no class
+    # a config that names its class but no _name_or_path (Jamba-1.5-Mini's) goes by the class,
+    # not by its family's model_type "jamba"
+    at.text_area(key="hf.paste").set_value(json.dumps(
+        {"model_type": "jamba", "architectures": ["JambaForCausalLM"]})).run()
+    at.button(key="hf.load").click().run()
+    assert_clean(at)
+    assert shown(at.subheader[0]) == "JambaForCausalLM"
+    at.text_area(key="hf.paste").set_value('{"model_type": "nemotron_h"}').run()
+    at.button(key="hf.load").click().run()
     why = "ssm state float32 from transformers' default for mamba_ssm_cache_dtype"
     assert any(shown(c).endswith(why) for c in at.caption)
     again = open_app("app_pages/model.py", dict(at.query_params))

@@ -246,7 +246,7 @@ def test_preset_config_round_trip(name):
 
 def test_a_config_is_named_by_the_last_part_of_its_name_or_path():
     # a Hub id or a local path names the model by its last part, as the presets name models
-    # (a name given wins); without _name_or_path, by its model_type, as before
+    # (a name given wins)
     config = PRESET_CONFIGS["Llama-3.1-8B"]
     named = {given: spec_from_hf_config({**config, "_name_or_path": given}).name
              for given in ("meta-llama/Llama-3.1-8B-Instruct", "/data/ckpt/llama-3.1-8b/",
@@ -255,7 +255,17 @@ def test_a_config_is_named_by_the_last_part_of_its_name_or_path():
                      "/data/ckpt/llama-3.1-8b/": "llama-3.1-8b",
                      "C:\\models\\Llama 3.1 8B": "Llama 3.1 8B",
                      "llama-3.1-8b": "llama-3.1-8b", "/": "llama"}
-    assert spec_from_hf_config(config).name == "llama"
+    # without _name_or_path, by its first architecture (Jamba-1.5-Mini's config names
+    # JambaForCausalLM, not its model_type jamba), by its model_type only where it names none
+    # (this Llama config names no class)
+    assert "architectures" not in config and spec_from_hf_config(config).name == "llama"
+    jamba = PRESET_CONFIGS["Jamba-1.5-Mini"]
+    assert (jamba["architectures"], jamba["model_type"]) == (["JambaForCausalLM"], "jamba")
+    assert "_name_or_path" not in jamba
+    assert spec_from_hf_config(jamba).name == "JambaForCausalLM"
+    assert spec_from_hf_config({**jamba, "_name_or_path": "/"}).name == "JambaForCausalLM"
+    assert spec_from_hf_config({**jamba, "_name_or_path": "ai21labs/AI21-Jamba-1.5-Mini"}
+                               ).name == "AI21-Jamba-1.5-Mini"
     assert spec_from_hf_config({**config, "_name_or_path": "meta-llama/Llama-3.1-8B"},
                                name="mine").name == "mine"
 
@@ -965,9 +975,9 @@ def test_step3p5_keeps_one_kv_size_and_a_tp_divides_both_query_heads():
                                  "1,024, their greatest common divisor.")
     assert ModelSpec.from_dict(spec.to_dict()).mtp_layer_types == spec.mtp_layer_types
     with pytest.raises(ValueError, match=re.escape(
-            "step3p5's MTP layers are sliding_attention (its config's mtp_layer_types): an added "
-            "MTP layer is one full-attention layer, which is not this drafter, so FlatKV adds "
-            "none")):
+            "Step3p5ForCausalLM's MTP layers are sliding_attention (its config's "
+            "mtp_layer_types): an added MTP layer is one full-attention layer, which is not "
+            "this drafter, so FlatKV adds none")):
         with_mtp_layer(spec)
     # SGLang gives the sliding layers attention_other_setting's KV groups: 4 there and 8 for
     # vLLM would be two KV sizes
@@ -2399,7 +2409,7 @@ BY_HAND = ("describe the model by hand instead (the Model page's 'Edit by hand',
          # the list's one item by its start, inside the list's brackets
          "config.json's _name_or_path is ['" + "x" * 40 + "'... (1,000 characters)], not text: "
          "give it the model's name or path in printable characters, or drop it (the model is "
-         "then named by its model_type)"),
+         "then named by its architectures, else model_type)"),
         # the dtype named once, by its start (it was twice: 448 characters, 348 now)
         ({"model_type": "llama", "torch_dtype": LONG},
          f"config.json torch_dtype = {LONG_SHOWN} is an unknown dtype: use one of "
@@ -2528,7 +2538,9 @@ def test_fetch_downloads_only_config_json(monkeypatch, tmp_path):
     spec = spec_from_model_id("Qwen/Qwen3-Next-80B-A3B-Instruct")
     assert [c["filename"] for c in calls] == ["config.json"]
     assert calls[0]["repo_id"] == "Qwen/Qwen3-Next-80B-A3B-Instruct"
-    assert spec.name == "Qwen/Qwen3-Next-80B-A3B-Instruct"
+    # named by the id's last part, as a config's _name_or_path is; the owner in the source
+    assert spec.name == "Qwen3-Next-80B-A3B-Instruct"
+    assert spec.source.startswith("https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct")
     assert spec.layers == load_preset("Qwen3-Next-80B-A3B").layers
 
 

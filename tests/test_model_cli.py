@@ -387,7 +387,8 @@ def test_model_text_past_tp_1_gives_a_ranks_state_shapes_and_replicated_heads(ca
 
 
 def test_an_export_from_a_config_json_takes_the_name_and_source_given(capsys, tmp_path):
-    # without them a config.json's model is named by its model_type and its source holds the
+    # without them a config.json's model is named by its model_type (it names no
+    # architectures) and its source holds the
     # path it was read at, which a preset must not carry
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"model_type": "qwen3", "num_hidden_layers": 4,
@@ -596,7 +597,7 @@ def test_a_models_name_that_would_act_on_the_terminal_is_refused(tmp_path, capsy
         "'evil\\x1b[2J\\x1b[31mRED\\nnum_blocks 999999\\r': it holds the control character "
         "'\\x1b', which a terminal would act on rather than show: give it the model's name or "
         "path in printable characters, or drop it (the model is then named by its "
-        "model_type)\n")
+        "architectures, else model_type)\n")
     # a real model's name in any script reads as it is
     config["_name_or_path"] = "Qwen/Qwen3-Next-80B-A3B-Ínstruct-模型"
     path.write_text(json.dumps(config))
