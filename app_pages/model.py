@@ -32,6 +32,7 @@ from flatkv.app_model import (
     RawModel,
     SpecDraft,
     field_label,
+    widget_label,
 )
 from flatkv.app_state import DEFAULT_CONTEXT
 from flatkv.dtypes import KNOWN_DTYPES, STATE_DTYPES, UNSTORED_KV_HELP, dtype_label
@@ -197,6 +198,18 @@ def _edit_text(field: str) -> None:
     _edited(lambda d: replace(d, **{field: ss[_spec_key(field)]}))
 
 
+def _edit_name() -> None:
+    """The Name field's callback: an emptied name is refused in its field (it titled every
+    page "edited model" unasked), kept empty beside the error until a name is typed."""
+    if not ss[_spec_key("name")].strip():
+        ss[EDITED_AT] = ROWS_ABOVE
+        ss["spec.error"] = ("Name is empty: type the model's name (every page titles its "
+                            "figures with it)")
+        ss[REFUSED] = _spec_key("name")
+        return
+    _edit_text("name")
+
+
 def _edit_number(key: str, label: str, change, least: int = 0) -> None:
     """A whole-number field's callback: the draft changed by ``change(draft, value)``, or the
     entry refused, kept in its field beside the error (``REFUSED``)."""
@@ -340,12 +353,13 @@ def _model_fields() -> None:
     attention heads, mamba chunk and max model len."""
     # the fields of a row on one line (``FIELD_ROW``): at 1000 px the pattern's label wraps
     c1, c2 = st.columns(2, **FIELD_ROW)  # [1, 2] cut "Qwen3-Next-80B-A3B (edited)" at 1000 px
-    c1.text_input("Name", key="spec.name", on_change=_edit_text, args=("name",))
+    c1.text_input("Name", key="spec.name", on_change=_edit_name,
+                  placeholder="required: the name every page titles its figures with")
     c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
                   on_change=_edit_text, args=("pattern",),
                   help="e.g. (3*gdn,full)*12 or (mamba2,full)*2; the names are the kinds")
     arch, _ = st.columns(2, **FIELD_ROW)
-    arch.text_input("architecture (empty = none)", key=_spec_key("architectures"),
+    arch.text_input("Architecture (empty = none)", key=_spec_key("architectures"),
                     on_change=_edit_architectures, placeholder="e.g. Qwen3NextForCausalLM",
                     help="The config.json's architectures (class names, comma-separated), as "
                     "loaded. vLLM and SGLang choose pools, defaults and refusals by the class "
@@ -354,25 +368,26 @@ def _model_fields() -> None:
                     "here. Empty: a model of no class the engines list, sized by its layers "
                     "alone.")
     for col, d in zip(st.columns(len(DTYPE_FIELDS), **FIELD_ROW), DTYPE_FIELDS):
-        col.selectbox(d.replace("_", " "), KNOWN_DTYPES if d == "kv_dtype" else STATE_DTYPES,
+        col.selectbox(widget_label(d.replace("_", " ")),
+                      KNOWN_DTYPES if d == "kv_dtype" else STATE_DTYPES,
                       key=_spec_key(d), format_func=dtype_label,
                       on_change=_edit_text, args=(d,), help=_DTYPE_HELP[d])
     # no max_value: streamlit keeps an entry past it on screen without sending it, and the
     # error under the fields went on naming the entry before (the model's check says the bound)
     heads, chunk, length = st.columns(3, **FIELD_ROW)
-    heads.number_input("attention heads (0 = not checked)", key=_spec_key("attention_heads"),
+    heads.number_input("Attention heads (0 = not checked)", key=_spec_key("attention_heads"),
                        **whole_number_field(), value=None, on_change=_edit_optional,
                        args=("attention_heads",),
                        help="The config's num_attention_heads (query heads). No cache holds "
                        "them, but engines split them over TP and refuse a TP that does not "
                        "divide them.")
-    chunk.number_input("mamba chunk, tokens (0 = none)", key=_spec_key("mamba_chunk_size"),
+    chunk.number_input("Mamba chunk, tokens (0 = none)", key=_spec_key("mamba_chunk_size"),
                        **whole_number_field(64), value=None,
                        on_change=_edit_optional, args=("mamba_chunk_size",),
                        help="The config's mamba_chunk_size / chunk_size (128 or 256 in Mamba2 "
                        "configs): vLLM aligns P to it in mamba cache mode all, 2,048 with none. "
                        "Only a model with state layers reads it.")
-    length.number_input("max model len, tokens (0 = as loaded)", key=_spec_key("max_model_len"),
+    length.number_input("Max model len, tokens (0 = as loaded)", key=_spec_key("max_model_len"),
                         **whole_number_field(1024), value=None,
                         on_change=_edit_optional, args=("max_model_len",),
                         help="vLLM's default --max-model-len: the config's "
@@ -401,7 +416,7 @@ def _kind_fields(name: str, geometry: tuple[tuple[str, object], ...]) -> None:
             for col in st.columns(FIELDS_PER_ROW, **FIELD_ROW)][:len(fields)]
     for col, field in zip(cols, fields):
         none = " (0 = none)" if field in OPTIONAL_FIELDS else ""
-        col.number_input(field_label(field) + none,
+        col.number_input(widget_label(field_label(field)) + none,
                          key=_spec_key(field, name),
                          **whole_number_field(), value=None, on_change=_edit_field,
                          args=(name, field))

@@ -56,7 +56,7 @@ from flatkv.profile import (
 )
 from flatkv.strategies.vllm import mamba_chunk_text
 from flatkv.tp_split import PLAIN
-from flatkv.units import format_bytes, markdown_literal, parse_named_sizes
+from flatkv.units import format_bytes, markdown_literal, parse_named_sizes, sentence_case
 
 CUSTOM = "custom"
 
@@ -597,6 +597,19 @@ def _check_type_kept(name: str, field: str, value: int | None,
 def field_label(field: str) -> str:
     """A geometry field as the hand editor labels it: ``v_heads`` -> ``v heads``."""
     return FIELD_LABELS.get(field, field.replace("_", " "))
+
+
+# the letters of a field's label that name a tensor or a format, kept in capitals where the
+# editor's widget labels start a sentence ("KV heads", "SSM dtype", "QK rope head dim")
+_CAPITALS = {"kv": "KV", "k": "K", "v": "V", "qk": "QK", "ssm": "SSM", "lora": "LoRA"}
+
+
+def widget_label(label: str) -> str:
+    """A field's label (``field_label``, words as a sentence uses them: "kv heads") as the
+    hand editor's widget shows it, in sentence case as its other labels ("KV heads", "Head
+    dim", "Conv dtype")."""
+    words = [_CAPITALS.get(word, word) for word in label.split(" ")]
+    return sentence_case(" ".join(words))
 
 
 def editor_words(message: str, kind_names: Iterable[str] = ()) -> str:

@@ -1720,3 +1720,26 @@ def test_an_architecture_refused_names_it_once():
         f"architecture: {'X' * 40!r}... (101 characters) is longer than a class name (at most "
         "100 characters): type the config.json's architectures, comma-separated (e.g. "
         "Qwen3NextForCausalLM), or clear the field for none")
+
+
+def test_the_editor_refuses_an_empty_name_and_labels_its_fields_in_sentence_case():
+    at = open_app("app_pages/model.py", {"model": "Qwen3-Next-80B-A3B"})
+    at.segmented_control(key="model.source").set_value("Edit by hand").run()
+    assert_clean(at)
+    # every label starts a sentence, tensors and formats in capitals (KV, SSM, K, V)
+    labels = [w.label for w in (*at.text_input, *at.selectbox, *at.number_input)
+              if w.key and w.key.startswith("spec.") and not w.key.startswith("spec.new")]
+    assert {"Name", "Architecture (empty = none)", "KV dtype", "Conv dtype", "SSM dtype",
+            "Attention heads (0 = not checked)", "Mamba chunk, tokens (0 = none)",
+            "Max model len, tokens (0 = as loaded)", "KV heads", "Head dim K", "K heads",
+            "V heads", "Conv kernel"} <= set(labels)
+    assert all(label[:1].isupper() for label in labels), labels
+    # an emptied name is refused in its field, not made "edited model": the model stays
+    at.text_input(key="spec.name").set_value("  ").run()
+    assert [shown(e) for e in at.error] == [
+        "Name is empty: type the model's name (every page titles its figures with it). Until "
+        "it is fixed, every page (and the summary below) shows the last valid model."]
+    assert shown(at.subheader[0]) == "Qwen3-Next-80B-A3B"
+    at.text_input(key="spec.name").set_value("mine").run()
+    assert_clean(at)
+    assert shown(at.subheader[0]) == "mine"
