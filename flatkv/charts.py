@@ -544,12 +544,40 @@ def _spaced_in_full(ticks: list[int], low: float, high: float,
 NOT_STARTED = "current: does not start"
 
 
-def _sweep_panels(x_axis: dict, *, two_panels: bool) -> tuple[dict, dict, dict]:
+# The most ticks a requests axis takes: its panel is some 150 px tall in a half-width chart at
+# 1000 px, where Plotly, left to itself, ticked 0 5 10 under a line at 11.23 requests, the top
+# of the line read against no tick
+REQUEST_TICKS = 5
+
+
+def _covering_axis(high: float) -> dict:
+    """A requests axis from 0 to a round tick at or over ``high`` (the top of its lines and
+    marks), so that the highest figure reads between two ticks: the finest step, 1, 2 or 5
+    times a power of ten, that does it in REQUEST_TICKS ticks or fewer (11.87 requests: 0 5 10
+    15). No figure over 0: Plotly's own."""
+    if not high > 0:
+        return {"rangemode": "tozero"} | PLAIN_TICKS
+    top = math.floor(math.log10(high))
+    for step in (m * Fraction(10) ** k for k in range(top - 1, top + 2) for m in (1, 2, 5)):
+        count = math.ceil(Fraction(high) / step)
+        if count + 1 <= REQUEST_TICKS:
+            break
+    digits = max(0, -math.floor(math.log10(step)))
+    ticks = [i * step for i in range(count + 1)]
+    return PLAIN_TICKS | {"tickvals": [float(t) for t in ticks],
+                          "ticktext": [f"{float(t):,.{digits}f}" if t else "0" for t in ticks],
+                          # a mark on the top tick drawn whole
+                          "range": [0, float(ticks[-1]) * (1 + X_PAD)]}
+
+
+def _sweep_panels(x_axis: dict, *, two_panels: bool, requests_high: float = 0
+                  ) -> tuple[dict, dict, dict]:
     """``sweep_figure``'s axes and the axis pair of its top and bottom panel: with
     ``two_panels`` (capacity above concurrency) the axes as make_subplots(rows=2,
     shared_xaxes=True) sets them (it took 35 ms a chart), the bottom x axis carrying the ticks
-    and the top one following it; else one panel, both traces on it."""
-    requests = {"title": "requests", "rangemode": "tozero"} | PLAIN_TICKS
+    and the top one following it; else one panel, both traces on it. ``requests_high``: the
+    top of the requests drawn, which its ticks cover (``_covering_axis``)."""
+    requests = {"title": "requests"} | _covering_axis(requests_high)
     top = {"xaxis": "x", "yaxis": "y"}
     if not two_panels:
         return {"xaxis": x_axis, "yaxis": requests}, top, top
@@ -612,7 +640,13 @@ def sweep_figure(
         _powers_of_two_axis(min(x), max(x), current_x) if log_x
         else _plain_axis(low, high) | {"range": [low - X_PAD * (high - low),
                                                  high + X_PAD * (high - low)]})
-    axes, top, bottom = _sweep_panels(x_axis, two_panels=capacity is not None)
+    requests_high = max((c for c in (*concurrency, current_concurrency,
+                                     target[1] if target is not None else None)
+                         if c is not None), default=0)
+    axes, top, bottom = _sweep_panels(x_axis, two_panels=capacity is not None,
+                                      requests_high=requests_high)
+    if not wide:  # side by side: an entry a line in both, so their plots start level
+        axes["legend"] = {"orientation": "v"}
     traces = []
     if capacity is not None:
         traces.append(

@@ -911,3 +911,32 @@ def test_icicle_hover_tells_nearly_all_of_the_budget_from_all_of_it():
     assert hover["full_attention/kv/0"] == "3.12%"  # 1 of 32 layers: 3.1249%
     assert "%{customdata[2]} of the budget" in ic.hovertemplate
     assert "percentRoot" not in ic.hovertemplate
+
+
+def test_side_by_side_sweeps_key_an_entry_a_line_and_tick_requests_over_their_top():
+    """Budget's two sweeps at 1000 px: "Over the budget" keyed its four entries a line each
+    (they wrap), "Over the block size" its three on one line, so the two read unlike; and the
+    requests axis, left to Plotly, ticked 0 5 10 under a line at 11.23 requests."""
+    by_budget = charts.sweep_figure(
+        [7.0, 71.68], [80_000, 790_976], [1.1, 11.23], current_x=71.68,
+        current_capacity=790_976, current_concurrency=11.23, x_title="budget",
+        context=262_144, target=(72.47, 12.0, "least budget for 12 requests"))
+    by_size = charts.sweep_figure(
+        [1, 16, 4096], [790_976] * 3, [11.23, 11.23, 10.5], current_x=16,
+        current_capacity=790_976, current_concurrency=11.23, x_title="block",
+        context=262_144, log_x=True, legend_lines=4)
+    assert by_budget.layout.legend.orientation == by_size.layout.legend.orientation == "v"
+    # the same room above both plots: the band, the title-less 30 px, 3 more legend lines
+    assert by_budget.layout.margin.t == by_size.layout.margin.t == 34 + 30 + 20 * 3
+    # ticks a round step apart from 0 to over the top figure: 12 requests under 15
+    assert list(by_budget.layout.yaxis2.ticktext) == ["0", "5", "10", "15"]
+    assert list(by_size.layout.yaxis2.ticktext) == ["0", "5", "10", "15"]
+    assert list(by_size.layout.yaxis2.range) == [0, 15 * 1.03]
+    # hundreds of requests: 0 to 800 by 200 over 727.5; under one request in tenths
+    assert charts._covering_axis(727.5)["ticktext"] == ["0", "200", "400", "600", "800"]
+    assert charts._covering_axis(0.998)["ticktext"] == ["0", "0.5", "1.0"]
+    # across the page (SGLang's alone) the legend stays horizontal, two entries a line
+    wide = charts.sweep_figure([1.0, 2.0], [1, 2], [1.0, 2.0], current_x=2.0,
+                               current_capacity=2, current_concurrency=2.0, x_title="budget",
+                               context=4096, wide=True)
+    assert wide.layout.legend.orientation == "h"
