@@ -90,6 +90,13 @@ _ROW_OF_FOUR = (f"{_WRAPPER}:has(> [class*='st-key-metrics-'] > :nth-child(4):la
                 "[class*='st-key-metric-two-cells-']))")
 _QUARTERS = _ROW_OF_FOUR + (":not(:has(> [class*='st-key-metrics-'] > * > "
                             "[class*='st-key-metric-over-quarter-']))")
+# ... and where one is over a quarter (gpt-oss-20b's "Dead share of a sliding attention block"
+# on Layout, 247 px in a 233 px quarter), four a line still where the page gives quarters
+# (from 976 px: 1,440 px's 980), each column as wide as its cell's content and the rest shared:
+# the four took 845 px of the 980. Kept two a line, half of each line was blank, under a row
+# of four a line (Qwen3-Next's read four and four)
+_OVER_QUARTER_ROW = _ROW_OF_FOUR + (":has(> [class*='st-key-metrics-'] > * > "
+                                    "[class*='st-key-metric-over-quarter-'])")
 
 
 def _four_columns(row: str, least: str) -> str:
@@ -128,7 +135,11 @@ _LONE_CELL_CSS = (
     # three columns
     f"@container (min-width: {_THREE_COLUMNS_PX}px) and (max-width: {_FOUR_COLUMNS_PX - 0.02}"
     f"px) {{[class*='st-key-metrics-']:not([class*='st-key-metrics-under-']){_ONE_CELL_WIDE}"
-    f":not(:has(> :nth-child(4):last-child)) > :last-child:nth-child(3n+4) {_SPAN}}} ")
+    f":not(:has(> :nth-child(4):last-child)) > :last-child:nth-child(3n+4) {_SPAN}}} "
+    # a row of four with one over a quarter, where quarters fit (``_OVER_QUARTER_ROW``)
+    f"@container (min-width: {_FOUR_WIDE}px) {{{_OVER_QUARTER_ROW} > "
+    "[class*='st-key-metrics-'] {grid-template-columns: repeat(4, minmax(0, auto)); "
+    "justify-content: stretch;}} ")
 
 
 METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important; "

@@ -484,15 +484,20 @@ def test_a_row_of_four_metrics_reads_four_or_two_a_line_at_1440_px(browser, app_
     # 1,440 px: one line; its second too, now its group reads "Dead share of a full attention
     # block" (229 px counted, a quarter; "full_attention" was 234, over it, and read two and
     # two), not three and one as both did
-    with browser_page(browser, 1440) as page:
-        open_view(page, f"{app_url}/layout", "Layout")
-        for key, tops in (("plan", 1), ("budget", 1)):
-            metrics = page.locator(f'.st-key-metrics-{key} [data-testid="stMetric"]')
-            expect(metrics.nth(3)).to_be_visible()
-            boxes = [m.bounding_box() for m in metrics.all()]
-            assert len(boxes) == 4 and len({round(b["y"]) for b in boxes}) == tops, boxes
-            assert len({round(b["x"]) for b in boxes}) == 4 // tops, boxes
-            assert cut_short(metrics) == []
+    # gpt-oss-20b's second row, whose "Dead share of a sliding attention block" (247 px) is over
+    # a quarter, read two a line, half of each line blank, under its first row's four: one
+    # line too, its columns as wide as their cells (845 px of the 980), the rest shared
+    for path in ("layout", "layout?model=gpt-oss-20b"):
+        with browser_page(browser, 1440) as page:
+            open_view(page, f"{app_url}/{path}", "Layout")
+            for key, tops in (("plan", 1), ("budget", 1)):
+                metrics = page.locator(f'.st-key-metrics-{key} [data-testid="stMetric"]')
+                expect(metrics.nth(3)).to_be_visible()
+                boxes = [m.bounding_box() for m in metrics.all()]
+                assert len(boxes) == 4 and len({round(b["y"]) for b in boxes}) == tops, (
+                    path, boxes)
+                assert len({round(b["x"]) for b in boxes}) == 4 // tops, (path, boxes)
+                assert cut_short(metrics) == []
 
 
 def test_the_model_editors_fields_of_a_row_line_up_at_1000_px(browser, app_url):
