@@ -354,7 +354,7 @@ def _model_fields() -> None:
     # the fields of a row on one line (``FIELD_ROW``): at 1000 px the pattern's label wraps
     c1, c2 = st.columns(2, **FIELD_ROW)  # [1, 2] cut "Qwen3-Next-80B-A3B (edited)" at 1000 px
     c1.text_input("Name", key="spec.name", on_change=_edit_name,
-                  placeholder="required: the name every page titles its figures with")
+                  placeholder="required")
     c2.text_input("Layer pattern (over the kind names below)", key="spec.pattern",
                   on_change=_edit_text, args=("pattern",),
                   help="e.g. (3*gdn,full)*12 or (mamba2,full)*2; the names are the kinds")
