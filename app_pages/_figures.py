@@ -98,8 +98,7 @@ def longest_by_map(s: AppState, r: StrategyResult) -> int | None:
     if (r.strategy != PLANNER_STRATEGY[s.planner] or r.pool is None
             or not s.profile().has_attention):
         return None
-    return longest_context(r, limit=MAX_TOKENS, scheduled_tokens=s.max_batched_tokens,
-                           speculative_tokens=s.speculative_tokens)
+    return longest_context(r, limit=MAX_TOKENS, **s.map_workload())
 
 
 @st.cache_data(max_entries=64, show_spinner=False,

@@ -199,6 +199,11 @@ def where_bytes_go(analysis) -> None:
             for label, n in thin) + ".")
 
 
+# The map's two counts of a request's state pages (AppState.map_snapshots), fixed labels
+STATE_PAGES_CHOICES = {False: "by mamba cache mode, as the engine's log and the top of the page",
+                       True: "with prefix-caching snapshots, one every P tokens"}
+
+
 def page_ids(analysis, ours: StrategyResult) -> None:
     st.subheader("Which page ids a workload hands to which group", divider="gray")
     profile = state().profile()
@@ -211,10 +216,17 @@ def page_ids(analysis, ours: StrategyResult) -> None:
     # the map before the fields: until a number is typed, the field shows the requests drawn
     s = state()
     context = s.context_length()
+    if profile.has_state:  # which state count the map draws: the headline's by default
+        bind(st.radio, "map_snapshots", "State pages", options=[False, True], horizontal=True,
+             format_func=lambda snap: STATE_PAGES_CHOICES[snap],
+             help="How the map charges a request's state pages. By mamba cache mode (the "
+             "sidebar's engine options): as the engine's log, the concurrency at the top of the "
+             "page, Budget and Compare count them. With prefix-caching snapshots (SPEC 3.5): "
+             "two live pages a request and a snapshot every P tokens, what caching the state "
+             "of every prefix costs.")
     workload = {"context": context, "sliding_window": profile.sliding_window,
-                "attention_chunk_size": profile.attention_chunk_size,
-                "scheduled_tokens": s.max_batched_tokens,
-                "speculative_tokens": s.speculative_tokens, "limit": 2048}
+                "attention_chunk_size": profile.attention_chunk_size, **s.map_workload(),
+                "limit": 2048}
     live = app_data.live_pages(analysis, s.requests, DEFAULT_REQUESTS, **workload)
     pages, drawn, fitted = live.pages, live.drawn, live.fitted
     # S sizes the window pages of a sliding or chunked request
@@ -244,7 +256,8 @@ def page_ids(analysis, ours: StrategyResult) -> None:
                                  speculative_tokens=s.speculative_tokens,
                                  checkpoint_blocks=s.prefill_checkpoint_blocks,
                                  cut=(DEFAULT_REQUESTS, drawn) if fitted else None,
-                                 scheduled_tokens=s.max_batched_tokens, requests=drawn)
+                                 scheduled_tokens=s.max_batched_tokens, requests=drawn,
+                                 snapshots=s.map_snapshots)
     if not pages.fits:  # no map: it would hand out pages the pool does not have
         # a warning for a workload typed; the default one is only said (the context is the
         # model's own, and no fewer requests fit)

@@ -549,8 +549,9 @@ def _longest_context(pool: PagePool, requests: int, **workload) -> tuple[int, in
 # of the former's dummy page and last page in each of its 2 groups).
 LONGEST_BY = {
     "map": ("the longest context at which the map's workload fits the page ids (SPEC 3.5, which "
-            "adds a dummy page a group and a page a request for its last page, counts one "
-            "step's tokens apart and, for state, a snapshot every P tokens)"),
+            "adds a dummy page a group and a page a request for its last page and counts one "
+            "step's tokens apart; state pages as the map counts them, by mamba cache mode or "
+            "with a snapshot every P tokens)"),
     "concurrency": ("the longest context at which the concurrency reaches one request (the "
                     "engine's pages a request, SPEC 3.1, state pages by mamba cache mode)"),
 }
@@ -591,17 +592,21 @@ def _page_run(index: int, group_id: str, pages: int) -> Iterator[tuple[float, in
 def page_assignment(
     analysis: PlanAnalysis, *, requests: int, context: int, sliding_window: int | None = None,
     attention_chunk_size: int | None = None, scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
-    speculative_tokens: int = 0, limit: int = 4096, offer_longest: bool = True,
+    speculative_tokens: int = 0, state_mode: str | None = None, checkpoint_blocks: int = 0,
+    limit: int = 4096, offer_longest: bool = True,
 ) -> PageMap:
     """The pages each group needs for ``requests`` at ``context`` with ``scheduled_tokens`` per
-    step and ``speculative_tokens`` drafted (SPEC 3.5, through ``flatkv.workload``), handed out
+    step and ``speculative_tokens`` drafted (SPEC 3.5, through ``flatkv.workload``; state by
+    ``state_mode``, None for prefix-caching snapshots, and ``checkpoint_blocks``), handed out
     from one page-id space as the requests grow: the groups' pages interleave in proportion, so
     every id belongs to exactly one group at a time. At most ``limit`` ids are listed.
     ``offer_longest`` False leaves the longest context unsought (a search over the context),
     for a map ``live_pages`` throws away where not even one request fits."""
     pool = pool_from_plan(analysis.plan, sliding_window=sliding_window,
                           attention_chunk_size=attention_chunk_size)
-    work = Workload(requests, context, scheduled_tokens, speculative_tokens=speculative_tokens)
+    rest = {"scheduled_tokens": scheduled_tokens, "speculative_tokens": speculative_tokens,
+            "state_mode": state_mode, "checkpoint_blocks": checkpoint_blocks}
+    work = Workload(requests, context, **rest)
     per_group = group_pages(pool, work)
     shown = min(pool.num_units, limit)
     # k-th page of group g lands at fraction (k + 1/2) / n_g of the run: a proportional merge.
@@ -611,11 +616,9 @@ def page_assignment(
     owners: list[str | None] = [gid for _, _, gid in islice(heapq.merge(*runs), shown)]
     owners += [None] * (shown - len(owners))
     fits = covers(pool, work)
-    most = None if fits else max_requests(pool, context_tokens=context,
-                                          scheduled_tokens=scheduled_tokens,
-                                          speculative_tokens=speculative_tokens)
+    most = None if fits else max_requests(pool, context_tokens=context, **rest)
     longest, held = (None, 1) if most != 0 or not offer_longest else _longest_context(
-        pool, requests, scheduled_tokens=scheduled_tokens, speculative_tokens=speculative_tokens)
+        pool, requests, **rest)
     return PageMap(pool.num_units, tuple(owners), per_group, fits, most, longest, held)
 
 
@@ -688,10 +691,11 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                   concurrency: float | None, speculative_tokens: int = 0,
                   checkpoint_blocks: int = 0, cut: tuple[int, int] | None = None,
                   scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
-                  requests: int | None = None) -> str:
-    """What the Layout page's workload needs of the pool (SPEC 3.5), and where its state count
-    differs from Budget's and Compare's: it charges prefix-cache snapshots, they the mode's
-    state pages, so both figures are given; then whether it fits. ``cut``: the default
+                  requests: int | None = None, snapshots: bool = True) -> str:
+    """What the Layout page's workload needs of the pool (SPEC 3.5), and how it charges state:
+    with ``snapshots``, prefix-cache snapshots, where Budget and Compare count the mode's state
+    pages, so both figures are given; without, the mode's pages, as they do. Then whether it
+    fits. ``cut``: the default
     requests and the fewer drawn where those did not fit (said first, as a refusal is);
     ``requests``: those the map draws; each group named as the pages name its kind
     (``group_name``). One paragraph each: what to act on, the pages counted,
@@ -702,7 +706,9 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     # a windowed group by its own name and span: Llama 4's chunked group keeps chunk pages
     windowed = [WINDOWED[label] for label in profile.windowed_labels]
     drafted = " and drafted tokens' pages" if speculative_tokens and profile.has_state else ""
-    kept = f"history, live state and snapshots{drafted}" if profile.has_state else "history"
+    kept = ("history" if not profile.has_state else
+             f"history, live state and snapshots{drafted}" if snapshots else
+             f"history, the mode's state pages{drafted}")
     text = (f"Pages the groups need ({kept}, one dummy page each): {per}; "
             f"{pages.num_blocks:,} page ids in the pool. A full-history group's count is all "
             "requests' tokens over P, rounded up, and a page more a request for its last "
@@ -712,7 +718,19 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
             + (f"; a {' or '.join(w.name for w in windowed)} group's, each request's "
                f"{' or '.join(w.noun for w in windowed)} pages and one step's tokens."
                if windowed else "."))
-    if profile.has_state:
+    mode = mamba_mode_text(mamba_cache_mode, checkpoint_blocks)
+    drafted_more = (f" and {speculative_tokens} more for drafted tokens" if speculative_tokens
+                    else "")
+    if profile.has_state and not snapshots:
+        held = ("" if concurrency is None else
+                f" ({concurrency_text(concurrency)} requests of {tokens_text(context)} at the "
+                "top of the page: the map adds each group's dummy page and a history page a "
+                "request for its last page)")
+        text += (f"\n\nState is charged as the engine's log counts it, as Budget and Compare "
+                 f"do{held}: mamba cache mode {mode}{drafted_more} per request, and a dummy "
+                 "page. With state prefix caching (\"State pages\" above), a request also "
+                 "keeps a snapshot every P tokens.")
+    elif profile.has_state:
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")
         text += ("\n\nState is charged as with state prefix caching: two live pages per request "
@@ -720,25 +738,24 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                  + (f", and {speculative_tokens} more per request for drafted tokens"
                     if speculative_tokens else "")
                  + ". Budget and Compare count the state pages of "
-                 f"mamba cache mode {mamba_mode_text(mamba_cache_mode, checkpoint_blocks)}"
-                 + (f" and {speculative_tokens} more for drafted tokens" if speculative_tokens
-                    else "")
-                 + f" per request, as the engine's log does{held}.")
+                 f"mamba cache mode {mode}{drafted_more} per request, as the engine's log "
+                 f"does{held}: \"State pages\" above draws that count.")
     held = pages.max_requests if not pages.fits else requests
     if windowed := _windowed_step_text(profile, concurrency, scheduled_tokens, held):
         text += f"\n\n{windowed}"
-    charged = " with its state snapshots" if profile.has_state else ""
+    state_differs = profile.has_state and snapshots
+    charged = " with its state snapshots" if state_differs else ""
     # what the concurrency at the top counts otherwise than this workload
-    differs = ("the state pages" if profile.has_state else
+    differs = ("the state pages" if state_differs else
                "a step in every " + " and ".join(WINDOWED[label].noun
                                                  for label in profile.windowed_labels))
-    counted = ("" if concurrency is None or not (profile.has_state or windowed) else
+    counted = ("" if concurrency is None or not (state_differs or windowed) else
                f" (Budget's and Compare's {concurrency_text(concurrency)} count {differs} as "
                "the engine's log does: the last paragraph here)")
     if pages.fits and cut is not None:  # said first: why the map draws fewer
         default, drawn = cut
         # two counts of requests on one page: each named by what it counts
-        top = ("" if concurrency is None or not (profile.has_state or windowed) else
+        top = ("" if concurrency is None or not (state_differs or windowed) else
                f" The {concurrency_text(concurrency)} requests at the top of the page count "
                f"{differs} as the engine's log does (the last paragraph here).")
         text = (f"The map draws {count_text(drawn, 'live request')} of {tokens_text(context)}, "

@@ -153,6 +153,9 @@ class AppState:
     # requests the Budget page gives the least budget for; None: one more than fit
     hold_requests: int | None = None
     uniform_rows: bool = False  # Layout draws rows padded to the page row (uniform pages)
+    # Layout's page-id map charges state prefix-caching snapshots (SPEC 3.5), not the mamba
+    # cache mode's state pages (the engine's log's count, the concurrency at the top)
+    map_snapshots: bool = False
     # Engine options (StrategyOptions; the Compare and Budget pages). Ratios are floats read as
     # their shortest decimal (0.9 is 9/10 exactly), as StrategyOptions reads them.
     kernel_block_size: int | None = ENGINE_DEFAULTS.kernel_block_size  # None: the model's
@@ -293,6 +296,15 @@ class AppState:
     @property
     def effective_alignment(self) -> int:
         return alignment_or_block_size(self.alignment, self.block_size)
+
+    def map_workload(self) -> dict[str, object]:
+        """Layout's page-id map's workload beside its requests and context (``Workload``'s
+        fields): the step, the drafted tokens, and state by the mamba cache mode, or, with
+        ``map_snapshots``, as prefix caching keeps it (``state_mode`` None)."""
+        return {"scheduled_tokens": self.max_batched_tokens,
+                "speculative_tokens": self.speculative_tokens,
+                "state_mode": None if self.map_snapshots else self.mamba_cache_mode,
+                "checkpoint_blocks": self.prefill_checkpoint_blocks}
 
     def strategy_options(self) -> StrategyOptions:
         """The engine strategies' knobs for this view; ValueError names a bad one."""
@@ -725,6 +737,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "req": ("requests", _int(1, MAX_REQUESTS), str),
     "hold": ("hold_requests", _int(1, MAX_REQUESTS), str),
     "uniform": ("uniform_rows", _flag, lambda v: "1" if v else "0"),
+    "snap": ("map_snapshots", _flag, lambda v: "1" if v else "0"),
     "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
     "spec_tokens": ("speculative_tokens", _int(0, MAX_SPECULATIVE_TOKENS), str),

@@ -13,7 +13,10 @@ scheduled per step, window W, one dummy page and a safety margin, group g needs:
 - chunked:        the same with the chunk C for W (a chunked layer keeps at most the C - 1
                   earlier tokens of its chunk, as a sliding one the W - 1 of its window)
 - state:          ``min(2 * R + T // P + 1 + margin, the full-history count)``
-  (two live pages per request plus one snapshot page per P tokens)
+  (two live pages per request plus one snapshot page per P tokens: prefix caching's state),
+                  or, told a mamba cache mode, ``R * (the mode's state pages) + 1 + margin``
+                  (the engines' count, ``mode_state_pages``: what their logs and the
+                  concurrency count)
 
 The layout covers the workload when the units all groups need fit in its units. Everything is
 exact integer arithmetic; ``max_requests`` bisects, so it answers at once even for huge budgets.
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -101,6 +104,23 @@ class PagePool:
                              attention_chunk_size=self.attention_chunk_size)
 
 
+# vLLM's mamba cache modes, each a count of the state pages one request holds (``mode_state_pages``)
+MAMBA_CACHE_MODES = ("none", "align", "all")
+
+
+def mode_state_pages(mode: str, context_tokens: int, block_size: int, *,
+                     checkpoint_blocks: int = 0, speculative_tokens: int = 0) -> int:
+    """Pages one request holds in a state group at context L by mamba cache mode: ``none`` 1,
+    ``align`` 2 plus its prefill checkpoint blocks, ``all`` cdiv(L, P) (vLLM's), each plus one
+    page per speculative token. The one rule the engines' concurrency
+    (``strategies.base.state_pages_per_request``) and a workload told a mode both count by."""
+    if mode not in MAMBA_CACHE_MODES:
+        raise ValueError(f"mamba_cache_mode is {mode!r}: use one of {list(MAMBA_CACHE_MODES)}")
+    held = (1 if mode == "none" else 2 + checkpoint_blocks if mode == "align"
+            else cdiv(context_tokens, block_size))
+    return held + speculative_tokens
+
+
 # Tokens scheduled per step when not told: vLLM's default max_num_batched_tokens. It sizes the
 # pages a sliding-window request holds (W - 1 + S tokens of window).
 DEFAULT_SCHEDULED_TOKENS = 8192
@@ -110,13 +130,18 @@ DEFAULT_SCHEDULED_TOKENS = 8192
 class Workload:
     """R live requests at context L; S tokens scheduled per step; a safety margin of pages;
     N tokens a speculative decoder drafts per step (each request then holds N more state pages
-    in every state group, as vLLM's ``num_speculative_blocks``)."""
+    in every state group, as vLLM's ``num_speculative_blocks``). ``state_mode``: None charges
+    state as prefix caching keeps it (SPEC 3.5: a snapshot every P tokens); a mamba cache mode
+    charges the pages the engines count a request in it (``mode_state_pages``, with
+    ``checkpoint_blocks`` in align), so a map of it agrees with the engine's concurrency."""
 
     requests: int
     context_tokens: int
     scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS
     margin: int = 0
     speculative_tokens: int = 0
+    state_mode: str | None = None
+    checkpoint_blocks: int = 0
 
     def __post_init__(self) -> None:
         check_int("requests", self.requests)
@@ -124,6 +149,10 @@ class Workload:
         check_int("scheduled_tokens", self.scheduled_tokens, minimum=1)
         check_int("margin", self.margin)
         check_int("speculative_tokens", self.speculative_tokens)
+        check_int("checkpoint_blocks", self.checkpoint_blocks)
+        if self.state_mode is not None and self.state_mode not in MAMBA_CACHE_MODES:
+            raise ValueError(f"state_mode is {self.state_mode!r}: use None (prefix-caching "
+                             f"snapshots) or one of {list(MAMBA_CACHE_MODES)}")
 
     @property
     def total_tokens(self) -> int:
@@ -139,6 +168,8 @@ PAGES_NEEDED_TEXT = {
     CHUNKED_ATTENTION: "R x ceil(min(C - 1, L) / P) + ceil(min(S, T) / P) + R + 1 + m",
     LINEAR_ATTENTION: "min(2 x R + T // P + 1 + m, a full group's) + R x N",
 }
+# the state count of a workload told a mamba cache mode
+MODE_STATE_PAGES_TEXT = "R x (the mode's state pages + N) + 1 + m"
 
 
 def pages_needed(
@@ -147,7 +178,9 @@ def pages_needed(
 ) -> int:
     """Pages one group of ``kind`` needs for ``workload`` (SPEC section 3.5, whose state count
     gains R x N pages with N drafted tokens: N = 0 gives SPEC's; a chunked group counts as a
-    sliding one whose window is the chunk; ``PAGES_NEEDED_TEXT`` in words)."""
+    sliding one whose window is the chunk; a workload told a mamba cache mode charges state
+    that mode's pages a request and a dummy page instead; ``PAGES_NEEDED_TEXT`` and
+    ``MODE_STATE_PAGES_TEXT`` in words)."""
     check_int("block_size", block_size, minimum=1)
     if not isinstance(workload, Workload):
         raise ValueError(f"workload is {workload!r}: give a Workload(requests, context_tokens)")
@@ -163,6 +196,10 @@ def pages_needed(
                           attention_chunk_size=attention_chunk_size)
         check_int(WINDOWED[kind].field, w, minimum=1)
         return r * cdiv(min(w - 1, lc), p) + cdiv(min(workload.scheduled_tokens, t), p) + r + 1 + m
+    if kind == LINEAR_ATTENTION and workload.state_mode is not None:  # the engines' count
+        return r * mode_state_pages(workload.state_mode, lc, p,
+                                    checkpoint_blocks=workload.checkpoint_blocks,
+                                    speculative_tokens=workload.speculative_tokens) + 1 + m
     if kind == LINEAR_ATTENTION:  # the drafted tokens' pages come on top of the snapshots
         return min(2 * r + t // p + 1 + m, full) + r * workload.speculative_tokens
     raise ValueError(f"kind is {kind!r}: use one of {list(LAYER_LABELS)}")
@@ -229,11 +266,10 @@ def covers(pool: PagePool | FlatMemoryPlan | StrategyResult, workload: Workload)
 
 
 def max_requests(
-    pool: PagePool | FlatMemoryPlan | StrategyResult, *, context_tokens: int,
-    scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS,
-    margin: int = 0, speculative_tokens: int = 0,
+    pool: PagePool | FlatMemoryPlan | StrategyResult, *, context_tokens: int, **workload: Any,
 ) -> int:
-    """Largest R such that R requests at ``context_tokens`` fit in ``pool`` (0 if none fits).
+    """Largest R such that R requests at ``context_tokens`` fit in ``pool`` (0 if none fits);
+    ``workload``: the rest of ``Workload``'s fields (scheduled_tokens, margin, ...).
 
     Every group needs more than R pages for R requests (each term carries ``+ R + 1``), so R
     is below ``num_units * max(pages_per_unit) + 1``; units needed grow with R, so bisection
@@ -243,8 +279,7 @@ def max_requests(
     pool = as_pool(pool)
 
     def fits(r: int) -> bool:
-        return covers(pool, Workload(r, context_tokens, scheduled_tokens, margin,
-                                     speculative_tokens))
+        return covers(pool, Workload(r, context_tokens, **workload))
 
     if not fits(0):
         return 0
@@ -253,20 +288,19 @@ def max_requests(
 
 def longest_context(
     pool: PagePool | FlatMemoryPlan | StrategyResult, *, limit: int, requests: int = 1,
-    scheduled_tokens: int = DEFAULT_SCHEDULED_TOKENS, margin: int = 0,
-    speculative_tokens: int = 0,
+    **workload: Any,
 ) -> int:
     """Largest L in [1, ``limit``] such that ``requests`` requests of L tokens fit in ``pool``
     (0 if as many of a single token do not): what a context that does not fit the requests
     can be lowered to, by the rule of ``covers``. Pages needed never shrink as L grows, so
     bisection over L is exact; ``limit`` bounds it, as a pool without a full-history group
-    holds a request of any length once its window is reached."""
+    holds a request of any length once its window is reached. ``workload``: the rest of
+    ``Workload``'s fields."""
     pool = as_pool(pool)
     check_int("limit", limit, minimum=1)
     check_int("requests", requests, minimum=1)
     return longest_fitting(
-        lambda tokens: covers(pool, Workload(requests, tokens, scheduled_tokens, margin,
-                                             speculative_tokens)), limit)
+        lambda tokens: covers(pool, Workload(requests, tokens, **workload)), limit)
 
 
 def longest_fitting(fits: Callable[[int], bool], limit: int) -> int:

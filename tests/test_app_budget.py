@@ -438,13 +438,19 @@ def test_budget_says_when_not_one_request_fits():
     assert f"{1455 / (-(-10**6 // 544) + 1):.2f}" == "0.79"
     assert metrics(at)["Concurrency at 1,000,000 tokens"] == "0.79"
     # one request fits while ceil(L / 544) + 1 <= 1,455: L <= 1,454 x 544 = 790,976. Layout's
-    # map charges a state snapshot every P tokens (SPEC 3.5) and a dummy page a group: at
-    # L = 544k, full k + 2 and state min(k + 3, k + 2) = k + 2 pages, 2k + 4 <= 1,455 while
-    # k <= 725, and at 725 x 544 + 1 both take 728: 1,456. Its 394,400 is given beside
+    # map counts state by mamba cache mode too (none: 1 page) and adds a dummy page a group and
+    # a page for the last: ceil(L / 544) + 2 + 2 <= 1,455 while ceil(L / 544) <= 1,451, so its
+    # 1,451 x 544 = 789,344 is given beside
     button = at.button(key="budget.longest")
     assert button.label == f"Use the longest context at concurrency 1 ({1454 * 544:,} tokens)"
+    assert button.help.endswith(f"and offers {1451 * 544:,} tokens by it for one request.")
+    # with the map's state snapshots (snap=1, SPEC 3.5): at L = 544k, full k + 2 and state
+    # min(k + 3, k + 2) = k + 2 pages, 2k + 4 <= 1,455 while k <= 725, and at 725 x 544 + 1
+    # both take 728: 1,456. Layout's 394,400 is given beside
+    snap = open_app("app_pages/budget.py", {"ctx": "1000000", "snap": "1"})
     assert (2 * 725 + 4, 2 * 726 + 4) == (1454, 1456)
-    assert button.help.endswith(f"and offers {725 * 544:,} tokens by it for one request.")
+    assert snap.button(key="budget.longest").help.endswith(
+        f"and offers {725 * 544:,} tokens by it for one request.")
 
 
 def test_a_context_no_request_fits_offers_the_longest_that_does():

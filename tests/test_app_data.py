@@ -174,8 +174,9 @@ def test_the_two_longest_contexts_are_named_apart():
     assert app_data.longest_context_label(375_088, "concurrency") == (
         "Use the longest context at concurrency 1 (375,088 tokens)")
     by_map = ("the longest context at which the map's workload fits the page ids (SPEC 3.5, "
-              "which adds a dummy page a group and a page a request for its last page, counts "
-              "one step's tokens apart and, for state, a snapshot every P tokens)")
+              "which adds a dummy page a group and a page a request for its last page and "
+              "counts one step's tokens apart; state pages as the map counts them, by mamba "
+              "cache mode or with a snapshot every P tokens)")
     by_concurrency = ("the longest context at which the concurrency reaches one request (the "
                       "engine's pages a request, SPEC 3.1, state pages by mamba cache mode)")
     assert {"map": by_map, "concurrency": by_concurrency} == app_data.LONGEST_BY
@@ -537,7 +538,7 @@ def test_workload_text_gives_both_state_counts_where_they_differ():
         "snapshot every P tokens (at most the full-history group's count). Budget and Compare "
         "count the state pages of mamba cache mode none (1 state page) per request, as the "
         "engine's log does, and hold 3.75 requests of "
-        "262,144 tokens.")
+        "262,144 tokens: \"State pages\" above draws that count.")
     drafting = app_data.workload_text(pages, qwen, context=262_144, mamba_cache_mode="align",
                                       concurrency=flat.max_concurrency, speculative_tokens=2)
     assert ("Budget and Compare count the state pages of mamba cache mode align (2 state pages) "

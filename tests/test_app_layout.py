@@ -307,7 +307,7 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     at = open_app("app_pages/layout.py", {"req": "4096", "ctx": str(1 << 40)})
     assert not at.exception
     (warning,) = [shown(w) for w in at.warning
-                  if shown(w).startswith("One request of 1,099,511,627,776 tokens with")]
+                  if shown(w).startswith("One request of 1,099,511,627,776 tokens does")]
     assert f"full attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
     # one past it is the link's notice, not a figure
     at = open_app(None, {"ctx": str((1 << 40) + 1)})
@@ -324,7 +324,7 @@ def test_layout_draws_every_page_of_a_workload_that_fills_the_pool():
     # "full attention (MLA)", where caption, key, tile and dead share said "full_attention"
     assert (1_234_752 // 1888, 654 + 1 + 1, min(2 + 654 + 1, 656)) == (654, 656, 656)
     at = open_app("app_pages/layout.py", {"model": "Kimi-Linear-48B-A3B", "ctx": "1234752",
-                                          "req": "1"})
+                                          "req": "1", "snap": "1"})
     assert_clean(at)
     assert any(f"{STATE_KIND}: 656, full attention (MLA): 656; 1,312 page ids in the pool" in
                c.value for c in at.caption)
@@ -426,7 +426,8 @@ def test_a_state_only_model_under_packed_slabs_is_a_click_from_the_planner_that_
 
 
 def test_layout_says_how_its_state_pages_differ_from_budget():
-    at = open_app("app_pages/layout.py", {"mamba": "align", "ctx": "32768"})
+    # the map's state drawn with prefix-caching snapshots ("State pages", snap=1)
+    at = open_app("app_pages/layout.py", {"mamba": "align", "ctx": "32768", "snap": "1"})
     (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
     # default view: 4 requests of 32,768 tokens at P 544; state min(2 x 4 + 131,072 // 544 + 1,
     # ceil(131,072 / 544) + 4 + 1) = min(249, 246)
@@ -434,7 +435,8 @@ def test_layout_says_how_its_state_pages_differ_from_budget():
     assert "mamba cache mode align (2 state pages) per request" in msg
     # 2 drafted tokens: each of the 4 requests holds 2 more state pages, 246 + 8; the flat
     # layout keeps the model's conv rows, so P stays 544 and the history pages stay 246
-    at = open_app("app_pages/layout.py", {"mamba": "align", "spec_tokens": "2", "ctx": "32768"})
+    at = open_app("app_pages/layout.py", {"mamba": "align", "spec_tokens": "2", "ctx": "32768",
+                                          "snap": "1"})
     (msg,) = [c.value for c in at.caption if "Pages the groups need" in c.value]
     assert f"{STATE_KIND}: 254, full attention: 246" in msg
     assert ("a snapshot every P tokens (at most the full-history group's count), and 2 more "
@@ -725,10 +727,11 @@ def test_layout_says_which_engine_serves_no_such_model():
 def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
     # Qwen3.5-27B at its own 262,144 tokens on an H100: P 784, 374 page ids. Budget counts one
     # state page a request (mode none, as the engine's log): 374 / (ceil(262,144 / 784) + 1) =
-    # 374 / 336 = 1.11; the map's workload charges the state snapshots too, and one request
-    # needs 337 page ids in each group: not one fits. Untyped, that is said (info, the field at
-    # 1, no "lower the live requests"); typed, it is a warning.
-    at = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B"})
+    # 374 / 336 = 1.11; the map's workload with the state snapshots ("State pages", snap=1)
+    # charges a snapshot every P tokens, and one request needs 337 page ids in each group: not
+    # one fits. Untyped, that is said (info, the field at 1, no "lower the live requests");
+    # typed, it is a warning.
+    at = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B", "snap": "1"})
     assert_clean(at)
     # its state row: conv 61,440 + ssm 48 x 128 x 128 x 4 B = 3,207,168 B = 783 x 4,096 (a
     # token of its 16 full layers), so P = 784 (a multiple of 16); a block is 16 x 784 x
@@ -750,8 +753,16 @@ def test_a_default_workload_of_which_not_one_request_fits_is_said_not_warned():
         "exactly, a new one for its next step's token.")
     budget = open_app("app_pages/budget.py", {"model": "Qwen3.5-27B"})
     assert metrics(budget)["Concurrency at 262,144 tokens"] == "1.11"
-    typed = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B", "req": "1"})
+    typed = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B", "req": "1", "snap": "1"})
     assert not typed.info and [shown(w) for w in typed.warning] == [info]
+    # by mamba cache mode, the map's default, as Budget: 335 + 1 + 1 full pages and 1 + 1
+    # state pages, 339 of the 374 ids: the one request Budget's 1.11 holds is drawn
+    by_mode = open_app("app_pages/layout.py", {"model": "Qwen3.5-27B"})
+    assert_clean(by_mode)
+    assert not by_mode.info and by_mode.number_input(key="w.requests").value == 1
+    assert -(-262_144 // 784) == 335
+    assert f"{STATE_KIND}: 2, full attention: 337; 374 page ids" in caption_starting(
+        by_mode, "The map draws 1 live request of 262,144 tokens, not the default 4: 1 fits.")
 
 
 def test_a_context_that_fits_no_request_offers_the_longest_that_does():
@@ -807,64 +818,108 @@ def test_a_context_that_fits_no_request_offers_the_longest_that_does():
     assert typed.query_params["ctx"] == "87588" and not typed.warning
     assert "chunked attention: 2,565, full attention: 21,902; 24,467 page ids in the pool" in \
         caption_starting(typed, "Pages the groups need")
-    four = open_app("app_pages/layout.py", {"req": "4"})  # Qwen3-Next: 1 request fits
+    four = open_app("app_pages/layout.py", {"req": "4"})  # Qwen3-Next: 3 requests fit
     assert [b for b in four.button if b.key == "layout.fit"]
     assert not [b for b in four.button if b.key == "layout.longest"]
 
 
 def test_a_workload_that_does_not_fit_offers_the_one_that_does():
-    # Qwen3-Next at its own 262,144 tokens on an H100 (71.68 GiB, P 544): 4 requests with their
-    # state snapshots need more page ids than the pool has, 1 fits. Until a number is typed the
-    # map draws the 1 and says why; 4 typed get the warning, and the button shows that map.
+    # Qwen3-Next at its own 262,144 tokens on an H100 (71.68 GiB, P 544, 1,455 page ids): 4
+    # requests need more page ids than the pool has. Until a number is typed the map draws as
+    # many as fit and says why; 4 typed get the warning, and the button shows that map.
     default = open_app("app_pages/layout.py")
     assert_clean(default)
     assert not default.warning and "req" not in default.query_params
-    assert default.number_input(key="w.requests").value == 1
-    # beside it the plan's requests at the top of the page, which count 1 state page each:
-    # 1,455 page ids over ceil(262,144 / 544) = 482 history pages + 1 state page a request
+    # the map counts the state pages as the top of the page does, by mamba cache mode (none:
+    # 1 a request), so the two agree at first sight: the concurrency is 1,455 page ids over
+    # ceil(262,144 / 544) = 482 history pages + 1 state page a request, 3.01; the map's 3
+    # requests take full ceil(3 x 262,144 / 544) + 3 + 1 = 1,450 and state 3 x 1 + 1 = 4
+    # pages (a dummy page a group), 1,454 of the 1,455 ids; 4 take 1,933 + 5
     assert f"{1455 / (-(-262144 // 544) + 1):.2f}" == "3.01"
+    assert (-(-3 * 262_144 // 544) + 3 + 1, 3 * 1 + 1) == (1450, 4)
+    assert -(-4 * 262_144 // 544) + 4 + 1 + 4 + 1 > 1455
+    assert default.number_input(key="w.requests").value == 3
+    assert default.radio(key="w.map_snapshots").value is False
+    said = caption_starting(default, "The map draws 3")
+    assert said.startswith(
+        "The map draws 3 live requests of 262,144 tokens, not the default 4: 3 fit.\n\n"
+        "Pages the groups need (history, the mode's state pages, one dummy page each): "
+        f"{STATE_KIND}: 4, full attention: 1,450; 1,455 page ids in the pool.")
+    assert said.endswith(
+        "State is charged as the engine's log counts it, as Budget and Compare do (3.01 "
+        "requests of 262,144 tokens at the top of the page: the map adds each group's dummy "
+        "page and a history page a request for its last page): mamba cache mode none (1 "
+        "state page) per request, and a dummy page. With state prefix caching (\"State "
+        "pages\" above), a request also keeps a snapshot every P tokens.")
+    (chart,) = [json.loads(c.proto.spec) for c in default.get("plotly_chart")
+                if "All 1,455 page ids" in c.proto.spec]
+    assert [t["name"] for t in chart["data"][1:]] == [
+        "full attention: 1,450 pages", f"{STATE_KIND}: 4 pages", "free: 1 page"]
+    # the other count a click away, in the link: with state prefix caching a request keeps
+    # two live pages and a snapshot every P tokens (SPEC 3.5), and one request fits: history
+    # ceil(262,144 / 544) + 1 + 1 = 484; state min(2 x 1 + 262,144 // 544 + 1, 484) = 484
+    default.radio(key="w.map_snapshots").set_value(True).run()
+    assert_clean(default)
+    assert default.query_params["snap"] == "1"
+    assert default.number_input(key="w.requests").value == 1
     said = caption_starting(default, "The map draws 1")
     assert said.startswith(
         "The map draws 1 live request of 262,144 tokens, not the default 4: 1 fits with its "
         "state snapshots. The 3.01 requests at the top of the page count the state pages as the "
         "engine's log does (the last paragraph here).\n\nPages the groups ")
+    assert f"{STATE_KIND}: {min(2 + 262_144 // 544 + 1, 482 + 2)}, full attention: " \
+        f"{-(-262_144 // 544) + 1 + 1}" in said
     assert said.endswith("Budget and Compare count the state pages of mamba cache mode none (1 "
                          "state page) per request, as the engine's log does, and hold 3.01 "
-                         "requests of 262,144 tokens.")
+                         "requests of 262,144 tokens: \"State pages\" above draws that count.")
+    # the link restores it; back to the default, the link drops it
+    again = open_app("app_pages/layout.py", {"snap": "1"})
+    assert again.radio(key="w.map_snapshots").value is True
+    assert again.number_input(key="w.requests").value == 1
+    default.radio(key="w.map_snapshots").set_value(False).run()
+    assert "snap" not in default.query_params
+    assert default.number_input(key="w.requests").value == 3
     # in mamba cache mode align with 2 checkpoint blocks, 2 + 2 state pages a request:
-    # 1,455 / (482 + 4) = 2.99, and the caption says which pages it counts
+    # 1,455 / (482 + 4) = 2.99; the map: full 1,446 + 4 and state 3 x 4 + 1 = 13 for 3
+    # requests, 1,463 > 1,455, so 2 fit; with snapshots, the caption says which pages it counts
     assert f"{1455 / (482 + 2 + 2):.2f}" == "2.99"
+    assert 1450 + 3 * 4 + 1 > 1455
     align = open_app("app_pages/layout.py", {"mamba": "align", "ckpt": "2"})
+    assert caption_starting(align, "The map draws 2 live requests").endswith(
+        "mamba cache mode align (2 state pages) + 2 checkpoint per request, and a dummy page. "
+        "With state prefix caching (\"State pages\" above), a request also keeps a snapshot "
+        "every P tokens.")
+    align = open_app("app_pages/layout.py", {"mamba": "align", "ckpt": "2", "snap": "1"})
     assert any(c.value.startswith("The map draws 1 live request") and "The 2.99 requests at "
                "the top of the page count" in c.value and c.value.endswith(
                    "mamba cache mode align (2 state pages) + 2 checkpoint per request, as the "
-                   "engine's log does, and hold 2.99 requests of 262,144 tokens.")
+                   "engine's log does, and hold 2.99 requests of 262,144 tokens: \"State "
+                   "pages\" above draws that count.")
                for c in align.caption)
-    # the pool's 1,455 page ids, all drawn (under the map's 2,048)
-    assert [c for c in default.get("plotly_chart") if "All 1,455 page ids" in c.proto.spec]
-    # untyped, the field follows the context: 4 fit at 32,768 tokens, 1 again at 262,144
+    # untyped, the field follows the context: 4 fit at 32,768 tokens, 3 again at 262,144
     default.text_input(key="w.context").set_value("32K").run()
     assert default.number_input(key="w.requests").value == 4
     assert not [c for c in default.caption if "The map draws" in c.value]
     default.text_input(key="w.context").set_value("256K").run()
-    assert default.number_input(key="w.requests").value == 1 and "req" not in default.query_params
-    # gpt-oss-20b at 32,768 tokens: its 4 fit, and the field says 4 (no caption)
+    assert default.number_input(key="w.requests").value == 3 and "req" not in default.query_params
+    # gpt-oss-20b at 32,768 tokens: its 4 fit, and the field says 4 (no caption); no state,
+    # so no choice of state pages
     roomy = open_app("app_pages/layout.py", {"model": "gpt-oss-20b", "ctx": "32768"})
     assert roomy.number_input(key="w.requests").value == 4
     assert not [c for c in roomy.caption if "do not fit" in c.value]
+    assert not [r for r in roomy.radio if r.key == "w.map_snapshots"]
     at = open_app("app_pages/layout.py", {"req": "4"})
     assert_clean(at)
     (warning,) = [w.value for w in at.warning]
-    assert warning.startswith("This workload with its state snapshots does not fit in this "
-                              "budget: it holds at most 1 request of 262,144 tokens")
+    assert warning.startswith("This workload does not fit in this budget: it holds at most 3 "
+                              "requests of 262,144 tokens; lower the live requests")
     at.button(key="layout.fit").click().run()
     assert_clean(at)
-    assert at.query_params["req"] == "1" and not at.warning
-    msg = caption_starting(at, "Pages the groups need")
-    # SPEC 3.5, one request of 262,144 tokens at P 544, no margin: history ceil(262,144 / 544)
-    # + 1 + 1 = 484; state min(2 x 1 + 262,144 // 544 + 1, 484) = min(484, 484)
-    assert f"{STATE_KIND}: {min(2 + 262_144 // 544 + 1, 482 + 2)}, full attention: " \
-        f"{-(-262_144 // 544) + 1 + 1}" in msg
+    assert at.query_params["req"] == "3" and not at.warning
+    snap = open_app("app_pages/layout.py", {"req": "4", "snap": "1"})
+    (warning,) = [w.value for w in snap.warning]
+    assert warning.startswith("This workload with its state snapshots does not fit in this "
+                              "budget: it holds at most 1 request of 262,144 tokens")
 
 
 def test_layout_draws_vllms_one_group_of_two_page_sizes_without_its_hybrid_manager():

@@ -279,3 +279,32 @@ def test_a_plan_of_groups_that_are_not_layer_labels_is_refused_for_what_it_is():
         "knows a group's kind by its label; name groups by one of ['full_attention', "
         "'sliding_attention', 'chunked_attention', 'linear_attention'], as "
         "components_from_layers does")
+
+
+def test_a_workload_told_a_mamba_cache_mode_charges_that_modes_state_pages():
+    # Qwen3-Next on the default H100: 1,455 page ids of P 544, 12 full and 36 state layers, 3
+    # requests of 262,144 tokens: full ceil(786,432 / 544) + 3 + 1 = 1,446 + 4 = 1,450
+    pool = PagePool(1455, 544, (PoolGroup(FULL, FULL, 12), PoolGroup(LINEAR, LINEAR, 36)))
+    assert -(-786_432 // 544) == 1446 and -(-262_144 // 544) == 482
+    three = Workload(3, 262_144, state_mode="none")
+    # mode none: 1 state page a request and a dummy page, 3 + 1; with the history 1,454 of
+    # the 1,455 ids, as the engine's 1,455 / (482 + 1) = 3.01 requests say
+    assert group_pages(pool, three) == {FULL: 1450, LINEAR: 4}
+    assert covers(pool, three)
+    assert max_requests(pool, context_tokens=262_144, state_mode="none") == 3
+    # prefix-caching snapshots (SPEC 3.5, the default): min(2 + 481 + 1, 484) a request, 1 fits
+    assert pages_needed(LINEAR, Workload(1, 262_144), block_size=544) == 484
+    assert max_requests(pool, context_tokens=262_144) == 1
+    # align with 2 checkpoint blocks and 1 drafted token: 3 x (2 + 2 + 1) + 1; all: a page
+    # every P tokens, 3 x 482 + 1; checkpoints count in align only
+    assert pages_needed(LINEAR, Workload(3, 262_144, speculative_tokens=1, state_mode="align",
+                                         checkpoint_blocks=2), block_size=544) == 16
+    assert pages_needed(LINEAR, Workload(3, 262_144, state_mode="all", checkpoint_blocks=2),
+                        block_size=544) == 3 * 482 + 1
+    # the longest context of one request by mode none: ceil(L / 544) + 2 + 2 <= 1,455 while
+    # ceil(L / 544) <= 1,451: 1,451 x 544 = 789,344 (snapshots: 725 x 544, tests/test_app_budget)
+    assert longest_context(pool, limit=1 << 40, state_mode="none") == 1451 * 544 == 789_344
+    assert longest_context(pool, limit=1 << 40) == 725 * 544
+    with pytest.raises(ValueError, match=r"state_mode is 'some': use None \(prefix-caching "
+                       r"snapshots\) or one of \['none', 'align', 'all'\]"):
+        Workload(1, 16, state_mode="some")

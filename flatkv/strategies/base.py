@@ -84,9 +84,11 @@ from flatkv.units import (
 )
 from flatkv.workload import (
     DEFAULT_SCHEDULED_TOKENS,
+    MAMBA_CACHE_MODES,
     PagePool,
     PoolGroup,
     cdiv,
+    mode_state_pages,
 )
 
 CATEGORIES = (
@@ -100,7 +102,6 @@ CATEGORIES = (
     "unused",
 )
 
-MAMBA_CACHE_MODES = ("none", "align", "all")
 # The architectures SGLang gives sliding-window layers a token pool of their own (its hybrid SWA
 # pool: model_config.is_hybrid_swa_model): the name help texts use -> config.json class names.
 # Those of the models FlatKV reads or plans; 0.5.23's list has more (Beam, Laguna, Mellum, ...),
@@ -1005,10 +1006,9 @@ def state_pages_per_request(options: StrategyOptions, context_tokens: int,
     """Pages one request holds in a state group at context L: ``none`` 1, ``align`` 2 plus its
     prefill checkpoint blocks, ``all`` cdiv(L, P) (vLLM's mamba cache modes), each plus one page
     per speculative token."""
-    mode = options.mamba_cache_mode
-    held = (1 if mode == "none" else 2 + options.prefill_checkpoint_blocks if mode == "align"
-            else cdiv(context_tokens, block_size))
-    return held + options.speculative_tokens
+    return mode_state_pages(options.mamba_cache_mode, context_tokens, block_size,
+                            checkpoint_blocks=options.prefill_checkpoint_blocks,
+                            speculative_tokens=options.speculative_tokens)
 
 
 @dataclass(frozen=True)
