@@ -573,8 +573,8 @@ def test_layout_sets_its_plan_beside_the_engines():
         58_701_643_776, "54.67", "73.38%")
     assert ("At 32,768 tokens per request, this plan holds 23.48 requests; in the same budget "
             "vLLM v1 87.97 (3.75x ours), SGLang 52.33 (2.23x ours). Compare shows where each "
-            "layout's bytes go. Most of the gap is dead weight: 54.67 GiB of the budget "
-            "(73.38%) in this plan, none in vLLM v1's.") in [unescaped(c.value) for c in at.caption]
+            "layout's bytes go. Most of the gap is dead weight: 54.67 GiB in this plan (73.38% "
+            "of the budget), none in vLLM v1's.") in [unescaped(c.value) for c in at.caption]
     compare = open_app("app_pages/compare.py", QWEN35_LINK).dataframe[0].value
     assert list(compare.set_index("strategy").loc[["FlatKV packed slabs", "vLLM v1", "SGLang"],
                                                   "concurrency"]) == [23.48, 87.97, 52.33]
@@ -588,8 +588,8 @@ def test_layout_sets_its_plan_beside_the_engines():
         "the same budget vLLM v1 does not start, SGLang 0.41 "
         f"({1_714_648 * 3_973 / (4_194_304 * 775):.2f}x ours). Compare shows where each "
         "layout's bytes go and why a layout does not apply. Most of the gap is dead weight: "
-        f"{775 * 77_266_944 / 2**30:.2f} GiB of the budget ({775 * 77_266_944 / 8e10:.2%}) in "
-        "this plan, none in SGLang's.")  # all 775 page ids full attention's (775 x 3,972 /
+        f"{775 * 77_266_944 / 2**30:.2f} GiB in this plan ({775 * 77_266_944 / 8e10:.2%} of "
+        "the budget), none in SGLang's.")  # all 775 page ids full attention's (775 x 3,972 /
     # 3,973 = 774.80 and 0.20), each with 36 state rows dead
 
 
@@ -609,8 +609,13 @@ def test_layout_says_in_bytes_why_an_engine_holds_more():
     assert line == (
         "At 262,144 tokens per request, this plan holds 3.01 requests; in the same budget vLLM "
         "v1 11.87 (3.94x ours), SGLang 6.30 (2.09x ours). Compare shows where each layout's "
-        "bytes go. Most of the gap is dead weight: 53.48 GiB of the budget (74.60%) in this "
-        "plan, none in vLLM v1's.")
+        "bytes go. Most of the gap is dead weight: 53.48 GiB in this plan (74.60% of the "
+        "budget), none in vLLM v1's.")
+    # beside the metric's share of one block, 36 state rows dead in a full-attention block of
+    # 12 x 544 x 2,048 + 36 x 1,097,728 = 52,887,552 B: 74.72%. Each percentage names its
+    # base (a block, the budget), so the two near-equal figures do not read as one mistyped
+    assert f"{36 * 1_097_728 / (12 * 544 * 2_048 + 36 * 1_097_728):.2%}" == "74.72%"
+    assert metrics(at)["Dead share of a full attention block"] == "74.72%"
     # the same bytes on Compare, in its "where the budget goes" table: ours and vLLM's
     compare = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
     (goes,) = [d.value.set_index("category (bytes)") for d in compare.dataframe
@@ -701,8 +706,8 @@ def test_layout_says_which_engine_serves_no_such_model():
         f"At 131,072 tokens per request, this plan holds {float(ours):.2f} requests; in the "
         f"same budget vLLM v1 {float(vllm):.2f} ({float(vllm / ours):.2f}x ours), SGLang does "
         "not serve this model. Compare shows where each layout's bytes go and why a layout "
-        f"does not apply. Most of the gap is dead weight: {dead / 2**30:.2f} GiB of the budget "
-        f"({dead / 76_968_728_985:.2%}) in this plan, none in vLLM v1's.")
+        f"does not apply. Most of the gap is dead weight: {dead / 2**30:.2f} GiB in this plan "
+        f"({dead / 76_968_728_985:.2%} of the budget), none in vLLM v1's.")
     assert f"{float(ours):.2f}" == "1.78"
     # vLLM's figures stand, for the releases that serve it (its registry: up to 0.23.0), said
     # under its blocks here and among Compare's notes

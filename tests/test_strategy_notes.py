@@ -956,12 +956,12 @@ def test_layouts_gap_sentence_names_dead_weight_by_hand():
     assert 2 * dead > gap > 0
     assert notes.gap_category(ours, vllm) == ("dead_weight", True)
     assert notes.gap_text(ours, [vllm, sglang]) == (
-        "Most of the gap is dead weight: 53.48 GiB of the budget (74.60%) in this plan, none "
-        "in vLLM v1's.")
+        "Most of the gap is dead weight: 53.48 GiB in this plan (74.60% of the budget), "
+        "none in vLLM v1's.")
     # the line ends with it; SGLang (6.30) holds fewer than vLLM (11.87): the gap is vLLM's
     assert notes.engines_beside_text(ours, [vllm, sglang], next80).endswith(
         "(2.09x ours). Compare shows where each layout's bytes go. Most of the gap is dead "
-        "weight: 53.48 GiB of the budget (74.60%) in this plan, none in vLLM v1's.")
+        "weight: 53.48 GiB in this plan (74.60% of the budget), none in vLLM v1's.")
     # where ours holds as many or more, nothing: vLLM beside packed slabs as "ours"
     assert notes.gap_category(vllm, ours) is None and notes.gap_text(vllm, [ours]) == ""
 
@@ -980,7 +980,7 @@ def test_layouts_gap_sentence_says_less_than_most_and_nothing_for_a_remainder():
     engine = spending(vllm, kv_history=100)
     assert notes.gap_category(mixed, engine) == ("dead_weight", False)
     assert notes.gap_text(mixed, [engine]) == (
-        "The largest part of the gap is dead weight: 10 B of the budget (10.00%) in this plan, "
+        "The largest part of the gap is dead weight: 10 B in this plan (10.00% of the budget), "
         "none in vLLM v1's.")
     # the engine leaves as much empty as ours: its lead is not in such bytes
     assert notes.gap_category(mixed, spending(vllm, kv_history=76, idle_pool=24)) is None
@@ -1004,7 +1004,7 @@ def test_layouts_gap_sentence_says_less_than_most_and_nothing_for_a_remainder():
     assert (ours.concurrency, sglang.concurrency) == (Fraction(70 * 256, 8192),
                                                       Fraction(18_157, 8192))
     assert notes.gap_text(ours, [sglang]) == (
-        "Most of the gap is unused bytes: 14.83 MiB of the budget (1.31%) in this plan, "
+        "Most of the gap is unused bytes: 14.83 MiB in this plan (1.31% of the budget), "
         "14.79 KiB in SGLang's.")
 
 def test_attention_dp_says_sglangs_figures_are_one_groups():
