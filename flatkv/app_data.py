@@ -450,7 +450,9 @@ def bytes_tree(analysis: PlanAnalysis, *, indexer_bytes_per_slot: int = 0,
     The components are those the page rows draw (``kv_parts``): DeepSeek-V3.2's indexer keys
     (``indexer_bytes_per_slot``, the profile's) apart from the latent, where they were folded
     into "kv"; ``mla`` names the KV as MLA's latent (``CacheProfile.mla``). A group's tile is
-    named by its kind (``group_name``: "full attention (MLA)"), its id the planner's.
+    named by its kind and "rows" (``group_name``: "full attention (MLA) rows"), its id the
+    planner's: its rows in every block, whichever group owns it, where Compare's "state in use"
+    (``CATEGORY_LABELS``) counts the pages a group owns.
     """
     n = analysis.totals.num_blocks
     indexer = analysis.plan.geometry.block_size * indexer_bytes_per_slot
@@ -465,7 +467,7 @@ def bytes_tree(analysis: PlanAnalysis, *, indexer_bytes_per_slot: int = 0,
                     comps.setdefault((comp, kind), []).append((row.layer, nbytes * n))
     nodes = [TreeNode("budget", "", "budget", analysis.totals.budget_bytes, "budget")]
     for gid, comps in leaves.items():
-        nodes.append(TreeNode(gid, "budget", group_name(gid, mla=mla),
+        nodes.append(TreeNode(gid, "budget", f"{group_name(gid, mla=mla)} rows",
                               sum(v for c in comps.values() for _, v in c), "group"))
         for (comp, kind), layers in comps.items():
             cid = f"{gid}/{comp}"

@@ -287,7 +287,7 @@ def test_compare_page_lists_every_strategy():
         "vLLM": "vLLM v1", "two-level": "two-level pages"}).T
     assert list(breakdown.index) == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1",
                                      "SGLang", "two-level pages"]
-    assert list(breakdown.columns) == ["kv history", "state", "row padding",
+    assert list(breakdown.columns) == ["kv history in use", "state in use", "row padding",
                                        "state page padding", "padding layers",
                                        "dead weight", "idle pool", "unused"]
     # Every layout's breakdown adds up to the 80 GB budget, to the byte.
@@ -302,7 +302,7 @@ def test_compare_page_lists_every_strategy():
     slot = 36 * STATE_ROW
     assert (1_714_648 // 32_768, 489 - 52 * 3, slot) == (52, 333, 77_266_944)
     assert dict(breakdown.loc["SGLang"].astype(int)) == {
-        "kv history": 1_714_648 * 12 * 2048, "state": (52 * 3 + 1) * slot,
+        "kv history in use": 1_714_648 * 12 * 2048, "state in use": (52 * 3 + 1) * slot,
         "row padding": 0, "state page padding": 0, "padding layers": 0, "dead weight": 0,
         "idle pool": 333 * slot, "unused": 8192}
     assert 333 * slot == 25_729_892_352 and 157 * slot == 12_130_910_208

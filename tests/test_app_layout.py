@@ -338,7 +338,7 @@ def test_layout_draws_every_page_of_a_workload_that_fills_the_pool():
                   if t.get("type") == "icicle")
     tiles = dict(zip(icicle["ids"], icicle["labels"], strict=True))
     assert (tiles["full_attention"], tiles["linear_attention"]) == (
-        "full attention (MLA)", STATE_KIND)
+        "full attention (MLA) rows", f"{STATE_KIND} rows")
     (drawn,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
                 if "All 1,312 page ids" in c.proto.spec]
     cells = [v for row in drawn["data"][0]["z"] for v in row if v is not None]
@@ -973,3 +973,28 @@ def test_layouts_capacity_help_speaks_of_state_only_where_the_model_has_state():
     qwen = open_app("app_pages/layout.py")
     assert {m.label: m.help for m in qwen.metric}["Capacity (tokens)"].startswith(
         "The history the pool holds beside one request's state (tokens), as Budget")
+
+
+def test_layout_and_compare_name_state_by_tensor_and_by_use_apart():
+    # Qwen3-Next at the defaults: 1,455 blocks of 36 state rows of 1,097,728 B and 12 KV rows
+    # of 544 x 2,048 B. Layout's icicle counts bytes by tensor, every block's rows whichever
+    # group owns it: state rows 1,455 x 36 x 1,097,728 B = 53.55 GiB; Compare counts them by
+    # use, the 3 page ids state owns: 3 x 36 x 1,097,728 B = 113.06 MiB. Both said "state"
+    assert 1455 * 36 * 1_097_728 == 57_498_992_640
+    assert f"{57_498_992_640 / 2**30:.2f}" == "53.55"
+    assert (3 * 36 * 1_097_728, f"{3 * 36 * 1_097_728 / 2**20:.2f}") == (118_554_624, "113.06")
+    at = open_app("app_pages/layout.py")
+    icicle = next(t for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]
+                  if t.get("type") == "icicle")
+    tiles = {i: (label, value) for i, label, value in zip(
+        icicle["ids"], icicle["labels"], icicle["values"], strict=True)}
+    assert tiles["linear_attention"] == ("state rows", 57_498_992_640)
+    assert tiles["full_attention"] == ("full attention rows", 1455 * 12 * 544 * 2048)
+    compare = open_app("app_pages/compare.py")
+    (goes,) = [d.value.set_index("category (bytes)") for d in compare.dataframe
+               if "packed" in d.value.columns and "category (bytes)" in d.value.columns]
+    assert goes.loc["state in use", "packed"] == 118_554_624
+    assert "state" not in goes.index and "kv history" not in goes.index
+    (bars,) = [json.loads(c.proto.spec) for c in compare.get("plotly_chart")
+               if "Where the budget goes" in c.proto.spec]
+    assert [t["name"] for t in bars["data"]][:2] == ["kv history in use", "state in use"]

@@ -167,7 +167,7 @@ def test_table_columns_are_as_wide_as_their_largest_figure():
     widths = {name: width for frame in category_tables(at)
               for name, width in column_widths(frame).items()}
     budget = bytes_by_category(at)
-    shown = f"{int(budget.loc['kv history', 'vLLM']):,}"
+    shown = f"{int(budget.loc['kv history in use', 'vLLM']):,}"
     # vLLM's blocks: 12 layers' pages of 16 x 2,048 B, 76,968,728,985 // 393,216 = 195,741
     assert shown == f"{195_741 * 12 * 16 * 2048:,}" == "76,968,493,056"
     assert widths["vLLM"] == int(len(shown) * 6.8) + 24 == 119

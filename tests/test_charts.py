@@ -156,7 +156,9 @@ def test_icicle_names_other_state_tensors_by_their_own_names():
 def test_page_map_and_icicle_name_a_group_by_its_kind_mla_too(analysis):
     # the planner's ids (full_attention, linear_attention) stay the chart's ids; what a reader
     # sees is the kind as the Model page counts it, MLA's full attention named so (its key read
-    # "full_attention (1 page)" beside the icicle's "KV (full attention, MLA latent)")
+    # "full_attention (1 page)" beside the icicle's "KV (full attention, MLA latent)"); the
+    # icicle's group tiles are its rows in every block ("state rows": bytes by tensor, where
+    # Compare's "state in use" counts the pages state owns)
     pages = app_data.PageMap(2, ("full_attention", None), {"full_attention": 1}, True, None)
     fig = charts.page_map_figure(pages, columns=2, mla=True)
     assert [t.name for t in fig.data[1:]] == ["full attention (MLA): 1 page", "free: 1 page"]
@@ -164,7 +166,7 @@ def test_page_map_and_icicle_name_a_group_by_its_kind_mla_too(analysis):
     ic = charts.bytes_icicle(app_data.bytes_tree(analysis, mla=True)).data[0]
     labels = dict(zip(ic.ids, ic.labels, strict=True))
     assert [labels[i] for i in ("full_attention", "full_attention/kv", "linear_attention")] == [
-        "full attention (MLA)", "KV (full attention, MLA latent)", STATE_KIND]
+        "full attention (MLA) rows", "KV (full attention, MLA latent)", f"{STATE_KIND} rows"]
 
 
 def test_page_map_marks_each_owner():
@@ -319,7 +321,7 @@ def test_compare_bars_keep_category_colours():
     fig = charts.breakdown_bars(
         ["a", "b"], [[("kv_history", 3 * MiB), ("row_padding", MiB)], [("kv_history", MiB),
                                                                        ("unused", 3 * MiB)]])
-    kv = _trace(fig, "kv history")
+    kv = _trace(fig, "kv history in use")
     assert list(kv.x) == [3.0, 1.0] and kv.marker.color == COLORS["kv"]
     pad = _trace(fig, "row padding")
     assert list(pad.x) == [1.0, 0.0] and pad.marker.pattern.shape == "/"
@@ -349,13 +351,14 @@ def test_compare_bars_keep_category_colours():
     # a category no bar uses gets no trace, so no legend entry
     used = charts.breakdown_bars(["a", "b"], [[("kv_history", 5), ("state", 0)],
                                               [("kv_history", 2), ("state", 0), ("unused", 1)]])
-    assert [t.name for t in used.data] == ["kv history", "unused"]
+    assert [t.name for t in used.data] == ["kv history in use", "unused"]
     # the key in the categories' order, whichever bar uses one first: SGLang's idle pool (its
     # own pale, dotted shade of dead weight's brown) before unused, though a flat bar came first
     idle = charts.breakdown_bars(["flat", "sglang"], [
         [("kv_history", 2), ("dead_weight", 1), ("unused", 1)],
         [("kv_history", 2), ("idle_pool", 1), ("unused", 1)]])
-    assert [t.name for t in idle.data] == ["kv history", "dead weight", "idle pool", "unused"]
+    assert [t.name for t in idle.data] == ["kv history in use", "dead weight", "idle pool",
+                                              "unused"]
     pool = _trace(idle, "idle pool")
     assert pool.marker.pattern.shape == "." and pool.marker.color != COLORS["dead_weight"]
     bars = charts.capacity_bars(["a", "b"], [818_400, 64_896], [23.48, 1.9], context=32768)
@@ -406,7 +409,7 @@ def test_one_colour_per_kind_across_charts(analysis):
     layout = charts.layout_figure(app_data.layout_segments(analysis))
     bars = charts.breakdown_bars(["x"], [[("kv_history", 1)]])
     assert (_trace(layout, "KV (full attention)").marker.color
-            == _trace(bars, "kv history").marker.color == COLORS["kv"])
+            == _trace(bars, "kv history in use").marker.color == COLORS["kv"])
     assert len(set(COLORS[k] for k in ("kv", "kv_sliding", "kv_chunked", "conv", "ssm", "state",
                                        "padding", "dead_weight", "reserved", "unused"))) == 10
 
@@ -585,7 +588,8 @@ def test_wrapping_legends_hang_under_the_title_with_no_room_kept_for_their_lines
     cats = ["kv_history", "state", "row_padding", "state_page_padding", "dead_weight",
             "idle_pool", "unused"]
     fig = charts.breakdown_bars(["a"], [[(c, 1) for c in cats]], title="Where the budget goes")
-    assert [t.name for t in fig.data] == [c.replace("_", " ") for c in cats]
+    assert [t.name for t in fig.data] == ["kv history in use", "state in use", *(
+        c.replace("_", " ") for c in cats[2:])]
     two = charts.breakdown_bars(["a"], [[("kv_history", 1), ("unused", 1)]], title="t")
     # no line kept for the key past its first: seven categories or two, the same top margin
     assert fig.layout.margin.t == two.layout.margin.t == 34 + 50 + 18

@@ -108,7 +108,7 @@ def test_compare_exact_bytes_prints_the_breakdown_in_bytes():
             for line in out.splitlines() if " (B)  " in line}
     # SGLang's column, as derived in the test above: 2,051,957 tokens of 12,288 B, 8,028 B
     # left over (7.84 KiB without the flag)
-    assert rows["kv history"][3] == f"{2_051_957 * 12_288:,}"
+    assert rows["kv history in use"][3] == f"{2_051_957 * 12_288:,}"
     assert rows["unused"][3] == "8,028"
     # every column's rows are the whole budget (aliased does not apply: n/a)
     for column in (0, 1, 2, 3, 5):
@@ -218,7 +218,7 @@ def test_compare_says_only_per_component_carries_reserved_rows():
                           f"{10**9 // 65_536:,}"]
     assert out.splitlines()[-1] == (
         "per-component carries 4,096 reserved B per page id (--reserved-bytes-per-block, "
-        "counted as kv history); the other layouts have no reserved rows")
+        "counted as kv history in use); the other layouts have no reserved rows")
 
 
 def test_options_reach_the_strategies():
@@ -874,7 +874,7 @@ def _breakdown_lines(preset: str, budget: str) -> list[str]:
 
 
 def _shares(lines: list[str]) -> dict[str, str]:
-    """A breakdown line's category (the app's words: "kv history") -> its share: the words
+    """A breakdown line's category (the app's words: "kv history in use") -> its share: the words
     before its bytes, "B" and share."""
     return {" ".join(line.split()[:-3]): line.split()[-1] for line in lines}
 
@@ -883,7 +883,7 @@ def test_plan_breakdown_shares_sum_to_the_budget():
     # Falcon-H1-7B under vLLM at 17 GiB: rounded one by one its shares summed to 100.01%
     part = _breakdown_lines("Falcon-H1-7B", "17GiB")
     shares = _shares(part)
-    assert shares["kv history"] == "99.08%" and shares["state"] == "0.77%"
+    assert shares["kv history in use"] == "99.08%" and shares["state in use"] == "0.77%"
     assert shares["state page padding"] == "0.01%" and shares["unused"] == "0.14%"
     assert sum(int(s[:-1].replace(".", "")) for k, s in shares.items() if k != "total") == 10_000
 
@@ -921,7 +921,8 @@ def test_plan_breakdown_tells_nearly_all_of_the_budget_from_all_of_it():
     # 0.003% (the units the cuts lose to the larger remainder, .55 over .45), the rows alike
     part = _breakdown_lines("Llama-3.1-8B", "80GB")
     shares = _shares(part)
-    assert (shares["kv history"], shares["unused"], shares["state"], shares["total"]) == (
+    assert (shares["kv history in use"], shares["unused"], shares["state in use"],
+            shares["total"]) == (
         "99.997%", "0.003%", "0.000%", "100.000%")
     assert part[0].endswith("B   99.997%") and part[-1].endswith("B  100.000%")  # aligned
 
@@ -1012,7 +1013,7 @@ def test_compare_text_names_its_figures_in_the_apps_words():
     results = compare(qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                       context_tokens=ANCHOR_CONTEXT)
     categories = [row[BUDGET_GOES] for row in budget_by_category_rows(results)]
-    assert categories == ["kv history", "state", "row padding", "state page padding",
+    assert categories == ["kv history in use", "state in use", "row padding", "state page padding",
                           "padding layers", "dead weight", "idle pool", "unused"]
     assert labels[-len(categories):] == categories
     assert "concurrency" in headline_rows(results, True)[0] and "concurrency" in labels
