@@ -198,6 +198,8 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
     named = value_named(field, shown, key_value, verb=" is")
     if isinstance(text, int) and not isinstance(text, bool):
         value = text
+        # a number given as such, grouped as the figures are
+        counted = named if key_value else value_named(field, f"{text:,}", key_value, verb=" is")
     else:
         raw = str(text).strip()
         # a context of 2**40 tokens is 13 digits (17 grouped): a longer entry is no context
@@ -207,8 +209,12 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
                 lambda t: parse_tokens(t, field, maximum=maximum),
                 key=link_key(field, key_value))):
             raise ValueError(problem)
-        if match is None and raw.startswith("-") and _TOKENS.fullmatch(raw[1:].strip()):
-            raise ValueError(f"{named}: give a positive number of tokens")
+        if match is None and raw.startswith("-") and (
+                negative := _TOKENS.fullmatch(raw[1:].strip())):
+            # a runaway entry by its start, as given (no 5,000 digits to group)
+            count = (_count_named(field, raw, negative, key_value, sign="-") if len(raw) <= 32
+                     else named)
+            raise ValueError(f"{count}: give a positive number of tokens")
         if match is None:
             commas = ("; commas only group thousands (262,144)" if "," in raw and "_" not in raw
                       else "")
@@ -225,6 +231,9 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
             raise ValueError(f"{named}: give a whole number of tokens")
         else:
             exact = Fraction(int(number) * _BINARY_TOKENS.get(suffix or "", 1))
+        # a count out of range named as the other fields name theirs, grouped (is 0, is
+        # 99,999,999,999,999, is 2T (2,199,023,255,552 tokens)); a link's value as it gives it
+        counted = _count_named(field, raw, match, key_value)
         if exact > maximum:
             value = maximum + 1  # refused below, with the cap
         elif exact.denominator != 1:
@@ -239,10 +248,35 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
         else:
             value = int(exact)
     if value < 1:
-        raise ValueError(f"{named}: give a positive number of tokens")
+        raise ValueError(f"{counted}: give a positive number of tokens")
     if value > maximum:
-        raise ValueError(f"{named}: give at most {maximum:,} tokens")
+        raise ValueError(f"{counted}: give at most {maximum:,} tokens{_bound_note(maximum)}")
     return value
+
+
+def _count_named(field: str, raw: str, match: re.Match, key_value: bool, sign: str = "") -> str:
+    """A token count in an error, after its field, as the other fields name a number: grouped
+    (``--context is 99,999,999,999,999``), with its count beside a suffix (``is 2T
+    (2,199,023,255,552 tokens)``); in a link's notice, its value as the link gives it
+    (``ctx='0'``, as every link key's is)."""
+    if key_value:
+        return value_named(field, quoted(raw), key_value)
+    number, suffix = match.groups()
+    digits = number.replace(",", "").replace("_", "")
+    exact = Fraction(digits) * (_DECIMAL_TOKENS.get(suffix or "")
+                                or _BINARY_TOKENS.get(suffix or "", 1))
+    if exact.denominator != 1:  # no whole count to group (-1.5): as typed
+        return value_named(field, quoted(raw), key_value, verb=" is")
+    count = int(exact)
+    shown = f"{sign}{count:,}" if not suffix else f"{sign}{number}{suffix} ({sign}{count:,} tokens)"
+    return value_named(field, shown, key_value, verb=" is")
+
+
+def _bound_note(maximum: int) -> str:
+    """Why the token cap is where it is, where it is FlatKV's own (MAX_TOKENS): no engine's
+    limit, a guard against a typo (1,099,511,627,776 read as a bound of its own meaning)."""
+    return (" (2^40: a longer context is taken for a typo)"
+            if maximum == MAX_TOKENS else "")
 
 
 MAX_SIZE_DIGITS = 40  # digits of a size's number (1 EiB has 19)

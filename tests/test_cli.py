@@ -132,7 +132,7 @@ def test_per_component_planner(capsys):
      (["frobnicate"], "invalid choice"),
      (["plan", *QWEN35, "--budget", "1e999999999"], "exponent 999999999 is out of range"),
      (["plan", *QWEN35, "--budget", "-5GiB"], "write --option=VALUE"),
-     (["plan", *QWEN35, "--budget", "80GB", "--context", "0"], "--context is '0': give a "
+     (["plan", *QWEN35, "--budget", "80GB", "--context", "0"], "--context is 0: give a "
       "positive number of tokens"),
      (["plan", *QWEN35, "--budget", "80GB", "--strategy", "flat", "--context", "²"],
       "--context is '²'"),
@@ -165,7 +165,7 @@ def test_per_component_planner(capsys):
       "--attention-chunk-size gives their chunk: add e.g. --attention-chunk-size 8192 "
       "(tokens)\n"),
      (["plan", "--layers", "sliding", "--kv-bytes-per-slot", "8", "--sliding-window", "0",
-       "--budget", "1GiB"], "--sliding-window is '0': give a positive number of tokens"),
+       "--budget", "1GiB"], "--sliding-window is 0: give a positive number of tokens"),
      (["plan", "--layers", "chunked", "--kv-bytes-per-slot", "8", "--attention-chunk-size",
        "8,19", "--budget", "1GiB"], "--attention-chunk-size is '8,19': give whole tokens"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--attention-chunk-size", "8192",
@@ -2408,11 +2408,11 @@ def test_a_bad_context_is_told_before_a_missing_budget(capsys):
     code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "-5"],
                          capsys)
     assert (code, out, err) == (
-        2, "", "python -m flatkv: error: --context is '-5': give a positive number of tokens\n")
+        2, "", "python -m flatkv: error: --context is -5: give a positive number of tokens\n")
     # with a budget, the same words; a good context without one: the missing budget
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "-5",
                         "--budget", "1GiB"], capsys)
-    assert err == "python -m flatkv: error: --context is '-5': give a positive number of tokens\n"
+    assert err == "python -m flatkv: error: --context is -5: give a positive number of tokens\n"
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "256K"],
                        capsys)
     assert code == 2 and err == ("python -m flatkv: error: one of the arguments --budget "

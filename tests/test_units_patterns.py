@@ -96,21 +96,34 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
     for text, words in (("long", "give whole tokens such as 262144, 256K"),
                         ("1.5M", "binary M takes a whole number; use 1.5m"),
                         ("1.5", "give a whole number of tokens"),
-                        ("0.0001k", "that is 1/10 tokens"), ("0", "positive"),
-                        ("-5", "give a positive number of tokens$"),  # as 0 is told
-                        ("2000000000000k", "give at most 1,099,511,627,776 tokens")):
+                        ("0.0001k", "that is 1/10 tokens")):
         with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
             parse(text)
+    # a count out of range is named as the other fields name a number, grouped, not quoted as
+    # typed ("is '99999999999999'" beside Live requests' "is 99,999,999"), a suffix's with its
+    # count; the cap, FlatKV's own 2^40, says why it is there (no engine's limit)
+    for text, shown, words in (
+            ("0", "0", "give a positive number of tokens$"),
+            ("-5", "-5", "give a positive number of tokens$"),  # as 0 is told
+            ("99999999999999", "99,999,999,999,999", "give at most 1,099,511,627,776 tokens "
+             r"\(2\^40: a longer context is taken for a typo\)$"),
+            ("2000000000000k", r"2000000000000k \(2,000,000,000,000,000 tokens\)",
+             "give at most 1,099,511,627,776 tokens")):
+        with pytest.raises(ValueError, match=f"^--context is {shown}: {words}"):
+            parse(text)
+    assert 2**40 == 1_099_511_627_776
     # vLLM's g / G and t / T too: "--max-model-len 1G" starts vLLM at 1,073,741,824 tokens and
     # was refused here as no token count ("give whole tokens such as ..."); 1T = 2**40 is the cap
     assert parse("1G") == parse("1Gi") == 2**30 and parse("1.5g") == 1_500_000_000
     assert parse("1T") == parse("1Ti") == 2**40 == 1_099_511_627_776
     assert parse("0.5t") == 500_000_000_000
     for text, words in (("0.5T", "binary T takes a whole number; use 0.5t"),
-                        ("2T", "give at most 1,099,511,627,776 tokens"),
                         ("1.2G", "binary G takes a whole number; use 1.2g")):
         with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
             parse(text)
+    with pytest.raises(ValueError, match=r"^--context is 2T \(2,199,023,255,552 tokens\): give "
+                       "at most 1,099,511,627,776 tokens"):
+        parse("2T")
     # vLLM multiplies a float and truncates (int(float("1.001") * 1000) = int(1000.99...) =
     # 1,000): where that is not the exact count, the figures would be a token off vLLM's, so
     # the entry is refused with both readings; the usual ones read alike
@@ -156,7 +169,8 @@ def test_parse_tokens_names_an_empty_entry_and_the_callers_cap():
     with pytest.raises(ValueError, match=r"^Context length is empty: give whole tokens such as"):
         parse_tokens("  ", "Context length")
     assert parse_tokens("16M", "Context length", maximum=2**24) == 2**24
-    with pytest.raises(ValueError, match=r"^Context length is '17m': give at most 16,777,216"):
+    with pytest.raises(ValueError, match=r"^Context length is 17m \(17,000,000 tokens\): give at "
+                       r"most 16,777,216 tokens$"):
         parse_tokens("17m", "Context length", maximum=2**24)
 
 
