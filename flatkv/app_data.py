@@ -725,13 +725,12 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                     else "")
     if profile.has_state and not snapshots:
         held = ("" if concurrency is None else
-                f" ({concurrency_text(concurrency)} requests of {tokens_text(context)} at the "
-                "top of the page: the map adds each group's dummy page and a history page a "
-                "request for its last page)")
-        text += (f"\n\nState is charged as the engine's log counts it, as Budget and Compare "
-                 f"do{held}: mamba cache mode {mode}{drafted_more} per request, and a dummy "
-                 "page. With state prefix caching (\"State pages\" above), a request also "
-                 "keeps a snapshot every P tokens.")
+                f" The {concurrency_text(concurrency)} requests at the top of the page count "
+                "these pages without the map's dummy pages and its page more a request.")
+        text += (f"\n\nState is charged by mamba cache mode, as the engine's log, Budget and "
+                 f"Compare count it: {mode}{drafted_more} per request, and a dummy page.{held} "
+                 "With state prefix caching (\"State pages\" above), a request also keeps a "
+                 "snapshot every P tokens.")
     elif profile.has_state:
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")

@@ -863,11 +863,11 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
         "Pages the groups need (history, the mode's state pages, one dummy page each): "
         f"{STATE_KIND}: 4, full attention: 1,450; 1,455 page ids in the pool.")
     assert said.endswith(
-        "State is charged as the engine's log counts it, as Budget and Compare do (3.01 "
-        "requests of 262,144 tokens at the top of the page: the map adds each group's dummy "
-        "page and a history page a request for its last page): mamba cache mode none (1 "
-        "state page) per request, and a dummy page. With state prefix caching (\"State "
-        "pages\" above), a request also keeps a snapshot every P tokens.")
+        "State is charged by mamba cache mode, as the engine's log, Budget and Compare count "
+        "it: none (1 state page) per request, and a dummy page. The 3.01 requests at the top "
+        "of the page count these pages without the map's dummy pages and its page more a "
+        "request. With state prefix caching (\"State pages\" above), a request also keeps a "
+        "snapshot every P tokens.")
     (chart,) = [json.loads(c.proto.spec) for c in default.get("plotly_chart")
                 if "All 1,455 page ids" in c.proto.spec]
     assert [t["name"] for t in chart["data"][1:]] == [
@@ -903,9 +903,10 @@ def test_a_workload_that_does_not_fit_offers_the_one_that_does():
     assert 1450 + 3 * 4 + 1 > 1455
     align = open_app("app_pages/layout.py", {"mamba": "align", "ckpt": "2"})
     assert caption_starting(align, "The map draws 2 live requests").endswith(
-        "mamba cache mode align (2 state pages) + 2 checkpoint per request, and a dummy page. "
-        "With state prefix caching (\"State pages\" above), a request also keeps a snapshot "
-        "every P tokens.")
+        "Compare count it: align (2 state pages) + 2 checkpoint per request, and a dummy page. "
+        "The 2.99 requests at the top of the page count these pages without the map's dummy "
+        "pages and its page more a request. With state prefix caching (\"State pages\" "
+        "above), a request also keeps a snapshot every P tokens.")
     align = open_app("app_pages/layout.py", {"mamba": "align", "ckpt": "2", "snap": "1"})
     assert any(c.value.startswith("The map draws 1 live request") and "The 2.99 requests at "
                "the top of the page count" in c.value and c.value.endswith(
