@@ -169,14 +169,12 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
     counting = PLANNER_STRATEGY[planner] if args.context is not None else None
     if unread := option_not_read(options, counting, vllm_blocks_read(model, args, options),
                                  strategy_cli.arch_flag(args)):
-        flag, layout, _ = unread
+        flag, suggest, _ = unread
         if counting is not None:
             raise UsageError(f"{flag} is not read by this plan's layout ({counting}), which "
-                             f"counts the requests: use --strategy {layout} (a layout that "
-                             "reads it), or compare")
+                             f"counts the requests: use {suggest}, or compare")
         raise UsageError(f"{flag} acts on a layout's figures, which the planner alone does not "
-                         f"count: add --strategy {layout} (a layout that reads it), or use "
-                         "compare")
+                         f"count: add {suggest}, or use compare")
     if planner == "packed" and not profile.has_attention:
         raise UsageError(f"{PACKED_NEEDS_HISTORY}: add --planner per-component")
     analysis = analyze(
@@ -227,10 +225,9 @@ def _plan_strategy(args: argparse.Namespace, model: GivenModel,
     if unread := option_not_read(options, args.strategy,
                                   vllm_blocks_read(model, args, options),
                                   strategy_cli.arch_flag(args)):
-        flag, layout, instead = unread
+        flag, suggest, instead = unread
         raise UsageError(f"{flag} is not read by --strategy {args.strategy}{instead}: use "
-                         f"--strategy {layout} (a layout that reads it), or compare, which "
-                         "shows every layout")
+                         f"{suggest}, or compare, which shows every layout")
     output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
     return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
                    + idle_option_notes(options, profile, (args.strategy,),

@@ -118,10 +118,11 @@ _READ_BY = {"block_size": ("flat", "per-component", "vllm", "aliased", "lcm"),
             "alignment": ("flat", "per-component", "lcm"),
             **{o.field: o.read_by for o in ENGINE_OPTIONS},
             "lcm_alignment_bytes": ("lcm",),
-            # the GPU's architecture (--gpu-arch): SGLang's DSA layout on a Blackwell GPU;
-            # vLLM's MLA refusals on SM 8.x and its note on the block it runs a dense MLA cache
-            # at told none (``vllm.unasked_mla_block_text``)
-            "gpu_compute_capability": ("sglang", "vllm"),
+            # the GPU's architecture (--gpu-arch, any of them): vLLM's MLA refusals on SM 8.x
+            # and its note on the block it runs a dense MLA cache at told none
+            # (``vllm.unasked_mla_block_text``); SGLang's DSA layout on a Blackwell GPU and its
+            # note on DSA kernels on SM 8.x; both are suggested (``option_not_read``)
+            "gpu_compute_capability": ("vllm", "sglang"),
             "margin": ("flat", "per-component", "vllm", "aliased", "lcm")}
 # What a layout reads in place of an option it does not, said beside the refusal.
 _READ_INSTEAD = {("block_size", "sglang"): "SGLang's page is --sglang-page-size",
@@ -271,8 +272,11 @@ def option_not_read(options: StrategyOptions, strategy: str | None,
     """The flag as typed (``--mamba-cache-mode``, ``--no-sglang-swa-pool``) of the first option
     set to other than its default that ``strategy`` (None: the planner alone) does not read,
     nor the budget (``budget_reads``: --vllm-blocks sizes it by vLLM's block at the options
-    given; the architecture as ``arch_flag`` typed it), and a layout that does, with what
-    ``strategy`` reads instead where that says more;
+    given; the architecture as ``arch_flag`` typed it), the layouts to suggest in its place
+    ("--strategy sglang (a layout that reads it)": the first reader; the GPU's architecture
+    names both engines, as either reads any architecture, where naming one sent an ampere
+    told to SGLang alone while vLLM's refusals move with it), with what ``strategy`` reads
+    instead where that says more;
     None where there is none. plan would print the same figures and drop such an option
     unsaid."""
     defaults = StrategyOptions()
@@ -283,8 +287,12 @@ def option_not_read(options: StrategyOptions, strategy: str | None,
                     else strategy in _READ_BY[f.name]) or budget_reads(f.name)):
             continue
         instead = _READ_INSTEAD.get((f.name, strategy), "")
-        return (_flag_as_typed(f.name, value, arch_flag), _READ_BY[f.name][0],
-                instead and f" ({instead})")
+        readers = _READ_BY[f.name] if f.name == "gpu_compute_capability" else _READ_BY[
+            f.name][:1]
+        suggest = (" or ".join(f"--strategy {name}" for name in readers)
+                   + (" (layouts that read it)" if len(readers) > 1 else
+                      " (a layout that reads it)"))
+        return _flag_as_typed(f.name, value, arch_flag), suggest, instead and f" ({instead})"
     return None
 
 

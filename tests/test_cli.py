@@ -960,7 +960,8 @@ def test_notes_on_the_architecture_name_the_flag_typed(capsys):
                                         if line.startswith(idle.format(typed))] != []
         assert refused(["plan", "--strategy", "flat", *qwen, *flags], capsys) == (
             f"python -m flatkv: error: {typed} is not read by --strategy flat: use --strategy "
-            "sglang (a layout that reads it), or compare, which shows every layout\n")
+            "vllm or --strategy sglang (layouts that read it), or compare, which shows every "
+            "layout\n")
     code, _, err = run(["plan", "--strategy", "vllm", *qwen, "--gpu-arch", "blackwell"], capsys)
     assert code == 0 and ("python -m flatkv: note: --gpu-arch blackwell changes no figure here: "
                           "vLLM's figures take the block size as told on any GPU") in err
@@ -1426,8 +1427,8 @@ def test_sglang_blackwell_in_plan_is_read_by_the_engines_and_noted_where_it_acts
     v32 = ["plan", "--preset", "DeepSeek-V3.2", "--budget", "40GiB"]
     assert refused([*v32, "--sglang-blackwell"], capsys) == (
         "python -m flatkv: error: --sglang-blackwell acts on a layout's figures, which the "
-        "planner alone does not count: add --strategy sglang (a layout that reads it), or use "
-        "compare\n")
+        "planner alone does not count: add --strategy vllm or --strategy sglang (layouts that "
+        "read it), or use compare\n")
     # vLLM reads it for its dense MLA block note alone (was refused as "not read by --strategy
     # vllm" while compare's vLLM note moved with it): figures unchanged, the note the
     # Blackwell's (FLASHINFER_MLA: 0.34 told none runs 64, 0.31 32; was none there), and a
@@ -3180,3 +3181,29 @@ def test_gpu_arch_tells_vllms_gdn_checkpoint_block_as_its_presets_do(capsys):
     assert notes("--gpu-memory", "H100 80GB") == [said.format("H100 80GB")]
     assert notes("--budget", "40GiB", "--gpu-arch", "ampere") == []
     assert notes("--budget", "40GiB") == []
+
+
+def test_gpu_arch_refused_by_a_layout_that_does_not_read_it_names_both_engines(capsys):
+    # plan --strategy flat --gpu-arch ampere was refused with "use --strategy sglang" alone,
+    # while vLLM reads an ampere too (on an Ampere it refuses DeepSeek-V3.2: no sparse MLA
+    # backend on SM 8.x): each architecture names both engines, which read any of them
+    v32 = ["--preset", "DeepSeek-V3.2", "--budget", "40GiB"]
+    for arch in ("ampere", "ada", "hopper", "blackwell"):
+        assert refused(["plan", "--strategy", "flat", *v32, "--gpu-arch", arch], capsys) == (
+            f"python -m flatkv: error: --gpu-arch {arch} is not read by --strategy flat: use "
+            "--strategy vllm or --strategy sglang (layouts that read it), or compare, which "
+            "shows every layout\n")
+    # both suggestions are taken: vLLM refuses the Ampere, SGLang plans it
+    code, _, err = run(["plan", "--strategy", "vllm", *v32, "--gpu-arch", "ampere"], capsys)
+    assert code == 2 and "SM 8.0" in err
+    code, _, _ = run(["plan", "--strategy", "sglang", *v32, "--gpu-arch", "ampere"], capsys)
+    assert code == 0
+    # a planner-only plan and one counting requests name both too
+    assert refused(["plan", *v32, "--gpu-arch", "ampere"], capsys) == (
+        "python -m flatkv: error: --gpu-arch ampere acts on a layout's figures, which the "
+        "planner alone does not count: add --strategy vllm or --strategy sglang (layouts that "
+        "read it), or use compare\n")
+    # an option read by one layout still names the first alone
+    assert refused(["plan", "--strategy", "flat", *v32, "--swa-full-tokens-ratio", "0.5"],
+                   capsys).endswith("use --strategy sglang (a layout that reads it), or "
+                                    "compare, which shows every layout\n")
