@@ -368,25 +368,29 @@ def frame(page: str, *, page_shows_budget: bool = True) -> None:
     sidebar(page_shows_budget)
 
 
-def _start_memory_fields(gpu: str) -> dict[str, int]:
+def _start_memory_fields(gpu: str) -> dict[str, Any]:
     """Where a newly picked memory source starts: Custom from the GPU picked before, KV cache
-    memory from the budget the sidebar had, so neither quietly changes the figures."""
+    memory from the budget the sidebar had, so neither quietly changes the figures; and off a
+    preset, the GPU architecture select from the preset's (``AppState.arch_kept_off``: it
+    took none there, a Hopper, so DeepSeek-V3.2 left an A100 to start on vLLM and a B200's
+    SGLang 708 B layout became 1,284 B)."""
     s = state()
+    arch = s.arch_kept_off(gpu)
     if gpu == CUSTOM_GPU and s.gpu in GPU_PRESETS:
-        return {"gpu_memory": GPU_PRESETS[s.gpu]}
+        return {"gpu_memory": GPU_PRESETS[s.gpu], **arch}
     if gpu in (KV_MEMORY, KV_BLOCKS) and s.gpu != gpu:
         try:
             cache = s.budget().cache_bytes
             if gpu == KV_MEMORY:
-                return {"kv_memory": cache}
-            # the block at the options the blocks source runs at: no GPU preset there, so no
-            # compute capability (on an A100 vLLM refuses DeepSeek-V3.2, and has no block)
-            at_blocks = replace(s, gpu=KV_BLOCKS)
+                return {"kv_memory": cache, **arch}
+            # the block at the options the blocks source runs at, the preset's architecture
+            # kept (on an A100 vLLM refuses DeepSeek-V3.2, and has no block)
+            at_blocks = replace(s, gpu=KV_BLOCKS, **arch)
             blocks = cache // vllm_block_bytes(at_blocks.profile(), at_blocks.strategy_options())
-            return {"kv_blocks": min(MAX_VLLM_BLOCKS, max(MIN_VLLM_BLOCKS, blocks))}
+            return {"kv_blocks": min(MAX_VLLM_BLOCKS, max(MIN_VLLM_BLOCKS, blocks)), **arch}
         except ValueError:  # no budget to start from: the field keeps its value
-            return {}
-    return {}
+            return arch
+    return arch
 
 
 def _size_text(nbytes: int) -> str:

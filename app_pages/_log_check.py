@@ -203,11 +203,12 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
         else:
             changes[name] = value
             said.append(_setting_words(name, value, run))
-    if s.gpu in GPU_PRESETS and changes.get("gpu") in (KV_MEMORY, KV_BLOCKS):
+    if changes.get("gpu") in (KV_MEMORY, KV_BLOCKS):
         # off the preset, whose GPU the log's settings were found at, the architecture is
-        # the one offered (a Blackwell), else none: not one told before the preset, which the
-        # field kept hidden (``log_check.hopper_off_the_preset`` says what vLLM takes then)
-        changes.setdefault("gpu_arch", "")
+        # the one offered (a Blackwell), else the preset's (``AppState.arch_kept_off``): not
+        # one told before the preset, which the field kept hidden, nor none (a Hopper taken:
+        # vLLM started DeepSeek-V3.2 off an A100 it refuses on)
+        changes = {**s.arch_kept_off(changes["gpu"]), **changes}
     return changes, said
 
 
@@ -278,20 +279,6 @@ def _log_settings(run: log_check.LoggedRun, lines: list[log_check.LogLine],
     return (changes, said, still[0]) if changes and still < now else ({}, [], 0)
 
 
-def _hopper_off_the_preset(s: AppState, changes: dict) -> str:
-    """Where the log's budget takes the pages off the GPU preset at ``s``, the sentence that
-    says vLLM's column then takes a Hopper, where that moves it (``log_check.
-    hopper_off_the_preset``, at the pages the changes give); "" elsewhere, and where the
-    changes say the GPU (a B200 log's Blackwell: vLLM takes that)."""
-    if (s.gpu not in GPU_PRESETS or changes.get("gpu") not in (KV_MEMORY, KV_BLOCKS)
-            or changes.get("gpu_arch")):
-        return ""
-    after = replace(s, **changes).after(s)
-    text = log_check.hopper_off_the_preset(s.gpu, after.profile(), after.strategy_options(),
-                                           after.budget().cache_bytes, after.context_length())
-    return f" {sentence_case(text)}." if text else ""
-
-
 def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine],
                        found: dict[str, int]) -> None:
     """Where lines differ and the log's run had other settings than the pages (its TP,
@@ -307,15 +294,14 @@ def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine],
         return
     had = "This log's run had " + (f"{', '.join(said[:-1])} and {said[-1]}" if len(said) > 1
                                    else said[0])
-    hopper = _hopper_off_the_preset(state(), changes)
     if still:
         st.info(f"{had}: take {'them' if len(said) > 1 else 'it'}, and "
                 f"{count_text(still, 'line')} would still differ, so other settings differ too "
-                f"(an engine release's defaults, the TP, attention DP, the weights).{hopper}",
+                f"(an engine release's defaults, the TP, attention DP, the weights).",
                 icon=":material/tune:")
     else:
         st.info(f"{had}: the figures here are at other settings, so its lines differ for that "
-                f"alone. Take its settings, then read the check again.{hopper}",
+                f"alone. Take its settings, then read the check again.",
                 icon=":material/tune:")
     if sink_alike := log_check.learnable_sink_alike(state().profile(), changes):
         st.caption(f"Or {sink_alike}.")

@@ -329,6 +329,16 @@ class AppState:
                              "where the architecture is not said")
         return GPU_ARCHITECTURES.get(self.gpu_arch)
 
+    def arch_kept_off(self, gpu: str) -> dict[str, str]:
+        """Where the memory source ``gpu`` (Custom, KV cache memory, vLLM's blocks) takes the
+        place of the GPU preset picked here, the "GPU architecture" select set to the
+        preset's ({"gpu_arch": "ampere"} off an A100), so the GPU stays the one it was and
+        the select shows it; {} elsewhere. Without it the select kept what was told before
+        the preset, or none (a Hopper taken): DeepSeek-V3.2 left an A100 to start on vLLM."""
+        if self.gpu not in GPU_PRESETS or gpu in GPU_PRESETS:
+            return {}
+        return {"gpu_arch": gpu_arch_of(self.gpu_capability()) or ""}
+
     def on_blackwell(self) -> bool:
         """Whether the engines run on a Blackwell GPU here (``gpu_capability``'s major):
         SGLang stores DeepSeek's sparse attention in fp8 there."""

@@ -29,14 +29,11 @@ from flatkv.budget import (
     BLACKWELL_CAPABILITY,
     MAX_VLLM_BLOCKS,
     MIN_VLLM_BLOCKS,
-    capability_text,
-    compute_capability,
 )
 from flatkv.dtypes import UNSTORED_KV_DTYPE, canonical_dtype, dtype_bytes
 from flatkv.engine_options import acting_engine_options, strategy_fields
 from flatkv.models import MAX_TP
 from flatkv.profile import CacheProfile
-from flatkv.strategies import run_strategy
 from flatkv.strategies.base import (
     CHUNKED_PREFILL_OFF,
     ENGINE_NAMES,
@@ -55,7 +52,6 @@ from flatkv.strategies.sglang import (
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import GB as SGLANG_GB
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
-from flatkv.strategies.vllm import start_refusal
 from flatkv.strategies.vllm_log import format_gib
 from flatkv.units import (
     MAX_BLOCK_SIZE,
@@ -1564,35 +1560,6 @@ def logged_changes(run: LoggedRun, now: RunSettings,
                 budget := last.sglang_budget(run.sglang_tokens, run.sglang_state_slots))):
             changes["sglang_budget"] = budget
     return _off_the_preset(now, changes, after)
-
-
-def hopper_off_the_preset(gpu: str, profile: CacheProfile, options: StrategyOptions,
-                          budget_bytes: int, context_tokens: int | None) -> str:
-    """What a log's budget offered in place of the GPU preset ``gpu`` leaves vLLM's column
-    taking, where that moves it: the offer keeps no preset's architecture but a Blackwell's
-    (--sglang-blackwell; --gpu-arch could tell the others, but the offer does not yet), so off
-    another preset vLLM's figures are a Hopper's (``StrategyOptions.gpu_compute_capability``
-    None). The capability moves vLLM's result by a refusal alone (``vllm.gpu_mla_refusal``:
-    DeepSeek-V3.2 on an SM 8.x preset, an fp8 MLA cache on an A100's), so that is what is
-    said where it is the one that stops vLLM (``vllm.start_refusal``), with whether vLLM
-    starts off the preset at ``options`` (the settings the offer leaves, at the same budget and
-    context): one clause, after the offer, for the CLI's note and the Compare page's alike;
-    "" elsewhere."""
-    capability = compute_capability(gpu)
-    if capability is None:
-        return ""
-    off = replace(options, gpu_compute_capability=None)
-    on = replace(off, gpu_compute_capability=capability)  # the preset's GPU
-    # the GPU's refusal, where no refusal of the model's own comes first: a capability moves
-    # vLLM's result by that alone
-    if start_refusal(profile, on) in ("", start_refusal(profile, off)):
-        return ""
-    here = f"the {gpu} (SM {capability_text(capability)})"
-    starts = run_strategy("vllm", profile, budget_bytes=budget_bytes,
-                          context_tokens=context_tokens, options=off).applies
-    return (f"off the {gpu} preset vLLM's column takes the GPU for a Hopper, "
-            + (f"where vLLM starts, and on {here} it won't" if starts
-               else f"and on {here} it won't start"))
 
 
 def _off_the_preset(now: RunSettings, changes: Mapping[str, object],

@@ -19,13 +19,14 @@ from dataclasses import replace
 from typing import BinaryIO
 
 from flatkv import log_check, strategy_cli
-from flatkv.budget import BLACKWELL_CAPABILITY, GPU_PRESETS
+from flatkv.budget import BLACKWELL_CAPABILITY, GPU_PRESETS, gpu_arch_of
 from flatkv.dtypes import ENGINE_DTYPE_NAMES, dtype_bytes
 from flatkv.given_cli import GivenModel, UsageError
 from flatkv.profile import CacheProfile
 from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import run_strategy
 from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
+from flatkv.strategy_notes import arch_moves_figures
 from flatkv.units import count_text, format_size, quoted
 
 # The flag that sets each of a log's run's settings (``log_check.logged_changes``' names)
@@ -114,15 +115,12 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     sink_alike = log_check.learnable_sink_alike(profile, changes)
     flags = " ".join(_flag_of(name, value) for name, value in changes.items())
     instead = f" (in place of {' and '.join(replaced)})" if replaced else ""
-    # off the preset vLLM takes a Hopper only where no GPU is said: none told (--gpu-arch, kept
-    # with the budget) and none offered (a B200 log's Blackwell)
-    hopper = log_check.hopper_off_the_preset(
-        args.gpu_memory, profile, options, args.budget, context) if (
-        "--gpu-memory" in replaced and not changes.get("sglang_blackwell")
-        and not strategy_cli.arch_flag(args)) else ""
+    if ("--gpu-memory" in replaced and not changes.get("sglang_blackwell")
+            and not strategy_cli.arch_flag(args)  # one told beside the preset stays
+            and arch_moves_figures(profile, options, args.budget, context)):
+        flags += f" --gpu-arch {gpu_arch_of(options.gpu_compute_capability)}"
     return (f"note: this log's run had {flags}{instead}: every figure differs at other "
-            f"settings, so check it again with those{f' (or {sink_alike})' if sink_alike else ''}"
-            + (f"; {hopper}" if hopper else ""),)
+            f"settings, so check it again with those{f' (or {sink_alike})' if sink_alike else ''}",)
 
 
 def _flag_of(name: str, value: object) -> str:

@@ -34,6 +34,7 @@ from flatkv.strategies import (
     StrategyResult,
     logged_as,
     model_blocker,
+    run_strategy,
 )
 from flatkv.strategies.aliased import TWO_LEVEL_HINT
 from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
@@ -87,6 +88,34 @@ from flatkv.units import (
 
 # --------------------------------------------------------------------------------------------
 # SGLang's sliding-window pool
+
+
+# The engines that read the GPU's architecture, and a result's fields that are figures (not
+# words: its notes and formulas may name the GPU where no figure moves)
+GPU_READERS = ("vllm", "sglang")
+_FIGURE_FIELDS = ("applies", "block_size", "block_bytes", "num_blocks", "capacity_tokens",
+                  "logged_tokens", "older_logged_tokens", "concurrency_numerator",
+                  "concurrency_denominator", "breakdown")
+
+
+def arch_moves_figures(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                       context_tokens: int | None,
+                       strategies: Sequence[str] = GPU_READERS) -> bool:
+    """Whether the GPU architecture in ``options`` (``gpu_compute_capability``) moves a figure
+    of ``strategies`` from those of no GPU said (a Hopper's): vLLM's refusals on SM 8.x,
+    SGLang's DSA layout on a Blackwell. A log's offer carries the architecture of a preset it
+    leaves where this holds, and an architecture told where it does not is noted as
+    changing no figure (``notes_cli``), one rule for every architecture."""
+    if options.gpu_compute_capability is None:
+        return False
+    said = replace(options, gpu_compute_capability=None)
+
+    def figures(opts: StrategyOptions, strategy: str) -> tuple:
+        r = run_strategy(strategy, profile, budget_bytes=budget_bytes,
+                         context_tokens=context_tokens, options=opts)
+        return tuple(getattr(r, name) for name in _FIGURE_FIELDS)
+
+    return any(figures(options, s) != figures(said, s) for s in strategies if s in GPU_READERS)
 
 
 def swa_layers_text(profile: CacheProfile) -> str:

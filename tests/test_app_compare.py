@@ -1048,22 +1048,46 @@ def test_compare_says_vllm_wont_start_deepseek_sparse_mla_or_an_fp8_mla_cache_on
     assert layout_figures(at).loc["vLLM v1", "block bytes"] == 61 * 16 * 576 == 562_176
 
 
-def test_vllm_blocks_picked_after_an_a100_start_at_its_budget_where_vllm_refuses_there():
+def test_a_memory_source_picked_off_a_preset_keeps_its_architecture_in_the_select():
     # DeepSeek-V3.2 on the A100 80GB (SM 8.0, where vLLM has no sparse MLA backend): its
-    # budget is 81,920 MiB x 0.9 = 72 GiB = 77,309,411,328 B. Picking "vLLM KV cache blocks"
-    # leaves the A100 (no GPU named, so no compute capability): vLLM's block there is 61
-    # layers x 64 tokens x (576 x 2 + 132) B = 5,012,736 B, and the field starts at
-    # 77,309,411,328 // 5,012,736 = 15,422 blocks (it kept its default 6,000 when the block
-    # was sized at the A100's options, where vLLM refuses and has none)
+    # budget is 81,920 MiB x 0.9 = 72 GiB = 77,309,411,328 B. Custom, KV cache memory or
+    # vLLM's blocks picked off it took no architecture (a Hopper): vLLM's "won't start" became
+    # figures. Now the select shows Ampere, the link says it, and vLLM still refuses; vLLM's
+    # blocks have no size there (the page says why; the field keeps its 6,000). Set to not
+    # said, vLLM's block is 61 layers x 64 tokens x (576 x 2 + 132) B = 5,012,736 B again (a
+    # Hopper's)
     assert 81_920 * 2**20 * 9 // 10 == 72 * 2**30 == 77_309_411_328
     assert 61 * 64 * (576 * 2 + 132) == 5_012_736
-    assert 77_309_411_328 // 5_012_736 == 15_422
-    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "A100 80GB"})
-    at.sidebar.selectbox(key="w.gpu").set_value("vLLM KV cache blocks").run()
+    for source in ("Custom", "KV cache memory", "vLLM KV cache blocks"):
+        at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "A100 80GB"})
+        at.sidebar.selectbox(key="w.gpu").set_value(source).run()
+        assert at.sidebar.selectbox(key="w.gpu_arch").value == "ampere"
+        assert at.query_params["gpu_arch"] == "ampere"
+        if source == "vLLM KV cache blocks":
+            assert at.sidebar.number_input(key="w.kv_blocks").value == 6_000
+            (error,) = [shown(e) for e in at.error]
+            assert error.startswith("vLLM's blocks have no size here: vLLM refuses to start: "
+                                    "on SM 8.0 (A100) it has no sparse MLA backend")
+        else:
+            assert_clean(at)
+            assert layout_figures(at).loc["vLLM v1 (won't start)"].isna().all()
+        # the user can still change it
+        at.sidebar.selectbox(key="w.gpu_arch").set_value("").run()
+        assert_clean(at)
+        assert "gpu_arch" not in at.query_params
+        assert vllm_row(at)["block bytes"] == 5_012_736
+    # the B200's Blackwell kept: SGLang's DSA layout 61 x 708 B a token, not a Hopper's 1,284
+    # (183,359 MiB x 0.9 = 173,039,262,105 B // (61 x 708) in pages of 64: 4,006,592 tokens)
+    assert 173_039_262_105 // (61 * 708) // 64 * 64 == 4_006_592
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"})
+    at.sidebar.selectbox(key="w.gpu").set_value("Custom").run()
     assert_clean(at)
-    assert at.sidebar.number_input(key="w.kv_blocks").value == 15_422
-    assert at.query_params["kv_blocks"] == "15422"
-    assert vllm_row(at)["blocks"] == 15_422
+    assert at.sidebar.selectbox(key="w.gpu_arch").value == "blackwell"
+    assert layout_figures(at).loc["SGLang (fp8_e4m3 KV)", "engine log"] == 4_006_592
+    # an old link with a budget and no gpu_arch still says none
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "KV cache memory"})
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="w.gpu_arch").value == ""
 
 
 def test_compare_says_vllm_wont_start_in_a_budget_of_one_block_or_less():

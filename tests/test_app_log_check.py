@@ -611,34 +611,39 @@ def test_compare_offers_sglang_on_a_blackwell_for_a_b200_log_of_deepseek_v32():
     assert agreed == ["SGLang: both lines are in the log and agree with it."]
 
 
-def test_compare_says_off_an_a100_preset_vllm_takes_a_hopper_where_it_wont_start(tmp_path):
+def test_a_logs_budget_off_an_a100_preset_keeps_its_ampere(tmp_path):
     # DeepSeek-V3 at TP 8 in fp8 on the A100 80GB, 90 GB of weights, 32,768 tokens: its
     # SGLang log of 1,870,410 tokens (tests/test_cli.py's deepseek_v3_sglang_log) offers
-    # 1,870,410 x 61 x 576 = 65,718,725,760 B of KV cache memory, which names no GPU: vLLM's
-    # column then takes a Hopper (116,900 blocks at P 16), where on the A100 (SM 8.0) it won't
-    # start an fp8 MLA cache. The offer says so in one sentence; in bfloat16, which vLLM runs
-    # on the A100, it does not
+    # 1,870,410 x 61 x 576 = 65,718,725,760 B of KV cache memory, which names no GPU: the
+    # offer sets the GPU architecture to the preset's Ampere (it set none: vLLM's column took
+    # a Hopper, 116,900 blocks at P 16, where on the A100 (SM 8.0) it won't start an fp8 MLA
+    # cache, and a sentence said so), so taken, vLLM still refuses; bfloat16 starts there
     from test_cli import deepseek_v3_sglang_log
 
     from flatkv.app_model import pack_spec, spec_to_json
 
-    def offer(kv_dtype: str) -> str:
+    def offer(kv_dtype: str) -> tuple[str, AppTest]:
         spec = load_preset("DeepSeek-V3").with_options(kv_dtype=kv_dtype)
         link = {"model": "spec", "spec": pack_spec(spec_to_json(spec)), "tp": "8",
                 "gpu": "A100 80GB", "weights": "90GB", "ctx": "32768"}
-        text, agreed, taken = offer_taken(
-            link, deepseek_v3_sglang_log(tmp_path, kv_dtype).read_text())
-        assert (taken["gpu"], taken["kv_mem"]) == ("KV cache memory", "65718725760B")
-        assert agreed == ["SGLang: both lines are in the log and agree with it."]
-        return text
+        at = open_app("app_pages/compare.py", link)
+        (text,) = offers_after_pasting(at, deepseek_v3_sglang_log(tmp_path, kv_dtype).read_text())
+        take_offer(at)
+        assert (at.query_params["gpu"], at.query_params["kv_mem"], at.query_params["gpu_arch"],
+                at.selectbox(key="w.gpu_arch").value) == (
+            "KV cache memory", "65718725760B", "ampere", "ampere")
+        return text, at
 
     head = ("This log's run had SGLang's token pool of {} tokens (a rank with 65,718,725,760 B "
             "of KV cache memory sizes its pools so): the figures here are at other settings, "
             "so its lines differ for that alone. Take its settings, then read the check again.")
-    assert offer("fp8") == head.format("1,870,410") + (
-        " Off the A100 80GB preset vLLM's column takes the GPU for a Hopper, where vLLM "
-        "starts, and on the A100 80GB (SM 8.0) it won't.")
-    assert offer("bfloat16") == head.format("935,205")
+    text, at = offer("fp8")
+    assert text == head.format("1,870,410")
+    refused = "vLLM refuses to start: on SM 8.0 (A100)"
+    assert [m for m in [*at.warning, *at.caption, *at.markdown] if refused in shown(m)]
+    text, at = offer("bfloat16")
+    assert text == head.format("935,205")
+    assert not [m for m in [*at.warning, *at.caption, *at.markdown] if refused in shown(m)]
 
 
 def test_compare_says_a_log_of_an_engine_that_wont_start_here_is_from_elsewhere(tmp_path):
@@ -939,7 +944,7 @@ def test_a_logs_budget_off_a_preset_takes_no_architecture_told_before_the_preset
     # in pages of 64) offers its budget as KV cache memory, which left the preset and woke the
     # hidden architecture: on blackwell no offer at all (its 708 B layout agrees no more), on
     # ampere vLLM's column refusing what ran on the H100. The offer is the fresh H100's, and
-    # taken, the link says no architecture and SGLang's lines agree
+    # taken, the link says the H100's architecture and SGLang's lines agree
     from flatkv.presets import load_preset
     from flatkv.strategies import run_strategy
     from flatkv.strategies.base import StrategyOptions
@@ -958,7 +963,7 @@ def test_a_logs_budget_off_a_preset_takes_no_architecture_told_before_the_preset
         at.selectbox(key="w.gpu").set_value("H100 80GB").run()
         assert offers_after_pasting(at, log) == [offer]
         assert take_offer(at) == ["SGLang: both lines are in the log and agree with it."]
-        assert "gpu_arch" not in at.query_params
+        assert at.query_params["gpu_arch"] == "hopper"
         assert at.query_params["gpu"] == "KV cache memory"
         assert not [c for c in at.caption if "on SM 8.0 (A100)" in c.value]
 

@@ -15,8 +15,11 @@ import pytest
 from flatkv import app_model, app_state, given_cli, gpu_settings, presets, strategy_notes
 from flatkv.app_model import CUSTOM, RawModel
 from flatkv.app_state import (
+    CUSTOM_GPU,
     DEFAULT,
     GPU_PRESETS,
+    KV_BLOCKS,
+    KV_MEMORY,
     AppState,
     decode_query,
     encode_query,
@@ -2058,6 +2061,24 @@ def test_an_architecture_told_on_a_budget_of_no_preset_is_the_presets_to_vllm():
                         options=unsaid.strategy_options()).applies
     assert decode_query(encode_query(told)) == (told, [])
     assert encode_query(told)["gpu_arch"] == "ampere"
+
+
+def test_a_source_that_leaves_a_preset_keeps_its_architecture():
+    # off the A100 80GB (SM 8.0) the select is set to ampere, off the B200 to blackwell, off
+    # the H100 to hopper, whatever was told before the preset; none is set picking a preset,
+    # nor off a source of no preset (the select there is the user's)
+    a100 = AppState(model="DeepSeek-V3.2", gpu="A100 80GB", gpu_arch="blackwell")
+    for source in (CUSTOM_GPU, KV_MEMORY, KV_BLOCKS):
+        assert a100.arch_kept_off(source) == {"gpu_arch": "ampere"}
+        assert AppState(gpu="B200 192GB").arch_kept_off(source) == {"gpu_arch": "blackwell"}
+        assert AppState(gpu="H100 80GB").arch_kept_off(source) == {"gpu_arch": "hopper"}
+        assert AppState(gpu=KV_MEMORY, gpu_arch="ada").arch_kept_off(source) == {}
+    assert a100.arch_kept_off("H100 80GB") == {}
+    kept = replace(a100, gpu=KV_MEMORY, **a100.arch_kept_off(KV_MEMORY))
+    assert kept.gpu_capability() == a100.gpu_capability() == (8, 0)
+    assert encode_query(kept)["gpu_arch"] == "ampere"
+    # a link with a budget and no gpu_arch still says none
+    assert decode_query({"gpu": KV_MEMORY})[0].gpu_capability() is None
 
 
 def test_a_link_names_a_gpu_in_any_case_as_the_cli_does():

@@ -984,16 +984,18 @@ def deepseek_v3_sglang_log(tmp_path, kv_dtype: str):
     return log
 
 
-def test_compare_check_log_says_off_an_a100_preset_vllm_takes_a_hopper_where_it_wont_start(
-        tmp_path, capsys):
+def test_compare_check_log_off_an_a100_preset_keeps_its_ampere(tmp_path, capsys):
     # DeepSeek-V3 at TP 8 in fp8 on the A100 80GB with 90 GB of weights: 81,920 MiB x 0.9 -
     # 11,250,000,000 B = 66,059,411,328 B a rank. An SGLang log of 1,870,410 tokens (61 x 576
     # B = 35,136 B a token: 1,870,410 x 35,136 = 65,718,725,760 B) offers that budget in place
-    # of --gpu-memory, which carries no compute capability: there vLLM's column takes a Hopper
-    # and shows 65,718,725,760 // (61 x 16 x 576) = 116,900 blocks at P 16, where on the A100
-    # (SM 8.0) TRITON_MLA, its one MLA backend, keeps no fp8 cache and vLLM won't start. The
-    # offer says so; in bfloat16 (which TRITON_MLA keeps on SM 8.0) the same budget is offered
-    # (1,870,410 / 2 = 935,205 tokens of 61 x 1,152 B) with no such clause
+    # of --gpu-memory, with --gpu-arch ampere, the preset's: the offer took none, so vLLM's
+    # column took a Hopper and showed 65,718,725,760 // (61 x 16 x 576) = 116,900 blocks at
+    # P 16, where on the A100 (SM 8.0) TRITON_MLA, its one MLA backend, keeps no fp8 cache
+    # and vLLM won't start (a clause said so). Taken, vLLM still refuses. In bfloat16 (which
+    # TRITON_MLA keeps on SM 8.0) the same budget is offered (1,870,410 / 2 = 935,205 tokens
+    # of 61 x 1,152 B) with no architecture, as there the Ampere moves no figure from a
+    # Hopper's (strategy_notes.arch_moves_figures; a budget of no GPU takes a Hopper), as an
+    # L40S's Ada moves none of Llama's (test_compare_check_log_names_the_flags_of_the_logs_own_run)
     assert 85_899_345_920 * 9 // 10 - 90_000_000_000 // 8 == 66_059_411_328
     assert 1_870_410 * 61 * 576 == 935_205 * 61 * 1_152 == 65_718_725_760
     assert 65_718_725_760 // (61 * 16 * 576) == 116_900
@@ -1003,11 +1005,12 @@ def test_compare_check_log_says_off_an_a100_preset_vllm_takes_a_hopper_where_it_
     assert code == 0 and "vllm refuses to start: on SM 8.0 (A100)" in out
     assert_log_run_named(
         [*base, str(deepseek_v3_sglang_log(tmp_path, "fp8")), "--kv-dtype", "fp8"],
-        "--budget 65718725760B (in place of --gpu-memory)", capsys,
-        tail="; off the A100 80GB preset vLLM's column takes the GPU for a Hopper, where vLLM "
-        "starts, and on the A100 80GB (SM 8.0) it won't")
-    code, out, _ = run(["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--kv-dtype", "fp8",
-                        "--budget", "65718725760B", "--context", "32K"], capsys)
+        "--budget 65718725760B --gpu-arch ampere (in place of --gpu-memory)", capsys)
+    taken = ["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--kv-dtype", "fp8",
+             "--budget", "65718725760B", "--context", "32K"]
+    code, out, _ = run([*taken, "--gpu-arch", "ampere"], capsys)
+    assert code == 0 and "vllm refuses to start: on SM 8.0 (A100)" in out
+    code, out, _ = run(taken, capsys)  # none said: a Hopper's figures
     (blocks,) = [line.split() for line in out.splitlines() if line.startswith("blocks ")]
     assert code == 0 and blocks[3] == "116,900"  # vLLM's column: flat, per-component, vllm
     assert_log_run_named(
@@ -1015,12 +1018,10 @@ def test_compare_check_log_says_off_an_a100_preset_vllm_takes_a_hopper_where_it_
         "--budget 65718725760B (in place of --gpu-memory)", capsys)
 
 
-def test_check_log_says_vllm_takes_a_hopper_off_the_preset_only_where_no_gpu_is_said(
-        tmp_path, capsys):
-    # off the A100 80GB preset vLLM's column takes a Hopper only where the settings left say
+def test_check_log_off_the_preset_adds_no_architecture_where_one_is_said(tmp_path, capsys):
+    # the A100 80GB's ampere is added to a budget offered only where the settings left say
     # no GPU: beside --gpu-arch ampere (kept with the budget offered) vLLM still refuses an fp8
-    # MLA cache on SM 8.0, and with a B200 log's Blackwell offered it takes a Blackwell; the
-    # clause "takes the GPU for a Hopper, where vLLM starts" was said there too
+    # MLA cache on SM 8.0, and with a B200 log's Blackwell offered it takes a Blackwell
     from test_log_check import deepseek_v32_b200_sglang_lines
 
     v3 = ["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--gpu-memory", "A100 80GB",

@@ -26,7 +26,6 @@ from flatkv.log_check import (
     check_result,
     check_text,
     detect_engine,
-    hopper_off_the_preset,
     logged_kv_dtype,
     logged_run,
     read_log,
@@ -2457,26 +2456,3 @@ def test_raw_bytes_take_a_logs_kv_dtype_at_its_element_size():
         "kv_bytes_per_slot = 2,199,023,255,552 is too large to be real (at most "
         "1,099,511,627,776) once re-sized from int8's 1-byte elements to float32's 4; give the "
         "KV bytes in float32 again")
-
-
-def test_hopper_off_the_preset_says_the_gpus_refusal_whether_vllm_starts_off_it_or_not():
-    # DeepSeek-V3's fp8 MLA cache: 61 layers of 512 + 64 latent bytes a token (fp8, 1 B) is
-    # 35,136 B a token, 143,917,056 B for one request of 4,096 tokens. On the A100's SM 8.0
-    # vLLM 0.34 refuses an fp8 MLA cache (TRITON_MLA alone, gpu_mla_refusal); off the preset
-    # the GPU is a Hopper's, where 8 GiB runs it and 1 MiB is refused for the request alone
-    fp8 = load_preset("DeepSeek-V3").with_options(kv_dtype="float8_e4m3fn").profile()
-    assert 61 * (512 + 64) * 4096 == 143_917_056
-    tiny = run_strategy("vllm", fp8, budget_bytes=1 << 20, context_tokens=4096,
-                        options=StrategyOptions())
-    assert not tiny.applies and "one request of 4,096 tokens needs 143,917,056 B" in tiny.reason
-    off = "off the A100 80GB preset vLLM's column takes the GPU for a Hopper, "
-    assert hopper_off_the_preset("A100 80GB", fp8, StrategyOptions(), 8 << 30, 4096) == (
-        off + "where vLLM starts, and on the A100 80GB (SM 8.0) it won't")
-    assert hopper_off_the_preset("A100 80GB", fp8, StrategyOptions(), 1 << 20, 4096) == (
-        off + "and on the A100 80GB (SM 8.0) it won't start")
-    # a bfloat16 cache starts on SM 8.0 (TRITON_MLA); an int8 one is refused on every GPU
-    # first (int8_kv_refusal): neither is the GPU's refusal, so nothing is said
-    for dtype in ("bfloat16", "int8"):
-        profile = load_preset("DeepSeek-V3.2" if dtype == "int8" else "DeepSeek-V3").with_options(
-            kv_dtype=dtype).profile()
-        assert hopper_off_the_preset("A100 80GB", profile, StrategyOptions(), 8 << 30, 4096) == ""

@@ -820,7 +820,7 @@ def int8_kv_refusal(profile: CacheProfile) -> str:
 def start_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
     """The first of vLLM's refusals ``run_vllm`` checks before any layout (its docstring's
     first item, in that order), "" where none applies: the GPU's is last, so a caller can tell
-    whether the GPU alone is what stops vLLM (``log_check.hopper_off_the_preset``)."""
+    whether the GPU alone is what stops vLLM."""
     return (vllm_blocker(profile) or int8_kv_refusal(profile) or ssm_dtype_refusal(profile)
             or mla_dtype_refusal(profile) or gpu_mla_refusal(profile, options))
 
