@@ -29,7 +29,7 @@ from app_pages._widgets import (
     state_group_note,
 )
 from flatkv import app_data, charts, sizing, strategy_notes
-from flatkv.app_state import AppState
+from flatkv.app_state import GPU_PRESETS, AppState
 from flatkv.dtypes import canonical_dtype, dtype_label
 from flatkv.strategies import CONCURRENCY_COLUMN, StrategyResult
 from flatkv.strategies.vllm_releases import last_served_note
@@ -247,6 +247,9 @@ with user_errors():
                  strategy_notes.sglang_gpu_page_text(s.gpu, s.strategy_options(), s.profile()),
                  strategy_notes.idle_values_text(s.strategy_options(), s.profile(),
                                                  s.acting_engine_options()),
+                 strategy_notes.arch_idle_text(
+                     "" if s.gpu in GPU_PRESETS else s.gpu_arch, s.profile(),
+                     s.strategy_options(), b.cache_bytes, context),
                  strategy_notes.mamba_all_text(s.strategy_options(), s.profile()),
                  strategy_notes.prefill_checkpoint_text(
                      s.strategy_options(), s.profile(),

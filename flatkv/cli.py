@@ -198,8 +198,7 @@ def _plan_at_budget(args: argparse.Namespace, model: GivenModel) -> CommandOutpu
         text = format_analysis(analysis, title=profile.name, mla=profile.mla)
         if requests is not None:
             text += "\n\n" + requests_text(requests)
-    idle = idle_option_notes(options, profile, (counting,), capability=_capability(args),
-                             arch_flag=strategy_cli.arch_flag(args)) if counting else ()
+    idle = idle_option_notes(options, profile, (counting,), **_idle_at(args)) if counting else ()
     return CommandOutput(text, model.stderr_notes() + budget_notes(args)
                          + (context.notes() if context else ()) + drafter_notes(args, model)
                          + idle)
@@ -209,6 +208,13 @@ def _capability(args: argparse.Namespace) -> tuple[int, int] | None:
     """The figures' GPU (``strategy_cli.figures_options``: a GPU preset's capability, or the
     architecture told), as the notes on options that change nothing read it."""
     return strategy_cli.figures_options(args).gpu_compute_capability
+
+
+def _idle_at(args: argparse.Namespace) -> dict[str, object]:
+    """``idle_option_notes``' figures: the GPU (``_capability``), the architecture flag as
+    typed, and the budget and context its note on an architecture compares figures at."""
+    return {"capability": _capability(args), "arch_flag": strategy_cli.arch_flag(args),
+            "budget_bytes": args.budget, "context_tokens": getattr(args, "context", None)}
 
 
 def _plan_strategy(args: argparse.Namespace, model: GivenModel,
@@ -230,9 +236,7 @@ def _plan_strategy(args: argparse.Namespace, model: GivenModel,
                          f"{suggest}, or compare, which shows every layout")
     output = _counting_requests(model, args, strategy_cli.plan_strategy_text)
     return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
-                   + idle_option_notes(options, profile, (args.strategy,),
-                                       capability=_capability(args),
-                                       arch_flag=strategy_cli.arch_flag(args))
+                   + idle_option_notes(options, profile, (args.strategy,), **_idle_at(args))
                    + idle_page_notes(args, profile, options)
                    + sglang_chunk_notes(args, profile, options, (args.strategy,))
                    + (checkpoint_notes(options, model, gpu_named(args))
@@ -289,8 +293,7 @@ def _compare_command(args: argparse.Namespace) -> CommandOutput:
         output = replace(output, notes=output.notes + logged_run_notes(
             *counted[0], log_check.logged_run(log_check.read_log(log)), model))
     options = strategy_cli.options_from_args(args)
-    idle = idle_option_notes(options, model.profile, STRATEGIES,
-                             capability=_capability(args), arch_flag=strategy_cli.arch_flag(args))
+    idle = idle_option_notes(options, model.profile, STRATEGIES, **_idle_at(args))
     return replace(output, notes=output.notes + strategy_cli.replica_notes(args)
                    + sglang_page_notes(args, model.profile, options)
                    + sglang_chunk_notes(args, model.profile, options, STRATEGIES)

@@ -23,7 +23,6 @@ from flatkv.engine_options import (
     acting_engine_options,
     idle_at_its_value,
     idle_engine_option,
-    sglang_dtype_refused,
     strategy_fields,
 )
 from flatkv.given_cli import GivenModel
@@ -33,13 +32,11 @@ from flatkv.strategies import model_blocker, run_strategy
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.sglang import (
     CHUNKED_PREFILL_ASSUMED,
-    sglang_blocker,
     sglang_gpu_note,
-    sm100_dsa_layout,
 )
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
-from flatkv.strategy_notes import prefill_checkpoint_text
+from flatkv.strategy_notes import arch_idle_why, prefill_checkpoint_text
 
 
 def drafter_notes(args: argparse.Namespace, model: GivenModel) -> tuple[str, ...]:
@@ -158,7 +155,8 @@ def _flag_setting(field: str, value: object) -> str:
 def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
                       strategies: Sequence[str], *,
                       capability: tuple[int, int] | None = None,
-                      arch_flag: str = "") -> tuple[str, ...]:
+                      arch_flag: str = "", budget_bytes: int | None = None,
+                      context_tokens: int | None = None) -> tuple[str, ...]:
     """A note for each engine option set to other than its default that changes no figure of
     ``strategies`` for this model (``engine_options.acting_engine_options``), or none at the
     value set (``engine_options.idle_at_its_value``): the figures are right, but a command that
@@ -166,7 +164,8 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
     ``capability``: the figures' GPU (``strategy_cli.figures_options``: a GPU preset's, where
     ``options`` may say none was told), as SGLang's KV cache dtype acts on a Blackwell;
     ``arch_flag``: the flag that told the architecture, as typed (``strategy_cli.arch_flag``),
-    which the note on a Blackwell that changes nothing names."""
+    which the note on an architecture that changes nothing names, its figures compared at
+    ``budget_bytes`` and ``context_tokens`` (none without a budget)."""
     defaults = StrategyOptions()
     told = options
     options = replace(options, gpu_compute_capability=capability
@@ -188,49 +187,28 @@ def idle_option_notes(options: StrategyOptions, profile: CacheProfile,
         else:  # no layers of its kind, or a page or mode the model fixes
             why = "this model gives it nothing to act on"
         notes.append(f"note: {_flag_as_typed(option.field, value)} changes no figure here: {why}")
-    return (*notes, *_idle_blackwell_note(told, profile, strategies, arch_flag))
+    # the architecture told (a preset's is not), its figures at the options they take
+    arch = replace(options, gpu_compute_capability=told.gpu_compute_capability)
+    return (*notes, *_idle_arch_note(arch, profile, strategies, arch_flag, budget_bytes,
+                                     context_tokens))
 
 
-# a Blackwell told (--gpu-arch blackwell, --sglang-blackwell) in vLLM's figures: none moves
-# from a Hopper's, the FlashMLA note reads it (an SM 8.x GPU moves vLLM's refusals: not "the GPU")
-VLLM_ON_BLACKWELL = ("vLLM's figures take the block size as told on any GPU; a Blackwell in place "
-                     "of a Hopper moves only the note on the block vLLM runs a dense MLA cache at "
-                     "when told no "
-                     "--block-size (FLASHINFER_MLA first on a Blackwell, in bfloat16 or fp8; "
-                     "FlashMLA on a Hopper, in fp8)")
-
-
-def _idle_blackwell_note(options: StrategyOptions, profile: CacheProfile,
-                         strategies: Sequence[str], arch_flag: str = "") -> tuple[str, ...]:
-    """A Blackwell told (``arch_flag`` as typed: --gpu-arch blackwell, --sglang-blackwell)
-    where SGLang's figures on a Blackwell are a Hopper's (a model without DeepSeek's sparse
-    attention: gpt-oss, Qwen3-Next, DeepSeek-V3): the note that it
-    changes no figure, as for an engine option, since it is no ``ENGINE_OPTIONS`` entry. The
-    page SGLang runs there, or why it would not start, the Blackwell notes say beside it
-    (``sglang_page_notes``); where the figures take it, ``sm100_dsa_layout`` says what it
-    stores instead. Where SGLang does not start the model in its KV dtype (int8; DeepSeek-V3.2
-    in fp8_e5m2) the note says that, not that a Blackwell stores it as a Hopper does; for
-    DeepSeek's sparse attention with learnable sinks given as bytes alone, that it is kept in
-    bfloat16 there too, not that only such a model is stored otherwise. vLLM's
-    figures alone (``plan --strategy vllm``) take it for no figure either, which the note
-    says (``VLLM_ON_BLACKWELL``)."""
-    if not options.blackwell:
+def _idle_arch_note(options: StrategyOptions, profile: CacheProfile,
+                    strategies: Sequence[str], arch_flag: str = "",
+                    budget_bytes: int | None = None,
+                    context_tokens: int | None = None) -> tuple[str, ...]:
+    """An architecture told (``arch_flag`` as typed: --gpu-arch NAME, --sglang-blackwell)
+    where it moves no figure of ``strategies`` from a Hopper's, the GPU taken where none is
+    told (``strategy_notes.arch_idle_why``, at ``budget_bytes``): the note that it changes no
+    figure, as for an engine option, since it is no ``ENGINE_OPTIONS`` entry; one rule for
+    every architecture (an Ampere told on Llama said nothing while a Blackwell did). The page
+    SGLang runs on a Blackwell, or why it would not start, the Blackwell notes say beside it
+    (``sglang_page_notes``)."""
+    if options.gpu_compute_capability is None or budget_bytes is None:
         return ()
+    why = arch_idle_why(profile, options, strategies, budget_bytes, context_tokens)
     flag = _flag_as_typed("gpu_compute_capability", options.gpu_compute_capability, arch_flag)
-    if "sglang" not in strategies:  # plan --strategy vllm
-        return (f"note: {flag} changes no figure here: {VLLM_ON_BLACKWELL}",)
-    if sm100_dsa_layout("", profile, options) is not None:
-        return ()
-    why = ("no layout that reads it serves this model" if sglang_blocker(profile) else
-           sglang_dtype_refused(profile) or
-           ("SGLang keeps DeepSeek's sparse attention with learnable attention sinks (the "
-            "config's learnable_sink) in bfloat16 on a Blackwell GPU as on a Hopper"
-            if profile.learnable_sink else None) or
-           "SGLang stores this model's cache on a Blackwell GPU as on a Hopper; only "
-           "DeepSeek's sparse attention (a model with an indexer, such as DeepSeek-V3.2) is "
-           "stored otherwise there (the page and backend SGLang runs there, where they differ "
-           "from the ones told, a note of their own says)")
-    return (f"note: {flag} changes no figure here: {why}",)
+    return (f"note: {flag} changes no figure here: {why}",) if why else ()
 
 
 # Why a layout that reads --block-size / --alignment may take no figure from it.

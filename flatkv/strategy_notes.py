@@ -14,9 +14,9 @@ from dataclasses import replace
 from fractions import Fraction
 
 from flatkv import sizing
-from flatkv.budget import Budget
+from flatkv.budget import GPU_ARCHITECTURES, Budget, capability_text, gpu_arch_text
 from flatkv.dtypes import canonical_dtype
-from flatkv.engine_options import ENGINE_OPTIONS, idle_at_its_value
+from flatkv.engine_options import ENGINE_OPTIONS, idle_at_its_value, sglang_dtype_refused
 from flatkv.models import DRAFTER_NOT_COUNTED
 from flatkv.plan import (
     PACKED_NEEDS_HISTORY,
@@ -37,12 +37,18 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.aliased import TWO_LEVEL_HINT
-from flatkv.strategies.base import ratio_text, start_up_log_title, state_pages_per_request
+from flatkv.strategies.base import (
+    ENGINE_NAMES,
+    ratio_text,
+    start_up_log_title,
+    state_pages_per_request,
+)
 from flatkv.strategies.sglang import CHUNKED_PREFILL_ASSUMED as SGLANG_CHUNKED_PREFILL_ASSUMED
 from flatkv.strategies.sglang import CONV_DTYPE as SGLANG_CONV_DTYPE
 from flatkv.strategies.sglang import CONV_DTYPE_WHY as SGLANG_CONV_DTYPE_WHY
 from flatkv.strategies.sglang import (
     SGLANG_REFUSES_TO_START,
+    sglang_blocker,
     sglang_dsa_stored,
     sglang_gpu_note,
     swa_label,
@@ -116,6 +122,61 @@ def arch_moves_figures(profile: CacheProfile, options: StrategyOptions, budget_b
         return tuple(getattr(r, name) for name in _FIGURE_FIELDS)
 
     return any(figures(options, s) != figures(said, s) for s in strategies if s in GPU_READERS)
+
+
+# a Blackwell told in vLLM's figures: none moves from a Hopper's, the FlashMLA note reads it (an
+# SM 8.x GPU moves vLLM's refusals: not "the GPU")
+VLLM_ON_BLACKWELL = ("vLLM's figures take the block size as told on any GPU; a Blackwell in place "
+                     "of a Hopper moves only the note on the block vLLM runs a dense MLA cache at "
+                     "when told no "
+                     "--block-size (FLASHINFER_MLA first on a Blackwell, in bfloat16 or fp8; "
+                     "FlashMLA on a Hopper, in fp8)")
+
+
+def arch_idle_why(profile: CacheProfile, options: StrategyOptions, strategies: Sequence[str],
+                  budget_bytes: int, context_tokens: int | None) -> str:
+    """Why the GPU architecture in ``options`` changes no figure of ``strategies``
+    (``arch_moves_figures``), for the CLI's note on --gpu-arch and Compare's on the sidebar's
+    select alike; "" where it moves one, or none is said. A Hopper is the GPU taken where none
+    is said; an SM 8.x GPU moves vLLM's refusals alone (DeepSeek-V3.2, an fp8 MLA cache on an
+    A100); a Blackwell SGLang's DSA layout alone, so the words say what it stores as a
+    Hopper does, or why SGLang does not start the model there (its KV dtype; learnable sinks
+    kept in bfloat16)."""
+    capability = options.gpu_compute_capability
+    if capability is None or arch_moves_figures(profile, options, budget_bytes,
+                                                context_tokens, strategies):
+        return ""
+    if capability == GPU_ARCHITECTURES["hopper"]:
+        return "the figures take a Hopper where no GPU is said"
+    if not options.blackwell:
+        engines = [ENGINE_NAMES[s] for s in GPU_READERS if s in strategies]
+        return (f"{' and '.join(engines)} {'lay' if len(engines) > 1 else 'lays'} this model "
+                f"out on an SM {capability_text(capability)} GPU as on a Hopper, the GPU the "
+                "figures take where none is said")
+    if "sglang" not in strategies:  # plan --strategy vllm
+        return VLLM_ON_BLACKWELL
+    return ("no layout that reads it serves this model" if sglang_blocker(profile) else
+            sglang_dtype_refused(profile) or
+            ("SGLang keeps DeepSeek's sparse attention with learnable attention sinks (the "
+             "config's learnable_sink) in bfloat16 on a Blackwell GPU as on a Hopper"
+             if profile.learnable_sink else None) or
+            "SGLang stores this model's cache on a Blackwell GPU as on a Hopper; only "
+            "DeepSeek's sparse attention (a model with an indexer, such as DeepSeek-V3.2) is "
+            "stored otherwise there (the page and backend SGLang runs there, where they differ "
+            "from the ones told, a note of their own says)")
+
+
+def arch_idle_text(arch: str, profile: CacheProfile, options: StrategyOptions,
+                   budget_bytes: int, context_tokens: int | None) -> str:
+    """Compare's line for the sidebar's GPU architecture ``arch`` (``AppState.gpu_arch``,
+    read where the budget names no preset) where it changes no figure (``arch_idle_why``), as
+    the CLI's note on --gpu-arch says it; not a Hopper, the select's value off an H100 or H200
+    preset (``AppState.arch_kept_off``) and the GPU taken where none is said, whose line would
+    stand under every such page. Empty elsewhere."""
+    if arch in ("", "hopper"):
+        return ""
+    why = arch_idle_why(profile, options, GPU_READERS, budget_bytes, context_tokens)
+    return f"GPU architecture {gpu_arch_text(arch)} changes no figure here: {why}." if why else ""
 
 
 def swa_layers_text(profile: CacheProfile) -> str:

@@ -2311,3 +2311,26 @@ def test_the_anchor_says_which_log_figure_is_which_release():
     assert any(c.value.startswith('To check a log\'s "GPU KV cache size: N tokens" line')
                and "run with the engine options and block size set here;" in c.value
                for c in budget.caption)
+
+
+def test_compare_says_an_architecture_that_moves_no_figure_changes_none():
+    # the sidebar's GPU architecture on KV cache memory, as the CLI's --gpu-arch notes it:
+    # ampere or blackwell on Qwen3-Next moves no figure from a Hopper's, and a line says so;
+    # ampere on DeepSeek-V3.2 makes vLLM refuse (no line); hopper, the select's value off an
+    # H100 and the GPU taken where none is said, no line
+    def idle(model: str, arch: str) -> list[str]:
+        at = open_app("app_pages/compare.py", {"model": model, "gpu": "KV cache memory",
+                                               "gpu_arch": arch})
+        assert_clean(at)
+        return [shown(c) for c in at.caption if "changes no figure" in shown(c)]
+
+    assert idle("Qwen3-Next-80B-A3B", "ampere") == [
+        "GPU architecture ampere (SM 8.0: A100) changes no figure here: vLLM and SGLang lay "
+        "this model out on an SM 8.0 GPU as on a Hopper, the GPU the figures take where none "
+        "is said."]
+    (blackwell,) = idle("Qwen3-Next-80B-A3B", "blackwell")
+    assert blackwell.startswith("GPU architecture blackwell (SM 10.0: B200) changes no figure "
+                                "here: SGLang stores this model's cache on a Blackwell GPU as "
+                                "on a Hopper")
+    assert idle("Qwen3-Next-80B-A3B", "hopper") == idle("DeepSeek-V3.2", "ampere") == []
+    assert idle("DeepSeek-V3.2", "blackwell") == []

@@ -3208,3 +3208,32 @@ def test_gpu_arch_refused_by_a_layout_that_does_not_read_it_names_both_engines(c
     assert refused(["plan", "--strategy", "flat", *v32, "--swa-full-tokens-ratio", "0.5"],
                    capsys).endswith("use --strategy sglang (a layout that reads it), or "
                                     "compare, which shows every layout\n")
+
+
+def test_every_architecture_told_that_moves_no_figure_says_so_once(capsys):
+    # --gpu-arch blackwell on Qwen3-Next noted that it changes no figure, while ampere, ada
+    # and hopper said nothing though they move none either: one rule now
+    # (strategy_notes.arch_moves_figures against a Hopper, the GPU taken where none is told)
+    qwen = ["--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"]
+    both = ("vLLM and SGLang lay this model out on an SM {} GPU as on a Hopper, the GPU the "
+            "figures take where none is said")
+    whys = {"ampere": both.format("8.0"), "ada": both.format("8.9"),
+            "hopper": "the figures take a Hopper where no GPU is said",
+            "blackwell": "SGLang stores this model's cache on a Blackwell GPU as on a Hopper; "}
+    for arch, why in whys.items():
+        code, _, err = run(["compare", *qwen, "--gpu-arch", arch], capsys)
+        idle = [line for line in err.splitlines() if "changes no figure" in line]
+        assert code == 0 and len(idle) == 1 and idle[0].startswith(
+            f"python -m flatkv: note: --gpu-arch {arch} changes no figure here: {why}"), arch
+    code, _, err = run(["plan", "--strategy", "vllm", *qwen, "--gpu-arch", "ampere"], capsys)
+    assert code == 0 and ("python -m flatkv: note: --gpu-arch ampere changes no figure here: "
+                          "vLLM lays this model out on an SM 8.0 GPU as on a Hopper") in err
+    # where it moves one, nothing: vLLM refuses DeepSeek-V3.2 on SM 8.x, SGLang stores it in
+    # 708 B a token a layer on a Blackwell; a preset's architecture is not told
+    v32 = ["--preset", "DeepSeek-V3.2", "--budget", "40GiB"]
+    for arch in ("ampere", "ada", "blackwell"):
+        code, _, err = run(["compare", *v32, "--gpu-arch", arch], capsys)
+        assert code == 0 and "changes no figure" not in err, arch
+    code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--gpu-memory",
+                        "A100 80GB"], capsys)
+    assert code == 0 and "changes no figure" not in err
