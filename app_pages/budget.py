@@ -256,7 +256,7 @@ with user_errors():
     older = r.older_logged_tokens not in (None, r.logged_tokens)
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
-                 delta=f"as vLLM {strategy_notes.LOGGED_SINCE} and later log it" if older else None,
+                 delta=strategy_notes.logged_delta(r) if older else None,
                  delta_color="off", delta_arrow="off",
                  help=strategy_notes.logged_tokens_help(r))
     if older:

@@ -869,6 +869,15 @@ def older_logged_tokens_help(r: StrategyResult) -> str:
 LOGGED_SINCE = "0.26"
 
 
+def logged_delta(r: StrategyResult) -> str:
+    """Whose log prints a vLLM layout's ``logged_tokens``, beside the figure: the one release
+    its lines are (``extras["log_release"]``: mamba cache mode all's MODE_ALL_RELEASE, which
+    later releases do not have), else LOGGED_SINCE's and later."""
+    if release := r.extras.get("log_release"):
+        return f"as vLLM {release} logs it"
+    return f"as vLLM {LOGGED_SINCE} and later log it"
+
+
 def which_log_text(r: StrategyResult, options: str) -> str:
     """Which of a vLLM layout's three token figures to quote against a log, where the older
     log's differs from the current one's: the engine log's is what a current release prints as

@@ -374,6 +374,20 @@ def test_sliding_model_says_why_concurrency_passes_one_above_the_capacity():
         "windows counted as full history")
 
 
+def test_budget_says_mode_alls_log_figure_is_one_releases():
+    # mamba cache mode all: vLLM 0.31 is the last release with it (0.32's modes are align and
+    # none), so the figure its log prints is 0.31's alone, as the caption under the metrics
+    # says; "0.26 and later" beside it named releases that have no such mode
+    at = open_app("app_pages/budget.py", {"model": "Nemotron-H-8B", "mamba": "all",
+                                          "b_layout": "vllm"})
+    assert_clean(at)
+    logged = next(m for m in at.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
+    assert logged.delta == "as vLLM 0.31 logs it"
+    assert any(c.value.startswith('To check a log\'s "GPU KV cache size: N tokens" line: vLLM '
+                                  f"0.31 prints {logged.value} (the engine log)")
+               for c in at.caption)
+
+
 def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     at = open_app("app_pages/budget.py", QWEN35_LINK)
     assert at.selectbox(key="w.budget_strategy").value == "flat"  # the sidebar's planner
