@@ -36,6 +36,7 @@ from flatkv.strategies import (
     run_strategy,
 )
 from flatkv.strategies.sglang import split_idle as sglang_split_idle
+from flatkv.strategies.vllm import runs_all_as_align
 from flatkv.strategies.vllm_log import format_gib, mamba_padding_percent
 from flatkv.strategy_notes import STRATEGY_TITLES, title_of
 from flatkv.units import (
@@ -723,14 +724,22 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
     mode = mamba_mode_text(mamba_cache_mode, checkpoint_blocks)
     drafted_more = (f" and {speculative_tokens} more for drafted tokens" if speculative_tokens
                     else "")
+    # a model vLLM runs in align when asked for all: FlatKV's layouts count all, its log align
+    aligning = mamba_cache_mode == "all" and profile.has_state and runs_all_as_align(profile)
     if profile.has_state and not snapshots:
         held = ("" if concurrency is None else
                 f" The {concurrency_text(concurrency)} requests at the top of the page count "
                 "these pages without the map's dummy pages and its page more a request.")
-        text += (f"\n\nState is charged by mamba cache mode, as the engine's log, Budget and "
-                 f"Compare count it: {mode}{drafted_more} per request, and a dummy page.{held} "
-                 "With state prefix caching (\"State pages\" above), a request also keeps a "
-                 "snapshot every P tokens.")
+        whose = ("as the engine's log, Budget and Compare count it" if not aligning else
+                 f"as Budget's and Compare's FlatKV layouts count it (vLLM runs {aligning} in "
+                 "align when asked for all: its log counts align's state pages)")
+        # mode all keeps a snapshot every P tokens itself: the other count is SPEC 3.5's
+        other = ("With state prefix caching (\"State pages\" above), a request also keeps a "
+                 "snapshot every P tokens." if mamba_cache_mode != "all" else
+                 "\"State pages\" above counts state as SPEC 3.5 does instead: two live pages "
+                 "a request and a snapshot every P tokens.")
+        text += (f"\n\nState is charged by mamba cache mode, {whose}: {mode}{drafted_more} per "
+                 f"request, and a dummy page.{held} {other}")
     elif profile.has_state:
         held = ("" if concurrency is None else
                 f", and hold {concurrency_text(concurrency)} requests of {tokens_text(context)}")
@@ -739,8 +748,10 @@ def workload_text(pages: PageMap, profile: CacheProfile, *, context: int, mamba_
                  + (f", and {speculative_tokens} more per request for drafted tokens"
                     if speculative_tokens else "")
                  + ". Budget and Compare count the state pages of "
-                 f"mamba cache mode {mode}{drafted_more} per request, as the engine's log "
-                 f"does{held}: \"State pages\" above draws that count.")
+                 f"mamba cache mode {mode}{drafted_more} per request, "
+                 + ("as the engine's log does" if not aligning else
+                    f"where vLLM's log counts align's (it runs {aligning} in align)")
+                 + f"{held}: \"State pages\" above draws that count.")
     held = pages.max_requests if not pages.fits else requests
     if windowed := _windowed_step_text(profile, concurrency, scheduled_tokens, held):
         text += f"\n\n{windowed}"

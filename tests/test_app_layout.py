@@ -437,6 +437,34 @@ def test_a_state_only_model_under_packed_slabs_is_a_click_from_the_planner_that_
             "Plan with one tensor per component"], page
 
 
+def test_the_maps_mode_all_count_is_not_said_to_be_the_log_of_a_model_vllm_runs_in_align():
+    # Qwen3-Next asked for mamba cache mode all: FlatKV's layouts keep a state page every P
+    # tokens, 1,455 / (482 + 482) = 1.51 requests; vLLM runs its class in align (no prefix
+    # caching of state in mode all), 2 state pages a state group: Compare's vLLM column logs
+    # int(5,757 / (482 + 3 x 2) x 262,144) = 3,092,547 tokens, not mode all's count
+    at = open_app("app_pages/layout.py", {"mamba": "all"})
+    assert_clean(at)
+    assert f"{1455 / (482 + 482):.2f}" == "1.51"
+    assert 5757 * 262_144 // (482 + 3 * 2) == 3_092_547
+    compare = open_app("app_pages/compare.py", {"mamba": "all"})
+    assert any("vLLM 0.31 prints 3,092,547 (the engine log)" in c.value for c in compare.caption)
+    # the map: 1 request, full ceil(262,144 / 544) + 1 + 1 = 484, state 482 + 1 = 483
+    said = caption_starting(at, "The map draws 1 live request")
+    assert f"{STATE_KIND}: 483, full attention: 484;" in said
+    assert said.endswith(
+        "State is charged by mamba cache mode, as Budget's and Compare's FlatKV layouts count "
+        "it (vLLM runs Qwen3NextForCausalLM in align when asked for all: its log counts align's "
+        "state pages): all (1 per P tokens) per request, and a dummy page. The 1.51 requests at "
+        "the top of the page count these pages without the map's dummy pages and its page more "
+        "a request. \"State pages\" above counts state as SPEC 3.5 does instead: two live pages "
+        "a request and a snapshot every P tokens.")
+    snap = open_app("app_pages/layout.py", {"mamba": "all", "snap": "1"})
+    assert any(c.value.endswith(
+        "mamba cache mode all (1 per P tokens) per request, where vLLM's log counts align's (it "
+        "runs Qwen3NextForCausalLM in align), and hold 1.51 requests of 262,144 tokens: \"State "
+        "pages\" above draws that count.") for c in snap.caption)
+
+
 def test_layout_says_how_its_state_pages_differ_from_budget():
     # the map's state drawn with prefix-caching snapshots ("State pages", snap=1)
     at = open_app("app_pages/layout.py", {"mamba": "align", "ctx": "32768", "snap": "1"})
