@@ -275,7 +275,8 @@ def _count_named(field: str, raw: str, match: re.Match, key_value: bool, sign: s
 def _bound_note(maximum: int) -> str:
     """Why the token cap is where it is, where it is FlatKV's own (MAX_TOKENS): no engine's
     limit, a guard against a typo (1,099,511,627,776 read as a bound of its own meaning)."""
-    return (" (2^40: a longer context is taken for a typo)"
+    # not "context": --max-batched-tokens and the sweep's token fields share the cap
+    return (" (2^40: more is taken for a typo)"
             if maximum == MAX_TOKENS else "")
 
 

@@ -106,12 +106,18 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
             ("0", "0", "give a positive number of tokens$"),
             ("-5", "-5", "give a positive number of tokens$"),  # as 0 is told
             ("99999999999999", "99,999,999,999,999", "give at most 1,099,511,627,776 tokens "
-             r"\(2\^40: a longer context is taken for a typo\)$"),
+             r"\(2\^40: more is taken for a typo\)$"),
             ("2000000000000k", r"2000000000000k \(2,000,000,000,000,000 tokens\)",
              "give at most 1,099,511,627,776 tokens")):
         with pytest.raises(ValueError, match=f"^--context is {shown}: {words}"):
             parse(text)
     assert 2**40 == 1_099_511_627_776
+    # the cap's note names no context where another token field is over it (it said "a longer
+    # context is taken for a typo" of --max-batched-tokens 2T)
+    with pytest.raises(ValueError, match=r"^--max-batched-tokens is 2T \(2,199,023,255,552 "
+                       r"tokens\): give at most 1,099,511,627,776 tokens \(2\^40: more is "
+                       r"taken for a typo\)$"):
+        parse_tokens("2T", "--max-batched-tokens")
     # vLLM's g / G and t / T too: "--max-model-len 1G" starts vLLM at 1,073,741,824 tokens and
     # was refused here as no token count ("give whole tokens such as ..."); 1T = 2**40 is the cap
     assert parse("1G") == parse("1Gi") == 2**30 and parse("1.5g") == 1_500_000_000
