@@ -168,8 +168,6 @@ PAGES_NEEDED_TEXT = {
     CHUNKED_ATTENTION: "R x ceil(min(C - 1, L) / P) + ceil(min(S, T) / P) + R + 1 + m",
     LINEAR_ATTENTION: "min(2 x R + T // P + 1 + m, a full group's) + R x N",
 }
-# the state count of a workload told a mamba cache mode
-MODE_STATE_PAGES_TEXT = "R x (the mode's state pages + N) + 1 + m"
 
 
 def pages_needed(
@@ -179,8 +177,8 @@ def pages_needed(
     """Pages one group of ``kind`` needs for ``workload`` (SPEC section 3.5, whose state count
     gains R x N pages with N drafted tokens: N = 0 gives SPEC's; a chunked group counts as a
     sliding one whose window is the chunk; a workload told a mamba cache mode charges state
-    that mode's pages a request and a dummy page instead; ``PAGES_NEEDED_TEXT`` and
-    ``MODE_STATE_PAGES_TEXT`` in words)."""
+    that mode's pages a request and a dummy page instead, R x (the mode's pages + N) + 1 + m;
+    ``PAGES_NEEDED_TEXT`` in words)."""
     check_int("block_size", block_size, minimum=1)
     if not isinstance(workload, Workload):
         raise ValueError(f"workload is {workload!r}: give a Workload(requests, context_tokens)")
