@@ -254,9 +254,10 @@ with user_errors():
              if history else NO_HISTORY_HELP)
     # three token figures side by side: each says which one the concurrency reads
     older = r.older_logged_tokens not in (None, r.logged_tokens)
+    since = strategy_notes.logged_since(s.profile(), s.strategy_options())
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
-                 delta=strategy_notes.logged_delta(r) if older else None,
+                 delta=strategy_notes.logged_delta(r, since) if older else None,
                  delta_color="off", delta_arrow="off",
                  help=strategy_notes.logged_tokens_help(r))
     if older:
@@ -269,7 +270,7 @@ with user_errors():
         f"P = {r.block_size:,}" if r.block_size else "state slots: no pages of tokens") + (
         ": SGLang's blocks are its token pool's pages (--page-size tokens), a page in every "
         "KV layer" if strategy == "sglang" and r.block_size else ""))
-    if quote := strategy_notes.which_log_text(r, log_options_text()):
+    if quote := strategy_notes.which_log_text(r, log_options_text(), since):
         st.caption(quote)  # which of the three token figures is which release's
     requests, need = budget_to_hold(s, r, b, strategy, context)
     if note := strategy_notes.short_of_one_request_text([r], context):

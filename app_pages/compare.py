@@ -205,8 +205,9 @@ with user_errors():
         table(pd.DataFrame(strategy_notes.headline_rows(results, has_history,
                                                         strategy_notes.LOG_COLUMNS, marks),
                            dtype=object), helps=helps)
+        since = strategy_notes.logged_since(profile, s.strategy_options())
         for r in shown:  # which log figure is which release's, right under them
-            if quote := strategy_notes.which_log_text(r, log_options_text()):
+            if quote := strategy_notes.which_log_text(r, log_options_text(), since):
                 st.caption(quote)
         if apart := strategy_notes.kv_dtypes_apart_text(
                 marks, profile, s.strategy_options(),

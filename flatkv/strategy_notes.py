@@ -869,26 +869,38 @@ def older_logged_tokens_help(r: StrategyResult) -> str:
 LOGGED_SINCE = "0.26"
 
 
-def logged_delta(r: StrategyResult) -> str:
+def logged_since(profile: CacheProfile, options: StrategyOptions) -> str:
+    """The first vLLM release whose log can print the engine log's figure under ``options``:
+    LOGGED_SINCE, or where the state keeps prefill checkpoint blocks (mode align), the release
+    that brought them (GDN's 0.33, else Mamba2's 0.32: ``PREFILL_CHECKPOINTS_SINCE``), as an
+    earlier release keeps none and logs another figure."""
+    if not (profile.has_state and options.mamba_cache_mode == "align"
+            and options.prefill_checkpoint_blocks):
+        return LOGGED_SINCE
+    return "0.33" if GDN_CHECKPOINT_CLASSES.intersection(profile.architectures) else "0.32"
+
+
+def logged_delta(r: StrategyResult, since: str = LOGGED_SINCE) -> str:
     """Whose log prints a vLLM layout's ``logged_tokens``, beside the figure: the one release
     its lines are (``extras["log_release"]``: mamba cache mode all's MODE_ALL_RELEASE, which
-    later releases do not have), else LOGGED_SINCE's and later."""
+    later releases do not have), else ``since`` (``logged_since``) and later."""
     if release := r.extras.get("log_release"):
         return f"as vLLM {release} logs it"
-    return f"as vLLM {LOGGED_SINCE} and later log it"
+    return f"as vLLM {since} and later log it"
 
 
-def which_log_text(r: StrategyResult, options: str) -> str:
+def which_log_text(r: StrategyResult, options: str, since: str = LOGGED_SINCE) -> str:
     """Which of a vLLM layout's three token figures to quote against a log, where the older
     log's differs from the current one's: the engine log's is what a current release prints as
     "GPU KV cache size: N tokens", run with the engine options the page holds (``options``:
     whose they are, vLLM 0.19's defaults until changed), the older one what SPEC 3.1's anchor
-    release printed on that line, and capacity no log's. Empty where there is one figure."""
+    release printed on that line, and capacity no log's; ``since``: the first release the
+    options run on (``logged_since``). Empty where there is one figure."""
     if r.strategy != "vllm" or r.older_logged_tokens in (None, r.logged_tokens):
         return ""
     release = r.extras.get("log_release")
     logs = (f"vLLM {release}" if release
-            else f"vLLM {LOGGED_SINCE} to {CURRENT_RELEASE} (a current release)")
+            else f"vLLM {since} to {CURRENT_RELEASE} (a current release)")
     return (f"To check a log's \"GPU KV cache size: N tokens\" line: {logs} prints "
             f"{r.logged_tokens:,} (the engine log) run with {options}; {OLDER_VLLM_LOG} "
             f"printed {r.older_logged_tokens:,} (the older vLLM log). Capacity is this tool's "

@@ -2334,3 +2334,30 @@ def test_compare_says_an_architecture_that_moves_no_figure_changes_none():
                                 "on a Hopper")
     assert idle("Qwen3-Next-80B-A3B", "hopper") == idle("DeepSeek-V3.2", "ampere") == []
     assert idle("DeepSeek-V3.2", "blackwell") == []
+
+
+def test_the_log_figure_of_options_only_later_releases_run_names_those_releases():
+    # Qwen3-Next with vLLM 0.34's defaults on the H100: block 64, mode align and one prefill
+    # checkpoint block a state group, which GDN layers keep since 0.33 alone (0.26 to 0.32
+    # keep none and log another figure). P = 64 x ceil(1,097,728 / (2,048 x 64)) = 576;
+    # 76,968,728,985 // (576 x 2,048) // 12 = 5,437 blocks; a request 456 full + 3 x (2 + 1)
+    link = {"block": "64", "mamba": "align", "ckpt": "1"}
+    assert 64 * -(-1_097_728 // (2_048 * 64)) == 576
+    assert 76_968_728_985 // (576 * 2_048) // 12 == 5_437
+    assert (-(-262_144 // 576), 5_437 * 262_144 // (456 + 9)) == (456, 3_065_111)
+    quote = ('To check a log\'s "GPU KV cache size: N tokens" line: vLLM 0.33 to 0.34 (a '
+             "current release) prints 3,065,111 (the engine log) run with vLLM 0.34's own "
+             f"defaults; vLLM 0.19 and earlier printed {5_437 // 4 * 576:,} (the older vLLM "
+             "log). Capacity is this tool's count: no engine logs it.")
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    assert quote in [c.value for c in at.caption]
+    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
+    assert quote in [c.value for c in budget.caption]
+    logged = next(m for m in budget.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
+    assert (logged.value, logged.delta) == ("3,065,111", "as vLLM 0.33 and later log it")
+    # a Mamba2 model's checkpoint block came in 0.32
+    nemotron = open_app("app_pages/compare.py", {**link, "model": "Nemotron-H-8B"})
+    assert any(c.value.startswith('To check a log\'s "GPU KV cache size: N tokens" line: vLLM '
+                                  "0.32 to 0.34 (a current release) prints")
+               for c in nemotron.caption)
