@@ -2286,6 +2286,17 @@ def test_compare_marks_sglangs_kv_dtype_in_the_least_budget_table_and_the_charts
         shown(c) for c in budget.caption]
 
 
+def _quoted_on_compare_and_budget(link: dict, quote: str):
+    """The which-log caption ``quote`` on Compare and on Budget's vLLM layout at ``link``;
+    Budget's "GPU KV cache size" metric, for its delta."""
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    assert quote in [c.value for c in at.caption]
+    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
+    assert quote in [c.value for c in budget.caption]
+    return next(m for m in budget.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
+
+
 def test_the_anchor_says_which_log_figure_is_which_release():
     # SPEC 3.1's anchor (Qwen3-Next TP 2, 44.59 GiB): three token figures, capacity 3,894,496
     # (7,159 pages x 544, this tool's), the engine log int(7,162 / 485 x 262,144)
@@ -2299,12 +2310,7 @@ def test_the_anchor_says_which_log_figure_is_which_release():
              f"under Engine options); vLLM 0.19 and earlier printed {7_162 // 4 * 544:,} (the "
              "older vLLM log). Capacity is this tool's count: no engine logs it.")
     assert "3,871,083" in quote and "973,760" in quote
-    at = open_app("app_pages/compare.py", link)
-    assert_clean(at)
-    assert quote in [c.value for c in at.caption]
-    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
-    assert quote in [c.value for c in budget.caption]
-    logged = next(m for m in budget.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
+    logged = _quoted_on_compare_and_budget(link, quote)
     assert logged.delta == "as vLLM 0.26 and later log it"
     # told the block size 64, the figures are no longer 0.19's defaults
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm", "block": "64"})
@@ -2349,12 +2355,7 @@ def test_the_log_figure_of_options_only_later_releases_run_names_those_releases(
              "current release) prints 3,065,111 (the engine log) run with vLLM 0.34's own "
              f"defaults; vLLM 0.19 and earlier printed {5_437 // 4 * 576:,} (the older vLLM "
              "log). Capacity is this tool's count: no engine logs it.")
-    at = open_app("app_pages/compare.py", link)
-    assert_clean(at)
-    assert quote in [c.value for c in at.caption]
-    budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
-    assert quote in [c.value for c in budget.caption]
-    logged = next(m for m in budget.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
+    logged = _quoted_on_compare_and_budget(link, quote)
     assert (logged.value, logged.delta) == ("3,065,111", "as vLLM 0.33 and later log it")
     # a Mamba2 model's checkpoint block came in 0.32
     nemotron = open_app("app_pages/compare.py", {**link, "model": "Nemotron-H-8B"})
