@@ -253,11 +253,13 @@ with user_errors():
                    else capacity_help(s.profile().has_state))
              if history else NO_HISTORY_HELP)
     # three token figures side by side: each says which one the concurrency reads
+    # (none where vLLM 0.19 ran no such layout: the caption under them says why)
     older = r.older_logged_tokens not in (None, r.logged_tokens)
     since = strategy_notes.logged_since(s.profile(), s.strategy_options())
     if r.logged_tokens is not None and r.logged_tokens != r.capacity_tokens:
         c.metric(f"{logged_as(strategy)} (tokens)", f"{r.logged_tokens:,}",
-                 delta=strategy_notes.logged_delta(r, since) if older else None,
+                 delta=strategy_notes.logged_delta(r, since)
+                 if older or strategy_notes.older_log_none(r) else None,
                  delta_color="off", delta_arrow="off",
                  help=strategy_notes.logged_tokens_help(r))
     if older:

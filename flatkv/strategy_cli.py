@@ -70,6 +70,7 @@ from flatkv.strategy_notes import (
     attention_dp_text,
     kv_dtype_marks,
     kv_dtypes_apart_text,
+    older_log_none,
     option_why_not_line,
     short_of_one_request_text,
     stored_kv_dtype,
@@ -543,6 +544,8 @@ def format_result_table(result: StrategyResult) -> str:
     if result.older_logged_tokens is not None:
         rows.append(("older vLLM log", f"{_cell(result.older_logged_tokens)} tokens "
                      f"({OLDER_VLLM_LOG})"))
+    elif result.logged_tokens is not None and (none_why := older_log_none(result)):
+        rows.append(("older vLLM log", f"none: {none_why}"))
     if result.context_tokens is not None:
         rows.append((
             CONCURRENCY_COLUMN,

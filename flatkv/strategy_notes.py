@@ -78,6 +78,7 @@ from flatkv.strategies.vllm_releases import (
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
     PREFILL_CHECKPOINT_CLASSES,
+    checkpoint_since,
 )
 from flatkv.units import (
     concurrency_text,
@@ -877,7 +878,7 @@ def logged_since(profile: CacheProfile, options: StrategyOptions) -> str:
     if not (profile.has_state and options.mamba_cache_mode == "align"
             and options.prefill_checkpoint_blocks):
         return LOGGED_SINCE
-    return "0.33" if GDN_CHECKPOINT_CLASSES.intersection(profile.architectures) else "0.32"
+    return checkpoint_since(profile)
 
 
 def logged_delta(r: StrategyResult, since: str = LOGGED_SINCE) -> str:
@@ -895,16 +896,26 @@ def which_log_text(r: StrategyResult, options: str, since: str = LOGGED_SINCE) -
     "GPU KV cache size: N tokens", run with the engine options the page holds (``options``:
     whose they are, vLLM 0.19's defaults until changed), the older one what SPEC 3.1's anchor
     release printed on that line, and capacity no log's; ``since``: the first release the
-    options run on (``logged_since``). Empty where there is one figure."""
-    if r.strategy != "vllm" or r.older_logged_tokens in (None, r.logged_tokens):
+    options run on (``logged_since``). Where those releases ran no such layout it says why
+    they print no figure of it (``older_log_none``). Empty where there is one figure."""
+    none_why = older_log_none(r)
+    if r.strategy != "vllm" or r.logged_tokens is None or (
+            r.older_logged_tokens in (None, r.logged_tokens) and not none_why):
         return ""
     release = r.extras.get("log_release")
     logs = (f"vLLM {release}" if release
             else f"vLLM {since} to {CURRENT_RELEASE} (a current release)")
+    older = (f"no older vLLM log: {none_why}" if none_why else
+             f"{OLDER_VLLM_LOG} printed {r.older_logged_tokens:,} (the older vLLM log)")
     return (f"To check a log's \"GPU KV cache size: N tokens\" line: {logs} prints "
-            f"{r.logged_tokens:,} (the engine log) run with {options}; {OLDER_VLLM_LOG} "
-            f"printed {r.older_logged_tokens:,} (the older vLLM log). Capacity is this tool's "
-            "count: no engine logs it.")
+            f"{r.logged_tokens:,} (the engine log) run with {options}; {older}. Capacity is "
+            "this tool's count: no engine logs it.")
+
+
+def older_log_none(r: StrategyResult) -> str:
+    """Why a vLLM layout shows no older vLLM log figure: vLLM 0.19 and earlier ran no such
+    layout (``extras["older_log_none"]``); "" where it has one, or for another engine."""
+    return str(r.extras.get("older_log_none", "")) if r.strategy == "vllm" else ""
 
 
 def short_of_one_request_text(results: Sequence[StrategyResult], context: int,
@@ -1362,7 +1373,8 @@ def headline_help(has_state: bool, windows: bool = False) -> dict[str, str]:
         HEADLINE_SCREEN_NAMES[OLDER_LOGGED_COLUMN]:
             f"Tokens in vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: "
             "num_blocks // groups x the smallest block size (the math shows which). Tell the "
-            f"two apart by the figure: {OLDER_VLLM_TELL}.",
+            f"two apart by the figure: {OLDER_VLLM_TELL}. A dash where those releases ran no "
+            "such layout (the line under the table says why).",
         "P (tokens)": "Tokens a page holds: the block size the layout sets.",
         "capacity (tokens)": f"Tokens, this tool's count, alike for every layout: "
                              f"{capacity_counts(has_state)} ({capacity_pages(has_state)})"

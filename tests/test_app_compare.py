@@ -2286,14 +2286,20 @@ def test_compare_marks_sglangs_kv_dtype_in_the_least_budget_table_and_the_charts
         shown(c) for c in budget.caption]
 
 
-def _quoted_on_compare_and_budget(link: dict, quote: str):
-    """The which-log caption ``quote`` on Compare and on Budget's vLLM layout at ``link``;
-    Budget's "GPU KV cache size" metric, for its delta."""
+def _quoted_on_compare_and_budget(link: dict, quote: str, older: str | None):
+    """The which-log caption ``quote`` on Compare and on Budget's vLLM layout at ``link``, and
+    the older vLLM log's figure ``older`` in Compare's log table and as Budget's metric (None:
+    a dash, and no metric); Budget's "GPU KV cache size" metric, for its delta."""
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
     assert quote in [c.value for c in at.caption]
+    logs = at.dataframe[1].value
+    cell = logs.loc[logs["strategy"] == "vLLM v1", "older vLLM log"].iloc[0]
+    assert (None if pd.isna(cell) else f"{cell:,}") == older
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})
     assert quote in [c.value for c in budget.caption]
+    assert [m.value for m in budget.metric if m.label == "Older vLLM log (tokens)"] == (
+        [older] if older else [])
     return next(m for m in budget.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
 
 
@@ -2310,7 +2316,7 @@ def test_the_anchor_says_which_log_figure_is_which_release():
              f"under Engine options); vLLM 0.19 and earlier printed {7_162 // 4 * 544:,} (the "
              "older vLLM log). Capacity is this tool's count: no engine logs it.")
     assert "3,871,083" in quote and "973,760" in quote
-    logged = _quoted_on_compare_and_budget(link, quote)
+    logged = _quoted_on_compare_and_budget(link, quote, "973,760")
     assert logged.delta == "as vLLM 0.26 and later log it"
     # told the block size 64, the figures are no longer 0.19's defaults
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm", "block": "64"})
@@ -2351,11 +2357,14 @@ def test_the_log_figure_of_options_only_later_releases_run_names_those_releases(
     assert 64 * -(-1_097_728 // (2_048 * 64)) == 576
     assert 76_968_728_985 // (576 * 2_048) // 12 == 5_437
     assert (-(-262_144 // 576), 5_437 * 262_144 // (456 + 9)) == (456, 3_065_111)
+    # vLLM 0.19 kept no checkpoint block, so no older log figure is this layout's: the caption
+    # says why, Compare's cell is a dash and Budget shows no such metric
     quote = ('To check a log\'s "GPU KV cache size: N tokens" line: vLLM 0.33 to 0.34 (a '
              "current release) prints 3,065,111 (the engine log) run with vLLM 0.34's own "
-             f"defaults; vLLM 0.19 and earlier printed {5_437 // 4 * 576:,} (the older vLLM "
-             "log). Capacity is this tool's count: no engine logs it.")
-    logged = _quoted_on_compare_and_budget(link, quote)
+             "defaults; no older vLLM log: vLLM 0.19 and earlier had no prefill checkpoint "
+             "blocks (vLLM 0.33 and later keep them). Capacity is this tool's count: no engine "
+             "logs it.")
+    logged = _quoted_on_compare_and_budget(link, quote, None)
     assert (logged.value, logged.delta) == ("3,065,111", "as vLLM 0.33 and later log it")
     # a Mamba2 model's checkpoint block came in 0.32
     nemotron = open_app("app_pages/compare.py", {**link, "model": "Nemotron-H-8B"})

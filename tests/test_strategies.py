@@ -109,6 +109,47 @@ def test_vllm_older_log_counts_max_model_len_when_a_state_block_is_shorter_than_
     assert longer.older_logged_tokens == 7_162 // 4 * 544 == 973_760  # min(P, L) = P
 
 
+def test_vllm_older_log_only_for_options_vllm_0_19_ran():
+    # (a) 0.19's defaults (mode none, no checkpoint block): SPEC 3.1's anchor log, 973,760
+    qwen = replace(qwen3_next_tp2(), architectures=("Qwen3NextForCausalLM",))
+    def run(**options):
+        return run_strategy("vllm", qwen, budget_bytes=ANCHOR_BUDGET,
+                            context_tokens=ANCHOR_CONTEXT, options=StrategyOptions(**options))
+    assert run().older_logged_tokens == 7_162 // 4 * 544 == 973_760
+    assert "older_log_none" not in run().extras
+    # (b) align with a prefill checkpoint block (GDN on FlashInfer, vLLM 0.33+): A = lcm(16,
+    # 64), P = 64 x ceil(548,864 / (64 x 1,024)) = 576, 6,764 blocks; 0.19 kept no such block,
+    # so no older figure (nor its two-line form for a log check), and the math says why
+    ckpt = run(mamba_cache_mode="align", prefill_checkpoint_blocks=1)
+    assert (ckpt.block_size, ckpt.num_blocks) == (64 * -(-548_864 // 65_536), 6_764) == (
+        576, ANCHOR_BUDGET // (576 * 1_024) // 12)
+    assert ckpt.logged_tokens == int(6_764 / (-(-262_144 // 576) + 3 * 3) * 262_144) == 3_813_208
+    why = ("vLLM 0.19 and earlier had no prefill checkpoint blocks (vLLM 0.33 and later keep "
+           "them)")
+    assert ckpt.older_logged_tokens is None and ckpt.extras["older_log_none"] == why
+    assert f"older_logged_tokens: none, {why}" in ckpt.formulas
+    assert ckpt.to_dict()["older_logged_tokens"] is None
+    assert all("0.19" not in name for forms in ckpt.extras["log_line_forms"].values()
+               for name, _ in forms)
+    # a Mamba2 model's block came in 0.32; other modes ignore the option: the figure stays
+    nemotron = run_strategy("vllm", replace(nemotron_h_8b(), architectures=(
+        "NemotronHForCausalLM",)), budget_bytes=ANCHOR_BUDGET, context_tokens=ANCHOR_CONTEXT,
+        options=StrategyOptions(mamba_cache_mode="align", prefill_checkpoint_blocks=1))
+    assert nemotron.extras["older_log_none"] == why.replace("0.33", "0.32")
+    assert run(prefill_checkpoint_blocks=1).older_logged_tokens == 973_760
+    # (c) mode all: vLLM has had it since 0.11 (PR #25752), so 0.19 ran it: the figure stays.
+    # Qwen3-Next runs it as align without checkpoint blocks (0.31, the last release with all):
+    # the anchor's P and blocks, whatever the checkpoint option says
+    assert run(mamba_cache_mode="all").older_logged_tokens == 973_760
+    assert run(mamba_cache_mode="all", prefill_checkpoint_blocks=1).older_logged_tokens == 973_760
+    # a model no release before 0.31 serves (LFM3, after mode all): none, and why
+    lfm3 = run_strategy("vllm", replace(qwen, architectures=("Lfm3ForCausalLM",)),
+                        budget_bytes=ANCHOR_BUDGET, context_tokens=ANCHOR_CONTEXT)
+    assert lfm3.older_logged_tokens is None
+    assert lfm3.extras["older_log_none"] == ("vLLM 0.19 and earlier do not serve "
+                                              "Lfm3ForCausalLM (vLLM 0.31 does not either)")
+
+
 def test_vllm_anchor_by_hand():
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                      context_tokens=ANCHOR_CONTEXT)

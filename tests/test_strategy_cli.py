@@ -67,6 +67,25 @@ def test_plan_table_shows_the_math():
     assert "total" in out
 
 
+def test_plan_shows_no_older_log_for_options_vllm_0_19_never_ran():
+    # align with a prefill checkpoint block (vLLM 0.32+; a model named by no class takes
+    # Mamba2's 0.32): the anchor's 7,162 blocks, a request 482 + 3 x (2 + 1) pages, and no
+    # "GPU KV cache size" as 0.19 printed it, since 0.19 kept no such block
+    args = ["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB", "--context",
+            "256K", "--mamba-cache-mode", "align", "--prefill-checkpoint-blocks", "1"]
+    code, out, err = run(args)
+    assert code == 0, err
+    assert f"engine log      {int(7_162 / (482 + 9) * 262_144):,} tokens" in out  # 3,823,778
+    assert ("older vLLM log  none: vLLM 0.19 and earlier had no prefill checkpoint blocks "
+            "(vLLM 0.32 and later keep them)") in out
+    code, out, err = run([*args, "--json"])
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["num_blocks"], d["logged_tokens"], d["older_logged_tokens"]) == (
+        7_162, 3_823_778, None)
+    assert d["older_log_none"].startswith("vLLM 0.19 and earlier had no prefill checkpoint")
+
+
 def test_compare_table_and_json():
     code, out, _ = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--context", "262144"])
     assert code == 0

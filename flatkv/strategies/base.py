@@ -721,6 +721,8 @@ EXTRAS: Mapping[str, str] = {
     "longest_context": "vllm, refused for one request of the context: the longest context whose "
                        "request fits (its \"estimated maximum model length\"), 0 if none",
     "older_releases_refuse": "vllm: releases before this layout refused the model at start-up",
+    "older_log_none": "vllm: why older_logged_tokens is None: vLLM 0.19 and earlier ran no such "
+                      "layout",
     "log_lines": "vllm, sglang: the start-up log lines the engine prints at these settings",
     "log_left_out": "vllm, sglang: what the log lines leave out, and why",
     "log_release": "vllm: the release whose words the log lines are, where not a current one "

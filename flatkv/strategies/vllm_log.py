@@ -16,7 +16,12 @@ from dataclasses import dataclass, replace
 
 from flatkv.profile import CacheProfile
 from flatkv.strategies.base import StrategyOptions, StrategyResult, n
-from flatkv.strategies.vllm_releases import CURRENT_RELEASE, MODE_ALL_RELEASE, OLDER_VLLM_LOG
+from flatkv.strategies.vllm_releases import (
+    CURRENT_RELEASE,
+    MODE_ALL_RELEASE,
+    OLDER_VLLM_LOG,
+    older_log_blocker,
+)
 
 # What vLLM MODE_ALL_RELEASE (0.31, the last release with mamba cache mode all) logs first in
 # that mode, whatever the model: CacheConfig's check of the mode warns it is going
@@ -201,7 +206,9 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
     in older ones (see ``flatkv.strategies.vllm``'s module docstring), and the math of both;
     the line's pools named as ``log``'s release names them, and the extras saying whose words
     the lines are where not a current release's (``log_release``, after the mode asked where
-    vLLM ran another: ``mamba_cache_mode_asked``)."""
+    vLLM ran another: ``mamba_cache_mode_asked``). No older figure where those releases ran no
+    such layout (a padded page, ``older_log_blocker``'s options): ``older_log_none`` says
+    why."""
     p, blocks, context = result.block_size, result.num_blocks, result.context_tokens
     min_block, why_min = p, "P"
     if options.mamba_cache_mode == "none" and profile.has_state:
@@ -215,12 +222,14 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
     elif not profile.has_attention:  # MambaModelConfig: --block-size when caching prefixes
         min_block = options.block_size
         why_min = f"block_size, a state-only model's in mode {options.mamba_cache_mode}"
-    older, lines = None, []
-    if result.extras.get("older_releases_refuse"):
-        min_block = None
-        lines = [f"older_logged_tokens: none, {OLDER_VLLM_LOG} do not start (their "
-                 "unify_kv_cache_spec_page_size refuses a page that does not divide the "
-                 "largest, where current ones pad it)"]
+    older, lines, said = None, [], {}
+    none_why = (f"{OLDER_VLLM_LOG} do not start (their unify_kv_cache_spec_page_size refuses "
+                "a page that does not divide the largest, where current ones pad it)"
+                if result.extras.get("older_releases_refuse")
+                else older_log_blocker(profile, options))
+    if none_why:  # no figure of a layout those releases did not run
+        min_block, said["older_log_none"] = None, none_why
+        lines = [f"older_logged_tokens: none, {none_why}"]
     if min_block is not None:
         older = blocks // num_groups * min_block
         lines = [f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} "
@@ -246,7 +255,8 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
             for name, tokens in ((TWO_LINE_FORM, logged), (OLDER_FORM, older))
             if tokens is not None and (tokens != logged or name == TWO_LINE_FORM)
         ) + pool_name_forms(log_lines[-1], log.release, log.pool_names)
-    said = {"mamba_cache_mode_asked": log.mode_asked} if log.mode_asked else {}
+    if log.mode_asked:
+        said["mamba_cache_mode_asked"] = log.mode_asked
     if not log.current:
         said["log_release"] = log.release
     return replace(result, logged_tokens=logged, older_logged_tokens=older,

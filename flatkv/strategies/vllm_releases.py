@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from flatkv.profile import CacheProfile
-from flatkv.strategies.base import StrategyResult
+from flatkv.strategies.base import StrategyOptions, StrategyResult
 
 # vLLM model classes whose get_mamba_state_shape_from_config passes num_spec (0.28; the Mamba2
 # mixers of FalconH1ForCausalLM, GraniteMoeHybridForCausalLM and Zamba2ForCausalLM since 0.32):
@@ -103,6 +103,28 @@ RECENT_VLLM_BLOCK_SIZE = 64
 OLDER_VLLM_LOG = "vLLM 0.19 and earlier"
 OLDER_VLLM_TELL = ("a multiple of the smallest block size; the current figure divided by "
                    "max_model_len is the logged concurrency")
+
+
+def checkpoint_since(profile: CacheProfile) -> str:
+    """The first vLLM release keeping prefill checkpoint blocks for the model's state layers:
+    0.33 for GDN's (GDN_CHECKPOINT_CLASSES), 0.32 for Mamba2's (and any other's: the release
+    that brought them)."""
+    return "0.33" if GDN_CHECKPOINT_CLASSES.intersection(profile.architectures) else "0.32"
+
+
+def older_log_blocker(profile: CacheProfile, options: StrategyOptions) -> str:
+    """Why OLDER_VLLM_LOG ran no layout of these options, so their "GPU KV cache size" is no
+    figure of theirs ("" where they ran it): a model class not even MODE_ALL_RELEASE serves
+    (SERVED_AFTER_MODE_ALL), or prefill checkpoint blocks in mode align (0.32 and later).
+    Mode all stays: vLLM has had it since 0.11 (PR #25752), 0.19 included."""
+    if unserved := SERVED_AFTER_MODE_ALL.intersection(profile.architectures):
+        return (f"{OLDER_VLLM_LOG} do not serve {min(unserved)} (vLLM {MODE_ALL_RELEASE} does "
+                "not either)")
+    if (profile.has_state and options.mamba_cache_mode == "align"
+            and options.prefill_checkpoint_blocks):
+        return (f"{OLDER_VLLM_LOG} had no prefill checkpoint blocks (vLLM "
+                f"{checkpoint_since(profile)} and later keep them)")
+    return ""
 
 
 # Architectures vLLM has stopped serving, with the last release that serves them (its
