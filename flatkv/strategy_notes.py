@@ -98,9 +98,11 @@ from flatkv.units import (
 
 
 # The engines that read the GPU's architecture, and a result's fields that are figures (not
-# words: its notes and formulas may name the GPU where no figure moves)
+# words: its notes and formulas may name the GPU where no figure moves), with the refusal
+# shown in their place (vLLM refuses DeepSeek-V3.2 on SM 8.x where, at a context no request
+# of fits, a Hopper is refused too: both refuse, for another reason each)
 GPU_READERS = ("vllm", "sglang")
-_FIGURE_FIELDS = ("applies", "block_size", "block_bytes", "num_blocks", "capacity_tokens",
+_FIGURE_FIELDS = ("applies", "reason", "block_size", "block_bytes", "num_blocks", "capacity_tokens",
                   "logged_tokens", "older_logged_tokens", "concurrency_numerator",
                   "concurrency_denominator", "breakdown")
 

@@ -3237,3 +3237,18 @@ def test_every_architecture_told_that_moves_no_figure_says_so_once(capsys):
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--gpu-memory",
                         "A100 80GB"], capsys)
     assert code == 0 and "changes no figure" not in err
+
+
+def test_an_architecture_that_only_changes_a_refusal_is_not_said_to_change_no_figure(capsys):
+    # DeepSeek-V3.2 at a 1M context in 40 GiB: on a Hopper vLLM refuses it too (one request
+    # of 1,048,576 tokens needs more than the budget), so every figure was None both ways and
+    # --gpu-arch ampere was noted as changing none ('vLLM and SGLang lay this model out on an
+    # SM 8.0 GPU as on a Hopper') beside vLLM's refusal 'on SM 8.0 (A100) it has no sparse
+    # MLA backend': the refusal shown in the figures' place moves with the architecture
+    code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                          "--context", "1M", "--gpu-arch", "ampere"], capsys)
+    assert code == 0 and "vllm refuses to start: on SM 8.0 (A100)" in out
+    assert "changes no figure" not in err
+    code, out, _ = run(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                        "--context", "1M"], capsys)
+    assert code == 0 and "vllm refuses to start: one request of 1,048,576 tokens" in out

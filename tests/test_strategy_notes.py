@@ -1106,3 +1106,19 @@ def test_concurrency_reads_under_capacity_over_context_where_each_request_pays_i
     assert ("concurrency charges every request its own state, so it can read under capacity "
             "over the context") in notes.headline_help(True)["capacity (tokens)"]
     assert notes.state_once_clause(False) == ""
+
+
+def test_arch_moves_figures_reads_a_refusal_that_moves_with_the_gpu():
+    # DeepSeek-V3.2 in 1 GiB at its 163,840 tokens: vLLM refuses on a Hopper (one request
+    # needs more pages than 1 GiB holds) and on SM 8.0 (no sparse MLA
+    # backend); no figure is set either way, but the refusal shown in their place differs,
+    # so Compare says nothing of the ampere changing no figure
+    profile = load_preset("DeepSeek-V3.2").profile()
+    ampere = StrategyOptions(gpu_compute_capability=(8, 0))
+    hopper = run_strategy("vllm", profile, budget_bytes=2**30, context_tokens=163_840)
+    on_sm80 = run_strategy("vllm", profile, budget_bytes=2**30, context_tokens=163_840,
+                           options=ampere)
+    assert not hopper.applies and not on_sm80.applies
+    assert "on SM 8.0 (A100)" in on_sm80.reason and "on SM 8.0" not in hopper.reason
+    assert notes.arch_moves_figures(profile, ampere, 2**30, 163_840)
+    assert notes.arch_idle_text("ampere", profile, ampere, 2**30, 163_840) == ""
