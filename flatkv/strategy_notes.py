@@ -144,10 +144,17 @@ def arch_idle_why(profile: CacheProfile, options: StrategyOptions, strategies: S
     is said; an SM 8.x GPU moves vLLM's refusals alone (DeepSeek-V3.2, an fp8 MLA cache on an
     A100); a Blackwell SGLang's DSA layout alone, so the words say what it stores as a
     Hopper does, or why SGLang does not start the model there (its KV dtype; learnable sinks
-    kept in bfloat16)."""
+    kept in bfloat16). Nothing either for vLLM on a GDN model in mode align, whose prefill
+    checkpoint block vLLM 0.34 keeps by the GPU (the checkpoint note reads the architecture)."""
     capability = options.gpu_compute_capability
     if capability is None or arch_moves_figures(profile, options, budget_bytes,
                                                 context_tokens, strategies):
+        return ""
+    if ("vllm" in strategies and options.mamba_cache_mode == "align"
+            and GDN_CHECKPOINT_CLASSES.intersection(profile.architectures)):
+        # vLLM 0.34 keeps a GDN model's prefill checkpoint block by the GPU (FlashInfer's
+        # prefill, ``vllm.gdn_checkpoint_on``: a Hopper's, not an SM 8.x's), which the figures
+        # take as told and the checkpoint note reads: not a GPU laid out as any other
         return ""
     if capability == GPU_ARCHITECTURES["hopper"]:
         return "the figures take a Hopper where no GPU is said"

@@ -3252,3 +3252,24 @@ def test_an_architecture_that_only_changes_a_refusal_is_not_said_to_change_no_fi
     code, out, _ = run(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
                         "--context", "1M"], capsys)
     assert code == 0 and "vllm refuses to start: one request of 1,048,576 tokens" in out
+
+
+def test_an_architecture_is_not_said_to_change_nothing_where_vllm_keeps_a_checkpoint_by_it(
+        capsys):
+    # Qwen3-Next in mamba cache mode align: vLLM 0.34 keeps its GDN layers' prefill checkpoint
+    # block where FlashInfer runs their prefill (a Hopper: the checkpoint note names it), not
+    # on SM 8.0; the figures take --prefill-checkpoint-blocks as told, so none moves, but the
+    # note said 'vLLM lays this model out on an SM 8.0 GPU as on a Hopper' (and beside a
+    # Hopper told, that it changes nothing, above the note that reads it)
+    qwen = ["plan", "--strategy", "vllm", "--preset", "Qwen3-Next-80B-A3B", "--budget",
+            "40GiB", "--mamba-cache-mode", "align"]
+    code, _, err = run([*qwen, "--gpu-arch", "hopper"], capsys)
+    assert code == 0 and "changes no figure" not in err
+    assert "keeps a prefill checkpoint page more for this model's GDN layers on the Hopper" in err
+    code, _, err = run([*qwen, "--gpu-arch", "ampere"], capsys)
+    assert code == 0 and "changes no figure" not in err
+    assert "prefill checkpoint page more" not in err  # none kept on SM 8.0
+    # mode none keeps no checkpoint block: the note stays
+    code, _, err = run([*qwen[:-2], "--gpu-arch", "ampere"], capsys)
+    assert code == 0 and ("--gpu-arch ampere changes no figure here: vLLM lays this model out "
+                          "on an SM 8.0 GPU as on a Hopper") in err
