@@ -643,8 +643,9 @@ def format_comparison_table(results: Sequence[StrategyResult],
     row("capacity (tokens)", each(lambda r: _cell(r.capacity_tokens)))
     if any(r.logged_tokens is not None for r in results):
         row(LOGGED_COLUMN, each(lambda r: _cell(r.logged_tokens)))
-    if any(r.older_logged_tokens is not None for r in results):
-        row(OLDER_LOGGED_COLUMN, each(lambda r: _cell(r.older_logged_tokens)))
+    if any(r.older_logged_tokens is not None or older_log_none(r) for r in results):
+        row(OLDER_LOGGED_COLUMN,
+            each(lambda r: "none" if older_log_none(r) else _cell(r.older_logged_tokens)))
     if any(r.context_tokens is not None for r in results):
         row(CONCURRENCY_COLUMN, each(_concurrency_text))
     if kv_dtypes is not None:
@@ -671,6 +672,9 @@ def format_comparison_table(results: Sequence[StrategyResult],
             results, first.context_tokens, name=lambda r: r.strategy)):
         notes.append(short)
     notes += [note for r in results if r.applies and (note := _two_pools_note(r))]
+    # an older log row left empty by options vLLM 0.19 never ran says why, as plan's table does
+    notes += [f"{r.strategy}: no older vLLM log: {why}" for r in results
+              if r.applies and (why := older_log_none(r))]
     if dp := attention_dp_text(results):
         notes.append(dp)
     # what the figures leave out, as its math says (the JSON's formulas)

@@ -84,6 +84,15 @@ def test_plan_shows_no_older_log_for_options_vllm_0_19_never_ran():
     assert (d["num_blocks"], d["logged_tokens"], d["older_logged_tokens"]) == (
         7_162, 3_823_778, None)
     assert d["older_log_none"].startswith("vLLM 0.19 and earlier had no prefill checkpoint")
+    # compare keeps the row, vLLM's cell "none", and says why under the table (the row was
+    # dropped without a word where no other layout had an older figure)
+    code, out, err = run(["compare", *QWEN_ARGS, "--budget", "44.59GiB", "--context", "256K",
+                          "--mamba-cache-mode", "align", "--prefill-checkpoint-blocks", "1"])
+    assert code == 0, err
+    (older,) = [line for line in out.splitlines() if line.startswith("older vLLM log")]
+    assert older.split()[4:] == ["-", "-", "none", "-", "n/a", "-"]
+    assert ("vllm: no older vLLM log: vLLM 0.19 and earlier had no prefill checkpoint blocks "
+            "(vLLM 0.32 and later keep them)") in out.splitlines()
 
 
 def test_compare_table_and_json():
