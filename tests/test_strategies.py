@@ -150,6 +150,28 @@ def test_vllm_older_log_only_for_options_vllm_0_19_ran():
                                               "Lfm3ForCausalLM (vLLM 0.31 does not either)")
 
 
+@pytest.mark.parametrize(("name", "why"), [
+    # the release each class's block came in (GDN's on FlashInfer, Mamba2's MambaMixer2)
+    ("Qwen3-Next-80B-A3B", "(vLLM 0.33 and later keep them)"),
+    ("Nemotron-H-8B", "(vLLM 0.32 and later keep them)"),
+    # Jamba's MambaMixer (Mamba1) takes MambaSpec's default, num_prefill_checkpoint_blocks 0,
+    # in every release up to 0.34: it said 0.32 and later keep them
+    ("Jamba-1.5-Mini", "(no vLLM release up to 0.34 keeps them for JambaForCausalLM)"),
+    # raw layers name no class: both classes' releases, where it said 0.32 alone
+    (None, "(vLLM 0.32 and later keep them for a Mamba2 class, 0.33 and later for a GDN "
+           "class; this model names no class)"),
+])
+def test_vllm_older_log_checkpoint_words_name_the_class_release(name, why):
+    profile = load_preset(name).profile() if name else qwen3_next_tp2()
+    assert bool(profile.architectures) == bool(name)
+    r = run_strategy("vllm", profile, budget_bytes=ANCHOR_BUDGET, context_tokens=65_536,
+                     options=StrategyOptions(mamba_cache_mode="align",
+                                             prefill_checkpoint_blocks=1))
+    assert r.older_logged_tokens is None
+    assert r.extras["older_log_none"] == ("vLLM 0.19 and earlier had no prefill checkpoint "
+                                          "blocks " + why)
+
+
 def test_vllm_anchor_by_hand():
     r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                      context_tokens=ANCHOR_CONTEXT)

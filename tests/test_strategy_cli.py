@@ -68,16 +68,17 @@ def test_plan_table_shows_the_math():
 
 
 def test_plan_shows_no_older_log_for_options_vllm_0_19_never_ran():
-    # align with a prefill checkpoint block (vLLM 0.32+; a model named by no class takes
-    # Mamba2's 0.32): the anchor's 7,162 blocks, a request 482 + 3 x (2 + 1) pages, and no
-    # "GPU KV cache size" as 0.19 printed it, since 0.19 kept no such block
+    # align with a prefill checkpoint block (vLLM 0.32+ for Mamba2, 0.33+ for GDN; a model
+    # named by no class is told both): the anchor's 7,162 blocks, a request 482 + 3 x (2 + 1)
+    # pages, and no "GPU KV cache size" as 0.19 printed it, since 0.19 kept no such block
     args = ["plan", *QWEN_ARGS, "--strategy", "vllm", "--budget", "44.59GiB", "--context",
             "256K", "--mamba-cache-mode", "align", "--prefill-checkpoint-blocks", "1"]
     code, out, err = run(args)
     assert code == 0, err
     assert f"engine log      {int(7_162 / (482 + 9) * 262_144):,} tokens" in out  # 3,823,778
     assert ("older vLLM log  none: vLLM 0.19 and earlier had no prefill checkpoint blocks "
-            "(vLLM 0.32 and later keep them)") in out
+            "(vLLM 0.32 and later keep them for a Mamba2 class, 0.33 and later for a GDN class; "
+            "this model names no class)") in out
     code, out, err = run([*args, "--json"])
     assert code == 0, err
     d = json.loads(out)
@@ -92,7 +93,8 @@ def test_plan_shows_no_older_log_for_options_vllm_0_19_never_ran():
     (older,) = [line for line in out.splitlines() if line.startswith("older vLLM log")]
     assert older.split()[4:] == ["-", "-", "none", "-", "n/a", "-"]
     assert ("vllm: no older vLLM log: vLLM 0.19 and earlier had no prefill checkpoint blocks "
-            "(vLLM 0.32 and later keep them)") in out.splitlines()
+            "(vLLM 0.32 and later keep them for a Mamba2 class, 0.33 and later for a GDN class; "
+            "this model names no class)") in out.splitlines()
 
 
 def test_compare_table_and_json():

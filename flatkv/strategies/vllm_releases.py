@@ -122,9 +122,23 @@ def older_log_blocker(profile: CacheProfile, options: StrategyOptions) -> str:
                 "not either)")
     if (profile.has_state and options.mamba_cache_mode == "align"
             and options.prefill_checkpoint_blocks):
-        return (f"{OLDER_VLLM_LOG} had no prefill checkpoint blocks (vLLM "
-                f"{checkpoint_since(profile)} and later keep them)")
+        return f"{OLDER_VLLM_LOG} had no prefill checkpoint blocks ({checkpoints_kept(profile)})"
     return ""
+
+
+def checkpoints_kept(profile: CacheProfile) -> str:
+    """Which vLLM releases keep prefill checkpoint blocks for the model's class, in
+    ``older_log_blocker``'s words: a Mamba2 or GDN class's release (``checkpoint_since``); for
+    another class none up to CURRENT_RELEASE (Jamba's MambaMixer takes the MambaSpec default,
+    no checkpoint block), so the figures' told blocks are no release's; a model by hand names no
+    class, so both are said."""
+    if (PREFILL_CHECKPOINT_CLASSES | GDN_CHECKPOINT_CLASSES).intersection(profile.architectures):
+        return f"vLLM {checkpoint_since(profile)} and later keep them"
+    if profile.architectures:
+        return (f"no vLLM release up to {CURRENT_RELEASE} keeps them for "
+                f"{min(profile.architectures)}")
+    return ("vLLM 0.32 and later keep them for a Mamba2 class, 0.33 and later for a GDN "
+            "class; this model names no class")
 
 
 # Architectures vLLM has stopped serving, with the last release that serves them (its
