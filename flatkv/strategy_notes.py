@@ -79,6 +79,7 @@ from flatkv.strategies.vllm_releases import (
     OLDER_VLLM_TELL,
     PREFILL_CHECKPOINT_CLASSES,
     checkpoint_since,
+    class_keeping_no_checkpoints,
 )
 from flatkv.units import (
     concurrency_text,
@@ -883,11 +884,13 @@ def logged_since(profile: CacheProfile, options: StrategyOptions) -> str:
     """The first vLLM release whose log can print the engine log's figure under ``options``:
     LOGGED_SINCE, or where the state keeps prefill checkpoint blocks (mode align), the release
     that brought them (GDN's 0.33, else Mamba2's 0.32: ``PREFILL_CHECKPOINTS_SINCE``), as an
-    earlier release keeps none and logs another figure."""
+    earlier release keeps none and logs another figure; "" where no release up to
+    CURRENT_RELEASE keeps the model's class any (``class_keeping_no_checkpoints``: Jamba), so
+    the figure told some is no release's log."""
     if not (profile.has_state and options.mamba_cache_mode == "align"
             and options.prefill_checkpoint_blocks):
         return LOGGED_SINCE
-    return checkpoint_since(profile)
+    return "" if class_keeping_no_checkpoints(profile) else checkpoint_since(profile)
 
 
 def logged_delta(r: StrategyResult, since: str = LOGGED_SINCE) -> str:
@@ -896,7 +899,7 @@ def logged_delta(r: StrategyResult, since: str = LOGGED_SINCE) -> str:
     later releases do not have), else ``since`` (``logged_since``) and later."""
     if release := r.extras.get("log_release"):
         return f"as vLLM {release} logs it"
-    return f"as vLLM {since} and later log it"
+    return f"as vLLM {since} and later log it" if since else "no vLLM release logs it"
 
 
 def which_log_text(r: StrategyResult, options: str, since: str = LOGGED_SINCE) -> str:
@@ -913,7 +916,8 @@ def which_log_text(r: StrategyResult, options: str, since: str = LOGGED_SINCE) -
         return ""
     release = r.extras.get("log_release")
     logs = (f"vLLM {release}" if release
-            else f"vLLM {since} to {CURRENT_RELEASE} (a current release)")
+            else f"vLLM {since} to {CURRENT_RELEASE} (a current release)" if since
+            else "no vLLM release")
     older = (f"no older vLLM log: {none_why}" if none_why else
              f"{OLDER_VLLM_LOG} printed {r.older_logged_tokens:,} (the older vLLM log)")
     return (f"To check a log's \"GPU KV cache size: N tokens\" line: {logs} prints "

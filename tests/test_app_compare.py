@@ -2303,6 +2303,24 @@ def _quoted_on_compare_and_budget(link: dict, quote: str, older: str | None):
     return next(m for m in budget.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
 
 
+def test_checkpoint_blocks_told_to_a_class_vllm_keeps_none_are_no_releases_log():
+    # Jamba-1.5-Mini in align told 1 prefill checkpoint block: vLLM 0.34's MambaMixer keeps
+    # none (MambaSpec's default), so the figure is a what-if no release logs. 40 GiB of
+    # 32,768 blocks, a request 7 state groups x (2 + 1) + ceil(262,144 / 80) = 21 + 3,277 pages:
+    # int(32,768 / 3,298 x 262,144) = 2,604,589; the caption and Budget's delta say no release
+    # prints it (they named 0.32 to 0.34)
+    link = {"model": "Jamba-1.5-Mini", "gpu": "KV cache memory", "kv_mem": "40GiB",
+            "ctx": "262144", "mamba": "align", "ckpt": "1"}
+    assert -(-262_144 // 80) == 3_277 and 32_768 * 262_144 // (7 * 3 + 3_277) == 2_604_589
+    quote = ('To check a log\'s "GPU KV cache size: N tokens" line: no vLLM release prints '
+             "2,604,589 (the engine log) run with the engine options and block size set here; "
+             "no older vLLM log: vLLM 0.19 and earlier had no prefill checkpoint blocks (no "
+             "vLLM release up to 0.34 keeps them for JambaForCausalLM). Capacity is this "
+             "tool's count: no engine logs it.")
+    logged = _quoted_on_compare_and_budget(link, quote, None)
+    assert (logged.value, logged.delta) == ("2,604,589", "no vLLM release logs it")
+
+
 def test_the_anchor_says_which_log_figure_is_which_release():
     # SPEC 3.1's anchor (Qwen3-Next TP 2, 44.59 GiB): three token figures, capacity 3,894,496
     # (7,159 pages x 544, this tool's), the engine log int(7,162 / 485 x 262,144)

@@ -134,11 +134,21 @@ def checkpoints_kept(profile: CacheProfile) -> str:
     class, so both are said."""
     if (PREFILL_CHECKPOINT_CLASSES | GDN_CHECKPOINT_CLASSES).intersection(profile.architectures):
         return f"vLLM {checkpoint_since(profile)} and later keep them"
-    if profile.architectures:
-        return (f"no vLLM release up to {CURRENT_RELEASE} keeps them for "
-                f"{min(profile.architectures)}")
+    if keeps_none := class_keeping_no_checkpoints(profile):
+        return f"no vLLM release up to {CURRENT_RELEASE} keeps them for {keeps_none}"
     return ("vLLM 0.32 and later keep them for a Mamba2 class, 0.33 and later for a GDN "
             "class; this model names no class")
+
+
+def class_keeping_no_checkpoints(profile: CacheProfile) -> str:
+    """The model's class where no vLLM release up to CURRENT_RELEASE keeps it a prefill
+    checkpoint block (neither a Mamba2 nor a GDN class: Jamba's MambaMixer takes MambaSpec's
+    default of none), so figures told some are no release's; "" where a release keeps them or
+    the model names no class."""
+    keeping = PREFILL_CHECKPOINT_CLASSES | GDN_CHECKPOINT_CLASSES
+    if not profile.architectures or keeping.intersection(profile.architectures):
+        return ""
+    return min(profile.architectures)
 
 
 # Architectures vLLM has stopped serving, with the last release that serves them (its
