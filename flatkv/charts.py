@@ -142,6 +142,11 @@ MODEBAR_BAND_PX = 34
 # A one-line horizontal legend's box at the house font (29 px in Chromium: its top 20 px under
 # a one-line title, its bottom 3 px over the plot, as y 1.01 puts it)
 LEGEND_LINE_BOX_PX, LEGEND_GAP_PX = 29, 3
+# A vertical legend's entries are 19 px apart in Chromium; under the last one its box's 10 px of
+# padding, the 13 px Plotly keeps between a legend and the plot it pushes down and a px to spare
+# (Budget's four-entry sweep legend, hung from 70 px: its box 86 px tall, the plot pushed from
+# 162 to 168.94 px; with 70 + 4 x 19 + 24 = 170 kept, not pushed)
+LEGEND_ENTRY_PX, LEGEND_CLEARANCE_PX = 19, 24
 
 # Characters a title line holds (Plotly does not wrap), the bar no longer in the way: a full-width
 # chart is 506 px wide at its narrowest (at 1000 px, in an expander), a half-width one (Budget's
@@ -176,11 +181,15 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
     headings drawn over it (Compare's panel headings), under the mode bar's band.
     ``hanging_legend``: the horizontal legend hangs from under the title in the figure's own
     coordinates, and Plotly moves the plot's top down by the lines it wraps to at the width it
-    is drawn (a legend's reserved margin), none reserved in advance. Lines kept for the
-    narrowest width left a blank band between title and legend where the page is wider: 81 px
-    over Compare's "Where the budget goes" (seven categories, one line at 1,400 px, room kept
-    for four), 60 px over the GPU lab's sweep. Needs ``height`` (the legend's place is a
-    fraction of it).
+    is drawn (a legend's reserved margin), none reserved in advance unless ``legend_lines``
+    is over 1. Lines kept for the narrowest width left a blank band between title and legend
+    where the page is wider: 81 px over Compare's "Where the budget goes" (seven categories,
+    one line at 1,400 px, room kept for four), 60 px over the GPU lab's sweep. Needs
+    ``height`` (the legend's place is a fraction of it). With ``legend_lines`` over 1 too
+    (Budget's two sweeps side by side, an entry a line, LEGEND_ENTRY_PX apart): both legends
+    start on the same line under their titles and the room of the longer one is kept under
+    both, so their plots start level as well (where the longer one pushed its plot alone,
+    7 px, or sat on its plot, starting a line higher than the shorter one).
 
     The top margin, from the top: the mode bar's band (MODEBAR_BAND_PX), the title (18 px a
     line), the legend (20 px a line) and gaps. A chart with neither title, legend nor headings
@@ -200,8 +209,10 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
     if hanging_legend and total_height:
         # its top where a one-line legend's top is otherwise (a line's box over the plot's
         # top), never in the mode bar's band
-        legend |= {"yref": "container", "yanchor": "top", "y": 1 - max(
-            MODEBAR_BAND_PX, top - LEGEND_LINE_BOX_PX - LEGEND_GAP_PX) / total_height}
+        legend_top = max(MODEBAR_BAND_PX, top - LEGEND_LINE_BOX_PX - LEGEND_GAP_PX)
+        legend |= {"yref": "container", "yanchor": "top", "y": 1 - legend_top / total_height}
+        if legend_lines > 1:  # an entry a line (vertical), the room of as many kept
+            top = legend_top + LEGEND_ENTRY_PX * legend_lines + LEGEND_CLEARANCE_PX
     else:
         top += 20 * (legend_lines - 1)
     return go.Figure(data=list(traces), layout=layout | {
@@ -645,7 +656,7 @@ def sweep_figure(
                          if c is not None), default=0)
     axes, top, bottom = _sweep_panels(x_axis, two_panels=capacity is not None,
                                       requests_high=requests_high)
-    if not wide:  # side by side: an entry a line in both, so their plots start level
+    if not wide:  # side by side: an entry a line in both, hung from under the title
         axes["legend"] = {"orientation": "v"}
     traces = []
     if capacity is not None:
@@ -678,7 +689,7 @@ def sweep_figure(
             **bottom))
     entries = sweep_legend_lines(capacity is not None, target is not None, wide=wide)
     return _house_figure(traces, axes, title=title, height=500 if rows == 2 else 380,
-                         legend_lines=max(entries, legend_lines),
+                         legend_lines=max(entries, legend_lines), hanging_legend=not wide,
                          title_width=TITLE_WIDTH if wide else HALF_TITLE_WIDTH)
 
 

@@ -301,20 +301,21 @@ def test_sweep_figure_marks_the_least_budget_for_the_requests_to_hold():
     assert star.yaxis == "y2" and star.marker.symbol == "star"  # on the concurrency panel
     assert star.hovertemplate == ("least budget for 3 requests<br>GiB: %{x:,.2f}<br>"
                                   "%{customdata} requests<extra></extra>")
-    # its legend entry gets a line of its own under the title: 20 px more
-    assert fig.layout.margin.t == plain.layout.margin.t + 20
+    # its legend entry gets a line of its own under the title: an entry's 19 px more
+    assert fig.layout.margin.t == plain.layout.margin.t + 19
     assert len(fig.data) == len(plain.data) + 1
     # a chart beside it without a star takes the same room, so the panels sit level
     level = charts.sweep_figure([1, 2, 4], [10, 20, 30], [1.0, 2.0, 3.0], current_x=2,
                                 current_capacity=20, current_concurrency=2.0, x_title="GiB",
                                 context=4096, legend_lines=4)
     assert level.layout.margin.t == fig.layout.margin.t
-    # across the page (nothing beside it) its four entries wrap two a line: 40 px less room
+    # across the page (nothing beside it) its four entries wrap two a line: the band, a
+    # line's 30 px and 20 more, where an entry a line under the band took 4 x 19 + 24 px
     wide = charts.sweep_figure([1, 2, 4], [10, 20, 30], [1.0, 2.0, 3.0], current_x=2,
                                current_capacity=20, current_concurrency=2.0, x_title="GiB",
                                context=4096, target=(4.0, 3.0, "least budget for 3 requests"),
                                wide=True)
-    assert wide.layout.margin.t == fig.layout.margin.t - 40
+    assert (wide.layout.margin.t, fig.layout.margin.t) == (34 + 30 + 20, 34 + 19 * 4 + 24)
 
 
 def test_compare_bars_keep_category_colours():
@@ -612,11 +613,15 @@ def test_wrapping_legends_hang_under_the_title_with_no_room_kept_for_their_lines
     assert _legend_top_px(sweep) == pytest.approx(34 + 50 + 2 * 18 - 32) == 88
     bars = charts.bandwidth_bars(_lab_series(), title="Bandwidth")
     assert (bars.layout.margin.t, _legend_top_px(bars)) == (34 + 50 + 18, pytest.approx(70))
-    # Budget's side-by-side sweeps keep their room: their plots must sit level
+    # Budget's side-by-side sweeps hang theirs too, but keep their room: their plots must sit
+    # level. Untitled: the key under the band, four entries of 19 px and 24 of box and gap
     level = charts.sweep_figure([1, 2], [1, 2], [1.0, 2.0], current_x=1, current_capacity=1,
                                 current_concurrency=1.0, x_title="x", context=16,
                                 legend_lines=4)
-    assert (level.layout.legend.yref, level.layout.legend.y) == (None, 1.01)
+    legend = level.layout.legend
+    assert (legend.yref, legend.yanchor, legend.orientation) == ("container", "top", "v")
+    assert (1 - legend.y) * level.layout.height == pytest.approx(34)
+    assert level.layout.margin.t == 34 + 19 * 4 + 24
 
 
 def test_the_model_and_layout_pages_keys_hang_under_their_titles(analysis):
@@ -930,8 +935,9 @@ def test_side_by_side_sweeps_key_an_entry_a_line_and_tick_requests_over_their_to
         current_capacity=790_976, current_concurrency=11.23, x_title="block",
         context=262_144, log_x=True, legend_lines=4)
     assert by_budget.layout.legend.orientation == by_size.layout.legend.orientation == "v"
-    # the same room above both plots: the band, the title-less 30 px, 3 more legend lines
-    assert by_budget.layout.margin.t == by_size.layout.margin.t == 34 + 30 + 20 * 3
+    # the same room above both plots: the key under the band (untitled), 4 entries of 19 px,
+    # 24 px of box and gap
+    assert by_budget.layout.margin.t == by_size.layout.margin.t == 34 + 19 * 4 + 24
     # ticks a round step apart from 0 to over the top figure: 12 requests under 15
     assert list(by_budget.layout.yaxis2.ticktext) == ["0", "5", "10", "15"]
     assert list(by_size.layout.yaxis2.ticktext) == ["0", "5", "10", "15"]
@@ -944,3 +950,36 @@ def test_side_by_side_sweeps_key_an_entry_a_line_and_tick_requests_over_their_to
                                current_capacity=2, current_concurrency=2.0, x_title="budget",
                                context=4096, wide=True)
     assert wide.layout.legend.orientation == "h"
+
+
+def test_side_by_side_sweeps_hang_their_legends_from_one_line_over_level_plots():
+    """Budget's two sweeps at 1000 px (DeepSeek-V3.2, GPU Custom): "Over the budget" keys four
+    entries, "Over the block size" three (or two, one panel, where the sweep keeps no
+    capacity). Both legends sat on their plots (yanchor bottom), so the left one started a
+    line higher than the right one under the same titles. Now both hang from the same line
+    under the title, the room of four entries kept above both plots."""
+    entries = charts.sweep_legend_lines(True, True)
+    assert entries == 4  # capacity, current, concurrency, least budget
+    by_budget = charts.sweep_figure(
+        [7.0, 71.68], [80_000, 919_248], [1.1, 5.61], current_x=67.06,
+        current_capacity=919_248, current_concurrency=5.61, x_title="budget",
+        context=163_840, title="Over the budget",
+        target=(71.71, 6.0, "least budget for 6 requests"))
+    by_size = [charts.sweep_figure(
+        [1, 16, 4096], capacity, [5.61, 5.61, 5.5], current_x=16,
+        current_capacity=919_248, current_concurrency=5.61, x_title="block",
+        context=163_840, log_x=True, title="Over the block size", legend_lines=entries)
+        for capacity in ([919_248] * 3, None)]
+    # the band, a one-line title (50 + 18), 3 more legend lines than one
+    title_top = charts.MODEBAR_BAND_PX + 50 + 18
+    for fig in (by_budget, *by_size):
+        legend = fig.layout.legend
+        assert (legend.orientation, legend.yref, legend.yanchor) == ("v", "container", "top")
+        # its top in px from the figure's top, whatever the figure's height (500 or 380 + band):
+        # 70, where a one-line legend's box starts over a plot under a one-line title
+        legend_top = title_top - charts.LEGEND_LINE_BOX_PX - charts.LEGEND_GAP_PX
+        assert round((1 - legend.y) * fig.layout.height) == legend_top == 70
+        # the plot under four entries 19 px apart and 24 px of box and gap (Chromium pushed it
+        # to 168.94 px where 162 was kept: 20 px a line after a line's 32)
+        assert fig.layout.margin.t == legend_top + 19 * entries + 24 == 170
+    assert by_size[0].layout.height == 534 and by_size[1].layout.height == 414
