@@ -107,8 +107,8 @@ OLDER_VLLM_TELL = ("a multiple of the smallest block size; the current figure di
 
 def checkpoint_since(profile: CacheProfile) -> str:
     """The first vLLM release keeping prefill checkpoint blocks for the model's state layers:
-    0.33 for GDN's (GDN_CHECKPOINT_CLASSES), 0.32 for Mamba2's (and any other's: the release
-    that brought them)."""
+    0.33 for GDN's (GDN_CHECKPOINT_CLASSES), else 0.32, the release that brought them (Mamba2's;
+    a class no release keeps them for is told apart by ``class_keeping_no_checkpoints``)."""
     return "0.33" if GDN_CHECKPOINT_CLASSES.intersection(profile.architectures) else "0.32"
 
 
