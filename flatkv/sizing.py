@@ -27,7 +27,7 @@ from fractions import Fraction
 from flatkv.plan import check_int
 from flatkv.profile import CacheProfile
 from flatkv.strategies import StrategyOptions, StrategyResult, run_strategy
-from flatkv.strategies.sglang import budget_of_next_slot
+from flatkv.strategies.sglang import budget_of_next_slot, page_size
 from flatkv.units import MAX_BYTES, MAX_TOKENS
 from flatkv.workload import largest_fitting, longest_fitting
 
@@ -68,17 +68,50 @@ def longest_context_held(strategy: str, profile: CacheProfile, *, budget_bytes: 
     a request's pages never shrink as its context grows (each group's ``request_pages`` is a
     cdiv of L, or of min(span, L), or a constant) while a paged layout's units do not depend
     on it, so the concurrency only falls and bisection over the lengths is exact (about
-    log2(below) runs). SGLang's pools and request cap read the context too: its holding is
-    swept over the presets' contexts in tests/test_sizing.py, never coming back once lost."""
+    log2(below) runs).
+
+    SGLang with attention layers holds one request on the same terms: nothing it sizes or
+    refuses reads the context (its state slots come from the budget, its token pools from
+    what they leave, its start-up checks from the options), so it runs at every length or at
+    none, and it holds one request while each pool's bound reaches one
+    (``sglang.concurrency._pool_limits``), each a count fixed by the budget over a need that
+    never falls as L grows: the kv pool's cdiv(L, page) pages; the sliding pool's
+    cdiv(min(W - 1 + chunk, L), page) (a chunked layer's C + chunk), with the radix cache off
+    min(L in whole pages, W + 128 x D + P + decode) over the pool less the chunks in flight;
+    the running cap none. With chunked prefill off it holds while the prompt's pages p plus
+    its reservation's excess and a token fit the sliding pool (``_unchunked_swa_limit``): that
+    excess is the page, one token more while p < W for the output token (L >= 2), and where
+    p reaches W and the token drops p has grown by a page, so p + excess never falls either.
+    tests/test_strategies_properties.py checks the answer over random models and options.
+
+    SGLang on state layers alone does not: its token pool is the context itself in whole
+    pages (``tokens._layerless_token_pool``), so a request of L tokens fits it only where L
+    is a whole number of pages, and SGLang refuses a pool under 2 tokens; nothing else it
+    sizes reads L (the state slots, the running cap). It holds one request at every such
+    length or at none (``_layerless_longest``): at page 64 it holds one of 960 tokens but
+    none of 1 to 63 or 961."""
     check_int("below", below, minimum=1, maximum=MAX_TOKENS + 1)
     if strategy == "vllm" and below <= MAX_TOKENS and (own := run_strategy(
             strategy, profile, budget_bytes=budget_bytes, context_tokens=below,
             options=options).extras.get("longest_context")) is not None:
         return own
-    return longest_fitting(
-        lambda tokens: holds_requests(run_strategy(strategy, profile, budget_bytes=budget_bytes,
-                                                   context_tokens=tokens, options=options), 1),
-        below - 1)
+
+    def held(tokens: int) -> bool:
+        return holds_requests(run_strategy(strategy, profile, budget_bytes=budget_bytes,
+                                           context_tokens=tokens, options=options), 1)
+
+    if strategy == "sglang" and not profile.has_attention:
+        return _layerless_longest(held, page_size(profile, options or StrategyOptions()), below)
+    return longest_fitting(held, below - 1)
+
+
+def _layerless_longest(held: Callable[[int], bool], page: int, below: int) -> int:
+    """SGLang's longest context under ``below`` for a model of state layers alone: the last
+    whole number of its ``page``-token pages under it, of 2 tokens at least, where that holds
+    one request (``held``), else 0 (``longest_context_held``: whether one holds is the same
+    at every such length, and false at any other)."""
+    longest = (below - 1) // page * page
+    return longest if longest >= 2 and held(longest) else 0
 
 
 def least_budget_for_requests(

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategy_profiles import llama4_scout
+from strategy_profiles import llama4_scout, pure_mamba
 
 from flatkv import sizing
 from flatkv.app_model import model_names, profile_for
@@ -19,6 +19,7 @@ from flatkv.sizing import (
     budget_for_sglang_token_pool,
     context_candidates,
     context_curves,
+    holds_requests,
     least_budget_for_requests,
     longest_context_held,
 )
@@ -369,8 +370,9 @@ def test_longest_context_held_runs_only_vllm_at_below(monkeypatch):
 def test_holding_a_request_never_comes_back_as_the_context_grows():
     # longest_context_held bisects over the context, exact only where a layout that no longer
     # holds one request does not hold it again at a longer context: a paged layout's units
-    # do not read the context and a request's pages never shrink; SGLang's pools and request
-    # cap read it, so every preset at three budgets is swept over lengths 16 to 12 M
+    # do not read the context and a request's pages never shrink; SGLang's needs read it
+    # (argued in longest_context_held, and on state layers alone it comes back: the test
+    # above), so every preset at three budgets is swept over lengths 16 to 12 M
     contexts = sorted([2**k for k in range(4, 24)] + [3 * 2**k for k in range(4, 22)])
     for name in model_names():
         profile = profile_for(name, None, 1)
@@ -378,6 +380,41 @@ def test_holding_a_request_never_comes_back_as_the_context_grows():
             for strategy in ("sglang", "vllm", "flat"):
                 held = [holds(strategy, profile, budget, 1, c) for c in contexts]
                 assert held == sorted(held, reverse=True), (name, budget, strategy)
+
+
+def test_longest_context_held_by_sglang_on_state_layers_alone_is_in_whole_pages():
+    # SGLang gives a model of state layers alone a token pool of the context itself in whole
+    # pages, T = L // P x P, and a request holds ceil(L / P) pages of it: one request fits
+    # only where P divides L, and SGLang refuses T < 2 ("state cache is too small"). Pure
+    # Mamba2 in 40 GiB: slots of 24 x (61,440 + 2,097,152) = 51,806,208 B, 42,949,672,960 x
+    # 9 / 19 = 20,344,581,928 B of them -> 392, a running cap of 391 // 3 = 130 that never
+    # binds. At page 64 one request of 960 = 15 x 64 tokens holds (15 pages / 15), of 961 not
+    # (T still 960: 15 / 16 pages), of 1 to 63 none (T = 0, refused): holding comes back, so
+    # a bisection from 1 token answered 0 below 1,000 tokens
+    profile, budget = pure_mamba(), 40 << 30
+    assert 42_949_672_960 * 9 // 19 // (24 * (61_440 + 2_097_152)) == 392
+
+    def held(context: int, page: int, at: int = budget) -> bool:
+        return holds_requests(run_strategy("sglang", profile, budget_bytes=at,
+                                           context_tokens=context,
+                                           options=StrategyOptions(sglang_page_size=page)), 1)
+
+    def longest(below: int, page: int, at: int = budget) -> int:
+        return longest_context_held("sglang", profile, budget_bytes=at, below=below,
+                                    options=StrategyOptions(sglang_page_size=page))
+
+    assert [held(c, 64) for c in (1, 63, 64, 65, 960, 961, 999)] == [
+        False, False, True, False, True, False, False]
+    assert longest(1000, 64) == 15 * 64 == 960
+    assert longest(961, 64) == 960 and longest(960, 64) == 14 * 64 == 896
+    assert longest(65, 64) == 64 and longest(64, 64) == 0
+    # page 1: every context of 2 tokens or more holds one, 1 token (T = 1) none
+    assert not held(1, 1) and held(2, 1) and held(999, 1)
+    assert (longest(1000, 1), longest(3, 1), longest(2, 1)) == (999, 2, 0)
+    # a budget whose state pool holds no request's 3 slots and the padding one: none at any
+    # length (SGLang refuses under 437,474,646 B)
+    assert not held(960, 64, 100 << 20) and longest(1000, 64, 100 << 20) == 0
+    assert held(960, 64, 437_474_646) and longest(1000, 64, 437_474_646) == 960
 
 
 @pytest.mark.parametrize("name, own", [("Llama-4-Scout-17B-16E", 1_516_752),

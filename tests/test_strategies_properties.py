@@ -413,3 +413,36 @@ def test_sglangs_running_requests_and_told_state_slots(profile, budget, context,
         running <= x["kv_tokens"] // 2)
     if profile.has_state:
         assert running <= (x["state_slots"] - 1) // x["slots_per_request"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(profile=profiles(), budget=st.integers(1 << 20, 1 << 36), opts=options,
+       page=st.sampled_from([1, 16, 64]), below=st.integers(1, 1 << 20),
+       probe=st.integers(1, 1 << 20))
+def test_sglangs_longest_context_held_is_the_last_that_holds(profile, budget, opts, page, below,
+                                                             probe):
+    """SGLang's longest context under ``below`` holding one request (the Budget page's, by
+    bisection where it has attention layers) holds one, no longer one under ``below`` does,
+    and with attention layers every shorter one does (sizing.longest_context_held's argument);
+    probed at the ends, about the answer, at pages' edges and at random."""
+    from dataclasses import replace
+
+    from flatkv.sizing import holds_requests, longest_context_held
+
+    opts = replace(opts, sglang_page_size=page)
+
+    def held(tokens: int) -> bool:
+        return holds_requests(run_strategy("sglang", profile, budget_bytes=budget,
+                                           context_tokens=tokens, options=opts), 1)
+
+    longest = longest_context_held("sglang", profile, budget_bytes=budget, below=below,
+                                   options=opts)
+    assert 0 <= longest < below
+    assert longest == 0 or held(longest)
+    probes = {1, 2, page - 1, page, page + 1, longest - 1, longest + 1, below - 1,
+              (below - 1) // page * page, probe % below}
+    for tokens in sorted(t for t in probes if 1 <= t < below):
+        if held(tokens):
+            assert tokens <= longest, (tokens, longest)
+        elif profile.has_attention:
+            assert tokens > longest, (tokens, longest)
