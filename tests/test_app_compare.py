@@ -2167,8 +2167,10 @@ def test_compare_says_the_block_vllm_runs_dense_mla_at_told_none_on_a_b200():
     (vllm,) = [c.value for c in at.code if c.value.startswith("P 16 is a block size told")]
     assert vllm.splitlines()[0] == (
         "P 16 is a block size told: told none, vLLM runs an MLA cache on a Blackwell on "
-        "FLASHINFER_MLA, its first MLA backend there, whose kernel blocks are 32 and 64: 0.34 "
-        "at its default 64 (38,475 blocks of 64, 2,462,400 tokens here; no line), 0.31, whose "
+        "FLASHINFER_MLA, its first MLA backend there, for a qk_nope_head_dim of 64, 128 or "
+        "192 (DeepSeek's 128; FlatKV's model spec does not carry it, and taken for one of them "
+        "here: for another 0.34 runs CUTLASS_MLA, at 128), whose kernel blocks are 32 and 64: "
+        "0.34 at its default 64 (38,475 blocks of 64, 2,462,400 tokens here; no line), 0.31, whose "
         "default is 16, at 32 (76,950 blocks of 32, 2,462,400 tokens here; it logs \"Setting "
         "kv cache block size to 32 for FLASHINFER_MLA backend(s).\"), while told 16, no "
         "multiple of 32, it runs on TRITON_MLA at 16, as these figures do, and logs "

@@ -1445,10 +1445,12 @@ def test_sglang_blackwell_in_plan_is_read_by_the_engines_and_noted_where_it_acts
     assert (40 * 2**30 // (61 * 64 * 576), 40 * 2**30 // (61 * 32 * 576)) == (19_099, 38_199)
     assert (19_099 * 64, 38_199 * 32) == (1_222_336, 1_222_368)
     assert ("P 16 is a block size told: told none, vLLM runs an MLA cache on a Blackwell on "
-            "FLASHINFER_MLA, its first MLA backend there, whose kernel blocks are 32 and 64: "
-            "0.34 at its default 64 (19,099 blocks of 64, 1,222,336 tokens here; no line), "
-            "0.31, whose default is 16, at 32 (38,199 blocks of 32, 1,222,368 tokens here; "
-            "it logs") in " ".join(blackwell.split())
+            "FLASHINFER_MLA, its first MLA backend there, for a qk_nope_head_dim of 64, 128 "
+            "or 192 (DeepSeek's 128; FlatKV's model spec does not carry it, and taken for one "
+            "of them here: for another 0.34 runs CUTLASS_MLA, at 128), whose kernel blocks are "
+            "32 and 64: 0.34 at its default 64 (19,099 blocks of 64, 1,222,336 tokens here; "
+            "no line), 0.31, whose default is 16, at 32 (38,199 blocks of 32, 1,222,368 "
+            "tokens here; it logs") in " ".join(blackwell.split())
     assert "76,398" in hopper and "76,398" in blackwell  # 40 GiB // (61 x 16 x 576 B)
     assert 40 * 2**30 // (61 * 16 * 576) == 76_398
     assert err.splitlines() == [*hopper_err.splitlines(), (

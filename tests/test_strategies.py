@@ -338,6 +338,17 @@ def test_vllm_refuses_a_block_size_off_the_kernel_block_and_logs_p_only_when_it_
         "vLLM refuses to start: TRITON_MLA, the MLA backend of the least kernel block on every "
         "GPU, pages by multiples of 16 tokens, and block size 24 is none (\"No valid attention "
         "backend found ... block_size not supported\"): give 16 or 32")
+    # under 16 too: told --block-size 8 vLLM 0.34's selector checks every MLA backend against
+    # 8 (TRITON_MLA's MultipleOf(16) the least) and none is valid, so it raises. It ran at
+    # P 16 instead, and on a Blackwell the note called that "P 16 is a block size told"
+    for block in (1, 8):
+        for gpu in (None, (10, 0)):
+            small = run_strategy("vllm", mla, budget_bytes=GIB8, options=StrategyOptions(
+                block_size=block, gpu_compute_capability=gpu))
+            assert not small.applies and small.reason == (
+                "vLLM refuses to start: TRITON_MLA, the MLA backend of the least kernel block "
+                f"on every GPU, pages by multiples of 16 tokens, and block size {block} is none "
+                "(\"No valid attention backend found ... block_size not supported\"): give 16")
     # told the kernel (a run pinned to FlashMLA), 96 is no multiple of its 64
     pinned = run_strategy("vllm", mla, budget_bytes=GIB8,
                           options=StrategyOptions(block_size=96, kernel_block_size=64))
@@ -2931,7 +2942,10 @@ def test_vllm_says_the_block_it_runs_a_dense_mla_cache_at_told_none_on_a_blackwe
                 told, budget // (61 * told * profile.kv_bytes_per_slot))
             assert r.formulas[0] == (
                 f"P {told} is a block size told: told none, vLLM runs an MLA cache on a "
-                "Blackwell on FLASHINFER_MLA, its first MLA backend there, whose kernel blocks "
+                "Blackwell on FLASHINFER_MLA, its first MLA backend there, for a "
+                "qk_nope_head_dim of 64, 128 or 192 (DeepSeek's 128; FlatKV's model spec does "
+                "not carry it, and taken for one of them here: for another 0.34 runs "
+                "CUTLASS_MLA, at 128), whose kernel blocks "
                 f"are 32 and 64: 0.34 at its default 64 ({at64}; no line), 0.31, whose default "
                 f"is 16, at 32 ({at32}; it logs \"Setting kv cache block size to 32 for "
                 f"FLASHINFER_MLA backend(s).\"), while told {told}, no multiple of 32, it runs "
@@ -2962,6 +2976,50 @@ def test_vllm_says_the_block_it_runs_a_dense_mla_cache_at_told_none_on_a_blackwe
                         options=StrategyOptions(gpu_compute_capability=(10, 0)))
     assert "(too few blocks of 64 to start in this budget; no line)" in tiny.formulas[0]
     assert "(too few blocks of 32 to start in this budget; it logs" in tiny.formulas[0]
+
+
+def test_vllms_blackwell_mla_note_runs_the_layout_once_more_and_its_64_matches_a_run(
+        monkeypatch):
+    # The note's blocks of 64 (0.34's told none) come from its one run at 32 (0.31's): one
+    # group of DeepSeek-V3's 61 layers, a block of 64 twice one of 32, so budget // it =
+    # blocks of 32 // 2, tokens x 64, and vLLM starts while one request's cdiv(L, 64) blocks
+    # fit beside the null block. It ran the layout at 32 and again at 64 in every run_vllm at
+    # a P of no 32s. Checked against a run at 64 over budgets about each refusal's edge:
+    # a budget of one or two blocks of 64, and one request's blocks of 64 and 32 with the
+    # null block (61 x 64 x 1,152 = 4,497,408 B a block of 64 in bfloat16)
+    import flatkv.strategies.vllm as vllm
+
+    calls = []
+    run = vllm._run_overridden
+
+    def counted(profile, **kwargs):
+        calls.append(kwargs["options"].block_size)
+        return run(profile, **kwargs)
+
+    monkeypatch.setattr(vllm, "_run_overridden", counted)
+    blackwell = StrategyOptions(gpu_compute_capability=(10, 0), block_size=16)
+    for dtype in ("bfloat16", "float8_e4m3fn"):
+        profile = load_preset("DeepSeek-V3").with_options(kv_dtype=dtype).profile()
+        b64 = 61 * 64 * profile.kv_bytes_per_slot
+        assert b64 == {"bfloat16": 4_497_408, "float8_e4m3fn": 2_248_704}[dtype]
+        for context in (None, 1, 64, 65, 100_000):
+            pages = -(-(context or 1) // 64)
+            for budget in sorted({b64, b64 + 1, 2 * b64 - 1, 2 * b64, (pages + 1) * b64 - 1,
+                                  (pages + 1) * b64, (pages + 1) * b64 + 1,
+                                  (2 * pages + 1) * b64 // 2, 173_039_262_105}):
+                calls.clear()
+                r = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=context,
+                                 options=blackwell)
+                assert calls == [16, 32] or (calls == [16] and not r.applies)
+                calls.clear()
+                at64 = run(profile, budget_bytes=budget, context_tokens=context,
+                           options=replace(blackwell, block_size=64))
+                expected = (f"{at64.num_blocks:,} blocks of 64, {at64.capacity_tokens:,} "
+                            "tokens here" if at64.applies else
+                            "too few blocks of 64 to start in this budget")
+                if r.applies:
+                    assert f"0.34 at its default 64 ({expected}; no line)" in r.formulas[0]
+                assert at64.applies == (budget > b64 and budget >= (pages + 1) * b64)
 
 
 def test_vllm_refuses_an_mla_model_in_float32_and_keeps_its_other_layouts():

@@ -905,7 +905,11 @@ def unasked_mla_block_text(profile: CacheProfile, options: StrategyOptions,
     no preset names the GPU), bfloat16 and fp8 alike (``_blackwell_unasked_text``): cuda.py puts
     FLASHINFER_MLA first on SM 10 (0.34 119-129, 0.31 120-130), which takes both (flashinfer_mla.py
     194-201), on SM 10 alone (220-221), at kernel blocks of 32 and 64 (204-205; DeepSeek-V3's
-    qk_nope_head_dim 128 is among the [64, 128, 192] it takes, 245), so told none 0.34 keeps its
+    qk_nope_head_dim 128 is among the [64, 128, 192] it takes, 240-249; FlatKV's MLA spec keeps
+    kv_lora_rank and qk_rope_head_dim alone, so the note takes the model's for one of them and
+    says so: for another, or a config without one, which vLLM reads as 1, FLASHINFER_MLA is not
+    valid, and told none 0.34 runs CUTLASS_MLA, next on SM 10 (TOKENSPEED_MLA takes R1's dims
+    alone), at its 128, cutlass_mla.py 49-50, backend.py 158-166), so told none 0.34 keeps its
     default 64 (``get_preferred_block_size``: 64 % 32 == 0; no line, interface.py 785-791) and 0.31
     raises its 16 to min(32, 64) = 32 and logs "Setting kv cache block size to 32 for FLASHINFER_MLA
     backend(s)." (interface.py 687-697, backend.py 154-162); told a P no multiple of 32, no backend
@@ -981,9 +985,15 @@ def _blackwell_unasked_text(profile: CacheProfile, options: StrategyOptions,
     least = min(FLASHINFER_MLA_BLOCK_SIZES)
     if result.block_size % least == 0:
         return ""
+    at_least = _run_overridden(profile, budget_bytes=result.budget_bytes,
+                               context_tokens=result.context_tokens,
+                               options=replace(options, block_size=least))
+    # 0.34's 64 is twice 0.31's 32: its figures from the one run (a KeyError if they part)
+    figures = {least: _block_figures(at_least),
+               2 * least: _doubled_block_figures(profile, options, at_least, least)}
 
     def gives(block: int) -> str:
-        return _told_none_gives(profile, options, result, block)
+        return _gives_text(figures[block], block)
 
     told = n(result.block_size)
     # refused for the block alone: FLASHINFER_MLA (32s) and CUTLASS_MLA (128s); TOKENSPEED_MLA
@@ -993,7 +1003,9 @@ def _blackwell_unasked_text(profile: CacheProfile, options: StrategyOptions,
                   "between them, as it takes an fp8 cache at blocks of 32 and 64 too; "
                   if profile.kv_dtype == "float8_e4m3fn" else "")
     return (f"P {told} is a block size told: told none, vLLM runs an MLA cache on a Blackwell "
-            "on FLASHINFER_MLA, its first MLA backend there, whose kernel blocks are "
+            "on FLASHINFER_MLA, its first MLA backend there, for a qk_nope_head_dim of 64, 128 "
+            "or 192 (DeepSeek's 128; FlatKV's model spec does not carry it, and taken for one "
+            "of them here: for another 0.34 runs CUTLASS_MLA, at 128), whose kernel blocks are "
             f"{least} and {max(FLASHINFER_MLA_BLOCK_SIZES)}: 0.34 at its default "
             f"{RECENT_VLLM_BLOCK_SIZE} ({gives(RECENT_VLLM_BLOCK_SIZE)}; no line), 0.31, "
             f"whose default is 16, at {least} ({gives(least)}; it logs \"Setting kv cache "
@@ -1013,9 +1025,44 @@ def _told_none_gives(profile: CacheProfile, options: StrategyOptions, result: St
     at = _run_overridden(profile, budget_bytes=result.budget_bytes,
                          context_tokens=result.context_tokens,
                          options=replace(options, block_size=block))
-    if not at.applies:
+    return _gives_text(_block_figures(at), block)
+
+
+def _gives_text(figures: tuple[int, int] | None, block: int) -> str:
+    """``_told_none_gives``' words for a layout's (blocks, tokens) at ``block``, None where it
+    does not start."""
+    if figures is None:
         return f"too few blocks of {block} to start in this budget"
-    return f"{n(at.num_blocks)} blocks of {block}, {n(at.capacity_tokens)} tokens here"
+    return f"{n(figures[0])} blocks of {block}, {n(figures[1])} tokens here"
+
+
+def _block_figures(result: StrategyResult) -> tuple[int, int] | None:
+    """A vLLM layout's (blocks, tokens), None where it does not start."""
+    return (result.num_blocks, result.capacity_tokens) if result.applies else None
+
+
+def _doubled_block_figures(profile: CacheProfile, options: StrategyOptions,
+                           at: StrategyResult, block: int) -> tuple[int, int] | None:
+    """``_block_figures`` at twice the block size ``at`` ran at (``block``): 0.34's 64 beside
+    0.31's 32 in the Blackwell note, from ``at`` without a second run where every layer is full
+    attention, as in every dense MLA model FlatKV reads (the note's, whose hybrids page by
+    128s): one group of all the layers, a page P x the bytes a token (``_attention_only_page``),
+    so the block of 2P is twice P's, its blocks ``budget // 2 unit = blocks // 2`` and its
+    tokens blocks x 2P. vLLM starts on it while the budget is past one block and one request's
+    ``cdiv(L, 2P)`` blocks fit beside the null block (``_too_few_blocks``,
+    ``_one_request_refusal``; none where ``at`` does not start, which needs less: its unit is
+    half and ``2 cdiv(L, 2P) >= cdiv(L, P)``). Any other model runs again at 2P."""
+    if set(profile.layer_types) != {FULL_ATTENTION}:
+        return _block_figures(_run_overridden(
+            profile, budget_bytes=at.budget_bytes, context_tokens=at.context_tokens,
+            options=replace(options, block_size=2 * block)))
+    if not at.applies:
+        return None
+    unit, budget = 2 * at.block_bytes, at.budget_bytes
+    needed = cdiv(request_tokens(at.context_tokens), 2 * block) * unit
+    if budget <= unit or needed > budget - _held_back(profile, unit):
+        return None
+    return budget // unit, budget // unit * 2 * block
 
 
 def block_bytes(profile: CacheProfile, options: StrategyOptions) -> int:
@@ -1045,15 +1092,20 @@ def _run_overridden(
     # fallback on every GPU, takes any multiple of 16, so only a block size off those is
     # refused. Dense MLA read by the latent (runs_dense_mla), as vLLM's selector reads use_mla:
     # TRITON_MLA runs MLA alone, so a K and V model's own kernel block (Llama's 32) is its
-    # backend's, taken as given.
+    # backend's, taken as given. Under 16 a dense MLA model has no pick to read: told a block
+    # size, the selector checks every backend against it (selector.py 134-138), and each MLA
+    # backend pages by 16s or more (TRITON_MLA's MultipleOf(16), triton_mla.py 126-127), so
+    # --block-size 8 finds none and vLLM raises "No valid attention backend found" (cuda.py
+    # 512-517), as it does told 24.
     block = options.block_size
     sparse = profile.indexer_bytes_per_slot is not None
     kernel = SPARSE_MLA_KERNEL_BLOCK_SIZE if sparse else kernel_block_size(profile, options)[0]
     mla_fallback = runs_dense_mla(profile) and options.kernel_block_size is None
     if mla_fallback:
         kernel = min(kernel, DEFAULT_KERNEL_BLOCK_SIZE)
-    if profile.has_attention and block > kernel and block % kernel:
-        higher = n(cdiv(block, kernel) * kernel)
+    if profile.has_attention and block % kernel and (block > kernel or mla_fallback):
+        lower, higher = block // kernel * kernel, n(cdiv(block, kernel) * kernel)
+        fixes = f"{n(lower)} or {higher}" if lower else higher
         whose = ("TRITON_MLA, the MLA backend of the least kernel block on every GPU,"
                  if mla_fallback else "its attention backend")
         reason = (
@@ -1062,7 +1114,7 @@ def _run_overridden(
             f"picks when not told) or {higher}" if sparse else
             f"{whose} pages by multiples of {kernel} tokens, and block size {n(block)} is "
             f"none (\"No valid attention backend found ... block_size not supported\"): give "
-            f"{n(block // kernel * kernel)} or {higher}")
+            f"{fixes}")
         return not_applicable("vllm", budget_bytes, f"{REFUSES_TO_START}: {reason}",
                               profile_name=profile.name, context_tokens=context_tokens)
     kernel_off = options.kernel_block_size not in (None, SPARSE_MLA_KERNEL_BLOCK_SIZE)
