@@ -9,6 +9,7 @@ face: the path, the flags and the one-line errors.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import stat
@@ -19,15 +20,16 @@ from dataclasses import replace
 from typing import BinaryIO
 
 from flatkv import log_check, strategy_cli
-from flatkv.budget import BLACKWELL_CAPABILITY, GPU_PRESETS, gpu_arch_of
+from flatkv.budget import BLACKWELL_CAPABILITY, GPU_PRESETS, blocks_budget, gpu_arch_of
 from flatkv.dtypes import ENGINE_DTYPE_NAMES, dtype_bytes
 from flatkv.given_cli import GivenModel, UsageError
 from flatkv.profile import CacheProfile
 from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import run_strategy
 from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
+from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategy_notes import arch_moves_figures
-from flatkv.units import count_text, format_size, quoted
+from flatkv.units import count_text, format_size, memory_size, quoted
 
 # The flag that sets each of a log's run's settings (``log_check.logged_changes``' names)
 _LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
@@ -56,12 +58,17 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     options = strategy_cli.figures_options(args)
     profile = model.profile
 
-    def at(taken: Mapping[str, object]) -> log_check.RunSettings:
-        then = replace(now, **{_SETTING_FIELDS.get(name, name): value
+    def settings_taken(taken: Mapping[str, object]) -> log_check.RunSettings:
+        """``now`` with the log's ``taken`` settings that ``RunSettings`` holds as told."""
+        return replace(now, **{_SETTING_FIELDS.get(name, name): value
                                for name, value in taken.items()
                                if name in ("tp", "context", "sglang_blackwell",
                                            *_SETTING_FIELDS)})
-        then_options = replace(
+
+    def options_at(taken: Mapping[str, object]) -> StrategyOptions:
+        """The options the figures take with the log's ``taken`` settings."""
+        then = settings_taken(taken)
+        return replace(
             options, sglang_attn_dp_size=then.attn_dp, sglang_chunked_prefill_size=then.chunk,
             mamba_cache_mode=taken.get("mamba_cache_mode", options.mamba_cache_mode),
             # a Blackwell taken from the log is the GPU (a preset's leaves with its budget)
@@ -70,6 +77,9 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
             sglang_kv_cache_dtype=taken.get("sglang_kv_cache_dtype",
                                             options.sglang_kv_cache_dtype),
             **{name: taken[name] for name in log_check.SGLANG_PAGE_FIELDS if name in taken})
+
+    def at(taken: Mapping[str, object]) -> log_check.RunSettings:
+        then, then_options = settings_taken(taken), options_at(taken)
         # SGLang's page options as it logs them there (auto as the cache it picks at the
         # overlap and page taken), and its KV cache dtype where it acts there
         then = replace(then, **log_check.sglang_page_settings(profile, then_options),
@@ -117,10 +127,34 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     instead = f" (in place of {' and '.join(replaced)})" if replaced else ""
     if ("--gpu-memory" in replaced and not changes.get("sglang_blackwell")
             and not strategy_cli.arch_flag(args)  # one told beside the preset stays
-            and arch_moves_figures(profile, options, args.budget, context)):
+            and _arch_moves_offered(changes, model, options_at(changes), args.budget,
+                                    context)):
         flags += f" --gpu-arch {gpu_arch_of(options.gpu_compute_capability)}"
     return (f"note: this log's run had {flags}{instead}: every figure differs at other "
             f"settings, so check it again with those{f' (or {sink_alike})' if sink_alike else ''}",)
+
+
+def _arch_moves_offered(changes: Mapping[str, object], model: GivenModel,
+                        offered: StrategyOptions, budget: int, context: int | None) -> bool:
+    """Whether the GPU preset's architecture (in ``offered``: the options with the log's
+    ``changes`` taken) moves a figure at the settings the note offers, not at those told:
+    its budget (KV cache memory as printed, SGLang's searched bytes, or vLLM's blocks at the
+    offered options), its context and its TP's profile, so that --gpu-arch is offered where
+    that command's figures read it (``strategy_notes.arch_moves_figures``), as Compare's
+    offer keeps the preset's architecture (``_log_check``)."""
+    profile = model.profile
+    if (tp := changes.get("tp")) is not None:
+        profile = model.profile_at(tp) or profile
+    if "sglang_budget" in changes:
+        budget = changes["sglang_budget"]
+    elif "kv_memory" in changes:
+        budget = memory_size(str(changes["kv_memory"]).replace(" ", ""), "--budget")
+    elif "vllm_blocks" in changes:
+        # (where vLLM runs no block there, the figures at the budget told)
+        with contextlib.suppress(ValueError):
+            budget = blocks_budget(changes["vllm_blocks"], vllm_block_bytes(profile, offered),
+                                   1).cache_bytes
+    return arch_moves_figures(profile, offered, budget, changes.get("context", context))
 
 
 def _flag_of(name: str, value: object) -> str:

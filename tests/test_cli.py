@@ -1018,6 +1018,33 @@ def test_compare_check_log_off_an_a100_preset_keeps_its_ampere(tmp_path, capsys)
         "--budget 65718725760B (in place of --gpu-memory)", capsys)
 
 
+def test_check_log_asks_whether_the_architecture_moves_a_figure_at_the_offered_settings(
+        tmp_path, capsys, monkeypatch):
+    # whether the offer adds the A100's --gpu-arch ampere is asked of the command it offers:
+    # its budget, 1,870,410 x 61 x 576 = 65,718,725,760 B (SGLang's searched bytes), not the
+    # 66,059,411,328 B the A100 80GB's preset gives (81,920 MiB x 0.9 - 90 GB / 8), its
+    # context (32,768) and the preset's architecture, SM 8.0. No preset and model FlatKV knows
+    # moves a figure by the architecture at one budget and not another (vLLM's MLA refusals
+    # are the model's and the GPU's; a B200's Blackwell is offered as --sglang-blackwell), so
+    # the question is read where it is asked
+    from flatkv import log_cli
+    from flatkv.strategy_notes import arch_moves_figures
+
+    asked = []
+
+    def spy(profile, options, budget_bytes, context_tokens, *args):
+        asked.append((budget_bytes, context_tokens, options.gpu_compute_capability))
+        return arch_moves_figures(profile, options, budget_bytes, context_tokens, *args)
+
+    monkeypatch.setattr(log_cli, "arch_moves_figures", spy)
+    assert_log_run_named(
+        ["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--gpu-memory", "A100 80GB",
+         "--weights", "90GB", "--context", "32K", "--kv-dtype", "fp8", "--check-log",
+         str(deepseek_v3_sglang_log(tmp_path, "fp8"))],
+        "--budget 65718725760B --gpu-arch ampere (in place of --gpu-memory)", capsys)
+    assert asked == [(65_718_725_760, 32_768, (8, 0))]
+
+
 def test_check_log_off_the_preset_adds_no_architecture_where_one_is_said(tmp_path, capsys):
     # the A100 80GB's ampere is added to a budget offered only where the settings left say
     # no GPU: beside --gpu-arch ampere (kept with the budget offered) vLLM still refuses an fp8
