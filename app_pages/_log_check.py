@@ -19,6 +19,7 @@ from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
+from flatkv.strategy_notes import GPU_READERS, arch_moves_figures
 from flatkv.units import count_text, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal
 
@@ -204,12 +205,26 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
             changes[name] = value
             said.append(_setting_words(name, value, run))
     if changes.get("gpu") in (KV_MEMORY, KV_BLOCKS):
-        # off the preset, whose GPU the log's settings were found at, the architecture is
-        # the one offered (a Blackwell), else the preset's (``AppState.arch_kept_off``): not
-        # one told before the preset, which the field kept hidden, nor none (a Hopper taken:
-        # vLLM started DeepSeek-V3.2 off an A100 it refuses on)
-        changes = {**s.arch_kept_off(changes["gpu"]), **changes}
+        changes = {**_arch_off_the_preset(s, changes), **changes}
     return changes, said
+
+
+def _arch_off_the_preset(s: AppState, changes: dict) -> dict[str, str]:
+    """The GPU architecture a log's ``changes``, leaving the GPU preset of ``s`` for a budget
+    of their own, set beside it (a Blackwell they offer takes its place): the preset's
+    (``AppState.arch_kept_off``) where it moves a figure at the settings offered
+    (``strategy_notes.arch_moves_figures``), as ``compare --check-log`` offers --gpu-arch
+    (``log_cli``): vLLM refuses DeepSeek-V3.2 on the A100 it left, where none said (a Hopper
+    taken) started it. Else none said (""), the preset's figures alike: not one told before
+    the preset, which the field kept hidden and would wake, nor an architecture the user
+    never chose that Compare then says changes no figure (an L40S's Ada, for Llama)."""
+    if "gpu_arch" in changes or not (kept := s.arch_kept_off(changes["gpu"])):
+        return {}
+    offered = replace(s, **{**kept, **changes}).after(s)
+    moves = arch_moves_figures(offered.profile(), offered.strategy_options(),
+                               offered.budget().cache_bytes, offered.context_length(),
+                               results=current_strategies(offered, GPU_READERS))
+    return kept if moves else {"gpu_arch": ""}
 
 
 # how a setting taken from a log reads, by its name (the prefill chunk's words need the run)

@@ -250,7 +250,7 @@ with user_errors():
                                                  s.acting_engine_options()),
                  strategy_notes.arch_idle_text(
                      "" if s.gpu in GPU_PRESETS else s.gpu_arch, s.profile(),
-                     s.strategy_options(), b.cache_bytes, context),
+                     s.strategy_options(), b.cache_bytes, context, results=results),
                  strategy_notes.mamba_all_text(s.strategy_options(), s.profile()),
                  strategy_notes.prefill_checkpoint_text(
                      s.strategy_options(), s.profile(),

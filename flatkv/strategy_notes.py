@@ -110,22 +110,29 @@ _FIGURE_FIELDS = ("applies", "reason", "block_size", "block_bytes", "num_blocks"
 
 def arch_moves_figures(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
                        context_tokens: int | None,
-                       strategies: Sequence[str] = GPU_READERS) -> bool:
+                       strategies: Sequence[str] = GPU_READERS, *,
+                       results: Sequence[StrategyResult] = ()) -> bool:
     """Whether the GPU architecture in ``options`` (``gpu_compute_capability``) moves a figure
     of ``strategies`` from those of no GPU said (a Hopper's): vLLM's refusals on SM 8.x,
     SGLang's DSA layout on a Blackwell. A log's offer carries the architecture of a preset it
     leaves where this holds, and an architecture told where it does not is noted as
-    changing no figure (``notes_cli``), one rule for every architecture."""
+    changing no figure (``notes_cli``), one rule for every architecture. ``results``: layouts
+    already run at these options, budget and context (the page's own), taken in place of a
+    run of theirs, so that a page asking runs each layout once more, at no GPU said."""
     if options.gpu_compute_capability is None:
         return False
     said = replace(options, gpu_compute_capability=None)
+    ran = {r.strategy: r for r in results}
 
-    def figures(opts: StrategyOptions, strategy: str) -> tuple:
-        r = run_strategy(strategy, profile, budget_bytes=budget_bytes,
-                         context_tokens=context_tokens, options=opts)
+    def figures(r: StrategyResult) -> tuple:
         return tuple(getattr(r, name) for name in _FIGURE_FIELDS)
 
-    return any(figures(options, s) != figures(said, s) for s in strategies if s in GPU_READERS)
+    def run(strategy: str, opts: StrategyOptions) -> StrategyResult:
+        return run_strategy(strategy, profile, budget_bytes=budget_bytes,
+                            context_tokens=context_tokens, options=opts)
+
+    return any(figures(ran[s] if s in ran else run(s, options)) != figures(run(s, said))
+               for s in strategies if s in GPU_READERS)
 
 
 # a Blackwell told in vLLM's figures: none moves from a Hopper's, the FlashMLA note reads it (an
@@ -138,7 +145,8 @@ VLLM_ON_BLACKWELL = ("vLLM's figures take the block size as told on any GPU; a B
 
 
 def arch_idle_why(profile: CacheProfile, options: StrategyOptions, strategies: Sequence[str],
-                  budget_bytes: int, context_tokens: int | None) -> str:
+                  budget_bytes: int, context_tokens: int | None, *,
+                  results: Sequence[StrategyResult] = ()) -> str:
     """Why the GPU architecture in ``options`` changes no figure of ``strategies``
     (``arch_moves_figures``), for the CLI's note on --gpu-arch and Compare's on the sidebar's
     select alike; "" where it moves one, or none is said. A Hopper is the GPU taken where none
@@ -149,7 +157,7 @@ def arch_idle_why(profile: CacheProfile, options: StrategyOptions, strategies: S
     checkpoint block vLLM 0.34 keeps by the GPU (the checkpoint note reads the architecture)."""
     capability = options.gpu_compute_capability
     if capability is None or arch_moves_figures(profile, options, budget_bytes,
-                                                context_tokens, strategies):
+                                                context_tokens, strategies, results=results):
         return ""
     if ("vllm" in strategies and options.mamba_cache_mode == "align"
             and GDN_CHECKPOINT_CLASSES.intersection(profile.architectures)):
@@ -178,15 +186,18 @@ def arch_idle_why(profile: CacheProfile, options: StrategyOptions, strategies: S
 
 
 def arch_idle_text(arch: str, profile: CacheProfile, options: StrategyOptions,
-                   budget_bytes: int, context_tokens: int | None) -> str:
+                   budget_bytes: int, context_tokens: int | None, *,
+                   results: Sequence[StrategyResult] = ()) -> str:
     """Compare's line for the sidebar's GPU architecture ``arch`` (``AppState.gpu_arch``,
     read where the budget names no preset) where it changes no figure (``arch_idle_why``), as
     the CLI's note on --gpu-arch says it; not a Hopper, the select's value off an H100 or H200
     preset (``AppState.arch_kept_off``) and the GPU taken where none is said, whose line would
-    stand under every such page. Empty elsewhere."""
+    stand under every such page. Empty elsewhere. ``results``: the page's layouts at these
+    settings, not run again (``arch_moves_figures``)."""
     if arch in ("", "hopper"):
         return ""
-    why = arch_idle_why(profile, options, GPU_READERS, budget_bytes, context_tokens)
+    why = arch_idle_why(profile, options, GPU_READERS, budget_bytes, context_tokens,
+                        results=results)
     return f"GPU architecture {gpu_arch_text(arch)} changes no figure here: {why}." if why else ""
 
 

@@ -617,7 +617,9 @@ def test_a_logs_budget_off_an_a100_preset_keeps_its_ampere(tmp_path):
     # 1,870,410 x 61 x 576 = 65,718,725,760 B of KV cache memory, which names no GPU: the
     # offer sets the GPU architecture to the preset's Ampere (it set none: vLLM's column took
     # a Hopper, 116,900 blocks at P 16, where on the A100 (SM 8.0) it won't start an fp8 MLA
-    # cache, and a sentence said so), so taken, vLLM still refuses; bfloat16 starts there
+    # cache, and a sentence said so), so taken, vLLM still refuses; bfloat16 starts there, and
+    # there the Ampere moves no figure from a Hopper's: none is set, as the CLI's offer names
+    # no --gpu-arch (test_cli's test_compare_check_log_off_an_a100_preset_keeps_its_ampere)
     from test_cli import deepseek_v3_sglang_log
 
     from flatkv.app_model import pack_spec, spec_to_json
@@ -629,9 +631,10 @@ def test_a_logs_budget_off_an_a100_preset_keeps_its_ampere(tmp_path):
         at = open_app("app_pages/compare.py", link)
         (text,) = offers_after_pasting(at, deepseek_v3_sglang_log(tmp_path, kv_dtype).read_text())
         take_offer(at)
-        assert (at.query_params["gpu"], at.query_params["kv_mem"], at.query_params["gpu_arch"],
-                at.selectbox(key="w.gpu_arch").value) == (
-            "KV cache memory", "65718725760B", "ampere", "ampere")
+        arch = "ampere" if kv_dtype == "fp8" else ""
+        assert (at.query_params["gpu"], at.query_params["kv_mem"],
+                at.query_params.get("gpu_arch", ""), at.selectbox(key="w.gpu_arch").value) == (
+            "KV cache memory", "65718725760B", arch, arch)
         return text, at
 
     head = ("This log's run had SGLang's token pool of {} tokens (a rank with 65,718,725,760 B "
@@ -944,7 +947,8 @@ def test_a_logs_budget_off_a_preset_takes_no_architecture_told_before_the_preset
     # in pages of 64) offers its budget as KV cache memory, which left the preset and woke the
     # hidden architecture: on blackwell no offer at all (its 708 B layout agrees no more), on
     # ampere vLLM's column refusing what ran on the H100. The offer is the fresh H100's, and
-    # taken, the link says the H100's architecture and SGLang's lines agree
+    # taken, the link says no architecture (a Hopper taken, as the H100's) and SGLang's lines
+    # agree
     from flatkv.presets import load_preset
     from flatkv.strategies import run_strategy
     from flatkv.strategies.base import StrategyOptions
@@ -963,7 +967,9 @@ def test_a_logs_budget_off_a_preset_takes_no_architecture_told_before_the_preset
         at.selectbox(key="w.gpu").set_value("H100 80GB").run()
         assert offers_after_pasting(at, log) == [offer]
         assert take_offer(at) == ["SGLang: both lines are in the log and agree with it."]
-        assert at.query_params["gpu_arch"] == "hopper"
+        # the H100's Hopper moves no figure from none said (a Hopper taken): none is set
+        assert "gpu_arch" not in at.query_params
+        assert at.selectbox(key="w.gpu_arch").value == ""
         assert at.query_params["gpu"] == "KV cache memory"
         assert not [c for c in at.caption if "on SM 8.0 (A100)" in c.value]
 
@@ -983,3 +989,68 @@ def test_a_b200_log_at_an_a100_preset_does_not_say_vllm_takes_a_hopper():
         "then read the check again."]
     assert take_offer(at) == ["SGLang: both lines are in the log and agree with it."]
     assert at.query_params["gpu_arch"] == "blackwell"
+
+
+def test_a_logs_budget_off_a_preset_sets_its_architecture_where_the_cli_offers_it(tmp_path,
+                                                                                  capsys):
+    # Llama-3.1-8B at 4,096 tokens on the L40S 48GB; its SGLang log at 40 GiB (32 layers x
+    # 4,096 B a token: 42,949,672,960 // 131,072 = 327,680 tokens) and the L40S's chunk of
+    # 4,096. The offer leaves the preset for that budget: the L40S's Ada moves none of Llama's
+    # figures, so the CLI's offer names no --gpu-arch, and the app's sets none either (it set
+    # ada, and Compare then said "GPU architecture ada ... changes no figure here" of an
+    # architecture the user never chose). Where it moves one (DeepSeek-V3's fp8 MLA cache on
+    # the A100, which vLLM refuses) both keep it: test_a_logs_budget_off_an_a100_preset_keeps_
+    # its_ampere and test_cli's test_compare_check_log_off_an_a100_preset_keeps_its_ampere
+    from flatkv.cli import main
+    from flatkv.strategies import StrategyOptions, run_strategy
+
+    assert (40 << 30) // (32 * 4_096) == 327_680
+    r = run_strategy("sglang", load_preset("Llama-3.1-8B").profile(), budget_bytes=40 << 30,
+                     context_tokens=4_096,
+                     options=StrategyOptions(sglang_chunked_prefill_size=4_096))
+    log = as_sglang_log(r.extras["log_lines"])
+    offer, agreed, taken = offer_taken({"model": "Llama-3.1-8B", "ctx": "4096",
+                                        "gpu": "L40S 48GB"}, log)
+    assert offer.startswith("This log's run had SGLang's token pool of 327,680 tokens (a rank "
+                            "with 42,949,672,960 B of KV cache memory sizes its pools so) and "
+                            "SGLang's prefill chunk of 4,096 tokens (the L40S 48GB's, kept)")
+    assert agreed == ["SGLang: both lines are in the log and agree with it."]
+    # (40 GiB, the KV cache memory a link leaves out as its default)
+    assert taken == {"model": "Llama-3.1-8B", "gpu": "KV cache memory", "ctx": "4096",
+                     "sg_chunk": "4096"}
+    at = open_app("app_pages/compare.py", taken)
+    assert at.selectbox(key="w.gpu_arch").value == ""
+    assert not [c for c in at.caption if "changes no figure here" in c.value]
+    path = tmp_path / "sglang.log"
+    path.write_text(log)
+    assert main(["compare", "--preset", "Llama-3.1-8B", "--gpu-memory", "L40S 48GB",
+                 "--context", "4096", "--check-log", str(path)]) == 1
+    assert ("python -m flatkv: note: this log's run had --budget 40GiB "
+            "--sglang-chunked-prefill-size 4096 (in place of --gpu-memory): every figure "
+            "differs at other settings, so check it again with those"
+            ) in capsys.readouterr().err.splitlines()
+
+
+def test_compares_architecture_line_runs_each_engine_once_more(monkeypatch):
+    # Compare at Llama-3.1-8B, KV cache memory, told ada: its line that the architecture
+    # changes no figure asks vLLM's and SGLang's figures at no GPU said, once each (a render
+    # ran each twice more: at ada, which the page had run, too)
+    from collections import Counter
+
+    from flatkv import strategy_notes
+
+    ran: Counter[str] = Counter()
+    real = strategy_notes.run_strategy
+
+    def counted(name, *args, **kwargs):
+        ran[name] += 1
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(strategy_notes, "run_strategy", counted)
+    at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
+                                           "gpu_arch": "ada", "ctx": "4096"})
+    assert [c.value for c in at.caption if "changes no figure here" in c.value] == [
+        "GPU architecture ada (SM 8.9: L40S, RTX 4090) changes no figure here: vLLM and "
+        "SGLang lay this model out on an SM 8.9 GPU as on a Hopper, the GPU the figures take "
+        "where none is said."]
+    assert ran == {"vllm": 1, "sglang": 1}

@@ -1108,6 +1108,33 @@ def test_concurrency_reads_under_capacity_over_context_where_each_request_pays_i
     assert notes.state_once_clause(False) == ""
 
 
+def test_arch_idle_text_runs_no_layout_again_that_the_page_ran(monkeypatch):
+    # Llama-3.1-8B in 40 GiB at 4,096 tokens told ada: the line asks whether the architecture
+    # moves a figure of vLLM's or SGLang's, which ran each twice (at ada and at no GPU said);
+    # given the page's own results at ada, each runs once, at no GPU said, and the line reads
+    # the same
+    from flatkv.strategies import compare
+
+    profile = load_preset("Llama-3.1-8B").profile()
+    ada = StrategyOptions(gpu_compute_capability=(8, 9))
+    ran: list[str] = []
+
+    def counted(name, *args, **kwargs):
+        ran.append(name)
+        return run_strategy(name, *args, **kwargs)
+
+    monkeypatch.setattr(notes, "run_strategy", counted)
+    line = ("GPU architecture ada (SM 8.9: L40S, RTX 4090) changes no figure here: vLLM and "
+            "SGLang lay this model out on an SM 8.9 GPU as on a Hopper, the GPU the figures "
+            "take where none is said.")
+    assert notes.arch_idle_text("ada", profile, ada, 40 << 30, 4_096) == line
+    assert sorted(ran) == ["sglang", "sglang", "vllm", "vllm"]
+    ran.clear()
+    page = compare(profile, budget_bytes=40 << 30, context_tokens=4_096, options=ada)
+    assert notes.arch_idle_text("ada", profile, ada, 40 << 30, 4_096, results=page) == line
+    assert sorted(ran) == ["sglang", "vllm"]
+
+
 def test_arch_moves_figures_reads_a_refusal_that_moves_with_the_gpu():
     # DeepSeek-V3.2 in 1 GiB at its 163,840 tokens: vLLM refuses on a Hopper (one request
     # needs more pages than 1 GiB holds) and on SM 8.0 (no sparse MLA
