@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import TYPE_CHECKING
 
 from flatkv.analysis import check_sizes
@@ -17,6 +18,7 @@ from flatkv.gpu_settings import (
     DEFAULT_POOL_BYTES,
     DEFAULT_SHARE_PERCENT,
     FLAG_NAMES,
+    MAX_REPEATS,
     POOL_LAYOUTS,
     SLOT_MAJOR,
     check_max_blocks,
@@ -60,9 +62,7 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     if not profile.has_attention:
         raise ValueError(f"{PACKED_NEEDS_HISTORY}; bench times packed slabs only: give a "
                          "model with attention layers")
-    if args.threads < 0:  # the library's own hint (None) is no value this flag takes
-        raise ValueError(f"--threads {args.threads}: a count of threads is not negative; give "
-                         "--threads 1 or more, or 0 for torch's choice")
+    _check_counts(args)
     # in the command line's words, "--max-blocks 1: ...; give ...", before the library's
     resolve_device(args.device, flag="--device")
     if args.max_blocks is not None:
@@ -84,6 +84,28 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
     if args.json:
         return json.dumps(result.summary(), indent=2)
     return format_result(result)
+
+
+def _check_counts(args: argparse.Namespace) -> None:
+    """bench's counts in the command line's words, one rule for each: ``--flag N: what is
+    wrong; fix``, N grouped as every other message groups a figure, before the library's
+    words for the lab ("repeats must be positive, got 0", "cpu_threads = 10,000 is ...")."""
+    cores = os.cpu_count() or 1
+    if args.threads < 0:  # the library's own hint (None) is no value this flag takes
+        raise ValueError(f"--threads {args.threads:,}: a count of threads is not negative; "
+                         "give --threads 1 or more, or 0 for torch's choice")
+    if args.threads > cores:
+        raise ValueError(f"--threads {args.threads:,}: more than this machine's "
+                         f"{count_text(cores, 'core')}; give --threads {cores:,} or fewer, or "
+                         "0 for torch's choice")
+    for flag, value, what in (("--repeats", args.repeats, "a bench times one round"),
+                              ("--pages-per-call", args.pages_per_call, "a call moves one page")):
+        if value is not None and value < 1:
+            raise ValueError(f"{flag} {value:,}: {what} at least; give {flag} 1 or more, or "
+                             "leave it out for the default")
+    if args.repeats is not None and args.repeats > MAX_REPEATS:
+        raise ValueError(f"--repeats {args.repeats:,}: more timed rounds than a bench takes; "
+                         f"give --repeats {MAX_REPEATS:,} or fewer")
 
 
 def format_result(result: BenchResult) -> str:

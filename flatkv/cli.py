@@ -87,40 +87,88 @@ def _short_value(message: str) -> str:
     return match[1] + quoted(str(value)) + (match[3] or "")
 
 
-# argparse's prefix on a type function's message ("argument --budget/--b: ..."), and the flags
-_ARGUMENT_PREFIX = re.compile(r"^argument ((?:-[\w-]+/)*-[\w-]+): ")
+# argparse's prefix on its messages about one argument ("argument --budget/--b: ...",
+# "argument command: ..."), the argument's names and the rest
+_ARGUMENT_PREFIX = re.compile(r"^argument ((?:-[\w-]+/)*-?[\w-]+): (.*)$", re.DOTALL)
+# argparse's words after it, each said in one line naming the flag, the value and the fix
+_CHOICE = re.compile(r"^invalid choice: (.+?) \(choose from (.*)\)$", re.DOTALL)
+_EXPLICIT_ON_FLAG = re.compile(r"^ignored explicit argument (.*)$")
+_NOT_ALLOWED = re.compile(r"^not allowed with argument (.+)$")
+_ONE_REQUIRED = re.compile(r"^one of the arguments (.+) is required$")
+_REQUIRED = re.compile(r"^the following arguments are required: (.+)$")
 
 
-def _flag_once(message: str) -> str:
-    """``message`` without argparse's "argument --budget: " where the type function's own
-    message already starts with the flag ("--budget '1' reads as 1 B: ..."): the flag named
-    once. The type functions name their flag because parse_size and parse_tokens name the
-    field for the app too; argparse's prefix stays where the message does not name it."""
+def _choices_text(listed: str) -> str:
+    """argparse's ``'none', 'align', 'all'`` as a fix reads it: ``none, align or all``."""
+    names = [name.strip().strip("'") for name in listed.split(",")]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _one_line(message: str, commands: Sequence[str] = ()) -> str:
+    """argparse's ``message`` as every other refusal reads, one line naming the flag, the
+    value and the fix: a type function's own words after the flag (``--block-size 0 must be
+    positive: give 1 or more``, where argparse said ``argument --block-size: 0 ...``; once
+    where they name the flag already), a choice with the ones it takes, a flag without its
+    value, two flags that exclude each other, a required one left out (the command: one of
+    ``commands``). A flag of two names is named by both (``--a/--b``), for ``main`` to name
+    the one typed (``_as_typed``)."""
+    message = _short_value(message)
+    if match := _ONE_REQUIRED.match(message):
+        return f"{_choices_text(', '.join(match[1].split()))} is required: give one of them"
+    if (match := _REQUIRED.match(message)) and match[1] == "command" and commands:
+        return f"a command is required: give one of {_choices_text(', '.join(commands))}"
+    if match:
+        return f"{_choices_text(match[1])} is required: give it"
     match = _ARGUMENT_PREFIX.match(message)
     if match is None:
         return message
-    rest = message[match.end():]
-    if any(rest.startswith(flag + " ") for flag in match[1].split("/")):
-        return rest
-    return message
+    flags, rest = match[1].split("/"), match[2]
+    flag = match[1]
+    if rest == "expected one argument":
+        return (f"{flag} needs a value: give one after it (for a value that starts with '-', "
+                f"write {flag}=VALUE)")
+    if choice := _CHOICE.match(rest):
+        if flag == "command":
+            return f"{choice[1]} is not a command: give one of {_choices_text(choice[2])}"
+        return f"{flag} {choice[1]} is not one it takes: give {_choices_text(choice[2])}"
+    if explicit := _EXPLICIT_ON_FLAG.match(rest):
+        return (f"{flag} takes no value (got {explicit[1]}): give the flag alone, or leave it "
+                "out")
+    if other := _NOT_ALLOWED.match(rest):
+        return f"{flag} is not allowed with {other[1]}: give one of them"
+    if any(rest.startswith(name + " ") for name in flags):
+        return rest  # a type function's message that names its flag already
+    return f"{flag} {rest}"
 
 
 class _Parser(argparse.ArgumentParser):
+    """Every command's parser: no abbreviated option (``--mod`` read as --model-file, ``--bud``
+    as --budget: a copied command's typo planned something), and argparse's errors in one
+    line of our form (``_one_line``), exiting 2 as every refusal does."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # one line, not usage + message
-        message = _flag_once(_short_value(message))
-        if message.endswith("expected one argument"):
-            message += " (for a value that starts with '-', write --option=VALUE)"
-        elif "invalid float value" in message:
-            message += ": give a number, e.g. 0.9"
-        elif match := _EXPLICIT_ON_FLAG.match(message):
-            message = (f"{match[1]} takes no value (got {match[2]}): give the flag alone, or "
-                       "leave it out")
-        raise UsageError(message)
+        commands = next((tuple(a.choices) for a in self._actions
+                         if isinstance(a, argparse._SubParsersAction)), ())
+        raise UsageError(_one_line(message, commands))
 
 
-# argparse's words for a value given to a flag that takes none (--sglang-blackwell=1), which
-# said neither that the flag takes none nor what to type
-_EXPLICIT_ON_FLAG = re.compile(r"^argument (\S+): ignored explicit argument (.*)$")
+# A flag of two names as ``_one_line`` gives it (--sglang-mamba-track-interval/--mamba-...)
+_ALIASES = re.compile(r"(?<![\w-])--[\w-]+(?:/--[\w-]+)+")
+
+
+def _as_typed(message: str, argv: Sequence[str]) -> str:
+    """``message`` with each flag of two names named as ``argv`` typed it (the longer where
+    neither is typed)."""
+    def typed(match: re.Match[str]) -> str:
+        names = match[0].split("/")
+        return next((name for name in names for token in argv
+                     if token == name or token.startswith(name + "=")), max(names, key=len))
+
+    return _ALIASES.sub(typed, message)
 
 
 @dataclass(frozen=True)
@@ -437,7 +485,8 @@ def in_option_terms(message: str, parser: argparse.ArgumentParser) -> str:
 
 
 def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
-    """Why the first --option of ``argv`` that its command does not know (nor abbreviates), or
+    """Why the first --option of ``argv`` that its command does not know (none is abbreviated;
+    --model points at the three model sources), or
     the first word after the command that no option takes as its value (no command has
     positional arguments), is refused, which argparse would say only after a missing required
     option ("--budget is required" for a misspelt --budgte), and for a stray word without the
@@ -465,17 +514,26 @@ def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str
                 return (f"unrecognized argument {token}: a GPU's name holds a space, so quote "
                         f"it: --gpu-memory '{gpu}'")
             return f"unrecognized argument {token}: {where} --help lists the options"
-        if (name.startswith("-") and name != "-" and not any(k.startswith(name) for k in known)
+        if (name.startswith("-") and name != "-" and name not in known
                 and not is_value):  # -x too, which argparse said without the pointer
+            if name == "--model" and "--model-file" in known:
+                return _NO_MODEL_FLAG
             return f"unrecognized argument {name}: {where} --help lists the options"
     return None
 
 
+# --model is no option (argparse read it as an abbreviated --model-file): vLLM's --model, a
+# Hugging Face id or path, is --hf-config here, and a preset's name is --preset's
+_NO_MODEL_FLAG = ("unrecognized argument --model: give --preset NAME (a bundled model), "
+                  "--hf-config PATH (a config.json, or a Hugging Face model id as vLLM's --model "
+                  "takes) or --model-file PATH (a model exported as JSON)")
+
+
 def _takes_a_value(known: Mapping[str, argparse.Action], option: str) -> bool:
-    """Whether ``option`` (as typed, perhaps abbreviated) takes a value, so that the token
-    after it is that value, whatever it looks like."""
-    actions = {a for k, a in known.items() if k.startswith(option)}
-    return len(actions) == 1 and actions.pop().nargs != 0
+    """Whether ``option`` (as typed: options are never abbreviated) takes a value, so that
+    the token after it is that value, whatever it looks like."""
+    action = known.get(option)
+    return action is not None and action.nargs != 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -502,7 +560,7 @@ def _main(argv: Sequence[str] | None) -> int:
         message = " ".join(str(exc).split())
         if not isinstance(exc, model_cli.FileFieldError):  # a file's field is no option
             message = in_option_terms(message, parser)
-        print(f"{PROG}: error: {message}", file=sys.stderr)
+        print(f"{PROG}: error: {_as_typed(message, argv)}", file=sys.stderr)
         return 2
     if isinstance(output, str):  # `model` and `presets` have no notes
         output = CommandOutput(output)

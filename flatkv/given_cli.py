@@ -255,13 +255,14 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
 
 def _fraction_argument(text: str) -> float:
     """--memory-fraction: a number (``units.decimal_number``: ``٠.٩`` and ``+0.9`` refused
-    with their fix); argparse's "invalid float value" otherwise, as type=float gave."""
+    with their fix), and a word that is no number said so, with the fix."""
     try:
         value = decimal_number(text, quoted(text), takes=takes_mem_fraction)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if value is None:
-        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}")
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number: give the share of "
+                                         "the GPU an engine may use, e.g. 0.9")
     return value
 
 

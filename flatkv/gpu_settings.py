@@ -110,8 +110,11 @@ def check_pages_fit_pool(field: str, pages: int, pool_blocks: int, cap_field: st
     else:
         fix = (f"or set {cap_field} (the automatic pool is a safe share of free memory; a run "
                "checks that a larger one fits)")
-    raise ValueError(f"{field} is {pages:,}, more than the {pool_blocks:,} blocks of the "
-                     f"pool: give at most {pool_blocks:,}, {fix}")
+    # a flag's message as the command line's others ("--pages-per-call 2,000: ..."), a
+    # label's as the lab's ("pages per call is 2,000, ...")
+    said = f"{field} {pages:,}:" if field.startswith("--") else f"{field} is {pages:,},"
+    raise ValueError(f"{said} more than the {pool_blocks:,} blocks of the pool: give at most "
+                     f"{pool_blocks:,}, {fix}")
 
 
 def check_layout(field: str, value: object) -> str:

@@ -100,13 +100,12 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec | CacheProfile | None
 
 
 def _refuse_a_preset_named_as_a_file(model_file: str) -> None:
-    """A --model-file that is no file but a preset's name: argparse takes ``--model`` (or
-    ``--mod``) as --model-file, so ``--model DeepSeek-V3.2`` read as a path that is not there
-    ("cannot read ... give the path of a JSON file" named neither the flag nor the preset)."""
+    """A --model-file that is no file but a preset's name: ``--model-file DeepSeek-V3.2``
+    read as a path that is not there ("cannot read ... give the path of a JSON file" named
+    neither the flag nor the preset)."""
     if (name := preset_name(model_file)) is not None and not Path(model_file).exists():
         raise FileFieldError(f"--model-file {quoted(model_file)} is no file but a preset's "
-                             f"name: give --preset {name} (a --model given is read as "
-                             "--model-file)")
+                             f"name: give --preset {name}")
 
 
 def _raw_model_file(args: argparse.Namespace, profile: CacheProfile) -> CacheProfile:

@@ -128,10 +128,13 @@ def test_per_component_planner(capsys):
       "--layers 'full*': expected"),
      (["plan", "--layers", "linear*4", "--state", "conv", "--budget", "1GB"], "name=bytes"),
      (["plan", "--budget", "1GB"], "no model given"),
-     (["plan", *QWEN35], "one of the arguments --budget --vllm-blocks --gpu-memory is required"),
-     (["frobnicate"], "invalid choice"),
+     (["plan", *QWEN35], "--budget, --vllm-blocks or --gpu-memory is required: give one of "
+      "them"),
+     (["frobnicate"], "'frobnicate' is not a command: give one of plan, compare, bench, model "
+      "or presets"),
      (["plan", *QWEN35, "--budget", "1e999999999"], "exponent 999999999 is out of range"),
-     (["plan", *QWEN35, "--budget", "-5GiB"], "write --option=VALUE"),
+     (["plan", *QWEN35, "--budget", "-5GiB"], "--budget needs a value: give one after it (for "
+      "a value that starts with '-', write --budget=VALUE)"),
      (["plan", *QWEN35, "--budget", "80GB", "--context", "0"], "--context is 0: give a "
       "positive number of tokens"),
      (["plan", *QWEN35, "--budget", "80GB", "--strategy", "flat", "--context", "²"],
@@ -183,8 +186,8 @@ def test_per_component_planner(capsys):
        "10"], "unrecognized argument --reserved-bytes-per-block: python -m flatkv bench "
      "--help lists the options"),  # packed slabs: none
      (["model", "--preset", "Llama-3.1-8B", "--tp", "x"],
-      "argument --tp: 'x' is not a whole number: give one in digits, e.g. 2"),
-     ([], "required: command"),
+      "--tp 'x' is not a whole number: give one in digits, e.g. 2"),
+     ([], "a command is required: give one of plan, compare, bench, model or presets"),
      # numbers past what int() parses, and names past a screen, said short
      (["plan", "--layers", "full*1" + "0" * 5000, "--kv-bytes-per-slot", "1", "--budget",
        "1GB"], "(5,006 characters) expands to more than 2,048 cache layers"),
@@ -331,12 +334,32 @@ def test_bench_bounds_block_size_and_alignment_as_plan_does(capsys):
 
 
 def test_bench_threads_past_the_cores_are_grouped(capsys):
-    # "--threads = 9223372036854775808 is more than ..." was the one count printed bare
+    # "--threads = 9223372036854775808 is more than ..." was the one count printed bare; then
+    # "--threads = 9,223,...", the library's "field = N", where bench's other messages read
+    # "--flag N: what; fix"
     cores = os.cpu_count() or 1
     assert refused(["bench", "--preset", "Llama-3.1-8B", "--max-blocks", "4", "--threads",
                     str(2**63)], capsys) == (
-        "python -m flatkv: error: --threads = 9,223,372,036,854,775,808 is more than this "
-        f"machine's {cores:,} cores: give at most {cores:,}\n")
+        "python -m flatkv: error: --threads 9,223,372,036,854,775,808: more than this "
+        f"machine's {cores:,} core{'s' if cores > 1 else ''}; give --threads {cores:,} or "
+        "fewer, or 0 for torch's choice\n")
+
+
+def test_benchs_counts_are_refused_in_one_form(capsys):
+    # bench's counts said "--repeats must be positive, got 0", "--repeats = 100,000,000 is
+    # too large to be real (at most 100)" and "--pages-per-call is 2,000, more than ...",
+    # where its others read "--max-blocks 1: ...; give ...": one form now, N grouped
+    bench = ["bench", "--preset", "Llama-3.1-8B", "--budget", "1GiB"]
+    for argv, said in (
+            (["--repeats", "0"], "--repeats 0: a bench times one round at least; give --repeats "
+             "1 or more, or leave it out for the default"),
+            (["--repeats", "100000000"], "--repeats 100,000,000: more timed rounds than a bench "
+             "takes; give --repeats 100 or fewer"),
+            (["--pages-per-call", "0"], "--pages-per-call 0: a call moves one page at least; "
+             "give --pages-per-call 1 or more, or leave it out for the default"),
+            (["--max-blocks", "3", "--pages-per-call", "2000"], "--pages-per-call 2,000: more "
+             "than the 3 blocks of the pool: give at most 3, or raise --max-blocks")):
+        assert refused([*bench, *argv], capsys) == f"python -m flatkv: error: {said}\n", argv
 
 
 def test_argparses_own_messages_quote_a_long_value_by_its_start(capsys):
@@ -344,20 +367,19 @@ def test_argparses_own_messages_quote_a_long_value_by_its_start(capsys):
     # as every other message quotes a value, and so does a whole-number option's own message
     shown = repr("x" * 80) + "... (5,000 characters)"
     for argv, message in (
-            (["--tp", "x" * 5000], f"argument --tp: {shown} is not a whole number: give one in "
-             "digits, e.g. 2"),
-            (["--planner", "x" * 5000], f"argument --planner: invalid choice: {shown} (choose "
-             "from 'packed', 'per-component')"),
-            (["--tp", "x"], "argument --tp: 'x' is not a whole number: give one in digits, e.g. "
-             "2")):
+            (["--tp", "x" * 5000], f"--tp {shown} is not a whole number: give one in digits, "
+             "e.g. 2"),
+            (["--planner", "x" * 5000], f"--planner {shown} is not one it takes: give packed or "
+             "per-component"),
+            (["--tp", "x"], "--tp 'x' is not a whole number: give one in digits, e.g. 2")):
         plan = ["plan", "--preset", "gpt-oss-20b", "--budget", "80GB", *argv]
         assert refused(plan, capsys) == f"python -m flatkv: error: {message}\n"
 
 
 def test_a_type_error_names_its_flag_once(capsys):
     # argparse prefixed "argument --budget: " to a message that starts with the flag itself
-    # ("argument --budget: --budget '1' reads as 1 B: ..."); named once now, and argparse's
-    # prefix kept where the type function's message does not name the flag (--block-size)
+    # ("argument --budget: --budget '1' reads as 1 B: ..."); named once now, and before the
+    # type function's message where it does not name the flag (--block-size)
     for argv, message in (
             (["--budget", "1"], "--budget '1' reads as 1 B: give a unit, e.g. 1GB or 1GiB"),
             (["--weights", "x"], "--weights 'x' is not a size: write a number with an optional "
@@ -382,8 +404,7 @@ def test_a_type_error_names_its_flag_once(capsys):
             # a plus sign refused before 0 as before 5 ('+0' was read as chunked prefill off)
             (["--chunked-prefill-size", "+0"], "--sglang-chunked-prefill-size '+0' has a plus "
              "sign: write it without the sign, e.g. 0, for chunked prefill off"),
-            (["--block-size", "0"], "argument --block-size: 0 must be positive: give 1 or "
-             "more")):
+            (["--block-size", "0"], "--block-size 0 must be positive: give 1 or more")):
         code, out, err = run(["compare", "--preset", "Llama-3.1-8B", *argv], capsys)
         assert (code, out, err) == (2, "", f"python -m flatkv: error: {message}\n")
 
@@ -408,7 +429,7 @@ def test_a_count_that_argparse_alone_bounds_is_refused_there_below_1_and_past_20
                  "digits, e.g. 12"),
                 ("x", "'x' is not a whole number: give one in digits, e.g. 12")):
             assert refused([*argv, f"{flag}={typed}"], capsys) == (
-                f"python -m flatkv: error: argument {flag}: {message}\n")
+                f"python -m flatkv: error: {flag} {message}\n")
 
 
 def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys):
@@ -2214,11 +2235,11 @@ def test_vllm_blocks_give_the_budget_as_vllm_0_34_logs_it(capsys):
                         "--json"], capsys)
     assert code == 0 and json.loads(out)["num_blocks"] == 6_701
     code, _, err = run([*argv, "--vllm-blocks", "6701", "--budget", "40GiB"], capsys)
-    assert code == 2 and "argument --budget: not allowed with argument --vllm-blocks" in err
+    assert code == 2 and "--budget is not allowed with --vllm-blocks: give one of them" in err
     for blocks in ("0", "1", str(2**31 + 1), "many"):
         code, _, err = run([*argv, "--vllm-blocks", blocks], capsys)
         assert code == 2 and err.count("\n") == 1
-        assert (f"argument --vllm-blocks: '{blocks}' is not a count of vLLM blocks: give "
+        assert (f"--vllm-blocks '{blocks}' is not a count of vLLM blocks: give "
                 "the N of its \"Memory after warmup: ... N KV cache blocks\" line, 2 to "
                 "2,147,483,648") in err
 
@@ -2446,8 +2467,8 @@ def test_a_bad_context_is_told_before_a_missing_budget(capsys):
     assert err == "python -m flatkv: error: --context is -5: give a positive number of tokens\n"
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "256K"],
                        capsys)
-    assert code == 2 and err == ("python -m flatkv: error: one of the arguments --budget "
-                                 "--vllm-blocks --gpu-memory is required\n")
+    assert code == 2 and err == ("python -m flatkv: error: --budget, --vllm-blocks or "
+                                 "--gpu-memory is required: give one of them\n")
 
 
 def test_memory_fraction_help_says_what_vllm_034_leaves_it_at():
@@ -2621,8 +2642,8 @@ def test_options_that_change_no_figure_are_noted(capsys):
 def test_a_fraction_that_is_not_a_number_says_what_to_give(capsys):
     code, _, err = run(["plan", "--preset", "Llama-3.1-8B", "--gpu-memory", "80GB",
                         "--memory-fraction", "90%"], capsys)
-    assert (code, err) == (2, "python -m flatkv: error: argument --memory-fraction: invalid "
-                              "float value: '90%': give a number, e.g. 0.9\n")
+    assert (code, err) == (2, "python -m flatkv: error: --memory-fraction '90%' is not a "
+                              "number: give the share of the GPU an engine may use, e.g. 0.9\n")
 
 
 def test_an_unknown_option_is_named_before_a_missing_required_one(capsys):
@@ -2638,8 +2659,10 @@ def test_an_unknown_option_is_named_before_a_missing_required_one(capsys):
                         "options")):
         code, out, err = run(argv, capsys)
         assert (code, out, err) == (2, "", f"python -m flatkv: error: {said}\n")
-    # an abbreviation argparse takes stays taken
-    assert run(["plan", "--preset", "Llama-3.1-8B", "--bud", "80GB"], capsys)[0] == 0
+    # an abbreviation is no option (argparse took --bud for --budget, --mod for --model-file)
+    assert run(["plan", "--preset", "Llama-3.1-8B", "--bud", "80GB"], capsys) == (
+        2, "", "python -m flatkv: error: unrecognized argument --bud: python -m flatkv plan "
+        "--help lists the options\n")
 
 
 def test_a_ratio_out_of_range_gets_an_example_of_its_kind(capsys):
@@ -2669,18 +2692,16 @@ def test_a_stray_word_after_any_command_gets_the_help_pointer(capsys):
         assert (code, out, err) == (2, "", f"python -m flatkv: error: unrecognized argument "
                                     f"extra: python -m flatkv {argv[0]} --help lists the "
                                     "options\n"), argv
-    # an option's value (its flag abbreviated too) is not stray
+    # an option's value is not stray
     assert run(["plan", *llama], capsys)[0] == 0
-    assert run(["plan", "--preset", "Llama-3.1-8B", "--bud", "80GB"], capsys)[0] == 0
 
 
 def test_a_misspelt_command_or_a_value_like_an_option_is_argparses_to_say(capsys):
     for argv, said in (
             (["plna", "--preset", "Llama-3.1-8B", "--budget", "1GB"],
-             "argument command: invalid choice: 'plna' (choose from 'plan', 'compare', 'bench', "
-             "'model', 'presets')"),
-            (["plan", "--layers", "--foo"], "argument --layers: expected one argument (for a "
-             "value that starts with '-', write --option=VALUE)")):
+             "'plna' is not a command: give one of plan, compare, bench, model or presets"),
+            (["plan", "--layers", "--foo"], "--layers needs a value: give one after it (for a "
+             "value that starts with '-', write --layers=VALUE)")):
         code, out, err = run(argv, capsys)
         assert (code, err) == (2, f"python -m flatkv: error: {said}\n"), argv
 
@@ -2957,17 +2978,17 @@ def test_a_bad_layer_pattern_is_refused_naming_the_layers_flag(layers, message, 
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["model", "--preset", "Llama-3.1-8B", "--tp", "٢"],
-     "argument --tp: '٢' is not written in ASCII digits: write it in ASCII digits, e.g. 2"),
+     "--tp '٢' is not written in ASCII digits: write it in ASCII digits, e.g. 2"),
     (["plan", *QWEN35, "--budget", "80GB", "--block-size", "６４"],
-     "argument --block-size: '６４' is not written in ASCII digits: write it in ASCII digits, "
+     "--block-size '６４' is not written in ASCII digits: write it in ASCII digits, "
      "e.g. 64"),
     (["compare", *QWEN35, "--budget", "80GB", "--speculative-tokens", "+3"],
-     "argument --speculative-tokens: '+3' has a plus sign: write it without the sign, e.g. 3"),
+     "--speculative-tokens '+3' has a plus sign: write it without the sign, e.g. 3"),
     # ... but not '+-1', which int() refuses, and whose '-1' each of these flags refuses
     (["model", "--preset", "Llama-3.1-8B", "--tp", "+-1"],
-     "argument --tp: '+-1' is not a whole number: give one in digits, e.g. 2"),
+     "--tp '+-1' is not a whole number: give one in digits, e.g. 2"),
     (["bench", *QWEN35, "--threads", "١"],
-     "argument --threads: '١' is not written in ASCII digits: write it in ASCII digits, e.g. 1"),
+     "--threads '١' is not written in ASCII digits: write it in ASCII digits, e.g. 1"),
     (["plan", *QWEN35, "--budget", "８0GB"],
      "--budget '８0GB' is not written in ASCII digits: write it in ASCII digits, e.g. 80GB"),
     (["compare", *QWEN35, "--budget", "80GB", "--context", "٨K"],
@@ -2977,10 +2998,10 @@ def test_a_bad_layer_pattern_is_refused_naming_the_layers_flag(layers, message, 
      "digits: write it in ASCII digits, e.g. full*12"),
     # a fraction or ratio too: float() and Decimal read these as 0.8 and 0.9
     (["compare", *QWEN35, "--gpu-memory", "80GB", "--memory-fraction", "٠.٨"],
-     "argument --memory-fraction: '٠.٨' is not written in ASCII digits: write it in ASCII "
+     "--memory-fraction '٠.٨' is not written in ASCII digits: write it in ASCII "
      "digits, e.g. 0.8"),
     (["compare", *QWEN35, "--gpu-memory", "80GB", "--memory-fraction", "+0.8"],
-     "argument --memory-fraction: '+0.8' has a plus sign: write it without the sign, e.g. 0.8"),
+     "--memory-fraction '+0.8' has a plus sign: write it without the sign, e.g. 0.8"),
     (["compare", *QWEN35, "--budget", "80GB", "--mamba-full-memory-ratio", "٩/١٠"],
      "--mamba-full-memory-ratio '٩/١٠' is not written in ASCII digits: write it in ASCII "
      "digits, e.g. 9/10"),
@@ -3113,18 +3134,24 @@ def test_the_fix_a_whole_number_option_suggests_is_one_that_option_takes(argv, f
 
 def test_a_preset_given_as_model_file_or_model_is_pointed_at_preset(tmp_path, monkeypatch,
                                                                      capsys):
-    # argparse reads --model (any start of --model-file) as --model-file: '--model
-    # DeepSeek-V3.2' said "cannot read 'DeepSeek-V3.2': No such file or directory; give the
-    # path of a JSON file", naming neither the flag nor the preset
+    # '--model-file DeepSeek-V3.2' said "cannot read 'DeepSeek-V3.2': No such file or
+    # directory; give the path of a JSON file", naming neither the flag nor the preset
     said = ("python -m flatkv: error: --model-file '{typed}' is no file but a preset's name: "
-            "give --preset {name} (a --model given is read as --model-file)\n")
+            "give --preset {name}\n")
     for argv, typed, name in (
-            (["compare", "--model", "DeepSeek-V3.2", "--budget", "40GiB"], "DeepSeek-V3.2",
-             "DeepSeek-V3.2"),
-            (["model", "--mod", "qwen3-next-80b-a3b"], "qwen3-next-80b-a3b",
+            (["model", "--model-file", "qwen3-next-80b-a3b"], "qwen3-next-80b-a3b",
              "Qwen3-Next-80B-A3B"),
             (["model", "--model-file", "Llama-3.1-8B"], "Llama-3.1-8B", "Llama-3.1-8B")):
         assert run(argv, capsys) == (2, "", said.format(typed=typed, name=name)), argv
+    # --model is no option (argparse read it, and --mod, as an abbreviated --model-file): it
+    # points at the three sources, vLLM's --model (a Hugging Face id) being --hf-config here
+    assert run(["compare", "--model", "DeepSeek-V3.2", "--budget", "40GiB"], capsys) == (
+        2, "", "python -m flatkv: error: unrecognized argument --model: give --preset NAME (a "
+        "bundled model), --hf-config PATH (a config.json, or a Hugging Face model id as "
+        "vLLM's --model takes) or --model-file PATH (a model exported as JSON)\n")
+    assert run(["model", "--mod", "qwen3-next-80b-a3b"], capsys) == (
+        2, "", "python -m flatkv: error: unrecognized argument --mod: python -m flatkv model "
+        "--help lists the options\n")
     # a file of that name is read as the file it is: the preset exported there
     monkeypatch.chdir(tmp_path)
     from flatkv.presets import load_preset

@@ -456,9 +456,10 @@ def test_cli_preset_with_budget(capsys):
      "--max-blocks 2 or more, or leave it out for automatic\n"),
     (["--device", "tpu"], "--device 'tpu': not a device; give --device cpu, cuda or cuda:N\n"),
     # 21 pages a call of a pool capped at 20 blocks
-    (["--pages-per-call", "21"], "--pages-per-call is 21, more than the 20 blocks of the pool: "
+    (["--pages-per-call", "21"], "--pages-per-call 21: more than the 20 blocks of the pool: "
      "give at most 20, or raise --max-blocks"),
-    (["--pool-layout", "rows"], "argument --pool-layout: invalid choice: 'rows'"),
+    (["--pool-layout", "rows"], "--pool-layout 'rows' is not one it takes: give slot-major or "
+     "page-major\n"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
     # each in place of the same option of ARGS (an option given twice is refused as such)
