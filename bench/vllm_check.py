@@ -44,8 +44,18 @@ Nemotron-H, Falcon-H1, granite-4.0-h); for GDN (Qwen3-Next, Qwen3.5) only where 
 prefill on FlashInfer (an H100's, or a B200's at key head dim 128; a 64-token checkpoint
 grid); none for Mamba1 (Jamba) and
 short-conv (LFM2) layers, which declare no checkpoint alignment, nor for Kimi Linear's KDA
-(FlashKDA's exporter needs a bounded gate: not modelled). Every model vLLM 0.34 serves builds
-on a CPU.
+(its config's low-rank gate builds KimiGatedDeltaNetAttention, which prefills on Triton
+alone). Every model vLLM 0.34 serves builds on a CPU.
+
+Then ``check_checkpoint_blocks``: Kimi Linear's shapes under each KDA class
+(``KDA_LAYER_CLASSES``: KimiLinearForCausalLM, KimiK3ForConditionalGeneration,
+Glm5NextForConditionalGeneration), KDA head dims 128 and 64, bfloat16 and float16 KV caches and
+float32 and bfloat16 recurrent states, on each GPU preset's compute capability: the prefill
+checkpoint blocks the class's own KDA layer code keeps in align (its prefill backend resolver
+run as on that GPU, then its ``get_kv_cache_spec`` on a bare layer; a bounded gate given, as
+FlatKV takes it) and the P alignment it asks, beside FlatKV's ``checkpoint_blocks_kept`` and
+its layout's attention block (2026-12-07: 126 settings, 0 mismatches; FlatKV before it kept
+none for Kimi-K3's and Glm5Next's, 12 mismatches on the H100, H200 and B200).
 
 Then the config.json files of ``engine_common.LENGTH_CONFIGS``: vLLM's own
 ``_get_and_verify_max_len`` (``config/model.py``) on each, as transformers resolves it, beside
@@ -164,6 +174,7 @@ from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
 from flatkv.strategies.vllm import (  # noqa: E402
     FLASHINFER_MLA_BLOCK_SIZES,
     FLASHMLA_BLOCK_SIZE,
+    checkpoint_blocks_kept,
     runs_all_as_align,
     unasked_mla_block_text,
 )
@@ -1013,6 +1024,103 @@ def check_gpu_attention(vl: NS, presets: list[str]) -> tuple[int, int]:
     return rows, bad
 
 
+# The KDA classes whose prefill checkpoint block ``check_checkpoint_blocks`` sets beside
+# FlatKV's, each with the layer class vLLM 0.34 builds for its KDA layers and that layer's
+# prefill backend resolver (None: the layer prefills on Triton alone). Kimi-Linear's config has
+# no use_full_rank_gate, so KimiLinearForCausalLM's decoder builds KimiGatedDeltaNetAttention
+# (kimi_k3/nvidia/model.py 727-742); Kimi-K3's, whose gate is full-rank, KimiK3DeltaAttention.
+KDA_LAYER_CLASSES = {
+    "KimiLinearForCausalLM": ("vllm.model_executor.layers.mamba.gdn.kimi_gdn_linear_attn",
+                              "KimiGatedDeltaNetAttention", None),
+    "KimiK3ForConditionalGeneration": ("vllm.models.kimi_k3.nvidia.kda", "KimiK3DeltaAttention",
+                                       "resolve_kda_prefill_backend"),
+    "Glm5NextForConditionalGeneration": ("vllm.models.glm5next.common.kda",
+                                         "Glm5NextLinearAttention",
+                                         "_resolve_kda_prefill_backend"),
+}
+# a bounded KDA gate (the config's gate_lower_bound / linear_lower_bound), which FlatKV takes
+KDA_GATE_LOWER_BOUND = -5.0
+
+
+def vllm_kda_checkpoint(vl: NS, spec, capability: tuple[int, int]) -> dict:
+    """The prefill checkpoint blocks vLLM 0.34 keeps a request of ``spec``'s KDA layers in
+    align on a GPU of ``capability``, by its own code: the layer class its decoder builds
+    (``KDA_LAYER_CLASSES``), its prefill backend as that class's resolver picks it there
+    (``current_platform`` served as that GPU; FlashInfer's KDA kernel taken as installed;
+    bfloat16 activations unless the KV cache is float16, auto's model dtype), then the layer's
+    own ``get_kv_cache_spec`` on a bare instance (the attributes it reads set, no weights), and
+    the P alignment its ``get_prefill_checkpoint_alignment`` asks of an MLA hybrid's 128
+    (interface.py 1100-1106)."""
+    module_name, class_name, resolver = KDA_LAYER_CLASSES[spec.architectures[0]]
+    module = importlib.import_module(module_name)
+    torch = vl.iface.torch
+    kda = next(k for k in spec.layers if type(k).__name__ == "GDNLayer")
+    dtype = torch.float16 if spec.kv_dtype == "float16" else torch.bfloat16
+    layer = object.__new__(getattr(module, class_name))
+    torch.nn.Module.__init__(layer)
+    layer.__dict__.update(
+        tp_size=1, num_heads=kda.v_heads, head_dim=kda.head_dim_v, conv_size=kda.conv_kernel,
+        num_spec=0, model_config=NS(dtype=dtype),
+        cache_config=NS(mamba_cache_dtype="auto", mamba_ssm_cache_dtype=spec.ssm_dtype))
+    if resolver is not None:
+        major, minor = capability
+        platform = NS(is_cuda=lambda: True, get_device_capability=lambda device_id=0:
+                      vl.platform.DeviceCapability(major, minor))
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(mock.patch.object(module, "current_platform", platform))
+            if hasattr(module, "has_flashinfer_recurrent_kda"):
+                stack.enter_context(mock.patch.object(module, "has_flashinfer_recurrent_kda",
+                                                      lambda: True))
+            args = ((layer.get_state_dtype()[1],) if class_name == "KimiK3DeltaAttention"
+                    else ())
+            layer.kda_prefill_backend = getattr(module, resolver)(
+                "auto", kda.head_dim_k, dtype, *args, KDA_GATE_LOWER_BOUND)
+    vc = NS(cache_config=NS(mamba_block_size=128, mamba_page_size_padded=None,
+                            mamba_cache_mode="align", use_replayssm=False),
+            num_speculative_tokens=0)
+    mamba_spec = layer.get_kv_cache_spec(vc)
+    return {"checkpoint_blocks": mamba_spec.num_prefill_checkpoint_blocks,
+            "attention_block": math.lcm(128, layer.get_prefill_checkpoint_alignment() or 1)}
+
+
+def flatkv_kda_checkpoint(spec, capability: tuple[int, int]) -> dict:
+    """FlatKV's word on the same: ``checkpoint_blocks_kept`` (what the app's "vLLM 0.34's
+    defaults" button sets), and the attention block its vllm layout takes with them in align."""
+    kept = checkpoint_blocks_kept(spec.profile(), capability, set(spec.gdn_key_head_dims))
+    r = run_strategy("vllm", spec.profile(), budget_bytes=BUDGETS[0], context_tokens=CONTEXT,
+                     options=StrategyOptions(block_size=16, mamba_cache_mode="align",
+                                             prefill_checkpoint_blocks=kept or 0,
+                                             gpu_compute_capability=capability))
+    return {"checkpoint_blocks": kept, "attention_block": r.extras.get("attention_block_size")
+            if r.applies else r.reason[:60]}
+
+
+def check_checkpoint_blocks(vl: NS) -> tuple[int, int]:
+    """Kimi-Linear's shapes under each KDA class of ``KDA_LAYER_CLASSES`` (Kimi-Linear's own,
+    Kimi-K3's, Glm5Next's), with KDA head dims 128 and 64, a bfloat16 and a float16 KV cache
+    (the model's dtype, auto) and a float32 and bfloat16 recurrent state, on each GPU preset's
+    compute capability: the prefill checkpoint blocks vLLM 0.34's own layer code keeps in align
+    (``vllm_kda_checkpoint``) beside FlatKV's (``flatkv_kda_checkpoint``). (settings,
+    mismatches)."""
+    base = load_preset("Kimi-Linear-48B-A3B")
+    rows = bad = 0
+    for arch in KDA_LAYER_CLASSES:
+        for head_dim in (128, 64):
+            layers = tuple(dataclasses.replace(k, head_dim_k=head_dim, head_dim_v=head_dim)
+                           if type(k).__name__ == "GDNLayer" else k for k in base.layers)
+            for kv, ssm in (("bfloat16", "float32"), ("float16", "float32"),
+                            ("bfloat16", "bfloat16")):
+                spec = dataclasses.replace(base, layers=layers, architectures=(arch,),
+                                           kv_dtype=kv, ssm_dtype=ssm)
+                for gpu, capability in GPU_COMPUTE_CAPABILITIES.items():
+                    setting = (f"{arch} KDA head {head_dim} kv={kv} ssm={ssm} on {gpu} (SM "
+                               f"{capability_text(capability)}) align")
+                    same = report("vllm", setting, vllm_kda_checkpoint(vl, spec, capability),
+                                  flatkv_kda_checkpoint(spec, capability))
+                    rows, bad = rows + 1, bad + (not same)
+    return rows, bad
+
+
 def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     """One random setting near a served preset, within what vLLM 0.34 starts with on an H100:
     the preset's shape perturbed (``perturb_spec``: heads, head and state dims, conv kernel,
@@ -1538,10 +1646,12 @@ def main() -> int:
             spec = dataclasses.replace(spec, architectures=(flags["architecture"],))
         mismatches += not check(vl, spec, budget, block, mode, async_sched, flags, name)
     length_rows, length_bad = check_lengths(vl)
+    checkpoint_rows, checkpoint_bad = check_checkpoint_blocks(vl)
     gpu_rows, gpu_bad = check_gpu_mla(vl)  # last: it serves CUDA-only modules as stubs
     attention_rows, attention_bad = check_gpu_attention(vl, presets)  # (after it: its stubs)
-    mismatches += length_bad + gpu_bad + attention_bad
-    print(f"{len(rows) + length_rows + gpu_rows + attention_rows} settings, {mismatches} "
+    mismatches += length_bad + checkpoint_bad + gpu_bad + attention_bad
+    print(f"{len(rows) + length_rows + checkpoint_rows + gpu_rows + attention_rows} settings, "
+          f"{mismatches} "
           f"mismatches, {len(skipped)} preset(s) skipped")
     return 1 if mismatches else 0
 

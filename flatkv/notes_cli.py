@@ -62,7 +62,8 @@ def checkpoint_notes(options: StrategyOptions, model: GivenModel,
     """Where a Mamba2 model runs align without the prefill checkpoint block vLLM 0.32 and
     later keep, or a GDN model on ``gpu`` (--gpu-memory's name), or the architecture told
     (``options``' capability, where ``gpu`` names no preset), whose prefill runs on FlashInfer
-    there (0.33 and later): the flag that matches their logs (the Compare page's note)."""
+    there (0.33 and later), or a KDA model (Kimi-K3's, Glm5Next's) whose prefill runs on
+    FlashKDA there: the flag that matches their logs (the Compare page's note)."""
     profile = model.profile
     capability = compute_capability(gpu) or options.gpu_compute_capability
     kept = checkpoint_blocks_kept(profile, capability, set(model.gdn_key_head_dims))

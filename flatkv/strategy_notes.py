@@ -74,6 +74,7 @@ from flatkv.strategies.vllm_log import log_words, memory_log_note
 from flatkv.strategies.vllm_releases import (
     CURRENT_RELEASE,
     GDN_CHECKPOINT_CLASSES,
+    KDA_CHECKPOINT_SINCE,
     MODE_ALL_RELEASE,
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
@@ -153,17 +154,20 @@ def arch_idle_why(profile: CacheProfile, options: StrategyOptions, strategies: S
     is said; an SM 8.x GPU moves vLLM's refusals alone (DeepSeek-V3.2, an fp8 MLA cache on an
     A100); a Blackwell SGLang's DSA layout alone, so the words say what it stores as a
     Hopper does, or why SGLang does not start the model there (its KV dtype; learnable sinks
-    kept in bfloat16). Nothing either for vLLM on a GDN model in mode align, whose prefill
-    checkpoint block vLLM 0.34 keeps by the GPU (the checkpoint note reads the architecture)."""
+    kept in bfloat16). Nothing either for vLLM on a GDN or KDA model in mode align, whose
+    prefill checkpoint block vLLM 0.34 keeps by the GPU (the checkpoint note reads the
+    architecture)."""
     capability = options.gpu_compute_capability
     if capability is None or arch_moves_figures(profile, options, budget_bytes,
                                                 context_tokens, strategies, results=results):
         return ""
     if ("vllm" in strategies and options.mamba_cache_mode == "align"
-            and GDN_CHECKPOINT_CLASSES.intersection(profile.architectures)):
-        # vLLM 0.34 keeps a GDN model's prefill checkpoint block by the GPU (FlashInfer's
-        # prefill, ``vllm.gdn_checkpoint_on``: a Hopper's, not an SM 8.x's), which the figures
-        # take as told and the checkpoint note reads: not a GPU laid out as any other
+            and (GDN_CHECKPOINT_CLASSES | set(KDA_CHECKPOINT_SINCE)).intersection(
+                profile.architectures)):
+        # vLLM 0.34 keeps a GDN or KDA model's prefill checkpoint block by the GPU (FlashInfer's
+        # or FlashKDA's prefill, ``vllm.gdn_checkpoint_on``, ``kda_checkpoint_on``: a Hopper's,
+        # not an SM 8.x's), which the figures take as told and the checkpoint note reads: not a
+        # GPU laid out as any other
         return ""
     if capability == GPU_ARCHITECTURES["hopper"]:
         return "the figures take a Hopper where no GPU is said"
@@ -802,15 +806,21 @@ def prefill_checkpoint_text(options: StrategyOptions, profile: CacheProfile, *,
     prefill checkpoint blocks: that is vLLM 0.28 to 0.31's count. Since 0.32 MambaMixer2's
     spec keeps one a request (``num_prefill_checkpoint_blocks=1``), so a later log holds fewer
     requests: say what to set (``fix``, in the page's words or the CLI's). Likewise a GDN model
-    on ``gdn_gpu``, a GPU its prefill runs on FlashInfer on (0.33 and later; the caller knows
-    the GPU: ``AppState.vllm_checkpoint_blocks``). Empty otherwise (a model by hand names no
-    class)."""
+    on ``gdn_gpu``, a GPU its prefill runs on FlashInfer on (0.33 and later), and a KDA model
+    (Kimi-K3's, Glm5Next's) on one its prefill runs on FlashKDA on (``KDA_CHECKPOINT_SINCE``;
+    the caller knows the GPU: ``AppState.vllm_checkpoint_blocks``). Empty otherwise (a model
+    by hand names no class)."""
     if options.mamba_cache_mode != "align" or options.prefill_checkpoint_blocks:
         return ""
     held = state_pages_per_request(options, 0, 1)
     if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
         since, layers = ("vLLM 0.28 to 0.31 did. Since 0.32",
                          "this model's Mamba2 layers")
+    elif gdn_gpu and (kda := [KDA_CHECKPOINT_SINCE[a] for a in profile.architectures
+                              if a in KDA_CHECKPOINT_SINCE]):
+        since, layers = (f"vLLM before {kda[0]} did. Since {kda[0]}",
+                         f"this model's KDA layers on the {gdn_gpu}, whose prefill runs on "
+                         "FlashKDA there")
     elif gdn_gpu and GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
         since, layers = ("vLLM 0.28 to 0.32 did. Since 0.33",
                          f"this model's GDN layers on the {gdn_gpu}, whose prefill runs on "
@@ -894,7 +904,8 @@ LOGGED_SINCE = "0.26"
 def logged_since(profile: CacheProfile, options: StrategyOptions) -> str:
     """The first vLLM release whose log can print the engine log's figure under ``options``:
     LOGGED_SINCE, or where the state keeps prefill checkpoint blocks (mode align), the release
-    that brought them (GDN's 0.33, else Mamba2's 0.32: ``PREFILL_CHECKPOINTS_SINCE``), as an
+    that brought them (a KDA class's, GDN's 0.33, else Mamba2's 0.32: ``checkpoint_since``,
+    ``PREFILL_CHECKPOINTS_SINCE``), as an
     earlier release keeps none and logs another figure; "" where no release up to
     CURRENT_RELEASE keeps the model's class any (``class_keeping_no_checkpoints``: Jamba), so
     the figure told some is no release's log."""
@@ -1267,23 +1278,33 @@ def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] 
                      gpu: str = "", checkpoint_blocks: int | None = None) -> str:
     """What the "vLLM 0.34's defaults" button sets (``AppState.recent_vllm_changes``) for a
     model of ``architectures`` on ``gpu``, where vLLM 0.34 keeps ``checkpoint_blocks``
-    (``AppState.vllm_checkpoint_blocks``: None, not known). A GDN model's checkpoint block
-    depends on the GPU, so where it is not kept the help says where it would be."""
+    (``AppState.vllm_checkpoint_blocks``: None, not known). A GDN or KDA model's checkpoint
+    block depends on the GPU, so where it is not kept the help says where it would be."""
     gdn = bool(GDN_CHECKPOINT_CLASSES.intersection(architectures))
-    checkpoint = (f"(vLLM 0.33 and later, for GDN layers, whose prefill runs on FlashInfer on "
-                  f"the {gpu})" if gdn else "(vLLM 0.32 and later, for Mamba2 layers)")
+    kda = [KDA_CHECKPOINT_SINCE[a] for a in architectures if a in KDA_CHECKPOINT_SINCE]
+    if kda:
+        checkpoint = (f"(vLLM {kda[0]} and later, for KDA layers, whose prefill runs on FlashKDA "
+                      f"on the {gpu})")
+    elif gdn:
+        checkpoint = (f"(vLLM 0.33 and later, for GDN layers, whose prefill runs on FlashInfer "
+                      f"on the {gpu})")
+    else:
+        checkpoint = "(vLLM 0.32 and later, for Mamba2 layers)"
     gdn_elsewhere = ""
-    if gdn and checkpoint_blocks != 1:
+    if (gdn or kda) and checkpoint_blocks != 1:
         where = (f"not on the {gpu}" if checkpoint_blocks == 0
                  else "pick the GPU or its architecture, or set Prefill checkpoint blocks to 1 "
                  "for a log of one")
-        gdn_elsewhere = (" vLLM 0.33 and later keep a prefill checkpoint block more for this "
+        gdn_elsewhere = (f" vLLM {kda[0]} and later keep a prefill checkpoint block more for "
+                         "this model's KDA layers on an H100, H200 or B200 with heads of 128 "
+                         "in bfloat16, where their prefill runs on FlashKDA" if kda else
+                         " vLLM 0.33 and later keep a prefill checkpoint block more for this "
                          "model's GDN layers on an H100 or H200, or a B200 with key heads of "
-                         f"128 (CUDA 13), where their prefill runs on FlashInfer: {where}.")
+                         "128 (CUDA 13), where their prefill runs on FlashInfer") + f": {where}."
     kept = ("1 prefill checkpoint block " + checkpoint
             if changes.get("prefill_checkpoint_blocks") else
             "no prefill checkpoint blocks (vLLM 0.34 keeps none for this model's state layers"
-            + (f" on the {gpu})" if gdn else ")"))
+            + (f" on the {gpu})" if gdn or kda else ")"))
     said = {"block_size": f"block size {changes.get('block_size')} (vLLM 0.34's default "
                           "--block-size)",
             "mamba_cache_mode": "mamba cache mode align (vLLM 0.28 and later start a hybrid "

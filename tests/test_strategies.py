@@ -34,6 +34,7 @@ from strategy_profiles import (
     qwen3_next_tp2,
 )
 
+from flatkv.budget import GPU_COMPUTE_CAPABILITIES
 from flatkv.hf_config import spec_from_hf_config
 from flatkv.log_check import MISSING, SAME, check_log
 from flatkv.plan import plan_tensors
@@ -52,7 +53,7 @@ from flatkv.strategies import (
 from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang_log import NO_SWA_SPLIT_LINE
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
-from flatkv.strategies.vllm import mla_dtype_refusal, runs_all_as_align
+from flatkv.strategies.vllm import checkpoint_blocks_kept, mla_dtype_refusal, runs_all_as_align
 from flatkv.strategies.vllm_log import (
     ALL_AS_ALIGN_LOG,
     CURRENT_LOG,
@@ -170,6 +171,59 @@ def test_vllm_older_log_checkpoint_words_name_the_class_release(name, why):
     assert r.older_logged_tokens is None
     assert r.extras["older_log_none"] == ("vLLM 0.19 and earlier had no prefill checkpoint "
                                           "blocks " + why)
+
+
+def test_vllm_keeps_a_kda_prefill_checkpoint_block_where_its_prefill_runs_on_flashkda():
+    # vLLM 0.34: Kimi-Linear's config has no use_full_rank_gate, so its KDA layers are
+    # KimiGatedDeltaNetAttention, Triton alone, MambaSpec's default: no checkpoint block on any
+    # GPU. Kimi-K3's KimiK3DeltaAttention and Glm5Next's KDA keep one where FlashKDA runs: SM
+    # 9.x, 10.x (12.x), head dim 128, bfloat16 (a float16 KV cache is a float16 model)
+    spec = load_preset("Kimi-Linear-48B-A3B")
+    kimi, dims = spec.profile(), set(spec.gdn_key_head_dims)
+    assert dims == {128} and kimi.architectures == ("KimiLinearForCausalLM",)
+    assert {checkpoint_blocks_kept(kimi, c, dims)
+            for c in GPU_COMPUTE_CAPABILITIES.values()} == {0}
+    assert checkpoint_blocks_kept(kimi, None, dims) == 0
+    for arch, since in (("KimiK3ForConditionalGeneration", "0.31"),
+                        ("KimiK31ForConditionalGeneration", "0.31"),
+                        ("Glm5NextForCausalLM", "0.32"),
+                        ("Glm5NextForConditionalGeneration", "0.32")):
+        kda = replace(kimi, architectures=(arch,))
+        assert {gpu for gpu, c in GPU_COMPUTE_CAPABILITIES.items()
+                if checkpoint_blocks_kept(kda, c, dims)} == {"H100 80GB", "H200 141GB",
+                                                              "B200 192GB"}, arch
+        assert checkpoint_blocks_kept(kda, (12, 0), dims) == 1  # FlashKDA's SM 12.x too
+        assert checkpoint_blocks_kept(kda, (9, 0), {64}) == 0  # FlashKDA takes head dim 128
+        half = replace(spec.with_options(kv_dtype="float16").profile(), architectures=(arch,))
+        assert checkpoint_blocks_kept(half, (9, 0), dims) == 0
+        assert checkpoint_blocks_kept(kda, None, dims) is None  # the GPU decides: not known
+        told = run_strategy("vllm", kda, budget_bytes=ANCHOR_BUDGET, context_tokens=65_536,
+                            options=StrategyOptions(mamba_cache_mode="align",
+                                                    prefill_checkpoint_blocks=1))
+        assert told.extras["older_log_none"] == ("vLLM 0.19 and earlier had no prefill "
+                                                 f"checkpoint blocks (vLLM {since} and later "
+                                                 "keep them)")
+    # the figures on the H100 80GB x 0.9 (76,968,728,985 B), align, block 64, 1,048,576
+    # tokens: a KDA state of 3 x 12,288 x 2 B conv + 32 x 128 x 128 x 4 B ssm = 2,170,880 B
+    # pads an MLA page of 1,152 B a token: P = 128 x cdiv(2,170,880, 128 x 1,152) = 1,920;
+    # blocks of 7 pages (3 KDA groups of 7 layers, 1 MLA), 76,968,728,985 // (7 x 1,920 x
+    # 1,152) = 4,971; a request cdiv(1,048,576, 1,920) = 547 MLA pages and 3 groups x 2 state
+    # pages, + 3 with Kimi-K3's checkpoint block: Kimi-Linear's 4,971 x 1,048,576 // 553,
+    # as vLLM 0.34 logs it (no block kept), Kimi-K3's // 556
+    assert 3 * 12_288 * 2 + 32 * 128 * 128 * 4 == 2_170_880
+    assert 128 * -(-2_170_880 // (128 * 1_152)) == 1_920 and -(-1_048_576 // 1_920) == 547
+    h100 = 76_968_728_985
+    assert h100 // (7 * 1_920 * 1_152) == 4_971
+    for profile, kept, tokens in ((kimi, 0, 4_971 * 1_048_576 // 553),
+                                  (replace(kimi, architectures=(
+                                      "KimiK3ForConditionalGeneration",)), 1,
+                                   4_971 * 1_048_576 // 556)):
+        assert checkpoint_blocks_kept(profile, (9, 0), dims) == kept
+        r = run_strategy("vllm", profile, budget_bytes=h100, context_tokens=1_048_576,
+                         options=StrategyOptions(block_size=64, mamba_cache_mode="align",
+                                                 prefill_checkpoint_blocks=kept))
+        assert (r.block_size, r.num_blocks, r.logged_tokens) == (1_920, 4_971, tokens)
+    assert (4_971 * 1_048_576 // 553, 4_971 * 1_048_576 // 556) == (9_425_807, 9_374_948)
 
 
 def test_vllm_anchor_by_hand():
@@ -1884,7 +1938,7 @@ def test_vllm_033_holds_a_prefill_checkpoint_block_in_align():
     text = "\n".join(r.formulas)
     assert ("pages per request, state: 2 + 1 prefill checkpoint = 3 (mamba cache mode "
             "align; vLLM's prefill checkpoint blocks: 0.32+ for Mamba2 layers, 0.33+ for GDN on "
-            "FlashInfer)") in text
+            "FlashInfer, 0.31+ for Kimi-K3's KDA and 0.32+ for Glm5Next's on FlashKDA)") in text
     assert "3 pages per request, mode align, 1 prefill checkpoint)" in text
     # a Qwen3-Next class aligns A to the checkpoints' grid of 64 itself: the same figures at
     # kernel block 16 (544 without checkpoint blocks, which no GDN keeps off FlashInfer)

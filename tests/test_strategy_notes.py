@@ -764,6 +764,36 @@ def test_a_mamba2_model_in_align_without_its_checkpoint_block_says_what_later_vl
         "vLLM 0.28 to 0.31 did")  # Mamba2's own rule, whatever the GPU
 
 
+def test_a_kda_model_on_flashkda_says_what_vllm_keeps_and_where():
+    # Kimi-K3's KDA keeps a prefill checkpoint block where FlashKDA runs its prefill (vLLM 0.31
+    # and later), Glm5Next's too (0.32 and later); Kimi-Linear's (Triton alone) none
+    kimi = load_preset("Kimi-Linear-48B-A3B").profile()
+    k3 = replace(kimi, architectures=("KimiK3ForConditionalGeneration",))
+    align = StrategyOptions(mamba_cache_mode="align")
+    assert notes.prefill_checkpoint_text(align, k3, gdn_gpu="H100 80GB") == (
+        "Mamba cache mode align counts 2 state pages a request in each state group here, as "
+        "vLLM before 0.31 did. Since 0.31 vLLM keeps a prefill checkpoint page more for this "
+        "model's KDA layers on the H100 80GB, whose prefill runs on FlashKDA there (3 a "
+        "request): set \"Prefill checkpoint blocks\" to 1 to match a later log.")
+    assert notes.prefill_checkpoint_text(align, k3) == ""  # on a GPU without FlashKDA
+    assert notes.prefill_checkpoint_text(align, kimi, gdn_gpu="H100 80GB") == ""
+    # the button's help: the block on the H100, where it would be kept on the A100
+    glm = ("Glm5NextForConditionalGeneration",)
+    assert notes.recent_vllm_help({"prefill_checkpoint_blocks": 1}, glm, "H100 80GB",
+                                  1).startswith(
+        "Sets 1 prefill checkpoint block (vLLM 0.32 and later, for KDA layers, whose prefill "
+        "runs on FlashKDA on the H100 80GB), to match")
+    on_a100 = notes.recent_vllm_help({"prefill_checkpoint_blocks": 0}, glm, "A100 80GB", 0)
+    assert on_a100.startswith("Sets no prefill checkpoint blocks (vLLM 0.34 keeps none for "
+                              "this model's state layers on the A100 80GB), to match")
+    assert (" vLLM 0.32 and later keep a prefill checkpoint block more for this model's KDA "
+            "layers on an H100, H200 or B200 with heads of 128 in bfloat16, where their "
+            "prefill runs on FlashKDA: not on the A100 80GB.") in on_a100
+    # Kimi-Linear's KDA: no GPU keeps one, so nothing is said of where
+    assert "FlashKDA" not in notes.recent_vllm_help({"mamba_cache_mode": "align"},
+                                                    kimi.architectures, "H100 80GB", 0)
+
+
 def test_flats_two_rows_say_why_they_read_the_same():
     # gpt-oss-20b on the H100's 76,968,728,985 B at P 16: both pay 24 layers x 16 x 2,048 =
     # 786,432 B a page id, 76,968,728,985 // 786,432 = 97,870 blocks; packed slabs keep 12

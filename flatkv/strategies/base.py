@@ -292,8 +292,11 @@ class StrategyOptions:
         (Nemotron-H, Falcon-H1, Granite 4.0-H; vLLM 0.32+) and for GDN layers whose prefill
         runs on FlashInfer (Qwen3-Next and Qwen3.5 on Hopper, and on B200 under CUDA 13:
         ``vllm.gdn_checkpoint_on``; where vLLM also aligns P to a multiple of 64, as the vllm
-        strategy does for their classes; 0.33+), else 0. ``align`` then holds 2
-        + this + N pages; other modes ignore it. Default 0, as vLLM up to 0.31.
+        strategy does for their classes; 0.33+), and for KDA layers whose prefill runs on
+        FlashKDA (Kimi-K3's, 0.31+, and Glm5Next's, 0.32+, on SM 9.x or 10.x at head dim 128:
+        ``vllm.kda_checkpoint_on``; P not aligned; not Kimi-Linear's, Triton alone), else 0.
+        ``align`` then holds 2 + this + N pages; other modes ignore it. Default 0, as vLLM up
+        to 0.31 for Mamba2 and GDN layers.
     mamba_chunk_size: the chunk size of the state kernel; used by vllm in ``all`` mode only.
         None (default): the model's own, as vLLM's ``get_mamba_chunk_size`` reads it (the
         config's ``mamba_chunk_size``, else ``chunk_size``: ``CacheProfile.mamba_chunk_size``),
@@ -998,9 +1001,11 @@ def unit_parts(**nbytes: int) -> dict[str, int]:
     return parts
 
 
-# Where vLLM's prefill checkpoint blocks come from (MambaSpec.num_prefill_checkpoint_blocks)
+# Where vLLM's prefill checkpoint blocks come from (MambaSpec.num_prefill_checkpoint_blocks;
+# vllm_releases' PREFILL_CHECKPOINT_CLASSES, GDN_CHECKPOINT_CLASSES, KDA_CHECKPOINT_SINCE)
 PREFILL_CHECKPOINTS_SINCE = ("vLLM's prefill checkpoint blocks: 0.32+ for Mamba2 layers, 0.33+ for "
-                             "GDN on FlashInfer")
+                             "GDN on FlashInfer, 0.31+ for Kimi-K3's KDA and 0.32+ for "
+                             "Glm5Next's on FlashKDA")
 
 
 def state_pages_per_request(options: StrategyOptions, context_tokens: int,

@@ -94,9 +94,12 @@ from flatkv.strategies.vllm_releases import (
     ALIGN_INSTEAD_OF_ALL,
     DRAFTED_CONV_SINCE,
     FLASHINFER_GDN_CAPABILITIES,
+    FLASHKDA_CAPABILITY_MAJORS,
+    FLASHKDA_HEAD_DIM,
     FLOAT32_SSM_UNLESS_TOLD,
     GDN_CHECKPOINT_CLASSES,
     GDN_CHECKPOINT_GRID,
+    KDA_CHECKPOINT_SINCE,
     KDA_FLOAT32_SSM_CLASSES,
     KDA_SSM_DTYPE_CLASSES,
     KDA_SSM_DTYPES,
@@ -469,22 +472,38 @@ def gdn_checkpoint_on(capability: tuple[int, int] | None, architectures: tuple[s
     return needed is None or key_head_dims == {needed}  # unknown dims (raw bytes): not there
 
 
+def kda_checkpoint_on(capability: tuple[int, int] | None, profile: CacheProfile,
+                      key_head_dims: set[int]) -> bool:
+    """Whether vLLM 0.34 keeps a KDA model's prefill checkpoint block on a GPU of
+    ``capability``: a KDA_CHECKPOINT_SINCE class whose KDA layers' head dims
+    (``key_head_dims``) FlashKDA takes there (FLASHKDA_CAPABILITY_MAJORS, FLASHKDA_HEAD_DIM),
+    in bfloat16: a float16 KV cache is a model run in float16 (--kv-cache-dtype auto keeps the
+    model's dtype), which FlashKDA refuses, so it prefills on Triton, with none."""
+    return (capability is not None and capability[0] in FLASHKDA_CAPABILITY_MAJORS
+            and bool(set(KDA_CHECKPOINT_SINCE).intersection(profile.architectures))
+            and key_head_dims == {FLASHKDA_HEAD_DIM} and profile.kv_dtype != "float16")
+
+
 def checkpoint_blocks_kept(profile: CacheProfile, capability: tuple[int, int] | None,
                            key_head_dims: set[int]) -> int | None:
     """The prefill checkpoint blocks vLLM 0.34 keeps a request of this model in align, run on
     a GPU of ``capability`` (a GPU preset's or the architecture told; None: not known): 1 for
     a Mamba2 class; for a GDN class 1 where its prefill runs on FlashInfer
-    (``gdn_checkpoint_on``), 0 on another GPU, None on one not known; 0 for other state
-    layers; None without state (nothing to keep). The app's button and notes and the CLI's
-    notes all read it."""
+    (``gdn_checkpoint_on``), for a KDA class where it runs on FlashKDA
+    (``kda_checkpoint_on``: Kimi-K3's, Glm5Next's), 0 on another GPU, None on one not known;
+    0 for other state layers (Kimi-Linear's KDA among them: Triton alone); None without state
+    (nothing to keep). The app's button and notes and the CLI's notes all read it."""
     if not profile.has_state:
         return None
     if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
         return 1
-    if not GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
+    kda = set(KDA_CHECKPOINT_SINCE).intersection(profile.architectures)
+    if not kda and not GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
         return 0
     if capability is None:
         return None
+    if kda:
+        return int(kda_checkpoint_on(capability, profile, key_head_dims))
     return int(gdn_checkpoint_on(capability, profile.architectures, key_head_dims))
 
 

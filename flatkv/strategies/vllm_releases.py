@@ -93,6 +93,31 @@ GDN_CHECKPOINT_GRID = 64
 # 321-343: is_device_capability(90), is_device_capability_family(100) with head_k_dim 128): the
 # H100 and H200 (9.0) and the B200 (10.0)
 FLASHINFER_GDN_CAPABILITIES: dict[tuple[int, int], int | None] = {(9, 0): None, (10, 0): 128}
+# vLLM classes whose KDA layers keep a prefill checkpoint block a request in mamba cache mode
+# align where their prefill runs on FlashKDA (kda_checkpoint.py 9-10: alignment 16 for
+# "flashkda", else none; the layers' get_kv_cache_spec, 0.34.0: models/kimi_k3/nvidia/kda.py
+# 920-928 KimiK3DeltaAttention, models/glm5next/common/kda.py 202-210 Glm5NextLinearAttention),
+# each with the first release that does (0.31.0's kimi_k3/nvidia/kda.py 741-749; Glm5Next's
+# since 0.32.0, kda.py 174, none in 0.31.0). They declare no get_prefill_checkpoint_alignment
+# (abstract.py 71-76: None), so _align_hybrid_block_size aligns P to nothing more
+# (interface.py 1101-1106). Not KimiLinearForCausalLM: Kimi-Linear's config has no
+# use_full_rank_gate, so its decoder builds KimiGatedDeltaNetAttention
+# (kimi_k3/nvidia/model.py 727-742), which prefills on Triton alone (kimi_gdn_linear_attn.py
+# 280-289) and keeps MambaBase's spec, no checkpoint block, on any GPU.
+KDA_CHECKPOINT_SINCE = {"KimiK3ForConditionalGeneration": "0.31",
+                        "KimiK31ForConditionalGeneration": "0.31",
+                        "Glm5NextForCausalLM": "0.32", "Glm5NextForConditionalGeneration": "0.32"}
+# FlashKDA's GPUs by compute capability major (SM 9.x, 10.x, 12.x: the H100, H200 and B200
+# presets, not the A100, L40S, RTX 4090) and the KDA head dim it takes, with bfloat16
+# activations and a bounded gate (kimi_k3/nvidia/kda.py 370-386 is_flashkda_supported, picked
+# by resolve_kda_prefill_backend's auto, 493-532; glm5next/common/kda.py 141-164). The gate's
+# bound is a config field (Kimi-K3's gate_lower_bound, GLM-5.3-Flash's linear_lower_bound)
+# FlatKV reads none of: taken as bounded.
+FLASHKDA_CAPABILITY_MAJORS = frozenset({9, 10, 12})
+FLASHKDA_HEAD_DIM = 128
+# Every vLLM class some release keeps a prefill checkpoint block for, each under its condition
+CHECKPOINT_CLASSES = (PREFILL_CHECKPOINT_CLASSES | GDN_CHECKPOINT_CLASSES
+                      | frozenset(KDA_CHECKPOINT_SINCE))
 
 
 # vLLM 0.34's default --block-size (16 before)
@@ -107,8 +132,12 @@ OLDER_VLLM_TELL = ("a multiple of the smallest block size; the current figure di
 
 def checkpoint_since(profile: CacheProfile) -> str:
     """The first vLLM release keeping prefill checkpoint blocks for the model's state layers:
-    0.33 for GDN's (GDN_CHECKPOINT_CLASSES), else 0.32, the release that brought them (Mamba2's;
-    a class no release keeps them for is told apart by ``class_keeping_no_checkpoints``)."""
+    a KDA class's (KDA_CHECKPOINT_SINCE: Kimi-K3's 0.31, Glm5Next's 0.32), 0.33 for GDN's
+    (GDN_CHECKPOINT_CLASSES), else 0.32, the release that brought Mamba2's (a class no release
+    keeps them for is told apart by ``class_keeping_no_checkpoints``)."""
+    if kda := [KDA_CHECKPOINT_SINCE[a] for a in profile.architectures
+               if a in KDA_CHECKPOINT_SINCE]:
+        return min(kda, key=release_key)
     return "0.33" if GDN_CHECKPOINT_CLASSES.intersection(profile.architectures) else "0.32"
 
 
@@ -128,11 +157,11 @@ def older_log_blocker(profile: CacheProfile, options: StrategyOptions) -> str:
 
 def checkpoints_kept(profile: CacheProfile) -> str:
     """Which vLLM releases keep prefill checkpoint blocks for the model's class, in
-    ``older_log_blocker``'s words: a Mamba2 or GDN class's release (``checkpoint_since``); for
-    another class none up to CURRENT_RELEASE (Jamba's MambaMixer takes the MambaSpec default,
-    no checkpoint block), so the figures' told blocks are no release's; a model by hand names no
-    class, so both are said."""
-    if (PREFILL_CHECKPOINT_CLASSES | GDN_CHECKPOINT_CLASSES).intersection(profile.architectures):
+    ``older_log_blocker``'s words: a Mamba2, GDN or KDA class's release (``checkpoint_since``);
+    for another class none up to CURRENT_RELEASE (Jamba's MambaMixer takes the MambaSpec
+    default, no checkpoint block), so the figures' told blocks are no release's; a model by
+    hand names no class, so both are said."""
+    if CHECKPOINT_CLASSES.intersection(profile.architectures):
         return f"vLLM {checkpoint_since(profile)} and later keep them"
     if keeps_none := class_keeping_no_checkpoints(profile):
         return f"no vLLM release up to {CURRENT_RELEASE} keeps them for {keeps_none}"
@@ -142,11 +171,10 @@ def checkpoints_kept(profile: CacheProfile) -> str:
 
 def class_keeping_no_checkpoints(profile: CacheProfile) -> str:
     """The model's class where no vLLM release up to CURRENT_RELEASE keeps it a prefill
-    checkpoint block (neither a Mamba2 nor a GDN class: Jamba's MambaMixer takes MambaSpec's
-    default of none), so figures told some are no release's; "" where a release keeps them or
-    the model names no class."""
-    keeping = PREFILL_CHECKPOINT_CLASSES | GDN_CHECKPOINT_CLASSES
-    if not profile.architectures or keeping.intersection(profile.architectures):
+    checkpoint block (no Mamba2, GDN or KDA class of CHECKPOINT_CLASSES: Jamba's MambaMixer
+    takes MambaSpec's default of none, as Kimi-Linear's Triton KDA does), so figures told some
+    are no release's; "" where a release keeps them or the model names no class."""
+    if not profile.architectures or CHECKPOINT_CLASSES.intersection(profile.architectures):
         return ""
     return min(profile.architectures)
 
