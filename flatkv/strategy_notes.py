@@ -80,6 +80,7 @@ from flatkv.strategies.vllm_releases import (
     OLDER_VLLM_TELL,
     PREFILL_CHECKPOINT_CLASSES,
     checkpoint_since,
+    checkpoints_kept,
     class_keeping_no_checkpoints,
 )
 from flatkv.units import (
@@ -1345,16 +1346,29 @@ def attention_dp_text(results: Sequence[StrategyResult]) -> str:
     return ""
 
 
-def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
+def logged_capacity_text(results: Sequence[StrategyResult], profile: CacheProfile | None = None,
+                         options: StrategyOptions | None = None) -> str:
     """What the engines' own logs say, to check against a real log. vLLM's "GPU KV cache size"
     is max concurrency x max_model_len in current releases; 0.19 and earlier printed one page
-    per P tokens in every group, state groups too. Empty when no engine logs one here."""
+    per P tokens in every group, state groups too. Where no vLLM release logs vLLM's figure
+    under ``options`` (``logged_since`` "": prefill checkpoint blocks told to a class none
+    keeps them for, Jamba's), it is not quoted as a log line: the words say why. Empty when no
+    engine logs one here."""
+    no_log = (profile is not None and options is not None
+              and not logged_since(profile, options))
     parts = [f"{logged_as(r.strategy)}: {r.logged_tokens:,} tokens"
              for r in results
-             if r.applies and r.logged_tokens is not None]
-    if not parts:
-        return ""
-    text = "In the engines' logs: " + "; ".join(parts) + "."
+             if r.applies and r.logged_tokens is not None
+             and not (no_log and r.strategy == "vllm")]
+    text = "In the engines' logs: " + "; ".join(parts) + "." if parts else ""
+    for r in results:
+        if no_log and r.strategy == "vllm" and r.applies and r.logged_tokens is not None:
+            blocks = options.prefill_checkpoint_blocks
+            text += (f" Not in any vLLM log: vLLM's {r.logged_tokens:,} tokens, as these "
+                     f"figures count {blocks} prefill checkpoint block"
+                     f"{'s' if blocks > 1 else ''} a request in align and "
+                     f"{checkpoints_kept(profile)} (Prefill checkpoint blocks 0 gives a log's "
+                     "figure).")
     for r in results:
         if r.strategy == "vllm" and r.applies and r.older_logged_tokens is not None:
             text += (f" vLLM's line is max concurrency x max_model_len ({OLDER_VLLM_LOG}: "
@@ -1363,7 +1377,7 @@ def logged_capacity_text(results: Sequence[StrategyResult]) -> str:
         if (r.strategy == "vllm" and r.applies and "state_page_bytes" in r.extras
                 and r.extras["mamba_cache_mode"] == "none"):
             text += f" These count mamba cache mode none: {ALIGN_BY_DEFAULT}."
-    return text
+    return text.strip()
 
 
 # What a reviewer reads first: the figures every layout has (concurrency, capacity, P,

@@ -2323,6 +2323,29 @@ def test_checkpoint_blocks_told_to_a_class_vllm_keeps_none_are_no_releases_log()
     assert (logged.value, logged.delta) == ("2,604,589", "no vLLM release logs it")
 
 
+def test_compares_engine_log_line_quotes_no_what_if_of_checkpoint_blocks_no_release_keeps():
+    # Jamba-1.5-Mini in align told 1 prefill checkpoint block (40 GiB, 262,144 tokens): vLLM's
+    # 32,768 x 262,144 // (7 x 3 + 3,277) = 2,604,589 is no release's log (MambaMixer keeps
+    # none), so the note under the charts says why in place of quoting it as the engines'
+    # log line (it read 'In the engines' logs: vLLM's "GPU KV cache size": 2,604,589 tokens.')
+    link = {"model": "Jamba-1.5-Mini", "gpu": "KV cache memory", "kv_mem": "40GiB",
+            "ctx": "262144", "mamba": "align", "ckpt": "1"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    captions = [c.value for c in at.caption]
+    assert not [c for c in captions if c.startswith("In the engines' logs")]
+    assert not [c for c in captions if 'vLLM\'s "GPU KV cache size": 2,604,589' in c]
+    assert ("Not in any vLLM log: vLLM's 2,604,589 tokens, as these figures count 1 prefill "
+            "checkpoint block a request in align and no vLLM release up to 0.34 keeps them for "
+            "JambaForCausalLM (Prefill checkpoint blocks 0 gives a log's figure).") in captions
+    # told none, as vLLM keeps: 32,768 x 262,144 // (7 x 2 + 3,277) = 2,610,129, a log line
+    assert 32_768 * 262_144 // (7 * 2 + 3_277) == 2_610_129
+    at = open_app("app_pages/compare.py", {**link, "ckpt": "0"})
+    assert_clean(at)
+    assert caption_starting(at, "In the engines' logs: ").startswith(
+        'In the engines\' logs: vLLM\'s "GPU KV cache size": 2,610,129 tokens. ')
+
+
 def test_the_anchor_says_which_log_figure_is_which_release():
     # SPEC 3.1's anchor (Qwen3-Next TP 2, 44.59 GiB): three token figures, capacity 3,894,496
     # (7,159 pages x 544, this tool's), the engine log int(7,162 / 485 x 262,144)
