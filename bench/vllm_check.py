@@ -54,8 +54,11 @@ float32 and bfloat16 recurrent states, on each GPU preset's compute capability: 
 checkpoint blocks the class's own KDA layer code keeps in align (its prefill backend resolver
 run as on that GPU, then its ``get_kv_cache_spec`` on a bare layer; a bounded gate given, as
 FlatKV takes it) and the P alignment it asks, beside FlatKV's ``checkpoint_blocks_kept`` and
-its layout's attention block (2026-12-07: 126 settings, 0 mismatches; FlatKV before it kept
-none for Kimi-K3's and Glm5Next's, 12 mismatches on the H100, H200 and B200).
+its layout's attention block (FlatKV before 2026-12-07 kept none for Kimi-K3's and
+Glm5Next's: 12 mismatches on the H100, H200 and B200); and Qwen3-Next's and Qwen3.5's GDN at
+key head dims 128 and 256 on each capability, vLLM's own ``_resolve_gdn_prefill_backend`` (a
+checkpoint block where it picks FlashInfer, in align) beside the same (2026-12-07: 154
+settings, 0 mismatches).
 
 Then the config.json files of ``engine_common.LENGTH_CONFIGS``: vLLM's own
 ``_get_and_verify_max_len`` (``config/model.py``) on each, as transformers resolves it, beside
@@ -1042,6 +1045,18 @@ KDA_LAYER_CLASSES = {
 KDA_GATE_LOWER_BOUND = -5.0
 
 
+def platform_as(vl: NS, capability: tuple[int, int]):
+    """vLLM's own Platform as a CUDA GPU of ``capability`` under CUDA 13 (the runtime 0.34's
+    wheel is built for): its ``is_device_capability`` and ``is_device_capability_family`` run
+    on the capability served, for the prefill backend resolvers that read them."""
+    major, minor = capability
+    return type("PlatformAs", (vl.platform.Platform,), {
+        "_enum": vl.platform.PlatformEnum.CUDA,
+        "get_device_capability": classmethod(
+            lambda cls, device_id=0: vl.platform.DeviceCapability(major, minor)),
+        "get_cuda_runtime_major": classmethod(lambda cls: 13)})()
+
+
 def vllm_kda_checkpoint(vl: NS, spec, capability: tuple[int, int]) -> dict:
     """The prefill checkpoint blocks vLLM 0.34 keeps a request of ``spec``'s KDA layers in
     align on a GPU of ``capability``, by its own code: the layer class its decoder builds
@@ -1063,11 +1078,9 @@ def vllm_kda_checkpoint(vl: NS, spec, capability: tuple[int, int]) -> dict:
         num_spec=0, model_config=NS(dtype=dtype),
         cache_config=NS(mamba_cache_dtype="auto", mamba_ssm_cache_dtype=spec.ssm_dtype))
     if resolver is not None:
-        major, minor = capability
-        platform = NS(is_cuda=lambda: True, get_device_capability=lambda device_id=0:
-                      vl.platform.DeviceCapability(major, minor))
         with contextlib.ExitStack() as stack:
-            stack.enter_context(mock.patch.object(module, "current_platform", platform))
+            stack.enter_context(mock.patch.object(module, "current_platform",
+                                                  platform_as(vl, capability)))
             if hasattr(module, "has_flashinfer_recurrent_kda"):
                 stack.enter_context(mock.patch.object(module, "has_flashinfer_recurrent_kda",
                                                       lambda: True))
@@ -1095,13 +1108,26 @@ def flatkv_kda_checkpoint(spec, capability: tuple[int, int]) -> dict:
             if r.applies else r.reason[:60]}
 
 
+def vllm_gdn_checkpoint(vl: NS, spec, capability: tuple[int, int]) -> dict:
+    """Whether vLLM 0.34 keeps a prefill checkpoint block for ``spec``'s GDN layers in align
+    on a GPU of ``capability``: its own ``_resolve_gdn_prefill_backend`` as on that GPU (key
+    head dim from the config), and the layer keeps one where that is FlashInfer in align
+    (qwen_gdn_linear_attn.py 847-854, 901-912)."""
+    module = importlib.import_module("vllm.model_executor.layers.mamba.gdn.qwen_gdn_linear_attn")
+    vc = NS(additional_config={}, model_config=NS(hf_text_config=hf_config(spec)))
+    with mock.patch.object(module, "current_platform", platform_as(vl, capability)):
+        _, backend = module._resolve_gdn_prefill_backend(vc)
+    return {"checkpoint_blocks": int(backend == "flashinfer")}
+
+
 def check_checkpoint_blocks(vl: NS) -> tuple[int, int]:
     """Kimi-Linear's shapes under each KDA class of ``KDA_LAYER_CLASSES`` (Kimi-Linear's own,
     Kimi-K3's, Glm5Next's), with KDA head dims 128 and 64, a bfloat16 and a float16 KV cache
     (the model's dtype, auto) and a float32 and bfloat16 recurrent state, on each GPU preset's
     compute capability: the prefill checkpoint blocks vLLM 0.34's own layer code keeps in align
-    (``vllm_kda_checkpoint``) beside FlatKV's (``flatkv_kda_checkpoint``). (settings,
-    mismatches)."""
+    (``vllm_kda_checkpoint``) beside FlatKV's (``flatkv_kda_checkpoint``); then the GDN presets
+    at key head dims 128 and 256 (``vllm_gdn_checkpoint`` beside ``checkpoint_blocks_kept``).
+    (settings, mismatches)."""
     base = load_preset("Kimi-Linear-48B-A3B")
     rows = bad = 0
     for arch in KDA_LAYER_CLASSES:
@@ -1118,6 +1144,20 @@ def check_checkpoint_blocks(vl: NS) -> tuple[int, int]:
                     same = report("vllm", setting, vllm_kda_checkpoint(vl, spec, capability),
                                   flatkv_kda_checkpoint(spec, capability))
                     rows, bad = rows + 1, bad + (not same)
+    for name in ("Qwen3-Next-80B-A3B", "Qwen3.5-27B"):
+        qwen = load_preset(name)
+        for head_dim in (128, 256):
+            layers = tuple(dataclasses.replace(k, head_dim_k=head_dim)
+                           if type(k).__name__ == "GDNLayer" else k for k in qwen.layers)
+            spec = dataclasses.replace(qwen, layers=layers)
+            for gpu, capability in GPU_COMPUTE_CAPABILITIES.items():
+                setting = (f"{name} GDN key head {head_dim} on {gpu} (SM "
+                           f"{capability_text(capability)}) align")
+                kept = checkpoint_blocks_kept(spec.profile(), capability,
+                                              set(spec.gdn_key_head_dims))
+                same = report("vllm", setting, vllm_gdn_checkpoint(vl, spec, capability),
+                              {"checkpoint_blocks": kept})
+                rows, bad = rows + 1, bad + (not same)
     return rows, bad
 
 
