@@ -891,10 +891,14 @@ def logged_tokens_help(r: StrategyResult) -> str:
 def older_logged_tokens_help(r: StrategyResult) -> str:
     """What the older vLLM log's token count is, for the Budget page's metric beside the
     current one (the form SPEC 3.1's anchor log prints)."""
+    own = r.extras.get("older_block_size")
+    own_p = (f"; their own P and blocks, where they are not the current layout's: P "
+             f"{own:,} here, a hybrid's a multiple of 16 (64 for MLA) and at least "
+             "--block-size, not a multiple of it" if own is not None else "")
     return (f"vLLM's \"GPU KV cache size\" as {OLDER_VLLM_LOG} printed it: num_blocks // "
             f"groups x the smallest block size (P; in mamba cache mode none a state group's is "
-            f"min(P, max_model_len)), {r.older_logged_tokens:,} here; the math shows it. Tell a "
-            f"log's release by the figure: {OLDER_VLLM_TELL}.")
+            f"min(P, max_model_len){own_p}), {r.older_logged_tokens:,} here; the math shows "
+            f"it. Tell a log's release by the figure: {OLDER_VLLM_TELL}.")
 
 
 # The first vLLM release whose "GPU KV cache size" is max concurrency x max_model_len (module

@@ -398,13 +398,15 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     # 80e9 // 2,228,224 // 12 groups = 2,991 blocks
     assert metrics(at)["Blocks"] == "2,991"
     # beside the capacity, the figure vLLM's log prints: 2,991 / 34 pages a request x 32,768,
-    # and in its help the older releases' 2,991 // 4 groups x 1,088
+    # and in its help the older releases' of vLLM 0.19's own layout: P = max(64, 16 x
+    # cdiv(2,146,304, 16 x 2,048)) = 1,056 (its model_executor/models/config.py:273-280),
+    # 80e9 // (1,056 x 2,048) // 12 = 3,082 blocks, 3,082 // 4 groups x 1,056
     logged = next(m for m in at.metric if m.label == 'vLLM\'s "GPU KV cache size" (tokens)')
     assert logged.value == f"{2991 * 32768 // 34:,}"
-    assert f"vLLM 0.19 and earlier printed {2991 // 4 * 1088:,} instead (beside it)" in (
+    assert f"vLLM 0.19 and earlier printed {3082 // 4 * 1056:,} instead (beside it)" in (
         logged.help)
     older = next(m for m in at.metric if m.label == "Older vLLM log (tokens)")
-    assert older.value == f"{2991 // 4 * 1088:,}"
+    assert older.value == f"{3082 // 4 * 1056:,}" == "813,120"
     # three token figures side by side: each says which the concurrency (2,991 / 34 requests)
     # reads, int(2,991 / 34 x 32,768) its log's, as the releases since 0.26 print it
     assert (logged.delta, older.delta) == ("as vLLM 0.26 and later log it",
@@ -413,7 +415,10 @@ def test_budget_sweeps_an_engine_layout_picked_on_the_page():
     assert older.help.startswith("vLLM's \"GPU KV cache size\" as vLLM 0.19 and earlier printed "
                                  "it: num_blocks // groups x the smallest block size (P; in "
                                  "mamba cache mode none a state group's is min(P, "
-                                 "max_model_len)), 812,736 here")
+                                 "max_model_len); their own P and blocks, where they are "
+                                 "not the current layout's: P 1,056 here, a hybrid's a "
+                                 "multiple of 16 (64 for MLA) and at least --block-size, not a "
+                                 "multiple of it), 813,120 here")
     # vLLM's own option, at the model's kernel block 16: A = max(16, block 64) = 64 above
     assert at.number_input(key="w.kernel_block_size").value == 16
     assert len(at.get("plotly_chart")) == 2  # over the budget and over the block size

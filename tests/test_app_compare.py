@@ -221,8 +221,12 @@ def test_compare_page_lists_every_strategy():
     assert (80 * 10**9 - 490 * 36 * 2_146_304) // (12 * 2048) == 1_714_648
     assert sglang["engine log"] == sglang["capacity (tokens)"] == 1_714_648
     assert pd.isna(flat["engine log"])  # a gap, shown as a dash
-    # vLLM 0.19 and earlier: num_blocks // 4 groups x P, beside it; no other layout logs it
-    assert vllm["older vLLM log"] == 2991 // 4 * 1088 == 812_736
+    # vLLM 0.19 and earlier: num_blocks // 4 groups x P of its own layout, beside it: P =
+    # max(64, 16 x cdiv(2,146,304, 16 x 2,048)) = 1,056 (0.19.0's models/config.py:273-280,
+    # a multiple of 16 above --block-size, not of A = 64), 80e9 // (1,056 x 2,048) // 12 =
+    # 3,082 blocks; no other layout logs it
+    assert 80 * 10**9 // (1056 * 2048) // 12 == 3082
+    assert vllm["older vLLM log"] == 3082 // 4 * 1056 == 813_120
     assert pd.isna(sglang["older vLLM log"]) and pd.isna(flat["older vLLM log"])
     # state layers: no equal history groups, so aliasing is listed with its reason instead,
     # under the table and in its expander, naming the layout it points at as the page does
@@ -370,14 +374,15 @@ def test_compare_page_lists_every_strategy():
             "(--no-enable-prefix-caching): vLLM 0.28 and later start a hybrid in align and log "
             "\"Mamba cache mode is set to 'align'\"; set align to match such a log. Releases "
             "before the one-line KV cache size (vLLM PR #50462; 0.26.0 still has two) print it "
-            "and the concurrency on two lines; vLLM 0.19 and earlier print 812,736 tokens there "
+            "and the concurrency on two lines; vLLM 0.19 and earlier print 813,120 tokens there "
             "(older_logged_tokens in the math).") in captions
     # one capacity convention in the table and chart: vLLM's 2,991 blocks less 3 state pages;
-    # its log lines, current and older (2,991 // 4 groups x 1,088), are quoted apart
+    # its log lines, current and older (vLLM 0.19's own layout: P 1,056, 3,082 blocks,
+    # 3,082 // 4 groups x 1,056 = 813,120), are quoted apart
     assert vllm["capacity (tokens)"] == (2991 - 3) * 1088
     assert ("In the engines' logs: vLLM's \"GPU KV cache size\": 2,882,620 tokens; SGLang's "
             "max_total_num_tokens: 1,714,648 tokens. vLLM's line is max concurrency x "
-            "max_model_len (vLLM 0.19 and earlier: 812,736, num_blocks // groups x min block "
+            "max_model_len (vLLM 0.19 and earlier: 813,120, num_blocks // groups x min block "
             "size, a multiple of the smallest block size; the current figure divided by "
             "max_model_len is the logged concurrency). These count mamba cache mode none: vLLM "
             "0.28 and later start a hybrid model with prefix caching on, in mamba cache mode "

@@ -138,7 +138,8 @@ def test_vllm_older_log_only_for_options_vllm_0_19_ran():
         options=StrategyOptions(mamba_cache_mode="align", prefill_checkpoint_blocks=1))
     assert nemotron.extras["older_log_none"] == why.replace("0.33", "0.32")
     assert run(prefill_checkpoint_blocks=1).older_logged_tokens == 973_760
-    # (c) mode all: vLLM has had it since 0.11 (PR #25752), so 0.19 ran it: the figure stays.
+    # (c) mode all: 0.19.0 runs it (its config/cache.py:25, MambaCacheMode), falling back to
+    # align for a class without SupportsMambaPrefixCaching (models/config.py:447-456): stays.
     # Qwen3-Next runs it as align without checkpoint blocks (0.31, the last release with all):
     # the anchor's P and blocks, whatever the checkpoint option says
     assert run(mamba_cache_mode="all").older_logged_tokens == 973_760
@@ -224,6 +225,116 @@ def test_vllm_keeps_a_kda_prefill_checkpoint_block_where_its_prefill_runs_on_fla
                                                  prefill_checkpoint_blocks=kept))
         assert (r.block_size, r.num_blocks, r.logged_tokens) == (1_920, 4_971, tokens)
     assert (4_971 * 1_048_576 // 553, 4_971 * 1_048_576 // 556) == (9_425_807, 9_374_948)
+
+
+# vLLM 0.19's own layout, its wheel (vllm==0.19.0) read: model_executor/models/config.py:200-317
+# (HybridAttentionMambaModelConfig) makes a hybrid's P max(--block-size, a x cdiv(state page,
+# a x attention bytes a token)), a = 16, an MLA model's 64 (config.py:206-218), in mamba cache
+# mode all lcm(chunk, a) (config.py:261-265); its "GPU KV cache size" is num_blocks // groups x
+# the smallest group block (v1/core/kv_cache_utils.py:1297-1319) of that layout.
+GIB40 = 40 * 2**30
+
+
+def _older(name: str, **options) -> StrategyResult:
+    return run_strategy("vllm", load_preset(name).profile(), budget_bytes=GIB40,
+                        context_tokens=32_768, options=StrategyOptions(**options))
+
+
+def test_vllm_older_log_takes_vllm_0_19s_p_above_the_block_size():
+    # --block-size 64: current releases page by A = 64, P = 64 x cdiv(548,864, 64 x 1,024) =
+    # 576 (6,764 blocks); 0.19 aligns to 16 and keeps the larger of it and the block size:
+    # max(64, 16 x cdiv(548,864, 16 x 1,024) = 544) = 544, the anchor's 7,162 blocks, so its
+    # log reads the anchor's 973,760 (it said 6,764 // 4 x 576 = 974,016)
+    r = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT, options=StrategyOptions(block_size=64))
+    assert (r.block_size, r.num_blocks) == (576, ANCHOR_BUDGET // (576 * 1024) // 12) == (
+        576, 6_764)
+    assert r.extras["older_block_size"] == 544
+    assert r.older_logged_tokens == ANCHOR_BUDGET // (544 * 1024) // 12 // 4 * 544 == 973_760
+    assert ("vLLM 0.19's P = max(block_size 64, a x cdiv(state page 548,864 B, a x 1,024 B)) = "
+            "544, a = 16 (its kernel alignment) (its HybridAttentionMambaModelConfig); its "
+            f"num_blocks = {ANCHOR_BUDGET:,} // 557,056 // 12 = 7,162") in r.formulas
+    # where 0.19's P is the current one, nothing is said: the anchor at block 16
+    anchor = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
+                          context_tokens=ANCHOR_CONTEXT)
+    assert "older_block_size" not in anchor.extras and anchor.older_logged_tokens == 973_760
+
+
+def test_vllm_older_log_of_drafted_conv_rows_is_vllm_0_19s():
+    # Falcon-H1-7B: FalconH1's config shape passes no num_spec in 0.19 (falcon_h1.py:529-560),
+    # so P is sized from 21,504 + 1,572,864 = 1,594,368 B: 16 x cdiv(1,594,368, 16 x 1,024) =
+    # 1,568, a page of 1,605,632 B, while its MambaMixer2 layers keep the drafted rows
+    # (mamba_mixer2.py:492,902-911), 7,168 B each (21,504 / 3 rows)
+    one = _older("Falcon-H1-7B", mamba_cache_mode="align", speculative_tokens=1)
+    assert 1_594_368 + 7_168 <= 1_568 * 1_024  # one row fits: P is 1,568 either way
+    assert (one.block_size, one.num_blocks) == (1_568, GIB40 // (1_568 * 1_024) // 44) == (
+        1_568, 607)
+    assert one.older_logged_tokens == 607 // 2 * 1_568 == 475_104
+    # two rows do not: 1,608,704 B past the 1,605,632 B page, so 0.19 fails at start-up
+    # (MambaSpec.page_size_bytes asserts page_size_padded >= page_size,
+    # v1/kv_cache_interface.py:283-290; vLLM issue #57721); 0.32+ size P with the rows: 1,584
+    two = _older("Falcon-H1-7B", mamba_cache_mode="align", speculative_tokens=2)
+    assert two.block_size == 16 * -(-(1_594_368 + 2 * 7_168) // (16 * 1_024)) == 1_584
+    assert two.older_logged_tokens is None  # it said 601 // 2 x 1,584 = 475,200
+    assert two.extras["older_log_none"] == (
+        "vLLM 0.19 and earlier do not start: vLLM 0.19's P = max(block_size 16, a x cdiv(state "
+        "page 1,594,368 B, a x 1,024 B)) = 1,568, a = 16 (its kernel alignment) (its "
+        "HybridAttentionMambaModelConfig), and its page (1,605,632 B) does not hold the state "
+        "its layers keep with the 2 drafted conv rows (1,608,704 B; MambaSpec.page_size_bytes "
+        "asserts it fits)")
+    # granite-4.0-h-small: 16 x cdiv(2,147,840, 16 x 4,096) = 528, a 2,162,688 B page, which
+    # one drafted row (16,896 B) already outgrows (granitemoehybrid.py:618-640)
+    granite = _older("granite-4.0-h-small", speculative_tokens=1)
+    assert granite.older_logged_tokens is None
+    assert "(2,164,736 B; MambaSpec" in granite.extras["older_log_none"]
+    # in mode all the layout is 0.31's, whose P leaves the rows out as 0.19's does: lcm(128, 16)
+    # x cdiv(1,594,368, 128 x 1,024) = 1,664, which holds them; the figure stands
+    drafted_all = _older("Falcon-H1-7B", mamba_cache_mode="all", speculative_tokens=2)
+    assert (drafted_all.block_size, drafted_all.num_blocks) == (1_664, 572)
+    assert drafted_all.older_logged_tokens == 572 // 2 * 1_664 == 475_904
+
+
+def test_vllm_older_log_of_kimi_linear_is_vllm_0_19s():
+    # Kimi Linear's MLA hybrid: 0.19 aligns P to 64 (config.py:206-210, 128 on CUTLASS MLA);
+    # current releases to 128. State 73,728 + 2,097,152 = 2,170,880 B, 1,152 B a token:
+    # 64 x cdiv(2,170,880, 64 x 1,152) = 64 x 30 = 1,920 = 128 x 15, the same P; 20 KDA + 7
+    # MLA layers in 4 groups of 7; 40 GiB // (1,920 x 1,152) // 7 = 2,774 blocks
+    kimi = _older("Kimi-Linear-48B-A3B")
+    assert (kimi.block_size, kimi.num_blocks) == (1_920, GIB40 // (1_920 * 1_152) // 7) == (
+        1_920, 2_774)
+    assert kimi.older_logged_tokens == 2_774 // 4 * 1_920 == 1_330_560
+    assert "older_block_size" not in kimi.extras
+    # drafted tokens: 0.34 sizes P from the widened conv (5 rows, 122,880 B): 128 x
+    # cdiv(2,220,032, 128 x 1,152) = 2,048; 0.19's kda_state_shape leaves num_spec unused
+    # (layers/mamba/mamba_utils.py:203-233), so its P and figure stay (it said 2,600 // 4 x
+    # 2,048 = 1,331,200)
+    drafted = _older("Kimi-Linear-48B-A3B", speculative_tokens=2)
+    assert (drafted.block_size, drafted.num_blocks) == (2_048, 2_600)
+    assert drafted.extras["older_block_size"] == 1_920
+    assert drafted.older_logged_tokens == 1_330_560
+
+
+def test_vllm_older_log_in_mode_all_is_vllm_0_19s():
+    # 0.19 has mode all (config/cache.py:25) and aligns P to lcm(chunk, 16) (config.py:261-265):
+    # Nemotron-H-8B's chunk 128: 128 x cdiv(2,158,592, 128 x 4,096) = 640, as 0.31's
+    nemotron = _older("Nemotron-H-8B", mamba_cache_mode="all")
+    assert (nemotron.block_size, nemotron.num_blocks) == (640, 4_096)
+    assert nemotron.older_logged_tokens == 4_096 // 7 * 640 == 374_400
+    # at --block-size 1024 0.19 keeps 1,024 for attention and snapshots state every 640
+    # tokens (mamba_block_size, config.py:265), which 1,024 is no multiple of: its hybrid
+    # coordinator refuses (kv_cache_coordinator.py:402-405); 0.31 pages both by 1,024
+    wide = _older("Nemotron-H-8B", mamba_cache_mode="all", block_size=1024)
+    assert wide.block_size == 1024 and wide.older_logged_tokens is None
+    assert wide.extras["older_log_none"].endswith(
+        "its state block a x cdiv(...) = 640 (mamba_block_size), which block_size 1,024 is no "
+        "multiple of (HybridKVCacheCoordinator asserts \"block_size must be divisible by "
+        "hash_block_size\")")
+    # Falcon-H1-7B (chunk 128): 0.31 takes c = lcm(128, 1,024), P = 2,048; 0.19 max(1,024,
+    # 128 x cdiv(1,594,368, 128 x 1,024) = 1,664) = 1,664, 40 GiB // (1,664 x 1,024) // 44 =
+    # 572 blocks (it said 465 // 2 x 2,048 = 475,136)
+    falcon = _older("Falcon-H1-7B", mamba_cache_mode="all", block_size=1024)
+    assert (falcon.block_size, falcon.num_blocks) == (2_048, 465)
+    assert falcon.older_logged_tokens == 572 // 2 * 1_664 == 475_904
 
 
 def test_vllm_anchor_by_hand():

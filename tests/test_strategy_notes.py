@@ -52,13 +52,15 @@ def test_compare_rows_carry_the_strategy_numbers():
                             options=opts) for name in ("flat", "vllm", "sglang")]
     text = notes.logged_capacity_text(results)
     # vLLM: max concurrency x L = 2,991 / (ceil(32,768 / 1,088) = 31 + 3 state pages) x 32,768;
-    # older releases 2,991 // 4 groups x 1,088 = 812,736; SGLang: its token pool
+    # vLLM 0.19: its own P = max(64, 16 x cdiv(2,146,304, 16 x 2,048)) = 16 x 66 = 1,056
+    # (model_executor/models/config.py:273-280 of 0.19.0), 80e9 // (1,056 x 2,048) // 12 = 3,082
+    # blocks, 3,082 // 4 groups x 1,056 = 813,120; SGLang: its token pool
     # SGLang: 80e9 x 9 // 19 // (36 x 2,146,304 B) = 490 state slots; the rest // (12 x 2,048 B)
     # = (80e9 - 490 x 77,266,944) // 24,576 = 1,714,648; vLLM 2,991 x 32,768 // 34 = 2,882,620
     assert text == (
         "In the engines' logs: vLLM's \"GPU KV cache size\": 2,882,620 tokens; SGLang's "
         "max_total_num_tokens: 1,714,648 tokens. vLLM's line is max concurrency x max_model_len "
-        "(vLLM 0.19 and earlier: 812,736, num_blocks // groups x min block size, a multiple of "
+        "(vLLM 0.19 and earlier: 813,120, num_blocks // groups x min block size, a multiple of "
         "the smallest block size; the current figure divided by max_model_len is the logged "
         "concurrency). These count mamba cache mode none: vLLM 0.28 and later start a hybrid "
         "model with prefix caching on, in mamba cache mode align by default; the log says which "

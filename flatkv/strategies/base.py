@@ -726,6 +726,8 @@ EXTRAS: Mapping[str, str] = {
     "older_releases_refuse": "vllm: releases before this layout refused the model at start-up",
     "older_log_none": "vllm: why older_logged_tokens is None: vLLM 0.19 and earlier ran no such "
                       "layout",
+    "older_block_size": "vllm: vLLM 0.19's own P, where older_logged_tokens counts its layout "
+                        "for it is not this one's (a hybrid's P a multiple of 16, not of A)",
     "log_lines": "vllm, sglang: the start-up log lines the engine prints at these settings",
     "log_left_out": "vllm, sglang: what the log lines leave out, and why",
     "log_release": "vllm: the release whose words the log lines are, where not a current one "

@@ -29,7 +29,9 @@
   as 0.26.0 logs them, issue #50456). vLLM 0.19 and earlier (SPEC 3.1's anchor; 0.19.0 in
   issue #40691) printed ``num_blocks // num_groups * min block size``
   (``older_logged_tokens``), also on two lines, so the line count does not tell them apart:
-  the older figure is a multiple of the smallest block size. The block size of every group is
+  the older figure is a multiple of the smallest block size. It is counted on 0.19's own
+  layout (``older_release_layout``), whose hybrid P differs where --block-size or the kernel
+  block is above 16 or drafted conv rows enter P. The block size of every group is
   P, except a state group's in mamba cache mode none, which is max_model_len.
   ``capacity_tokens`` keeps the convention every strategy shares, so the Compare figures line
   up.
@@ -84,6 +86,7 @@ from flatkv.strategies.paged import finish_paged
 from flatkv.strategies.vllm_log import (
     CURRENT_LOG,
     LogFlavour,
+    OlderLayout,
     mode_all_log,
     padding_layers_text,
     start_up_log,
@@ -106,6 +109,12 @@ from flatkv.strategies.vllm_releases import (
     LIGHTNING_CLASS,
     MODE_ALL_RELEASE,
     NULL_BLOCK_CHECKED_SINCE,
+    OLDER_ALIGNMENT,
+    OLDER_CUTLASS_MLA_ALIGNMENT,
+    OLDER_MLA_ALIGNMENT,
+    OLDER_RELEASE,
+    OLDER_UNWIDENED_CLASSES,
+    OLDER_VLLM_LOG,
     PREFILL_CHECKPOINT_CLASSES,
     RECENT_VLLM_BLOCK_SIZE,
     SERVED_AFTER_MODE_ALL,
@@ -387,6 +396,77 @@ def drafted_profiles(profile: CacheProfile, speculative_tokens: int, formulas: l
                  "not hold them)")
     formulas.append(line)
     return kept, kept
+
+
+def older_release_layout(profile: CacheProfile, options: StrategyOptions, counts: dict[str, int],
+                         budget_bytes: int, context_tokens: int | None,
+                         p_now: int) -> OlderLayout | None:
+    """vLLM OLDER_RELEASE's layout of a state hybrid, the one its "GPU KV cache size" line
+    counts, where it is not the current one at ``p_now`` (None where it is, and for a model
+    without state or attention layers, whose P it sized alike). Its P (config.py:200-292) is
+    ``max(block_size, a x cdiv(state page, a x attn bytes a token))``, ``a`` OLDER_ALIGNMENT
+    (an MLA model's OLDER_MLA_ALIGNMENT, 128 on CUTLASS MLA), in mode all ``lcm(chunk, a)``,
+    whose multiple is then its state block size even where --block-size is larger; the state
+    page P covers is the one without drafted conv rows for FalconH1, GraniteMoeHybrid and
+    Zamba2 (DRAFTED_CONV_SINCE) and for OLDER_UNWIDENED_CLASSES, whose layers keep none
+    either. It did not start where the state its layers keep outgrows the page
+    (kv_cache_interface.py:283-290: MambaSpec.page_size_bytes asserts page_size_padded >=
+    page_size), where in mode all --block-size is above the state block and no multiple of it
+    (the blocks' hashes are the smallest block's), or where one request of the context
+    outgrows the whole budget (no null block held back before 0.29). Its classes run mode all
+    or fall back to align as MODE_ALL_RELEASE's do (its SupportsMambaPrefixCaching classes are
+    0.31's and Bamba: config.py:447-456), so the options come here as they were run."""
+    if not (profile.has_state and profile.has_attention):
+        return None
+    sized, kept = drafted_profiles(profile, options.speculative_tokens, [], {}, OLDER_RELEASE)
+    if OLDER_UNWIDENED_CLASSES.intersection(profile.architectures):
+        sized = kept = profile
+    kv = max(profile.kv_bytes_of(label) for label in set(profile.layer_types))
+    state = sized.state_bytes_per_layer
+    align, align_text = OLDER_ALIGNMENT, f"{OLDER_ALIGNMENT} (its kernel alignment)"
+    if profile.mla:
+        cutlass = options.kernel_block_size == OLDER_CUTLASS_MLA_ALIGNMENT
+        align = OLDER_CUTLASS_MLA_ALIGNMENT if cutlass else OLDER_MLA_ALIGNMENT
+        align_text = f"{align} (its MLA alignment{' on CUTLASS MLA' if cutlass else ''})"
+    if options.mamba_cache_mode == "all":
+        chunk = mamba_chunk_size(profile, options)[0]
+        align_text = f"lcm(mamba_chunk_size {chunk}, {align_text}) = {math.lcm(chunk, align)}"
+        align = math.lcm(chunk, align)
+    fit = align * cdiv(state, align * kv)
+    p = max(options.block_size, fit)
+    min_block = fit if options.mamba_cache_mode == "all" else p
+    page = p * kv
+    how = (f"vLLM {OLDER_RELEASE}'s P = max(block_size {options.block_size}, a x cdiv(state page "
+           f"{n(state)} B, a x {n(kv)} B)) = {n(p)}, a = {align_text} (its "
+           "HybridAttentionMambaModelConfig)"
+           + (f", its state block a x cdiv(...) = {n(fit)} (mamba_block_size)"
+              if min_block < p else ""))
+    if p % min_block:  # mode all, block_size above the state block and off its multiples
+        # (kv_cache_coordinator.py:402-405: every group's block a multiple of the smallest)
+        return OlderLayout(p, min_block, 0, (), (
+            f"{OLDER_VLLM_LOG} do not start: {how}, which block_size {n(p)} is no multiple of "
+            "(HybridKVCacheCoordinator asserts \"block_size must be divisible by "
+            "hash_block_size\")"))
+    if kept.state_bytes_per_layer > page:
+        return OlderLayout(p, min_block, 0, (), (
+            f"{OLDER_VLLM_LOG} do not start: {how}, and its page ({n(page)} B) does not hold "
+            f"the state its layers keep with the {options.speculative_tokens} drafted conv rows "
+            f"({n(kept.state_bytes_per_layer)} B; MambaSpec.page_size_bytes asserts it fits)"))
+    if p == p_now and min_block == p_now:
+        return None
+    pages, _, _ = _pages_by_kind(kept, counts, p, page, page, "")
+    block_sizes = {**pages.block_sizes, LINEAR_ATTENTION: min_block}
+    group_size = group_size_for(counts)
+    num_blocks = budget_bytes // pages.page // group_size
+    needed = request_bytes(kept, options, counts, group_size, request_tokens(context_tokens),
+                           block_sizes, pages.page)
+    if needed > budget_bytes:
+        return OlderLayout(p, min_block, num_blocks, (), (
+            f"{OLDER_VLLM_LOG} do not start: at {how}, {_request_words(context_tokens)} needs "
+            f"{n(needed)} B, more than the {n(budget_bytes)} B available"))
+    return OlderLayout(p, min_block, num_blocks, (
+        f"{how}; its num_blocks = {n(budget_bytes)} // {n(pages.page)} // {group_size} = "
+        f"{n(num_blocks)}",))
 
 
 def padding_layers(count: int, group_size: int) -> int:
@@ -1378,9 +1458,10 @@ def _run_vllm(
     pages, pages_lines, pages_extras = _pages_by_kind(kept, counts, p, page, attn_page, why)
     formulas += pages_lines
     extras.update(pages_extras)
+    older = older_release_layout(managed, options, counts, budget_bytes, context_tokens, p)
     return _grouped_layout(kept, sized_for_p, options, budget_bytes=budget_bytes,
                            context_tokens=context_tokens, counts=counts, pages=pages,
-                           formulas=formulas, extras=extras, log=log)
+                           formulas=formulas, extras=extras, log=log, older=older)
 
 
 def _opening_extras(profile: CacheProfile, options: StrategyOptions) -> dict[str, object]:
@@ -1475,6 +1556,7 @@ def _grouped_layout(
     profile: CacheProfile, sized_for_p: CacheProfile, options: StrategyOptions, *,
     budget_bytes: int, context_tokens: int | None, counts: dict[str, int], pages: _Pages,
     formulas: list[str], extras: dict[str, object], log: LogFlavour,
+    older: OlderLayout | None = None,
 ) -> StrategyResult:
     """vLLM's layout over ``pages``: the layer types in groups of ``group_size`` layers
     (``_pool_groups``), a block id ``group_size`` pages (one in each tensor the groups
@@ -1482,7 +1564,8 @@ def _grouped_layout(
     starts with (fewer than two blocks, or one request of the context past the budget less
     the null block) or the figures and log lines. ``profile`` is the one whose layers keep
     the state, ``sized_for_p`` the one P was sized for (the log's, in ``log``'s words);
-    ``counts``: layers by type. Appends formulas and extras."""
+    ``counts``: layers by type; ``older``: OLDER_RELEASE's layout where it is another, for
+    the older log's figure. Appends formulas and extras."""
     group_size = group_size_for(counts)
     padding = {k: padding_layers(c, group_size) for k, c in counts.items()}
     groups, uses, pad_lines = _pool_groups(counts, padding, group_size, pages.page,
@@ -1519,7 +1602,7 @@ def _grouped_layout(
         uses=uses, why_block_size=pages.why, formulas=formulas, extras=extras,
         kind_block_sizes=pages.block_sizes,
     )
-    return with_logged_tokens(result, profile, options, len(groups), log)
+    return with_logged_tokens(result, profile, options, len(groups), log, older)
 
 
 def _group_lines(profile: CacheProfile, counts: dict[str, int], pages: _Pages,

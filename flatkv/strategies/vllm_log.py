@@ -19,6 +19,7 @@ from flatkv.strategies.base import StrategyOptions, StrategyResult, n
 from flatkv.strategies.vllm_releases import (
     CURRENT_RELEASE,
     MODE_ALL_RELEASE,
+    OLDER_RELEASE,
     OLDER_VLLM_LOG,
     older_log_blocker,
 )
@@ -200,17 +201,39 @@ def warmup_lines(num_blocks: int, unit_bytes: int, log: LogFlavour) -> list[str]
             f"({format_gib(num_blocks * unit_bytes)} GiB) fit within the requested ... GiB. ..."]
 
 
+@dataclass(frozen=True)
+class OlderLayout:
+    """OLDER_RELEASE's layout of a state hybrid where it is not the current one's (its P, its
+    blocks, or its refusal: ``vllm.older_release_layout``), for the figure of OLDER_VLLM_LOG:
+    ``with_logged_tokens`` counts it from these blocks and block size, not the layout's."""
+
+    p: int  # its attention block size P
+    min_block: int  # its smallest group block size: P, or in mode all the state's, if smaller
+    num_blocks: int
+    lines: tuple[str, ...]  # how it came, for the math
+    refused: str = ""  # why it did not start ("" where it did): no figure then
+
+
 def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: StrategyOptions,
-                       num_groups: int, log: LogFlavour) -> StrategyResult:
+                       num_groups: int, log: LogFlavour,
+                       older: OlderLayout | None = None) -> StrategyResult:
     """The result with what vLLM's log prints as "GPU KV cache size", in current releases and
     in older ones (see ``flatkv.strategies.vllm``'s module docstring), and the math of both;
     the line's pools named as ``log``'s release names them, and the extras saying whose words
     the lines are where not a current release's (``log_release``, after the mode asked where
     vLLM ran another: ``mamba_cache_mode_asked``). No older figure where those releases ran no
-    such layout (a padded page, ``older_log_blocker``'s options): ``older_log_none`` says
-    why."""
+    such layout (a padded page, ``older_log_blocker``'s options, ``older``'s refusal):
+    ``older_log_none`` says why. ``older``: OLDER_RELEASE's own layout where it is not this
+    one (None where it is), whose blocks and block size the older figure counts."""
     p, blocks, context = result.block_size, result.num_blocks, result.context_tokens
     min_block, why_min = p, "P"
+    said: dict[str, object] = {}
+    if older is not None and not older.refused:
+        p, blocks = older.p, older.num_blocks
+        said["older_block_size"] = older.p
+        min_block, why_min = older.min_block, f"vLLM {OLDER_RELEASE}'s P"
+        if older.min_block < older.p:
+            why_min = f"vLLM {OLDER_RELEASE}'s state block size in mode all"
     if options.mamba_cache_mode == "none" and profile.has_state:
         # a state group's block size is max_model_len in mode none; a state-only model has no
         # other group, so without a context its log cannot be told
@@ -222,19 +245,22 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
     elif not profile.has_attention:  # MambaModelConfig: --block-size when caching prefixes
         min_block = options.block_size
         why_min = f"block_size, a state-only model's in mode {options.mamba_cache_mode}"
-    older, lines, said = None, [], {}
+    lines: list[str] = []
     none_why = (f"{OLDER_VLLM_LOG} do not start (their unify_kv_cache_spec_page_size refuses "
                 "a page that does not divide the largest, where current ones pad it)"
                 if result.extras.get("older_releases_refuse")
-                else older_log_blocker(profile, options))
+                else older_log_blocker(profile, options) or (older.refused if older else ""))
     if none_why:  # no figure of a layout those releases did not run
         min_block, said["older_log_none"] = None, none_why
+        said.pop("older_block_size", None)
         lines = [f"older_logged_tokens: none, {none_why}"]
+    older_tokens = None
     if min_block is not None:
-        older = blocks // num_groups * min_block
-        lines = [f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} "
-                 f"// {num_groups} x {n(min_block)} ({why_min}) = {n(older)} (the \"GPU KV "
-                 f"cache size\" line of {OLDER_VLLM_LOG})"]
+        older_tokens = blocks // num_groups * min_block
+        lines = [*(older.lines if older else ()),
+                 f"older_logged_tokens = num_blocks // groups x min block size = {n(blocks)} "
+                 f"// {num_groups} x {n(min_block)} ({why_min}) = {n(older_tokens)} (the "
+                 f"\"GPU KV cache size\" line of {OLDER_VLLM_LOG})"]
     logged = None
     if context is not None:
         # vLLM: int(max_concurrency * max_model_len), max_concurrency = num_blocks / blocks per
@@ -252,14 +278,14 @@ def with_logged_tokens(result: StrategyResult, profile: CacheProfile, options: S
         log_lines.append(f"GPU KV cache size: {logged:,} tokens, {concurrency}")
         forms[log_lines[-1]] = tuple(
             (name, f"GPU KV cache size: {tokens:,} tokens\n{concurrency}")
-            for name, tokens in ((TWO_LINE_FORM, logged), (OLDER_FORM, older))
+            for name, tokens in ((TWO_LINE_FORM, logged), (OLDER_FORM, older_tokens))
             if tokens is not None and (tokens != logged or name == TWO_LINE_FORM)
         ) + pool_name_forms(log_lines[-1], log.release, log.pool_names)
     if log.mode_asked:
         said["mamba_cache_mode_asked"] = log.mode_asked
     if not log.current:
         said["log_release"] = log.release
-    return replace(result, logged_tokens=logged, older_logged_tokens=older,
+    return replace(result, logged_tokens=logged, older_logged_tokens=older_tokens,
                    formulas=(*result.formulas, *lines),
                    extras={**result.extras, "log_lines": log_lines, "log_line_forms": forms,
                            **said})

@@ -128,6 +128,27 @@ RECENT_VLLM_BLOCK_SIZE = 64
 OLDER_VLLM_LOG = "vLLM 0.19 and earlier"
 OLDER_VLLM_TELL = ("a multiple of the smallest block size; the current figure divided by "
                    "max_model_len is the logged concurrency")
+# ... whose layout of a state hybrid is this release's (its wheel read, vllm==0.19.0), where it
+# is not a current one's: model_executor/models/config.py:200-292
+# (HybridAttentionMambaModelConfig.verify_and_update_config) makes P the smallest multiple of a
+# fixed alignment whose attention page covers the state page, OLDER_ALIGNMENT (16; an MLA
+# model's 64, 128 on CUTLASS MLA: config.py:206-218), in mamba cache mode all lcm(chunk, it)
+# (config.py:261-265), and keeps a larger --block-size as it is (config.py:279-280): neither the
+# backend's kernel block nor --block-size is part of the alignment (0.23 and later: A = max(kernel
+# block, block_size)), so at --block-size 64 Qwen3-Next's P is 544 in 0.19, 576 now.
+OLDER_RELEASE = "0.19"
+OLDER_ALIGNMENT = 16
+OLDER_MLA_ALIGNMENT = 64
+OLDER_CUTLASS_MLA_ALIGNMENT = 128  # (FlatKV's kernel block 128 on an MLA model: CUTLASS MLA)
+# Classes whose conv state OLDER_RELEASE never widens by drafted rows, in P's sizing or in its
+# layers: ShortConv's shape takes no num_spec (layers/mamba/mamba_utils.py:153-162), and
+# kda_state_shape takes one but leaves it unused (mamba_utils.py:203-233; kimi_linear.py:626-643
+# passes it, layers/kda.py:96-101 does not). Its MambaMixer2 and GDN layers widen theirs
+# (mamba_mixer2.py:492,902-911; gdn_linear_attn.py:215-224), and FalconH1, GraniteMoeHybrid and
+# Zamba2 size P without the rows (DRAFTED_CONV_SINCE: falcon_h1.py:529-560,
+# granitemoehybrid.py:618-640 and zamba2.py:867-886 pass no num_spec), as 0.31 does.
+OLDER_UNWIDENED_CLASSES = frozenset({"Lfm2ForCausalLM", "Lfm2MoeForCausalLM",
+                                     "KimiLinearForCausalLM"})
 
 
 def checkpoint_since(profile: CacheProfile) -> str:
@@ -145,7 +166,10 @@ def older_log_blocker(profile: CacheProfile, options: StrategyOptions) -> str:
     """Why OLDER_VLLM_LOG ran no layout of these options, so their "GPU KV cache size" is no
     figure of theirs ("" where they ran it): a model class not even MODE_ALL_RELEASE serves
     (SERVED_AFTER_MODE_ALL), or prefill checkpoint blocks in mode align (0.32 and later).
-    Mode all stays: vLLM has had it since 0.11 (PR #25752), 0.19 included."""
+    Mode all stays: 0.19.0 runs it (config/cache.py:25 and 109-116, its MambaCacheMode; P aligned to
+    lcm(chunk, 16) in models/config.py:244-265), falling back to align for the classes 0.31
+    does (config.py:447-456). Where 0.19's own layout is another or did not start (its P,
+    drafted conv rows), ``vllm.older_release_layout`` says so."""
     if unserved := SERVED_AFTER_MODE_ALL.intersection(profile.architectures):
         return (f"{OLDER_VLLM_LOG} do not serve {min(unserved)} (vLLM {MODE_ALL_RELEASE} does "
                 "not either)")
