@@ -4,8 +4,9 @@
 # this Python's packages with the few more that the engines' imports ask for, and run
 # bench/sglang_check.py and bench/vllm_check.py over the presets' settings, then over random
 # settings near them; then vLLM 0.31.0's, the last release with mamba cache mode all, over the
-# presets in that mode (bench/vllm_check.py --vllm-all), and vLLM 0.23.0's, the last release
-# serving MiniMax-M1, over that preset (--vllm-dropped). Exit status 1 if a figure differs.
+# presets in that mode (bench/vllm_check.py --vllm-all), vLLM 0.23.0's, the last release
+# serving MiniMax-M1, over that preset (--vllm-dropped), and vLLM 0.19.0's "GPU KV cache size"
+# beside FlatKV's older vLLM log (--vllm-older). Exit status 1 if a figure differs.
 #
 #   bash bench/engine_checks.sh [DIR]    # DIR keeps the wheels and the venv (default: a
 #                                        # temporary folder, removed at the end)
@@ -19,6 +20,10 @@ MODE_ALL_VLLM=vllm==0.31.0  # mamba cache mode all (0.32 dropped it)
 # MiniMax-M1's class (0.24 dropped it): a 274 MB wheel, fetched in 8 s on 2026-12-07, for the
 # one check of that preset and of the start-up rule of releases before 0.29 on an engine's code
 DROPPED_VLLM=vllm==0.23.0
+# the release whose "GPU KV cache size" FlatKV shows as the older vLLM log (its own hybrid
+# sizing: P, drafted conv rows, mode all): a 432 MB wheel, fetched in 28 s on 2026-12-07, of
+# which only its .py files are unzipped
+OLDER_VLLM=vllm==0.19.0
 # what the engines' imports ask for beyond FlatKV's requirements, pinned as last checked
 IMPORTS=(aiohappyeyeballs==2.7.1 aiohttp==3.14.5 aiosignal==1.4.0 cachetools==8.0.2
          cbor2==6.3.0 compressed_tensors==0.20.1 dill==0.4.1 einops==0.8.2 frozenlist==1.8.0
@@ -38,10 +43,12 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 pip download -q --no-deps "${ENGINES[@]}" -d "$work/wheels"
 pip download -q --no-deps "$MODE_ALL_VLLM" -d "$work/wheels-all"
 pip download -q --no-deps "$DROPPED_VLLM" -d "$work/wheels-dropped"
+pip download -q --no-deps "$OLDER_VLLM" -d "$work/wheels-older"
 unzip -q -o "$work"/wheels/sglang-*.whl -d "$work/sglang"
 unzip -q -o "$work"/wheels/vllm-*.whl 'vllm/*.py' -d "$work/vllm"
 unzip -q -o "$work"/wheels-all/vllm-*.whl 'vllm/*.py' -d "$work/vllm-all"
 unzip -q -o "$work"/wheels-dropped/vllm-*.whl 'vllm/*.py' -d "$work/vllm-dropped"
+unzip -q -o "$work"/wheels-older/vllm-*.whl 'vllm/*.py' -d "$work/vllm-older"
 python -m venv --system-site-packages "$work/venv"
 "$work/venv/bin/pip" install -q --no-deps "${IMPORTS[@]}"
 "$work/venv/bin/python" bench/sglang_check.py --sglang "$work/sglang"
@@ -58,3 +65,6 @@ python -m venv --system-site-packages "$work/venv"
 # MiniMax-M1 against vLLM 0.23.0, the last release serving its class (36 s on a shared 2-core
 # machine, 10 s of CPU)
 "$work/venv/bin/python" bench/vllm_check.py --vllm-dropped "$work/vllm-dropped" | grep -v '^ok '
+# FlatKV's older vLLM log figure against vLLM 0.19.0's own (76 s on a shared 2-core machine,
+# 15 s of CPU); its imports are 0.31's (its diskcache import served as a stub)
+"$work/venv/bin/python" bench/vllm_check.py --vllm-older "$work/vllm-older" | grep -v '^ok '

@@ -117,6 +117,18 @@ float32`` changes nothing on either side; and the least budget 0.23 starts at an
 as 0.23 weighs one request against the whole budget (0.29 and later hold the null block
 back; FlatKV's ``null_block_checked``). Its imports are 0.31's.
 
+``--vllm-older DIR`` (instead of ``--vllm``): FlatKV's older vLLM log figure
+(``older_logged_tokens``, with the P it counts) against vLLM 0.19.0's own "GPU KV cache size",
+DIR its unzipped wheel (``check_older``): every hybrid preset 0.19 serves at 40 GiB, blocks 16
+and 64, modes none, align and all; 1 and 2 drafted tokens on Falcon-H1, granite-4.0-h,
+Nemotron-H, Qwen3-Next and Kimi Linear; mode all at block 1024; Nemotron-H told a float32 ssm
+state. 0.19's own config hooks (``HybridAttentionMambaModelConfig``: P a multiple of 16, 64 for
+MLA, at least --block-size), its layers' state shapes, ``get_kv_cache_configs`` (whose
+``_report_kv_cache_config`` logs the line, read from its log) and its scheduler's KV cache
+coordinator run; a refusal on its side (a drafted state past its page, a block size no multiple
+of the state block in mode all) must be FlatKV's ``older_log_none``. Its imports are 0.31's
+(``diskcache`` served as a stub).
+
 A model of state layers alone (``STATE_ONLY``, Mamba-Codestral-7B's config shape;
 Mamba2ForCausalLM, IsAttentionFree) is checked too, drawn one time in ten in random mode:
 its state shape from vLLM's Mamba2ForCausalLM, no hybrid block alignment (vLLM finds no
@@ -140,6 +152,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib
+import logging
 import math
 import random
 import sys
@@ -1636,6 +1649,172 @@ def check_dropped(directory: str) -> int:
     return 1 if bad else 0
 
 
+# vLLM 0.19.0, the release whose "GPU KV cache size" FlatKV's older_logged_tokens is
+# (vllm_releases.OLDER_VLLM_LOG): its own hybrid sizing, run on the presets where its layout
+# may differ from a current one's (a block size above 16, drafted conv rows, Kimi Linear's
+# MLA alignment, mamba cache mode all)
+OLDER_RELEASE_CHECKED = "0.19.0"
+OLDER_NAMES = {**{key: MODE_ALL_NAMES[key] for key in (
+    "utils", "iface", "configs", "interfaces", "torch_utils", "model_config", "logger",
+    "mamba_utils", "registry")}, "coordinator": "vllm.v1.core.kv_cache_coordinator"}
+OLDER_CLASSES = {**MODEL_CLASSES, "KimiLinearForCausalLM": "vllm.model_executor.models.kimi_linear",
+                 "Qwen3_5ForConditionalGeneration": "vllm.model_executor.models.qwen3_5"}
+OLDER_MAMBA_TYPES = {"Mamba2Layer": "mamba2", "Mamba1Layer": "mamba1",
+                     "ShortConvLayer": "short_conv", "GDNLayer": "gdn_attention"}
+
+
+def older_settings(presets: list[str]) -> list[tuple[str, int, str, dict]]:
+    """(preset, block size, mamba cache mode, flags) rows for vLLM 0.19.0, at 40 GiB: every
+    hybrid preset it serves at blocks 16 and 64 in modes none, align and all (no prefill
+    checkpoint block: it has none); 1 and 2 drafted tokens on the Mamba2, GDN and KDA models
+    at both blocks in align and none; mode all at block 1024 (above the state block); and
+    Nemotron-H told a float32 ssm state."""
+    rows = [(p, block, mode, {}) for p in presets for block in (16, 64)
+            for mode in ("none", "align", "all")]
+    rows += [(p, block, mode, {"speculative_tokens": n})
+             for p in ("Falcon-H1-7B", "granite-4.0-h-small", "Nemotron-H-8B",
+                       "Qwen3-Next-80B-A3B", "Kimi-Linear-48B-A3B") if p in presets
+             for block in (16, 64) for mode in ("none", "align") for n in (1, 2)]
+    rows += [(p, 1024, "all", {}) for p in ("Nemotron-H-8B", "Falcon-H1-7B")]
+    # Nemotron-H told a float32 ssm state, the dtype 0.34 keeps it in unless told
+    rows += [("Nemotron-H-8B", block, mode, {"mamba_ssm_cache_dtype": "float32"})
+             for block in (16, 64) for mode in ("align", "all")]
+    return rows
+
+
+def vllm_019_figures(vl: NS, spec, budget: int, block: int, mode: str, flags: dict) -> dict:
+    """vLLM 0.19.0's P and "GPU KV cache size" from ``budget`` bytes, or its refusal: its own
+    config hooks as ``VllmConfig.try_verify_and_update_config`` runs them (the class's
+    MODELS_CONFIG_MAP hook, then ``HybridAttentionMambaModelConfig``, which calls
+    ``MambaModelConfig``: mode all kept or fallen back to align, P, the padded state page),
+    every cache layer's spec as 0.19's layers build them (MambaMixer2's conv widened by
+    drafted rows, ``layer_state_shape``; the others the class's shape), its
+    ``get_kv_cache_configs`` (whose ``_report_kv_cache_config`` logs the line, taken from its
+    log) and the KV cache coordinator its scheduler makes (``get_kv_cache_coordinator``, its
+    hash block the smallest group block, engine/core.py:273)."""
+    vl.logger._print_info_once.cache_clear()
+    hf, drafted = hf_config(spec), flags.get("speculative_tokens", 0)
+    if spec.mamba_chunk_size is not None:  # the config's chunk_size
+        hf.chunk_size = spec.mamba_chunk_size
+    # vllm serve --block-size B [--no-]enable-prefix-caching --mamba-cache-mode M on one GPU
+    cache = NS(block_size=block, mamba_cache_mode=mode, enable_prefix_caching=mode != "none",
+               mamba_block_size=None, mamba_page_size_padded=None, calculate_kv_scales=False,
+               cache_dtype="auto", mamba_cache_dtype="auto",
+               mamba_ssm_cache_dtype=flags.get("mamba_ssm_cache_dtype", "auto"),
+               num_gpu_blocks_override=None)
+    model = NS(max_model_len=CONTEXT, original_max_model_len=CONTEXT,
+               dtype=getattr(vl.iface.torch, spec.kv_dtype),
+               hf_config=hf, hf_text_config=hf, architecture=spec.architectures[0],
+               model=spec.name,
+               use_mla=any(type(k).__name__ == "MLALayer" for k in spec.kinds.values()))
+    vc = NS(cache_config=cache, model_config=model, kv_transfer_config=None,
+            # ngram drafting where tokens are drafted: no drafter layers
+            speculative_config=NS(num_speculative_tokens=drafted, method="ngram",
+                                  use_eagle=lambda: False) if drafted else None,
+            num_speculative_tokens=drafted,
+            parallel_config=NS(tensor_parallel_size=spec.tp, pipeline_parallel_size=1,
+                               decode_context_parallel_size=1,
+                               prefill_context_parallel_size=1),
+            scheduler_config=NS(max_num_batched_tokens=BATCHED, enable_chunked_prefill=True,
+                                disable_hybrid_kv_cache_manager=False),
+            attention_config=NS(backend=None))  # no --attention-backend: not CUTLASS_MLA
+    model.get_mamba_chunk_size = types.MethodType(vl.model_config.ModelConfig.get_mamba_chunk_size,
+                                                  model)
+    cls = vl.models[model.architecture]
+    model.supports_mamba_prefix_caching = vl.interfaces.supports_mamba_prefix_caching(cls)
+    kinds = [type(k).__name__ for k in spec.layers]
+    shapes = {("mla" if n == "MLALayer" else "full"): (
+        k.kv_lora_rank + k.qk_rope_head_dim if n == "MLALayer" else k)
+        for k, n in zip(spec.layers, kinds) if n in ("MLALayer", "AttentionLayer")}
+    tp = vc.parallel_config.tensor_parallel_size
+    model.get_num_kv_heads = lambda parallel: 1 if model.use_mla else max(
+        1, shapes["full"].kv_heads // parallel.tensor_parallel_size)
+    model.get_head_size = lambda: shapes["mla"] if model.use_mla else shapes["full"].head_dim_k
+    try:
+        # (its lines kept for the size line, not printed: vLLM's own handlers set aside)
+        with mock.patch.object(vl.registry.ModelRegistry, "resolve_model_cls",
+                               lambda arch, model_config=None: (cls, arch)), \
+                mock.patch.object(logging.getLogger("vllm"), "handlers", []), \
+                logged_by_vllm() as log:
+            if hook := vl.configs.MODELS_CONFIG_MAP.get(model.architecture):
+                hook.verify_and_update_config(vc)
+            vl.configs.HybridAttentionMambaModelConfig.verify_and_update_config(vc)
+            kv_dtype = vl.torch_utils.get_kv_cache_torch_dtype(cache.cache_dtype, model.dtype)
+            specs = {}
+            for i, (k, n) in enumerate(zip(spec.layers, kinds)):
+                name = f"model.layers.{i}.{n}"
+                if n == "MLALayer":
+                    specs[name] = vl.iface.MLAAttentionSpec(
+                        block_size=cache.block_size, num_kv_heads=1,
+                        head_size=k.kv_lora_rank + k.qk_rope_head_dim, dtype=kv_dtype,
+                        cache_dtype_str=cache.cache_dtype)
+                elif n == "AttentionLayer":
+                    specs[name] = vl.iface.FullAttentionSpec(
+                        block_size=cache.block_size, num_kv_heads=max(1, k.kv_heads // tp),
+                        head_size=k.head_dim_k, head_size_v=k.head_dim_v, dtype=kv_dtype)
+                else:
+                    specs[name] = vl.iface.MambaSpec(
+                        shapes=layer_state_shape(vl, cls, vc, k, n),
+                        dtypes=cls.get_mamba_state_dtype_from_config(vc),
+                        block_size=cache.mamba_block_size,
+                        page_size_padded=cache.mamba_page_size_padded,
+                        mamba_type=OLDER_MAMBA_TYPES[n], mamba_cache_mode=cache.mamba_cache_mode,
+                        num_speculative_blocks=drafted)
+            cfg = vl.utils.get_kv_cache_configs(vc, [specs], [budget])[0]
+            vl.coordinator.get_kv_cache_coordinator(
+                cfg, model.max_model_len, use_eagle=False,
+                enable_caching=cache.enable_prefix_caching, enable_kv_cache_events=False,
+                dcp_world_size=1, pcp_world_size=1,
+                hash_block_size=min(g.kv_cache_spec.block_size for g in cfg.kv_cache_groups))
+    except (AssertionError, ValueError, RuntimeError) as exc:
+        return {"refused": (str(exc) or type(exc).__name__).splitlines()[0][:60]}
+    size = next(line for line in log if line.startswith("GPU KV cache size: "))
+    return {"mode": cache.mamba_cache_mode, "P": cache.block_size,
+            "tokens": int(size.split()[4].replace(",", ""))}
+
+
+def flatkv_older_figures(spec, budget: int, block: int, mode: str, flags: dict) -> dict:
+    """FlatKV's older vLLM log of the same run: ``older_logged_tokens`` and the P it counts
+    (``extras["older_block_size"]`` where 0.19's is not the layout's), or its reason for none
+    (``older_log_none``) as a refusal; the mode its layout ran in. The ssm dtype is the
+    preset's (Nemotron-H's 16 bits: 0.19's NemotronH hook keeps the config's, else float16,
+    models/config.py:483-500, where 0.34 keeps float32) unless the row tells one."""
+    if told := flags.get("mamba_ssm_cache_dtype"):
+        spec = spec.with_options(ssm_dtype=told)
+    r = run_strategy("vllm", spec.profile(), budget_bytes=budget, context_tokens=CONTEXT,
+                     options=StrategyOptions(block_size=block, mamba_cache_mode=mode,
+                                             speculative_tokens=flags.get(
+                                                 "speculative_tokens", 0)))
+    if not r.applies or r.older_logged_tokens is None:
+        return {"refused": (r.extras.get("older_log_none") or r.reason)[:60]}
+    return {"mode": r.extras["mamba_cache_mode"],
+            "P": r.extras.get("older_block_size", r.block_size),
+            "tokens": r.older_logged_tokens}
+
+
+def check_older(directory: str) -> int:
+    """Every ``older_settings`` row on vLLM 0.19.0's own code and FlatKV's older log figure,
+    one line each, then the totals; exit status 1 on a mismatch."""
+    stub_modules("torchvision", "tvm_ffi", "xgrammar", "diskcache")
+    sys.path.insert(0, str(Path(directory).resolve()))
+    vl = NS(**{key: importlib.import_module(name) for key, name in OLDER_NAMES.items()})
+    vl.models = {arch: getattr(importlib.import_module(m), arch)
+                 for arch, m in OLDER_CLASSES.items() if arch != "BailingMoeV3ForCausalLM"}
+    hybrids = [p for p in list_presets() if load_preset(p).architectures[0] in vl.models
+               and load_preset(p).profile().has_state and load_preset(p).profile().has_attention]
+    rows, bad = older_settings(hybrids), 0
+    for name, block, mode, flags in rows:
+        spec, budget = model_spec(name), BUDGETS[0]
+        engine = vllm_019_figures(vl, spec, budget, block, mode, flags)
+        ours = flatkv_older_figures(spec, budget, block, mode, flags)
+        setting = (f"{name} B={budget:,} block={block} mode={mode}"
+                   + "".join(f" {k}={v}" for k, v in flags.items()))
+        bad += not report(f"vllm {OLDER_RELEASE_CHECKED}", setting, engine, ours)
+    print(f"{len(rows)} settings of {len(hybrids)} hybrid presets against vLLM "
+          f"{OLDER_RELEASE_CHECKED}'s GPU KV cache size, {bad} mismatches")
+    return 1 if bad else 0
+
+
 def main() -> int:
     """Run every setting on both sides, print them, and count the mismatches; with
     ``--random N``, N random settings instead (``random_setting``), the i-th drawn from seed
@@ -1646,7 +1825,9 @@ def main() -> int:
          "mamba cache mode all against it (check_mode_all)"),
         ("vllm-dropped", f"instead: the unzipped vllm {DROPPED_RELEASE_CHECKED} wheel, to "
          f"check {DROPPED_PRESET}, which later releases do not serve, against it "
-         "(check_dropped)"))
+         "(check_dropped)"),
+        ("vllm-older", f"instead: the unzipped vllm {OLDER_RELEASE_CHECKED} wheel, to check "
+         "FlatKV's older vLLM log figure against its own (check_older)"))
     if args.vllm_all:
         if args.random:  # (random_setting draws 0.34's settings, not mode all's)
             print("vllm_check.py: --random is not read with --vllm-all, whose settings are "
@@ -1660,6 +1841,12 @@ def main() -> int:
                   "fixed (dropped_settings): leave out --random", file=sys.stderr)
             return 2
         return check_dropped(directory)
+    if args.vllm_older:
+        if args.random:
+            print("vllm_check.py: --random is not read with --vllm-older, whose settings are "
+                  "fixed (older_settings): leave out --random", file=sys.stderr)
+            return 2
+        return check_older(directory)
     vl = import_vllm(directory)
     presets, skipped, disputed = served_presets(vl)
     for name, why in skipped:
