@@ -122,8 +122,9 @@ back; FlatKV's ``null_block_checked``). Its imports are 0.31's.
 DIR its unzipped wheel (``check_older``): every hybrid preset 0.19 serves at 40 GiB, blocks 16
 and 64, modes none, align and all; 1 and 2 drafted tokens on Falcon-H1, granite-4.0-h,
 Nemotron-H, Qwen3-Next and Kimi Linear; mode all at block 1024; Nemotron-H told a float32 ssm
-state. 0.19's own config hooks (``HybridAttentionMambaModelConfig``: P a multiple of 16, 64 for
-MLA, at least --block-size), its layers' state shapes, ``get_kv_cache_configs`` (whose
+state, Kimi Linear a bfloat16 one. 0.19's own config hooks
+(``HybridAttentionMambaModelConfig``: P a multiple of 16, 64 for MLA, at least --block-size),
+its layers' state shapes, ``get_kv_cache_configs`` (whose
 ``_report_kv_cache_config`` logs the line, read from its log) and its scheduler's KV cache
 coordinator run; a refusal on its side (a drafted state past its page, a block size no multiple
 of the state block in mode all) must be FlatKV's ``older_log_none``. Its imports are 0.31's
@@ -1668,7 +1669,7 @@ def older_settings(presets: list[str]) -> list[tuple[str, int, str, dict]]:
     hybrid preset it serves at blocks 16 and 64 in modes none, align and all (no prefill
     checkpoint block: it has none); 1 and 2 drafted tokens on the Mamba2, GDN and KDA models
     at both blocks in align and none; mode all at block 1024 (above the state block); and
-    Nemotron-H told a float32 ssm state."""
+    Nemotron-H told a float32 ssm state, Kimi Linear a bfloat16 one."""
     rows = [(p, block, mode, {}) for p in presets for block in (16, 64)
             for mode in ("none", "align", "all")]
     rows += [(p, block, mode, {"speculative_tokens": n})
@@ -1676,9 +1677,12 @@ def older_settings(presets: list[str]) -> list[tuple[str, int, str, dict]]:
                        "Qwen3-Next-80B-A3B", "Kimi-Linear-48B-A3B") if p in presets
              for block in (16, 64) for mode in ("none", "align") for n in (1, 2)]
     rows += [(p, 1024, "all", {}) for p in ("Nemotron-H-8B", "Falcon-H1-7B")]
-    # Nemotron-H told a float32 ssm state, the dtype 0.34 keeps it in unless told
+    # Nemotron-H told a float32 ssm state, the dtype 0.34 keeps it in unless told; Kimi Linear
+    # told a bfloat16 one, which 0.34 keeps and 0.19 does not read
     rows += [("Nemotron-H-8B", block, mode, {"mamba_ssm_cache_dtype": "float32"})
              for block in (16, 64) for mode in ("align", "all")]
+    rows += [("Kimi-Linear-48B-A3B", block, "align", {"mamba_ssm_cache_dtype": "bfloat16"})
+             for block in (16, 64) if "Kimi-Linear-48B-A3B" in presets]
     return rows
 
 

@@ -312,6 +312,18 @@ def test_vllm_older_log_of_kimi_linear_is_vllm_0_19s():
     assert (drafted.block_size, drafted.num_blocks) == (2_048, 2_600)
     assert drafted.extras["older_block_size"] == 1_920
     assert drafted.older_logged_tokens == 1_330_560
+    # told a bfloat16 recurrent state (--mamba-ssm-cache-dtype bfloat16): 0.34 keeps it, P =
+    # 128 x cdiv(73,728 + 1,048,576, 128 x 1,152) = 1,024; 0.19's kda_state_dtype keeps float32
+    # whatever is told (mamba_utils.py:90-96), so its P and figure are the float32 ones
+    told = run_strategy("vllm", load_preset("Kimi-Linear-48B-A3B").with_options(
+        ssm_dtype="bfloat16").profile(), budget_bytes=GIB40, context_tokens=32_768)
+    assert told.block_size == 128 * -(-(73_728 + 1_048_576) // (128 * 1_152)) == 1_024
+    assert told.extras["older_block_size"] == 1_920
+    assert told.older_logged_tokens == 1_330_560  # it said num_blocks // 4 x 1,024 = 1,331,200
+    assert ("vLLM 0.19's P = max(block_size 16, a x cdiv(state page 2,170,880 B, a x 1,152 B)) "
+            "= 1,920, a = 64 (its MLA alignment) (its HybridAttentionMambaModelConfig), the ssm "
+            "state in float32, not the bfloat16 told (its kda_state_dtype); its num_blocks = "
+            "42,949,672,960 // 2,211,840 // 7 = 2,774") in told.formulas
 
 
 def test_vllm_older_log_in_mode_all_is_vllm_0_19s():

@@ -61,7 +61,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from flatkv.budget import capability_text, gpu_models
-from flatkv.dtypes import ENGINE_DTYPE_NAMES, unstored_kv_dtype_refusal
+from flatkv.dtypes import DTYPE_BYTES, ENGINE_DTYPE_NAMES, unstored_kv_dtype_refusal
 from flatkv.plan import (
     CHUNKED_ATTENTION,
     FULL_ATTENTION,
@@ -111,6 +111,7 @@ from flatkv.strategies.vllm_releases import (
     NULL_BLOCK_CHECKED_SINCE,
     OLDER_ALIGNMENT,
     OLDER_CUTLASS_MLA_ALIGNMENT,
+    OLDER_FLOAT32_SSM_CLASSES,
     OLDER_MLA_ALIGNMENT,
     OLDER_RELEASE,
     OLDER_UNWIDENED_CLASSES,
@@ -409,7 +410,8 @@ def older_release_layout(profile: CacheProfile, options: StrategyOptions, counts
     whose multiple is then its state block size even where --block-size is larger; the state
     page P covers is the one without drafted conv rows for FalconH1, GraniteMoeHybrid and
     Zamba2 (DRAFTED_CONV_SINCE) and for OLDER_UNWIDENED_CLASSES, whose layers keep none
-    either. It did not start where the state its layers keep outgrows the page
+    either; Kimi Linear's ssm state is float32 whatever is told (OLDER_FLOAT32_SSM_CLASSES).
+    It did not start where the state its layers keep outgrows the page
     (kv_cache_interface.py:283-290: MambaSpec.page_size_bytes asserts page_size_padded >=
     page_size), where in mode all --block-size is above the state block and no multiple of it
     (the blocks' hashes are the smallest block's), or where one request of the context
@@ -418,6 +420,12 @@ def older_release_layout(profile: CacheProfile, options: StrategyOptions, counts
     0.31's and Bamba: config.py:447-456), so the options come here as they were run."""
     if not (profile.has_state and profile.has_attention):
         return None
+    told_ssm = profile.ssm_dtype
+    if (OLDER_FLOAT32_SSM_CLASSES.intersection(profile.architectures)
+            and told_ssm not in (None, "float32") and "ssm" in profile.state_const_bytes):
+        ssm = profile.state_const_bytes["ssm"] * DTYPE_BYTES["float32"] // DTYPE_BYTES[told_ssm]
+        profile = replace(profile, ssm_dtype="float32", ssm_element_bytes=DTYPE_BYTES["float32"],
+                          state_const_bytes={**profile.state_const_bytes, "ssm": ssm})
     sized, kept = drafted_profiles(profile, options.speculative_tokens, [], {}, OLDER_RELEASE)
     if OLDER_UNWIDENED_CLASSES.intersection(profile.architectures):
         sized = kept = profile
@@ -439,6 +447,8 @@ def older_release_layout(profile: CacheProfile, options: StrategyOptions, counts
     how = (f"vLLM {OLDER_RELEASE}'s P = max(block_size {options.block_size}, a x cdiv(state page "
            f"{n(state)} B, a x {n(kv)} B)) = {n(p)}, a = {align_text} (its "
            "HybridAttentionMambaModelConfig)"
+           + (f", the ssm state in float32, not the {told_ssm} told (its kda_state_dtype)"
+              if profile.ssm_dtype != told_ssm else "")
            + (f", its state block a x cdiv(...) = {n(fit)} (mamba_block_size)"
               if min_block < p else ""))
     if p % min_block:  # mode all, block_size above the state block and off its multiples

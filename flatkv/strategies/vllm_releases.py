@@ -149,6 +149,11 @@ OLDER_CUTLASS_MLA_ALIGNMENT = 128  # (FlatKV's kernel block 128 on an MLA model:
 # granitemoehybrid.py:618-640 and zamba2.py:867-886 pass no num_spec), as 0.31 does.
 OLDER_UNWIDENED_CLASSES = frozenset({"Lfm2ForCausalLM", "Lfm2MoeForCausalLM",
                                      "KimiLinearForCausalLM"})
+# Classes whose KDA recurrent (ssm) state OLDER_RELEASE keeps in float32 whatever
+# --mamba-ssm-cache-dtype says: its kda_state_dtype returns float32 for it and reads no ssm dtype
+# (layers/mamba/mamba_utils.py:90-96; kimi_linear.py:617-623), where current releases keep a
+# told bfloat16 (KDA_SSM_DTYPES)
+OLDER_FLOAT32_SSM_CLASSES = frozenset({"KimiLinearForCausalLM"})
 
 
 def checkpoint_since(profile: CacheProfile) -> str:
