@@ -252,7 +252,8 @@ def test_vllm_older_log_takes_vllm_0_19s_p_above_the_block_size():
     assert r.extras["older_block_size"] == 544
     assert r.older_logged_tokens == ANCHOR_BUDGET // (544 * 1024) // 12 // 4 * 544 == 973_760
     assert ("vLLM 0.19's P = max(block_size 64, a x cdiv(state page 548,864 B, a x 1,024 B)) = "
-            "544, a = 16 (its kernel alignment) (its HybridAttentionMambaModelConfig); its "
+            "544, a = 16 (its kernel alignment), as its HybridAttentionMambaModelConfig sizes it; "
+            "its "
             f"num_blocks = {ANCHOR_BUDGET:,} // 557,056 // 12 = 7,162") in r.formulas
     # where 0.19's P is the current one, nothing is said: the anchor at block 16
     anchor = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
@@ -278,10 +279,10 @@ def test_vllm_older_log_of_drafted_conv_rows_is_vllm_0_19s():
     assert two.older_logged_tokens is None  # it said 601 // 2 x 1,584 = 475,200
     assert two.extras["older_log_none"] == (
         "vLLM 0.19 and earlier do not start: vLLM 0.19's P = max(block_size 16, a x cdiv(state "
-        "page 1,594,368 B, a x 1,024 B)) = 1,568, a = 16 (its kernel alignment) (its "
-        "HybridAttentionMambaModelConfig), and its page (1,605,632 B) does not hold the state "
-        "its layers keep with the 2 drafted conv rows (1,608,704 B; MambaSpec.page_size_bytes "
-        "asserts it fits)")
+        "page 1,594,368 B, a x 1,024 B)) = 1,568, a = 16 (its kernel alignment), as its "
+        "HybridAttentionMambaModelConfig sizes it, and its page (1,605,632 B) does not hold the "
+        "state its layers keep with the 2 drafted conv rows (1,608,704 B; "
+        "MambaSpec.page_size_bytes asserts it fits)")
     # granite-4.0-h-small: 16 x cdiv(2,147,840, 16 x 4,096) = 528, a 2,162,688 B page, which
     # one drafted row (16,896 B) already outgrows (granitemoehybrid.py:618-640)
     granite = _older("granite-4.0-h-small", speculative_tokens=1)
@@ -321,7 +322,8 @@ def test_vllm_older_log_of_kimi_linear_is_vllm_0_19s():
     assert told.extras["older_block_size"] == 1_920
     assert told.older_logged_tokens == 1_330_560  # it said num_blocks // 4 x 1,024 = 1,331,200
     assert ("vLLM 0.19's P = max(block_size 16, a x cdiv(state page 2,170,880 B, a x 1,152 B)) "
-            "= 1,920, a = 64 (its MLA alignment) (its HybridAttentionMambaModelConfig), the ssm "
+            "= 1,920, a = 64 (its MLA alignment), as its HybridAttentionMambaModelConfig sizes "
+            "it, the ssm "
             "state in float32, not the bfloat16 told (its kda_state_dtype); its num_blocks = "
             "42,949,672,960 // 2,211,840 // 7 = 2,774") in told.formulas
 

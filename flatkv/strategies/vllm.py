@@ -445,8 +445,8 @@ def older_release_layout(profile: CacheProfile, options: StrategyOptions, counts
     min_block = fit if options.mamba_cache_mode == "all" else p
     page = p * kv
     how = (f"vLLM {OLDER_RELEASE}'s P = max(block_size {options.block_size}, a x cdiv(state page "
-           f"{n(state)} B, a x {n(kv)} B)) = {n(p)}, a = {align_text} (its "
-           "HybridAttentionMambaModelConfig)"
+           f"{n(state)} B, a x {n(kv)} B)) = {n(p)}, a = {align_text}, as its "
+           "HybridAttentionMambaModelConfig sizes it"
            + (f", the ssm state in float32, not the {told_ssm} told (its kda_state_dtype)"
               if profile.ssm_dtype != told_ssm else "")
            + (f", its state block a x cdiv(...) = {n(fit)} (mamba_block_size)"
