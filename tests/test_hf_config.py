@@ -1927,8 +1927,8 @@ def test_deepseek_v32_keeps_the_indexer_keys_beside_the_latent():
                        options=StrategyOptions(block_size=96))
     assert not odd.applies and odd.reason == (
         "vLLM refuses to start: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) pages "
-        "by multiples of 64 tokens, and block size 96 is none: give 64 (what it picks when "
-        "not told) or 128")
+        "by multiples of 64 tokens, and block size 96 is none (\"No valid attention backend "
+        "found ... block_size not supported\"): give 64 (what it picks when not told) or 128")
     kept = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=163_840,
                         options=StrategyOptions(block_size=128))
     assert (kept.block_size, kept.num_blocks) == (128, budget // (2 * 5_012_736)) == (128, 10_710)

@@ -459,18 +459,23 @@ def test_vllm_mla_fallback_reads_mla_by_the_latent_not_by_a_kernel_block():
     # TRITON_MLA's multiples of 16 are an MLA model's fallback (vLLM's selector reads use_mla):
     # Llama-3.1-8B's K and V given a kernel block of 32 (a JSON, a link's model_kernel) ran a
     # block size of 48 and was refused 24 naming TRITON_MLA. Its backend's 32 is taken as
-    # given: 48 is no multiple of it (give 32 or 64), 24 under it runs at A = 32 (vLLM's own
-    # pick), 32 layers x 32 x 4,096 B = 4,194,304 B a block, 42,949,672,960 // 4,194,304 =
-    # 10,240 blocks
+    # given: 48 is no multiple of it (give 32 or 64); 24 under it is no multiple of 16 either,
+    # which no backend of vLLM 0.34 takes (it ran at A = 32 before): refused, give 32; 16 under
+    # it runs at A = 32 (vLLM's own pick), 32 layers x 32 x 4,096 B = 4,194,304 B a block,
+    # 42,949,672,960 // 4,194,304 = 10,240 blocks
     llama = replace(load_preset("Llama-3.1-8B").profile(), kernel_block_size=32)
     assert (llama.mla, llama.kv_tensor_bytes) == (False, (2_048, 2_048))
     at = {block: run_strategy("vllm", llama, budget_bytes=40 << 30,
-                              options=StrategyOptions(block_size=block)) for block in (24, 48)}
+                              options=StrategyOptions(block_size=block)) for block in (16, 24, 48)}
     assert at[48].reason == (
         "vLLM refuses to start: its attention backend pages by multiples of 32 tokens, and "
         "block size 48 is none (\"No valid attention backend found ... block_size not "
         "supported\"): give 32 or 64")
-    assert (at[24].block_size, at[24].block_bytes, at[24].num_blocks) == (
+    assert at[24].reason == (
+        "vLLM refuses to start: its attention backend pages by multiples of 32 tokens, and "
+        "block size 24 is none (\"No valid attention backend found ... block_size not "
+        "supported\"): give 32")
+    assert (at[16].block_size, at[16].block_bytes, at[16].num_blocks) == (
         32, 32 * 32 * 4_096, (40 << 30) // (32 * 32 * 4_096)) == (32, 4_194_304, 10_240)
     # DeepSeek-V3 (its latent, kernel block 16) unchanged: 24 refused naming TRITON_MLA, 48 runs
     # at 61 x 48 x 1,152 = 3,373,056 B a block
@@ -542,6 +547,53 @@ def test_vllm_refuses_a_block_size_off_the_kernel_block_and_logs_p_only_when_it_
     grown = run_strategy("vllm", qwen3_next_tp2(), budget_bytes=ANCHOR_BUDGET,
                          options=StrategyOptions(block_size=32))
     assert grown.why_block_size.endswith("(\"Setting attention block size to 544 tokens\")")
+
+
+def test_vllm_refuses_a_block_size_no_backend_takes_under_the_kernel_block_too():
+    # vLLM 0.34's selector checks every backend against a --block-size told, as each attention
+    # layer is built (before a hybrid's block is aligned), and every CUDA backend pages by 16s
+    # or more: told 1 or 8 no backend is valid ("No valid attention backend found"), for full
+    # attention, gpt-oss's sinks and sliding layers, and a GDN hybrid alike. FlatKV ran them at
+    # A = max(16, block) = 16 (a Qwen3-Next P of 544) before
+    for name in ("Llama-3.1-8B", "gpt-oss-20b", "Qwen3-Next-80B-A3B"):
+        profile = load_preset(name).profile()
+        for block in (1, 8):
+            small = run_strategy("vllm", profile, budget_bytes=40 << 30,
+                                 options=StrategyOptions(block_size=block))
+            assert not small.applies and small.reason == (
+                "vLLM refuses to start: its attention backend pages by multiples of 16 tokens, "
+                f"and block size {block} is none (\"No valid attention backend found ... "
+                "block_size not supported\"): give 16")
+    # DeepSeek-V3.2's sparse MLA backends page by 64s (32s on a Blackwell's
+    # FLASHINFER_MLA_SPARSE): told 8 or 24, which no backend takes, vLLM raises as above (it
+    # ran at 64 before); a block of 16s under 64 still reads as none told (FlatKV's default
+    # 16 is one), at 64: 61 layers x 64 x 1,284 B = 5,012,736 B a block, 40 GiB // it = 8,568
+    sparse = load_preset("DeepSeek-V3.2").profile()
+    assert sparse.kv_bytes_per_slot == 1_284
+    for block in (8, 24):
+        odd = run_strategy("vllm", sparse, budget_bytes=40 << 30,
+                           options=StrategyOptions(block_size=block))
+        assert not odd.applies and odd.reason == (
+            "vLLM refuses to start: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) "
+            f"pages by multiples of 64 tokens, and block size {block} is none (\"No valid "
+            "attention backend found ... block_size not supported\"): give 64 (what it picks "
+            "when not told)")
+    for block in (16, 32, 48):
+        read = run_strategy("vllm", sparse, budget_bytes=40 << 30,
+                            options=StrategyOptions(block_size=block))
+        assert (read.block_size, read.block_bytes, read.num_blocks) == (
+            64, 61 * 64 * 1_284, (40 << 30) // (61 * 64 * 1_284)) == (64, 5_012_736, 8_568)
+    # a smaller kernel block told is a backend of its own, taken as given: 8 runs at 8
+    own = run_strategy("vllm", load_preset("Llama-3.1-8B").profile(), budget_bytes=40 << 30,
+                       options=StrategyOptions(block_size=8, kernel_block_size=8))
+    assert (own.block_size, own.block_bytes) == (8, 32 * 8 * 4_096)
+    # a model of state layers alone builds no attention layer, so nothing refuses its block
+    # and vLLM keeps it (no backend to raise it to): P 8, not max(16, 8) = 16 as before; one
+    # group of 24 Mamba2 layers, 8 GiB // (24 x 2,158,592) = 165 blocks whatever P is
+    mamba = run_strategy("vllm", pure_mamba(), budget_bytes=GIB8, context_tokens=4096,
+                         options=StrategyOptions(block_size=8, mamba_cache_mode="align"))
+    assert (mamba.block_size, mamba.num_blocks) == (8, GIB8 // (61_440 + 2_097_152) // 24) == (
+        8, 165)
 
 
 def test_vllm_one_mtp_layer_makes_groups_of_13():

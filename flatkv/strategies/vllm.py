@@ -2,7 +2,8 @@
 
 - P: ``A * cdiv(state_page, A * attn_bytes_per_token)`` with ``A = max(kernel block size,
   block_size)`` (a block size above the kernel block and off its multiples finds no attention
-  backend: refused), "Setting attention block size to P tokens" where that is more than
+  backend: refused; so is one off the multiples of 16, which no backend takes, under the
+  kernel block too), "Setting attention block size to P tokens" where that is more than
   block_size; the state page is padded up to the attention page ("Padding mamba page size by
   X%"). In mamba cache mode ``all`` (prefix caching
   of state) ``c = lcm(mamba_chunk_size, A)`` replaces A. Attention-only models: P = A.
@@ -249,6 +250,11 @@ def _attention_block_size(profile: CacheProfile,
     MLA hybrid's to MLA_HYBRID_BLOCK; a GDN class's in align with prefill checkpoints to the
     checkpoints' grid), since vLLM picks the attention backend, and so A, before it sizes P."""
     kernel, kernel_why = kernel_block_size(profile, options)
+    if not profile.has_attention:
+        # no attention layer, no backend: vLLM keeps the block size told
+        # (update_block_size_for_backend finds no attention backend and returns)
+        return kernel, options.block_size, (f"A = block_size {options.block_size}: no "
+                                            "attention layer, so no kernel block")
     a = max(kernel, options.block_size)
     a_text = (f"A = max(kernel block size {kernel}{kernel_why}, block_size "
               f"{options.block_size}) = {a}")
@@ -1192,35 +1198,49 @@ def _run_overridden(
     options: StrategyOptions,
 ) -> StrategyResult:
     """vLLM's layout after the settings vLLM overrides (see ``run_vllm``)."""
-    # vLLM 0.34 picks each layer's backend by the block size told, before it sizes P: one
-    # whose kernel blocks do not divide it is not valid. A block size under the kernel block
+    # vLLM 0.34 picks each layer's backend by the block size told, before it sizes P: one whose
+    # kernel blocks do not divide it is not valid. A block size of 16s under the kernel block
     # reads as vLLM's own pick, A = max(kernel, block_size), as when not told (DeepSeek-V3.2's
-    # sparse MLA: FlashMLA sparse's 64, whatever the kernel option). A dense MLA model's own
-    # is 16 (models.MLA_KERNEL_BLOCK_SIZE); a profile's own larger one (FlashMLA's 64, as
-    # FlatKV exported MLA models before) is not the whole choice either: TRITON_MLA, the
-    # fallback on every GPU, takes any multiple of 16, so only a block size off those is
-    # refused. Dense MLA read by the latent (runs_dense_mla), as vLLM's selector reads use_mla:
-    # TRITON_MLA runs MLA alone, so a K and V model's own kernel block (Llama's 32) is its
-    # backend's, taken as given. Under 16 a dense MLA model has no pick to read: told a block
-    # size, the selector checks every backend against it (selector.py 134-138), and each MLA
-    # backend pages by 16s or more (TRITON_MLA's MultipleOf(16), triton_mla.py 126-127), so
-    # --block-size 8 finds none and vLLM raises "No valid attention backend found" (cuda.py
-    # 512-517), as it does told 24.
+    # sparse MLA: FlashMLA sparse's 64, whatever the kernel option), since FlatKV has no "not
+    # told" and its default, 16, is one: told --block-size 16, 32 or 48, vLLM 0.34 refuses
+    # DeepSeek-V3.2 on a Hopper (its sparse backends page by 64s; a Blackwell's
+    # FLASHINFER_MLA_SPARSE takes 32s, beside an indexer of 64s alone: not modelled), and a
+    # backend pinned by a kernel block told refuses one under it. A dense MLA model's own is 16
+    # (models.MLA_KERNEL_BLOCK_SIZE); a profile's own larger one (FlashMLA's 64, as FlatKV
+    # exported MLA models before) is not the whole choice either: TRITON_MLA, the fallback on
+    # every GPU, takes any multiple of 16, so only a block size off those is refused. Dense MLA
+    # read by the latent (runs_dense_mla), as vLLM's selector reads use_mla: TRITON_MLA runs MLA
+    # alone, so a K and V model's own kernel block (Llama's 32) is its backend's, taken as given.
+    # A block size off the multiples of 16 is no pick to read, for any model with attention
+    # layers: told a block size, the selector checks every backend against it (selector.py
+    # 134-138) as each layer is built, before a hybrid's block is aligned to its state
+    # (interface.py 776-797, after load_model), and every CUDA backend pages by 16s or more
+    # (FLASH_ATTN, TRITON_ATTN, FLEX_ATTENTION and every MLA backend's MultipleOf(16) or more,
+    # FLASHINFER's least 16, sparse MLA's 32s and 64s), so --block-size 8 (or 1, or 24 under a
+    # kernel block of 32) finds none and vLLM raises "No valid attention backend found" (cuda.py
+    # 512-517), as it does told 24 over a kernel of 16 (bench/vllm_check.py check_told_blocks runs
+    # that selector). vLLM 0.31, whose mode all FlatKV gives, does the same (selector.py
+    # 131-135, its backends' 16s; --vllm-all checks blocks 8 and 24). A smaller kernel block
+    # told (a backend of its own) is taken as given. A model of state layers alone builds no
+    # attention layer, so nothing refuses its block, which vLLM keeps (_attention_block_size).
     block = options.block_size
     sparse = profile.indexer_bytes_per_slot is not None
     kernel = SPARSE_MLA_KERNEL_BLOCK_SIZE if sparse else kernel_block_size(profile, options)[0]
     mla_fallback = runs_dense_mla(profile) and options.kernel_block_size is None
     if mla_fallback:
         kernel = min(kernel, DEFAULT_KERNEL_BLOCK_SIZE)
-    if profile.has_attention and block % kernel and (block > kernel or mla_fallback):
+    # 16: no CUDA backend takes a block off its multiples; a smaller kernel told is its own
+    least = min(kernel, DEFAULT_KERNEL_BLOCK_SIZE)
+    if profile.has_attention and block % kernel and (block > kernel or block % least):
         lower, higher = block // kernel * kernel, n(cdiv(block, kernel) * kernel)
         fixes = f"{n(lower)} or {higher}" if lower else higher
         whose = ("TRITON_MLA, the MLA backend of the least kernel block on every GPU,"
                  if mla_fallback else "its attention backend")
         reason = (
             f"its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) pages by multiples of "
-            f"{kernel} tokens, and block size {n(block)} is none: give {kernel} (what it "
-            f"picks when not told) or {higher}" if sparse else
+            f"{kernel} tokens, and block size {n(block)} is none (\"No valid attention backend "
+            f"found ... block_size not supported\"): give {kernel} (what it picks when not "
+            f"told)" + (f" or {higher}" if lower else "") if sparse else
             f"{whose} pages by multiples of {kernel} tokens, and block size {n(block)} is "
             f"none (\"No valid attention backend found ... block_size not supported\"): give "
             f"{fixes}")
