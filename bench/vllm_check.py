@@ -81,7 +81,14 @@ capability: vLLM's own selector picks the backend there (an fp8 cache below SM 9
 FLASH_ATTN, whose fp8 needs FA3 on SM 9.x, for FLASHINFER; gpt-oss's sinks take TRITON_ATTN
 below SM 9 in any dtype), whose block told none, smallest kernel block and bytes a token a
 layer (its ``customize_spec``) are set beside FlatKV's: no backend vLLM picks moves them, and
-none refuses.
+none refuses. Then ``check_told_blocks``: a preset of each kind (full attention, gpt-oss's
+sinks and sliding layers, a GDN hybrid, dense MLA, sparse MLA, an MLA hybrid, a model of state
+layers alone) told ``--block-size`` 1, 8, 24 and 64 on an H100 and a B200: vLLM's own selector
+for each kind of attention layer, told that block (``user_specified_block_size``), as the
+layers ask it when built, before any hybrid alignment; where one raises ("No valid attention
+backend found": every CUDA backend pages by 16s or more, sparse MLA's by 32s or 64s) FlatKV
+must refuse and quote it, else both lay out the same figures at that block (vLLM's on the
+stand-in of the backend picked).
 
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
 shapes, tp, dtypes, block, mode, max_model_len and budget perturbed within what vLLM starts
@@ -530,7 +537,8 @@ def settle_backends(vl: NS, spec, vc: NS, flags: dict) -> list:
     if not flags.get("block_told", True):  # vLLM's own pick, phase 1
         cache.block_size = vl.platform.Platform._preferred_block_size_for_backends(
             backends, vl.cache.CacheConfig.DEFAULT_BLOCK_SIZE, vc)
-    for b in backends:
+    attention = any(type(k).__name__ in ("MLALayer", "AttentionLayer") for k in spec.layers)
+    for b in backends * attention:  # (a model of state layers alone builds no attention layer)
         if not b.supports_block_size(cache.block_size):
             raise ValueError(f"{b.get_name()} does not take block size {cache.block_size}")
     vc.backend = backend
@@ -955,6 +963,23 @@ def serve_attention_backends(vl: NS) -> list:
     return modules
 
 
+@contextlib.contextmanager
+def on_gpu(vl: NS, capability: tuple[int, int], device: str, modules: list,
+           combination: bool):
+    """vLLM 0.34's CudaPlatform as on a GPU of ``capability`` (``cuda_platform_on``), the
+    platform every module of ``modules`` (``serve_attention_backends``) and vllm.platforms ask,
+    and the selector's backend classes ``static_backend_class``'s (``combination``: with their
+    ``supports_combination``, as for the non-MLA backends): yields the platform."""
+    platform = cuda_platform_on(vl, capability, device)()
+    with contextlib.ExitStack() as stack:
+        for module in (*modules, importlib.import_module("vllm.platforms")):
+            stack.enter_context(mock.patch.object(module, "current_platform", platform))
+        stack.enter_context(mock.patch.object(
+            vl.cuda, "_get_attn_backend_class",
+            lambda backend: static_backend_class(vl, backend, combination=combination)))
+        yield platform
+
+
 def vllm_gpu_attention(vl: NS, spec, cache_dtype: str, capability: tuple[int, int],
                        device: str, modules: list) -> dict:
     """What vLLM 0.34 runs ``spec``'s attention layers with on a GPU of ``capability``, told
@@ -975,13 +1000,7 @@ def vllm_gpu_attention(vl: NS, spec, cache_dtype: str, capability: tuple[int, in
         head_size=layer.head_dim_k, dtype=torch.bfloat16, kv_cache_dtype=cache_dtype,
         block_size=None, has_sink=bool(SINK_ARCHITECTURES.intersection(spec.architectures)),
         has_sliding_window=bool(layer.sliding_window))
-    platform = cuda_platform_on(vl, capability, device)()
-    with contextlib.ExitStack() as stack:
-        for module in (*modules, importlib.import_module("vllm.platforms")):
-            stack.enter_context(mock.patch.object(module, "current_platform", platform))
-        stack.enter_context(mock.patch.object(
-            vl.cuda, "_get_attn_backend_class",
-            lambda backend: static_backend_class(vl, backend, combination=True)))
+    with on_gpu(vl, capability, device, modules, combination=True) as platform:
         try:
             chosen = platform.get_attn_backend_cls(None, config)
         except ValueError as exc:
@@ -1015,13 +1034,13 @@ def flatkv_gpu_attention(spec, kv_dtype: str | None, capability: tuple[int, int]
             "token_bytes": profile.kv_bytes_per_slot}
 
 
-def check_gpu_attention(vl: NS, presets: list[str]) -> tuple[int, int]:
+def check_gpu_attention(vl: NS, presets: list[str], modules: list) -> tuple[int, int]:
     """The served presets with attention layers and no MLA, told each of
     ``GPU_ATTENTION_CACHE_DTYPES``, on each GPU preset's compute capability: what vLLM 0.34 runs
     them with (``vllm_gpu_attention``) beside FlatKV's layout there (``flatkv_gpu_attention``).
     On SM 8.x an fp8 cache moves the backend (FLASHINFER or TRITON_ATTN for FLASH_ATTN) and
-    nothing of the pool: the same block 16, kernel block 16 and bytes. (settings, mismatches)."""
-    modules = serve_attention_backends(vl)
+    nothing of the pool: the same block 16, kernel block 16 and bytes. ``modules``:
+    ``serve_attention_backends``'. (settings, mismatches)."""
     rows = bad = 0
     for name in presets:
         spec = model_spec(name)
@@ -1175,6 +1194,111 @@ def check_checkpoint_blocks(vl: NS) -> tuple[int, int]:
     return rows, bad
 
 
+# The presets ``check_told_blocks`` tells each of TOLD_BLOCKS, one of each kind: full attention
+# alone, sliding beside full with sinks (gpt-oss), a GDN hybrid, dense MLA, sparse MLA, an MLA
+# hybrid, and a model of state layers alone (no attention layer, so no selector)
+TOLD_BLOCK_PRESETS = ("Llama-3.1-8B", "gpt-oss-20b", "Qwen3-Next-80B-A3B", "DeepSeek-V3",
+                      "DeepSeek-V3.2", "Kimi-Linear-48B-A3B", STATE_ONLY)
+# --block-size values told: three no backend's kernel blocks take (under 16, and 24, which is
+# under a kernel block of 32 and over one of 16), and 64, which every backend takes
+TOLD_BLOCKS = (1, 8, 24, 64)
+# the GPUs told them: an H100's and a B200's selector, whose backends differ
+TOLD_BLOCK_GPUS = ("H100 80GB", "B200 192GB")
+# the stand-ins (``stand_in_backend``) for the backends the selector picks in those rows, by the
+# name vLLM's class gives, whose figures ``vllm_figures`` lays out; a B200's sparse MLA backends
+# (FLASHMLA_SPARSE at 64) page as FLASH_ATTN_MLA_SPARSE does, by 64s with rows aligned
+TOLD_BLOCK_STAND_INS = {"FLASH_ATTN": "FLASH_ATTN", "FLASHINFER": "FLASHINFER",
+                        "FLASH_ATTN_MLA": "FLASH_ATTN_MLA", "FLASHINFER_MLA": "FLASHINFER_MLA",
+                        "TRITON_MLA": "TRITON_MLA", "FLASH_ATTN_MLA_SPARSE": None,
+                        "FLASHMLA_SPARSE": None}
+
+
+def selector_configs(vl: NS, spec, block: int) -> list:
+    """The AttentionSelectorConfig each kind of ``spec``'s attention layers asks vLLM's selector
+    with, told ``--block-size block`` (``user_specified_block_size``: selector.py 134-138): one
+    for MLA (dense or sparse), else one a head size and window (gpt-oss's sinks read by its
+    architecture); none for a model of state layers alone, which builds no attention layer."""
+    torch, configs = vl.iface.torch, []
+    for k in spec.layers:
+        if type(k).__name__ == "MLALayer":
+            config = vl.selector.AttentionSelectorConfig(
+                head_size=k.kv_lora_rank + k.qk_rope_head_dim, dtype=torch.bfloat16,
+                kv_cache_dtype="auto", block_size=block, use_mla=True,
+                use_sparse=bool(k.index_head_dim))
+        elif type(k).__name__ == "AttentionLayer":
+            config = vl.selector.AttentionSelectorConfig(
+                head_size=k.head_dim_k, dtype=torch.bfloat16, kv_cache_dtype="auto",
+                block_size=block,
+                has_sink=bool(SINK_ARCHITECTURES.intersection(spec.architectures)),
+                has_sliding_window=bool(k.sliding_window))
+        else:
+            continue
+        if config not in configs:
+            configs.append(config)
+    return configs
+
+
+def vllm_told_block(vl: NS, spec, block: int, capability: tuple[int, int], device: str,
+                    modules: list) -> dict:
+    """What vLLM 0.34 does told ``--block-size block`` on a GPU of ``capability``: its own
+    selector for each kind of attention layer (``selector_configs``; ``on_gpu``, the MLA
+    backends without their ``supports_combination``, ``static_backend_class``), which the
+    layers ask as they are built, before any hybrid alignment: ``{"refused": its message}``
+    where one raises; else the layout ``vllm_figures`` gives at that block (mode none, the first
+    budget) on the stand-in of the backend picked (``TOLD_BLOCK_STAND_INS``), and its name."""
+    names = []
+    for config in selector_configs(vl, spec, block):
+        with on_gpu(vl, capability, device, modules, combination=not config.use_mla) as platform:
+            try:
+                path = platform.get_attn_backend_cls(None, config)
+            except ValueError as exc:
+                return {"refused": str(exc)}
+        names.append(next(b.name for b in vl.enums.AttentionBackendEnum  # by its class
+                          if str(b.value).rsplit(".", 1)[-1] == path.rsplit(".", 1)[1]))
+    flags = {"backend": TOLD_BLOCK_STAND_INS[names[0]]} if names else {}
+    figures = vllm_figures(vl, spec, BUDGETS[0], block, "none", False,
+                           {k: v for k, v in flags.items() if v})
+    return {**figures, "backend": "/".join(dict.fromkeys(names)) or "no attention"}
+
+
+def flatkv_told_block(spec, block: int, capability: tuple[int, int]) -> dict:
+    """FlatKV's vLLM layout told block size ``block`` at the GPU's compute capability: its
+    refusal in full (for ``quoted_in``), else ``flatkv_figures``' (the GPU moves none of
+    them)."""
+    r = run_strategy("vllm", spec.profile(), budget_bytes=BUDGETS[0], context_tokens=CONTEXT,
+                     options=StrategyOptions(block_size=block,
+                                             gpu_compute_capability=capability))
+    if not r.applies:
+        return {"refused": r.reason}
+    return flatkv_figures(spec, BUDGETS[0], block, "none", False, {})
+
+
+def check_told_blocks(vl: NS, modules: list) -> tuple[int, int]:
+    """``TOLD_BLOCK_PRESETS`` told each of ``TOLD_BLOCKS`` on each of ``TOLD_BLOCK_GPUS``:
+    whether vLLM 0.34's own selector takes the block (``vllm_told_block``) beside whether
+    FlatKV's layout starts (``flatkv_told_block``), their figures where both start, and where
+    both refuse, that FlatKV quotes vLLM's error (``quoted_in``). (settings, mismatches)."""
+    rows = bad = 0
+    for name in TOLD_BLOCK_PRESETS:
+        spec = model_spec(name)
+        for gpu in TOLD_BLOCK_GPUS:
+            capability = GPU_COMPUTE_CAPABILITIES[gpu]
+            for block in TOLD_BLOCKS:
+                engine = vllm_told_block(vl, spec, block, capability, f"NVIDIA {gpu}", modules)
+                backend = engine.pop("backend", "no backend")
+                ours = flatkv_told_block(spec, block, capability)
+                setting = f"{name} --block-size {block} on {gpu}: {backend}"
+                same = report("vllm", setting, {k: v[:60] if isinstance(v, str) else v
+                                                for k, v in engine.items()},
+                              {k: v[:60] if isinstance(v, str) else v for k, v in ours.items()})
+                if same and "refused" in ours and not quoted_in(ours["refused"],
+                                                                engine["refused"]):
+                    print(f"BAD   quote | vllm: {engine['refused']} | flatkv: {ours['refused']}")
+                    same = False
+                rows, bad = rows + 1, bad + (not same)
+    return rows, bad
+
+
 def random_setting(vl: NS, rng: random.Random, presets: list[str]):
     """One random setting near a served preset, within what vLLM 0.34 starts with on an H100:
     the preset's shape perturbed (``perturb_spec``: heads, head and state dims, conv kernel,
@@ -1264,7 +1388,8 @@ def mode_all_settings(presets: list[str]) -> list[tuple[str, int, int, dict]]:
     bfloat16 ssm state too), then the models of state layers alone (``STATE_ONLY``, Mamba2;
     falcon-mamba-7b's Mamba1) at blocks 16, 64 and 256 and at a short max_model_len, where one
     request fits; FlatKV told a prefill checkpoint block, which 0.31 has not; and 2 or 16
-    speculative tokens on the Mamba2 and GDN models."""
+    speculative tokens on the Mamba2 and GDN models; and blocks 8 and 24, which no attention
+    backend takes, on two hybrids and both models of state layers alone."""
     state = [p for p in presets if model_spec(p).profile().has_state]
     rows = [(p, b, block, {}) for p in state for b in BUDGETS for block in MODE_ALL_BLOCKS]
     rows += [("Nemotron-H-8B", b, block, {"mamba_ssm_cache_dtype": "bfloat16"})
@@ -1282,6 +1407,13 @@ def mode_all_settings(presets: list[str]) -> list[tuple[str, int, int, dict]]:
     for name in (STATE_ONLY, FALCON_MAMBA_ONLY):
         rows += [(name, b, block, flags) for b in BUDGETS for block in (*MODE_ALL_BLOCKS, 256)
                  for flags in ({}, {"context": 2048})]
+    # a block no attention backend takes (8, 24): refused where the model has attention layers,
+    # kept as told by a model of state layers alone (a snapshot every 8 tokens: at 32,768 tokens
+    # a request outgrows the budget, so both lengths)
+    rows += [(p, BUDGETS[0], block, flags) for block in (8, 24)
+             for p, flags in (("Qwen3-Next-80B-A3B", {}), ("Nemotron-H-8B", {}),
+                              *((m, f) for m in (STATE_ONLY, FALCON_MAMBA_ONLY)
+                                for f in ({}, {"context": 2048})))]
     return rows
 
 
@@ -1363,6 +1495,12 @@ def _vllm_031_figures(vl: NS, spec, budget: int, block: int, flags: dict) -> dic
     cls = vl.models[model.architecture]
     try:
         if set(kinds) & {"MLALayer", "AttentionLayer"}:  # model_config.is_hybrid
+            # 0.31's selector checks the backend against a --block-size told as the attention
+            # layers are built, before this alignment (selector.py 131-135, uniproc_executor.py
+            # 75): its FLASH_ATTN and FLASH_ATTN_MLA page by MultipleOf(16) as the stand-ins do
+            if not backend.supports_block_size(cache.block_size):
+                raise ValueError(f"{backend.get_name()} does not take block size "
+                                 f"{cache.block_size}")
             with mock.patch.object(vl.registry.ModelRegistry, "resolve_model_cls",
                                    lambda arch, model_config=None: (cls, arch)):
                 vl.platform.Platform._align_hybrid_block_size(vc, backend)
@@ -1879,11 +2017,12 @@ def main() -> int:
     length_rows, length_bad = check_lengths(vl)
     checkpoint_rows, checkpoint_bad = check_checkpoint_blocks(vl)
     gpu_rows, gpu_bad = check_gpu_mla(vl)  # last: it serves CUDA-only modules as stubs
-    attention_rows, attention_bad = check_gpu_attention(vl, presets)  # (after it: its stubs)
-    mismatches += length_bad + checkpoint_bad + gpu_bad + attention_bad
-    print(f"{len(rows) + length_rows + checkpoint_rows + gpu_rows + attention_rows} settings, "
-          f"{mismatches} "
-          f"mismatches, {len(skipped)} preset(s) skipped")
+    modules = serve_attention_backends(vl)  # (after it: its stubs)
+    attention_rows, attention_bad = check_gpu_attention(vl, presets, modules)
+    told_rows, told_bad = check_told_blocks(vl, modules)
+    mismatches += length_bad + checkpoint_bad + gpu_bad + attention_bad + told_bad
+    print(f"{len(rows) + length_rows + checkpoint_rows + gpu_rows + attention_rows + told_rows}"
+          f" settings, {mismatches} mismatches, {len(skipped)} preset(s) skipped")
     return 1 if mismatches else 0
 
 
