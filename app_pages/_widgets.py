@@ -48,6 +48,7 @@ from flatkv.strategies.vllm import (
     DEFAULT_KERNEL_BLOCK_SIZE,
     DEFAULT_MAMBA_CHUNK_SIZE,
 )
+from flatkv.strategies.vllm_releases import ANCHOR_OPTIONS
 from flatkv.units import MAX_TOKENS, count_text, decimal_tokens_note, parse_tokens, tokens_text
 from flatkv.units import markdown_literal as literal
 
@@ -384,8 +385,23 @@ def log_options_text() -> str:
     if s.changed_engine_options(s.acting_engine_options()) or (
             s.block_size != ENGINE_DEFAULTS.block_size):
         return "the engine options and block size set here"
-    return ("vLLM 0.19's defaults (a 0.34 run with its own: \"Use vLLM 0.34's defaults\" "
-            "under Engine options)" if s.recent_vllm_changes() else "vLLM 0.19's defaults")
+    # what a 0.34 run with its own sets is said under the page's title (options_text)
+    return (f"{ANCHOR_OPTIONS} (what a 0.34 run with its own sets: under the title)"
+            if s.recent_vllm_changes() else ANCHOR_OPTIONS)
+
+
+# Where the pages without the button send a reader for it (recent_vllm_button)
+COMPARE_BUTTON = "Compare's Engine options"
+
+
+def options_text(names: tuple[str, ...] = ENGINE_FIELDS,
+                 button_where: str = "Engine options") -> str:
+    """Whose engine options the page's figures run with, for the line under its title: those
+    changed, else ``strategy_notes.defaults_text`` (the words of every page showing vLLM
+    figures); ``button_where``: where "Use vLLM 0.34's defaults" is."""
+    s = state()
+    return s.engine_options_text(names, defaults=strategy_notes.defaults_text(
+        s.recent_vllm_changes(), button_where))
 
 
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",

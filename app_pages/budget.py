@@ -19,6 +19,7 @@ from app_pages._figures import (
 from app_pages._frame import CACHE_BUDGET, NOT_APPLICABLE, chart, height_for_rows, metric_row, table
 from app_pages._session import PageDone, bind, state, user_errors
 from app_pages._widgets import (
+    COMPARE_BUTTON,
     context_note,
     context_widget,
     engine_options,
@@ -27,6 +28,7 @@ from app_pages._widgets import (
     log_options_text,
     longest_context_button,
     model_note,
+    options_text,
 )
 from flatkv import app_data, charts, sizing, strategy_notes
 from flatkv.analysis import PLANNER_STRATEGY
@@ -209,7 +211,7 @@ with user_errors():
     strategy = s.budget_strategy or ours
     acting = s.acting_engine_options((strategy,))  # only the options that act on this model
     st.caption(f"{literal(s.profile().name)} · {STRATEGY_TITLES[strategy]} · "
-               f"{s.engine_options_text(acting, defaults='default engine options')} · "
+               f"{options_text(acting, COMPARE_BUTTON)} · "
                "GPU, memory fraction, weights and TP are in the sidebar.")
     model_note(s)
     if acting:

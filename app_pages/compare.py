@@ -26,6 +26,7 @@ from app_pages._widgets import (
     hold_requests_widget,
     log_options_text,
     model_note,
+    options_text,
     state_group_note,
 )
 from flatkv import app_data, charts, sizing, strategy_notes
@@ -167,7 +168,7 @@ with user_errors():
     st.caption(f"{literal(profile.name)} · budget {exact_bytes(b.cache_bytes)} per rank "
                f"({b.derivation}) · "
                f"block size {s.block_size:,}, alignment {s.effective_alignment:,} · "
-               f"{s.engine_options_text(s.acting_engine_options())}")
+               f"{options_text(s.acting_engine_options())}")
     # what each layout is, as Layout's "Terms" says its words: a title alone ("two-level
     # pages", "slab aliasing") was jargon until its Formulas' math
     with st.expander("Layouts", icon=":material/menu_book:"):

@@ -15,10 +15,12 @@ from app_pages._figures import (
 from app_pages._frame import CACHE_BUDGET, NOT_APPLICABLE, chart, metric_row, table
 from app_pages._session import ERRORS_KEY, bind, state, update, user_errors
 from app_pages._widgets import (
+    COMPARE_BUTTON,
     context_note,
     context_widget,
     engine_widget,
     longest_context_button,
+    options_text,
     state_group_note,
 )
 from flatkv import app_data, charts, strategy_notes
@@ -331,7 +333,8 @@ TERMS = """
 st.title("Layout")
 with user_errors():
     a = current_analysis()
-    st.caption(plan_caption(a))
+    # its vLLM figures (the headline's, "The same cache under vLLM") run with these options
+    st.caption(f"{plan_caption(a)} · {options_text(button_where=COMPARE_BUTTON)}")
     state_group_note(state())
     with st.expander("Terms", icon=":material/menu_book:"):
         st.markdown(TERMS)

@@ -88,7 +88,7 @@ from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
-from flatkv.strategies.vllm_releases import RECENT_VLLM_BLOCK_SIZE
+from flatkv.strategies.vllm_releases import ANCHOR_OPTIONS, RECENT_VLLM_BLOCK_SIZE
 from flatkv.tp_split import PLAIN, words_for
 from flatkv.units import (
     MAX_BLOCK_SIZE,
@@ -418,8 +418,7 @@ class AppState:
         return self if ours == theirs else replace(self, mamba_chunk_size=None)
 
     def engine_options_text(self, names: tuple[str, ...] = ENGINE_FIELDS, *,
-                            defaults: str = "vLLM 0.19's default engine options (Engine "
-                            "options offers vLLM 0.34's)") -> str:
+                            defaults: str = ANCHOR_OPTIONS) -> str:
         """``engine options: kernel block 64, mamba cache mode align``, or ``defaults``;
         ``names`` limits it to the options that act on what a page shows."""
         changed = self.changed_engine_options(names)

@@ -72,6 +72,7 @@ from flatkv.strategies.vllm import (
 )
 from flatkv.strategies.vllm_log import log_words, memory_log_note
 from flatkv.strategies.vllm_releases import (
+    ANCHOR_OPTIONS,
     CURRENT_RELEASE,
     GDN_CHECKPOINT_CLASSES,
     KDA_CHECKPOINT_SINCE,
@@ -1277,6 +1278,25 @@ def _log_lines_are(r: StrategyResult) -> str:
     """The opening of what an engine's start-up log lines under its math are."""
     return (f"{start_up_log_title(r.strategy)}, in {log_words(r, in_brackets=True)} and "
             "number formats: set it beside yours line by line.")
+
+
+def defaults_text(recent: Mapping[str, object], button_where: str = "Engine options") -> str:
+    """Whose engine options a view left at the app's defaults runs, in the one wording every page
+    showing vLLM figures puts near its top: ANCHOR_OPTIONS (SPEC 3.1's anchor log), and what a
+    CURRENT_RELEASE run with its own defaults sets apart (``recent``:
+    ``AppState.recent_vllm_changes``), as its figures differ (Qwen3-Next TP2 at 44.59 GiB:
+    14.77x at these, 14.68x in mode align alone), with where the button that sets them is."""
+    if not recent:
+        return ANCHOR_OPTIONS
+    said = {"block_size": lambda v: f"block size {v}",
+            "mamba_cache_mode": lambda v: f"mamba cache mode {v}",
+            "prefill_checkpoint_blocks": lambda v: count_text(v, "prefill checkpoint block"),
+            "vllm_async_scheduling": lambda v: "async scheduling"}
+    parts = [said[k](v) for k, v in recent.items()]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return (f"{ANCHOR_OPTIONS} (a vLLM {CURRENT_RELEASE} run with its own sets {listed}, "
+            f"and its figures differ: \"Use vLLM {CURRENT_RELEASE}'s defaults\" under "
+            f"{button_where})")
 
 
 def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] = (),

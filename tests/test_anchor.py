@@ -93,7 +93,8 @@ def test_vllm_anchor_through_the_cli(tmp_path, capsys):
           "44.59GiB", "--context", "262144"])
     text = capsys.readouterr().out
     assert text.endswith(
-        "vLLM's start-up log at these settings (a current release's words; mamba cache mode "
+        "vLLM's start-up log at these settings (vLLM 0.34's words, a current release; mamba "
+        "cache mode "
         "none):\n"
         "  Setting attention block size to 544 tokens to ensure that attention page size is >= "
         "mamba page size.\n"

@@ -315,11 +315,11 @@ def test_budget_caption_names_only_options_that_act():
     # or counted as changed, on Budget or on Compare
     link = {**QWEN35_LINK, "chunk": "128"}
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})  # vLLM reads it
-    assert "default engine options" in budget_caption(budget)
+    assert "vLLM 0.19's default engine options" in budget_caption(budget)
     assert engine_expanders(budget) == ["Engine options"]
     compare = open_app("app_pages/compare.py", link)
-    assert compare.caption[0].value.endswith(
-        "vLLM 0.19's default engine options (Engine options offers vLLM 0.34's)")
+    assert "vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets" in (
+        compare.caption[0].value)
     assert engine_expanders(compare) == ["Engine options"]
     assert not [w for w in compare.number_input if w.key == "w.mamba_chunk_size"]
     compare = open_app("app_pages/compare.py", {**link, "mamba": "all"})

@@ -36,6 +36,35 @@ from flatkv.units import format_bytes, markdown_literal
 STATE_ROW = 49152 + 2097152
 
 
+def test_pages_with_vllm_figures_say_whose_defaults_in_one_wording_at_the_top():
+    # Qwen3-Next TP2: vLLM's figures run with vLLM 0.19's defaults (SPEC 3.1's anchor: mode
+    # none, 14.77x at 44.59 GiB), which a vLLM 0.34 run with its own does not (mode align alone
+    # gives 14.68x there); Compare, Budget and Layout say so in the same words under their
+    # titles, where Budget said "default engine options" and Layout nothing
+    link = {"model": "Qwen3-Next-80B-A3B", "tp": "2"}
+    differs = ("vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets block "
+               "size 64, mamba cache mode align and 1 prefill checkpoint block, and its figures "
+               "differ: \"Use vLLM 0.34's defaults\" under ")
+    compare = open_app("app_pages/compare.py", link)
+    assert_clean(compare)
+    assert compare.caption[0].value.endswith(differs + "Engine options)")
+    budget = open_app("app_pages/budget.py", link)
+    assert_clean(budget)
+    assert budget_caption(budget).endswith(
+        f"· {differs}Compare's Engine options) · GPU, memory fraction, weights and TP are in "
+        "the sidebar.")
+    layout = open_app("app_pages/layout.py", link)
+    assert_clean(layout)
+    assert layout.caption[0].value.endswith(differs + "Compare's Engine options)")
+    # the log caption names the settings by the same words, and the lines' release apart
+    assert any(c.value.startswith("To check a log's") and "run with vLLM 0.19's default "
+               "engine options (what a 0.34 run with its own sets: under the title); vLLM "
+               "0.19 and earlier printed" in c.value for c in compare.caption)
+    assert any(c.value.startswith("vLLM's start-up log at these settings, in vLLM 0.34's words "
+                                  "(a current release) and number formats")
+               for c in compare.caption)
+
+
 def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     # SPEC's anchor keeps 0.9 and mode none; the button under Engine options sets what a
     # recent vLLM starts a hybrid with, and the log follows (2 state pages a request)
@@ -366,7 +395,8 @@ def test_compare_page_lists_every_strategy():
             "is not modelled (\"...\" reads as anything), nor the memory left that follows "
             "(available_gpu_mem); with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1 it gives the pool "
             "kept after CUDA graph capture, whose tokens and requests differ.") in captions
-    assert ("vLLM's start-up log at these settings, in a current release's words and number "
+    assert ("vLLM's start-up log at these settings, in vLLM 0.34's words (a current release) "
+            "and number "
             "formats: set it beside yours line by line. vLLM 0.34 on CUDA logs the Available "
             "line before warm-up, as an estimate, and sizes its cache by the blocks it fits "
             "after it (the Memory after warmup line, its GPU figures the run's: elided); up to "
@@ -2360,8 +2390,8 @@ def test_the_anchor_says_which_log_figure_is_which_release():
             "kv_mem": "44.59GiB", "ctx": "262144"}
     quote = ('To check a log\'s "GPU KV cache size: N tokens" line: vLLM 0.26 to 0.34 (a '
              f"current release) prints {7_162 * 262_144 // 485:,} (the engine log) run with "
-             "vLLM 0.19's defaults (a 0.34 run with its own: \"Use vLLM 0.34's defaults\" "
-             f"under Engine options); vLLM 0.19 and earlier printed {7_162 // 4 * 544:,} (the "
+             "vLLM 0.19's default engine options (what a 0.34 run with its own sets: under "
+             f"the title); vLLM 0.19 and earlier printed {7_162 // 4 * 544:,} (the "
              "older vLLM log). Capacity is this tool's count: no engine logs it.")
     assert "3,871,083" in quote and "973,760" in quote
     logged = _quoted_on_compare_and_budget(link, quote, "973,760")

@@ -450,7 +450,8 @@ def test_mode_all_log_lines_are_said_to_be_vllm_031s():
     # in align the lines are a current release's, with 0.34's warm-up line
     code, out, _ = run(["plan", "--preset", "Nemotron-H-8B", "--strategy", "vllm", "--budget",
                         "40GiB", "--mamba-cache-mode", "align"])
-    assert ("vLLM's start-up log at these settings (a current release's words; mamba cache mode "
+    assert ("vLLM's start-up log at these settings (vLLM 0.34's words, a current release; "
+            "mamba cache mode "
             "align):") in out and "  Memory after warmup: ... " in out
     # Qwen3-Next asked for mode all runs 0.31's align: the heading says the mode it ran in
     code, out, _ = run(["plan", "--preset", "Qwen3-Next-80B-A3B", "--strategy", "vllm",

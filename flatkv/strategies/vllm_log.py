@@ -110,13 +110,17 @@ MODE_ALL_MEMORY_NOTE = (f"vLLM {MODE_ALL_RELEASE} sizes its cache by the Availab
 
 
 def log_words(result: StrategyResult, *, in_brackets: bool = False) -> str:
-    """Whose words a result's start-up lines are: a current release's, or, in mamba cache mode
+    """Whose words a result's start-up lines are: a current release's (vLLM's named,
+    CURRENT_RELEASE, apart from the 0.19 settings its figures run with), or, in mamba cache mode
     all, MODE_ALL_RELEASE's (``extras["log_release"]``: ``mode_all_log``), said to be the
     last with it after a comma or, ``in_brackets``, in brackets (within a sentence)."""
     if release := result.extras.get("log_release"):
         last = "the last release with mamba cache mode all"
         return f"vLLM {release}'s words ({last})" if in_brackets else (
             f"vLLM {release}'s words, {last}")
+    if result.strategy == "vllm":  # the release, as the settings' are named (ANCHOR_OPTIONS)
+        current = f"vLLM {CURRENT_RELEASE}'s words"
+        return f"{current} (a current release)" if in_brackets else f"{current}, a current release"
     return "a current release's words"
 
 

@@ -122,6 +122,9 @@ CHECKPOINT_CLASSES = (PREFILL_CHECKPOINT_CLASSES | GDN_CHECKPOINT_CLASSES
 
 # vLLM 0.34's default --block-size (16 before)
 RECENT_VLLM_BLOCK_SIZE = 64
+# Whose engine options a view starts from (SPEC 3.1's anchor log: block size 16, no prefix
+# caching), in the words every page and note showing vLLM figures names them by
+ANCHOR_OPTIONS = "vLLM 0.19's default engine options"
 
 # The releases whose "GPU KV cache size" is num_blocks // groups x min block size (``vllm.py``'s
 # module docstring): 0.19.0 logs it (issue #40691), 0.26.0 logs max concurrency x max_model_len.
