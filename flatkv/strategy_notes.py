@@ -80,6 +80,7 @@ from flatkv.strategies.vllm_releases import (
     OLDER_VLLM_LOG,
     OLDER_VLLM_TELL,
     PREFILL_CHECKPOINT_CLASSES,
+    UNCHECKED_LOG_RELEASES,
     checkpoint_since,
     checkpoints_kept,
     class_keeping_no_checkpoints,
@@ -948,6 +949,8 @@ def which_log_text(r: StrategyResult, options: str, since: str = LOGGED_SINCE) -
             else "no vLLM release")
     older = (f"no older vLLM log: {none_why}" if none_why else
              f"{OLDER_VLLM_LOG} printed {r.older_logged_tokens:,} (the older vLLM log)")
+    if not none_why and not release and since == LOGGED_SINCE:  # the releases between
+        older += f"; {UNCHECKED_LOG_RELEASES}"
     return (f"To check a log's \"GPU KV cache size: N tokens\" line: {logs} prints "
             f"{r.logged_tokens:,} (the engine log) run with {options}; {older}. Capacity is "
             "this tool's count: no engine logs it.")

@@ -2392,7 +2392,9 @@ def test_the_anchor_says_which_log_figure_is_which_release():
              f"current release) prints {7_162 * 262_144 // 485:,} (the engine log) run with "
              "vLLM 0.19's default engine options (what a 0.34 run with its own sets: under "
              f"the title); vLLM 0.19 and earlier printed {7_162 // 4 * 544:,} (the "
-             "older vLLM log). Capacity is this tool's count: no engine logs it.")
+             "older vLLM log); vLLM 0.20 to 0.25 are not checked against these figures "
+             "(0.23.0's code already logs max concurrency x max_model_len). Capacity is this "
+             "tool's count: no engine logs it.")
     assert "3,871,083" in quote and "973,760" in quote
     logged = _quoted_on_compare_and_budget(link, quote, "973,760")
     assert logged.delta == "as vLLM 0.26 and later log it"
@@ -2401,6 +2403,19 @@ def test_the_anchor_says_which_log_figure_is_which_release():
     assert any(c.value.startswith('To check a log\'s "GPU KV cache size: N tokens" line')
                and "run with the engine options and block size set here;" in c.value
                for c in budget.caption)
+
+
+def test_which_log_caption_says_what_is_known_of_the_releases_between():
+    # gpt-oss-20b on the H100: 0.26 to 0.34 log one figure, 0.19 and earlier another; the
+    # caption named nothing between, where 0.23.0's code logs the current form (0.20 to 0.22
+    # not read): it says those releases are not checked
+    at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
+    assert_clean(at)
+    (quote,) = [c.value for c in at.caption if c.value.startswith("To check a log's")]
+    assert "vLLM 0.26 to 0.34 (a current release) prints " in quote
+    assert quote.endswith(" (the older vLLM log); vLLM 0.20 to 0.25 are not checked against "
+                          "these figures (0.23.0's code already logs max concurrency x "
+                          "max_model_len). Capacity is this tool's count: no engine logs it.")
 
 
 def test_compare_says_an_architecture_that_moves_no_figure_changes_none():
