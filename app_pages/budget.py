@@ -276,6 +276,8 @@ with user_errors():
         "KV layer" if strategy == "sglang" and r.block_size else ""))
     if quote := strategy_notes.which_log_text(r, log_options_text(), since):
         st.caption(quote)  # which of the three token figures is which release's
+    if rounding := strategy_notes.logged_rounding_text([r]):  # 5.99 beside its log's 6.00x
+        st.caption(rounding)
     requests, need = budget_to_hold(s, r, b, strategy, context)
     if note := strategy_notes.short_of_one_request_text([r], context):
         st.caption(note)

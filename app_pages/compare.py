@@ -210,6 +210,8 @@ with user_errors():
         for r in shown:  # which log figure is which release's, right under them
             if quote := strategy_notes.which_log_text(r, log_options_text(), since):
                 st.caption(quote)
+        if rounding := strategy_notes.logged_rounding_text(shown):  # 5.99 beside 6.00x
+            st.caption(rounding)
         if apart := strategy_notes.kv_dtypes_apart_text(
                 marks, profile, s.strategy_options(),
                 sglang_told="KV cache dtype told bfloat16 (SGLang, under Engine options)",

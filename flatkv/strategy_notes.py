@@ -9,6 +9,7 @@ the words about many layouts, so the CLI can print them without the app's data m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -954,6 +955,24 @@ def which_log_text(r: StrategyResult, options: str, since: str = LOGGED_SINCE) -
     return (f"To check a log's \"GPU KV cache size: N tokens\" line: {logs} prints "
             f"{r.logged_tokens:,} (the engine log) run with {options}; {older}. Capacity is "
             "this tool's count: no engine logs it.")
+
+
+def logged_rounding_text(results: Sequence[StrategyResult]) -> str:
+    """Where vLLM's concurrency as shown (``concurrency_value``: cut to two decimals under a
+    whole number, so a request that does not fit never looks whole) and as its log's %.2f
+    prints it differ (DeepSeek-V3.2 on the H100: 15,354 / 2,560 = 5.9976..., shown 5.99, logged
+    6.00x), both, and why; "" where they agree."""
+    for r in results:
+        if r.strategy != "vllm" or not r.applies or r.max_concurrency is None:
+            continue
+        logged, shown = f"{r.max_concurrency:.2f}", concurrency_text(r.max_concurrency)
+        if logged != shown:
+            exact = math.floor(r.max_concurrency * 10_000) / 10_000
+            return (f"vLLM's concurrency reads {shown} here: {r.concurrency_numerator:,} / "
+                    f"{r.concurrency_denominator:,} = {exact:.4f}... requests, cut to two "
+                    "decimals so that a request that does not fit never looks whole; vLLM's "
+                    f"log rounds it (%.2f): \"Maximum concurrency ...: {logged}x\".")
+    return ""
 
 
 def older_log_none(r: StrategyResult) -> str:

@@ -430,6 +430,25 @@ def test_compare_page_lists_every_strategy():
                for c in at.caption)
 
 
+def test_compare_names_the_shown_and_the_logged_concurrency_where_they_differ():
+    # DeepSeek-V3.2 on the H100 (76,968,728,985 B): 61 MLA layers of 1,284 B a token, pages of
+    # 64, 15,354 blocks; a request of 163,840 tokens takes 2,560 of them: 5.9976... requests,
+    # shown 5.99 (a request that does not fit never looks whole) where vLLM's %.2f logs 6.00x
+    assert 76_968_728_985 // (61 * 1_284) // 64 == 15_354 and 163_840 // 64 == 2_560
+    assert (f"{15_354 / 2_560:.2f}", 15_354 * 100 // 2_560) == ("6.00", 599)
+    rounding = ("vLLM's concurrency reads 5.99 here: 15,354 / 2,560 = 5.9976... requests, cut "
+                "to two decimals so that a request that does not fit never looks whole; vLLM's "
+                "log rounds it (%.2f): \"Maximum concurrency ...: 6.00x\".")
+    for page in ("compare", "budget"):
+        at = open_app(f"app_pages/{page}.py", {"model": "DeepSeek-V3.2", "b_layout": "vllm"})
+        assert_clean(at)
+        assert rounding in [c.value for c in at.caption]
+    # only where the two differ: Qwen3-Next's 14.77 is its log's too
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2",
+                                           "gpu": "KV cache memory", "kv_mem": "44.59GiB"})
+    assert not [c for c in at.caption if c.value.startswith("vLLM's concurrency reads")]
+
+
 def test_compare_says_where_an_engine_pages_by_a_size_of_its_own():
     # DeepSeek-V3.2's sparse MLA: vLLM's FlashMLA sparse and SGLang's NSA page by 64 tokens
     # (SPEC 3.1: 64 for MLA), whatever the block size (16) or SGLang's page size (1) asked
