@@ -94,9 +94,11 @@ def block_size_sweep(s: AppState, r: StrategyResult, b: Budget, swept: app_data.
             [p.concurrency for p in by_size],
             current_x=s.block_size,
             current_capacity=r.capacity_tokens, current_concurrency=r.max_concurrency,
-            x_title=app_data.SWEEP_BLOCK_COLUMN, context=s.context_length(), log_x=True,
+            x_title=app_data.SWEEP_BLOCK_AXIS, context=s.context_length(), log_x=True,
             title="Over the block size", legend_lines=legend_lines),
             key="budget.by_size", file_name="capacity_by_block_size.html")
+        if note := app_data.block_size_floor_text(swept, s.profile().has_state):
+            st.caption(note)  # flat where P outgrows the size asked
         if note := app_data.vllm_blocks_sweep_text(b, s.block_size):
             st.caption(note)
     sweep = pd.DataFrame(app_data.block_size_sweep_rows(swept, history))

@@ -1002,6 +1002,9 @@ def printed_budget_text(profile: CacheProfile, strategy: str, cache_bytes: int, 
 
 # the requested block size, as the sidebar names it; the Budget chart's x axis says the same
 SWEEP_BLOCK_COLUMN = "block size (tokens)"
+# ... and the chart's x axis, which has room to say it is the size asked, not P (a state
+# hybrid's curve is flat over the sizes its P outgrows: block_size_floor_text)
+SWEEP_BLOCK_AXIS = "requested block size (tokens)"
 
 
 def block_size_sweep_rows(curves: Curves, has_history: bool) -> list[dict]:
@@ -1014,6 +1017,26 @@ def block_size_sweep_rows(curves: Curves, has_history: bool) -> list[dict]:
              **({"capacity (tokens)": p.capacity_tokens} if has_history else {}),
              "concurrency": None if p.concurrency is None else concurrency_value(p.concurrency)}
             for size, p in zip(curves.block_sizes, curves.by_block_size, strict=True)]
+
+
+def block_size_floor_text(curves: Curves, has_state: bool) -> str:
+    """Why the block-size sweep is flat at its small sizes, where P outgrows the size asked:
+    the least P the sweep reaches (Qwen3-Next TP2's packed slabs: 536 at sizes 1 to 8, a
+    state row of 548,864 B over 1,024 B a token; vLLM's 544) and what a large P costs (SPEC
+    3.1). Empty where every size is its own P."""
+    sizes = [(size, p.block_size) for size, p in zip(curves.block_sizes, curves.by_block_size,
+                                                     strict=True) if p.block_size is not None]
+    if not any(p > size for size, p in sizes):
+        return ""
+    floor = min(p for _, p in sizes)
+    why = ("a state row outgrows smaller pages" if has_state
+           else "the engine pages by a size of its own")
+    return (f"The x axis is the block size asked; P, the tokens a page ends up with, is never "
+            f"under {floor:,} here (P >= {floor:,}: {why}; the sweep's table gives P at each "
+            "size), so the curve "
+            "is flat until the size asked passes it. A large P has costs these figures leave "
+            "out (SPEC 3.1): prefix-cache hits come in whole pages of P tokens, and kernels "
+            "that want P <= 128 break.")
 
 
 def vllm_blocks_sweep_text(budget: Budget, block_size: int) -> str:

@@ -685,8 +685,34 @@ def test_budget_sweeps_leave_a_gap_where_the_layout_does_not_start():
     assert list(sweep.columns) == ["block size (tokens)", "P (tokens)", "capacity (tokens)",
                                    "concurrency"]
     layout = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
-    assert "block size (tokens)" in [axis.get("title", {}).get("text") for name, axis
-                                     in layout.items() if name.startswith("xaxis")]
+    assert "requested block size (tokens)" in [axis.get("title", {}).get("text") for name, axis
+                                               in layout.items() if name.startswith("xaxis")]
+
+
+def test_budget_block_size_sweep_says_the_size_is_asked_and_ps_floor():
+    # Qwen3-Next TP2: a state row of 548,864 B over 1,024 B a token slot takes 536 slots, so
+    # our packed slabs' P is 536 at the sizes 1 to 8 (their own alignment) and vLLM's
+    # 16 x cdiv(548,864, 16 x 1,024) = 544 (its kernel block of 16) up to 32: the curve is
+    # flat there, which an axis named "block size" read as the block size doing nothing
+    assert -(-548_864 // 1_024) == 536 and 16 * -(-548_864 // (16 * 1_024)) == 544
+    trade = ("so the curve is flat until the size asked passes it. A large P has costs these "
+             "figures leave out (SPEC 3.1): prefix-cache hits come in whole pages of P tokens, "
+             "and kernels that want P <= 128 break.")
+    for layout, floor in (("flat", 536), ("vllm", 544)):
+        at = open_app("app_pages/budget.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2",
+                                              "b_layout": layout})
+        assert_clean(at)
+        assert (f"The x axis is the block size asked; P, the tokens a page ends up with, is "
+                f"never under {floor} here (P >= {floor}: a state row outgrows smaller pages; "
+                f"the sweep's table gives P at each size), {trade}") in [
+                    c.value for c in at.caption]
+        spec = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+        assert "requested block size (tokens)" in [
+            axis.get("title", {}).get("text") for name, axis in spec.items()
+            if name.startswith("xaxis")]
+    # a model whose P is the size asked at every size: no such line
+    at = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B"})
+    assert not [c for c in at.caption if c.value.startswith("The x axis is the block size")]
 
 
 def test_budget_block_size_sweep_table_fits_its_expander_at_1000_px(monkeypatch):
