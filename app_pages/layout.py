@@ -143,8 +143,9 @@ def layout(analysis) -> None:
         "each row to the widest one (hatched). Only the padding is vLLM's: vLLM gives each "
         "block id to one group, whose layers' pages it holds, not a row of every group (drawn "
         "below).")
-    if padding is not None:
-        st.caption(padding)
+    if padding is not None:  # worded by what the chart below draws
+        st.caption(app_data.uniform_padding_text(analysis, mla=state().profile().mla,
+                                                 drawn=True) if uniform else padding)
     elif packed:
         h = app_data.headline(analysis)
         st.caption(f"Every row is the page row's {h.page_row_bytes:,} B at P {h.block_size:,}: "

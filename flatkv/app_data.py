@@ -242,13 +242,15 @@ def layout_segments(analysis: PlanAnalysis, *, uniform: bool = False,
     return out
 
 
-def uniform_padding_text(analysis: PlanAnalysis, *, mla: bool = False) -> str | None:
+def uniform_padding_text(analysis: PlanAnalysis, *, mla: bool = False,
+                         drawn: bool = False) -> str | None:
     """What drawing the rows padded to the page row adds, in exact bytes, for the Layout page's
     toggle: which rows are padded (their group as the pages name its kind, ``group_name``;
     ``mla``: the profile's) and by how much, the padding a block and its share of the padded
-    block (the headline's "Uniform pages pad the block"). None where no row is
-    narrower than the page row (every row is one size: Llama-3.1-8B, gpt-oss-20b), so the
-    toggle would draw nothing new."""
+    block (the headline's "Uniform pages pad the block"), worded by whether the chart is
+    ``drawn`` padded (the toggle on) or as packed slabs allocate it (it said "Padded to" beside
+    an unpadded chart). None where no row is narrower than the page row (every row is one size:
+    Llama-3.1-8B, gpt-oss-20b), so the toggle would draw nothing new."""
     h = headline(analysis)
     if not h.uniform_padding_per_block:
         return None
@@ -265,8 +267,10 @@ def uniform_padding_text(analysis: PlanAnalysis, *, mla: bool = False) -> str | 
     widest = max(pad for _, _, pad in padded)
     sliver = ("; under 1% of a row, a sliver at this scale (hover a row's end for its bytes)"
               if widest * 100 < h.page_row_bytes else "")
-    return (f"Padded to the {h.page_row_bytes:,} B page row at P {h.block_size:,}: {which}. "
-            f"{exact_bytes(h.uniform_padding_per_block)} a block, "
+    to_row = f"the {h.page_row_bytes:,} B page row at P {h.block_size:,}: {which}."
+    opening = (f"Padded to {to_row}" if drawn else "Drawn unpadded, as packed slabs allocate "
+               f"the rows; the toggle pads them to {to_row}")
+    return (f"{opening} {exact_bytes(h.uniform_padding_per_block)} a block, "
             f"{percent_text(h.padding_share)} of the padded block of {block:,} B{sliver}.")
 
 

@@ -245,17 +245,25 @@ def test_layouts_padding_toggle_says_its_bytes_or_is_not_offered():
     assert_clean(at)
     assert [t.key for t in at.toggle] == ["w.uniform_rows"]
     assert metrics(at)["Uniform pages pad the block"] == "0.16%"
-    assert caption_starting(at, "Padded to the") == (
-        f"Padded to the 2,162,688 B page row at P 528: 24 {STATE_KIND} rows of 2,158,592 B, "
-        "padded by 4,096 B each. 98,304 B (96.00 KiB) a block, 0.16% of the padded block of "
-        "60,555,264 B; under 1% of a row, a sliver at this scale (hover a row's end for its "
-        "bytes).")
+    rows = (f"the 2,162,688 B page row at P 528: 24 {STATE_KIND} rows of 2,158,592 B, padded "
+            "by 4,096 B each. 98,304 B (96.00 KiB) a block, 0.16% of the padded block of "
+            "60,555,264 B; under 1% of a row, a sliver at this scale (hover a row's end for its "
+            "bytes).")
+    # worded by what the chart draws: unpadded with the toggle off (it said "Padded to" there)
+    assert not at.toggle[0].value
+    assert not [c for c in at.caption if c.value.startswith("Padded to the")]
+    assert caption_starting(at, "Drawn unpadded") == (
+        "Drawn unpadded, as packed slabs allocate the rows; the toggle pads them to " + rows)
+    at.toggle[0].set_value(True).run()
+    assert caption_starting(at, "Padded to the") == "Padded to " + rows
+    assert not [c for c in at.caption if c.value.startswith("Drawn unpadded")]
     # Jamba-1.5-Mini: KV 4,096 B a token, state row 311,296 B, P 80 gives a 327,680 B page
     # row: 28 state rows padded by 16,384 B (5.26% of a row, wide enough to see: no pointer),
     # 458,752 B a block; padded, 32 x 327,680 = 10,485,760 B, of which 458,752 is 4.375%
     jamba = open_app("app_pages/layout.py", {"model": "Jamba-1.5-Mini"})
-    assert caption_starting(jamba, "Padded to the") == (
-        f"Padded to the 327,680 B page row at P 80: 28 {STATE_KIND} rows of 311,296 B, "
+    assert caption_starting(jamba, "Drawn unpadded") == (
+        "Drawn unpadded, as packed slabs allocate the rows; the toggle pads them to "
+        f"the 327,680 B page row at P 80: 28 {STATE_KIND} rows of 311,296 B, "
         "padded by 16,384 B each. 458,752 B (448.00 KiB) a block, 4.38% of the padded block "
         "of 10,485,760 B.")
     # the same padding as vLLM logs it, a share of the state row's own bytes: 16,384 /
@@ -523,8 +531,9 @@ def test_a_few_bytes_of_padding_do_not_read_as_none():
     (pad,) = [mm for mm in at.metric if mm.label == "Uniform pages pad the block"]
     assert pad.value == "0.00004%"
     assert pad.proto.delta == "0.00005% of a state row at P 1,024"
-    assert caption_starting(at, "Padded to the") == (
-        f"Padded to the 2,097,152 B page row at P 1,024: 36 {STATE_KIND} rows of 2,097,151 "
+    assert caption_starting(at, "Drawn unpadded") == (
+        "Drawn unpadded, as packed slabs allocate the rows; the toggle pads them to "
+        f"the 2,097,152 B page row at P 1,024: 36 {STATE_KIND} rows of 2,097,151 "
         "B, padded by 1 B each. 36 B a block, 0.00004% of the padded block of 100,663,296 B; "
         "under 1% of a row, a sliver at this scale (hover a row's end for its bytes).")
     # the dead share of a block the full group owns, 36 x 2,097,151 / 100,663,260 = 74.99998%,
