@@ -275,13 +275,22 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
     each binding drawn at its row offset, padding hatched.
 
     One trace per kind (not per segment) keeps the figure small for models with 100+ layers.
+    The key lists the kinds in the order the bars are read: the top row left to right, by
+    offset, then the kinds first drawn in lower rows (gpt-oss-20b's sliding KV, at offset 0,
+    before the full KV beside it, where a fixed order of kinds listed the full KV first).
     """
     if not segments:
         return _house_figure([], title=title)
     scale, unit = byte_unit(max(s.end for s in segments))
     slot_names = list(dict.fromkeys(s.slot_name for s in segments))
+    row_of = {name: i for i, name in enumerate(slot_names)}
+    first_drawn: dict[str, tuple[int, int]] = {}  # kind -> (row, offset) it is first drawn at
+    for s in segments:
+        at = (row_of[s.slot_name], s.offset)
+        first_drawn[s.kind] = min(first_drawn.get(s.kind, at), at)
     by_kind: dict[str, list[Segment]] = {}
-    for s in sorted(segments, key=lambda s: _KIND_ORDER.get(s.kind, len(_KIND_ORDER))):
+    for s in sorted(segments, key=lambda s: (first_drawn[s.kind],
+                                             _KIND_ORDER.get(s.kind, len(_KIND_ORDER)))):
         by_kind.setdefault(s.kind, []).append(s)
     traces = []
     for kind, segs in by_kind.items():

@@ -14,7 +14,7 @@ from flatkv.analysis import analyze
 from flatkv.app_model import preset_spec
 from flatkv.charts import COLORS
 from flatkv.profile import CacheProfile
-from flatkv.strategies import CATEGORIES
+from flatkv.strategies import CATEGORIES, run_strategy
 
 # the state group as the pages name it (app_model.counted_kind)
 # the state group as Layout names it (``app_model.group_name``): short, inside metric labels
@@ -84,6 +84,28 @@ def test_layout_figure_draws_each_binding_at_its_offset(analysis):
     assert fig.layout.barmode == "overlay"
     assert list(fig.layout.yaxis.categoryarray) == [f"flat_slab_{j}" for j in range(36)]
     assert "MiB" in fig.layout.xaxis.title.text
+
+
+def test_layout_figure_keys_its_kinds_in_the_order_the_bars_are_read(analysis):
+    # gpt-oss-20b (12 sliding + 12 full layers, 2,048 B a token each, SPEC): at P 16 each slot
+    # row is the sliding layer's 32,768 B at offset 0, then the full layer's at 32,768; its key
+    # listed "KV (full attention)" first, by a fixed order of kinds. vLLM's rows: the sliding
+    # group's on top. Qwen3.5-like slabs: conv at 0, ssm at 49,152, padding at 2,146,304, KV at
+    # 2,162,688 (one page row)
+    gpt = CacheProfile(("sliding_attention", "full_attention") * 12, 2048, {},
+                       sliding_window=128)
+    rows = charts.layout_figure(app_data.layout_segments(
+        analyze(gpt.components(), block_size=16, alignment=16, budget_bytes=10**9)))
+    assert [t.name for t in rows.data] == ["KV (sliding window)", "KV (full attention)"]
+    assert [t.base[0] * 1024 for t in rows.data] == [0, 32_768]  # in KiB
+    engine = run_strategy("vllm", gpt, budget_bytes=10**9, context_tokens=4096)
+    vllm_rows = app_data.vllm_block_segments(engine, gpt)
+    assert vllm_rows[0].slot_name == "sliding attention" and vllm_rows[0].offset == 0
+    vllm = charts.layout_figure(vllm_rows)
+    assert [t.name for t in vllm.data] == ["KV (sliding window)", "KV (full attention)"]
+    padded = charts.layout_figure(app_data.layout_segments(analysis, uniform=True))
+    assert [t.name for t in padded.data] == ["conv state", "ssm state", "padding",
+                                             "KV (full attention)"]
 
 
 def test_layout_figure_of_the_largest_example_stays_small():
