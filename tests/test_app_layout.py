@@ -665,6 +665,12 @@ def test_layout_says_in_bytes_why_an_engine_holds_more():
     # base (a block, the budget), so the two near-equal figures do not read as one mistyped
     assert f"{36 * 1_097_728 / (12 * 544 * 2_048 + 36 * 1_097_728):.2%}" == "74.72%"
     assert metrics(at)["Dead share of a full attention block"] == "74.72%"
+    # ... its base under it, the block's bytes: 36 x 1,097,728 = 39,518,208 B (37.69 MiB) of
+    # 52,887,552 B (50.44 MiB), where the share beside read as the same figure
+    (share,) = [x for x in at.metric if x.label == "Dead share of a full attention block"]
+    assert 36 * 1_097_728 == 39_518_208 and 12 * 544 * 2_048 + 36 * 1_097_728 == 52_887_552
+    assert share.proto.delta == "37.69 MiB of the block's 50.44 MiB"
+    assert share.help.endswith("Here 39,518,208 B of the block's 52,887,552 B.")
     # the same bytes on Compare, in its "where the budget goes" table: ours and vLLM's
     compare = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
     (goes,) = [d.value.set_index("category (bytes)") for d in compare.dataframe
