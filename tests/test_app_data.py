@@ -786,10 +786,12 @@ def test_vllm_block_chart_tells_padding_layers_and_indexer_keys_apart():
     lfm2 = load_preset("LFM2-1.2B").profile()
     fig = charts.layout_figure(app_data.vllm_block_segments(vllm_at_80gb(lfm2), lfm2),
                                x_title="offset in the block", span="block")
-    # one legend order on every chart: KV, state, padding, then a padding layer's whole page
-    assert [t.name for t in fig.data] == ["KV (full attention)", "conv state", "padding",
-                                          "padding layer"]
-    assert [t.marker.pattern.shape for t in fig.data][2:] == ["/", "x"]
+    # the key in the order the bars are read: the top row (state 0) left to right, its conv
+    # page at 0, that page's padding, then the padding layer's whole page at 163,840; the full
+    # attention group's KV is first drawn on the last row
+    assert [t.name for t in fig.data] == ["conv state", "padding", "padding layer",
+                                          "KV (full attention)"]
+    assert [t.marker.pattern.shape for t in fig.data][1:3] == ["/", "x"]
     assert fig.data[0].hovertemplate.endswith("of the block<extra></extra>")
     v32 = load_preset("DeepSeek-V3.2").profile()
     names = [t.name for t in charts.layout_figure(
