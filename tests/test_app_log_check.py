@@ -29,6 +29,10 @@ def test_compare_checks_the_real_anchor_log_in_its_older_form():
     assert unescaped(rows["in the log"].iloc[-1]) == (
         "lines 6-7 (EngineCore_DP0 pid=1805889), 8-9 (EngineCore_DP0 pid=1805889), on two "
         "lines, its tokens as vLLM 0.19 and earlier count them, agree")
+    # the row quotes the form the log has (973,760 tokens), not FlatKV's 3,871,083 on one line
+    assert rows["FlatKV's line"].iloc[-1] == (
+        "` GPU KV cache size: 973,760 tokens / Maximum concurrency for 262,144 tokens per "
+        "request: 14.77x `")
     assert any("Other forms of a line are read too (vLLM's KV cache size on two lines, as "
                "older releases log it" in c.value for c in at.caption)
 

@@ -24,6 +24,7 @@ from flatkv.log_check import (
     check_log,
     check_report,
     check_result,
+    check_rows,
     check_text,
     detect_engine,
     logged_kv_dtype,
@@ -806,11 +807,16 @@ def test_the_anchor_log_of_vllm_0_10_2():
     assert check.lines[4].detail() == (
         "lines 6-7 (EngineCore_DP0 pid=1805889), 8-9 (EngineCore_DP0 pid=1805889), on two "
         "lines, its tokens as vLLM 0.19 and earlier count them, agree")
+    # ... and quoted as the log has it, in that form: no log line says 3,871,083
+    assert check.lines[4].shown == check_rows(check)[4]["FlatKV's line"] == (
+        "GPU KV cache size: 973,760 tokens / Maximum concurrency for 262,144 tokens per "
+        "request: 14.77x")
+    assert check.lines[0].shown == check.lines[0].expected  # FlatKV's own line: as it is
     # a block fewer in the log (7,161 // 4 x 544 = 973,760 still; 14.76x): the concurrency
     # is named as the figure that differs
     fewer = ANCHOR_LOG.replace("14.77x", "14.76x", 1)
     kv = check_result(r, read_log(fewer)).lines[4]
-    assert kv.outcome == DIFFERS
+    assert kv.outcome == DIFFERS and kv.shown == check.lines[4].shown  # the form it differs in
     assert kv.detail() == (
         "lines 6-7 (EngineCore_DP0 pid=1805889), on two lines, its tokens as vLLM 0.19 and "
         "earlier count them: Maximum concurrency (x): FlatKV 14.77, log 14.76 | lines 8-9 "
