@@ -283,6 +283,8 @@ def show(last: gpu_view.LabRun, a: PlanAnalysis, cfg: gpu_view.LabSettings | Non
         table([r.table_row() for r in allocation])
     if noise := gpu_view.noise_text(results):  # said before the figures it puts in doubt
         st.warning(noise, icon=":material/ssid_chart:")
+    if slow := gpu_view.over_baseline_text(results):  # a share over 105%: the copy ran slow
+        st.warning(slow, icon=":material/ssid_chart:")
     results_tables(results)
     if first.device == "cpu":
         st.caption(gpu_view.NO_HOST_MIRROR)

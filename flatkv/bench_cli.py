@@ -23,7 +23,12 @@ from flatkv.gpu_settings import (
     SLOT_MAJOR,
     check_max_blocks,
 )
-from flatkv.gpu_view import POOL_LAYOUT_HELP, cap_reason_text, per_device_text
+from flatkv.gpu_view import (
+    POOL_LAYOUT_HELP,
+    cap_reason_text,
+    over_baseline_text,
+    per_device_text,
+)
 from flatkv.plan import PACKED_NEEDS_HISTORY, alignment_or_block_size, plan_tensors
 from flatkv.profile import CacheProfile
 from flatkv.strategy_cli import positive_argument, whole_argument, whole_argument_in
@@ -131,4 +136,6 @@ def format_result(result: BenchResult) -> str:
             share += f", {percent_text(f.share_of_peak, digits=1)} of nominal peak"
         lines.append(f"{f.operation:<18}{f.implementation:<8}{f.gbps:>10.2f}  {share}")
     lines += ["", result.counting]
+    if slow := over_baseline_text([result], rounds="--repeats"):
+        lines.append(f"note: {slow}")
     return "\n".join(lines)

@@ -520,13 +520,18 @@ def _figure_name(r: BenchResult, f: Figure, several: bool, point: str) -> str:
     return name
 
 
+def _sweep_point(results: Sequence[BenchResult]) -> str:
+    """What a sweep's runs differ in, as ``_figure_name`` names a figure's point: "" for one."""
+    return ("page_bytes" if len({r.page_bytes for r in results}) > 1
+            else "pages_per_call" if len({r.pages_per_call for r in results}) > 1 else "")
+
+
 def noisy_figures(results: Sequence[BenchResult],
                   threshold: float = NOISY_SPREAD) -> list[NoisyFigure]:
     """The figures whose slowest timed round took over ``threshold`` times their fastest, widest
     spread first; a baseline the layouts share counted once, a one-round figure never."""
     several = several_layouts(results)
-    point = ("page_bytes" if len({r.page_bytes for r in results}) > 1
-             else "pages_per_call" if len({r.pages_per_call for r in results}) > 1 else "")
+    point = _sweep_point(results)
     noisy, seen = [], set()
     for r in results:
         for f in r.figures:
@@ -554,6 +559,32 @@ def noise_text(results: Sequence[BenchResult], threshold: float = NOISY_SPREAD) 
     return (f"Noisy: {'; '.join(parts)}. Medians this unsteady can differ by as much in the "
             "next run, so a difference between figures smaller than that may be noise: rerun, "
             "or raise Timed rounds.")
+
+
+# A page move reads and writes the bytes a plain copy of them does, and more besides (its page
+# ids, rows apart): it should not outrun its baseline, a copy of the same bytes timed in the
+# same rounds. A share of it past OVER_BASELINE (5% for timing noise) says the baseline ran slow
+# in its rounds (a cold cache, another process), and every share of it reads high: ``bench
+# --preset gpt-oss-20b --device cpu`` gave a gather of 9.75 GB/s, 146.4% of a 6.66 GB/s copy.
+OVER_BASELINE = 1.05
+
+
+def over_baseline_text(results: Sequence[BenchResult], rounds: str = "Timed rounds") -> str:
+    """A plain warning where a move's share of its baseline is over ``OVER_BASELINE``: which
+    figures, at what share, and what to do (``rounds``: how the caller names the timed rounds:
+    the lab's field, the CLI's --repeats). Empty where none is: a baseline it can trust."""
+    several = several_layouts(results)
+    point = _sweep_point(results)
+    over = [f"{_figure_name(r, f, several, point)} at "
+            f"{percent_text(f.share_of_baseline, digits=1)} of {_operation_name(f.baseline)}"
+            for r in results for f in r.figures
+            if f.operation not in BASELINES and f.share_of_baseline > OVER_BASELINE]
+    if not over:
+        return ""
+    return (f"Baseline slow: {'; '.join(over)}. A page move should not outrun a plain copy of "
+            "the same bytes timed in the same rounds, so that copy ran slow (a cold cache, a "
+            "busy machine) and its shares read high: rerun, or raise "
+            f"{rounds}.")
 
 
 MIN_ROUNDS_APART = 5  # timed rounds per layout before "rounds apart" says anything

@@ -608,3 +608,23 @@ def test_noise_text_names_the_sweeps_point_and_counts_a_shared_baseline_once():
             _rounds(result(layout="page-major"), copy=(1.0, 2.0), gather=(1.0, 2.0))]
     assert [n.name for n in gpu_view.noisy_figures(both)] == [
         "copy (baseline)", "gather (torch, slot-major)", "gather (torch, page-major)"]
+
+
+def test_a_move_faster_than_its_copy_baseline_says_the_baseline_ran_slow():
+    # figures built by hand, no timing: bench --preset gpt-oss-20b --device cpu printed a gather
+    # of 9.75 GB/s, 9.75 / 6.66 = 146.4% of its copy, and said nothing of it
+    cold = result(gbps=(6.66, 9.75, 6.0))
+    assert round(9.75 / 6.66, 4) == 1.464
+    said = gpu_view.over_baseline_text([cold])
+    assert said == (
+        "Baseline slow: gather (torch) at 146.4% of copy. A page move should not outrun a "
+        "plain copy of the same bytes timed in the same rounds, so that copy ran slow (a cold "
+        "cache, a busy machine) and its shares read high: rerun, or raise Timed rounds.")
+    assert format_result(cold).splitlines()[-1] == "note: " + said.replace(
+        "Timed rounds", "--repeats")
+    # up to 105% is timing noise (20 x 1.05 = 21 GB/s): nothing said, in the CLI neither
+    near = result(gbps=(20.0, 21.0, 16.0))
+    assert gpu_view.over_baseline_text([near]) == ""
+    assert not format_result(near).splitlines()[-1].startswith("note:")
+    assert "scatter (torch) at 106.0% of copy" in gpu_view.over_baseline_text(
+        [result(gbps=(20.0, 10.0, 21.2))])
