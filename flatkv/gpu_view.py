@@ -582,9 +582,8 @@ def over_baseline_text(results: Sequence[BenchResult], rounds: str = "Timed roun
     if not over:
         return ""
     return (f"Baseline slow: {'; '.join(over)}. A page move should not outrun a plain copy of "
-            "the same bytes timed in the same rounds, so that copy ran slow (a cold cache, a "
-            "busy machine) and its shares read high: rerun, or raise "
-            f"{rounds}.")
+            "the same bytes timed in the same rounds, so that copy likely ran slow (a cold "
+            f"cache, a busy machine) and its shares read high: rerun, or raise {rounds}.")
 
 
 MIN_ROUNDS_APART = 5  # timed rounds per layout before "rounds apart" says anything
