@@ -797,6 +797,10 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "sweep_blocks": ("lab_sweep_blocks", _auto(_counts(MAX_BLOCK_SIZE)),
                      _write_auto(_write_counts)),
 }
+# The budget keys only one memory source reads, by the source: a link writes one only beside
+# its gpu, and one given without a gpu picks its source (``_memory_source``): kv_mem=44.59GiB
+# pasted from vLLM's log opened the H100's budget, its figures another budget's, in silence.
+_SOURCE_KEYS = {"gpu_mem": CUSTOM_GPU, "kv_mem": KV_MEMORY, "kv_blocks": KV_BLOCKS}
 
 
 def _architectures(key: str, text: str) -> tuple[str, ...]:
@@ -854,9 +858,11 @@ def encode_query(state: AppState) -> dict[str, str]:
                 out[key] = write(value)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)
-        # gpu_arch beside a GPU preset is not carried: the preset decides it
+        # gpu_arch beside a GPU preset is not carried: the preset decides it; nor a budget
+        # key beside another memory source (it would pick its own where no gpu is written)
         if value != getattr(DEFAULT, name) and not (
-                name == "gpu_arch" and state.gpu in GPU_PRESETS):
+                name == "gpu_arch" and state.gpu in GPU_PRESETS) and _SOURCE_KEYS.get(
+                key, state.gpu) == state.gpu:
             out[key] = write(value)
     return out
 
@@ -912,6 +918,7 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
             changes["gpu_arch"] = "blackwell" if _flag(arch_key, q[arch_key]) else ""
         except ValueError as exc:
             notices.append(f"{exc}; using the default ({_OLD_BLACKWELL_KEY}=0).")
+    notices.extend(_memory_source(changes, q))
     if arch_notice := _preset_arch(changes, arch_key):
         notices.append(arch_notice)
     state, notice = _plannable(replace(DEFAULT, model=model, raw=raw, spec=spec, **changes))
@@ -923,6 +930,30 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
                        f"{listed(unknown, _as_typed)}.")
     notices.extend(_unread_model_keys(q, state.model))
     return state, notices
+
+
+def _memory_source(changes: dict[str, object], q: Mapping[str, str]) -> list[str]:
+    """The memory source a link's budget keys pick (``_SOURCE_KEYS``): one given without a gpu
+    key sets it into ``changes`` (kv_mem=44.59GiB: KV cache memory). Those the budget does not
+    read are dropped from it, each said as typed with the gpu that reads it: beside a gpu of
+    another source (or one the link gets wrong), or two kinds with no gpu to choose."""
+    given = [k for k in _SOURCE_KEYS if _SETTINGS[k][0] in changes]
+    if "gpu" not in q and len(given) == 1:
+        changes["gpu"] = _SOURCE_KEYS[given[0]]
+        return []
+    gpu = changes.get("gpu", DEFAULT.gpu)
+    unread = [k for k in given if _SOURCE_KEYS[k] != gpu]
+    for key in unread:  # ignored as the notice says: the sidebar's value stays the default
+        del changes[_SETTINGS[key][0]]
+    if unread and "gpu" not in q:  # two kinds of budget, and no gpu to choose between them
+        return [f"Ignored {listed([f'{k}={_as_typed(q[k])}' for k in unread], str)}: each is "
+                f"another kind of budget ({listed([f'gpu={_SOURCE_KEYS[k]}' for k in unread], str)}"
+                f"), and the link gives no gpu to choose; using the default (gpu={DEFAULT.gpu}):"
+                f" give the gpu whose budget the link means."]
+    alone = ", or leave gpu out," if len(given) == 1 else ""  # (else keys of two sources)
+    return [f"Ignored {k}={_as_typed(q[k])}: only gpu={_SOURCE_KEYS[k]} reads it, and the "
+            f"budget here is gpu={gpu}; using that budget (give gpu={_SOURCE_KEYS[k]}{alone} "
+            f"to use {k})." for k in unread]
 
 
 def _preset_arch(changes: dict[str, object], key: str) -> str:

@@ -1015,3 +1015,24 @@ def test_the_cli_and_the_compare_and_budget_pages_give_the_same_figures(capsys, 
         if r["older_logged_tokens"] not in (None, r["logged_tokens"]):
             expected[sentence_case(OLDER_LOGGED_COLUMN)] = f"{r['older_logged_tokens']:,}"
         assert {k: shown_metrics.get(k) for k in expected} == expected, name
+
+
+def test_a_links_kv_memory_without_a_gpu_is_the_budget_and_one_beside_a_preset_is_said():
+    # Layout at Qwen3-Next TP 2 with vLLM's "Available KV cache memory: 44.59 GiB": the
+    # cache budget a rank is int(44.59 x 2^30) = 47,878,147,932 B, not the H100's
+    # 85,520,809,984 x 0.9 = 76,968,728,985 B
+    link = {"model": "Qwen3-Next-80B-A3B", "tp": "2", "kv_mem": "44.59GiB"}
+    at = open_app("app_pages/layout.py", link)
+    assert_clean(at) and not at.warning
+    assert at.sidebar.selectbox(key="w.gpu").value == "KV cache memory"
+    assert at.query_params["gpu"] == "KV cache memory"
+    assert "47,878,147,932 B" in " ".join(m.proto.help for m in at.metric)
+    beside = open_app(None, {**link, "gpu": "H100 80GB"})  # (the notice shows on opening)
+    assert_clean(beside)
+    assert [shown(w) for w in beside.warning] == [
+        "Ignored kv_mem='44.59GiB': only gpu=KV cache memory reads it, and the budget here is "
+        "gpu=H100 80GB; using that budget (give gpu=KV cache memory, or leave gpu out, to use "
+        "kv_mem)."]
+    beside.switch_page("app_pages/layout.py").run()
+    assert "76,968,728,985 B" in " ".join(m.proto.help for m in beside.metric)
+    assert "kv_mem" not in beside.query_params

@@ -202,8 +202,17 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
     state = replace(DEFAULT, **off_default)
     assert all(getattr(state, f) != getattr(DEFAULT, f) for f in settings)
     query = encode_query(state)
-    assert len(query) == len(settings)  # one key each
-    assert decode_query(query) == (state, [])
+    # one key each, a memory source's own budget key beside it alone (gpu=Custom: gpu_mem)
+    assert len(query) == len(settings) - 2 and not {"kv_mem", "kv_blocks"} & set(query)
+    kept = replace(state, kv_memory=DEFAULT.kv_memory, kv_blocks=DEFAULT.kv_blocks)
+    assert decode_query(query) == (kept, [])
+    for gpu, key in ((KV_MEMORY, "kv_mem"), (KV_BLOCKS, "kv_blocks")):
+        query = encode_query(replace(state, gpu=gpu))
+        assert key in query and "gpu_mem" not in query
+        assert decode_query(query)[0] == replace(state, gpu=gpu, gpu_memory=DEFAULT.gpu_memory,
+                                                 **{f: getattr(DEFAULT, f) for f in (
+                                                     "kv_memory", "kv_blocks")
+                                                    if app_state._SETTINGS[key][0] != f})
 
 
 def test_engine_options_round_trip_and_feed_strategy_options():
@@ -2337,3 +2346,37 @@ def test_the_gpu_picked_sets_the_compute_capability_vllm_reads():
     assert capability("A100 80GB", gpu_arch="volta") == (8, 0)
     assert "gpu_compute_capability" not in {f for f, _, _ in app_state._SETTINGS.values()}
 
+
+def test_a_budget_key_given_without_a_gpu_picks_its_memory_source():
+    # vLLM's "Available KV cache memory: 44.59 GiB" pasted as kv_mem=44.59GiB opened the H100's
+    # budget (85,520,809,984 B x 0.9 = 76,968,728,985 B a rank at TP 2), in silence: the key
+    # picks its source, int(44.59 x 2^30) = 47,878,147,932 B a rank
+    qwen = {"model": "Qwen3-Next-80B-A3B", "tp": "2"}
+    state, notices = decode_query({**qwen, "kv_mem": "44.59GiB"})
+    assert notices == [] and state.gpu == KV_MEMORY
+    assert state.budget().cache_bytes == int(Fraction("44.59") * 2**30) == 47_878_147_932
+    assert encode_query(state) == {"tp": "2", "gpu": KV_MEMORY, "kv_mem": "44.59GiB"}
+    custom, notices = decode_query({"gpu_mem": "100GB"})
+    assert notices == [] and custom == AppState(gpu=CUSTOM_GPU, gpu_memory=10**11)
+    blocks, notices = decode_query({"kv_blocks": "6701"})
+    assert notices == [] and blocks == AppState(gpu=KV_BLOCKS, kv_blocks=6_701)
+    # beside a gpu of another source: read as that gpu's budget, and said
+    h100, notices = decode_query({**qwen, "gpu": "H100 80GB", "kv_mem": "44.59GiB"})
+    assert h100.gpu == "H100 80GB" and h100.budget().cache_bytes == 76_968_728_985
+    assert notices == [
+        "Ignored kv_mem='44.59GiB': only gpu=KV cache memory reads it, and the budget here is "
+        "gpu=H100 80GB; using that budget (give gpu=KV cache memory, or leave gpu out, to use "
+        "kv_mem)."]
+    assert decode_query({"gpu": "Custom", "gpu_mem": "100GB", "kv_mem": "3GiB"}) == (custom, [
+        "Ignored kv_mem='3GiB': only gpu=KV cache memory reads it, and the budget here is "
+        "gpu=Custom; using that budget (give gpu=KV cache memory to use kv_mem)."])
+    assert len(decode_query({"gpu": "Custom", "gpu_mem": "1GB", "kv_mem": "3GiB",
+                             "kv_blocks": "50"})[1]) == 2  # one notice a key ignored
+    # two sources and no gpu to choose: the default's budget, said
+    assert decode_query({"gpu_mem": "100GB", "kv_mem": "3GiB"}) == (AppState(), [
+        "Ignored gpu_mem='100GB', kv_mem='3GiB': each is another kind of budget (gpu=Custom, "
+        "gpu=KV cache memory), and the link gives no gpu to choose; using the default "
+        "(gpu=H100 80GB): give the gpu whose budget the link means."])
+    # a link writes a budget key only beside its source, so that none of its own is refused
+    assert encode_query(replace(state, gpu="H100 80GB")) == {"tp": "2"}  # (the model default)
+    assert encode_query(replace(custom, gpu=KV_MEMORY)) == {"gpu": KV_MEMORY}
