@@ -502,6 +502,9 @@ def _state(key: str, text: str) -> tuple[tuple[str, int], ...]:
 
 
 _NO_REAL_BOUND = 1 << 40  # an upper bound past any real size: not named when a value is too low
+# typical values a refusal suggests for keys whose bounds are no size to use (``_int``):
+# transformers' Mamba2 chunk_size, Mistral's sliding window, Llama 4's attention chunk
+TYPICAL_CHUNK, TYPICAL_WINDOW, TYPICAL_ATTENTION_CHUNK = 256, 4096, 8192
 
 
 def _int(lo: int, hi: int, example: int | None = None,
@@ -511,10 +514,12 @@ def _int(lo: int, hi: int, example: int | None = None,
     400 nines by their start and length) and one the key takes, as the link writes it (out
     of range it said the range alone): where it is no number ``example``, by default the one
     nearest 12 (``units.whole_example``); where it is out of range the nearest in range
-    (``block='0' is outside 1..1,048,576: give block=1``), or ``example`` where the key is
-    given one, a value that runs beside the other defaults (SGLang's page and track interval:
-    sg_track=1 splits no page of 512). ``fits``: what a fix must pass besides the range
-    (``_nearest_fit``), as a link's tp is given the model's (``tp='2048' ...: give tp=16``)."""
+    (``req='0' is outside 1..4,096: give req=1``), or ``example`` where the key is given one,
+    a typical value that runs beside the other defaults, as frac's 0.9 (``block='0' is outside
+    1..1,048,576: e.g. block=16``, where block=1 read as a size to use; SGLang's page and track
+    interval: sg_track=1 splits no page of 512). ``fits``: what a fix must pass besides the
+    range (``_nearest_fit``), as a link's tp is given the model's (``tp='2048' ...: give
+    tp=16``)."""
     chosen = example is not None and fits is None
     example = whole_example(lo, hi) if example is None else example
 
@@ -531,9 +536,10 @@ def _int(lo: int, hi: int, example: int | None = None,
             return value
         near = example if chosen else _nearest(min(max(value, lo), hi), example, lo, hi,
                                                fits or (lambda n: True))
+        fix = f"{'e.g.' if chosen else 'give'} {key}={near}"
         if value < lo and hi >= _NO_REAL_BOUND:
-            raise ValueError(f"{shown} must be {lo:,} or more: give {key}={near}")
-        raise ValueError(f"{shown} is outside {lo:,}..{hi:,}: give {key}={near}")
+            raise ValueError(f"{shown} must be {lo:,} or more: {fix}")
+        raise ValueError(f"{shown} is outside {lo:,}..{hi:,}: {fix}")
 
     return parse
 
@@ -724,8 +730,10 @@ _NONE_DEFAULTS = {"context": f"the model's max_model_len, else {DEFAULT_CONTEXT:
 
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
 _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
-    "block": ("block_size", _int(1, MAX_BLOCK_SIZE), str),
-    "align": ("alignment", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
+    # sizes, kernels and chunks: a refusal's example a typical one (``_int``), not 1
+    "block": ("block_size", _int(1, MAX_BLOCK_SIZE, ENGINE_DEFAULTS.block_size), str),
+    "align": ("alignment", _auto(_int(1, MAX_BLOCK_SIZE, ENGINE_DEFAULTS.block_size)),
+              _write_auto(str)),
     "planner": ("planner", _choice(lambda: list(PLANNERS)), str),
     "gpu": ("gpu", lambda key, text: _choice(lambda: [*GPU_PRESETS, *MEMORY_SOURCES])(
         key, gpu_name(text)), str),  # a preset in any case, as --gpu-memory reads it
@@ -733,7 +741,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
                 format_size),
     "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key, key_value=True),
                format_size),
-    "kv_blocks": ("kv_blocks", _int(MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS), str),
+    "kv_blocks": ("kv_blocks", _int(MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS, DEFAULT.kv_blocks), str),
     # the default GPU's architecture first, so that a refusal's example opens beside it
     "gpu_arch": ("gpu_arch", _choice(lambda: sorted(
         GPU_ARCHITECTURES, key=lambda a: GPU_ARCHITECTURES[a] != compute_capability(DEFAULT_GPU))),
@@ -747,11 +755,13 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "hold": ("hold_requests", _int(1, MAX_REQUESTS), str),
     "uniform": ("uniform_rows", _flag, lambda v: "1" if v else "0"),
     "snap": ("map_snapshots", _flag, lambda v: "1" if v else "0"),
-    "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE)), _write_auto(str)),
+    "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE, ENGINE_DEFAULTS.block_size)),
+               _write_auto(str)),
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),
     "spec_tokens": ("speculative_tokens", _int(0, MAX_SPECULATIVE_TOKENS), str),
     "ckpt": ("prefill_checkpoint_blocks", _int(0, MAX_CHECKPOINT_BLOCKS), str),
-    "chunk": ("mamba_chunk_size", _auto(_int(1, MAX_CHUNK_SIZE)), _write_auto(str)),
+    "chunk": ("mamba_chunk_size", _auto(_int(1, MAX_CHUNK_SIZE, TYPICAL_CHUNK)),
+              _write_auto(str)),
     "v_hybrid": ("vllm_hybrid_manager", _flag, lambda v: "1" if v else "0"),
     "v_async": ("vllm_async_scheduling", _flag, lambda v: "1" if v else "0"),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
@@ -816,15 +826,16 @@ def _architectures(key: str, text: str) -> tuple[str, ...]:
 # URL key -> (RawModel field, parser, writer): the fields a raw model carries as they are
 # (profile.CARRIED_FIELDS), each written only when set.
 _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
-    "window": ("sliding_window", _int(1, MAX_WINDOW), str),
-    "model_kernel": ("kernel_block_size", _int(1, MAX_KERNEL_BLOCK_SIZE), str),
+    "window": ("sliding_window", _int(1, MAX_WINDOW, TYPICAL_WINDOW), str),
+    "model_kernel": ("kernel_block_size", _int(1, MAX_KERNEL_BLOCK_SIZE,
+                                               ENGINE_DEFAULTS.block_size), str),
     "arch": ("architectures", _architectures, ",".join),
     "ssm_el": ("ssm_element_bytes", _int(1, 8), str),
     "cfg_ssm": ("config_mamba_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
-    "model_chunk": ("mamba_chunk_size", _int(1, MAX_CHUNK_SIZE), str),
+    "model_chunk": ("mamba_chunk_size", _int(1, MAX_CHUNK_SIZE, TYPICAL_CHUNK), str),
     "conv_rows": ("conv_rows", _int(1, MAX_CONV_KERNEL - 1), str),
     "indexer": ("indexer_bytes_per_slot", _int(1, MAX_BYTES), str),
-    "attn_chunk": ("attention_chunk_size", _int(1, MAX_WINDOW), str),
+    "attn_chunk": ("attention_chunk_size", _int(1, MAX_WINDOW, TYPICAL_ATTENTION_CHUNK), str),
     "kv_dtype": ("kv_dtype", _dtype, str),
     "kv_split": ("kv_tensor_bytes", _sizes(MAX_BYTES, most=2), lambda v: ",".join(map(str, v))),
     "conv_el": ("conv_element_bytes", _int(1, 8), str),

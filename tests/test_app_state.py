@@ -62,7 +62,7 @@ def test_a_links_notices_quote_what_it_typed_short_or_long():
         f"The link gives block 2 times ('8', '{'x' * 40}'... (50 characters)): using the "
         f"last, block='{'x' * 40}'... (50 characters).",
         f"block='{'x' * 50}' is not a whole number: give one from 1 to 1,048,576, e.g. "
-        "block=12; using the default (block=16).",
+        "block=16; using the default (block=16).",
         "tp='4\\x1b' is not a whole number: give one from 1 to 1,024, e.g. tp=2; using the "
         "default (tp=1).",
         f"Ignored unknown link parameters: 'a b\\x1b', '{'y' * 40}'... (50 characters), "
@@ -265,8 +265,8 @@ def test_sglang_mamba_track_interval_round_trips_through_the_link():
         assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
                             options=at.strategy_options()).applies is applies
     # a refusal's fix SGLang's own 256, not the nearest 1, which splits no page of 512
-    for text, why in (("0", "must be 1 or more: give sg_track=256"),
-                      ("-512", "must be 1 or more: give sg_track=256"),
+    for text, why in (("0", "must be 1 or more: e.g. sg_track=256"),
+                      ("-512", "must be 1 or more: e.g. sg_track=256"),
                       ("x", "is not a whole number: give one of 1 or more, e.g. sg_track=256")):
         back, notices = decode_query({**query, "sg_track": text})
         assert back.sglang_mamba_track_interval == 256
@@ -694,7 +694,7 @@ def test_a_links_long_value_is_named_by_its_start_not_echoed_whole():
         assert notices and all(len(n) < 600 for n in notices), (list(link)[0][:20], notices)
     _, (notice,) = decode_query({"block": junk})
     assert notice == (f"block='{'x' * 80}'... (5,000 characters) is not a whole number: give "
-                      "one from 1 to 1,048,576, e.g. block=12; using the default (block=16).")
+                      "one from 1 to 1,048,576, e.g. block=16; using the default (block=16).")
 
 
 def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_as_typed():
@@ -707,7 +707,7 @@ def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_
         "default (tp=1).",
         # its fix SGLang's own page, 1, as where it is no number (a page past 256 splits no
         # track interval of 256: SGLang would not start)
-        "sg_page='1_000_000_0' is outside 1..1,048,576: give sg_page=1; using the default "
+        "sg_page='1_000_000_0' is outside 1..1,048,576: e.g. sg_page=1; using the default "
         "(sg_page=1).",
         # a bound past any real one is not named: its lower bound alone
         "sg_track='x' is not a whole number: give one of 1 or more, e.g. sg_track=256; using "
@@ -726,14 +726,30 @@ def test_a_links_range_or_choice_refusal_gives_a_value_the_key_takes_as_the_link
     # the range or the options and no value to give, where a number's refusal said "e.g. tp=2"
     assert decode_query({"block": "0", "rounds": "500", "req": "5000", "max_blocks": "-1",
                          "sg_track": "0"})[1] == [
-        "block='0' is outside 1..1,048,576: give block=1; using the default (block=16).",
+        "block='0' is outside 1..1,048,576: e.g. block=16; using the default (block=16).",
         "req='5000' is outside 1..4,096: give req=4096; using the default (4 live requests, or "
         "as many as fit).",
         # SGLang's default, 256, not the nearest 1: pages of 512 split no interval of 1
-        "sg_track='0' must be 1 or more: give sg_track=256; using the default (sg_track=256).",
+        "sg_track='0' must be 1 or more: e.g. sg_track=256; using the default (sg_track=256).",
         "rounds='500' is outside 1..100: give rounds=100; using the default (rounds=auto).",
         "max_blocks='-1' must be 0 or more: give max_blocks=0; using the default "
         "(max_blocks=0)."]
+    # a size (block, kernel, chunk, window, blocks) out of range is given a typical one, as
+    # frac's 0.9: block=1 (the nearest) read as a size to use; a count keeps the nearest
+    assert decode_query({"align": "2000000", "kernel": "0", "chunk": "0", "kv_blocks": "1"}
+                        )[1] == [
+        "align='2000000' is outside 1..1,048,576: e.g. align=16; using the default "
+        "(align=auto).",
+        "kv_blocks='1' is outside 2..2,147,483,648: e.g. kv_blocks=6000; using the default "
+        "(kv_blocks=6000).",
+        "kernel='0' is outside 1..1,048,576: e.g. kernel=16; using the default (kernel=auto).",
+        "chunk='0' is outside 1..1,048,576: e.g. chunk=256; using the default (chunk=auto)."]
+    raw = {"model": "custom", "layers": "sliding,full", "kv": "8"}
+    for key, typical in (("window", 4096), ("model_chunk", 256), ("attn_chunk", 8192),
+                         ("model_kernel", 16)):
+        assert f"{key}='0' is outside 1.." in (
+            notice := decode_query({**raw, key: "0"})[1][0])
+        assert f": e.g. {key}={typical})" in notice
     # a TP past 1,024: the nearest the model splits over, Llama-3.1-8B's 32 query heads
     assert decode_query({"model": "Llama-3.1-8B", "tp": "2048"})[1] == [
         "tp='2048' is outside 1..1,024: give tp=32; using the default (tp=1)."]
@@ -803,9 +819,8 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
         _, notices = decode_query(link)
         assert all(len(n) < 300 for n in notices), (key, notices)
     assert decode_query({"kv_blocks": nines})[1] == [
-        f"kv_blocks='{'9' * 80}'... (400 characters) is outside 2..2,147,483,648: give "
-        "kv_blocks=2147483648; using the "
-        "default (kv_blocks=6000)."]
+        f"kv_blocks='{'9' * 80}'... (400 characters) is outside 2..2,147,483,648: e.g. "
+        "kv_blocks=6000; using the default (kv_blocks=6000)."]
     # "-" and 40 digits, as typed (its minus sign was once lost: "a 40-digit number")
     assert decode_query({"tp": "-" + "1" * 40})[1] == [
         f"tp='-{'1' * 40}' is outside 1..1,024: give tp=1; using the default (tp=1)."]
@@ -2116,7 +2131,7 @@ def test_an_sglang_page_has_one_bound_in_the_link_the_sidebar_and_the_options():
     assert 2**20 == 1_048_576
     assert decode_query({"sg_page": "1048576"}) == (AppState(sglang_page_size=1_048_576), [])
     assert decode_query({"sg_page": "1048577"}) == (AppState(), [
-        "sg_page='1048577' is outside 1..1,048,576: give sg_page=1; using the default "
+        "sg_page='1048577' is outside 1..1,048,576: e.g. sg_page=1; using the default "
         "(sg_page=1)."])
     assert StrategyOptions(sglang_page_size=1_048_576).sglang_page_size == 1_048_576
     with pytest.raises(ValueError, match=r"^sglang_page_size = 1,048,577 is too large to be "
@@ -2345,6 +2360,7 @@ def test_the_gpu_picked_sets_the_compute_capability_vllm_reads():
             "GPU_ARCHITECTURES), or '' where the architecture is not said")
     assert capability("A100 80GB", gpu_arch="volta") == (8, 0)
     assert "gpu_compute_capability" not in {f for f, _, _ in app_state._SETTINGS.values()}
+
 
 
 def test_a_budget_key_given_without_a_gpu_picks_its_memory_source():
