@@ -65,6 +65,8 @@ python -m venv --system-site-packages "$work/venv"
 # MiniMax-M1 against vLLM 0.23.0, the last release serving its class (36 s on a shared 2-core
 # machine, 10 s of CPU)
 "$work/venv/bin/python" bench/vllm_check.py --vllm-dropped "$work/vllm-dropped" | grep -v '^ok '
-# FlatKV's older vLLM log figure against vLLM 0.19.0's own (76 s on a shared 2-core machine,
-# 15 s of CPU); its imports are 0.31's (its diskcache import served as a stub)
+# FlatKV's older vLLM log figure against vLLM 0.19.0's own, hybrid and attention-only presets,
+# and the classes 0.19 does not serve made again from its registry and 0.34's ($work/vllm,
+# beside it) (82 s on a shared 2-core machine, 15 s of CPU); its imports are 0.31's (its
+# diskcache import served as a stub)
 "$work/venv/bin/python" bench/vllm_check.py --vllm-older "$work/vllm-older" | grep -v '^ok '

@@ -113,13 +113,16 @@ def stub_submodules(*names: str) -> None:
 
 
 def wheel_from_command_line(description: str, package: str, version: str,
-                            *others: tuple[str, str]) -> tuple[str, argparse.Namespace]:
+                            *others: tuple[str, str],
+                            companions: tuple[tuple[str, str], ...] = ()
+                            ) -> tuple[str, argparse.Namespace]:
     """The folder ``--<package>`` names, holding the engine's unzipped wheel (``unzipped_wheel``),
     and the parsed arguments (``--random N --seed S``: the randomized mode, off by default),
     with the engine's own warnings silenced (the check's lines say what they would). ``other``:
     ``(flag, help)`` of another release's wheel the check may take instead of ``--<package>``
     (one of them is given; its folder is returned, ``args.<flag>`` says which); several may
-    be."""
+    be. ``companions``: ``(flag, help)`` of a folder one of them may take beside it (None where
+    not given)."""
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
     parser = argparse.ArgumentParser(description=description)
@@ -127,6 +130,8 @@ def wheel_from_command_line(description: str, package: str, version: str,
     wheels.add_argument(f"--{package}", help=f"the unzipped {package} {version} wheel")
     for flag, text in others:
         wheels.add_argument(f"--{flag}", help=text)
+    for flag, text in companions:
+        parser.add_argument(f"--{flag}", metavar="DIR", help=text)
     parser.add_argument("--random", type=int, default=0, metavar="N",
                         help="check N random settings near the presets instead of the fixed ones")
     parser.add_argument("--seed", type=int, default=0, metavar="S",

@@ -134,8 +134,13 @@ state, Kimi Linear a bfloat16 one. 0.19's own config hooks
 its layers' state shapes, ``get_kv_cache_configs`` (whose
 ``_report_kv_cache_config`` logs the line, read from its log) and its scheduler's KV cache
 coordinator run; a refusal on its side (a drafted state past its page, a block size no multiple
-of the state block in mode all) must be FlatKV's ``older_log_none``. Its imports are 0.31's
-(``diskcache`` served as a stub).
+of the state block in mode all) must be FlatKV's ``older_log_none``. Then the attention-only
+presets it serves at blocks 16 and 64 (``older_attention_settings``: its block-size pick for
+the first layer's backend where none is told, 64 on FlashMLA sparse and FlashMLA, its layers'
+specs, sliding, chunked, MLA and DeepSeek-V3.2's indexer keys), and
+``vllm_releases.OLDER_UNSERVED_CLASSES`` made again from 0.19.0's registry and 0.34.0's
+(``--vllm-current DIR``, by default the ``vllm`` folder beside DIR: ``check_older_unserved``).
+Its imports are 0.31's (``diskcache`` served as a stub).
 
 A model of state layers alone (``STATE_ONLY``, Mamba-Codestral-7B's config shape;
 Mamba2ForCausalLM, IsAttentionFree) is checked too, drawn one time in ten in random mode:
@@ -157,6 +162,7 @@ depends on.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import importlib
@@ -193,8 +199,14 @@ from flatkv.budget import (  # noqa: E402
     capability_text,
 )
 from flatkv.hf_config import spec_from_hf_config  # noqa: E402
+from flatkv.hf_resolve import SERVED_AS as HF_SERVED_AS  # noqa: E402
+from flatkv.hf_resolve import types_by_class  # noqa: E402
 from flatkv.presets import list_presets, load_preset  # noqa: E402
-from flatkv.strategies import StrategyOptions, run_strategy  # noqa: E402
+from flatkv.strategies import (  # noqa: E402
+    StrategyOptions,
+    run_strategy,
+    vllm_releases,  # noqa: E402
+)
 from flatkv.strategies.vllm import (  # noqa: E402
     FLASHINFER_MLA_BLOCK_SIZES,
     FLASHMLA_BLOCK_SIZE,
@@ -1795,7 +1807,8 @@ def check_dropped(directory: str) -> int:
 OLDER_RELEASE_CHECKED = "0.19.0"
 OLDER_NAMES = {**{key: MODE_ALL_NAMES[key] for key in (
     "utils", "iface", "configs", "interfaces", "torch_utils", "model_config", "logger",
-    "mamba_utils", "registry")}, "coordinator": "vllm.v1.core.kv_cache_coordinator"}
+    "mamba_utils", "registry", "cache", "backend")},
+    "coordinator": "vllm.v1.core.kv_cache_coordinator"}
 OLDER_CLASSES = {**MODEL_CLASSES, "KimiLinearForCausalLM": "vllm.model_executor.models.kimi_linear",
                  "Qwen3_5ForConditionalGeneration": "vllm.model_executor.models.qwen3_5"}
 OLDER_MAMBA_TYPES = {"Mamba2Layer": "mamba2", "Mamba1Layer": "mamba1",
@@ -1822,6 +1835,75 @@ def older_settings(presets: list[str]) -> list[tuple[str, int, str, dict]]:
     rows += [("Kimi-Linear-48B-A3B", block, "align", {"mamba_ssm_cache_dtype": "bfloat16"})
              for block in (16, 64) if "Kimi-Linear-48B-A3B" in presets]
     return rows
+
+
+def older_attention_settings(presets: list[str]) -> list[tuple[str, int, str, dict]]:
+    """(preset, block size, mode, flags) rows of the attention-only presets for vLLM 0.19.0,
+    at 40 GiB: blocks 16 and 64 (DeepSeek-V3.2's 16, under its sparse kernel block, as no
+    ``--block-size`` told: FlatKV reads it as vLLM's own pick); DeepSeek-V3 on FLASHMLA
+    (FlatKV told --kernel-block-size 64) with no block told (FlatKV's 16, under the kernel
+    block: 0.19's pick is 64), and at a told 96, off its kernel block's multiples (refused on
+    both sides)."""
+    rows = [(p, block, "none", {"block_told": False} if p in SPARSE_MLA_PRESETS and block < 64
+             else {}) for p in presets for block in (16, 64)]
+    return rows + [("DeepSeek-V3", 16, "none", {"backend": "FLASHMLA", "block_told": False}),
+                   ("DeepSeek-V3", 96, "none", {"backend": "FLASHMLA"})]
+
+
+def older_backend(vl: NS, spec, flags: dict) -> list:
+    """The attention backends vLLM 0.19.0 runs an attention-only preset's layers on, the first
+    layer's first: the one a row asks for, else what cuda.py's _get_backend_priorities puts
+    first on SM 9.0 (FLASH_ATTN; FLASH_ATTN_MLA for MLA; FLASHMLA_SPARSE for sparse MLA, whose
+    indexer caches run on DeepseekV32IndexerBackend). Its own classes where they import without
+    CUDA (flashmla.py, flashmla_sparse.py, indexer.py); FLASH_ATTN's and FLASH_ATTN_MLA's kernel
+    blocks, MultipleOf(16) (flash_attn.py:72-89 off a hybrid, flashattn_mla.py:52-53), on 0.19's
+    own AttentionBackend otherwise."""
+    def module(name):
+        return importlib.import_module(f"vllm.v1.attention.backends.{name}")
+    base = vl.backend
+    sparse = any(type(k).__name__ == "MLALayer" and k.index_head_dim for k in spec.layers)
+    mla = any(type(k).__name__ == "MLALayer" for k in spec.layers)
+    name = flags.get("backend") or ("FLASHMLA_SPARSE" if sparse else "FLASH_ATTN_MLA" if mla
+                                    else "FLASH_ATTN")
+    if name == "FLASHMLA_SPARSE":
+        return [module("mla.flashmla_sparse").FlashMLASparseBackend,
+                module("mla.indexer").DeepseekV32IndexerBackend]
+    if name == "FLASHMLA":
+        return [module("mla.flashmla").FlashMLABackend]
+    return [type(name, (base.AttentionBackend,), {
+        "get_supported_kernel_block_sizes": staticmethod(lambda: [base.MultipleOf(16)]),
+        "get_name": staticmethod(lambda: name)})]
+
+
+def older_attention_specs(vl: NS, spec, vc: NS, kv_dtype) -> dict:
+    """Every cache layer's KVCacheSpec of an attention-only preset as vLLM 0.19.0's layers build
+    them at the settled block size: Attention's (layers/attention/attention.py:537-560: a
+    sliding layer's SlidingWindowSpec, else FullAttentionSpec), ChunkedLocalAttention's
+    (chunked_local_attention.py:119-127), MLAAttention's (mla_attention.py:835-845) and
+    DeepSeek-V3.2's DeepseekV32IndexerCache's (deepseek_v2.py:599-605, 660-668: fp8 keys and a
+    float32 scale a 128 of them, as uint8)."""
+    iface, block, tp = vl.iface, vc.cache_config.block_size, vc.parallel_config.tensor_parallel_size
+    out = {}
+    for i, k in enumerate(spec.layers):
+        name = f"model.layers.{i}.{type(k).__name__}"
+        if type(k).__name__ == "MLALayer":
+            out[name] = iface.MLAAttentionSpec(
+                block_size=block, num_kv_heads=1, head_size=k.kv_lora_rank + k.qk_rope_head_dim,
+                dtype=kv_dtype, cache_dtype_str=vc.cache_config.cache_dtype)
+            if k.index_head_dim:
+                out[f"{name}.indexer.k_cache"] = iface.MLAAttentionSpec(
+                    block_size=block, num_kv_heads=1,
+                    head_size=k.index_head_dim + k.index_head_dim // 128 * 4,
+                    dtype=iface.torch.uint8)
+            continue
+        shape = dict(block_size=block, num_kv_heads=max(1, k.kv_heads // tp),
+                     head_size=k.head_dim_k, dtype=kv_dtype)
+        out[name] = (iface.SlidingWindowSpec(**shape, sliding_window=k.sliding_window)
+                     if k.sliding_window else iface.ChunkedLocalAttentionSpec(
+                         **shape, attention_chunk_size=k.attention_chunk_size)
+                     if k.attention_chunk_size else iface.FullAttentionSpec(
+                         **shape, head_size_v=k.head_dim_v))
+    return out
 
 
 def vllm_019_figures(vl: NS, spec, budget: int, block: int, mode: str, flags: dict) -> dict:
@@ -1862,9 +1944,11 @@ def vllm_019_figures(vl: NS, spec, budget: int, block: int, mode: str, flags: di
             attention_config=NS(backend=None))  # no --attention-backend: not CUTLASS_MLA
     model.get_mamba_chunk_size = types.MethodType(vl.model_config.ModelConfig.get_mamba_chunk_size,
                                                   model)
+    kinds = [type(k).__name__ for k in spec.layers]
+    if not spec.profile().has_state:
+        return older_attention_figures(vl, spec, vc, budget, flags)
     cls = vl.models[model.architecture]
     model.supports_mamba_prefix_caching = vl.interfaces.supports_mamba_prefix_caching(cls)
-    kinds = [type(k).__name__ for k in spec.layers]
     shapes = {("mla" if n == "MLALayer" else "full"): (
         k.kv_lora_rank + k.qk_rope_head_dim if n == "MLALayer" else k)
         for k, n in zip(spec.layers, kinds) if n in ("MLALayer", "AttentionLayer")}
@@ -1915,6 +1999,38 @@ def vllm_019_figures(vl: NS, spec, budget: int, block: int, mode: str, flags: di
             "tokens": int(size.split()[4].replace(",", ""))}
 
 
+def older_attention_figures(vl: NS, spec, vc: NS, budget: int, flags: dict) -> dict:
+    """vLLM 0.19.0's P and "GPU KV cache size" of an attention-only preset: no config hook
+    sizes its block (HybridAttentionMambaModelConfig is a hybrid's), so P is --block-size where
+    told, which the backend must take (``supports_block_size``, backend.py:170-186: else "No
+    valid attention backend found", cuda.py), else ``update_block_size_for_backend``'s pick
+    (platforms/interface.py:427-466): the first layer's backend's ``get_preferred_block_size``
+    of 16 (config/cache.py:34), 64 on FlashMLA and FlashMLA sparse; then its layers' specs
+    (``older_attention_specs``) and ``get_kv_cache_configs`` (its logged line). (Its
+    coordinator asserts only a hybrid's hash block: not run.)"""
+    cache, model = vc.cache_config, vc.model_config
+    try:
+        with mock.patch.object(logging.getLogger("vllm"), "handlers", []), \
+                logged_by_vllm() as log:
+            backends = older_backend(vl, spec, flags)
+            if flags.get("block_told", True):
+                for b in backends:
+                    if not b.supports_block_size(cache.block_size):
+                        raise ValueError(f"{b.get_name()} does not take block size "
+                                         f"{cache.block_size}")
+            else:
+                cache.block_size = backends[0].get_preferred_block_size(
+                    vl.cache.CacheConfig.DEFAULT_BLOCK_SIZE)
+            kv_dtype = vl.torch_utils.get_kv_cache_torch_dtype(cache.cache_dtype, model.dtype)
+            specs = older_attention_specs(vl, spec, vc, kv_dtype)
+            vl.utils.get_kv_cache_configs(vc, [specs], [budget])
+    except (AssertionError, ValueError, RuntimeError) as exc:
+        return {"refused": (str(exc) or type(exc).__name__).splitlines()[0][:60]}
+    size = next(line for line in log if line.startswith("GPU KV cache size: "))
+    return {"mode": cache.mamba_cache_mode, "P": cache.block_size,
+            "tokens": int(size.split()[4].replace(",", ""))}
+
+
 def flatkv_older_figures(spec, budget: int, block: int, mode: str, flags: dict) -> dict:
     """FlatKV's older vLLM log of the same run: ``older_logged_tokens`` and the P it counts
     (``extras["older_block_size"]`` where 0.19's is not the layout's), or its reason for none
@@ -1923,8 +2039,10 @@ def flatkv_older_figures(spec, budget: int, block: int, mode: str, flags: dict) 
     models/config.py:483-500, where 0.34 keeps float32) unless the row tells one."""
     if told := flags.get("mamba_ssm_cache_dtype"):
         spec = spec.with_options(ssm_dtype=told)
+    kernel = 64 if flags.get("backend") == "FLASHMLA" else None  # --kernel-block-size 64
     r = run_strategy("vllm", spec.profile(), budget_bytes=budget, context_tokens=CONTEXT,
                      options=StrategyOptions(block_size=block, mamba_cache_mode=mode,
+                                             kernel_block_size=kernel,
                                              speculative_tokens=flags.get(
                                                  "speculative_tokens", 0)))
     if not r.applies or r.older_logged_tokens is None:
@@ -1934,17 +2052,23 @@ def flatkv_older_figures(spec, budget: int, block: int, mode: str, flags: dict) 
             "tokens": r.older_logged_tokens}
 
 
-def check_older(directory: str) -> int:
-    """Every ``older_settings`` row on vLLM 0.19.0's own code and FlatKV's older log figure,
-    one line each, then the totals; exit status 1 on a mismatch."""
+def check_older(directory: str, current: str) -> int:
+    """Every ``older_settings`` and ``older_attention_settings`` row on vLLM 0.19.0's own code
+    and FlatKV's older log figure, one line each, and OLDER_UNSERVED_CLASSES made again from
+    0.19.0's registry and the current release's (``current``, its unzipped wheel), then the
+    totals; exit status 1 on a mismatch."""
     stub_modules("torchvision", "tvm_ffi", "xgrammar", "diskcache")
     sys.path.insert(0, str(Path(directory).resolve()))
     vl = NS(**{key: importlib.import_module(name) for key, name in OLDER_NAMES.items()})
     vl.models = {arch: getattr(importlib.import_module(m), arch)
                  for arch, m in OLDER_CLASSES.items() if arch != "BailingMoeV3ForCausalLM"}
+    served = registry_classes(directory)
     hybrids = [p for p in list_presets() if load_preset(p).architectures[0] in vl.models
                and load_preset(p).profile().has_state and load_preset(p).profile().has_attention]
-    rows, bad = older_settings(hybrids), 0
+    attention = [p for p in list_presets() if load_preset(p).architectures[0] in served
+                 and not load_preset(p).profile().has_state]
+    rows = older_settings(hybrids) + older_attention_settings(attention)
+    bad = 0
     for name, block, mode, flags in rows:
         spec, budget = model_spec(name), BUDGETS[0]
         engine = vllm_019_figures(vl, spec, budget, block, mode, flags)
@@ -1952,9 +2076,53 @@ def check_older(directory: str) -> int:
         setting = (f"{name} B={budget:,} block={block} mode={mode}"
                    + "".join(f" {k}={v}" for k, v in flags.items()))
         bad += not report(f"vllm {OLDER_RELEASE_CHECKED}", setting, engine, ours)
-    print(f"{len(rows)} settings of {len(hybrids)} hybrid presets against vLLM "
-          f"{OLDER_RELEASE_CHECKED}'s GPU KV cache size, {bad} mismatches")
+    bad += not check_older_unserved(served, registry_classes(current))
+    print(f"{len(rows)} settings of {len(hybrids)} hybrid and {len(attention)} attention-only "
+          f"presets against vLLM {OLDER_RELEASE_CHECKED}'s GPU KV cache size, and its "
+          f"unserved classes, {bad} mismatches")
     return 1 if bad else 0
+
+
+def registry_classes(directory: str) -> frozenset[str]:
+    """The architectures an unzipped vLLM wheel's model registry serves: the keys of its
+    ``_VLLM_MODELS`` (model_executor/models/registry.py), read from the file's syntax, not
+    imported (0.34's and 0.19's are two packages of one name), each ``**_TABLE`` in it the
+    keys of that table as the file defines it."""
+    path = Path(directory) / "vllm" / "model_executor" / "models" / "registry.py"
+    tables: dict[str, frozenset[str]] = {}
+    for node in ast.parse(path.read_text()).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
+            tables[target.id] = frozenset().union(*(
+                tables.get(getattr(value, "id", ""), frozenset()) if key is None
+                else {key.value} for key, value in zip(node.value.keys, node.value.values)))
+    return tables["_VLLM_MODELS"]
+
+
+def flatkv_classes() -> frozenset[str]:
+    """Every model class FlatKV meets: transformers' classes of the model types it reads
+    (hf_resolve.types_by_class), the classes it serves a type by (hf_resolve.SERVED_AS), its
+    presets', and those vllm_releases tables (a model file or config may name them)."""
+    tabled = {name for key, value in vars(vllm_releases).items()
+              if key.isupper() and isinstance(value, (frozenset, dict))
+              for name in value if isinstance(name, str)}
+    presets = {a for p in list_presets() for a in load_preset(p).architectures}
+    return frozenset(types_by_class()) | frozenset(HF_SERVED_AS.values()) | presets | tabled
+
+
+def check_older_unserved(older: frozenset[str], current: frozenset[str]) -> bool:
+    """vllm_releases.OLDER_UNSERVED_CLASSES made again: FlatKV's classes in the current
+    release's registry (``current``) less those in 0.19.0's (``older``). One line: ``ok``, or
+    ``BAD`` with the classes the table lacks and those it holds wrongly."""
+    made = (flatkv_classes() & current) - older
+    lacks = sorted(made - vllm_releases.OLDER_UNSERVED_CLASSES)
+    wrong = sorted(vllm_releases.OLDER_UNSERVED_CLASSES - made)
+    print(f"{'BAD' if lacks or wrong else 'ok'} vllm {OLDER_RELEASE_CHECKED} registry: "
+          f"{len(current - older)} classes of the current release's not in its, "
+          f"{len(made)} of them FlatKV's (OLDER_UNSERVED_CLASSES)"
+          + (f"; the table lacks {', '.join(lacks)}" if lacks else "")
+          + (f"; the table holds {', '.join(wrong)}, not among them" if wrong else ""))
+    return not (lacks or wrong)
 
 
 def main() -> int:
@@ -1969,7 +2137,11 @@ def main() -> int:
          f"check {DROPPED_PRESET}, which later releases do not serve, against it "
          "(check_dropped)"),
         ("vllm-older", f"instead: the unzipped vllm {OLDER_RELEASE_CHECKED} wheel, to check "
-         "FlatKV's older vLLM log figure against its own (check_older)"))
+         "FlatKV's older vLLM log figure against its own (check_older)"),
+        companions=(("vllm-current", "with --vllm-older: the unzipped vllm 0.34.0 wheel, whose "
+                     "registry OLDER_UNSERVED_CLASSES is made from with 0.19.0's (default: the "
+                     "vllm folder beside the --vllm-older one, as engine_checks.sh lays them "
+                     "out)"),))
     if args.vllm_all:
         if args.random:  # (random_setting draws 0.34's settings, not mode all's)
             print("vllm_check.py: --random is not read with --vllm-all, whose settings are "
@@ -1988,7 +2160,12 @@ def main() -> int:
             print("vllm_check.py: --random is not read with --vllm-older, whose settings are "
                   "fixed (older_settings): leave out --random", file=sys.stderr)
             return 2
-        return check_older(directory)
+        current = args.vllm_current or str(Path(directory).parent / "vllm")
+        if not (Path(current) / "vllm" / "model_executor" / "models" / "registry.py").is_file():
+            print(f"vllm_check.py: {current} holds no vllm/ package: give --vllm-current, the "
+                  "unzipped vllm 0.34.0 wheel", file=sys.stderr)
+            return 2
+        return check_older(directory, current)
     vl = import_vllm(directory)
     presets, skipped, disputed = served_presets(vl)
     for name, why in skipped:

@@ -65,6 +65,7 @@ from flatkv.strategies.vllm_log import (
 )
 from flatkv.strategies.vllm_releases import (
     NULL_BLOCK_CHECKED_SINCE,
+    checkpoints_kept,
     last_served_text,
     null_block_checked,
     release_key,
@@ -149,7 +150,46 @@ def test_vllm_older_log_only_for_options_vllm_0_19_ran():
                         budget_bytes=ANCHOR_BUDGET, context_tokens=ANCHOR_CONTEXT)
     assert lfm3.older_logged_tokens is None
     assert lfm3.extras["older_log_none"] == ("vLLM 0.19 and earlier do not serve "
-                                              "Lfm3ForCausalLM (vLLM 0.31 does not either)")
+                                              "Lfm3ForCausalLM (vLLM 0.19's model registry "
+                                              "has no such class)")
+
+
+@pytest.mark.parametrize("arch", [
+    # Qwen3.5's text-only class (a qwen3_5_text config without architectures defaults to it)
+    # and the MoE's; Ling-3.0's; Kimi-K3's; attention-only classes 0.34 serves, 0.19 not
+    "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "BailingMoeV3ForCausalLM",
+    "KimiK3ForConditionalGeneration", "Glm5NextForConditionalGeneration"])
+def test_vllm_older_log_none_for_a_class_vllm_0_19_does_not_serve(arch):
+    # vLLM 0.19.0's registry (model_executor/models/registry.py) has none of these, so it
+    # logged no "GPU KV cache size" of such a model: the current figure stays, the older none
+    qwen = qwen3_next_tp2()
+    r = run_strategy("vllm", replace(qwen, architectures=(arch,)), budget_bytes=ANCHOR_BUDGET,
+                     context_tokens=ANCHOR_CONTEXT)
+    assert r.applies and r.older_logged_tokens is None
+    assert r.extras["older_log_none"] == (f"vLLM 0.19 and earlier do not serve {arch} (vLLM "
+                                          "0.19's model registry has no such class)")
+    assert f"older_logged_tokens: none, {r.extras['older_log_none']}" in r.formulas
+
+
+def test_vllm_older_log_of_a_class_vllm_0_19_serves():
+    # Qwen3.5's preset class, Qwen3_5ForConditionalGeneration, is in 0.19.0's registry
+    # (registry.py:515): the anchor's figure stays on that class, and so does a model whose
+    # architectures name a served class after one not (vLLM serves it by the first its
+    # registry holds)
+    qwen = qwen3_next_tp2()
+    for archs in (("Qwen3_5ForConditionalGeneration",),
+                  ("Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration")):
+        r = run_strategy("vllm", replace(qwen, architectures=archs), budget_bytes=ANCHOR_BUDGET,
+                         context_tokens=ANCHOR_CONTEXT)
+        assert r.older_logged_tokens == 7_162 // 4 * 544 == 973_760
+    # Cohere2's dense class is 0.19's, its MoE's not, on Llama-3.1-8B's shapes (128 KiB a
+    # token, block 16: 40 GiB // 2 MiB = 20,480 blocks of 16 tokens)
+    llama = load_preset("Llama-3.1-8B").profile()
+    dense, moe = (run_strategy("vllm", replace(llama, architectures=(arch,)),
+                               budget_bytes=GIB40, context_tokens=32_768)
+                  for arch in ("Cohere2ForCausalLM", "Cohere2MoeForCausalLM"))
+    assert dense.older_logged_tokens == GIB40 // (16 * 131_072) * 16 == 327_680
+    assert moe.applies and moe.older_logged_tokens is None
 
 
 @pytest.mark.parametrize(("name", "why"), [
@@ -201,9 +241,11 @@ def test_vllm_keeps_a_kda_prefill_checkpoint_block_where_its_prefill_runs_on_fla
         told = run_strategy("vllm", kda, budget_bytes=ANCHOR_BUDGET, context_tokens=65_536,
                             options=StrategyOptions(mamba_cache_mode="align",
                                                     prefill_checkpoint_blocks=1))
-        assert told.extras["older_log_none"] == ("vLLM 0.19 and earlier had no prefill "
-                                                 f"checkpoint blocks (vLLM {since} and later "
-                                                 "keep them)")
+        # (0.19 served none of these classes, so that comes first: its registry has none)
+        assert told.extras["older_log_none"] == (f"vLLM 0.19 and earlier do not serve {arch} "
+                                                 "(vLLM 0.19's model registry has no such "
+                                                 "class)")
+        assert checkpoints_kept(kda) == f"vLLM {since} and later keep them"
     # the figures on the H100 80GB x 0.9 (76,968,728,985 B), align, block 64, 1,048,576
     # tokens: a KDA state of 3 x 12,288 x 2 B conv + 32 x 128 x 128 x 4 B ssm = 2,170,880 B
     # pads an MLA page of 1,152 B a token: P = 128 x cdiv(2,170,880, 128 x 1,152) = 1,920;

@@ -162,6 +162,22 @@ OLDER_FLOAT32_SSM_CLASSES = frozenset({"KimiLinearForCausalLM"})
 # concurrency not checked against these figures; 0.20 to 0.22 are not read
 UNCHECKED_LOG_RELEASES = ("vLLM 0.20 to 0.25 are not checked against these figures (0.23.0's "
                           "code already logs max concurrency x max_model_len)")
+# The classes FlatKV meets that CURRENT_RELEASE's model registry serves and OLDER_RELEASE's does
+# not (its _VLLM_MODELS, model_executor/models/registry.py:626-637): 0.19 refuses such a model
+# at start-up, so it logged no figure of it. Made, and rechecked by bench/vllm_check.py
+# --vllm-older (check_older_unserved), as FlatKV's classes (transformers' classes of the model
+# types it reads, hf_resolve.types_by_class, and SERVED_AS; its presets'; those this module
+# tables) in 0.34.0's registry less those in 0.19.0's: 147 of 0.34's classes are not in 0.19's,
+# these 16 of them FlatKV's. (A class no registry holds, which an engine could only run through
+# its transformers backend, is no table's: 0.19's pins transformers < 5.)
+OLDER_UNSERVED_CLASSES = frozenset({
+    "AliceAIForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration",
+    "Cohere2MoeForCausalLM", "ExaoneMoeForCausalLM", "Gemma4UnifiedForConditionalGeneration",
+    "Glm5NextForCausalLM", "Glm5NextForConditionalGeneration", "GraniteMoeSWAForCausalLM",
+    "GraniteSWAForCausalLM", "HYV3ForCausalLM", "KimiK31ForConditionalGeneration",
+    "KimiK3ForConditionalGeneration", "Lfm3ForCausalLM", "Qwen3_5ForCausalLM",
+    "Qwen3_5MoeForCausalLM",
+})
 
 
 def checkpoint_since(profile: CacheProfile) -> str:
@@ -177,15 +193,18 @@ def checkpoint_since(profile: CacheProfile) -> str:
 
 def older_log_blocker(profile: CacheProfile, options: StrategyOptions) -> str:
     """Why OLDER_VLLM_LOG ran no layout of these options, so their "GPU KV cache size" is no
-    figure of theirs ("" where they ran it): a model class not even MODE_ALL_RELEASE serves
-    (SERVED_AFTER_MODE_ALL), or prefill checkpoint blocks in mode align (0.32 and later).
+    figure of theirs ("" where they ran it): a model class OLDER_RELEASE does not serve
+    (OLDER_UNSERVED_CLASSES: Qwen3.5's text-only Qwen3_5ForCausalLM, where its
+    Qwen3_5ForConditionalGeneration is served), or prefill checkpoint blocks in mode align
+    (0.32 and later).
     Mode all stays: 0.19.0 runs it (config/cache.py:25 and 109-116, its MambaCacheMode; P aligned to
     lcm(chunk, 16) in models/config.py:244-265), falling back to align for the classes 0.31
     does (config.py:447-456). Where 0.19's own layout is another or did not start (its P,
     drafted conv rows), ``vllm.older_release_layout`` says so."""
-    if unserved := SERVED_AFTER_MODE_ALL.intersection(profile.architectures):
-        return (f"{OLDER_VLLM_LOG} do not serve {min(unserved)} (vLLM {MODE_ALL_RELEASE} does "
-                "not either)")
+    # (vLLM serves a model by the first of its architectures its registry holds)
+    if profile.architectures and OLDER_UNSERVED_CLASSES.issuperset(profile.architectures):
+        return (f"{OLDER_VLLM_LOG} do not serve {profile.architectures[0]} (vLLM "
+                f"{OLDER_RELEASE}'s model registry has no such class)")
     if (profile.has_state and options.mamba_cache_mode == "align"
             and options.prefill_checkpoint_blocks):
         return f"{OLDER_VLLM_LOG} had no prefill checkpoint blocks ({checkpoints_kept(profile)})"
