@@ -83,6 +83,7 @@ METRIC_MIN_PX = 240
 # right edge of its cell (149 px past "Requests to hold" at 1000 px, 120 at 1,440).
 METRIC_QUARTER_PX = 232
 METRIC_GAP_PX, LABEL_HELP_PX, DELTA_CHAR_PX = 16, 20, 6
+METRIC_LABEL_LINE_PX = 19  # a line of a metric's label (its box: 19 px, 38 on two lines)
 _FOUR_WIDE = 4 * METRIC_QUARTER_PX + 3 * METRIC_GAP_PX
 _WRAPPER = "[data-testid='stLayoutWrapper']"  # a keyed container's wrapper, the rows' siblings
 _ROW_OF_FOUR = (f"{_WRAPPER}:has(> [class*='st-key-metrics-'] > :nth-child(4):last-child)"
@@ -92,9 +93,12 @@ _QUARTERS = _ROW_OF_FOUR + (":not(:has(> [class*='st-key-metrics-'] > * > "
                             "[class*='st-key-metric-over-quarter-']))")
 # ... and where one is over a quarter (gpt-oss-20b's "Dead share of a sliding attention block"
 # on Layout, 247 px in a 233 px quarter), four a line still where the page gives quarters
-# (from 976 px: 1,440 px's 980), each column as wide as its cell's content and the rest shared:
-# the four took 845 px of the 980. Kept two a line, half of each line was blank, under a row
-# of four a line (Qwen3-Next's read four and four)
+# (from 976 px: 1,440 px's 980), in quarters too, so that its columns line up with the row of
+# four above it: the wide label wraps to a second line in its quarter, and every label of the
+# row keeps two lines' room (METRIC_LABEL_LINE_PX), so their figures stay level. Kept two a
+# line, half of each line was blank under a row of four a line; in columns as wide as their
+# cells' content, the row started its cells 0, 32, 62 and 59 px left of the row above's (its
+# cells 201, 203, 236 and 292 px wide, the row above's 233)
 _OVER_QUARTER_ROW = _ROW_OF_FOUR + (":has(> [class*='st-key-metrics-'] > * > "
                                     "[class*='st-key-metric-over-quarter-'])")
 
@@ -138,8 +142,11 @@ _LONE_CELL_CSS = (
     f":not(:has(> :nth-child(4):last-child)) > :last-child:nth-child(3n+4) {_SPAN}}} "
     # a row of four with one over a quarter, where quarters fit (``_OVER_QUARTER_ROW``)
     f"@container (min-width: {_FOUR_WIDE}px) {{{_OVER_QUARTER_ROW} > "
-    "[class*='st-key-metrics-'] {grid-template-columns: repeat(4, minmax(0, auto)); "
-    "justify-content: stretch;}} ")
+    "[class*='st-key-metrics-'] {grid-template-columns: repeat(4, minmax(0, 1fr));} "
+    f"{_OVER_QUARTER_ROW} [data-testid='stMetricLabel'] "
+    f"{{min-height: {2 * METRIC_LABEL_LINE_PX}px; align-items: start;}} "
+    f"{_OVER_QUARTER_ROW} [class*='st-key-metric-over-quarter-'] [data-testid='stMetricLabel'] "
+    ":is(.stMarkdownEllipsis, p) {white-space: normal;}} ")
 
 
 METRIC_GRID_CSS = ("<style>[class*='st-key-metrics-'] {display: grid !important; "

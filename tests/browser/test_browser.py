@@ -486,18 +486,26 @@ def test_a_row_of_four_metrics_reads_four_or_two_a_line_at_1440_px(browser, app_
     # two), not three and one as both did
     # gpt-oss-20b's second row, whose "Dead share of a sliding attention block" (247 px) is over
     # a quarter, read two a line, half of each line blank, under its first row's four: one
-    # line too, its columns as wide as their cells (845 px of the 980), the rest shared
+    # line too, in the first row's columns (in columns as wide as their cells it began them 0,
+    # 32, 62 and 59 px left of the first row's, 201 to 292 px wide), the wide label on two
+    # lines and the row's figures level
     for path in ("layout", "layout?model=gpt-oss-20b"):
         with browser_page(browser, 1440) as page:
             open_view(page, f"{app_url}/{path}", "Layout")
-            for key, tops in (("plan", 1), ("budget", 1)):
+            columns = []
+            for key in ("plan", "budget"):
                 metrics = page.locator(f'.st-key-metrics-{key} [data-testid="stMetric"]')
                 expect(metrics.nth(3)).to_be_visible()
                 boxes = [m.bounding_box() for m in metrics.all()]
-                assert len(boxes) == 4 and len({round(b["y"]) for b in boxes}) == tops, (
+                assert len(boxes) == 4 and len({round(b["y"]) for b in boxes}) == 1, (
                     path, boxes)
-                assert len({round(b["x"]) for b in boxes}) == 4 // tops, (path, boxes)
+                columns.append([(round(b["x"]), round(b["width"])) for b in boxes])
+                values = [v.bounding_box()["y"] for v in metrics.locator(
+                    '[data-testid="stMetricValue"]').all()]
+                assert max(values) - min(values) <= 1, (path, key, values)
                 assert cut_short(metrics) == []
+            assert len(set(columns[0])) == 4 and columns[1] == columns[0], (path, columns)
+            assert {w for _, w in columns[0]} == {233}, columns  # (980 - 3 x 16) / 4
 
 
 def test_the_model_editors_fields_of_a_row_line_up_at_1000_px(browser, app_url):
