@@ -194,15 +194,15 @@ def where_bytes_go(analysis) -> None:
                "group owns the block. Compare's \"Where the budget goes\" splits the same "
                "budget by use: each page id goes to one group (in proportion to the pages a "
                "request needs in each at the context length), and its rows in the other "
-               "groups' tensors are dead weight. Click a component for its layers, the budget "
-               "to go back.")
+               "groups' tensors are dead weight. Hover a tile for its exact bytes; drag down "
+               "the chart to zoom in, double-click to zoom out.")
     profile = state().profile()  # its parts named as the page rows name them
     nodes = app_data.bytes_tree(analysis, indexer_bytes_per_slot=profile.indexer_bytes_per_slot
                                 or 0, mla=profile.mla)
     chart(charts.bytes_icicle(nodes), key="layout.tree", file_name="bytes.html")
     if thin := charts.icicle_unlabelled(nodes):  # a sliver's name, which only a hover gave
         budget = analysis.totals.budget_bytes  # the tree's root
-        st.caption("Too thin to label above (hover or click it): " + "; ".join(
+        st.caption("Too thin to label above (hover it, or zoom in): " + "; ".join(
             f"{label} {format_bytes(n)} ({percent_text(n, budget)} of the budget)"
             for label, n in thin) + ".")
 

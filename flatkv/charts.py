@@ -168,7 +168,7 @@ def title_lines(title: str, width: int = TITLE_WIDTH) -> list[str]:
 
 def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str = "",
                   height: int | None = None, legend_lines: int = 1, hanging_legend: bool = False,
-                  title_width: int = TITLE_WIDTH, headings_px: int = 0) -> go.Figure:
+                  title_width: int = TITLE_WIDTH, headings_px: int | None = None) -> go.Figure:
     """The figure of ``traces`` and ``layout`` in the house style, built in one go.
 
     Why in one go: plotly re-validates the layout and dispatches callbacks at every
@@ -201,8 +201,10 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
     # would be keyed "trace 0")
     layout.setdefault("showlegend", any(getattr(t, "showlegend", False) is not False
                                         and getattr(t, "name", None) for t in traces))
+    headings = headings_px is not None  # a row of headings over the plot
+    headings_px = headings_px or 0
     top = (MODEBAR_BAND_PX + (50 + 18 * len(lines) if title else
-                              30 if layout["showlegend"] or headings_px else 0) + headings_px)
+                              30 if layout["showlegend"] or headings else 0) + headings_px)
     total_height = height + MODEBAR_BAND_PX + headings_px if height else None
     # the legend sits on its own line under the title, never over it
     legend = {"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0, "xanchor": "left"}
@@ -333,77 +335,134 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
                          height=max(260, 120 + 22 * len(slot_names)), hanging_legend=True)
 
 
-# The icicle's tiles span ICICLE_PLOT_PX of its 420 px (measured in Chromium, at any page
-# width): a tile in the first view is its share of the budget of them. Its label (10 px at
-# least, ``uniformtext``) takes two lines from TWO_LINES_PX, one ("conv state 2.40 GiB") from
-# ONE_LINE_PX (tiles of 12 to 32 px drawn in Chromium: one line showed from 18 px, two at 32,
-# none at 16); under that Plotly hides it, and the page names the tile under the chart
-# (``icicle_unlabelled``): Qwen3-Next's conv slice, 12 px under its ssm state, had no label.
+# The bytes chart (``bytes_icicle``): an icicle drawn in bars, a column a level: the groups'
+# rows (with reserved and unused beside them, the whole budget down the column), their
+# components, and those components' layers, each tile its share of the budget down the plot's
+# ICICLE_PLOT_PX. Plotly's own icicle kept a column for the budget's root tile, even with the root
+# dropped (a blank one then): a third of the chart's width (320 of 960 px at 1,440 px) for one
+# figure, which the groups' heading now gives; the layers, a click deeper there, show in a
+# column of their own. A tile's label (10 px at least, ``uniformtext``) takes two lines
+# from TWO_LINES_PX, one ("conv state 2.40 GiB") from ONE_LINE_PX (tiles of 12 to 40 px drawn
+# in Chromium); under that Plotly hides it, and the page names the tile under the chart
+# (``icicle_unlabelled``): Qwen3-Next's conv slice, 14 px under its ssm state, had no label.
+# Layers' tiles are thin for most models (Qwen3-Next's 84 in 410 px): their hover names them,
+# and a drag down the chart zooms every column in (``_icicle_text``).
 # A tile under VISIBLE_PX is no slice to name (its white border fills it: the few MiB unused
 # of most budgets), and Layout's "Unused" metric gives those bytes.
-ICICLE_HEIGHT, ICICLE_PLOT_PX, ONE_LINE_PX, TWO_LINES_PX, VISIBLE_PX = 420, 410, 18, 32, 3
+ICICLE_PLOT_PX, ONE_LINE_PX, TWO_LINES_PX, VISIBLE_PX = 410, 18, 32, 3
+# the columns' spans across the plot, left to right: groups, components, layers; the
+# components' the widest (their labels are the longest: "KV (full attention, MLA latent)")
+ICICLE_COLUMNS = ((0.0, 0.34), (0.34, 0.8), (0.8, 1.0))
+# the figure's height under the mode bar's band: the plot, the headings' row over it (30 px,
+# as a legend's) and the bottom margin (10)
+ICICLE_HEIGHT = ICICLE_PLOT_PX + 30 + 10
 
 
 def _icicle_labels(nodes: Sequence[TreeNode]) -> list[str]:
     """A component as the page rows' key names it ("indexer keys", "ssm state"), but other
     state by its tensor's name: the key's "state" would name a raw model's h and c alike, two
-    tiles side by side; its layers, a click deeper, by the component and their index (by its
-    parent, a group: not by the "/"s of its id, which a tensor name may hold)."""
+    tiles side by side; its layers by the component and their index (by its parent, a group:
+    not by the "/"s of its id, which a tensor name may hold)."""
     groups = {n.id for n in nodes if n.kind == "group"}  # a component's parent, by the tree
     return [LABELS.get(n.kind, n.label) if n.parent in groups and n.kind != "state"
             else n.label for n in nodes]
 
 
-def _first_view_px(nodes: Sequence[TreeNode]) -> dict[str, float]:
-    """The height of each tile the icicle shows before a click (the budget, its groups, their
-    components: ``maxdepth`` 3), by id: its share of the budget of ICICLE_PLOT_PX."""
+def _icicle_tiles(nodes: Sequence[TreeNode]) -> dict[str, tuple[int, int]]:
+    """Each node's column (1: groups, 2: components, 3: layers; 0: the budget, not drawn) and
+    its first byte down the column: its parent's first byte and its elder siblings' bytes
+    (``nodes`` lists a parent before its children, as ``bytes_tree`` does)."""
+    tiles: dict[str, tuple[int, int]] = {}
+    taken: dict[str, int] = {}  # bytes of a node's children placed so far
+    for n in nodes:
+        depth, first = (0, 0) if not n.parent else (tiles[n.parent][0] + 1,
+                                                     tiles[n.parent][1] + taken[n.parent])
+        if n.parent:
+            taken[n.parent] += n.value
+        tiles[n.id], taken[n.id] = (depth, first), 0
+    return tiles
+
+
+def _tile_px(nodes: Sequence[TreeNode]) -> dict[str, float]:
+    """The height of each tile the chart draws (a group, reserved, unused, a component, a
+    layer; not the budget), by id: its share of the budget of ICICLE_PLOT_PX."""
     (budget,) = [n.value for n in nodes if not n.parent]
-    shown = {n.id for n in nodes if not n.parent}
-    for _ in range(2):  # groups, then components
-        shown |= {n.id for n in nodes if n.parent in shown}
     return {n.id: n.value * ICICLE_PLOT_PX / budget if budget else 0.0
-            for n in nodes if n.id in shown}
+            for n in nodes if n.parent}
 
 
 def icicle_unlabelled(nodes: Sequence[TreeNode]) -> list[tuple[str, int]]:
-    """The tiles of ``bytes_icicle``'s first view too thin for a line of label (under
-    ONE_LINE_PX) yet a slice one sees (VISIBLE_PX or more), as (label, bytes): the page names
-    them under the chart, where they would otherwise be a coloured sliver whose name only a
-    hover gives."""
-    heights = _first_view_px(nodes)
+    """The tiles of ``bytes_icicle`` too thin for a line of label (under ONE_LINE_PX) yet a
+    slice one sees (VISIBLE_PX or more), as (label, bytes), but layers (thin for most models,
+    their component named): the page names them under the chart, where they would otherwise be
+    a coloured sliver whose name only a hover gives."""
+    heights, tiles = _tile_px(nodes), _icicle_tiles(nodes)
     return [(label, n.value) for n, label in zip(nodes, _icicle_labels(nodes), strict=True)
-            if VISIBLE_PX <= heights.get(n.id, ONE_LINE_PX) < ONE_LINE_PX]
+            if n.parent and tiles[n.id][0] <= 2 and VISIBLE_PX <= heights[n.id] < ONE_LINE_PX]
+
+
+def _icicle_text(depth: int, label: str, px: float) -> tuple[str, str]:
+    """A tile's text and its template: a layer's by its index alone ("#5 2.99 GiB", its
+    component beside it), and only on a tile of two lines (TWO_LINES_PX): uniformtext draws
+    every label at the size of the smallest it shows, and a layer's label fitting 11 px of a
+    17 px tile shrank the whole chart's to it (gpt-oss-20b's 12 layers a component at 1,440
+    px). Any other tile's its label, on one line under TWO_LINES_PX."""
+    if depth == 3:
+        return ((label.rpartition(" ")[2], "%{text}<br>%{customdata[1]}") if px >= TWO_LINES_PX
+                else ("", ""))
+    return label, ("%{text} %{customdata[1]}" if px < TWO_LINES_PX
+                   else "%{text}<br>%{customdata[1]}")
 
 
 def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
-    """Bytes of the budget by group, component and layer (values exact in the hover); the
-    layers show when a component is clicked. The hover's share of the budget is ours
-    (``percent_text``), not plotly's ``percentRoot:.2%``, which read a group of Llama-3.1-8B's
-    rows "100.00% of the budget" beside 2,039,808 B unused at 80 GB, and those "0.00%". A tile
-    of the first view under TWO_LINES_PX puts its label on one line."""
+    """Bytes of the budget by group, component and layer, a column each (``ICICLE_COLUMNS``),
+    values exact in the hover; the budget in the groups' heading. The hover's share of the
+    budget is ours (``percent_text``), not a rounded ratio, which read a group of Llama-3.1-8B's
+    rows "100.00% of the budget" beside 2,039,808 B unused at 80 GB, and those "0.00%". One
+    trace, a tile a bar: its ``ids``, ``y`` (bytes) and ``customdata[3]`` (the tile's name),
+    a column's tiles stacked top down from their ``base``; ``text`` the label drawn
+    (``_icicle_text``). A tile under VISIBLE_PX has no white border, which would hide its
+    colour (Qwen3-Next's 36 conv layers, 0.4 px each, read as a blank band)."""
     (budget,) = [n.value for n in nodes if not n.parent]
-    heights = _first_view_px(nodes)
-    icicle = go.Icicle(
-        ids=[n.id for n in nodes],
-        labels=_icicle_labels(nodes),
-        parents=[n.parent for n in nodes],
-        values=[n.value for n in nodes],
-        branchvalues="total",
-        marker={"colors": [color_of(n.kind) for n in nodes],
-                "line": {"color": "white", "width": 1}},
-        customdata=[[f"{n.value:,}", format_bytes(n.value), percent_text(n.value, budget)]
-                    for n in nodes],
-        hovertemplate="%{label}<br>%{customdata[0]} B (%{customdata[1]})<br>"
+    heights, tiles = _tile_px(nodes), _icicle_tiles(nodes)
+    drawn = [(n, label) for n, label in zip(nodes, _icicle_labels(nodes), strict=True)
+             if n.parent]
+    spans = [ICICLE_COLUMNS[tiles[n.id][0] - 1] for n, _ in drawn]
+    texts = [_icicle_text(tiles[n.id][0], label, heights[n.id]) for n, label in drawn]
+    bars = go.Bar(
+        ids=[n.id for n, _ in drawn],
+        x=[(lo + hi) / 2 for lo, hi in spans],
+        width=[hi - lo for lo, hi in spans],
+        y=[n.value for n, _ in drawn],
+        base=[tiles[n.id][1] for n, _ in drawn],
+        marker={"color": [color_of(n.kind) for n, _ in drawn],
+                "line": {"color": "white", "width": [int(heights[n.id] >= VISIBLE_PX)
+                                                     for n, _ in drawn]}},
+        customdata=[[f"{n.value:,}", format_bytes(n.value), percent_text(n.value, budget),
+                     label] for n, label in drawn],
+        hovertemplate="%{customdata[3]}<br>%{customdata[0]} B (%{customdata[1]})<br>"
         "%{customdata[2]} of the budget<extra></extra>",
-        texttemplate=["%{label} %{customdata[1]}" if heights.get(n.id, TWO_LINES_PX)
-                      < TWO_LINES_PX else "%{label}<br>%{customdata[1]}" for n in nodes],
-        maxdepth=3,
-        tiling={"orientation": "h"},
+        text=[text for text, _ in texts], texttemplate=[template for _, template in texts],
+        textposition="inside", insidetextanchor="start", textangle=0,
+        # dark on the pale tiles (groups, reserved, unused), white on the colours
+        textfont={"color": [("#262730" if n.kind in ("group", "unused", "reserved")
+                             else "white") for n, _ in drawn]},
+        name="bytes", showlegend=False,
     )
+    headings = [{"text": text, "x": (lo + hi) / 2, "xref": "paper", "xanchor": "center",
+                 "y": 1.0, "yref": "paper", "yanchor": "bottom", "showarrow": False}
+                for text, (lo, hi) in zip((f"groups ({format_bytes(budget)} budget)",
+                                           "components", "layers"), ICICLE_COLUMNS,
+                                          strict=True)]
     # a label too small to read at 10 px (a conv slice beside the ssm's) is left out, not
-    # shrunk to a smear; its hover still says it, and the page names it under the chart
-    return _house_figure([icicle], {"uniformtext": {"minsize": 10, "mode": "hide"}},
-                         title=title, height=ICICLE_HEIGHT)
+    # shrunk to a smear; its hover still says it, and the page names it under the chart. A
+    # drag zooms down the columns only (their widths stay), a double click zooms back out
+    return _house_figure([bars], {
+        "uniformtext": {"minsize": 10, "mode": "hide"}, "showlegend": False,
+        "annotations": headings, "bargap": 0, "dragmode": "zoom",
+        "xaxis": {"range": [0, 1], "visible": False, "fixedrange": True},
+        "yaxis": {"range": [budget, 0], "visible": False}},
+        title=title, height=ICICLE_HEIGHT, headings_px=0)
 
 
 def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "",

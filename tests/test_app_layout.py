@@ -354,9 +354,7 @@ def test_layout_draws_every_page_of_a_workload_that_fills_the_pool():
     assert (7 * 1888 * 1152, 20 * 2_170_880) == (15_224_832, 43_417_600)
     assert f"{43_417_600 / (15_224_832 + 43_417_600):.2%}" == "74.04%"
     assert metrics(at)["Dead share of a full attention (MLA) block"] == "74.04%"
-    icicle = next(t for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]
-                  if t.get("type") == "icicle")
-    tiles = dict(zip(icicle["ids"], icicle["labels"], strict=True))
+    tiles = {i: name for i, (name, _) in bytes_tiles(at).items()}
     assert (tiles["full_attention"], tiles["linear_attention"]) == (
         "full attention (MLA) rows", f"{STATE_KIND} rows")
     (drawn,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
@@ -555,6 +553,15 @@ def test_layout_says_sglangs_b200_dsa_figure_is_its_fp8_bytes():
                 unescaped(c.value) for c in at.caption]
 
 
+def bytes_tiles(at) -> dict[str, tuple[str, int]]:
+    """The bytes chart's tiles of a run (its one trace, named "bytes"), by id: the name each
+    is hovered by and its bytes."""
+    (bars,) = [t for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]
+               if t.get("name") == "bytes"]
+    return {i: (data[3], value) for i, data, value in zip(
+        bars["ids"], bars["customdata"], bars["y"], strict=True)}
+
+
 def c_title(spec: dict) -> str:
     """A chart spec's title, "" where it has none."""
     return spec["layout"].get("title", {}).get("text", "")
@@ -573,14 +580,13 @@ def test_layout_names_mla_and_the_indexer_keys_alike_in_its_charts():
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     (rows,) = [s for s in specs if "One row per slot" in c_title(s)]
     (vllm,) = [s for s in specs if "One row per vLLM group" in c_title(s)]
-    (icicle,) = [s["data"][0] for s in specs if s["data"] and s["data"][0]["type"] == "icicle"]
     for chart in (rows, vllm):
         assert [t["name"] for t in chart["data"]] == ["KV (full attention, MLA latent)",
                                                       "indexer keys"]
     (latent,) = [t for t in rows["data"] if t["name"].startswith("KV")]
     assert round(latent["x"][0] * 2**10) == 18_432  # KiB on the axis
-    tiles = dict(zip(icicle["ids"], icicle["labels"]))
-    values = dict(zip(icicle["ids"], icicle["values"]))
+    tiles = {i: name for i, (name, _) in bytes_tiles(at).items()}
+    values = {i: value for i, (_, value) in bytes_tiles(at).items()}
     assert [tiles[i] for i in ("full_attention/kv", "full_attention/indexer keys")] == [
         "KV (full attention, MLA latent)", "indexer keys"]
     assert (values["full_attention/kv"], values["full_attention/indexer keys"]) == (
@@ -597,10 +603,7 @@ def test_layout_names_mla_and_the_indexer_keys_alike_in_its_charts():
     (rows,) = [json.loads(c.proto.spec) for c in llama.get("plotly_chart")
                if "One row per slot" in c.proto.spec]
     assert [t["name"] for t in rows["data"]] == ["KV (full attention)"]
-    (icicle,) = [json.loads(c.proto.spec)["data"][0] for c in llama.get("plotly_chart")
-                 if '"icicle"' in c.proto.spec]
-    assert dict(zip(icicle["ids"], icicle["labels"]))["full_attention/kv"] == (
-        "KV (full attention)")
+    assert bytes_tiles(llama)["full_attention/kv"][0] == "KV (full attention)"
 
 
 def test_layout_sets_its_plan_beside_the_engines():
@@ -735,7 +738,7 @@ def test_layout_names_the_icicle_tiles_too_thin_for_a_label():
     at = open_app("app_pages/layout.py")
     assert f"{2_574_581_760 / 76_968_728_985:.2%}" == "3.34%"
     assert caption_starting(at, "Too thin to label") == (
-        "Too thin to label above (hover or click it): conv state 2.40 GiB (3.34% of the "
+        "Too thin to label above (hover it, or zoom in): conv state 2.40 GiB (3.34% of the "
         "budget).")
     llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
     assert not [c for c in llama.caption if c.value.startswith("Too thin")]
@@ -1040,10 +1043,7 @@ def test_layout_and_compare_name_state_by_tensor_and_by_use_apart():
     assert f"{57_498_992_640 / 2**30:.2f}" == "53.55"
     assert (3 * 36 * 1_097_728, f"{3 * 36 * 1_097_728 / 2**20:.2f}") == (118_554_624, "113.06")
     at = open_app("app_pages/layout.py")
-    icicle = next(t for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]
-                  if t.get("type") == "icicle")
-    tiles = {i: (label, value) for i, label, value in zip(
-        icicle["ids"], icicle["labels"], icicle["values"], strict=True)}
+    tiles = bytes_tiles(at)
     assert tiles["linear_attention"] == ("state rows", 57_498_992_640)
     assert tiles["full_attention"] == ("full attention rows", 1455 * 12 * 544 * 2048)
     compare = open_app("app_pages/compare.py")

@@ -116,16 +116,45 @@ def test_layout_figure_of_the_largest_example_stays_small():
     assert sum(len(t.x) for t in fig.data) == 44 * 3
 
 
+def _tile_names(bars) -> dict[str, str]:
+    """The bytes chart's tiles by id: the name each is hovered by (its customdata's last)."""
+    return {i: data[3] for i, data in zip(bars.ids, bars.customdata, strict=True)}
+
+
 def test_icicle_values_and_colours(analysis):
+    # QWEN35 in 80e9 B at P 1,056: 775 blocks; state rows 775 x 36 x (49,152 + 2,097,152) B =
+    # 59,881,881,600 (its conv 775 x 36 x 49,152 = 1,371,340,800, a layer's 38,092,800), full
+    # attention's 775 x 12 x 1,056 x 2,048 = 20,112,998,400, unused 5,120,000: 80e9 in all
+    assert analysis.totals.num_blocks == 775
     nodes = app_data.bytes_tree(analysis)
     fig = charts.bytes_icicle(nodes)
-    ic = fig.data[0]
-    assert list(ic.values) == [n.value for n in nodes]
-    assert ic.branchvalues == "total"
-    colours = dict(zip(ic.ids, ic.marker.colors))
+    (bars,) = fig.data
+    assert bars.type == "bar"
+    tiles = {i: (x - w / 2, x + w / 2, base, y) for i, x, w, base, y in zip(
+        bars.ids, bars.x, bars.width, bars.base, bars.y, strict=True)}
+    # every tile but the budget's, whose column Plotly's icicle kept blank beside the groups (a
+    # third of its width): the groups from the plot's left edge, their components, their
+    # layers to its right edge, each column's tiles stacked from the top, each as tall as its
+    # bytes
+    assert "budget" not in tiles and len(tiles) == len(nodes) - 1
+    state, conv, conv_1 = (tiles[i] for i in ("linear_attention", "linear_attention/conv",
+                                              "linear_attention/conv/1"))
+    full, ssm, unused = (tiles[i] for i in ("full_attention", "linear_attention/ssm",
+                                            "unused"))
+    assert state[:2] == pytest.approx((0, 0.34)) and conv[:2] == pytest.approx((0.34, 0.8))
+    assert conv_1[:2] == pytest.approx((0.8, 1))
+    assert state[2:] == (0, 59_881_881_600) and conv[2:] == (0, 1_371_340_800)
+    assert conv_1[2:] == (38_092_800, 38_092_800) and ssm[2] == 1_371_340_800
+    assert full[2:] == (59_881_881_600, 20_112_998_400)
+    assert unused[2:] == (80 * 10**9 - 5_120_000, 5_120_000)
+    assert fig.layout.yaxis.range == (80 * 10**9, 0)  # the whole budget, top down
+    colours = dict(zip(bars.ids, bars.marker.color, strict=True))
     assert colours["full_attention/kv/0"] == colours["full_attention/kv"] == COLORS["kv"]
     assert colours["linear_attention/conv/0"] == COLORS["conv"]
     assert colours["unused"] == COLORS["unused"]
+    # the budget in the groups' heading: 80e9 B = 74.51 GiB
+    assert [a.text for a in fig.layout.annotations] == [
+        "groups (74.51 GiB budget)", "components", "layers"]
     # labels too small to read are hidden, not shrunk (the hover keeps them)
     assert (fig.layout.uniformtext.minsize, fig.layout.uniformtext.mode) == (10, "hide")
 
@@ -144,20 +173,25 @@ def test_icicle_names_a_tile_too_thin_for_its_label():
     assert charts.icicle_unlabelled(nodes) == [("conv state", conv)]
     ic = charts.bytes_icicle(nodes).data[0]
     texts = dict(zip(ic.ids, ic.texttemplate, strict=True))
-    assert texts["linear_attention/conv"] == "%{label} %{customdata[1]}"  # one line, if any
-    assert texts["linear_attention/ssm"] == texts["budget"] == "%{label}<br>%{customdata[1]}"
-    # a tile of 20 px takes one line; of 40 px two; layers (a click deeper) keep two lines
+    assert texts["linear_attention/conv"] == "%{text} %{customdata[1]}"  # one line, if any
+    assert texts["linear_attention/ssm"] == texts["linear_attention"] == (
+        "%{text}<br>%{customdata[1]}")
+    # a tile of 20 px takes one line; of 40 px two; a layer's its index on a tile of two lines,
+    # none on a thinner one (where its label, drawn at the size of the smallest shown, shrank
+    # every label)
     from flatkv.app_data import TreeNode
     tiles = [TreeNode("budget", "", "budget", 410, "budget"),
              TreeNode("g", "budget", "g", 410, "group"),
              TreeNode("g/a", "g", "a", 20, "conv"), TreeNode("g/b", "g", "b", 40, "ssm"),
-             TreeNode("g/c", "g", "c", 350, "ssm"), TreeNode("g/c/0", "g/c", "c #0", 2, "ssm"),
-             TreeNode("g/c/1", "g/c", "c #1", 348, "ssm")]
+             TreeNode("g/c", "g", "c", 350, "ssm"), TreeNode("g/c/0", "g/c", "c #0", 31, "ssm"),
+             TreeNode("g/c/1", "g/c", "c #1", 319, "ssm")]
     drawn = charts.bytes_icicle(tiles).data[0]
-    made = dict(zip(drawn.ids, drawn.texttemplate, strict=True))
-    assert [made[i] for i in ("g/a", "g/b", "g/c/0")] == [
-        "%{label} %{customdata[1]}", "%{label}<br>%{customdata[1]}",
-        "%{label}<br>%{customdata[1]}"]
+    made = dict(zip(drawn.ids, zip(drawn.text, drawn.texttemplate, strict=True), strict=True))
+    assert [made[i] for i in ("g/a", "g/b", "g/c/0", "g/c/1")] == [
+        ("conv state", "%{text} %{customdata[1]}"),
+        ("ssm state", "%{text}<br>%{customdata[1]}"), ("", ""),
+        ("#1", "%{text}<br>%{customdata[1]}")]
+    assert _tile_names(drawn)["g/c/0"] == "c #0"  # its hover names it
     assert charts.icicle_unlabelled(tiles) == []
 
 
@@ -169,7 +203,7 @@ def test_icicle_names_other_state_tensors_by_their_own_names():
                        kv_bytes_per_slot=1_024, state_const_bytes={"h": 4_096, "c": 8_192})
     nodes = app_data.bytes_tree(analyze(raw.components(), block_size=16, budget_bytes=10**8))
     ic = charts.bytes_icicle(nodes).data[0]
-    labels = dict(zip(ic.ids, ic.labels))
+    labels = _tile_names(ic)
     assert [labels[i] for i in ("linear_attention/h", "linear_attention/c",
                                 "full_attention/kv")] == ["h", "c", "KV (full attention)"]
     assert labels["linear_attention/c/2"] == "c #2"
@@ -186,7 +220,7 @@ def test_page_map_and_icicle_name_a_group_by_its_kind_mla_too(analysis):
     assert [t.name for t in fig.data[1:]] == ["full attention (MLA): 1 page", "free: 1 page"]
     assert list(fig.data[0].text[0]) == ["page 0: full attention (MLA)", "page 1: free"]
     ic = charts.bytes_icicle(app_data.bytes_tree(analysis, mla=True)).data[0]
-    labels = dict(zip(ic.ids, ic.labels, strict=True))
+    labels = _tile_names(ic)
     assert [labels[i] for i in ("full_attention", "full_attention/kv", "linear_attention")] == [
         "full attention (MLA) rows", "KV (full attention, MLA latent)", f"{STATE_KIND} rows"]
 
@@ -783,12 +817,13 @@ def test_every_title_and_heading_starts_under_the_mode_bar(analysis):
             assert fig.layout.margin.t >= 34 + 50 + 18 * lines, name
         else:
             assert fig.layout.margin.t >= 34, name
-    # untitled with a legend, a line of it under the band; with neither (Layout's bytes
-    # icicle), the plot right under the band: the legend's 30 px were a blank band over it
+    # untitled with a legend, a line of it under the band; Layout's bytes chart, with no
+    # legend, the line of its columns' headings (13 px) there, its plot 410 px as before
     assert charts.breakdown_bars(["a"], [[("kv_history", 1)]]).layout.margin.t == 34 + 30
     icicle = charts.bytes_icicle(app_data.bytes_tree(analysis))
-    assert (icicle.layout.showlegend, icicle.layout.margin.t) == (False, 34)
-    assert icicle.layout.height == 420 + 34  # as tall as before: the icicle takes the 30 px
+    assert (icicle.layout.showlegend, icicle.layout.margin.t) == (False, 34 + 30)
+    assert [(a.y, a.yanchor) for a in icicle.layout.annotations] == [(1, "bottom")] * 3
+    assert icicle.layout.height - 34 - 30 - icicle.layout.margin.b == 410
     # Compare's panel headings, two lines of 16 px (42 px) standing on the plot, start under
     # the band: the plot's top at 34 + 30 + 16 = 80 px, the headings' at 38
     bars = charts.capacity_bars(["a"], [10], [1.0], context=262_144)
@@ -937,8 +972,7 @@ def test_icicle_hover_tells_nearly_all_of_the_budget_from_all_of_it():
     assert (a.totals.num_blocks, a.totals.unused_bytes) == (38_146, 2_039_808)
     ic = charts.bytes_icicle(app_data.bytes_tree(a)).data[0]
     hover = dict(zip(ic.ids, (c[2] for c in ic.customdata)))
-    assert (hover["budget"], hover["full_attention"], hover["unused"]) == (
-        "100.00%", "99.997%", "0.003%")
+    assert (hover["full_attention"], hover["unused"]) == ("99.997%", "0.003%")
     assert hover["full_attention/kv/0"] == "3.12%"  # 1 of 32 layers: 3.1249%
     assert "%{customdata[2]} of the budget" in ic.hovertemplate
     assert "percentRoot" not in ic.hovertemplate

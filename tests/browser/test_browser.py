@@ -41,7 +41,7 @@ QWEN35 = {
     "align": "16",
 }
 # page path -> (title, charts it draws)
-# Layout: why P grows (the worked example inflates P), page rows, vLLM's blocks, bytes icicle,
+# Layout: why P grows (the worked example inflates P), page rows, vLLM's blocks, bytes by group,
 # page ids
 PAGES = {"": ("Model", 1), "layout": ("Layout", 5), "budget": ("Budget", 2),
          "compare": ("Compare", 3), "gpu": ("GPU lab", 0)}
