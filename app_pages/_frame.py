@@ -3,6 +3,8 @@ link, and the shared sidebar (model, memory, paging)."""
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -278,13 +280,47 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     def width(col: str) -> int:  # a column left to Streamlit (a bool's) counts as none
         return config.get(col, {}).get("width", 0)
 
-    runs = (column_runs(width(first), [width(c) for c in rest], fit_px)
-            if fit_px else [range(len(rest))])
-    for run in runs:
+    def draw(run: Iterable[int]) -> None:
         shown = [first, *(rest[i] for i in run)]
         st.dataframe(df[shown], hide_index=True, width="stretch",
                      column_config={c: config[c] for c in shown if c in config}, height=height,
                      placeholder=NOT_APPLICABLE)
+
+    runs = (column_runs(width(first), [width(c) for c in rest], fit_px)
+            if fit_px else [range(len(rest))])
+    if len(runs) == 1:
+        draw(runs[0])
+        return
+    # the page does not know its width: the whole table and its runs both, the page's CSS
+    # showing the whole where its place holds it (``split_table_css``), the runs elsewhere
+    name = f"{zlib.crc32('|'.join(map(str, df.columns)).encode()):08x}"
+    with st.container(key=f"table-fit-{name}"):
+        st.html(split_table_css(name, width(first) + sum(width(c) for c in rest)))
+        with st.container(key=f"table-whole-{name}"):
+            draw(range(len(rest)))
+        with st.container(key=f"table-runs-{name}"):
+            for run in runs:
+                draw(run)
+
+
+# A table's box is its columns and a px of border each side (Chromium)
+TABLE_BORDER_PX = 2
+
+
+def split_table_css(name: str, columns_px: int) -> str:
+    """The style that shows a split table (``table``: keyed ``table-fit-<name>``) whole where its
+    place holds its ``columns_px`` and its borders, else its runs, one under another: Compare's
+    bytes by category (Qwen3-Next's, 741 px of columns) took two tables at 1,440 px as at
+    1000 px, the page's width unknown to the script. Its place is a size container, so the
+    rule reads its width, the main column's or an expander's."""
+    fit = f"[class*='st-key-table-fit-{name}']"
+    # each keyed block's wrapper, hidden with it (an empty wrapper still took a gap of 16 px)
+    whole, runs = (f"{fit} > {_WRAPPER}:has(> [class*='st-key-table-{kind}-{name}'])"
+                   for kind in ("whole", "runs"))
+    wide = columns_px + TABLE_BORDER_PX
+    return (f"<style>{fit} {{container-type: inline-size;}} "
+            f"@container (min-width: {wide}px) {{{runs} {{display: none;}}}} "
+            f"@container (max-width: {wide - 0.02}px) {{{whole} {{display: none;}}}}</style>")
 
 
 def column_runs(first_px: int, widths: list[int], fit_px: int) -> list[range]:

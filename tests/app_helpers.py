@@ -101,10 +101,33 @@ def column_widths(frame) -> dict[str, int]:
     return {name: config[name]["width"] for name in frame.value.columns}
 
 
+def _blocks_keyed(node, key: str, inside: bool = False) -> list:
+    """The elements of a page (an AppTest node and those under it) inside a container whose
+    key starts with ``key``."""
+    keyed = node.type == "flex_container" and f"-{key}" in str(node.proto.id)
+    found = [node] if inside or keyed else []
+    for child in (getattr(node, "children", None) or {}).values():
+        found += _blocks_keyed(child, key, inside or keyed)
+    return found
+
+
+def whole_tables(at: AppTest) -> list:
+    """The tables a page draws whole for a place wide enough to hold them (its CSS hides them
+    elsewhere), beside their runs (``_frame.table``: ``table-whole-`` keyed)."""
+    return [d for d in at.dataframe if any(d is n for n in _blocks_keyed(at.main, "table-whole-"))]
+
+
+def tables(at: AppTest) -> list:
+    """The tables a page shows at 1000 px: a table too wide for its place there as its runs
+    (``_frame.column_runs``), not the whole drawn for a wider place."""
+    whole = whole_tables(at)
+    return [d for d in at.dataframe if not any(d is w for w in whole)]
+
+
 def category_tables(at: AppTest) -> list:
     """Compare's tables of where the budget goes: a row a category, a column a layout under
     its short name, as many tables as the main column needs at 1000 px."""
-    return [d for d in at.dataframe if d.value.columns[0] == "category (bytes)"]
+    return [d for d in tables(at) if d.value.columns[0] == "category (bytes)"]
 
 
 def joined_tables(at: AppTest, first: str):
@@ -113,7 +136,7 @@ def joined_tables(at: AppTest, first: str):
     (``_frame.column_runs``)."""
     import pandas as pd
 
-    return pd.concat([d.value.set_index(first) for d in at.dataframe
+    return pd.concat([d.value.set_index(first) for d in tables(at)
                       if d.value.columns[0] == first], axis=1)
 
 

@@ -25,8 +25,10 @@ from app_helpers import (
     metrics,
     open_app,
     shown,
+    tables,
     unescaped,
     vllm_row,
+    whole_tables,
 )
 
 from flatkv.app_state import DEFAULT
@@ -1275,12 +1277,15 @@ def test_compare_context_table_of_six_layouts_is_two_tables_that_fit_at_1000_px(
 
     at = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
     assert_clean(at)
-    frames = [d for d in at.dataframe if "context" in d.value.columns]
+    frames = [d for d in tables(at) if "context" in d.value.columns]
     assert [list(d.value.columns) for d in frames] == [
         ["context", "packed", "per component", "vLLM"],
         ["context", "SGLang", "aliasing", "two-level"]]
     assert [sum(column_widths(d).values()) for d in frames] == [325, 312]
     assert 325 + 312 - 71 == 566 > EXPANDER_COLUMN_PX  # as one table
+    # ... which the page draws too, for an expander that holds it (904 px at 1,400 px)
+    (whole,) = [d for d in whole_tables(at) if "context" in d.value.columns]
+    assert sum(column_widths(whole).values()) == 566
     for frame in frames:
         config = json.loads(frame.proto.columns)
         assert config["context"]["pinned"] is True
@@ -1586,6 +1591,37 @@ def test_compare_and_budget_tell_a_mamba2_model_in_align_of_vllm_032s_checkpoint
     assert metrics(at)["Concurrency at 32,768 tokens"] == "25.29"  # Budget's vLLM, 607 / 24
 
 
+def test_a_table_split_at_1000_px_is_drawn_whole_where_its_place_holds_it():
+    """Compare's bytes by category, Qwen3-Next's five layouts: 146 + 5 x 119 = 741 px of
+    columns, two tables in the main column's 540 px at 1000 px, and two at 1,400 px too (940
+    px), where one holds them: the script does not know the page's width. It draws both, the
+    whole table and its runs, each in a keyed block, and a style shows the whole where its
+    place is 743 px wide or more (its columns and a px of border a side), the runs under."""
+    from app_pages._frame import MAIN_COLUMN_PX, split_table_css
+
+    at = open_app("app_pages/compare.py")
+    assert_clean(at)
+    (whole,) = whole_tables(at)
+    runs = category_tables(at)
+    assert [list(d.value.columns) for d in runs] == [
+        ["category (bytes)", "packed", "per component", "vLLM"],
+        ["category (bytes)", "SGLang", "two-level"]]
+    assert list(whole.value.columns) == [
+        "category (bytes)", "packed", "per component", "vLLM", "SGLang", "two-level"]
+    widths = column_widths(whole)
+    assert list(widths.values()) == [146, 119, 119, 119, 119, 119]
+    assert MAIN_COLUMN_PX < 741 + 2 <= 940
+    assert whole.value.set_index("category (bytes)").equals(bytes_by_category(at))
+    # the style, by the table's key: the runs hidden from 743 px, the whole under it
+    css = [h.proto.body for h in at.get("html") if "table-fit-" in h.proto.body]
+    (name,) = {re.search(r"table-fit-(\w+)", c).group(1) for c in css}
+    assert css == [split_table_css(name, 741)]
+    assert "@container (min-width: 743px) {[class*='st-key-table-fit-" in css[0]
+    assert "@container (max-width: 742.98px)" in css[0]
+    # a table that fits its place is drawn once (Qwen3-Next's context lengths: 474 px)
+    assert [list(d.value.columns)[0] for d in whole_tables(at)] == ["category (bytes)"]
+
+
 def test_every_compare_table_fits_its_column_at_1000_px():
     """At 1000 px the main column is 538 px wide and an expander's 504; Compare's three tables
     of exact bytes were 762 to 853 px (Qwen3-Next: its figures with the log counts and block
@@ -1602,7 +1638,7 @@ def test_every_compare_table_fits_its_column_at_1000_px():
         at = open_app("app_pages/compare.py", link)
         assert_clean(at)
         folded = {id(d) for e in at.expander for d in e.dataframe}
-        for frame in at.dataframe:
+        for frame in tables(at):  # as drawn at 1000 px (not the whole of one split there)
             widths = column_widths(frame)
             fit = EXPANDER_COLUMN_PX if id(frame) in folded else MAIN_COLUMN_PX
             assert sum(widths.values()) <= fit, (link, widths)

@@ -18,6 +18,7 @@ from app_helpers import (
     metrics,
     open_app,
     shown,
+    tables,
     unescaped,
 )
 
@@ -676,7 +677,7 @@ def test_layout_says_in_bytes_why_an_engine_holds_more():
     assert share.help.endswith("Here 39,518,208 B of the block's 52,887,552 B.")
     # the same bytes on Compare, in its "where the budget goes" table: ours and vLLM's
     compare = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B"})
-    (goes,) = [d.value.set_index("category (bytes)") for d in compare.dataframe
+    (goes,) = [d.value.set_index("category (bytes)") for d in tables(compare)
                if "packed" in d.value.columns and "category (bytes)" in d.value.columns]
     assert list(goes.loc["dead weight", ["packed", "vLLM"]]) == [dead, 0]
     minimax = open_app("app_pages/layout.py", {"model": "MiniMax-M1"})
@@ -1047,7 +1048,7 @@ def test_layout_and_compare_name_state_by_tensor_and_by_use_apart():
     assert tiles["linear_attention"] == ("state rows", 57_498_992_640)
     assert tiles["full_attention"] == ("full attention rows", 1455 * 12 * 544 * 2048)
     compare = open_app("app_pages/compare.py")
-    (goes,) = [d.value.set_index("category (bytes)") for d in compare.dataframe
+    (goes,) = [d.value.set_index("category (bytes)") for d in tables(compare)
                if "packed" in d.value.columns and "category (bytes)" in d.value.columns]
     assert goes.loc["state in use", "packed"] == 118_554_624
     assert "state" not in goes.index and "kv history" not in goes.index

@@ -22,6 +22,7 @@ from app_helpers import (
     open_app,
     open_falcon_mamba_config,
     shown,
+    tables,
     unescaped,
     vllm_row,
 )
@@ -1256,7 +1257,7 @@ def test_models_tables_fit_the_page_at_1000_px():
         at = open_app("app_pages/model.py", link)
         assert_clean(at)
         folded = {id(d) for e in at.expander for d in e.dataframe}
-        for frame in at.dataframe:
+        for frame in tables(at):  # as drawn at 1000 px (not the whole of one split there)
             fit = EXPANDER_COLUMN_PX if id(frame) in folded else MAIN_COLUMN_PX
             assert sum(column_widths(frame).values()) <= fit, (link, column_widths(frame))
         if link is raw_mla:
@@ -1268,7 +1269,7 @@ def test_models_tables_fit_the_page_at_1000_px():
         assert [[None if pd.isna(v) else v for v in kinds.loc[r["name"]]] for r in rows] == [
             [v for c, v in r.items() if c != "name"] for r in rows], link
     at = open_app(None, {"model": "Jamba-1.5-Mini"})
-    first, state_tables = (d for d in at.dataframe if d.value.columns[0] == "name")
+    first, state_tables = (d for d in tables(at) if d.value.columns[0] == "name")
     assert list(first.value.columns) == ["name", "kind", "layers", "KV B per token"]
     assert list(state_tables.value.columns) == ["name", "state B per layer", "conv shape",
                                                 "ssm shape"]
