@@ -4,7 +4,7 @@ link, and the shared sidebar (model, memory, paging)."""
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -226,7 +226,7 @@ _SHOWN_AS = {"strategy": "layout"}
 
 def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | None = None,
           helps: dict[str, str] | None = None, labels: dict[str, str] | None = None,
-          fit_px: int | None = None) -> None:
+          fit_px: int | None = None, runs: Sequence[Sequence[str]] | None = None) -> None:
     """A dataframe with thousands separators on its whole numbers (exact bytes stay readable);
     ``formats`` gives a column another NumberColumn format (e.g. ``"accounting"``: two decimals
     and thousands separators, as the charts label). A figure that does not apply to a row is a
@@ -239,7 +239,10 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
     or the pages' word for the code's (``_SHOWN_AS``). ``fit_px``: the width the table must fit
     without a sideways scroll (``MAIN_COLUMN_PX``, ``EXPANDER_COLUMN_PX``); where its columns
     are wider, it is drawn as a few tables one under another, each its first column and a run of
-    the others (``column_runs``), every figure whole and in view."""
+    the others (``column_runs``), every figure whole and in view. ``runs``: the columns (after
+    the first) of each of those tables where the page groups them by what they say (Compare's
+    figures, and its block bytes and log counts), at any width. A split table is drawn whole
+    too, and the page's style shows the whole where its place holds it (``split_table_css``)."""
     import pandas as pd
 
     # rows as given: a column of whole numbers with gaps stays whole numbers (not NaN floats)
@@ -286,10 +289,11 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
                      column_config={c: config[c] for c in shown if c in config}, height=height,
                      placeholder=NOT_APPLICABLE)
 
-    runs = (column_runs(width(first), [width(c) for c in rest], fit_px)
-            if fit_px else [range(len(rest))])
-    if len(runs) == 1:
-        draw(runs[0])
+    parts = ([[rest.index(c) for c in run] for run in runs] if runs
+             else column_runs(width(first), [width(c) for c in rest], fit_px) if fit_px
+             else [range(len(rest))])
+    if len(parts) == 1:
+        draw(parts[0])
         return
     # the page does not know its width: the whole table and its runs both, the page's CSS
     # showing the whole where its place holds it (``split_table_css``), the runs elsewhere
@@ -299,8 +303,8 @@ def table(rows: Any, *, height: int | str = "auto", formats: dict[str, str] | No
         with st.container(key=f"table-whole-{name}"):
             draw(range(len(rest)))
         with st.container(key=f"table-runs-{name}"):
-            for run in runs:
-                draw(run)
+            for part in parts:
+                draw(part)
 
 
 # A table's box is its columns and a px of border each side (Chromium)

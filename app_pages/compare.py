@@ -197,15 +197,17 @@ with user_errors():
         # the notes under the charts, a screen away from the column)
         helps = strategy_notes.headline_help(s.profile().has_state, has_history and any(
             strategy_notes.windows_as_history(r, s.profile()) for r in shown))
-        table(pd.DataFrame(strategy_notes.headline_rows(results, has_history,
-                                                        kv_dtypes=marks), dtype=object),
-              formats={CONCURRENCY_COLUMN: "accounting"}, helps=helps,
-              labels=strategy_notes.HEADLINE_LABELS)
         # each layout's block bytes and the engines' log counts, a table of their own right
-        # under it: beside the figures above they made it 853 px wide in the 538 at 1000 px
-        table(pd.DataFrame(strategy_notes.headline_rows(results, has_history,
-                                                        strategy_notes.LOG_COLUMNS, marks),
-                           dtype=object), helps=helps)
+        # under its figures: beside them they made it 853 px wide in the 538 at 1000 px; one
+        # table where the page holds it (940 px at 1,400 px)
+        figures = pd.DataFrame(strategy_notes.headline_rows(
+            results, has_history, (*strategy_notes.HEADLINE_COLUMNS,
+                                   *strategy_notes.LOG_COLUMNS[1:]), marks), dtype=object)
+        logs = [strategy_notes.HEADLINE_SCREEN_NAMES.get(c, c)
+                for c in strategy_notes.LOG_COLUMNS[1:]]
+        table(figures, formats={CONCURRENCY_COLUMN: "accounting"}, helps=helps,
+              labels=strategy_notes.HEADLINE_LABELS,
+              runs=[[c for c in figures.columns[1:] if c not in logs], logs])
         since = strategy_notes.logged_since(profile, s.strategy_options())
         for r in shown:  # which log figure is which release's, right under them
             if quote := strategy_notes.which_log_text(r, log_options_text(), since):

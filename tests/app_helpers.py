@@ -80,7 +80,7 @@ def layout_figures(at: AppTest):
     """Compare's figures a row a layout, indexed by it: its first table (concurrency,
     capacity, P, blocks) and the one under it (block bytes, the engines' logged tokens) joined
     on the layout, as one table held them before 1000 px asked for two."""
-    first, logs = (at.dataframe[i].value.set_index("strategy") for i in (0, 1))
+    first, logs = (tables(at)[i].value.set_index("strategy") for i in (0, 1))
     assert list(first.index) == list(logs.index)  # the same rows, in the same order
     return first.join(logs)
 

@@ -180,7 +180,7 @@ def test_compare_tags_a_capacity_that_counts_windows_as_full_history():
     capacity column's tooltip does too, and the note why sits right under the table (it was
     among the notes under the charts). Qwen3-Next has no windows: no tag, its note absent."""
     def capacity_help(at):
-        return json.loads(at.dataframe[0].proto.columns)["capacity (tokens)"]["help"]
+        return json.loads(tables(at)[0].proto.columns)["capacity (tokens)"]["help"]
 
     sliding = open_app("app_pages/compare.py", {"model": "gpt-oss-20b"})
     assert_clean(sliding)
@@ -205,11 +205,11 @@ def test_compare_page_lists_every_strategy():
     assert_clean(at)
     # the figures a reviewer reads first come first, those every layout has; then a table of
     # each block's bytes and the engines' own log counts (blank for ours)
-    assert [list(d.value.columns) for d in at.dataframe[:2]] == [
+    assert [list(d.value.columns) for d in tables(at)[:2]] == [
         ["strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks"],
         ["strategy", "block bytes", "engine log", "older vLLM log"]]
     # the row names stay in view while a narrow window scrolls the figures sideways
-    columns = json.loads(at.dataframe[0].proto.columns)
+    columns = json.loads(tables(at)[0].proto.columns)
     assert columns["strategy"]["pinned"] is True
     assert "pinned" not in columns["concurrency"]
     # on screen P and capacity are headed short, their unit in the tooltip (18 px), so that at
@@ -302,7 +302,7 @@ def test_compare_page_lists_every_strategy():
     assert lines["vLLM v1"]["y"][0] == 2991 / 4 == 747.75
     assert "slab aliasing" not in lines  # it applies at no length
     # a layout a column, under its short name so the table fits 1000 px
-    (sweep,) = [d.value for d in at.dataframe if "context" in d.value.columns]
+    (sweep,) = [d.value for d in tables(at) if "context" in d.value.columns]
     assert list(sweep.columns) == ["context", "packed", "per component", "vLLM",
                                    "SGLang", "two-level"]
     assert list(sweep["context"]) == [1 << k for k in range(10, 16)]
@@ -314,7 +314,7 @@ def test_compare_page_lists_every_strategy():
                                 "length, its max_running_requests.") for c in at.caption)
     # after the budgets to hold and the context lengths' table: a row a category, a column a
     # layout under its short name, three and two of them (the page's width takes three)
-    assert [list(d.value.columns) for d in at.dataframe[-2:]] == [
+    assert [list(d.value.columns) for d in tables(at)[-2:]] == [
         ["category (bytes)", "packed", "per component", "vLLM"],
         ["category (bytes)", "SGLang", "two-level"]]
     breakdown = bytes_by_category(at).rename(columns={
@@ -668,7 +668,7 @@ def test_engine_options_round_trip_through_the_link():
     again = open_app("app_pages/compare.py", link)
     assert_clean(again)
     assert not again.warning
-    assert again.dataframe[0].value.equals(at.dataframe[0].value)
+    assert tables(again)[0].value.equals(tables(at)[0].value)
     # kernel 128: A = 128, P = 128 x cdiv(2,146,304, 262,144) = 128 x 9 = 1,152
     assert vllm_row(again)["P (tokens)"] == 1152
     assert again.number_input(key="w.sglang_slots_per_request").value == 5
@@ -1181,7 +1181,7 @@ def test_compare_gives_vllms_reason_for_a_float16_kda_state():
     assert_clean(at)
     assert layout_figures(at).loc["vLLM v1 (won't start)"].isna(
         ).all()  # listed without figures
-    assert "SGLang" in " ".join(at.dataframe[0].value["strategy"].tolist())
+    assert "SGLang" in " ".join(tables(at)[0].value["strategy"].tolist())
     refusal = ("**vLLM v1** refuses to start: KimiLinearForCausalLM's KDA layers keep their "
                "recurrent (ssm) state in float32 or bfloat16 only, and this model's ssm state "
                "is float16")
@@ -1210,7 +1210,7 @@ def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start()
     assert lines["1 request"]["y"] == [1, 1]
     # no diamond for vLLM, which has no figure at the page's length
     assert "vLLM v1" not in lines["at 131,072 tokens"]["customdata"]
-    (sweep,) = [d.value for d in at.dataframe if "context" in d.value.columns]
+    (sweep,) = [d.value for d in tables(at) if "context" in d.value.columns]
     # a gap (shown as a dash) beside a figure: at 65,536 tokens vLLM's 4,768 blocks over the
     # 4,096 a request of them takes
     assert sweep["vLLM"].iloc[-2] == round(4768 / 4096, 2) and pd.isna(sweep["vLLM"].iloc[-1])
@@ -1230,12 +1230,12 @@ def test_compare_says_beside_a_layouts_name_that_it_wont_start():
     at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "gpu": "KV cache memory",
                                            "kv_mem": "10000000000B", "ctx": "100000"})
     assert_clean(at)
-    assert list(at.dataframe[0].value["strategy"]) == [
+    assert list(tables(at)[0].value["strategy"]) == [
         "FlatKV packed slabs", "FlatKV per component", "vLLM v1 (won't start)", "SGLang",
         "slab aliasing (n/a)", "two-level pages"]
     # the lines under the table say why in full
     assert any(shown(c).startswith("**vLLM v1** refuses to start") for c in at.caption)
-    assert json.loads(at.dataframe[0].proto.columns)["strategy"]["width"] == int(21 * 6.8) + 24
+    assert json.loads(tables(at)[0].proto.columns)["strategy"]["width"] == int(21 * 6.8) + 24
 
 
 def test_compare_says_what_each_layout_is():
@@ -1245,7 +1245,7 @@ def test_compare_says_what_each_layout_is():
     assert_clean(at)
     (layouts,) = [e for e in at.expander if e.label == "Layouts"]
     items = layouts.markdown[0].value.split("\n")
-    rows = list(at.dataframe[0].value["strategy"])
+    rows = list(tables(at)[0].value["strategy"])
     assert rows == ["FlatKV packed slabs", "FlatKV per component", "vLLM v1", "SGLang",
                     "slab aliasing", "two-level pages"]
     assert [item.split("**")[1] for item in items] == rows
@@ -1260,10 +1260,10 @@ def test_compare_a_column_of_gaps_only_stays_numbers():
     # right-aligned ones of the engine log column
     at = open_app("app_pages/compare.py", {"v_hybrid": "0"})
     assert_clean(at)
-    frame = at.dataframe[1].value  # the block bytes and the log counts, under the figures
+    frame = tables(at)[1].value  # the block bytes and the log counts, under the figures
     assert frame.set_index("strategy").loc["vLLM v1 (n/a)"].isna().all()
     assert frame["older vLLM log"].isna().all()
-    config = json.loads(at.dataframe[1].proto.columns)
+    config = json.loads(tables(at)[1].proto.columns)
     assert config["older vLLM log"]["type_config"] == config["engine log"]["type_config"] == {
         "type": "number", "format": "localized"}
 
@@ -1303,7 +1303,7 @@ def test_compare_context_table_of_five_layouts_fits_its_expander_at_1000_px():
 
     at = open_app("app_pages/compare.py")
     assert_clean(at)
-    (frame,) = [d for d in at.dataframe if "context" in d.value.columns]
+    (frame,) = [d for d in tables(at) if "context" in d.value.columns]
     config = json.loads(frame.proto.columns)
     columns = list(frame.value.columns)
     assert columns == ["context", "packed", "per component", "vLLM", "SGLang", "two-level"]
@@ -1320,7 +1320,7 @@ def test_compare_when_no_layout_fits_blames_the_budget_not_the_model():
     assert not at.get("plotly_chart")  # no empty chart or table above the error
     # the one table (its exact bytes under it): what each layout needs to hold one request,
     # the question this budget asks
-    assert len(at.dataframe) == 2
+    assert len(tables(at)) == 2
     held = least_budgets(at)
     assert at.number_input(key="w.hold_requests").value == 1
     # vLLM: P = 544 (SPEC 2), a block 12 x 544 x 2,048 B; one request of 262,144 tokens is
@@ -1501,7 +1501,7 @@ def test_a_budget_of_vllm_blocks_matches_a_vllm_0_34_log():
     assert any("vLLM 0.34 on CUDA logs the Available line before warm-up, as an estimate, and "
                "sizes its cache by the blocks it fits after it" in c.value for c in at.caption)
     # the least budgets for R requests, with no GPU memory to run back to
-    assert [list(d.value.columns) for d in at.dataframe][2:4] == [
+    assert [list(d.value.columns) for d in tables(at)][2:4] == [
         ["strategy", "cache budget"], ["strategy", "cache budget (B)"]]
     assert any("A budget given as an engine logs it has no GPU memory to derive." in c.value
                for c in at.caption)
@@ -1596,30 +1596,37 @@ def test_a_table_split_at_1000_px_is_drawn_whole_where_its_place_holds_it():
     columns, two tables in the main column's 540 px at 1000 px, and two at 1,400 px too (940
     px), where one holds them: the script does not know the page's width. It draws both, the
     whole table and its runs, each in a keyed block, and a style shows the whole where its
-    place is 743 px wide or more (its columns and a px of border a side), the runs under."""
+    place is 743 px wide or more (its columns and a px of border a side), the runs under. So
+    do the layouts' figures and, under them, their block bytes and log counts (853 px)."""
     from app_pages._frame import MAIN_COLUMN_PX, split_table_css
 
     at = open_app("app_pages/compare.py")
     assert_clean(at)
-    (whole,) = whole_tables(at)
+    wholes = {d.value.columns[0]: d for d in whole_tables(at)}
+    assert list(wholes) == ["strategy", "category (bytes)"]  # the contexts' (474 px) fit
+    whole = wholes["category (bytes)"]
     runs = category_tables(at)
     assert [list(d.value.columns) for d in runs] == [
         ["category (bytes)", "packed", "per component", "vLLM"],
         ["category (bytes)", "SGLang", "two-level"]]
     assert list(whole.value.columns) == [
         "category (bytes)", "packed", "per component", "vLLM", "SGLang", "two-level"]
-    widths = column_widths(whole)
-    assert list(widths.values()) == [146, 119, 119, 119, 119, 119]
+    assert list(column_widths(whole).values()) == [146, 119, 119, 119, 119, 119]
     assert MAIN_COLUMN_PX < 741 + 2 <= 940
     assert whole.value.set_index("category (bytes)").equals(bytes_by_category(at))
-    # the style, by the table's key: the runs hidden from 743 px, the whole under it
-    css = [h.proto.body for h in at.get("html") if "table-fit-" in h.proto.body]
-    (name,) = {re.search(r"table-fit-(\w+)", c).group(1) for c in css}
-    assert css == [split_table_css(name, 741)]
-    assert "@container (min-width: 743px) {[class*='st-key-table-fit-" in css[0]
-    assert "@container (max-width: 742.98px)" in css[0]
-    # a table that fits its place is drawn once (Qwen3-Next's context lengths: 474 px)
-    assert [list(d.value.columns)[0] for d in whole_tables(at)] == ["category (bytes)"]
+    figures = wholes["strategy"]
+    assert list(figures.value.columns) == [
+        "strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks", "block bytes",
+        "engine log", "older vLLM log"]
+    assert sum(column_widths(figures).values()) == 853
+    assert figures.value.set_index("strategy").equals(layout_figures(at))
+    # the styles, by the tables' keys: the runs hidden from their whole's width, the whole under
+    css = {re.search(r"table-fit-(\w+)", h.proto.body).group(1): h.proto.body
+           for h in at.get("html") if "table-fit-" in h.proto.body}
+    assert sorted(css.values()) == sorted(
+        split_table_css(name, px) for name, px in zip(css, (853, 741), strict=True))
+    category = next(c for c in css.values() if "min-width: 743px" in c)
+    assert "@container (max-width: 742.98px)" in category
 
 
 def test_every_compare_table_fits_its_column_at_1000_px():
@@ -1644,12 +1651,12 @@ def test_every_compare_table_fits_its_column_at_1000_px():
             assert sum(widths.values()) <= fit, (link, widths)
         # in view first: each layout's figures, its least budget in words; under them (the
         # exact budgets in an expander) the block bytes, log counts and exact budgets
-        headers = [list(d.value.columns) for d in at.dataframe]
+        headers = [list(d.value.columns) for d in tables(at)]
         assert headers[:2] == [
             ["strategy", "concurrency", "capacity (tokens)", "P (tokens)", "blocks"],
             ["strategy", "block bytes", "engine log", "older vLLM log"]]
         assert headers[2] == ["strategy", "cache budget", "GPU memory"]
-        assert id(at.dataframe[3]) in folded and headers[3] == [
+        assert id(tables(at)[3]) in folded and headers[3] == [
             "strategy", "cache budget (B)", "GPU memory (B)"]
         # every layout that applies has its bytes by category, each table led by the category
         applying = layout_figures(at).dropna(subset=["concurrency"]).index
@@ -1666,7 +1673,7 @@ def test_compares_least_budget_table_shows_its_gpu_memory_whole_at_1000_px():
 
     at = open_app("app_pages/compare.py", QWEN35_LINK)
     assert_clean(at)
-    (frame,) = [d for d in at.dataframe if "GPU memory" in d.value.columns]
+    (frame,) = [d for d in tables(at) if "GPU memory" in d.value.columns]
     config = json.loads(frame.proto.columns)
     widths = {col: c.get("width") for col, c in config.items()}
     read = list(frame.value.columns)
@@ -1689,7 +1696,7 @@ def test_compares_two_token_columns_each_say_how_they_count():
     # other, have different figures (Qwen3-Next on an H100: vLLM 3,130,176 and 3,111,676):
     # each header's tooltip says which is which
     at = open_app("app_pages/compare.py")
-    config = json.loads(at.dataframe[0].proto.columns) | json.loads(at.dataframe[1].proto.columns)
+    config = json.loads(tables(at)[0].proto.columns) | json.loads(tables(at)[1].proto.columns)
     assert config["engine log"]["help"].startswith(
         "Tokens the engine itself logs, to set beside its log: vLLM's \"GPU KV cache size\"")
     assert config["capacity (tokens)"]["help"].startswith(
@@ -1986,7 +1993,7 @@ def test_compare_names_sglang_once_in_a_start_refusal():
     # engine, so the reason says "its"
     at = open_app("app_pages/compare.py", {"model": "Nemotron-H-8B", "sg_track": "64"})
     assert_clean(at)
-    assert "SGLang (won't start)" in at.dataframe[0].value.set_index("strategy").index
+    assert "SGLang (won't start)" in tables(at)[0].value.set_index("strategy").index
     line = next(shown(c) for c in at.caption if shown(c).startswith("**SGLang** refuses"))
     assert line == (
         "**SGLang** refuses to start: its Mamba2 backend needs the track interval, 64 tokens "
@@ -2082,7 +2089,7 @@ def test_a_least_budget_past_int64_shows_exact_not_a_crash():
     at = open_app("app_pages/compare.py", query={"model": "qwen3.5-27b", "sg_ratio": "1e-06",
                                                   "hold": "1378", "frac": "0.05"})
     assert not at.exception
-    (hold,) = [d.value for d in at.dataframe if "GPU memory (B)" in d.value.columns]
+    (hold,) = [d.value for d in tables(at) if "GPU memory (B)" in d.value.columns]
     sglang = hold.set_index("strategy").loc["SGLang"]
     assert int(sglang["cache budget (B)"]) == 1_060_829_605_852_544_960
     assert sglang["GPU memory (B)"] == f"{1_060_829_605_852_544_960 * 20:,}"
@@ -2093,7 +2100,7 @@ def test_compares_capacity_words_speak_of_state_only_where_the_model_has_state()
     # "beside one request's state"
     at = open_app("app_pages/compare.py", {"model": "gpt-oss-120b"})
     assert_clean(at)
-    config = json.loads(at.dataframe[0].proto.columns)
+    config = json.loads(tables(at)[0].proto.columns)
     assert config["capacity (tokens)"]["help"].startswith(
         "Tokens, this tool's count, alike for every layout: the history the pool holds (every "
         "attention group N pages of P tokens); SGLang's")
@@ -2156,7 +2163,7 @@ def test_compare_labels_an_sglang_start_refusal_wont_start_and_an_unserved_model
     assert (table.loc["SGLang", "P (tokens)"], table.loc["SGLang", "blocks"]) == (
         64, budget // (61 * 64 * 788)) == (64, 25_019)
     jamba = open_app("app_pages/compare.py", {"model": "Jamba-1.5-Mini"})
-    assert "SGLang (n/a)" in set(jamba.dataframe[0].value["strategy"])
+    assert "SGLang (n/a)" in set(tables(jamba)[0].value["strategy"])
     assert any(shown(c).startswith("**SGLang** does not apply: SGLang has no Jamba model")
                for c in jamba.caption)
 
@@ -2169,7 +2176,7 @@ def test_compare_labels_sglangs_attention_dp_refusal_wont_start_and_jamba_na():
     # the divisors of 8 that do. Jamba, which SGLang does not serve, keeps "(n/a)"
     at = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "tp": "8", "sg_dp": "3"})
     assert_clean(at)
-    strategies = set(at.dataframe[0].value["strategy"])
+    strategies = set(tables(at)[0].value["strategy"])
     assert "SGLang (won't start)" in strategies and "SGLang (n/a)" not in strategies
     (line,) = [shown(c) for c in at.caption if shown(c).startswith("**SGLang** ")]
     assert line == ("**SGLang** refuses to start: attention DP 3 does not divide TP 8 "
@@ -2284,7 +2291,7 @@ def test_compare_marks_sglangs_other_kv_dtype_where_its_concurrency_is_the_dtype
 
     at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "B200 192GB"})
     assert_clean(at)
-    head, logs = at.dataframe[:2]
+    head, logs = tables(at)[:2]
     assert list(head.value["strategy"]) == list(logs.value["strategy"]) == [
         "FlatKV packed slabs", "FlatKV per component", "vLLM v1", "SGLang (fp8_e4m3 KV)",
         "slab aliasing (n/a)", "two-level pages"]
@@ -2326,7 +2333,7 @@ def test_compare_offers_raw_bytes_only_the_like_for_like_they_take():
     link = {**encode_query(AppState(model="custom", raw=raw)), "gpu": "B200 192GB"}
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
-    assert "SGLang (fp8_e4m3 KV)" in list(at.dataframe[0].value["strategy"])
+    assert "SGLang (fp8_e4m3 KV)" in list(tables(at)[0].value["strategy"])
     (apart,) = [shown(c) for c in at.caption if shown(c).startswith("SGLang stores")]
     assert apart == (
         "SGLang stores this model's KV in fp8_e4m3, 708 B a token a layer, where the other "
@@ -2352,7 +2359,7 @@ def test_compare_marks_sglangs_kv_dtype_in_the_least_budget_table_and_the_charts
     assert list(budgets["strategy"]) == [
         "FlatKV packed slabs", "FlatKV per component", "vLLM v1", "SGLang (fp8_e4m3 KV)",
         "slab aliasing", "two-level pages"]
-    (words,) = [d for d in at.dataframe if "cache budget" in d.value.columns]
+    (words,) = [d for d in tables(at) if "cache budget" in d.value.columns]
     assert sum(column_widths(words).values()) <= MAIN_COLUMN_PX
     assert caption_starting(at, "The least cache budget per rank").endswith(
         "25 requests until you give a number: one more than the 24 that fit in SGLang "
@@ -2364,7 +2371,7 @@ def test_compare_marks_sglangs_kv_dtype_in_the_least_budget_table_and_the_charts
     assert all("SGLang (fp8_e4m3 KV)" in bars["y"] for bars in where)
     # the bytes-by-category table and the concurrency-by-context one, a column a layout under
     # its short title, mark it too (they read "SGLang" under the charts' marked key)
-    columns = [list(d.value.columns) for d in at.dataframe]
+    columns = [list(d.value.columns) for d in tables(at)]
     categories = [c for c in columns if c[0] == "category (bytes)"]
     contexts_table = [c for c in columns if c[0] == "context"]
     assert [c for c in categories + contexts_table if "SGLang (fp8_e4m3 KV)" in c]
@@ -2385,7 +2392,7 @@ def _quoted_on_compare_and_budget(link: dict, quote: str, older: str | None):
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
     assert quote in [c.value for c in at.caption]
-    logs = at.dataframe[1].value
+    logs = tables(at)[1].value
     cell = logs.loc[logs["strategy"] == "vLLM v1", "older vLLM log"].iloc[0]
     assert (None if pd.isna(cell) else f"{cell:,}") == older
     budget = open_app("app_pages/budget.py", {**link, "b_layout": "vllm"})

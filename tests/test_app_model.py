@@ -25,6 +25,7 @@ from app_helpers import (
     tables,
     unescaped,
     vllm_row,
+    whole_tables,
 )
 from streamlit.testing.v1 import AppTest
 
@@ -1266,6 +1267,9 @@ def test_models_tables_fit_the_page_at_1000_px():
         rows = spec_kind_rows(preset_spec(link["model"]))
         kinds = joined_tables(at, "name")
         assert list(kinds.columns) == [c for c in rows[0] if c != "name"], link
+        # drawn whole too, for a place that holds it (1,400 px): the same figures
+        assert [w.value.set_index("name").equals(kinds) for w in whole_tables(at)
+                if w.value.columns[0] == "name"] in ([], [True]), link
         assert [[None if pd.isna(v) else v for v in kinds.loc[r["name"]]] for r in rows] == [
             [v for c, v in r.items() if c != "name"] for r in rows], link
     at = open_app(None, {"model": "Jamba-1.5-Mini"})

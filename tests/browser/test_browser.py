@@ -176,11 +176,12 @@ def test_compares_tables_fit_at_1000_px_and_stand_whole_at_1400(browser, app_url
     # six layouts over context lengths 566 in its expander's 504. Each table, the two
     # expanders' opened, now ends inside its column: 7 tables for Qwen3-Next, 8 for gpt-oss-20b
     # (bytes by category in runs of three and two, or three and three; contexts in two)
-    # At 1,400 px the main column holds both tables whole (940 px; Qwen3-Next's bytes by
-    # category 741 px, gpt-oss-20b's six contexts 566 in its expander's 906), where they were
-    # split as at 1000 px: 6 and 6 tables, each ending inside its column. (The page draws a
-    # split table whole and in runs, its style showing the one its place holds.)
-    for width, counts in ((1000, (7, 8)), (1400, (6, 6))):
+    # At 1,400 px the main column holds these tables whole (940 px; Qwen3-Next's bytes by
+    # category 741 px, the figures beside the block bytes and log counts 853, gpt-oss-20b's
+    # six contexts 566 in its expander's 906), where they were split as at 1000 px: 5 and 5
+    # tables, each ending inside its column. (The page draws a split table whole and in runs,
+    # its style showing the one its place holds.)
+    for width, counts in ((1000, (7, 8)), (1400, (5, 5))):
         with browser_page(browser, width, 900) as page:
             for query, tables in zip(("", "?model=gpt-oss-20b"), counts, strict=True):
                 open_view(page, f"{app_url}/compare{query}", "Compare")
