@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import TYPE_CHECKING
 
 from flatkv.analysis import check_sizes
@@ -18,10 +17,10 @@ from flatkv.gpu_settings import (
     DEFAULT_POOL_BYTES,
     DEFAULT_SHARE_PERCENT,
     FLAG_NAMES,
-    MAX_REPEATS,
     POOL_LAYOUTS,
     SLOT_MAJOR,
     check_max_blocks,
+    most_bench_count,
 )
 from flatkv.gpu_view import (
     POOL_LAYOUT_HELP,
@@ -95,7 +94,7 @@ def _check_counts(args: argparse.Namespace) -> None:
     """bench's counts in the command line's words, one rule for each: ``--flag N: what is
     wrong; fix``, N grouped as every other message groups a figure, before the library's
     words for the lab ("repeats must be positive, got 0", "cpu_threads = 10,000 is ...")."""
-    cores = os.cpu_count() or 1
+    cores = most_bench_count("cpu_threads")  # the library's bounds, in the flags' words
     if args.threads < 0:  # the library's own hint (None) is no value this flag takes
         raise ValueError(f"--threads {args.threads:,}: a count of threads is not negative; "
                          "give --threads 1 or more, or 0 for torch's choice")
@@ -108,9 +107,9 @@ def _check_counts(args: argparse.Namespace) -> None:
         if value is not None and value < 1:
             raise ValueError(f"{flag} {value:,}: {what} at least; give {flag} 1 or more, or "
                              "leave it out for the default")
-    if args.repeats is not None and args.repeats > MAX_REPEATS:
+    if args.repeats is not None and args.repeats > (most := most_bench_count("repeats")):
         raise ValueError(f"--repeats {args.repeats:,}: more timed rounds than a bench takes; "
-                         f"give --repeats {MAX_REPEATS:,} or fewer")
+                         f"give --repeats {most:,} or fewer")
 
 
 def format_result(result: BenchResult) -> str:

@@ -8,6 +8,7 @@ can state the very values the library uses without importing torch.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +29,15 @@ DEFAULT_SHARE_PERCENT = 40
 BENCH_SHARE_PERCENT = 80
 WARMUP_ROUNDS = 2  # untimed rounds before the timed ones
 MAX_REPEATS = 100
+
+
+def most_bench_count(field: str) -> int:
+    """The most a bench count takes: ``cpu_threads`` this machine's cores (more would time the
+    scheduler; torch crashes at 100,000), ``repeats`` and ``warmup`` MAX_REPEATS rounds (a
+    hundred million would run for days). One bound for the library's checks (``gpu.bench``)
+    and the CLI's words (``bench_cli``), read when asked."""
+    return (os.cpu_count() or 1) if field == "cpu_threads" else {
+        "repeats": MAX_REPEATS, "warmup": MAX_REPEATS}[field]
 # Every page mover flatkv.gpu has, by name; a device runs a subset (triton: CUDA with triton).
 # flatkv.gpu names its movers from these, so the page, the URL and the library agree.
 TORCH_KERNEL = "torch"

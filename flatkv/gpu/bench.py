@@ -18,7 +18,6 @@ share one process, so ``device_lock`` keeps to one benchmark per device at a tim
 
 from __future__ import annotations
 
-import os
 import statistics
 import threading
 import time
@@ -47,7 +46,6 @@ from flatkv.gpu_settings import (
     DEFAULT_CALL_BYTES,
     DEFAULT_POOL_BYTES,
     LAB_NAMES,
-    MAX_REPEATS,
     POOL_LAYOUTS,
     SLOT_MAJOR,
     TORCH_KERNEL,
@@ -56,6 +54,7 @@ from flatkv.gpu_settings import (
     SettingNames,
     check_layout,
     check_pages_fit_pool,
+    most_bench_count,
 )
 from flatkv.plan import FlatMemoryPlan, cdiv, check_int
 from flatkv.units import count_text, format_bytes
@@ -534,7 +533,7 @@ def _check_cpu_threads(cpu_threads: int | None) -> None:
     if cpu_threads is None:
         return
     check_int("cpu_threads", cpu_threads, minimum=1, hint="or None for torch's setting")
-    cores = os.cpu_count() or 1
+    cores = most_bench_count("cpu_threads")
     if cpu_threads > cores:
         raise ValueError(f"cpu_threads = {cpu_threads:,} is more than this machine's {cores:,} "
                          f"cores: give at most {cores:,}")
@@ -585,8 +584,8 @@ def run_sweep(
     counts = list(pages_per_call)
     _check_sweep_args(max_blocks, counts)  # before waiting on the device lock
     reps = BENCH_REPEATS[dev.type] if repeats is None else check_int(
-        "repeats", repeats, minimum=1, maximum=MAX_REPEATS)
-    check_int("warmup", warmup, minimum=0, maximum=MAX_REPEATS)
+        "repeats", repeats, minimum=1, maximum=most_bench_count("repeats"))
+    check_int("warmup", warmup, minimum=0, maximum=most_bench_count("warmup"))
     _check_cpu_threads(cpu_threads)
     layouts = _checked_layouts(layouts)
     movers = _pick_movers(dev, implementations)

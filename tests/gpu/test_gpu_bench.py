@@ -9,6 +9,7 @@ import pytest
 import torch
 from gpu_plans import small_plan
 
+from flatkv import gpu_settings
 from flatkv.cli import main
 from flatkv.gpu import bench
 from flatkv.gpu.bench import DeviceBusy, device_lock, run_benchmark
@@ -220,7 +221,7 @@ def test_repeats_and_threads_are_bounded(monkeypatch):
     # a hundred million rounds would run for days; torch.set_num_threads(100_000) crashes
     with pytest.raises(ValueError, match=r"repeats = 101 is too large to be real \(at most 100\)"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=101)
-    monkeypatch.setattr(bench.os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(gpu_settings.os, "cpu_count", lambda: 16)
     with pytest.raises(ValueError, match="cpu_threads = 17 is more than this machine's 16 "
                        "cores: give at most 16"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=1, cpu_threads=17)
@@ -469,6 +470,28 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, extra, message):
     err = capsys.readouterr().err
     assert err.startswith("python -m flatkv: error: ") and err.count("\n") == 1
     assert message in err
+
+
+def test_cli_and_library_bound_threads_and_repeats_by_one_helper(capsys, monkeypatch):
+    # bench's --threads and --repeats are refused past the library's own bounds
+    # (gpu_settings.most_bench_count: this machine's cores, MAX_REPEATS), read where both ask:
+    # at 4 cores and 5 rounds at most, --threads 5 and --repeats 6 are refused in the flags'
+    # words as the library refuses cpu_threads 5 and repeats 6 (the CLI kept its own copies:
+    # os.cpu_count read twice, MAX_REPEATS imported by name, so it took 100 rounds here)
+    monkeypatch.setattr(gpu_settings.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(gpu_settings, "MAX_REPEATS", 5)
+    for extra, said in ((["--threads", "5"], "--threads 5: more than this machine's 4 cores; "
+                         "give --threads 4 or fewer, or 0 for torch's choice\n"),
+                        (["--repeats", "6"], "--repeats 6: more timed rounds than a bench "
+                         "takes; give --repeats 5 or fewer\n")):
+        flag = extra[0]  # in place of ARGS' own
+        args = ARGS[:ARGS.index(flag)] + ARGS[ARGS.index(flag) + 2:] if flag in ARGS else ARGS
+        assert main(args + extra) == 2
+        assert capsys.readouterr().err == f"python -m flatkv: error: {said}"
+    with pytest.raises(ValueError, match=r"repeats = 6 is too large to be real \(at most 5\)"):
+        run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=6)
+    with pytest.raises(ValueError, match="cpu_threads = 5 is more than this machine's 4 "):
+        run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=1, cpu_threads=5)
 
 
 def test_cli_device_this_machine_lacks_is_refused_in_the_flags_words(capsys, monkeypatch):
