@@ -117,8 +117,11 @@ def _one_line(message: str, commands: Sequence[str] = ()) -> str:
         return f"{_choices_text(', '.join(match[1].split()))} is required: give one of them"
     if (match := _REQUIRED.match(message)) and match[1] == "command" and commands:
         return f"a command is required: give one of {_choices_text(', '.join(commands))}"
-    if match:
-        return f"{_choices_text(match[1])} is required: give it"
+    if match:  # every one listed is required: all of them, not one of them
+        names = [name.strip() for name in match[1].split(",")]
+        if len(names) == 1:
+            return f"{names[0]} is required: give it"
+        return f"{', '.join(names[:-1])} and {names[-1]} are required: give them"
     match = _ARGUMENT_PREFIX.match(message)
     if match is None:
         return message
@@ -136,8 +139,10 @@ def _one_line(message: str, commands: Sequence[str] = ()) -> str:
                 "out")
     if other := _NOT_ALLOWED.match(rest):
         return f"{flag} is not allowed with {other[1]}: give one of them"
-    if any(rest.startswith(name + " ") for name in flags):
-        return rest  # a type function's message that names its flag already
+    if named := next((name for name in flags if rest.startswith(name + " ")), None):
+        # a type function's message that names its flag already: by both its names, for
+        # ``_as_typed`` to name the one typed
+        return flag + rest[len(named):]
     return f"{flag} {rest}"
 
 
@@ -461,14 +466,17 @@ _LEADING_FIELD = re.compile(r"^([a-z][a-z0-9_]*)(?:\[\d+\]|\['([^']*)'\])?(?=:? 
 
 
 def _options(parser: argparse.ArgumentParser) -> dict[str, str]:
-    """Each option's dest and its long flag, over every subcommand."""
+    """Each option's dest and its flag, over every subcommand: a flag of two long names by
+    both (``--sglang-mamba-track-interval/--mamba-track-interval``), for ``_as_typed`` to
+    name the one typed."""
     flags: dict[str, str] = {}
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
                 flags.update(_options(sub))
         elif action.option_strings:
-            flags[action.dest] = max(action.option_strings, key=len)
+            names = [name for name in action.option_strings if name.startswith("--")]
+            flags[action.dest] = "/".join(names) or max(action.option_strings, key=len)
     return flags
 
 

@@ -359,16 +359,22 @@ def test_plan_prints_sglangs_start_up_log():
          "such as 0.25 or 1/4\n"),
         (["--budget", "1GiB", "--speculative-tokens", "-1"],
          "--speculative-tokens must be at least 0, got -1"),
+        # the library's refusals of a flag of two names name the one typed (they named the
+        # --sglang- one), as argparse's and the type functions' do
         (["--budget", "1GiB", "--max-mamba-cache-size", "0"],
-         "--sglang-max-mamba-cache-size must be positive, got 0; give the state slots for "
+         "error: --max-mamba-cache-size must be positive, got 0; give the state slots for "
          "requests (SGLang's --max-mamba-cache-size), or leave it unset"),
         (["--budget", "1GiB", "--max-running-requests", "0"],
-         "--sglang-max-running-requests must be positive, got 0; give the requests SGLang runs "
+         "error: --max-running-requests must be positive, got 0; give the requests SGLang runs "
          "at once (its --max-running-requests), or leave it unset"),
         (["--budget", "1GiB", "--mamba-track-interval", "0"],
-         "--sglang-mamba-track-interval must be positive, got 0; SGLang's "
+         "error: --mamba-track-interval must be positive, got 0; SGLang's "
          "--mamba-track-interval, tokens between the state snapshots of its extra_buffer radix "
          "cache (256 by default), a multiple of the page size"),
+        (["--budget", "1GiB", "--sglang-mamba-track-interval", "0"],
+         "error: --sglang-mamba-track-interval must be positive, got 0;"),
+        (["--budget", "1GiB", "--chunked-prefill-size", "+0"],
+         "error: --chunked-prefill-size '+0' has a plus sign: write it without the sign"),
         (["--budget", "1GiB", "--sglang-mamba-track-interval", "2.5"],
          "--sglang-mamba-track-interval '2.5' is not a whole number: give one in digits, e.g. "
          "2"),
