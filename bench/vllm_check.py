@@ -49,7 +49,8 @@ alone). Every model vLLM 0.34 serves builds on a CPU.
 
 Then ``check_checkpoint_blocks``: Kimi Linear's shapes under each KDA class
 (``KDA_LAYER_CLASSES``: KimiLinearForCausalLM, KimiK3ForConditionalGeneration,
-Glm5NextForConditionalGeneration), KDA head dims 128 and 64, bfloat16 and float16 KV caches and
+KimiK31ForConditionalGeneration, Glm5NextForConditionalGeneration, Glm5NextForCausalLM), KDA
+head dims 128 and 64, bfloat16 and float16 KV caches and
 float32 and bfloat16 recurrent states, on each GPU preset's compute capability: the prefill
 checkpoint blocks the class's own KDA layer code keeps in align (its prefill backend resolver
 run as on that GPU, then its ``get_kv_cache_spec`` on a bare layer; a bounded gate given, as
@@ -57,7 +58,7 @@ FlatKV takes it) and the P alignment it asks, beside FlatKV's ``checkpoint_block
 its layout's attention block (FlatKV before 2026-12-07 kept none for Kimi-K3's and
 Glm5Next's: 12 mismatches on the H100, H200 and B200); and Qwen3-Next's and Qwen3.5's GDN at
 key head dims 128 and 256 on each capability, vLLM's own ``_resolve_gdn_prefill_backend`` (a
-checkpoint block where it picks FlashInfer, in align) beside the same (2026-12-07: 154
+checkpoint block where it picks FlashInfer, in align) beside the same (2026-12-07: 238
 settings, 0 mismatches).
 
 Then the config.json files of ``engine_common.LENGTH_CONFIGS``: vLLM's own
@@ -1082,9 +1083,15 @@ KDA_LAYER_CLASSES = {
                               "KimiGatedDeltaNetAttention", None),
     "KimiK3ForConditionalGeneration": ("vllm.models.kimi_k3.nvidia.kda", "KimiK3DeltaAttention",
                                        "resolve_kda_prefill_backend"),
+    # (registry.py 493-496: served by KimiK3ForConditionalGeneration, its KDA layers too)
+    "KimiK31ForConditionalGeneration": ("vllm.models.kimi_k3.nvidia.kda", "KimiK3DeltaAttention",
+                                        "resolve_kda_prefill_backend"),
     "Glm5NextForConditionalGeneration": ("vllm.models.glm5next.common.kda",
                                          "Glm5NextLinearAttention",
                                          "_resolve_kda_prefill_backend"),
+    # (glm5next/common/model.py 1164: its decoder layers build Glm5NextLinearAttention, 477)
+    "Glm5NextForCausalLM": ("vllm.models.glm5next.common.kda", "Glm5NextLinearAttention",
+                            "_resolve_kda_prefill_backend"),
 }
 # a bounded KDA gate (the config's gate_lower_bound / linear_lower_bound), which FlatKV takes
 KDA_GATE_LOWER_BOUND = -5.0
@@ -1167,11 +1174,12 @@ def vllm_gdn_checkpoint(vl: NS, spec, capability: tuple[int, int]) -> dict:
 
 def check_checkpoint_blocks(vl: NS) -> tuple[int, int]:
     """Kimi-Linear's shapes under each KDA class of ``KDA_LAYER_CLASSES`` (Kimi-Linear's own,
-    Kimi-K3's, Glm5Next's), with KDA head dims 128 and 64, a bfloat16 and a float16 KV cache
-    (the model's dtype, auto) and a float32 and bfloat16 recurrent state, on each GPU preset's
-    compute capability: the prefill checkpoint blocks vLLM 0.34's own layer code keeps in align
-    (``vllm_kda_checkpoint``) beside FlatKV's (``flatkv_kda_checkpoint``); then the GDN presets
-    at key head dims 128 and 256 (``vllm_gdn_checkpoint`` beside ``checkpoint_blocks_kept``).
+    Kimi-K3's and Kimi-K3.1's, Glm5Next's two), with KDA head dims 128 and 64, a bfloat16 and
+    a float16 KV cache (the model's dtype, auto) and a float32 and bfloat16 recurrent state, on
+    each GPU preset's compute capability: the prefill checkpoint blocks vLLM 0.34's own layer
+    code keeps in align (``vllm_kda_checkpoint``) beside FlatKV's (``flatkv_kda_checkpoint``);
+    then the GDN presets at key head dims 128 and 256 (``vllm_gdn_checkpoint`` beside
+    ``checkpoint_blocks_kept``).
     (settings, mismatches)."""
     base = load_preset("Kimi-Linear-48B-A3B")
     rows = bad = 0
