@@ -73,7 +73,9 @@ def cached_least_budget(profile: CacheProfile, strategy: str, requests: int, con
                hash_funcs={CacheProfile: profile_key, StrategyOptions: options_key})
 def cached_longest_context(profile: CacheProfile, strategy: str, budget: int, below: int,
                            options: StrategyOptions) -> int:
-    """The Budget page's longest context that holds one request: a bisection of many runs."""
+    """The Budget page's longest context that holds one request
+    (``sizing.longest_context_held``): a bisection of many runs, one run for SGLang on state
+    layers alone (``sizing._layerless_longest``), cached either way."""
     return sizing.longest_context_held(strategy, profile, budget_bytes=budget, below=below,
                                        options=options)
 
