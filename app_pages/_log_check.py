@@ -19,7 +19,7 @@ from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import StrategyResult
 from flatkv.strategies.base import CHUNKED_PREFILL_OFF
 from flatkv.strategies.vllm_log import AVAILABLE_LINE
-from flatkv.strategy_notes import GPU_READERS, arch_moves_figures
+from flatkv.strategy_notes import GPU_READERS, arch_matters
 from flatkv.units import count_text, sentence_case, tokens_text
 from flatkv.units import markdown_literal as literal
 
@@ -212,19 +212,21 @@ def _logged_run_changes(run: log_check.LoggedRun, s: AppState) -> tuple[dict, li
 def _arch_off_the_preset(s: AppState, changes: dict) -> dict[str, str]:
     """The GPU architecture a log's ``changes``, leaving the GPU preset of ``s`` for a budget
     of their own, set beside it (a Blackwell they offer takes its place): the preset's
-    (``AppState.arch_kept_off``) where it moves a figure at the settings offered
-    (``strategy_notes.arch_moves_figures``), as ``compare --check-log`` offers --gpu-arch
-    (``log_cli``): vLLM refuses DeepSeek-V3.2 on the A100 it left, where none said (a Hopper
-    taken) started it. Else none said (""), the preset's figures alike: not one told before
-    the preset, which the field kept hidden and would wake, nor an architecture the user
-    never chose that Compare then says changes no figure (an L40S's Ada, for Llama)."""
+    (``AppState.arch_kept_off``) where it matters at the settings offered
+    (``strategy_notes.arch_matters``: a figure, or a word that reads the GPU, such as the
+    prefill checkpoint block vLLM 0.34 keeps Qwen3-Next on an H100), as ``compare
+    --check-log`` offers --gpu-arch (``log_cli``): vLLM refuses DeepSeek-V3.2 on the A100 it
+    left, where none said (a Hopper taken) started it. Else none said (""), the preset's
+    figures and words alike: not one told before the preset, which the field kept hidden and
+    would wake, nor an architecture the user never chose that Compare then says changes no
+    figure (an L40S's Ada, for Llama)."""
     if "gpu_arch" in changes or not (kept := s.arch_kept_off(changes["gpu"])):
         return {}
     offered = replace(s, **{**kept, **changes}).after(s)
-    moves = arch_moves_figures(offered.profile(), offered.strategy_options(),
-                               offered.budget().cache_bytes, offered.context_length(),
-                               results=current_strategies(offered, GPU_READERS))
-    return kept if moves else {"gpu_arch": ""}
+    matters = arch_matters(offered.profile(), offered.strategy_options(),
+                           offered.budget().cache_bytes, offered.context_length(),
+                           results=current_strategies(offered, GPU_READERS))
+    return kept if matters else {"gpu_arch": ""}
 
 
 # how a setting taken from a log reads, by its name (the prefill chunk's words need the run)

@@ -369,7 +369,7 @@ def recent_vllm_button(key: str) -> None:
     where this view keeps vLLM 0.19's, SPEC's anchor (none where it matches already)."""
     s = state()
     if changes := s.recent_vllm_changes():
-        help_text = strategy_notes.recent_vllm_help(changes, s.profile().architectures,
+        help_text = strategy_notes.recent_vllm_help(changes, s.profile(),
                                                     s.gpu_named(), s.vllm_checkpoint_blocks())
         st.button("Use vLLM 0.34's defaults", on_click=update, kwargs=changes, key=key,
                   icon=":material/update:", help=help_text)

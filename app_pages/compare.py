@@ -276,7 +276,8 @@ with user_errors():
                 st.caption(r.why_block_size)
             st.code("\n".join(r.formulas), language=None, wrap_lines=True)
             if log := r.extras.get("log_lines"):
-                st.caption(strategy_notes.start_up_log_text(r))
+                st.caption(strategy_notes.start_up_log_text(r, strategy_notes.unlogged_why(
+                    s.profile(), s.strategy_options()) if r.strategy == "vllm" else ""))
                 # wrapped to be read whole, each log line numbered so that a wrap is not
                 # taken for a line of its own (the copy button gives them unwrapped)
                 st.code("\n".join(log), language=None, wrap_lines=True, line_numbers=True)

@@ -28,7 +28,7 @@ from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import run_strategy
 from flatkv.strategies.base import ENGINE_NAMES, StrategyOptions
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
-from flatkv.strategy_notes import arch_moves_figures
+from flatkv.strategy_notes import arch_matters
 from flatkv.units import count_text, format_size, memory_size, quoted
 
 # The flag that sets each of a log's run's settings (``log_check.logged_changes``' names)
@@ -127,20 +127,22 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     instead = f" (in place of {' and '.join(replaced)})" if replaced else ""
     if ("--gpu-memory" in replaced and not changes.get("sglang_blackwell")
             and not strategy_cli.arch_flag(args)  # one told beside the preset stays
-            and _arch_moves_offered(changes, model, options_at(changes), args.budget,
-                                    context)):
+            and _arch_matters_offered(changes, model, options_at(changes), args.budget,
+                                      context)):
         flags += f" --gpu-arch {gpu_arch_of(options.gpu_compute_capability)}"
     return (f"note: this log's run had {flags}{instead}: every figure differs at other "
             f"settings, so check it again with those{f' (or {sink_alike})' if sink_alike else ''}",)
 
 
-def _arch_moves_offered(changes: Mapping[str, object], model: GivenModel,
-                        offered: StrategyOptions, budget: int, context: int | None) -> bool:
+def _arch_matters_offered(changes: Mapping[str, object], model: GivenModel,
+                          offered: StrategyOptions, budget: int, context: int | None) -> bool:
     """Whether the GPU preset's architecture (in ``offered``: the options with the log's
-    ``changes`` taken) moves a figure at the settings the note offers, not at those told:
+    ``changes`` taken) matters at the settings the note offers, not at those told (a figure,
+    or a note that reads the GPU, ``strategy_notes.arch_matters``: the prefill checkpoint
+    block vLLM 0.34 keeps Qwen3-Next on an H100 gives the fix):
     its budget (KV cache memory as printed, SGLang's searched bytes, or vLLM's blocks at the
     offered options), its context and its TP's profile, so that --gpu-arch is offered where
-    that command's figures read it (``strategy_notes.arch_moves_figures``), as Compare's
+    that command reads it, as Compare's
     offer keeps the preset's architecture (``_log_check``)."""
     profile = model.profile
     if (tp := changes.get("tp")) is not None:
@@ -154,7 +156,7 @@ def _arch_moves_offered(changes: Mapping[str, object], model: GivenModel,
         with contextlib.suppress(ValueError):
             budget = blocks_budget(changes["vllm_blocks"], vllm_block_bytes(profile, offered),
                                    1).cache_bytes
-    return arch_moves_figures(profile, offered, budget, changes.get("context", context))
+    return arch_matters(profile, offered, budget, changes.get("context", context))
 
 
 def _flag_of(name: str, value: object) -> str:

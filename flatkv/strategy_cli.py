@@ -74,6 +74,7 @@ from flatkv.strategy_notes import (
     option_why_not_line,
     short_of_one_request_text,
     stored_kv_dtype,
+    unlogged_why,
     why_not_line,
 )
 from flatkv.texttable import text_table
@@ -522,9 +523,10 @@ def _concurrency_text(result: StrategyResult) -> str:
     return f"{concurrency_text(result.max_concurrency)}x"
 
 
-def format_result_table(result: StrategyResult) -> str:
+def format_result_table(result: StrategyResult, unlogged: str = "") -> str:
     """One result that applies as aligned text: figures, breakdown (exact bytes and share), the
-    math."""
+    math. ``unlogged``: why no vLLM release logs vLLM's figure here
+    (``strategy_notes.unlogged_why``), said on its engine log row and log heading."""
     head = f"{result.strategy}: {result.profile_name or 'profile'}, "
     head += f"budget {exact_bytes(result.budget_bytes)}"
     if result.context_tokens is not None:
@@ -539,8 +541,9 @@ def format_result_table(result: StrategyResult) -> str:
          if result.capacity_tokens is not None else "- (no token history)"),
     ]
     if result.logged_tokens is not None:
-        rows.append(("engine log", f"{_cell(result.logged_tokens)} tokens "
-                     f"({logged_as(result.strategy)})"))
+        rows.append(("engine log", f"{_cell(result.logged_tokens)} tokens " + (
+            f"(in no vLLM log: {unlogged})" if unlogged and result.strategy == "vllm"
+            else f"({logged_as(result.strategy)})")))
     if result.older_logged_tokens is not None:
         rows.append(("older vLLM log", f"{_cell(result.older_logged_tokens)} tokens "
                      f"({OLDER_VLLM_LOG})"))
@@ -568,7 +571,7 @@ def format_result_table(result: StrategyResult) -> str:
                      f"{share:>{share_width}}%")
     lines.append("  math")
     lines += [f"    {f}" for f in result.formulas]
-    return "\n".join(lines + _start_up_log_lines(result))
+    return "\n".join(lines + _start_up_log_lines(result, unlogged))
 
 
 def _two_pools_note(result: StrategyResult) -> str:
@@ -583,9 +586,10 @@ def _two_pools_note(result: StrategyResult) -> str:
             f"{_cell(x['swa_tokens'] // result.block_size)}")
 
 
-def _start_up_log_lines(result: StrategyResult) -> list[str]:
+def _start_up_log_lines(result: StrategyResult, unlogged: str = "") -> list[str]:
     """An engine's start-up log lines at these settings (vLLM's, SGLang's), under a heading, to
-    set beside a real log (none for other layouts, or where the engine does not start)."""
+    set beside a real log (none for other layouts, or where the engine does not start); vLLM's
+    heading says no release's words where ``unlogged`` says why none logs them."""
     log = result.extras.get("log_lines") if result.applies else None
     if not log:
         return []
@@ -602,7 +606,9 @@ def _start_up_log_lines(result: StrategyResult) -> list[str]:
     notes = list(x.get("log_left_out", ()))
     if result.strategy == "vllm":  # how its memory lines read
         notes.append(memory_log_note(result))
-    return [f"{start_up_log_title(result.strategy)} ({log_words(result)}{said}):",
+    words = (f"no release's words: {unlogged}" if unlogged and result.strategy == "vllm"
+             else log_words(result))
+    return [f"{start_up_log_title(result.strategy)} ({words}{said}):",
             *(f"  {line}" for line in log), *(f"  ({why})" for why in notes)]
 
 
@@ -618,7 +624,8 @@ class Held:
 
 def format_comparison_table(results: Sequence[StrategyResult],
                             held: Held | None = None, *, exact_bytes: bool = False,
-                            kv_dtypes: tuple[str, Mapping[str, str], str] | None = None) -> str:
+                            kv_dtypes: tuple[str, Mapping[str, str], str] | None = None,
+                            unlogged: str = "") -> str:
     """Strategies side by side: one column each, figures then the breakdown, each cell in the
     binary unit that reads best for it (``format_bytes``), or in bytes with ``exact_bytes`` (a
     reviewer setting a row beside an engine's byte count); strategies that do not apply are
@@ -626,7 +633,9 @@ def format_comparison_table(results: Sequence[StrategyResult],
     least budget for R requests, a row of its own. ``kv_dtypes``: (the model's KV dtype, a
     layout -> the one it stores where another, the line that says so) where they differ
     (``strategy_notes.kv_dtype_marks``): a row of each layout's KV dtype under its concurrency,
-    the line among the notes, as Compare marks and says it."""
+    the line among the notes, as Compare marks and says it. ``unlogged``: why no vLLM release
+    logs vLLM's figure here (``strategy_notes.unlogged_why``): its engine log cell is none,
+    a line says why, as Compare's note does, and its log heading says so."""
     if not results:
         return "(no strategies)"
     table: list[list[str]] = []
@@ -642,7 +651,8 @@ def format_comparison_table(results: Sequence[StrategyResult],
     row("blocks", each(lambda r: _cell(r.num_blocks)))
     row("capacity (tokens)", each(lambda r: _cell(r.capacity_tokens)))
     if any(r.logged_tokens is not None for r in results):
-        row(LOGGED_COLUMN, each(lambda r: _cell(r.logged_tokens)))
+        row(LOGGED_COLUMN, each(lambda r: "none" if unlogged and r.strategy == "vllm"
+                                and r.logged_tokens is not None else _cell(r.logged_tokens)))
     if any(r.older_logged_tokens is not None or older_log_none(r) for r in results):
         row(OLDER_LOGGED_COLUMN,
             each(lambda r: "none" if older_log_none(r) else _cell(r.older_logged_tokens)))
@@ -675,6 +685,10 @@ def format_comparison_table(results: Sequence[StrategyResult],
     # an older log row left empty by options vLLM 0.19 never ran says why, as plan's table does
     notes += [f"{r.strategy}: no older vLLM log: {why}" for r in results
               if r.applies and (why := older_log_none(r))]
+    notes += [f"vllm: no engine log: its {r.logged_tokens:,} tokens are in no vLLM log, as "
+              f"{unlogged} (--prefill-checkpoint-blocks 0 gives a log's figure)"
+              for r in results if unlogged and r.strategy == "vllm" and r.applies
+              and r.logged_tokens is not None]
     if dp := attention_dp_text(results):
         notes.append(dp)
     # what the figures leave out, as its math says (the JSON's formulas)
@@ -685,7 +699,7 @@ def format_comparison_table(results: Sequence[StrategyResult],
         notes.append(f"none in the least budget row: no budget up to {MAX_BYTES:,} B (1 EiB, "
                      f"the most a plan takes) holds {count_text(held.requests, 'request')} in "
                      "that layout (n/a: a layout that plans no such model at any budget)")
-    log = [line for r in results for line in _start_up_log_lines(r)]
+    log = [line for r in results for line in _start_up_log_lines(r, unlogged)]
     return "\n".join([title, *lines, *notes, *log])
 
 
@@ -699,13 +713,14 @@ def plan_strategy_text(args: argparse.Namespace, profile: CacheProfile,
     groups by id in its keys and fields, by kind in its formulas' words). A layout with no
     figures here is an error (exit 2, as ``plan`` without --strategy), worded as ``compare``'s
     note (``option_why_not_line``); ``compare`` lists it."""
+    options = figures_options(args)
     result = _run_strategy(args.strategy, profile, budget_bytes=args.budget,
-                           context_tokens=context, options=figures_options(args))
+                           context_tokens=context, options=options)
     if not result.applies:
         raise ValueError(option_why_not_line(f"--strategy {args.strategy}", result))
     if args.json:
         return json.dumps(result.to_dict(), indent=2)
-    return format_result_table(result)
+    return format_result_table(result, unlogged_why(profile, options))
 
 
 def _needed_context(context: int | None, flag: str) -> int:
@@ -797,7 +812,8 @@ def compare_text(args: argparse.Namespace, profile: CacheProfile, context: int |
                                  sglang_told="--sglang-kv-cache-dtype bf16",
                                  kv_dtype_set=None if raw else lambda d: f"--kv-dtype {d}")
     table = format_comparison_table(results, held, exact_bytes=args.exact_bytes,
-                                    kv_dtypes=(profile.kv_dtype, marks, apart) if marks else None)
+                                    kv_dtypes=(profile.kv_dtype, marks, apart) if marks else None,
+                                    unlogged=unlogged_why(profile, options))
     if swept is not None:
         table += "\n" + format_context_sweep(swept)
     reserved = options.reserved_bytes_per_block

@@ -69,7 +69,9 @@ from flatkv.strategies.vllm import (
     FAILS_AT_START_UP,
     REFUSES_TO_START,
     all_as_align_why,
+    checkpoint_blocks_kept,
     runs_all_as_align,
+    unasked_mla_block_text,
 )
 from flatkv.strategies.vllm_log import log_words, memory_log_note
 from flatkv.strategies.vllm_releases import (
@@ -85,6 +87,7 @@ from flatkv.strategies.vllm_releases import (
     checkpoint_since,
     checkpoints_kept,
     class_keeping_no_checkpoints,
+    release_before,
 )
 from flatkv.units import (
     concurrency_text,
@@ -119,25 +122,80 @@ def arch_moves_figures(profile: CacheProfile, options: StrategyOptions, budget_b
                        results: Sequence[StrategyResult] = ()) -> bool:
     """Whether the GPU architecture in ``options`` (``gpu_compute_capability``) moves a figure
     of ``strategies`` from those of no GPU said (a Hopper's): vLLM's refusals on SM 8.x,
-    SGLang's DSA layout on a Blackwell. A log's offer carries the architecture of a preset it
-    leaves where this holds, and an architecture told where it does not is noted as
-    changing no figure (``notes_cli``), one rule for every architecture. ``results``: layouts
-    already run at these options, budget and context (the page's own), taken in place of a
-    run of theirs, so that a page asking runs each layout once more, at no GPU said."""
-    if options.gpu_compute_capability is None:
+    SGLang's DSA layout on a Blackwell. Whether it moves a word too is ``arch_matters``'s.
+    ``results``: layouts already run at these options, budget and context (the page's own),
+    taken in place of a run of theirs, so that a page asking runs each layout once more, at
+    no GPU said."""
+    return any(_figures(at) != _figures(said) for _, at, said in _runs_by_arch(
+        profile, options, budget_bytes, context_tokens, strategies, results))
+
+
+def arch_matters(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                 context_tokens: int | None, strategies: Sequence[str] = GPU_READERS, *,
+                 results: Sequence[StrategyResult] = ()) -> bool:
+    """Whether the GPU architecture in ``options`` matters to ``strategies`` here, against no
+    GPU said: it moves a figure (``arch_moves_figures``) or what the notes and the "vLLM
+    0.34's defaults" button read of the GPU: the prefill checkpoint blocks vLLM 0.34 keeps a
+    GDN or KDA model in align (``vllm.checkpoint_blocks_kept``: not known where no GPU is
+    said, so the checkpoint note and the button lose them), vLLM's note on the block it runs
+    a dense MLA cache at told none (``vllm.unasked_mla_block_text``: FLASHINFER_MLA's on a
+    Blackwell, FlashMLA's on a Hopper), or SGLang's GPU note (``sglang_gpu_note``). The one
+    rule for a log's offer leaving a GPU preset, in the app (``_log_check``) and the CLI
+    (``log_cli``), which carries the preset's architecture where this holds. (The note that
+    one told changes no figure, ``arch_idle_why``, stays silent on the checkpoint block
+    alone: the others it points to.) ``results`` as ``arch_moves_figures`` takes them."""
+    capability = options.gpu_compute_capability
+    if capability is None:
         return False
     said = replace(options, gpu_compute_capability=None)
-    ran = {r.strategy: r for r in results}
+    if checkpoint_reads_arch(profile, options, strategies):
+        return True
+    if "sglang" in strategies and (sglang_gpu_note("", profile, options)
+                                   != sglang_gpu_note("", profile, said)):
+        return True
+    return any(_figures(at) != _figures(none) or (
+        strategy == "vllm" and unasked_mla_block_text(profile, options, at)
+        != unasked_mla_block_text(profile, said, none))
+        for strategy, at, none in _runs_by_arch(profile, options, budget_bytes,
+                                                context_tokens, strategies, results))
 
-    def figures(r: StrategyResult) -> tuple:
-        return tuple(getattr(r, name) for name in _FIGURE_FIELDS)
+
+def checkpoint_reads_arch(profile: CacheProfile, options: StrategyOptions,
+                          strategies: Sequence[str] = GPU_READERS) -> bool:
+    """Whether the prefill checkpoint blocks vLLM 0.34 keeps this model in align read the GPU
+    architecture in ``options`` (``vllm.checkpoint_blocks_kept``: a GDN or KDA class's, by
+    the prefill backend the GPU runs; not known where no GPU is said), so that the checkpoint
+    note and the "vLLM 0.34's defaults" button move with it: ``arch_matters`` keeps it, and
+    ``arch_idle_why`` says no "changes no figure" of it."""
+    capability = options.gpu_compute_capability
+    # (a GDN or KDA class's blocks are not known at no GPU and known at any: the key head
+    # dims decide which they are, not whether the GPU moves them, so none are passed)
+    return ("vllm" in strategies and capability is not None
+            and options.mamba_cache_mode == "align"
+            and checkpoint_blocks_kept(profile, capability, set())
+            != checkpoint_blocks_kept(profile, None, set()))
+
+
+def _figures(r: StrategyResult) -> tuple:
+    """``r``'s figures (``_FIGURE_FIELDS``), which the GPU's architecture may move."""
+    return tuple(getattr(r, name) for name in _FIGURE_FIELDS)
+
+
+def _runs_by_arch(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                  context_tokens: int | None, strategies: Sequence[str],
+                  results: Sequence[StrategyResult]):
+    """Each GPU reader of ``strategies`` with its result at ``options`` (one of ``results``
+    where given) and at no GPU said, run as asked for (``any`` stops at the first apart)."""
+    said = replace(options, gpu_compute_capability=None)
+    ran = {r.strategy: r for r in results}
 
     def run(strategy: str, opts: StrategyOptions) -> StrategyResult:
         return run_strategy(strategy, profile, budget_bytes=budget_bytes,
                             context_tokens=context_tokens, options=opts)
 
-    return any(figures(ran[s] if s in ran else run(s, options)) != figures(run(s, said))
-               for s in strategies if s in GPU_READERS)
+    for s in strategies:
+        if s in GPU_READERS and options.gpu_compute_capability is not None:
+            yield s, ran[s] if s in ran else run(s, options), run(s, said)
 
 
 # a Blackwell told in vLLM's figures: none moves from a Hopper's, the FlashMLA note reads it (an
@@ -159,19 +217,13 @@ def arch_idle_why(profile: CacheProfile, options: StrategyOptions, strategies: S
     A100); a Blackwell SGLang's DSA layout alone, so the words say what it stores as a
     Hopper does, or why SGLang does not start the model there (its KV dtype; learnable sinks
     kept in bfloat16). Nothing either for vLLM on a GDN or KDA model in mode align, whose
-    prefill checkpoint block vLLM 0.34 keeps by the GPU (the checkpoint note reads the
-    architecture)."""
+    prefill checkpoint block vLLM 0.34 keeps by the GPU (``checkpoint_reads_arch``: the
+    checkpoint note reads the architecture); the notes that name the GPU beside unmoved
+    figures (a dense MLA cache's block, SGLang's page on a Blackwell) these words point to."""
     capability = options.gpu_compute_capability
-    if capability is None or arch_moves_figures(profile, options, budget_bytes,
-                                                context_tokens, strategies, results=results):
-        return ""
-    if ("vllm" in strategies and options.mamba_cache_mode == "align"
-            and (GDN_CHECKPOINT_CLASSES | set(KDA_CHECKPOINT_SINCE)).intersection(
-                profile.architectures)):
-        # vLLM 0.34 keeps a GDN or KDA model's prefill checkpoint block by the GPU (FlashInfer's
-        # or FlashKDA's prefill, ``vllm.gdn_checkpoint_on``, ``kda_checkpoint_on``: a Hopper's,
-        # not an SM 8.x's), which the figures take as told and the checkpoint note reads: not a
-        # GPU laid out as any other
+    if capability is None or checkpoint_reads_arch(profile, options, strategies) or (
+            arch_moves_figures(profile, options, budget_bytes, context_tokens, strategies,
+                               results=results)):
         return ""
     if capability == GPU_ARCHITECTURES["hopper"]:
         return "the figures take a Hopper where no GPU is said"
@@ -818,22 +870,21 @@ def prefill_checkpoint_text(options: StrategyOptions, profile: CacheProfile, *,
         return ""
     held = state_pages_per_request(options, 0, 1)
     if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
-        since, layers = ("vLLM 0.28 to 0.31 did. Since 0.32",
-                         "this model's Mamba2 layers")
-    elif gdn_gpu and (kda := [KDA_CHECKPOINT_SINCE[a] for a in profile.architectures
-                              if a in KDA_CHECKPOINT_SINCE]):
-        since, layers = (f"vLLM before {kda[0]} did. Since {kda[0]}",
-                         f"this model's KDA layers on the {gdn_gpu}, whose prefill runs on "
-                         "FlashKDA there")
+        layers = "this model's Mamba2 layers"
+    elif gdn_gpu and set(KDA_CHECKPOINT_SINCE).intersection(profile.architectures):
+        layers = (f"this model's KDA layers on the {gdn_gpu}, whose prefill runs on FlashKDA "
+                  "there")
     elif gdn_gpu and GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
-        since, layers = ("vLLM 0.28 to 0.32 did. Since 0.33",
-                         f"this model's GDN layers on the {gdn_gpu}, whose prefill runs on "
-                         "FlashInfer there")
+        layers = (f"this model's GDN layers on the {gdn_gpu}, whose prefill runs on "
+                  "FlashInfer there")
     else:
         return ""
+    # (mode align came in 0.28; the release that brought the class's checkpoint block, one)
+    since = checkpoint_since(profile)
     return (f"Mamba cache mode align counts {held} state pages a request in each state group "
-            f"here, as {since} vLLM keeps a prefill checkpoint page more for {layers} "
-            f"({held + 1} a request): {fix} to match a later log.")
+            f"here, as vLLM 0.28 to {release_before(since)} did. Since {since} vLLM keeps a "
+            f"prefill checkpoint page more for {layers} ({held + 1} a request): {fix} to match "
+            "a later log.")
 
 
 def mode_fallback_text(r: StrategyResult, profile: CacheProfile) -> str:
@@ -921,6 +972,17 @@ def logged_since(profile: CacheProfile, options: StrategyOptions) -> str:
             and options.prefill_checkpoint_blocks):
         return LOGGED_SINCE
     return "" if class_keeping_no_checkpoints(profile) else checkpoint_since(profile)
+
+
+def unlogged_why(profile: CacheProfile, options: StrategyOptions) -> str:
+    """Why no vLLM release logs vLLM's "GPU KV cache size" under ``options`` (``logged_since``
+    "": prefill checkpoint blocks told to a class none keeps them for, Jamba's), for Compare's
+    note, the CLI's engine log row and start-up log heading alike; "" where one logs it."""
+    if logged_since(profile, options):
+        return ""
+    blocks = options.prefill_checkpoint_blocks
+    return (f"these figures count {blocks} prefill checkpoint block{'s' if blocks > 1 else ''} "
+            f"a request in align and {checkpoints_kept(profile)}")
 
 
 def logged_delta(r: StrategyResult, since: str = LOGGED_SINCE) -> str:
@@ -1193,12 +1255,12 @@ def dead_weight_text(results: Sequence[StrategyResult]) -> str:
     return text
 
 
-def start_up_log_text(r: StrategyResult) -> str:
+def start_up_log_text(r: StrategyResult, unlogged: str = "") -> str:
     """What the start-up log lines under an engine's math are, and how older releases print
-    them."""
+    them; vLLM's no release's words where ``unlogged`` says why (``unlogged_why``)."""
     if r.strategy == "sglang":
         return sglang_start_up_log_text(r)
-    text = f"{_log_lines_are(r)} {memory_log_note(r)}."
+    text = f"{_log_lines_are(r, unlogged)} {memory_log_note(r)}."
     for left_out in r.extras.get("log_left_out", ()):
         text += f" {sentence_case(left_out)}."
     if r.extras.get("state_page_bytes") is not None:  # a state model: which mode it counts
@@ -1296,9 +1358,11 @@ def _scheduler_figures(r: StrategyResult) -> str:
     return "; ".join(said)
 
 
-def _log_lines_are(r: StrategyResult) -> str:
+def _log_lines_are(r: StrategyResult, unlogged: str = "") -> str:
     """The opening of what an engine's start-up log lines under its math are."""
-    return (f"{start_up_log_title(r.strategy)}, in {log_words(r, in_brackets=True)} and "
+    words = (f"no release's words ({unlogged})" if unlogged
+             else log_words(r, in_brackets=True))
+    return (f"{start_up_log_title(r.strategy)}, in {words} and "
             "number formats: set it beside yours line by line.")
 
 
@@ -1321,16 +1385,18 @@ def defaults_text(recent: Mapping[str, object], button_where: str = "Engine opti
             f"{button_where})")
 
 
-def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] = (),
+def recent_vllm_help(changes: dict[str, object], profile: CacheProfile,
                      gpu: str = "", checkpoint_blocks: int | None = None) -> str:
-    """What the "vLLM 0.34's defaults" button sets (``AppState.recent_vllm_changes``) for a
-    model of ``architectures`` on ``gpu``, where vLLM 0.34 keeps ``checkpoint_blocks``
+    """What the "vLLM 0.34's defaults" button sets (``AppState.recent_vllm_changes``) for
+    ``profile``'s model on ``gpu``, where vLLM 0.34 keeps ``checkpoint_blocks``
     (``AppState.vllm_checkpoint_blocks``: None, not known). A GDN or KDA model's checkpoint
     block depends on the GPU, so where it is not kept the help says where it would be."""
+    architectures = profile.architectures
     gdn = bool(GDN_CHECKPOINT_CLASSES.intersection(architectures))
-    kda = [KDA_CHECKPOINT_SINCE[a] for a in architectures if a in KDA_CHECKPOINT_SINCE]
+    kda = set(KDA_CHECKPOINT_SINCE).intersection(architectures)
+    since = checkpoint_since(profile)  # (a KDA class's release, the first of its classes)
     if kda:
-        checkpoint = (f"(vLLM {kda[0]} and later, for KDA layers, whose prefill runs on FlashKDA "
+        checkpoint = (f"(vLLM {since} and later, for KDA layers, whose prefill runs on FlashKDA "
                       f"on the {gpu})")
     elif gdn:
         checkpoint = (f"(vLLM 0.33 and later, for GDN layers, whose prefill runs on FlashInfer "
@@ -1342,7 +1408,7 @@ def recent_vllm_help(changes: dict[str, object], architectures: tuple[str, ...] 
         where = (f"not on the {gpu}" if checkpoint_blocks == 0
                  else "pick the GPU or its architecture, or set Prefill checkpoint blocks to 1 "
                  "for a log of one")
-        gdn_elsewhere = (f" vLLM {kda[0]} and later keep a prefill checkpoint block more for "
+        gdn_elsewhere = (f" vLLM {since} and later keep a prefill checkpoint block more for "
                          "this model's KDA layers on an H100, H200 or B200 with heads of 128 "
                          "in bfloat16, where their prefill runs on FlashKDA" if kda else
                          " vLLM 0.33 and later keep a prefill checkpoint block more for this "
@@ -1400,8 +1466,8 @@ def logged_capacity_text(results: Sequence[StrategyResult], profile: CacheProfil
     under ``options`` (``logged_since`` "": prefill checkpoint blocks told to a class none
     keeps them for, Jamba's), it is not quoted as a log line: the words say why. Empty when no
     engine logs one here."""
-    no_log = (profile is not None and options is not None
-              and not logged_since(profile, options))
+    no_log = (unlogged_why(profile, options) if profile is not None and options is not None
+              else "")
     parts = [f"{logged_as(r.strategy)}: {r.logged_tokens:,} tokens"
              for r in results
              if r.applies and r.logged_tokens is not None
@@ -1409,12 +1475,8 @@ def logged_capacity_text(results: Sequence[StrategyResult], profile: CacheProfil
     text = "In the engines' logs: " + "; ".join(parts) + "." if parts else ""
     for r in results:
         if no_log and r.strategy == "vllm" and r.applies and r.logged_tokens is not None:
-            blocks = options.prefill_checkpoint_blocks
-            text += (f" Not in any vLLM log: vLLM's {r.logged_tokens:,} tokens, as these "
-                     f"figures count {blocks} prefill checkpoint block"
-                     f"{'s' if blocks > 1 else ''} a request in align and "
-                     f"{checkpoints_kept(profile)} (Prefill checkpoint blocks 0 gives a log's "
-                     "figure).")
+            text += (f" Not in any vLLM log: vLLM's {r.logged_tokens:,} tokens, as {no_log} "
+                     "(Prefill checkpoint blocks 0 gives a log's figure).")
     for r in results:
         if r.strategy == "vllm" and r.applies and r.older_logged_tokens is not None:
             text += (f" vLLM's line is max concurrency x max_model_len ({OLDER_VLLM_LOG}: "

@@ -2526,3 +2526,17 @@ def test_the_log_figure_of_options_only_later_releases_run_names_those_releases(
     assert any(c.value.startswith('To check a log\'s "GPU KV cache size: N tokens" line: vLLM '
                                   "0.32 to 0.34 (a current release) prints")
                for c in nemotron.caption)
+
+
+def test_compares_start_up_log_heading_of_checkpoint_blocks_no_release_keeps_says_so():
+    # Jamba-1.5-Mini in align told 1 prefill checkpoint block: vLLM's lines under its formulas
+    # are no release's (MambaMixer keeps no checkpoint block: strategy_notes.unlogged_why, the
+    # rule of the note above and the CLI's heading); they read "in a current release's words"
+    link = {"model": "Jamba-1.5-Mini", "gpu": "KV cache memory", "kv_mem": "40GiB",
+            "ctx": "262144", "mamba": "align", "ckpt": "1"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    assert [c.value for c in at.caption if c.value.startswith(
+        "vLLM's start-up log at these settings, in no release's words (these figures count 1 "
+        "prefill checkpoint block a request in align and no vLLM release up to 0.34 keeps them "
+        "for JambaForCausalLM) and number formats")]

@@ -1058,3 +1058,35 @@ def test_compares_architecture_line_runs_each_engine_once_more(monkeypatch):
         "SGLang lay this model out on an SM 8.9 GPU as on a Hopper, the GPU the figures take "
         "where none is said."]
     assert ran == {"vllm": 1, "sglang": 1}
+
+
+def test_a_vllm_logs_blocks_off_an_h100_keep_its_hopper_for_the_checkpoint_note():
+    # Qwen3-Next-80B-A3B on the H100 80GB in align at 32,768 tokens, told no checkpoint block,
+    # and vLLM 0.34's H100 log of it (test_cli's QWEN3_NEXT_H100_VLLM_LOG: 2,275 blocks fit, 1
+    # checkpoint block a request kept): the offer of its blocks leaves the preset, and the
+    # Hopper moves no figure there but is what the checkpoint note and vLLM 0.34's defaults
+    # read (strategy_notes.arch_matters), so the offer keeps it (it set none: the GPU not
+    # known, no checkpoint block known, the note that names the fix gone), as the CLI offers
+    # --gpu-arch hopper (test_cli's test_check_log_off_an_h100_offers_its_hopper_...)
+    from test_cli import QWEN3_NEXT_H100_VLLM_LOG
+
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "gpu": "H100 80GB",
+                                           "mamba": "align", "ctx": "32768"})
+    (offer,) = offers_after_pasting(at, QWEN3_NEXT_H100_VLLM_LOG)
+    assert offer.startswith("This log's run had 2,275 vLLM KV cache blocks a rank")
+    take_offer(at)
+    assert_clean(at)
+    assert offer.endswith("and vLLM 0.34's defaults: the figures here are at other settings, "
+                          "so its lines differ for that alone. Take its settings, then read "
+                          "the check again.")
+    assert (at.query_params["gpu"], at.query_params["kv_blocks"], at.query_params["ckpt"],
+            at.query_params.get("gpu_arch"), at.selectbox(key="w.gpu_arch").value) == (
+        "vLLM KV cache blocks", "2275", "1", "hopper", "hopper")
+    assert not [c for c in at.caption if "changes no figure here" in c.value]
+    # the checkpoint block dropped again, the note names the fix on the Hopper kept
+    at.number_input(key="w.prefill_checkpoint_blocks").set_value(0).run()
+    assert [c.value for c in at.caption if c.value.startswith(
+        "Mamba cache mode align counts 2 state pages a request in each state group here, as "
+        "vLLM 0.28 to 0.32 did. Since 0.33 vLLM keeps a prefill checkpoint page more for this "
+        "model's GDN layers on the Hopper GPU (SM 9.0), whose prefill runs on FlashInfer "
+        "there (3 a request)")]

@@ -1853,7 +1853,7 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
                     frozenset({256}): {"H100 80GB", "H200 141GB"}}
     assert set(FLASHINFER_GDN_CAPABILITIES) <= set(GPU_COMPUTE_CAPABILITIES.values())
     # the button's help says where a GDN checkpoint block would be kept where it is not
-    archs = default.profile().architectures
+    archs = default.profile()
     said = ("vLLM 0.33 and later keep a prefill checkpoint block more for this model's GDN "
             "layers on an H100 or H200, or a B200 with key heads of 128 (CUDA 13), where their "
             "prefill runs on FlashInfer: ")
@@ -1874,7 +1874,7 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
         "layers on the A100 80GB), to match")
     llama = replace(default, model="Llama-3.1-8B", gpu="A100 80GB")
     assert "GDN" not in strategy_notes.recent_vllm_help(llama.recent_vllm_changes(),
-                                                  llama.profile().architectures, llama.gpu)
+                                                  llama.profile(), llama.gpu)
     # an attention-only model has no mamba cache mode to set; the memory is never set (0.34
     # sizes its cache after warm-up)
     assert replace(default, model="Llama-3.1-8B").recent_vllm_changes() == {"block_size": 64}

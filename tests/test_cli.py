@@ -388,21 +388,21 @@ def test_a_type_error_names_its_flag_once(capsys):
              "whole number of bytes (between 1 and 2): give whole bytes, e.g. 4096 or 4KiB"),
             (["--max-batched-tokens", "abc"], "--max-batched-tokens is 'abc': give whole tokens "
              "such as 262144, 256K (262,144) or 128k (128,000)"),
-            # typed by its alias: named by the flag the message names, once
-            (["--chunked-prefill-size", "abc"], "--sglang-chunked-prefill-size is 'abc': give "
+            # typed by its alias: named by that alias, once (it was the --sglang- name)
+            (["--chunked-prefill-size", "abc"], "--chunked-prefill-size is 'abc': give "
              "whole tokens such as 262144, 256K (262,144) or 128k (128,000); or -1 (any whole "
              "number 0 or less, as SGLang reads it, or off) for chunked prefill off"),
             # past int()'s 4,300 digits: its own "Exceeds the limit (4300 digits) for integer
             # string conversion" was the message, under argparse's prefix
-            (["--chunked-prefill-size=" + "9" * 5_000], "--sglang-chunked-prefill-size is "
+            (["--chunked-prefill-size=" + "9" * 5_000], "--chunked-prefill-size is "
              f"'{'9' * 24}...': give whole tokens such as 262144, 256K (262,144) or 128k "
              "(128,000); or -1 (any whole number 0 or less, as SGLang reads it, or off) for "
              "chunked prefill off"),
-            (["--chunked-prefill-size=-" + "9" * 5_000], "--sglang-chunked-prefill-size is "
+            (["--chunked-prefill-size=-" + "9" * 5_000], "--chunked-prefill-size is "
              f"'-{'9' * 23}...': give a positive number of tokens; or -1 (any whole number 0 "
              "or less, as SGLang reads it, or off) for chunked prefill off"),
             # a plus sign refused before 0 as before 5 ('+0' was read as chunked prefill off)
-            (["--chunked-prefill-size", "+0"], "--sglang-chunked-prefill-size '+0' has a plus "
+            (["--chunked-prefill-size", "+0"], "--chunked-prefill-size '+0' has a plus "
              "sign: write it without the sign, e.g. 0, for chunked prefill off"),
             (["--block-size", "0"], "--block-size 0 must be positive: give 1 or more")):
         code, out, err = run(["compare", "--preset", "Llama-3.1-8B", *argv], capsys)
@@ -1049,21 +1049,71 @@ def test_check_log_asks_whether_the_architecture_moves_a_figure_at_the_offered_s
     # are the model's and the GPU's; a B200's Blackwell is offered as --sglang-blackwell), so
     # the question is read where it is asked
     from flatkv import log_cli
-    from flatkv.strategy_notes import arch_moves_figures
+    from flatkv.strategy_notes import arch_matters
 
     asked = []
 
     def spy(profile, options, budget_bytes, context_tokens, *args):
         asked.append((budget_bytes, context_tokens, options.gpu_compute_capability))
-        return arch_moves_figures(profile, options, budget_bytes, context_tokens, *args)
+        return arch_matters(profile, options, budget_bytes, context_tokens, *args)
 
-    monkeypatch.setattr(log_cli, "arch_moves_figures", spy)
+    monkeypatch.setattr(log_cli, "arch_matters", spy)
     assert_log_run_named(
         ["compare", "--preset", "DeepSeek-V3", "--tp", "8", "--gpu-memory", "A100 80GB",
          "--weights", "90GB", "--context", "32K", "--kv-dtype", "fp8", "--check-log",
          str(deepseek_v3_sglang_log(tmp_path, "fp8"))],
         "--budget 65718725760B --gpu-arch ampere (in place of --gpu-memory)", capsys)
     assert asked == [(65_718_725_760, 32_768, (8, 0))]
+
+
+# vLLM 0.34's start-up log of Qwen3-Next-80B-A3B on an H100 in mamba cache mode align at
+# 32,768 tokens, run with its defaults: its GDN prefill runs on FlashInfer there, so it keeps
+# 1 prefill checkpoint block a request, and 2,275 KV cache blocks fit after warm-up. P 576
+# (block 64 raised until its 12 attention layers' page covers a GDN state page); a request
+# holds cdiv(32,768, 576) = 57 full pages and 3 state groups x (2 + 1 checkpoint) = 9 state
+# pages: 2,275 / 66 = 34.47x. FlatKV's own lines at those settings, the run's GPU figures given
+QWEN3_NEXT_H100_VLLM_LOG = "\n".join(
+    f"(EngineCore_DP0 pid=812) INFO 12-06 07:00:0{i} [gpu_worker.py:3{i}] {line}"
+    for i, line in enumerate((
+        "Setting attention block size to 576 tokens to ensure that attention page size is >= "
+        "mamba page size.",
+        "Padding mamba page size by 7.46% to ensure that mamba page size and attention page "
+        "size are exactly equal.",
+        "Available KV cache memory: 31.5 GiB",
+        "Memory after warmup: 1.31 GiB free, 29.99 GiB committed to the KV cache, 2.1 GiB kept "
+        "for transient activations (1.87 GiB allocated at peak, 2.1 GiB of torch reservation "
+        "growth); 2275 KV cache blocks (29.99 GiB) fit within the requested 70.52 GiB. Torch "
+        "may reserve up to 75.02 GiB.",
+        "GPU KV cache size: 1,129,503 tokens, Maximum concurrency for 32,768 tokens per "
+        "request: 34.47x")))
+
+
+def test_check_log_off_an_h100_offers_its_hopper_where_the_checkpoint_note_reads_it(
+        tmp_path, capsys):
+    # that log checked at the H100 80GB preset in align, told no checkpoint block: the offer
+    # of its 2,275 blocks leaves the preset, and the Hopper moves no figure (checkpoint blocks
+    # are as told) but says vLLM 0.34 keeps Qwen3-Next's GDN a checkpoint block there, which
+    # no GPU said leaves unknown (strategy_notes.arch_matters): --gpu-arch hopper is offered
+    # (it was not, and the run it offered showed 4 lines apart with no note of the fix), and
+    # run with it the note names the fix, with which every line agrees
+    assert f"{2_275 / (57 + 3 * 3):.2f}" == "34.47" and -(-32_768 // 576) == 57
+    log = tmp_path / "vllm.log"
+    log.write_text(QWEN3_NEXT_H100_VLLM_LOG)
+    base = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--mamba-cache-mode", "align",
+            "--context", "32768", "--check-log", str(log)]
+    assert_log_run_named([*base, "--gpu-memory", "H100 80GB"],
+                         "--vllm-blocks 2275 --gpu-arch hopper (in place of --gpu-memory)",
+                         capsys)
+    code, _, err = run([*base, "--vllm-blocks", "2275", "--gpu-arch", "hopper"], capsys)
+    assert code == 1 and (
+        "python -m flatkv: note: Mamba cache mode align counts 2 state pages a request in each "
+        "state group here, as vLLM 0.28 to 0.32 did. Since 0.33 vLLM keeps a prefill "
+        "checkpoint page more for this model's GDN layers on the Hopper GPU (SM 9.0), whose "
+        "prefill runs on FlashInfer there (3 a request): give --prefill-checkpoint-blocks 1 to "
+        "match a later log.") in err.splitlines()
+    code, out, _ = run([*base, "--vllm-blocks", "2275", "--gpu-arch", "hopper",
+                        "--prefill-checkpoint-blocks", "1"], capsys)
+    assert code == 0 and out.splitlines()[0].startswith("vLLM: all 5 lines are in the log")
 
 
 def test_check_log_off_the_preset_adds_no_architecture_where_one_is_said(tmp_path, capsys):
@@ -3331,3 +3381,51 @@ def test_an_architecture_is_not_said_to_change_nothing_where_vllm_keeps_a_checkp
     code, _, err = run([*qwen[:-2], "--gpu-arch", "ampere"], capsys)
     assert code == 0 and ("--gpu-arch ampere changes no figure here: vLLM lays this model out "
                           "on an SM 8.0 GPU as on a Hopper") in err
+
+
+def test_checkpoint_blocks_told_to_a_class_vllm_keeps_none_are_in_no_log_row_or_heading(capsys):
+    # Jamba-1.5-Mini in align told 1 prefill checkpoint block (40 GiB, 262,144 tokens): vLLM's
+    # 32,768 x 262,144 // (7 x 3 + 3,277) = 2,604,589 is no release's log (MambaMixer keeps
+    # none: strategy_notes.unlogged_why, the rule of Compare's "Not in any vLLM log"), so
+    # compare's engine log cell is none with a line saying why, and plan's row and both start-up
+    # log headings say so (they read 2,604,589 and "a current release's words"); told 0, the
+    # figure a log prints, 32,768 x 262,144 // (14 + 3,277) = 2,610,129, stays
+    assert 32_768 * 262_144 // (7 * 3 + 3_277) == 2_604_589
+    assert 32_768 * 262_144 // (7 * 2 + 3_277) == 2_610_129
+    why = ("these figures count 1 prefill checkpoint block a request in align and no vLLM "
+           "release up to 0.34 keeps them for JambaForCausalLM")
+    jamba = ["--preset", "Jamba-1.5-Mini", "--budget", "40GiB", "--context", "262144",
+             "--mamba-cache-mode", "align"]
+    code, out, _ = run(["compare", *jamba, "--prefill-checkpoint-blocks", "1"], capsys)
+    (row,) = [line.split() for line in out.splitlines() if line.startswith("engine log")]
+    assert code == 0 and row[5] == "none" and "2,604,589" not in row  # flat, per-comp., vllm
+    lines = out.splitlines()
+    assert (f"vllm: no engine log: its 2,604,589 tokens are in no vLLM log, as {why} "
+            "(--prefill-checkpoint-blocks 0 gives a log's figure)") in lines
+    heading = (f"vLLM's start-up log at these settings (no release's words: {why}; mamba cache "
+               "mode align):")
+    assert heading in lines
+    code, out, _ = run(["plan", "--strategy", "vllm", *jamba, "--prefill-checkpoint-blocks",
+                        "1"], capsys)
+    assert code == 0 and f"  engine log      2,604,589 tokens (in no vLLM log: {why})" in (
+        out.splitlines())
+    assert heading in out.splitlines()
+    code, out, _ = run(["compare", *jamba], capsys)
+    (row,) = [line.split() for line in out.splitlines() if line.startswith("engine log")]
+    assert code == 0 and row[5] == "2,610,129"
+    assert ("vLLM's start-up log at these settings (a current release's words; mamba cache "
+            "mode align):") in out.splitlines()
+
+
+def test_required_arguments_left_out_are_each_required():
+    # argparse lists every required argument left out: all of them are required, so the line
+    # says "and" (it said "--a or --b is required: give it", as if one would do)
+    from flatkv.cli import _one_line
+
+    assert _one_line("the following arguments are required: --a, --b") == (
+        "--a and --b are required: give them")
+    assert _one_line("the following arguments are required: --a, --b, --c") == (
+        "--a, --b and --c are required: give them")
+    assert _one_line("the following arguments are required: --a") == "--a is required: give it"
+    assert _one_line("one of the arguments --a --b is required") == (
+        "--a or --b is required: give one of them")

@@ -754,7 +754,7 @@ def test_compare_takes_sglangs_attention_dp_size():
     code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget",
                           "40GiB", "--attn-dp-size", "0"])
     assert (code, out) == (2, "")
-    assert err.strip() == ("python -m flatkv: error: --sglang-attn-dp-size must be positive, "
+    assert err.strip() == ("python -m flatkv: error: --attn-dp-size must be positive, "
                            "got 0; SGLang's --attn-dp-size (a divisor of the TP), or 1 without "
                            "attention DP")
     code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget",
@@ -893,7 +893,7 @@ def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
     # what is no whole number of tokens nor a whole number <= 0 is refused, saying -1 is off
     code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "40GiB",
                         "--chunked-prefill-size", "-1.5"])
-    assert code == 2 and ("error: --sglang-chunked-prefill-size is '-1.5': give a positive "
+    assert code == 2 and ("error: --chunked-prefill-size is '-1.5': give a positive "
                           "number of tokens; or -1 (any whole number 0 or less, as SGLang "
                           "reads it, or off) for chunked prefill off") in err
     # off, as a link writes it, is -1 too: the ratio's 776,722, not the cap's 32,833

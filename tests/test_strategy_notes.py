@@ -774,13 +774,13 @@ def test_a_kda_model_on_flashkda_says_what_vllm_keeps_and_where():
     align = StrategyOptions(mamba_cache_mode="align")
     assert notes.prefill_checkpoint_text(align, k3, gdn_gpu="H100 80GB") == (
         "Mamba cache mode align counts 2 state pages a request in each state group here, as "
-        "vLLM before 0.31 did. Since 0.31 vLLM keeps a prefill checkpoint page more for this "
+        "vLLM 0.28 to 0.30 did. Since 0.31 vLLM keeps a prefill checkpoint page more for this "
         "model's KDA layers on the H100 80GB, whose prefill runs on FlashKDA there (3 a "
         "request): set \"Prefill checkpoint blocks\" to 1 to match a later log.")
     assert notes.prefill_checkpoint_text(align, k3) == ""  # on a GPU without FlashKDA
     assert notes.prefill_checkpoint_text(align, kimi, gdn_gpu="H100 80GB") == ""
     # the button's help: the block on the H100, where it would be kept on the A100
-    glm = ("Glm5NextForConditionalGeneration",)
+    glm = replace(kimi, architectures=("Glm5NextForConditionalGeneration",))
     assert notes.recent_vllm_help({"prefill_checkpoint_blocks": 1}, glm, "H100 80GB",
                                   1).startswith(
         "Sets 1 prefill checkpoint block (vLLM 0.32 and later, for KDA layers, whose prefill "
@@ -793,7 +793,7 @@ def test_a_kda_model_on_flashkda_says_what_vllm_keeps_and_where():
             "prefill runs on FlashKDA: not on the A100 80GB.") in on_a100
     # Kimi-Linear's KDA: no GPU keeps one, so nothing is said of where
     assert "FlashKDA" not in notes.recent_vllm_help({"mamba_cache_mode": "align"},
-                                                    kimi.architectures, "H100 80GB", 0)
+                                                    kimi, "H100 80GB", 0)
 
 
 def test_flats_two_rows_say_why_they_read_the_same():

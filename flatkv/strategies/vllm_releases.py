@@ -180,6 +180,13 @@ OLDER_UNSERVED_CLASSES = frozenset({
 })
 
 
+def release_before(release: str) -> str:
+    """The vLLM release before ``release`` ("0.30" before "0.31"): the last one of an older
+    count, in the words "0.28 to 0.30"."""
+    *head, minor = release_key(release)
+    return ".".join(str(part) for part in (*head, minor - 1))
+
+
 def checkpoint_since(profile: CacheProfile) -> str:
     """The first vLLM release keeping prefill checkpoint blocks for the model's state layers:
     a KDA class's (KDA_CHECKPOINT_SINCE: Kimi-K3's 0.31, Glm5Next's 0.32), 0.33 for GDN's
