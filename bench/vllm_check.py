@@ -84,12 +84,14 @@ below SM 9 in any dtype), whose block told none, smallest kernel block and bytes
 layer (its ``customize_spec``) are set beside FlatKV's: no backend vLLM picks moves them, and
 none refuses. Then ``check_told_blocks``: a preset of each kind (full attention, gpt-oss's
 sinks and sliding layers, a GDN hybrid, dense MLA, sparse MLA, an MLA hybrid, a model of state
-layers alone) told ``--block-size`` 1, 8, 24 and 64 on an H100 and a B200: vLLM's own selector
-for each kind of attention layer, told that block (``user_specified_block_size``), as the
-layers ask it when built, before any hybrid alignment; where one raises ("No valid attention
-backend found": every CUDA backend pages by 16s or more, sparse MLA's by 32s or 64s) FlatKV
-must refuse and quote it, else both lay out the same figures at that block (vLLM's on the
-stand-in of the backend picked).
+layers alone) told ``--block-size`` 1, 8, 24, 32, 48 and 64 on an H100 and a B200: vLLM's own
+selector for each kind of attention layer, told that block (``user_specified_block_size``), as
+the layers ask it when built, before any hybrid alignment; where one raises ("No valid
+attention backend found": every CUDA backend pages by 16s or more, sparse MLA's by 32s or 64s)
+FlatKV must refuse and quote it, and so where the worker's own ``select_common_block_size``
+finds no kernel block for sparse MLA's backend and its indexer's (DEEPSEEK_V32_INDEXER's 64
+alone: a B200 told 32 picks FLASHINFER_MLA_SPARSE, of 32s, and fails there); else both lay out
+the same figures at that block (vLLM's on the stand-in of the backend picked).
 
 ``--random N --seed S`` checks N random settings instead (``random_setting``): the presets'
 shapes, tp, dtypes, block, mode, max_model_len and budget perturbed within what vLLM starts
@@ -382,6 +384,7 @@ def stand_in_backend(vl: NS, name: str):
              "FLASHINFER": [16, 32, 64], "FLASHINFER_TRTLLM": B200_LARGE_PAGES,
              "FLASHINFER_MLA": [32, 64],
              "FLASH_ATTN_MLA_SPARSE": [vl.backend.MultipleOf(64)],
+             "FLASHINFER_MLA_SPARSE": [vl.backend.MultipleOf(32)],
              "DEEPSEEK_V32_INDEXER": [64]}[name]
     shown = name.removesuffix("_TRTLLM")  # FlashInfer with its TRT-LLM pages is FlashInfer
     members = {"get_supported_kernel_block_sizes": staticmethod(lambda spec=None: list(sizes)),
@@ -389,6 +392,9 @@ def stand_in_backend(vl: NS, name: str):
     if name == "FLASH_ATTN_MLA_SPARSE":
         members["customize_spec"] = classmethod(
             lambda cls, spec: vl.sparse.align_blocks_to_rows(spec))
+    if name == "FLASHINFER_MLA_SPARSE":  # its rows as pages of its kernel block
+        members["customize_spec"] = classmethod(
+            lambda cls, spec: vl.sparse.align_blocks_to_rows(spec, 32))
     return type(name, (vl.backend.AttentionBackend,), members)
 
 
@@ -1220,8 +1226,11 @@ def check_checkpoint_blocks(vl: NS) -> tuple[int, int]:
 TOLD_BLOCK_PRESETS = ("Llama-3.1-8B", "gpt-oss-20b", "Qwen3-Next-80B-A3B", "DeepSeek-V3",
                       "DeepSeek-V3.2", "Kimi-Linear-48B-A3B", STATE_ONLY)
 # --block-size values told: three no backend's kernel blocks take (under 16, and 24, which is
-# under a kernel block of 32 and over one of 16), and 64, which every backend takes
-TOLD_BLOCKS = (1, 8, 24, 64)
+# under a kernel block of 32 and over one of 16), 32 and 48 (16s under sparse MLA's 64, which
+# FlatKV refused none of before 2026-12-07: it read them as not told and ran DeepSeek-V3.2 at
+# 64 where vLLM refuses 48 and, on a Hopper, 32, and fails at start-up told 32 on a B200), and
+# 64, which every backend takes
+TOLD_BLOCKS = (1, 8, 24, 32, 48, 64)
 # the GPUs told them: an H100's and a B200's selector, whose backends differ
 TOLD_BLOCK_GPUS = ("H100 80GB", "B200 192GB")
 # the stand-ins (``stand_in_backend``) for the backends the selector picks in those rows, by the
@@ -1230,7 +1239,7 @@ TOLD_BLOCK_GPUS = ("H100 80GB", "B200 192GB")
 TOLD_BLOCK_STAND_INS = {"FLASH_ATTN": "FLASH_ATTN", "FLASHINFER": "FLASHINFER",
                         "FLASH_ATTN_MLA": "FLASH_ATTN_MLA", "FLASHINFER_MLA": "FLASHINFER_MLA",
                         "TRITON_MLA": "TRITON_MLA", "FLASH_ATTN_MLA_SPARSE": None,
-                        "FLASHMLA_SPARSE": None}
+                        "FLASHMLA_SPARSE": None, "FLASHINFER_MLA_SPARSE": "FLASHINFER_MLA_SPARSE"}
 
 
 def selector_configs(vl: NS, spec, block: int) -> list:
@@ -1266,8 +1275,8 @@ def vllm_told_block(vl: NS, spec, block: int, capability: tuple[int, int], devic
     layers ask as they are built, before any hybrid alignment: ``{"refused": its message}``
     where one raises; else the layout ``vllm_figures`` gives at that block (mode none, the first
     budget) on the stand-in of the backend picked (``TOLD_BLOCK_STAND_INS``), and its name."""
-    names = []
-    for config in selector_configs(vl, spec, block):
+    names, configs = [], selector_configs(vl, spec, block)
+    for config in configs:
         with on_gpu(vl, capability, device, modules, combination=not config.use_mla) as platform:
             try:
                 path = platform.get_attn_backend_cls(None, config)
@@ -1276,6 +1285,15 @@ def vllm_told_block(vl: NS, spec, block: int, capability: tuple[int, int], devic
         names.append(next(b.name for b in vl.enums.AttentionBackendEnum  # by its class
                           if str(b.value).rsplit(".", 1)[-1] == path.rsplit(".", 1)[1]))
     flags = {"backend": TOLD_BLOCK_STAND_INS[names[0]]} if names else {}
+    if any(config.use_sparse for config in configs):
+        # the worker's kernel block for the group of sparse MLA and its indexer's keys
+        # (prepare_kernel_block_sizes): vLLM's own select_common_block_size on both backends
+        group = [stand_in_backend(vl, flags["backend"] or "FLASH_ATTN_MLA_SPARSE"),
+                 stand_in_backend(vl, "DEEPSEEK_V32_INDEXER")]
+        try:
+            vl.worker.select_common_block_size(block, group)
+        except ValueError as exc:
+            return {"refused": str(exc), "backend": names[0]}
     figures = vllm_figures(vl, spec, BUDGETS[0], block, "none", False,
                            {k: v for k, v in flags.items() if v})
     return {**figures, "backend": "/".join(dict.fromkeys(names)) or "no attention"}

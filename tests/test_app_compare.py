@@ -2540,3 +2540,22 @@ def test_compares_start_up_log_heading_of_checkpoint_blocks_no_release_keeps_say
         "vLLM's start-up log at these settings, in no release's words (these figures count 1 "
         "prefill checkpoint block a request in align and no vLLM release up to 0.34 keeps them "
         "for JambaForCausalLM) and number formats")]
+
+
+def test_compare_says_vllm_wont_start_deepseek_v3_2_told_block_32_or_48():
+    # block 32 or 48 is told (FlatKV's 16 alone stands for none told): vLLM 0.34's sparse MLA
+    # backends on a Hopper page by 64s, so it finds none, where FlatKV ran P 64 (8,568 blocks
+    # of 40 GiB) before; at 16 vLLM v1 has its row, P 64, and its math says a told 16 is refused
+    for block in ("32", "48"):
+        at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "H100 80GB",
+                                               "block": block})
+        assert_clean(at)
+        assert layout_figures(at).loc["vLLM v1 (won't start)"].isna().all()
+        assert any(f"block size {block} is none (\"No valid attention backend found" in c.value
+                   for c in at.caption)
+    at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "H100 80GB",
+                                           "block": "16"})
+    assert_clean(at)
+    assert layout_figures(at).loc["vLLM v1", "P (tokens)"] == 64
+    assert any(c.value.startswith("block size 16 read as no --block-size told: vLLM then picks "
+                                  "64") for c in at.code)

@@ -591,6 +591,55 @@ def test_vllm_refuses_a_block_size_off_the_kernel_block_and_logs_p_only_when_it_
     assert grown.why_block_size.endswith("(\"Setting attention block size to 544 tokens\")")
 
 
+def test_vllm_fails_deepseek_v3_2_told_32s_on_a_blackwell_at_its_indexer():
+    # On SM 10 vLLM 0.34's selector takes a told 32 (or 96) for DeepSeek-V3.2 on
+    # FLASHINFER_MLA_SPARSE (MultipleOf(32): mla/flashinfer_mla_sparse.py 96-97), but the
+    # worker's select_common_block_size (v1/worker/utils.py 508-549) finds no kernel block
+    # serving it and the indexer's keys, DEEPSEEK_V32_INDEXER's 64 alone (mla/indexer.py
+    # 237-238): "No common block size for 32 (FLASHINFER_MLA_SPARSE: [MultipleOf(32)];
+    # DEEPSEEK_V32_INDEXER: [64])." (bench/vllm_check.py check_told_blocks). 48 and 16s
+    # off 32s find no backend there either (FLASHMLA_SPARSE's 64s, FLASHINFER_MLA_SPARSE's
+    # 32s); 128 runs at 128: 61 x 128 x 1,284 = 10,025,472 B a block, 40 GiB // it = 4,284
+    sparse = load_preset("DeepSeek-V3.2").profile()
+
+    def told(block):
+        return run_strategy("vllm", sparse, budget_bytes=40 << 30, options=StrategyOptions(
+            block_size=block, gpu_compute_capability=(10, 0)))
+
+    for block, fixes in ((32, "give 64 (what it picks when not told)"),
+                         (96, "give 64 (what it picks when not told) or 128")):
+        assert not told(block).applies and told(block).reason == (
+            f"vLLM fails at start-up: told --block-size {block} on SM 10.0 (B200) it runs "
+            "DeepSeek-V3.2's sparse MLA on FLASHINFER_MLA_SPARSE, which pages by multiples of 32 "
+            "tokens, but its indexer's keys (DEEPSEEK_V32_INDEXER) page by 64 alone, and no "
+            f"kernel block serves both (\"No common block size for {block} ... "
+            f"DEEPSEEK_V32_INDEXER: [64])\"): {fixes}")
+    assert told(48).reason.startswith("vLLM refuses to start: its FlashMLA sparse backend")
+    assert (told(128).block_size, told(128).num_blocks) == (
+        128, (40 << 30) // (61 * 128 * 1_284)) == (128, 4_284)
+
+
+def test_vllm_says_deepseek_v3_2_at_block_16_reads_as_no_block_told():
+    # FlatKV's default 16 stands for vLLM told no --block-size (P 64); vLLM 0.34 told 16
+    # refuses it on a Hopper, and the first formula line says so (CLI and app show the
+    # formulas), on any GPU said; not at 64, nor for a dense MLA model at 16
+    sparse = load_preset("DeepSeek-V3.2").profile()
+    note = ("block size 16 read as no --block-size told: vLLM then picks 64, FlashMLA sparse's "
+            "(these figures); told --block-size 16, vLLM 0.34 refuses DeepSeek-V3.2's sparse MLA "
+            "on a Hopper (\"No valid attention backend found ... block_size not supported\"; a "
+            "Blackwell's sparse backends page by 64s and 32s alike): leave --block-size out of "
+            "vLLM's command line to match these figures")
+    for capability in (None, (9, 0), (10, 0)):
+        at16 = run_strategy("vllm", sparse, budget_bytes=40 << 30, options=StrategyOptions(
+            gpu_compute_capability=capability))
+        assert (at16.block_size, at16.formulas[0]) == (64, note)
+    at64 = run_strategy("vllm", sparse, budget_bytes=40 << 30,
+                        options=StrategyOptions(block_size=64))
+    dense = run_strategy("vllm", load_preset("DeepSeek-V3").profile(), budget_bytes=40 << 30)
+    assert note not in at64.formulas and not any("read as no --block-size" in f
+                                                 for f in dense.formulas)
+
+
 def test_vllm_refuses_a_block_size_no_backend_takes_under_the_kernel_block_too():
     # vLLM 0.34's selector checks every backend against a --block-size told, as each attention
     # layer is built (before a hybrid's block is aligned), and every CUDA backend pages by 16s
@@ -607,24 +656,24 @@ def test_vllm_refuses_a_block_size_no_backend_takes_under_the_kernel_block_too()
                 f"and block size {block} is none (\"No valid attention backend found ... "
                 "block_size not supported\"): give 16")
     # DeepSeek-V3.2's sparse MLA backends page by 64s (32s on a Blackwell's
-    # FLASHINFER_MLA_SPARSE): told 8 or 24, which no backend takes, vLLM raises as above (it
-    # ran at 64 before); a block of 16s under 64 still reads as none told (FlatKV's default
-    # 16 is one), at 64: 61 layers x 64 x 1,284 B = 5,012,736 B a block, 40 GiB // it = 8,568
+    # FLASHINFER_MLA_SPARSE): told 8, 24, 32 or 48, which no Hopper backend takes, vLLM raises
+    # as above (FlatKV ran 8 and 24 at 64, and 32 and 48 until 2026-12-07); FlatKV's default 16
+    # alone reads as none told, at 64: 61 layers x 64 x 1,284 B = 5,012,736 B a block, 40 GiB
+    # // it = 8,568; no GPU said is a Hopper
     sparse = load_preset("DeepSeek-V3.2").profile()
     assert sparse.kv_bytes_per_slot == 1_284
-    for block in (8, 24):
-        odd = run_strategy("vllm", sparse, budget_bytes=40 << 30,
-                           options=StrategyOptions(block_size=block))
-        assert not odd.applies and odd.reason == (
-            "vLLM refuses to start: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) "
-            f"pages by multiples of 64 tokens, and block size {block} is none (\"No valid "
-            "attention backend found ... block_size not supported\"): give 64 (what it picks "
-            "when not told)")
-    for block in (16, 32, 48):
-        read = run_strategy("vllm", sparse, budget_bytes=40 << 30,
-                            options=StrategyOptions(block_size=block))
-        assert (read.block_size, read.block_bytes, read.num_blocks) == (
-            64, 61 * 64 * 1_284, (40 << 30) // (61 * 64 * 1_284)) == (64, 5_012_736, 8_568)
+    for block in (8, 24, 32, 48):
+        for capability in (None, (9, 0)):
+            odd = run_strategy("vllm", sparse, budget_bytes=40 << 30, options=StrategyOptions(
+                block_size=block, gpu_compute_capability=capability))
+            assert not odd.applies and odd.reason == (
+                "vLLM refuses to start: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) "
+                f"pages by multiples of 64 tokens, and block size {block} is none (\"No valid "
+                "attention backend found ... block_size not supported\"): give 64 (what it picks "
+                "when not told)")
+    read = run_strategy("vllm", sparse, budget_bytes=40 << 30, options=StrategyOptions())
+    assert (read.block_size, read.block_bytes, read.num_blocks) == (
+        64, 61 * 64 * 1_284, (40 << 30) // (61 * 64 * 1_284)) == (64, 5_012_736, 8_568)
     # a smaller kernel block told is a backend of its own, taken as given: 8 runs at 8
     own = run_strategy("vllm", load_preset("Llama-3.1-8B").profile(), budget_bytes=40 << 30,
                        options=StrategyOptions(block_size=8, kernel_block_size=8))

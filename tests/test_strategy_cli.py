@@ -1184,3 +1184,25 @@ def test_compare_json_gives_the_kv_dtype_each_layout_stores():
     assert dtypes("--gpu-memory", "H100 80GB", "--kv-dtype", "float16") == {
         "flat": "float16", "per-component": "float16", "vllm": "float16",
         "sglang": "bfloat16", "aliased": None, "lcm": "float16"}
+
+
+def test_compare_refuses_deepseek_v3_2_told_block_32_and_says_16_is_read_as_none():
+    # DeepSeek-V3.2 told --block-size 32 (no GPU said: a Hopper's, whose sparse MLA backends
+    # page by 64s): vLLM 0.34 finds no backend, where FlatKV ran P 64 (8,568 blocks, 548,352
+    # tokens) with no word; at its default 16 (no block told, P 64) the math says a told 16 is
+    # refused on a Hopper
+    code, out, err = run(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                          "--block-size", "32"])
+    assert code == 0, err
+    assert ("vllm refuses to start: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) "
+            "pages by multiples of 64 tokens, and block size 32 is none (\"No valid attention "
+            "backend found ... block_size not supported\"): give 64 (what it picks when not "
+            "told)") in out.splitlines()
+    code, out, err = run(["plan", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
+                          "--strategy", "vllm"])
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[lines.index("  math") + 1].startswith(
+        "    block size 16 read as no --block-size told: vLLM then picks 64, FlashMLA sparse's "
+        "(these figures); told --block-size 16, vLLM 0.34 refuses DeepSeek-V3.2's sparse MLA on "
+        "a Hopper")

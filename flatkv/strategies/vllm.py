@@ -3,7 +3,8 @@
 - P: ``A * cdiv(state_page, A * attn_bytes_per_token)`` with ``A = max(kernel block size,
   block_size)`` (a block size above the kernel block and off its multiples finds no attention
   backend: refused; so is one off the multiples of 16, which no backend takes, under the
-  kernel block too), "Setting attention block size to P tokens" where that is more than
+  kernel block too, and DeepSeek-V3.2's sparse MLA told any block off 64s but FlatKV's 16,
+  which stands for none told), "Setting attention block size to P tokens" where that is more than
   block_size; the state page is padded up to the attention page ("Padding mamba page size by
   X%"). In mamba cache mode ``all`` (prefix caching
   of state) ``c = lcm(mamba_chunk_size, A)`` replaces A. Attention-only models: P = A.
@@ -61,7 +62,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
-from flatkv.budget import capability_text, gpu_models
+from flatkv.budget import BLACKWELL_MAJOR, capability_text, gpu_models
 from flatkv.dtypes import DTYPE_BYTES, ENGINE_DTYPE_NAMES, unstored_kv_dtype_refusal
 from flatkv.plan import (
     CHUNKED_ATTENTION,
@@ -642,6 +643,10 @@ TRITON_MLA_FP8_SINCE = (8, 9)
 # flashinfer_mla_sparse_sm90.py 189-190) and 9 or 10 (flashmla_sparse.py 210-211)
 # (flashinfer_mla_sparse.py 108-109: 10; 195-196: 12); 0.31 alike
 SPARSE_MLA_MAJORS = (9, 10, 12)
+# FLASHINFER_MLA_SPARSE's kernel block (mla/flashinfer_mla_sparse.py 96-97: MultipleOf(32)),
+# the sparse MLA backend vLLM 0.34 runs on a Blackwell told a --block-size of 32s off FlashMLA
+# sparse's 64s, beside an indexer of 64 alone (``_sparse_block_refusal``)
+BLACKWELL_SPARSE_MLA_BLOCK = 32
 # The compute capability major of a Hopper, whose MLA backends (FLASH_ATTN_MLA, FLASHMLA) set
 # the block vLLM runs told none, as a Blackwell's (budget.BLACKWELL_MAJOR: FLASHINFER_MLA) do
 HOPPER_MAJOR = 9
@@ -957,7 +962,8 @@ def run_vllm(
       pages sized by async scheduling's batches in flight, and Cohere2's sliding layers a
       window a token wider (``_window_as_served``);
     - in ``_run_overridden``: a block size off the attention backend's kernel blocks refused,
-      DeepSeek-V3.2's sparse MLA at FlashMLA sparse's 64 whatever the kernel option, and mamba
+      DeepSeek-V3.2's sparse MLA at FlashMLA sparse's 64 whatever the kernel option (at
+      FlatKV's block 16, none told, which ``sparse_block_text`` says), and mamba
       cache mode all run as align for a model that cannot cache its state's prefix;
     - then ``_run_vllm``, the layout itself (P, groups, blocks, concurrency, its log lines),
       and a dense MLA model's fp8 cache at a P vLLM told no block size does not run it at
@@ -979,6 +985,8 @@ def run_vllm(
                              options=replace(options, max_batched_tokens=tokens))
     if unasked := unasked_mla_block_text(profile, options, result):
         result = _explained(result, unasked)
+    if result.applies and (sparse_block := sparse_block_text(profile, options)):
+        result = _explained(result, sparse_block)
     if in_flight:
         result = _explained(result, (
             f"tokens in flight {ASYNC_BATCHES_IN_FLIGHT} x {n(options.max_batched_tokens)} = "
@@ -1199,13 +1207,13 @@ def _run_overridden(
 ) -> StrategyResult:
     """vLLM's layout after the settings vLLM overrides (see ``run_vllm``)."""
     # vLLM 0.34 picks each layer's backend by the block size told, before it sizes P: one whose
-    # kernel blocks do not divide it is not valid. A block size of 16s under the kernel block
-    # reads as vLLM's own pick, A = max(kernel, block_size), as when not told (DeepSeek-V3.2's
-    # sparse MLA: FlashMLA sparse's 64, whatever the kernel option), since FlatKV has no "not
-    # told" and its default, 16, is one: told --block-size 16, 32 or 48, vLLM 0.34 refuses
-    # DeepSeek-V3.2 on a Hopper (its sparse backends page by 64s; a Blackwell's
-    # FLASHINFER_MLA_SPARSE takes 32s, beside an indexer of 64s alone: not modelled), and a
-    # backend pinned by a kernel block told refuses one under it. A dense MLA model's own is 16
+    # kernel blocks do not divide it is not valid. FlatKV has no "not told": its default, 16
+    # (0.19's default), stands for it, so DeepSeek-V3.2's sparse MLA at 16 runs at vLLM's own
+    # pick, FlashMLA sparse's 64, whatever the kernel option (``sparse_block_text`` says a told
+    # 16 is refused), while 32 and 48 are told (``_sparse_block_refusal``). A block size of 16s
+    # under the kernel block of another model reads as vLLM's own pick, A = max(kernel,
+    # block_size), as when not told, and a backend pinned by a kernel block told refuses one
+    # under it. A dense MLA model's own is 16
     # (models.MLA_KERNEL_BLOCK_SIZE); a profile's own larger one (FlashMLA's 64, as FlatKV
     # exported MLA models before) is not the whole choice either: TRITON_MLA, the fallback on
     # every GPU, takes any multiple of 16, so only a block size off those is refused. Dense MLA
@@ -1231,16 +1239,15 @@ def _run_overridden(
         kernel = min(kernel, DEFAULT_KERNEL_BLOCK_SIZE)
     # 16: no CUDA backend takes a block off its multiples; a smaller kernel told is its own
     least = min(kernel, DEFAULT_KERNEL_BLOCK_SIZE)
+    if sparse and block % kernel and block != DEFAULT_KERNEL_BLOCK_SIZE:
+        return not_applicable("vllm", budget_bytes, _sparse_block_refusal(block, options),
+                              profile_name=profile.name, context_tokens=context_tokens)
     if profile.has_attention and block % kernel and (block > kernel or block % least):
         lower, higher = block // kernel * kernel, n(cdiv(block, kernel) * kernel)
         fixes = f"{n(lower)} or {higher}" if lower else higher
         whose = ("TRITON_MLA, the MLA backend of the least kernel block on every GPU,"
                  if mla_fallback else "its attention backend")
         reason = (
-            f"its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) pages by multiples of "
-            f"{kernel} tokens, and block size {n(block)} is none (\"No valid attention backend "
-            f"found ... block_size not supported\"): give {kernel} (what it picks when not "
-            f"told)" + (f" or {higher}" if lower else "") if sparse else
             f"{whose} pages by multiples of {kernel} tokens, and block size {n(block)} is "
             f"none (\"No valid attention backend found ... block_size not supported\"): give "
             f"{fixes}")
@@ -1277,6 +1284,51 @@ def _run_overridden(
                                        prefill_checkpoint_blocks=0),
                        log=mode_all_log(fallback=True))
     return _explained(result, f"mamba cache mode all runs as align: {all_as_align_why(aligning)}")
+
+
+def _sparse_block_refusal(block: int, options: StrategyOptions) -> str:
+    """Why vLLM 0.34 does not run DeepSeek-V3.2's sparse MLA told ``--block-size block``, no
+    multiple of FlashMLA sparse's 64 (``SPARSE_MLA_KERNEL_BLOCK_SIZE``) nor FlatKV's 16, which
+    stands for none told: on a Blackwell (SM 10) a multiple of 32 passes the selector, on
+    FLASHINFER_MLA_SPARSE (``BLACKWELL_SPARSE_MLA_BLOCK``: mla/flashinfer_mla_sparse.py 96-97,
+    FLASHMLA_SPARSE's 64 refused for the block), and the worker then finds no kernel block
+    that serves it and the indexer's keys beside it, DEEPSEEK_V32_INDEXER's 64 alone
+    (mla/indexer.py 237-238; v1/worker/utils.py prepare_kernel_block_sizes 685-692,
+    select_common_block_size 508-549, raising "No common block size"): it fails at start-up.
+    Any other block, or on any other GPU (a Hopper's sparse backends page by 64s; no GPU said
+    is a Hopper's), the selector finds no backend (cuda.py 512-517)."""
+    kernel = SPARSE_MLA_KERNEL_BLOCK_SIZE
+    lower, higher = block // kernel * kernel, cdiv(block, kernel) * kernel
+    fixes = f"give {kernel} (what it picks when not told)" + (f" or {n(higher)}" if lower else "")
+    capability = options.gpu_compute_capability
+    if (capability is not None and capability[0] == BLACKWELL_MAJOR
+            and block % BLACKWELL_SPARSE_MLA_BLOCK == 0):
+        return (f"{FAILS_AT_START_UP}: told --block-size {n(block)} on SM "
+                f"{capability_text(capability)} ({gpu_models(lambda c: c == capability)}) it "
+                "runs DeepSeek-V3.2's sparse MLA on FLASHINFER_MLA_SPARSE, which pages by "
+                f"multiples of {BLACKWELL_SPARSE_MLA_BLOCK} tokens, but its indexer's keys "
+                f"(DEEPSEEK_V32_INDEXER) page by {kernel} alone, and no kernel block serves both "
+                f"(\"No common block size for {block} ... DEEPSEEK_V32_INDEXER: [{kernel}])\"): "
+                f"{fixes}")
+    return (f"{REFUSES_TO_START}: its FlashMLA sparse backend (DeepSeek-V3.2's sparse MLA) pages "
+            f"by multiples of {kernel} tokens, and block size {n(block)} is none (\"No valid "
+            f"attention backend found ... block_size not supported\"): {fixes}")
+
+
+def sparse_block_text(profile: CacheProfile, options: StrategyOptions) -> str:
+    """Where FlatKV's block size 16 runs DeepSeek-V3.2's sparse MLA (an indexer), what it reads
+    it as: vLLM told no --block-size (its 0.19 default; FlashMLA sparse's 64 then), since a
+    --block-size 16 told is refused by vLLM 0.34 on a Hopper (and a Blackwell: its sparse
+    backends page by 64s and 32s). "" elsewhere."""
+    if (profile.indexer_bytes_per_slot is None
+            or options.block_size != DEFAULT_KERNEL_BLOCK_SIZE):
+        return ""
+    return (f"block size {DEFAULT_KERNEL_BLOCK_SIZE} read as no --block-size told: vLLM then "
+            f"picks {SPARSE_MLA_KERNEL_BLOCK_SIZE}, FlashMLA sparse's (these figures); told "
+            f"--block-size {DEFAULT_KERNEL_BLOCK_SIZE}, vLLM 0.34 refuses DeepSeek-V3.2's sparse "
+            "MLA on a Hopper (\"No valid attention backend found ... block_size not "
+            "supported\"; a Blackwell's sparse backends page by 64s and 32s alike): leave "
+            "--block-size out of vLLM's command line to match these figures")
 
 
 def _explained(result: StrategyResult, why: str) -> StrategyResult:
