@@ -917,6 +917,20 @@ def quoted_in(reason: str, message: str) -> bool:
     return bool(parts)
 
 
+def report_start(setting: str, engine: dict, ours: dict) -> bool:
+    """``report`` one setting vLLM may refuse to start (its strings cut to 60 characters on the
+    line), and whether both sides agree: the same figures, or both refusing with FlatKV quoting
+    vLLM's error (``quoted_in``; a BAD quote line where it does not)."""
+    def shown(figures: dict) -> dict:
+        return {k: v[:60] if isinstance(v, str) else v for k, v in figures.items()}
+
+    same = report("vllm", setting, shown(engine), shown(ours))
+    if same and "refused" in ours and not quoted_in(ours["refused"], engine["refused"]):
+        print(f"BAD   quote | vllm: {engine['refused']} | flatkv: {ours['refused']}")
+        return False
+    return same
+
+
 def check_gpu_mla(vl: NS) -> tuple[int, int]:
     """``GPU_MLA_PRESETS`` in each ``GPU_MLA_CACHE_DTYPES`` on each GPU preset's compute
     capability (``budget.GPU_COMPUTE_CAPABILITIES``): whether vLLM 0.34 starts
@@ -931,13 +945,7 @@ def check_gpu_mla(vl: NS) -> tuple[int, int]:
                 engine = vllm_gpu_start(vl, spec, cache_dtype, capability, f"NVIDIA {gpu}")
                 ours = flatkv_gpu_start(spec, cache_dtype, capability)
                 setting = f"{name} kv={cache_dtype} on {gpu} (SM {capability_text(capability)})"
-                same = report("vllm", setting, {k: v[:60] if isinstance(v, str) else v
-                                                for k, v in engine.items()},
-                              {k: v[:60] if isinstance(v, str) else v for k, v in ours.items()})
-                if same and "refused" in ours and not quoted_in(ours["refused"],
-                                                                engine["refused"]):
-                    print(f"BAD   quote | vllm: {engine['refused']} | flatkv: {ours['refused']}")
-                    same = False
+                same = report_start(setting, engine, ours)
                 rows, bad = rows + 1, bad + (not same)
     return rows, bad
 
@@ -1325,14 +1333,8 @@ def check_told_blocks(vl: NS, modules: list) -> tuple[int, int]:
                 engine = vllm_told_block(vl, spec, block, capability, f"NVIDIA {gpu}", modules)
                 backend = engine.pop("backend", "no backend")
                 ours = flatkv_told_block(spec, block, capability)
-                setting = f"{name} --block-size {block} on {gpu}: {backend}"
-                same = report("vllm", setting, {k: v[:60] if isinstance(v, str) else v
-                                                for k, v in engine.items()},
-                              {k: v[:60] if isinstance(v, str) else v for k, v in ours.items()})
-                if same and "refused" in ours and not quoted_in(ours["refused"],
-                                                                engine["refused"]):
-                    print(f"BAD   quote | vllm: {engine['refused']} | flatkv: {ours['refused']}")
-                    same = False
+                same = report_start(f"{name} --block-size {block} on {gpu}: {backend}", engine,
+                                    ours)
                 rows, bad = rows + 1, bad + (not same)
     return rows, bad
 
