@@ -287,6 +287,18 @@ def _sglang_ssm_dtype_widget() -> None:
                     f"{by_model}, {why}."))
 
 
+def _vllm_ssm_dtype_widget() -> None:
+    by_model, why = state().engine_choices()["vllm_ssm_dtype"]
+    choices = {"auto": f"auto ({by_model})", **{dtype: dtype for dtype in SGLANG_SSM_DTYPES}}
+    bind(st.selectbox, "vllm_ssm_dtype", "ssm cache dtype", options=list(choices),
+         format_func=choices.get,
+         to_widget=lambda v: "auto" if v is None else v,
+         from_widget=lambda k: None if k == "auto" else k,
+         help=_help("vllm_ssm_dtype", "Choosing a dtype here runs as "
+                    "--mamba-ssm-cache-dtype would; auto is vLLM's own choice; for this model "
+                    f"{by_model}, {why}."))
+
+
 def _sglang_mamba_radix_cache_strategy_widget() -> None:
     bind(st.selectbox, "sglang_mamba_radix_cache_strategy", "Mamba radix cache",
          options=list(SGLANG_RADIX_CACHE_STRATEGIES),
@@ -342,6 +354,7 @@ _OWN_WIDGETS = {
     "sglang_chunked_prefill_size": _sglang_chunked_prefill_size_widget,
     "sglang_swa_pool": _sglang_swa_pool_widget,
     "sglang_ssm_dtype": _sglang_ssm_dtype_widget,
+    "vllm_ssm_dtype": _vllm_ssm_dtype_widget,
     "sglang_mamba_radix_cache_strategy": _sglang_mamba_radix_cache_strategy_widget,
     "sglang_kv_cache_dtype": _sglang_kv_cache_dtype_widget,
     "max_batched_tokens": _max_batched_tokens_widget,

@@ -710,8 +710,8 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
                    flags: dict) -> dict:
     """FlatKV's prediction of the same figures (its ``vllm`` strategy), or its refusal, with
     the options its help gives for such a run, where its defaults are another's:
-    - Nemotron-H's ssm state in vLLM's dtype (float32 unless told: the preset keeps SPEC's
-      bf16, and its note says to set float32 to match vLLM);
+    - a row's --mamba-ssm-cache-dtype as FlatKV's ``vllm_ssm_dtype`` (none told: FlatKV's
+      own, vLLM's auto, Nemotron-H's float32 included);
     - ``--kernel-block-size 64`` in the FLASHMLA rows (FlatKV's dense MLA default, 16, is
       FLASH_ATTN_MLA's and TRITON_MLA's, vLLM's picks where FlashMLA is not asked for);
     - async scheduling (``--vllm-async-scheduling``, off by default: releases before 0.26)
@@ -720,15 +720,13 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
     DeepSeek-V3.2 keeps FlatKV's defaults: its block 16 reads as vLLM's own pick (64),
     whatever the kernel option. GDN prefill on FlashInfer is told by its checkpoint block
     alone: FlatKV aligns P to its grid of 64 itself."""
-    if "mamba_ssm_cache_dtype" in flags or spec.architectures[0] == "NemotronHForCausalLM":
-        spec = spec.with_options(ssm_dtype=flags.get("mamba_ssm_cache_dtype", "float32"))
     if flags.get("cache_dtype") == "fp8":  # --kv-cache-dtype fp8: one byte an element
         spec = spec.with_options(kv_dtype="float8_e4m3fn")
     kernel = 64 if flags.get("backend") == "FLASHMLA" else None  # --kernel-block-size 64
     options = StrategyOptions(
         block_size=block, mamba_cache_mode=mode, vllm_async_scheduling=async_sched,
         max_batched_tokens=flags.get("batched", BATCHED),
-        kernel_block_size=kernel,
+        kernel_block_size=kernel, vllm_ssm_dtype=flags.get("mamba_ssm_cache_dtype"),
         prefill_checkpoint_blocks=int(mode == "align" and (spec.architectures[0]
                                       in MAMBA2_CLASSES or "flashinfer_gdn" in flags)))
     r = run_strategy("vllm", spec.profile(), budget_bytes=budget,
@@ -1605,12 +1603,11 @@ def layer_state_shape(vl: NS, cls, vc: NS, layer, kind: str) -> tuple:
 def flatkv_mode_all_figures(spec, budget: int, block: int, flags: dict) -> dict:
     """FlatKV's figures of the same run (its ``vllm`` strategy in mamba cache mode all, the
     ssm dtype as ``flatkv_figures`` sets it), with the mode its layout ran in."""
-    if "mamba_ssm_cache_dtype" in flags or spec.architectures[0] == "NemotronHForCausalLM":
-        spec = spec.with_options(ssm_dtype=flags.get("mamba_ssm_cache_dtype", "float32"))
     r = run_strategy("vllm", spec.profile(), budget_bytes=budget,
                      context_tokens=flags.get("context", CONTEXT),
                      options=StrategyOptions(
                          block_size=block, mamba_cache_mode="all",
+                         vllm_ssm_dtype=flags.get("mamba_ssm_cache_dtype"),
                          prefill_checkpoint_blocks=flags.get("prefill_checkpoint_blocks", 0),
                          speculative_tokens=flags.get("speculative_tokens", 0)))
     if not r.applies:
@@ -2062,15 +2059,15 @@ def older_attention_figures(vl: NS, spec, vc: NS, budget: int, flags: dict) -> d
 def flatkv_older_figures(spec, budget: int, block: int, mode: str, flags: dict) -> dict:
     """FlatKV's older vLLM log of the same run: ``older_logged_tokens`` and the P it counts
     (``extras["older_block_size"]`` where 0.19's is not the layout's), or its reason for none
-    (``older_log_none``) as a refusal; the mode its layout ran in. The ssm dtype is the
-    preset's (Nemotron-H's 16 bits: 0.19's NemotronH hook keeps the config's, else float16,
-    models/config.py:483-500, where 0.34 keeps float32) unless the row tells one."""
-    if told := flags.get("mamba_ssm_cache_dtype"):
-        spec = spec.with_options(ssm_dtype=told)
+    (``older_log_none``) as a refusal; the mode its layout ran in. The ssm dtype is FlatKV's
+    own (Nemotron-H's: 0.19's NemotronH hook keeps the config's, else float16,
+    models/config.py:483-500, where 0.34 keeps float32) unless the row tells one
+    (``vllm_ssm_dtype``)."""
     kernel = 64 if flags.get("backend") == "FLASHMLA" else None  # --kernel-block-size 64
     r = run_strategy("vllm", spec.profile(), budget_bytes=budget, context_tokens=CONTEXT,
                      options=StrategyOptions(block_size=block, mamba_cache_mode=mode,
                                              kernel_block_size=kernel,
+                                             vllm_ssm_dtype=flags.get("mamba_ssm_cache_dtype"),
                                              speculative_tokens=flags.get(
                                                  "speculative_tokens", 0)))
     if not r.applies or r.older_logged_tokens is None:

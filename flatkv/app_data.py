@@ -306,6 +306,8 @@ def vllm_block_segments(result: StrategyResult, profile: CacheProfile) -> list[S
     state_parts = {**profile.state_const_bytes}
     if "drafted_conv_bytes" in extras:  # the conv rows drafted tokens add, as vLLM keeps them
         state_parts["conv"] = extras["drafted_conv_bytes"]
+    if "ssm_bytes" in extras:  # the ssm state in vLLM's dtype, where not the profile's
+        state_parts["ssm"] = extras["ssm_bytes"]
     if profile.has_state and sum(state_parts.values()) != extras["state_page_bytes"]:
         raise ValueError(f"state parts {state_parts} do not add up to vLLM's state page "
                          f"{extras['state_page_bytes']:,} B (an accounting bug)")

@@ -88,6 +88,7 @@ from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept
 from flatkv.strategies.vllm import kernel_block_size as vllm_kernel_block_size
 from flatkv.strategies.vllm import mamba_chunk_size as vllm_mamba_chunk_size
+from flatkv.strategies.vllm import ssm_dtype as vllm_ssm_dtype
 from flatkv.strategies.vllm_releases import ANCHOR_OPTIONS, RECENT_VLLM_BLOCK_SIZE
 from flatkv.tp_split import PLAIN, words_for
 from flatkv.units import (
@@ -163,6 +164,7 @@ class AppState:
     speculative_tokens: int = ENGINE_DEFAULTS.speculative_tokens
     prefill_checkpoint_blocks: int = ENGINE_DEFAULTS.prefill_checkpoint_blocks
     mamba_chunk_size: int | None = ENGINE_DEFAULTS.mamba_chunk_size  # None: the model's
+    vllm_ssm_dtype: str | None = ENGINE_DEFAULTS.vllm_ssm_dtype  # None: vLLM's auto
     vllm_hybrid_manager: bool = ENGINE_DEFAULTS.vllm_hybrid_manager
     vllm_async_scheduling: bool = ENGINE_DEFAULTS.vllm_async_scheduling
     mamba_full_memory_ratio: float = float(ENGINE_DEFAULTS.mamba_full_memory_ratio)
@@ -387,6 +389,7 @@ class AppState:
         return {"kernel_block_size": vllm_kernel_block_size(profile, defaults),
                 "mamba_chunk_size": vllm_mamba_chunk_size(profile, defaults),
                 "sglang_ssm_dtype": sglang_ssm_dtype(profile, defaults),
+                "vllm_ssm_dtype": vllm_ssm_dtype(profile, defaults),
                 # SGLang's own S depends on its overlap scheduling, page size and radix cache
                 "sglang_slots_per_request": sglang_slots_per_request(profile, replace(
                     defaults, sglang_overlap_schedule=self.sglang_overlap_schedule,
@@ -764,6 +767,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
               _write_auto(str)),
     "v_hybrid": ("vllm_hybrid_manager", _flag, lambda v: "1" if v else "0"),
     "v_async": ("vllm_async_scheduling", _flag, lambda v: "1" if v else "0"),
+    "v_ssm": ("vllm_ssm_dtype", _auto(_choice(lambda: list(SGLANG_SSM_DTYPES))),
+              _write_auto(str)),
     "sg_ratio": ("mamba_full_memory_ratio", _ratio(RATIO_RANGE), repr),
     "sg_swa": ("swa_full_tokens_ratio", _ratio(SWA_RATIO_RANGE), repr),
     "sg_slots": ("sglang_slots_per_request", _auto(_int(1, MAX_SLOTS_PER_REQUEST)),

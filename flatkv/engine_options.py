@@ -178,6 +178,16 @@ ENGINE_OPTIONS = (
         "--mamba-block-size sets it; a model without attention layers leaves it unused. "
         "vLLM takes the config's mamba_chunk_size / chunk_size, else "
         f"{DEFAULT_MAMBA_CHUNK_SIZE:,}."),
+    # re-sizes the ssm tensors of a model's state layers (not a lightning model's, which reads
+    # no such flag)
+    EngineOption(
+        "vllm_ssm_dtype", "vLLM ssm cache dtype", ("vllm",), VLLM_COLUMN,
+        lambda p: p.ssm_element_bytes is not None and not p.conv_free_state,
+        help="vLLM's --mamba-ssm-cache-dtype: the dtype it keeps every state layer's ssm "
+        f"tensor in ({', '.join(SGLANG_SSM_DTYPES)}). Its auto (the default) keeps the model's, "
+        "except Nemotron-H's, whose config hook takes the config's mamba_ssm_cache_dtype, else "
+        "float32 (vLLM 0.19's: float16); Kimi Linear's KDA takes float32 and bfloat16 alone, "
+        "and Bailing V3's and AliceAI's keep float32 whatever it says."),
     # off, vLLM keeps every token of sliding and chunked layers, and refuses a state hybrid
     EngineOption(
         "vllm_hybrid_manager", "vLLM hybrid KV cache manager", ("vllm",), VLLM_COLUMN,
@@ -329,7 +339,8 @@ ENGINE_OPTIONS = (
         lambda p: p.ssm_element_bytes is not None,
         help="SGLang keeps every state layer's ssm tensor in one dtype, whatever the "
         f"model's: SGLANG_MAMBA_SSM_DTYPE when set ({', '.join(SGLANG_SSM_DTYPES)}), else "
-        "the config's mamba_ssm_dtype, else float32. vLLM keeps the model's ssm dtype."),
+        "the config's mamba_ssm_dtype, else float32. vLLM keeps the model's ssm dtype unless "
+        "told ($vllm_ssm_dtype), Nemotron-H's float32 unless its config names another."),
     # stores DeepSeek's sparse attention in bfloat16 on a Blackwell, not its raw fp8 layout
     # (on another GPU SGLang's auto keeps bfloat16 too: ``idle_engine_option``)
     EngineOption(

@@ -241,6 +241,9 @@ def _add_vllm_arguments(parser: argparse.ArgumentParser, defaults: StrategyOptio
                         default=defaults.mamba_chunk_size,
                         help=_engine_help("mamba_chunk_size",
                                           "default: the model's own, as vLLM takes it"))
+    parser.add_argument("--vllm-ssm-dtype", default=None, metavar="DTYPE",
+         help=_engine_help("vllm_ssm_dtype",
+                           "as --mamba-ssm-cache-dtype would; default: vLLM's own (auto)"))
     parser.add_argument("--vllm-hybrid-manager", action=argparse.BooleanOptionalAction,
          default=None, help=_engine_help("vllm_hybrid_manager",
                                          "--no-vllm-hybrid-manager turns it off"))

@@ -99,9 +99,10 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
                             "run with them")
     assert not [c for c in at.caption if c.value.startswith("vLLM 0.19's settings")]
     # a Mamba2 model also gets its prefill checkpoint block (vLLM 0.32 and later): Nemotron-H-8B
-    # in 40 GiB at 8,192 tokens, P = 64 x cdiv(2,158,592, 64 x 4,096) = 576, 40 GiB //
-    # 2,359,296 B pages // 4 layers a group = 4,551 blocks, a request 8,192 / 576 -> 15 pages
-    # + 6 state groups x (2 + 1) pages = 33: 137.91x, as vLLM 0.34 computes it
+    # in 40 GiB at 8,192 tokens, its ssm state in float32 (vLLM's NemotronH default):
+    # 61,440 + 128 x 64 x 128 x 4 = 4,255,744 B, P = 64 x cdiv(4,255,744, 64 x 4,096) = 1,088,
+    # 40 GiB // 4,456,448 B pages // 4 layers a group = 2,409 blocks, a request 8,192 / 1,088
+    # -> 8 pages + 6 state groups x (2 + 1) pages = 26: 92.65x, as vLLM 0.34 computes it
     link = {"model": "Nemotron-H-8B", "gpu": "KV cache memory", "kv_mem": "40GiB",
             "ctx": "8192"}
     nemotron = open_app("app_pages/compare.py", link)
@@ -114,8 +115,9 @@ def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     assert_clean(nemotron)
     assert nemotron.query_params["block"] == "64"
     table = layout_figures(nemotron)
-    assert 40 * 2**30 // (576 * 4_096) // 4 == 4_551 and -(-8_192 // 576) + 6 * 3 == 33
-    assert table.loc["vLLM v1", "concurrency"] == round(4_551 / 33, 2) == 137.91
+    assert 64 * -(-(61_440 + 128 * 64 * 128 * 4) // (64 * 4_096)) == 1_088
+    assert 40 * 2**30 // (1_088 * 4_096) // 4 == 2_409 and -(-8_192 // 1_088) + 6 * 3 == 26
+    assert table.loc["vLLM v1", "concurrency"] == round(2_409 / 26, 2) == 92.65
 
 
 def test_compare_counts_vllms_async_scheduling_for_a_sliding_model():
@@ -1356,19 +1358,20 @@ def test_compare_names_sglangs_own_ssm_dtype():
 
 def test_mamba_chunk_starts_at_the_models_own_in_mode_all():
     # Nemotron-H-8B's config says chunk_size 128: in mamba cache mode all vLLM aligns P to
-    # c = lcm(128, 16) = 128, P = 128 x cdiv(2,158,592, 128 x 4,096) = 128 x 5 = 640
+    # c = lcm(128, 16) = 128; its ssm state in float32 (vLLM's NemotronH default), 61,440 +
+    # 4,194,304 = 4,255,744 B: P = 128 x cdiv(4,255,744, 128 x 4,096) = 128 x 9 = 1,152
     link = {"model": "Nemotron-H-8B", "gpu": "Custom", "gpu_mem": "80GB", "frac": "1",
             "mamba": "all"}
     at = open_app("app_pages/compare.py", link)
     assert_clean(at)
     chunk = at.number_input(key="w.mamba_chunk_size")
     assert chunk.value == 128 and "chunk" not in at.query_params  # the model's own: no link key
-    assert layout_figures(at).loc["vLLM v1", "P (tokens)"] == 640
-    # another chunk is the user's: 256 x cdiv(2,158,592, 256 x 4,096) = 256 x 3 = 768
+    assert layout_figures(at).loc["vLLM v1", "P (tokens)"] == 1_152
+    # another chunk is the user's: 256 x cdiv(4,255,744, 256 x 4,096) = 256 x 5 = 1,280
     chunk.set_value(256).run()
     assert_clean(at)
     assert at.query_params["chunk"] == "256"
-    assert layout_figures(at).loc["vLLM v1", "P (tokens)"] == 768
+    assert layout_figures(at).loc["vLLM v1", "P (tokens)"] == 1_280
     # back to 128 is the model's own again, and the link forgets it
     at.number_input(key="w.mamba_chunk_size").set_value(128).run()
     assert "chunk" not in at.query_params

@@ -455,7 +455,8 @@ def test_the_model_summary_gives_kv_per_token_and_state_per_request():
 
 def test_the_editor_keeps_and_edits_the_mamba_chunk():
     # Nemotron-H's chunk 128 comes with the preset; 256 is an edit the link carries, and vLLM
-    # in mode all aligns P to it: 256 x cdiv(2,158,592, 256 x 4,096) = 768 (640 at 128)
+    # in mode all aligns P to it, its ssm state in float32 (vLLM's NemotronH default: 61,440 +
+    # 4,194,304 = 4,255,744 B): 256 x cdiv(4,255,744, 256 x 4,096) = 1,280 (1,152 at 128)
     at = open_app("app_pages/model.py", {"model": "Nemotron-H-8B", "mamba": "all"})
     at.segmented_control(key="model.source").set_value("Edit by hand").run()
     assert at.number_input(key="spec.mamba_chunk_size").value == 128
@@ -463,8 +464,8 @@ def test_the_editor_keeps_and_edits_the_mamba_chunk():
     assert_clean(at)
     assert at.query_params["model"] == "spec"
     compare = open_app("app_pages/compare.py", dict(at.query_params))
-    assert compare.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 768
-    # 0: none in the config, so vLLM's 2,048: P = 2,048 x cdiv(2,158,592, 2,048 x 4,096)
+    assert compare.dataframe[0].value.set_index("strategy").loc["vLLM v1", "P (tokens)"] == 1_280
+    # 0: none in the config, so vLLM's 2,048: P = 2,048 x cdiv(4,255,744, 2,048 x 4,096)
     at.number_input(key="spec.mamba_chunk_size").set_value(0).run()
     assert_clean(at)
     compare = open_app("app_pages/compare.py", dict(at.query_params))

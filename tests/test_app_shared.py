@@ -495,16 +495,17 @@ def test_a_budget_too_small_for_two_blocks_names_the_sidebar_settings(page):
 
 
 def test_a_presets_caveat_shows_where_its_figures_do():
-    # Nemotron-H-8B is planned in bf16 as SPEC.md has it; vLLM and transformers keep float32
+    # Nemotron-H-8B is planned in bf16 as SPEC.md has it; vLLM and transformers keep float32,
+    # and the vLLM column does
     for page in ("app_pages/model.py", "app_pages/compare.py"):
         at = open_app(page, {"model": "Nemotron-H-8B"})
         shown_text = [shown(e) for e in at.info] + [shown(c) for c in at.caption]
         assert any("default nemotron_h's to float32 (mamba_ssm_cache_dtype), twice the state "
-                   "bytes" in t for t in shown_text), page
-        if page.endswith("compare.py"):  # and under vLLM's log, what the log is of
-            assert any("ssm state in float32 unless --mamba-ssm-cache-dtype or the config's "
-                       "mamba_ssm_cache_dtype names another dtype: these lines keep it in "
-                       "2-byte elements" in t for t in shown_text)
+                   "bytes: the vLLM column keeps float32, as vLLM does unless told" in t
+                   for t in shown_text), page
+        if page.endswith("compare.py"):  # and under vLLM's log, the line it leaves out
+            assert any("vLLM logs \"Updating mamba_ssm_cache_dtype to 'float32' for NemotronH "
+                       "model\" as its config hook picks the ssm dtype" in t for t in shown_text)
     assert not any("Note on this model" in shown(c)
                    for c in open_app("app_pages/compare.py", {}).caption)  # no notes: no line
 

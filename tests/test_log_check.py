@@ -1848,10 +1848,12 @@ def test_a_vllm_0_31_log_of_mamba_cache_mode_all_reads_as_flatkvs_mode_all_lines
     # line from 0.31's own format string (config/cache.py, config/vllm.py, platforms/
     # interface.py, v1/worker/gpu_worker.py, v1/core/kv_cache_utils.py) at its figures: P =
     # 128 x cdiv(2,158,592, 128 x 4,096) = 640, the state padded to 640 x 4,096 = 2,621,440 B,
-    # 40 GiB of 4,096 blocks, a request of 8,192 tokens 13 + 6 x 13 = 91 of them
+    # 40 GiB of 4,096 blocks, a request of 8,192 tokens 13 + 6 x 13 = 91 of them; a run told
+    # --mamba-ssm-cache-dtype bfloat16 (the preset's 2,097,152 B ssm state; told, vLLM's
+    # NemotronH hook logs no "Updating mamba_ssm_cache_dtype" line)
     profile = load_preset("Nemotron-H-8B").profile()
     r = run_strategy("vllm", profile, budget_bytes=GIB40, context_tokens=8192,
-                     options=StrategyOptions(mamba_cache_mode="all"))
+                     options=StrategyOptions(mamba_cache_mode="all", vllm_ssm_dtype="bfloat16"))
     padding = "%.2f" % (100 * (2_621_440 - 2_158_592) / 2_158_592)
     concurrency = VLLM_KV_SIZE_FORMAT % ("GPU", f"{int(4096 / 91 * 8192):,}", f"{8192:,}",
                                          4096 / 91)
@@ -1875,7 +1877,8 @@ def test_a_vllm_0_31_log_of_mamba_cache_mode_all_reads_as_flatkvs_mode_all_lines
                            "tokens per request: 45.01x")
     # the same run in align is 0.34's lines: its warm-up line is not in a 0.31 log
     align = run_strategy("vllm", profile, budget_bytes=GIB40, context_tokens=8192,
-                         options=StrategyOptions(mamba_cache_mode="align"))
+                         options=StrategyOptions(mamba_cache_mode="align",
+                                                 vllm_ssm_dtype="bfloat16"))
     assert MISSING in [c.outcome for c in check_result(align, read_log(log)).lines]
 
 

@@ -390,3 +390,22 @@ def test_readme_counts_the_b200_settings_sglang_check_runs(monkeypatch):
     assert ("DeepSeek-V3.2 and GLM-5 in a model KV dtype of float32 or float16, told none or "
             "bfloat16; DeepSeek-V3.2's config with `learnable_sink: true`, told each dtype and "
             "in float16;") in readme_text()
+
+
+def test_nemotron_hs_vllm_column_keeps_vllms_float32_ssm_state(capsys):
+    # the preset's bf16 ssm state (2,097,152 B) in float32: 4,194,304 B, + 61,440 B of conv;
+    # P = 16 x cdiv(4,255,744, 65,536) = 1,040; 40 GiB // (1,040 x 4,096) // 4 = 2,520
+    vllm = compare(capsys, "--preset", "Nemotron-H-8B", "--budget", "40GiB")["vllm"]
+    told = compare(capsys, "--preset", "Nemotron-H-8B", "--budget", "40GiB",
+                   "--vllm-ssm-dtype", "bfloat16")["vllm"]
+    assert 128 * 64 * 128 * 4 == 4_194_304 and 16 * -(-(61_440 + 4_194_304) // 65_536) == 1_040
+    assert 40 * 2**30 // (1_040 * 4_096) // 4 == 2_520
+    assert (vllm["block_size"], vllm["num_blocks"]) == (1_040, 2_520)
+    assert (told["block_size"], told["num_blocks"]) == (528, 40 * 2**30 // (528 * 4_096) // 4)
+    text = readme_text()
+    assert (f"P = 16 x cdiv(4,255,744, 16 x 4,096) = 1,040, 2,520 blocks at 40 GiB "
+            f"({vllm['max_concurrency']:.2f}x at 8,192 tokens; 528, {told['num_blocks']:,} and "
+            f"{told['max_concurrency']:.2f}x told bfloat16)") in text
+    assert vllm["formulas"][0].startswith(
+        "ssm state float32: vLLM's default for NemotronHForCausalLM")
+    assert "\"ssm state float32: vLLM's default for NemotronHForCausalLM\"" in text

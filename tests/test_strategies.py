@@ -372,15 +372,23 @@ def test_vllm_older_log_of_kimi_linear_is_vllm_0_19s():
 
 def test_vllm_older_log_in_mode_all_is_vllm_0_19s():
     # 0.19 has mode all (config/cache.py:25) and aligns P to lcm(chunk, 16) (config.py:261-265):
-    # Nemotron-H-8B's chunk 128: 128 x cdiv(2,158,592, 128 x 4,096) = 640, as 0.31's
+    # Nemotron-H-8B's chunk 128, its ssm state in float16 (0.19's NemotronH hook: the config's,
+    # else float16, models/config.py:483-500), 61,440 + 128 x 64 x 128 x 2 = 2,158,592 B:
+    # 128 x cdiv(2,158,592, 128 x 4,096) = 640, 40 GiB // (640 x 4,096) // 4 = 4,096 blocks;
+    # 0.31 and 0.34 keep it in float32 (4,255,744 B): 128 x cdiv(4,255,744, 128 x 4,096) =
+    # 1,152, 40 GiB // (1,152 x 4,096) // 4 = 2,275 blocks
     nemotron = _older("Nemotron-H-8B", mamba_cache_mode="all")
-    assert (nemotron.block_size, nemotron.num_blocks) == (640, 4_096)
+    assert (nemotron.block_size, nemotron.num_blocks) == (1_152, 2_275)
+    assert 40 * 2**30 // (1_152 * 4_096) // 4 == 2_275
     assert nemotron.older_logged_tokens == 4_096 // 7 * 640 == 374_400
+    assert 40 * 2**30 // (640 * 4_096) // 4 == 4_096
+    assert nemotron.extras["older_block_size"] == 640
     # at --block-size 1024 0.19 keeps 1,024 for attention and snapshots state every 640
     # tokens (mamba_block_size, config.py:265), which 1,024 is no multiple of: its hybrid
-    # coordinator refuses (kv_cache_coordinator.py:402-405); 0.31 pages both by 1,024
+    # coordinator refuses (kv_cache_coordinator.py:402-405); 0.31 pages both by
+    # lcm(128, 1,024) x cdiv(4,255,744, 1,024 x 4,096) = 2,048 (its float32 state)
     wide = _older("Nemotron-H-8B", mamba_cache_mode="all", block_size=1024)
-    assert wide.block_size == 1024 and wide.older_logged_tokens is None
+    assert wide.block_size == 2048 and wide.older_logged_tokens is None
     assert wide.extras["older_log_none"].endswith(
         "its state block a x cdiv(...) = 640 (mamba_block_size), which block_size 1,024 is no "
         "multiple of (HybridKVCacheCoordinator asserts \"block_size must be divisible by "
@@ -2345,9 +2353,9 @@ def test_vllm_sizes_p_by_the_narrow_state_where_the_config_passes_no_num_spec():
     nemotron = profile_for("Nemotron-H-8B", None, 1)
     wide = run_strategy("vllm", nemotron, budget_bytes=40 * 2**30, context_tokens=32_768,
                         options=StrategyOptions(speculative_tokens=4))
-    # conv 61,440 = 3 rows of 20,480 -> 7 rows 143,360; + ssm 2,097,152 = 2,240,512 B;
-    # 16 x cdiv(2,240,512, 16 x 4,096) = 16 x 35 = 560
-    assert wide.applies and wide.block_size == 560
+    # conv 61,440 = 3 rows of 20,480 -> 7 rows 143,360; + ssm in float32 (vLLM's NemotronH
+    # default) 4,194,304 = 4,337,664 B; 16 x cdiv(4,337,664, 16 x 4,096) = 16 x 67 = 1,072
+    assert wide.applies and wide.block_size == 1_072
 
 
 def test_vllms_kv_cache_size_line_keeps_its_float_arithmetic_and_format():
@@ -2552,13 +2560,17 @@ def test_vllm_pads_a_page_that_does_not_divide_the_largest_and_scales_a_smaller_
     # 40 GiB // 1,605,632 B // 44 = 607 blocks; a request: cdiv(32,768, 1,568) = 21 full
     # pages and 2 + 1 state pages in the one state group: 607 / 24, int(x 32,768) = 828,757
     ("Falcon-H1-7B", 1_568, 44, 607, 21 + 3, 828_757),
-    # 40 GiB // 2,162,688 B // 4 = 4,964; 63 full pages and 3 in each of 6 state groups: 81
-    ("Nemotron-H-8B", 528, 4, 4_964, 63 + 6 * 3, 2_008_152),
+    # its ssm state in float32 (vLLM's NemotronH default): 61,440 + 128 x 64 x 128 x 4 =
+    # 4,255,744 B a state page, P = 16 x cdiv(4,255,744, 16 x 4,096) = 1,040; 40 GiB //
+    # 4,259,840 B // 4 = 2,520; cdiv(32,768, 1,040) = 32 full pages and 3 in each of 6 state
+    # groups: 50, 2,520 x 32,768 // 50 = 1,651,507
+    ("Nemotron-H-8B", 1_040, 4, 2_520, 32 + 6 * 3, 1_651_507),
 ])
 def test_vllm_034_keeps_a_prefill_checkpoint_page_for_mamba2_layers_in_align(
         preset, p, group_size, blocks, pages, logged):
     # vLLM 0.34.0's own planner (get_kv_cache_configs, get_kv_cache_capacity, run by a helper
-    # on MambaMixer2's spec with num_prefill_checkpoint_blocks=1) gave these figures
+    # on MambaMixer2's spec with num_prefill_checkpoint_blocks=1) gave these figures (its
+    # bench/vllm_check.py rows, Nemotron-H's at vLLM's own ssm dtype)
     options = StrategyOptions(mamba_cache_mode="align", prefill_checkpoint_blocks=1)
     r = run_strategy("vllm", load_preset(preset).profile(), budget_bytes=40 * 2**30,
                      context_tokens=32_768, options=options)
@@ -2635,21 +2647,67 @@ def test_vllm_without_its_hybrid_manager_keeps_pages_of_two_sizes_in_one_group()
                                    "the hybrid manager on")
 
 
-def test_vllm_says_its_log_is_of_a_run_told_to_keep_nemotron_hs_ssm_state_narrow():
-    # vLLM's NemotronH hook keeps the ssm state in float32 unless told: the preset's bf16
-    # figures are a run told so, and the log says which line that leaves out
+def test_vllm_keeps_nemotron_hs_ssm_state_in_float32_unless_told():
+    # vLLM's NemotronH hook (NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype, 0.31 and
+    # 0.34) keeps the ssm state in the config's mamba_ssm_cache_dtype, else float32, where
+    # --mamba-ssm-cache-dtype is auto: the preset's bf16 state (SPEC's 2,097,152 B) is
+    # 128 x 64 x 128 = 1,048,576 elements, 4,194,304 B in float32; 61,440 B of conv beside it:
+    # P = 16 x cdiv(4,255,744, 16 x 4,096) = 16 x 65 = 1,040; 8 GiB // (1,040 x 4,096) // 4
+    # = 2,016 // 4 = 504 blocks
     from flatkv.presets import load_preset
     spec = load_preset("Nemotron-H-8B")
-    narrow = run_strategy("vllm", spec.profile(), budget_bytes=GIB8, context_tokens=8_192)
-    assert narrow.extras["log_left_out"] == [
-        "vLLM keeps NemotronHForCausalLM's ssm state in float32 unless --mamba-ssm-cache-dtype "
-        "or the config's mamba_ssm_cache_dtype names another dtype: these lines keep it in "
-        "2-byte elements (bfloat16 or float16), as such a run does; where the config names it, "
-        "vLLM logs \"Updating mamba_ssm_cache_dtype to ...\" as it checks its config, before "
-        "the block size lines (after the first in mamba cache mode all), left out here"]
-    wide = spec.with_options(ssm_dtype="float32").profile()
-    assert "log_left_out" not in run_strategy("vllm", wide, budget_bytes=GIB8,
-                                              context_tokens=8_192).extras
+    assert spec.profile().state_const_bytes["ssm"] == 2_097_152
+    wide = run_strategy("vllm", spec.profile(), budget_bytes=GIB8, context_tokens=8_192)
+    assert (wide.block_size, wide.num_blocks) == (1_040, 504)
+    assert 8 * 2**30 // (1_040 * 4_096) // 4 == 504
+    assert wide.formulas[0] == (
+        "ssm state float32: vLLM's default for NemotronHForCausalLM with "
+        "--mamba-ssm-cache-dtype auto, not the model's bfloat16: 1,048,576 elements x 4 = "
+        "4,194,304 B a layer, not 2,097,152 B")
+    assert wide.extras["log_left_out"] == [
+        "vLLM logs \"Updating mamba_ssm_cache_dtype to 'float32' for NemotronH model\" as its "
+        "config hook picks the ssm dtype (--mamba-ssm-cache-dtype auto), before the block size "
+        "lines (after the first in mamba cache mode all), left out here"]
+    # the config's mamba_ssm_cache_dtype wins over the default (the hook reads it first) ...
+    named = replace(spec.profile(), config_mamba_ssm_dtype="bfloat16")
+    r = run_strategy("vllm", named, budget_bytes=GIB8, context_tokens=8_192)
+    assert r.block_size == 16 * -(-(61_440 + 2_097_152) // (16 * 4_096)) == 528
+    assert r.formulas[0] == ("ssm state bfloat16: the config's mamba_ssm_cache_dtype, which "
+                             "vLLM's NemotronHForCausalLM reads with --mamba-ssm-cache-dtype auto")
+    # ... and a told dtype over both: no hook line, the state as told
+    told = run_strategy("vllm", named, budget_bytes=GIB8, context_tokens=8_192,
+                        options=StrategyOptions(vllm_ssm_dtype="float32"))
+    assert (told.block_size, told.num_blocks) == (1_040, 504)
+    assert "log_left_out" not in told.extras
+    narrow = run_strategy("vllm", spec.profile(), budget_bytes=GIB8, context_tokens=8_192,
+                          options=StrategyOptions(vllm_ssm_dtype="bf16"))
+    assert (narrow.block_size, narrow.num_blocks) == (528, 8 * 2**30 // (528 * 4_096) // 4)
+    assert narrow.formulas[0] == ("ssm state bfloat16: --mamba-ssm-cache-dtype, as the option "
+                                  "sets it")
+    # SGLang's column is SGLang's own whatever vLLM is told
+    assert run_strategy("sglang", spec.profile(), budget_bytes=GIB8, context_tokens=8_192,
+                        options=StrategyOptions(vllm_ssm_dtype="bfloat16")).extras[
+        "sglang_ssm_dtype"] == "float32"
+
+
+def test_vllm_ssm_dtype_told_resizes_other_models_state_and_is_checked():
+    # --mamba-ssm-cache-dtype told keeps any state model's ssm tensor in it (Qwen3-Next's
+    # GDN state bf16 -> float32: twice the bytes); a lightning model reads no such flag;
+    # a dtype vLLM does not name is refused with the field, the value and the fix
+    from flatkv.presets import load_preset
+    qwen = load_preset("Qwen3-Next-80B-A3B").profile()
+    r = run_strategy("vllm", qwen, budget_bytes=GIB8, context_tokens=8_192,
+                     options=StrategyOptions(vllm_ssm_dtype="float32"))
+    ssm = qwen.state_const_bytes["ssm"]
+    assert r.formulas[0].startswith("ssm state float32: --mamba-ssm-cache-dtype, as the option "
+                                    f"sets it, not the model's bfloat16: {ssm // 2:,} elements "
+                                    f"x 4 = {2 * ssm:,} B a layer")
+    assert not run_strategy("vllm", qwen, budget_bytes=GIB8,
+                            context_tokens=8_192).formulas[0].startswith("ssm state")
+    with pytest.raises(ValueError, match=r"^vllm_ssm_dtype is 'fp4': vLLM keeps the ssm state "
+                       r"in one of float32, bfloat16, float16 \(--mamba-ssm-cache-dtype\), or "
+                       r"leave it unset \(None\) for vLLM's own choice"):
+        StrategyOptions(vllm_ssm_dtype="fp4")
 
 
 def test_vllm_says_deepseek_v32s_indexer_keys_are_layers_of_their_own_in_vllm():

@@ -391,6 +391,13 @@ class StrategyOptions:
         to what SGLANG_MAMBA_SSM_DTYPE (``--mamba-ssm-dtype`` in older releases) names: that
         overrides the config. Its conv state is bfloat16 whatever the model's
         (``sglang.CONV_DTYPE``): ``sglang.state_tensors`` re-sizes a conv of other elements.
+    vllm_ssm_dtype: vLLM's --mamba-ssm-cache-dtype, the dtype it keeps a state layer's ssm
+        tensor in (``vllm.ssm_dtype``). None (default, its auto): as vLLM decides, the
+        model's ssm dtype, except for the classes whose config hook picks another
+        (``vllm_releases.FLOAT32_SSM_UNLESS_TOLD``, Nemotron-H: the config's
+        ``mamba_ssm_cache_dtype``, else float32). Told, vLLM keeps it for any such model, a
+        lightning model (which reads no such flag) and a KDA model whose state is float32
+        whatever it is told aside.
     sglang_chunked_prefill_size: SGLang's --chunked-prefill-size, the prefill chunk it
         schedules a step: SGLang's figures size a sliding-window or chunked request's tokens
         by it (as vLLM's by max_batched_tokens) and its SWA request cap reserves it for each
@@ -470,6 +477,7 @@ class StrategyOptions:
     sglang_page_size: int = 1
     sglang_mamba_track_interval: int = DEFAULT_MAMBA_TRACK_INTERVAL
     sglang_ssm_dtype: str | None = None
+    vllm_ssm_dtype: str | None = None
     sglang_swa_pool: bool | None = None
     sglang_chunked_prefill_size: int | None = None
     gpu_compute_capability: tuple[int, int] | None = None
@@ -483,7 +491,7 @@ class StrategyOptions:
 
     def __post_init__(self) -> None:
         """Check every option within its bounds, the first one out of them raising, and
-        normalise the ratios to Fractions and sglang_ssm_dtype to its canonical name."""
+        normalise the ratios to Fractions and the ssm dtypes told to their canonical names."""
         self._check_block_and_state_options()
         self._normalise_ratios()
         self._check_sglang_options()
@@ -583,21 +591,28 @@ class StrategyOptions:
                   hint="SGLang's --mamba-track-interval, tokens between the state snapshots of "
                   f"its extra_buffer radix cache ({DEFAULT_MAMBA_TRACK_INTERVAL} by default), "
                   "a multiple of the page size")
-        if self.sglang_ssm_dtype is not None:
+        for name, flag, own in (
+                ("sglang_ssm_dtype", "SGLANG_MAMBA_SSM_DTYPE",
+                 "SGLang's own choice (the config's mamba_ssm_dtype, else float32)"),
+                ("vllm_ssm_dtype", "--mamba-ssm-cache-dtype",
+                 "vLLM's own choice (its auto: the model's, Nemotron-H's config "
+                 "mamba_ssm_cache_dtype, else float32)")):
+            value = getattr(self, name)
+            if value is None:
+                continue
             try:
-                ssm_dtype = canonical_dtype(self.sglang_ssm_dtype)
+                ssm_dtype = canonical_dtype(value)
             except ValueError:
                 ssm_dtype = None
             if ssm_dtype not in SGLANG_SSM_DTYPES:
-                value = self.sglang_ssm_dtype  # a pasted page by its start
                 shown = quoted(value, 40) if isinstance(value, str) else repr(value)
+                engine = "SGLang" if name.startswith("sglang") else "vLLM"
                 raise ValueError(
-                    f"sglang_ssm_dtype is {shown}: SGLang keeps the ssm state "
-                    f"in one of {', '.join(SGLANG_SSM_DTYPES)} (SGLANG_MAMBA_SSM_DTYPE), or "
-                    "leave it unset (None) for SGLang's own choice (the config's mamba_ssm_dtype, "
-                    "else float32)"
+                    f"{name} is {shown}: {engine} keeps the ssm state "
+                    f"in one of {', '.join(SGLANG_SSM_DTYPES)} ({flag}), or "
+                    f"leave it unset (None) for {own}"
                 )
-            object.__setattr__(self, "sglang_ssm_dtype", ssm_dtype)
+            object.__setattr__(self, name, ssm_dtype)
 
     @property
     def sglang_told_strategy(self) -> str | None:
@@ -709,6 +724,8 @@ EXTRAS: Mapping[str, str] = {
     "sized_state_page_bytes": "vllm: the state page P was sized from, where the layers keep a "
                               "wider one (speculative conv rows, vLLM issue #57721)",
     "drafted_conv_bytes": "vllm: the conv rows speculative tokens add to a state page",
+    "ssm_bytes": "vllm: a state page's ssm bytes, where vLLM keeps another ssm dtype than the "
+                 "model's",
     "state_padding_fraction": "vllm: (page - state page) / state page (\"Padding mamba page "
                               "size by X%\")",
     "state_padding_exact": "vllm: that padding as [page - state page, state page]",

@@ -116,12 +116,14 @@ from flatkv.strategies.vllm_releases import (
     OLDER_FLOAT32_SSM_CLASSES,
     OLDER_MLA_ALIGNMENT,
     OLDER_RELEASE,
+    OLDER_SSM_DEFAULT,
     OLDER_UNWIDENED_CLASSES,
     OLDER_VLLM_LOG,
     PREFILL_CHECKPOINT_CLASSES,
     RECENT_VLLM_BLOCK_SIZE,
     SERVED_AFTER_MODE_ALL,
     SIZES_P_WITH_DRAFTED_CONV,
+    SSM_DEFAULT,
     WINDOW_PLUS_ONE_CLASSES,
     WINDOW_PLUS_ONE_SINCE,
     last_release,
@@ -427,12 +429,13 @@ def older_release_layout(profile: CacheProfile, options: StrategyOptions, counts
     0.31's and Bamba: config.py:447-456), so the options come here as they were run."""
     if not (profile.has_state and profile.has_attention):
         return None
+    served_ssm = profile.ssm_dtype  # the current release's (``_ssm_as_served``)
+    older_ssm, older_ssm_why = ssm_dtype(profile, options, older=True)
+    profile = _ssm_in(profile, older_ssm)
     told_ssm = profile.ssm_dtype
     if (OLDER_FLOAT32_SSM_CLASSES.intersection(profile.architectures)
             and told_ssm not in (None, "float32") and "ssm" in profile.state_const_bytes):
-        ssm = profile.state_const_bytes["ssm"] * DTYPE_BYTES["float32"] // DTYPE_BYTES[told_ssm]
-        profile = replace(profile, ssm_dtype="float32", ssm_element_bytes=DTYPE_BYTES["float32"],
-                          state_const_bytes={**profile.state_const_bytes, "ssm": ssm})
+        profile = _ssm_in(profile, "float32")
     sized, kept = drafted_profiles(profile, options.speculative_tokens, [], {}, OLDER_RELEASE)
     if OLDER_UNWIDENED_CLASSES.intersection(profile.architectures):
         sized = kept = profile
@@ -456,6 +459,8 @@ def older_release_layout(profile: CacheProfile, options: StrategyOptions, counts
            "HybridAttentionMambaModelConfig sizes it"
            + (f", the ssm state in float32, not the {told_ssm} told (its kda_state_dtype)"
               if profile.ssm_dtype != told_ssm else "")
+           + (f", the ssm state in {older_ssm} ({older_ssm_why}), not {served_ssm}"
+              if older_ssm != served_ssm else "")
            + (f", its state block a x cdiv(...) = {n(fit)} (mamba_block_size)"
               if min_block < p else ""))
     if p % min_block:  # mode all, block_size above the state block and off its multiples
@@ -879,6 +884,61 @@ def kda_dtype_unknown_text(profile: CacheProfile) -> str:
             "supports only auto, float32, and bfloat16\"): name the ssm dtype to know which")
 
 
+def ssm_dtype(profile: CacheProfile, options: StrategyOptions, *, older: bool = False
+              ) -> tuple[str | None, str]:
+    """The dtype vLLM keeps the ssm state in, and why, as a current release decides it (0.31
+    to 0.34; ``older``: 0.19's, whose NemotronH hook defaults to float16): --mamba-ssm-cache-dtype
+    where told (``options.vllm_ssm_dtype``); else, its auto, for the classes whose config hook
+    picks it (FLOAT32_SSM_UNLESS_TOLD), the config's mamba_ssm_cache_dtype
+    (``profile.config_mamba_ssm_dtype``, the config's ssm dtype), else the hook's default; else
+    the model's ssm dtype. A lightning model reads no such flag (``lightning_dtype_text``) and
+    raw bytes have no dtype to change: the model's there too."""
+    told = options.vllm_ssm_dtype
+    if profile.ssm_element_bytes is None or profile.conv_free_state:
+        return profile.ssm_dtype, "the model's ssm dtype"
+    if told is not None:
+        return told, "--mamba-ssm-cache-dtype, as the option sets it"
+    arch = next(iter(sorted(FLOAT32_SSM_UNLESS_TOLD.intersection(profile.architectures))), None)
+    if arch is None:
+        return profile.ssm_dtype, "the model's ssm dtype (--mamba-ssm-cache-dtype auto)"
+    release = f"vLLM {OLDER_RELEASE}'s" if older else "vLLM's"
+    if profile.config_mamba_ssm_dtype is not None:
+        return (profile.config_mamba_ssm_dtype,
+                f"the config's mamba_ssm_cache_dtype, which {release} {arch} reads "
+                "with --mamba-ssm-cache-dtype auto")
+    return (OLDER_SSM_DEFAULT if older else SSM_DEFAULT,
+            f"{release} default for {arch} with --mamba-ssm-cache-dtype auto")
+
+
+def _ssm_in(profile: CacheProfile, dtype: str | None) -> CacheProfile:
+    """The profile with its ssm tensor in ``dtype``, re-sized by its element bytes (the
+    profile as it is where ``dtype`` is None or its own, or the element size is unknown)."""
+    element = profile.ssm_element_bytes
+    if dtype is None or dtype == profile.ssm_dtype or element is None:
+        return profile
+    ssm = profile.state_const_bytes["ssm"] // element * DTYPE_BYTES[dtype]
+    return replace(profile, state_const_bytes={**profile.state_const_bytes, "ssm": ssm},
+                   ssm_element_bytes=DTYPE_BYTES[dtype], ssm_dtype=dtype)
+
+
+def _ssm_as_served(profile: CacheProfile, options: StrategyOptions) -> tuple[CacheProfile, str]:
+    """The profile with its ssm state in the dtype vLLM keeps it in (``ssm_dtype``), and the
+    formula line saying which and where from: "" where it is the model's, as --mamba-ssm-cache-dtype
+    auto keeps it for most models."""
+    dtype, why = ssm_dtype(profile, options)
+    if dtype is None or why.startswith("the model's"):
+        return profile, ""
+    served = _ssm_in(profile, dtype)
+    line = f"ssm state {dtype}: {why}"
+    if served is not profile:
+        element, ssm = profile.ssm_element_bytes, profile.state_const_bytes["ssm"]
+        given = profile.ssm_dtype or f"{element}-byte elements"
+        line += (f", not the model's {given}: {n(ssm // element)} elements x "
+                 f"{DTYPE_BYTES[dtype]} = {n(served.state_const_bytes['ssm'])} B a layer, not "
+                 f"{n(ssm)} B")
+    return served, line
+
+
 def _kda_state_as_served(profile: CacheProfile) -> tuple[CacheProfile, str]:
     """The profile with the ssm state vLLM keeps for a KDA_FLOAT32_SSM_CLASSES model: float32
     whatever --mamba-ssm-cache-dtype says, so an ssm tensor of smaller elements is re-sized to
@@ -941,7 +1001,8 @@ def start_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
     """The first of vLLM's refusals ``run_vllm`` checks before any layout (its docstring's
     first item, in that order), "" where none applies: the GPU's is last, so a caller can tell
     whether the GPU alone is what stops vLLM."""
-    return (vllm_blocker(profile) or int8_kv_refusal(profile) or ssm_dtype_refusal(profile)
+    return (vllm_blocker(profile) or int8_kv_refusal(profile)
+            or ssm_dtype_refusal(_ssm_as_served(profile, options)[0])
             or mla_dtype_refusal(profile) or gpu_mla_refusal(profile, options))
 
 
@@ -953,7 +1014,9 @@ def run_vllm(
     the result (its first formula line, or its reason where vLLM refuses). In the order they
     apply:
 
-    - here, first: a KV cache in int8, which vLLM keeps none in (``int8_kv_refusal``), a
+    - here, first: the ssm state in the dtype vLLM keeps it in (``_ssm_as_served``:
+      --mamba-ssm-cache-dtype told, else Nemotron-H's config hook's, else the model's); then
+      a KV cache in int8, which vLLM keeps none in (``int8_kv_refusal``), a
       KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``), an
       MLA model's KV cache in fp8_e5m2 or float32, which no MLA backend takes
       (``mla_dtype_refusal``), an MLA model the GPU named has no backend for
@@ -975,6 +1038,8 @@ def run_vllm(
     if blocker := start_refusal(profile, options):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
                               context_tokens=context_tokens)
+    given_ssm = profile.state_const_bytes.get("ssm")
+    profile, ssm_line = _ssm_as_served(profile, options)
     # (with the hybrid manager off, windows are promoted to full attention: no window pages)
     in_flight = options.vllm_async_scheduling and options.vllm_hybrid_manager and bool(
         profile.windowed_labels)
@@ -997,6 +1062,12 @@ def run_vllm(
         result = _explained(result, wider)
     if float32_state:
         result = _explained(result, float32_state)
+    if ssm_line and result.applies:  # (beside figures, not a refusal's reason)
+        result = _explained(result, ssm_line)
+    if result.applies and profile.state_const_bytes.get("ssm") != given_ssm:
+        # the ssm bytes a state page holds, where vLLM keeps another dtype than the profile's
+        result = replace(result, extras={**result.extras,
+                                         "ssm_bytes": profile.state_const_bytes["ssm"]})
     dtype_note = lightning_dtype_text(profile) or kda_dtype_unknown_text(profile)
     if dtype_note and result.applies:  # (beside figures, not a refusal's reason)
         result = _explained(result, dtype_note)
@@ -1487,18 +1558,16 @@ def _as_full_attention(profile: CacheProfile) -> CacheProfile:
                    kv_shared_layer_types=promote(profile.kv_shared_layer_types))
 
 
-def _ssm_dtype_told(profile: CacheProfile) -> str:
-    """Where the profile keeps such a model's ssm state in other than float32: what the log is
-    of (a run told so) and the line it leaves out; empty otherwise."""
+def _ssm_update_left_out(profile: CacheProfile, options: StrategyOptions) -> str:
+    """The line vLLM logs where its config hook picks the ssm dtype (FLOAT32_SSM_UNLESS_TOLD,
+    --mamba-ssm-cache-dtype auto), which these lines leave out; "" where it logs none."""
     arch = next(iter(sorted(FLOAT32_SSM_UNLESS_TOLD.intersection(profile.architectures))), None)
-    if arch is None or profile.ssm_element_bytes in (None, 4):
+    if arch is None or options.vllm_ssm_dtype is not None or profile.ssm_dtype is None:
         return ""
-    return (f"vLLM keeps {arch}'s ssm state in float32 unless --mamba-ssm-cache-dtype or the "
-            f"config's mamba_ssm_cache_dtype names another dtype: these lines keep it in "
-            f"{profile.ssm_element_bytes}-byte elements (bfloat16 or float16), as such a run "
-            "does; where the config names it, vLLM logs \"Updating mamba_ssm_cache_dtype to "
-            "...\" as it checks its config, before the block size lines (after the first in "
-            "mamba cache mode all), left out here")
+    return (f"vLLM logs \"Updating mamba_ssm_cache_dtype to '{profile.ssm_dtype}' for NemotronH "
+            "model\" as its config hook picks the ssm dtype (--mamba-ssm-cache-dtype auto), "
+            "before the block size lines (after the first in mamba cache mode all), left out "
+            "here")
 
 
 def _run_vllm(
@@ -1549,13 +1618,13 @@ def _run_vllm(
 def _opening_extras(profile: CacheProfile, options: StrategyOptions) -> dict[str, object]:
     """The extras every vLLM layout opens with, before P, with its hybrid KV cache manager on
     or off: the mamba cache mode, whether windowed layers keep every token as full ones (off),
-    and the line the start-up log leaves out where the profile keeps an ssm state vLLM would
-    keep in float32 (``_ssm_dtype_told``), so the Compare page and the CLI can say so."""
+    and the line the start-up log prints that these leave out where vLLM's config hook picks
+    the ssm dtype (``_ssm_update_left_out``), so the Compare page and the CLI can say so."""
     extras: dict[str, object] = {"mamba_cache_mode": options.mamba_cache_mode}
     if not options.vllm_hybrid_manager and profile.windowed_labels:
         extras["windows_as_full"] = True  # its windowed layers keep every token, as full ones
-    if told := _ssm_dtype_told(profile):
-        extras["log_left_out"] = [told]
+    if left_out := _ssm_update_left_out(profile, options):
+        extras["log_left_out"] = [left_out]
     return extras
 
 

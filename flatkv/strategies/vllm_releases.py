@@ -302,9 +302,17 @@ WINDOW_PLUS_ONE_CLASSES = frozenset({"Cohere2ForCausalLM", "Cohere2MoeForCausalL
 WINDOW_PLUS_ONE_SINCE = "0.29"
 
 
-# vLLM classes whose ssm state vLLM keeps in float32 unless told (NemotronHForCausalLMConfig's
-# DEFAULT_MAMBA_SSM_CACHE_DTYPE, with --mamba-ssm-cache-dtype auto)
+# vLLM classes whose config hook picks the ssm state's dtype where --mamba-ssm-cache-dtype is
+# auto (its default): the config's mamba_ssm_cache_dtype, else float32
+# (NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype and its
+# DEFAULT_MAMBA_SSM_CACHE_DTYPE, model_executor/models/config.py 1143-1170 in 0.34.0, 678-705
+# in 0.31.0; transformers' NemotronHConfig fills the field in as float32 too). vLLM 0.19.0's
+# hook read the config's, else float16 (OLDER_SSM_DEFAULT: models/config.py 483-500, its own
+# NemotronHConfig naming no such field). Its MODELS_CONFIG_MAP gives the hook to these two
+# classes in all three releases (the VL classes' hooks, which read the text config, are not
+# modelled).
 FLOAT32_SSM_UNLESS_TOLD = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
+SSM_DEFAULT, OLDER_SSM_DEFAULT = "float32", "float16"
 
 
 # vLLM classes whose KDA layers keep their recurrent (ssm) state only in KDA_SSM_DTYPES: their
