@@ -983,6 +983,29 @@ def test_compare_sizes_sglang_ssm_state_in_its_own_dtype():
     assert not [w for w in plain.selectbox if w.key == "w.sglang_ssm_dtype"]
 
 
+def test_compare_sizes_vllms_nemotron_h_ssm_state_in_vllms_own_dtype():
+    # Nemotron-H-8B in 40 GiB: vLLM's NemotronH hook keeps the ssm state in float32 unless
+    # told, 61,440 + 4,194,304 = 4,255,744 B a state page: P = 16 x cdiv(4,255,744, 16 x
+    # 4,096) = 1,040, 40 GiB // (1,040 x 4,096) // 4 = 2,520 blocks; told bfloat16 (the
+    # preset's 2,097,152 B): 16 x cdiv(2,158,592, 65,536) = 528, 40 GiB // (528 x 4,096) // 4
+    link = {"model": "Nemotron-H-8B", "gpu": "KV cache memory", "kv_mem": "40GiB"}
+    at = open_app("app_pages/compare.py", link)
+    assert_clean(at)
+    ssm = at.selectbox(key="w.vllm_ssm_dtype")
+    assert ssm.format_func(ssm.value) == "auto (float32)"
+    vllm = layout_figures(at).loc["vLLM v1"]
+    assert (vllm["P (tokens)"], vllm["blocks"]) == (1_040, 2_520)
+    assert 40 * 2**30 // (1_040 * 4_096) // 4 == 2_520
+    ssm.set_value("bfloat16").run()
+    assert_clean(at)
+    assert at.query_params["v_ssm"] == "bfloat16"
+    vllm = layout_figures(at).loc["vLLM v1"]
+    assert (vllm["P (tokens)"], vllm["blocks"]) == (528, 40 * 2**30 // (528 * 4_096) // 4)
+    # a model without state layers is not offered it
+    plain = open_app("app_pages/compare.py", {**link, "model": "Llama-3.1-8B"})
+    assert not [w for w in plain.selectbox if w.key == "w.vllm_ssm_dtype"]
+
+
 def test_sglang_takes_the_ssm_dtype_a_config_names_unless_told():
     # the same Qwen3-Next TP 2 as raw bytes whose config said mamba_ssm_dtype bfloat16 (the
     # link's cfg_ssm): SGLang's default is then bfloat16, 2 B an element, as SGLang reads it
@@ -1905,10 +1928,12 @@ def test_engine_option_labels_say_0_as_the_rest_of_the_app_and_fit_a_third_at_10
     assert not [label for label in labels.values() if ": " in label]
     # a third of the page at 1000 px: the expander's three columns give a label 142 px of text
     # beside its tooltip's icon (measured in Chromium); "Kernel block size A (tokens)" and the
-    # three above take two lines there (measured: 41 px high, a line 19), none three; 14
-    # labels: the 11 number fields and 3 selectboxes (the mamba cache mode, the ssm dtype and
-    # SGLang's mamba radix cache strategy; the 3 toggles' short labels, one line)
-    assert len(labels) == 14 and all(_lines_at(label, 142) <= 2 for label in labels.values())
+    # three above take two lines there (measured: 41 px high, a line 19), none three; 15
+    # labels: the 11 number fields and 4 selectboxes (the mamba cache mode, vLLM's ssm cache
+    # dtype, SGLang's ssm dtype and its mamba radix cache strategy; the 3 toggles' short
+    # labels, one line)
+    assert labels["vllm_ssm_dtype"] == "ssm cache dtype"
+    assert len(labels) == 15 and all(_lines_at(label, 142) <= 2 for label in labels.values())
     assert _lines_at("Chunked prefill size (0 = automatic, -1 = off)", 142) == 2
     assert _lines_at("Chunked prefill size (0 = automatic, -1 = chunked prefill off)", 142) == 3
 

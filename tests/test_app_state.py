@@ -186,7 +186,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "sglang_page_size": 64, "sglang_mamba_track_interval": 512,
         "sglang_mamba_radix_cache_strategy": "extra_buffer_lazy",
         "sglang_kv_cache_dtype": "bfloat16",
-        "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": False,
+        "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": False, "vllm_ssm_dtype": "bfloat16",
         "max_batched_tokens": 4096, "sglang_chunked_prefill_size": 2048,
         "lcm_padding_bound": 0.1,
         "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
@@ -1326,6 +1326,7 @@ OTHER_VALUES = dict(kernel_block_size=(64,), mamba_cache_mode=("align", "all"),
                     sglang_mamba_radix_cache_strategy=("extra_buffer_lazy",),
                     sglang_kv_cache_dtype=("bfloat16",),
                     sglang_ssm_dtype=("bfloat16", "float16"),
+                    vllm_ssm_dtype=("float32", "float16"),
                     sglang_swa_pool=(False,), vllm_hybrid_manager=(False,),
                     sglang_overlap_schedule=(False,), sglang_disable_radix_cache=(True,),
                     sglang_attn_dp_size=(2,),
@@ -1649,6 +1650,13 @@ def test_an_option_set_to_what_the_engine_picks_for_the_model_is_no_change():
     assert AppState(sglang_ssm_dtype="float32").changed_engine_options() == {}
     assert AppState(sglang_ssm_dtype="bfloat16").changed_engine_options() == {
         "sglang_ssm_dtype": "bfloat16"}
+    # vLLM's: Nemotron-H's float32 is vLLM's own (its NemotronH hook's default), bfloat16 not
+    nemotron = AppState(model="Nemotron-H-8B", vllm_ssm_dtype="float32")
+    assert nemotron.engine_choices()["vllm_ssm_dtype"] == (
+        "float32", "vLLM's default for NemotronHForCausalLM with --mamba-ssm-cache-dtype auto")
+    assert nemotron.changed_engine_options() == {}
+    assert replace(nemotron, vllm_ssm_dtype="bfloat16").changed_engine_options() == {
+        "vllm_ssm_dtype": "bfloat16"}
     gpt = AppState(model="gpt-oss-20b", sglang_swa_pool=True)
     assert gpt.changed_engine_options() == {}
     assert replace(gpt, sglang_swa_pool=False).engine_options_text() == (

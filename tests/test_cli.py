@@ -447,6 +447,16 @@ def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys)
         f"python -m flatkv: error: --sglang-ssm-dtype is {shown}: SGLang keeps the ssm state in "
         "one of float32, bfloat16, float16 (SGLANG_MAMBA_SSM_DTYPE), or leave it unset (None) "
         "for SGLang's own choice (the config's mamba_ssm_dtype, else float32)\n")
+    assert refused(["plan", "--preset", "Nemotron-H-8B", "--budget", "80GB",
+                    "--strategy", "vllm", "--vllm-ssm-dtype", "x" * 5000], capsys) == (
+        f"python -m flatkv: error: --vllm-ssm-dtype is {shown}: vLLM keeps the ssm state in "
+        "one of float32, bfloat16, float16 (--mamba-ssm-cache-dtype), or leave it unset (None) "
+        "for vLLM's own choice (its auto: the model's, Nemotron-H's config "
+        "mamba_ssm_cache_dtype, else float32)\n")
+    code, _, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
+                        "--vllm-ssm-dtype", "float32"], capsys)
+    assert code == 0 and ("python -m flatkv: note: --vllm-ssm-dtype changes no figure here: "
+                          "this model gives it nothing to act on") in err.splitlines()
 
 
 def test_an_empty_state_beside_a_model_is_refused_as_given(capsys):
