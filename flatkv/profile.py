@@ -222,13 +222,17 @@ class CacheProfile:
     ssm_element_bytes: bytes of one element of the ``ssm`` state tensor (2 for bfloat16, 4 for
         float32) when the profile comes from a model; None for raw bytes. An engine that keeps
         the ssm state in its own dtype re-sizes it from this (SGLang: the config's
-        ``mamba_ssm_dtype``, else float32, unless told).
+        ``mamba_ssm_dtype``, else float32, unless told; vLLM: Nemotron-H's config dtype, else
+        float32, unless told).
     architectures: the config's ``architectures`` (``("GptOssForCausalLM",)``) when the profile
         comes from one, else empty. SGLang picks its sliding-window pool by this name.
     config_mamba_ssm_dtype: the config's ``mamba_ssm_dtype`` when it names one SGLang reads
         (float32, bfloat16, float16), else None. SGLang keeps the ssm state in it unless told
         otherwise (float32 without it), whatever the model's own ssm dtype; it re-sizes the
         ssm tensor only when ``ssm_element_bytes`` is known (raw bytes are taken as given).
+        vLLM's NemotronH hook reads it as the config's ``mamba_ssm_cache_dtype``
+        (``vllm.ssm_dtype``), as bench/vllm_check.py sets both; a config.json's own
+        ``mamba_ssm_cache_dtype`` is read into ``ssm_dtype`` instead (``hf_dtypes``).
     mamba_chunk_size: the config's ``mamba_chunk_size`` (or ``chunk_size``) of a state model,
         else None; vLLM aligns P to it in mamba cache mode all (2,048 when a config has none).
     conv_rows: the rows of the ``conv`` state (the conv kernel's K - 1) when the profile comes

@@ -386,9 +386,10 @@ class StrategyOptions:
         architecture gets the pool when it has both full and sliding layers, as the models on
         the list do. True / False force it either way.
     sglang_ssm_dtype: the dtype SGLang keeps every state layer's ssm tensor in, whatever the
-        model's ssm dtype (vLLM keeps the model's). None (default): as SGLang decides, the
-        config's ``mamba_ssm_dtype`` (``profile.config_mamba_ssm_dtype``), else float32. Set it
-        to what SGLANG_MAMBA_SSM_DTYPE (``--mamba-ssm-dtype`` in older releases) names: that
+        model's ssm dtype (vLLM keeps the model's, Nemotron-H's its own: ``vllm_ssm_dtype``).
+        None (default): as SGLang decides, the config's ``mamba_ssm_dtype``
+        (``profile.config_mamba_ssm_dtype``), else float32. Set it to what
+        SGLANG_MAMBA_SSM_DTYPE (``--mamba-ssm-dtype`` in older releases) names: that
         overrides the config. Its conv state is bfloat16 whatever the model's
         (``sglang.CONV_DTYPE``): ``sglang.state_tensors`` re-sizes a conv of other elements.
     vllm_ssm_dtype: vLLM's --mamba-ssm-cache-dtype, the dtype it keeps a state layer's ssm

@@ -2,7 +2,8 @@
 
 - State: a per-request slot pool, its ssm tensors in SGLang's own dtype (``ssm_dtype``:
   SGLANG_MAMBA_SSM_DTYPE, else the config's ``mamba_ssm_dtype``, else float32; vLLM keeps the
-  model's), its conv tensors in bfloat16 (``CONV_DTYPE``, whatever the model's). It gets
+  model's, or its own: ``vllm.ssm_dtype``), its conv tensors in bfloat16 (``CONV_DTYPE``,
+  whatever the model's). It gets
   ``budget * r / (1 + r)`` (``r = --mamba-full-memory-ratio``, 0.9), with attention layers or
   without; slots = that // (state bytes of all state layers); the KV pool gets the rest,
   ``budget - slots * slot_bytes``. A model of state layers alone keeps a token pool of
