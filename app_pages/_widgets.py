@@ -4,10 +4,12 @@ strategies' knobs that Compare and Budget show)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
+from app_pages._figures import current_strategies
 from app_pages._session import ERRORS_KEY, bind, state, update
 from flatkv import app_data, app_model, strategy_notes
 from flatkv.app_state import (
@@ -413,8 +415,21 @@ def options_text(names: tuple[str, ...] = ENGINE_FIELDS,
     changed, else ``strategy_notes.defaults_text`` (the words of every page showing vLLM
     figures); ``button_where``: where "Use vLLM 0.34's defaults" is."""
     s = state()
+    recent = s.recent_vllm_changes()
     return s.engine_options_text(names, defaults=strategy_notes.defaults_text(
-        s.recent_vllm_changes(), button_where))
+        recent, button_where, differs=bool(recent) and _recent_vllm_differs(s, recent)))
+
+
+def _recent_vllm_differs(s: AppState, recent: dict[str, Any]) -> bool:
+    """Whether vLLM's figures move with vLLM 0.34's own defaults (``recent``): two cached runs
+    of vLLM alone, at these settings and at those. DeepSeek-V3.2 on the H100 keeps P 64 and
+    15,354 blocks either way. Settings the pages cannot take read as differing."""
+    try:
+        now, then = (current_strategies(v, ("vllm",))[0]
+                     for v in (s, replace(s, **recent).after(s)))
+    except ValueError:
+        return True
+    return not strategy_notes.same_figures(now, then)
 
 
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",

@@ -1366,12 +1366,15 @@ def _log_lines_are(r: StrategyResult, unlogged: str = "") -> str:
             "number formats: set it beside yours line by line.")
 
 
-def defaults_text(recent: Mapping[str, object], button_where: str = "Engine options") -> str:
+def defaults_text(recent: Mapping[str, object], button_where: str = "Engine options",
+                  differs: bool = True) -> str:
     """Whose engine options a view left at the app's defaults runs, in the one wording every page
     showing vLLM figures puts near its top: ANCHOR_OPTIONS (SPEC 3.1's anchor log), and what a
     CURRENT_RELEASE run with its own defaults sets apart (``recent``:
-    ``AppState.recent_vllm_changes``), as its figures differ (Qwen3-Next TP2 at 44.59 GiB:
-    14.77x at these, 14.68x in mode align alone), with where the button that sets them is."""
+    ``AppState.recent_vllm_changes``), whether its figures differ (``differs``: Qwen3-Next TP2
+    at 44.59 GiB: 14.77x at these, 14.68x in mode align alone; DeepSeek-V3.2 on the H100: P 64
+    and 15,354 blocks either way, as its MLA pages are 64 tokens at any size asked,
+    ``same_figures``), with where the button that sets them is."""
     if not recent:
         return ANCHOR_OPTIONS
     said = {"block_size": lambda v: f"block size {v}",
@@ -1380,9 +1383,22 @@ def defaults_text(recent: Mapping[str, object], button_where: str = "Engine opti
             "vllm_async_scheduling": lambda v: "async scheduling"}
     parts = [said[k](v) for k, v in recent.items()]
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    figures = "its figures differ" if differs else "its figures here are the same"
     return (f"{ANCHOR_OPTIONS} (a vLLM {CURRENT_RELEASE} run with its own sets {listed}, "
-            f"and its figures differ: \"Use vLLM {CURRENT_RELEASE}'s defaults\" under "
+            f"and {figures}: \"Use vLLM {CURRENT_RELEASE}'s defaults\" under "
             f"{button_where})")
+
+
+def same_figures(a: StrategyResult, b: StrategyResult) -> bool:
+    """Whether two runs of a layout show the same figures: whether it applies (and why not),
+    P, the blocks, the tokens held and logged, the concurrency and the bytes by category. Not
+    the block size asked, which a model may not take (DeepSeek-V3.2's sparse MLA pages are
+    64 tokens at 16 or 64), nor the formulas, which name it."""
+    def shown(r: StrategyResult) -> tuple:
+        return (r.applies, r.reason, r.block_bytes, r.num_blocks, r.capacity_tokens,
+                r.logged_tokens, r.older_logged_tokens, r.concurrency_numerator,
+                r.concurrency_denominator, r.breakdown)
+    return shown(a) == shown(b)
 
 
 def recent_vllm_help(changes: dict[str, object], profile: CacheProfile,

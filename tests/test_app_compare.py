@@ -67,6 +67,22 @@ def test_pages_with_vllm_figures_say_whose_defaults_in_one_wording_at_the_top():
                for c in compare.caption)
 
 
+def test_the_defaults_caption_says_differ_only_where_vllms_figures_move():
+    # DeepSeek-V3.2's sparse MLA pages are 64 tokens at any block size asked: on the H100 at
+    # 0.9 vLLM holds 15,354 blocks of P 64 (5,012,736 B) at 16 and at 64, so block size 64 moves
+    # nothing; Llama-3.1-8B's P goes 2,097,152 B x 36,701 blocks -> 8,388,608 B x 9,175
+    same = ("vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets block size "
+            "64, and its figures here are the same: \"Use vLLM 0.34's defaults\" under "
+            "Engine options)")
+    deepseek = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2"})
+    assert_clean(deepseek)
+    assert deepseek.caption[0].value.endswith(same)
+    assert (vllm_row(deepseek)["P (tokens)"], vllm_row(deepseek)["blocks"]) == (64, 15354)
+    llama = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B"})
+    assert_clean(llama)
+    assert llama.caption[0].value.endswith(same.replace("here are the same", "differ"))
+
+
 def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     # SPEC's anchor keeps 0.9 and mode none; the button under Engine options sets what a
     # recent vLLM starts a hybrid with, and the log follows (2 state pages a request)
