@@ -49,7 +49,6 @@ COLORS: dict[str, str] = {
     "unused": "#E2E2E2",
     "group": "#DCE3EC",
     "layer": "#EEF1F5",
-    "budget": "#EEF1F5",  # the icicle's root tile: the whole budget, a light grey, not blank
     "free": "#F0F0F0",
     # GPU lab: one colour per page move; the state-row copy moves state, so it wears its colour
     "copy": "#3B3B3B",  # the plain device copy every device figure is a share of (dashed)
@@ -341,15 +340,22 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
 # ICICLE_PLOT_PX. Plotly's own icicle kept a column for the budget's root tile, even with the root
 # dropped (a blank one then): a third of the chart's width (320 of 960 px at 1,440 px) for one
 # figure, which the groups' heading now gives; the layers, a click deeper there, show in a
-# column of their own. A tile's label (10 px at least, ``uniformtext``) takes two lines
-# from TWO_LINES_PX, one ("conv state 2.40 GiB") from ONE_LINE_PX (tiles of 12 to 40 px drawn
-# in Chromium); under that Plotly hides it, and the page names the tile under the chart
-# (``icicle_unlabelled``): Qwen3-Next's conv slice, 14 px under its ssm state, had no label.
-# Layers' tiles are thin for most models (Qwen3-Next's 84 in 410 px): their hover names them,
-# and a drag down the chart zooms every column in (``_icicle_text``).
+# column of their own. A tile's label (ICICLE_TEXT_PX, shrunk to ICICLE_MIN_TEXT_PX at least,
+# ``uniformtext``) takes two lines from TWO_LINES_PX, one ("conv state 2.40 GiB") from
+# ONE_LINE_PX (a line of 10 px fitted 18 px tiles drawn in Chromium; at 12 px, 12 / 10 of its
+# 12 px of text and the 6 px of padding); under that Plotly hides it, and the page names the
+# tile under the chart (``icicle_unlabelled``): Qwen3-Next's conv slice, 14 px under its ssm
+# state, had no label. Layers' tiles are thin for most models (Qwen3-Next's 84 in 410 px):
+# each carries its label, which Plotly hides where it does not fit, and a drag down the chart
+# zooms every column in until it does (``_icicle_text``); their hover names them.
 # A tile under VISIBLE_PX is no slice to name (its white border fills it: the few MiB unused
 # of most budgets), and Layout's "Unused" metric gives those bytes.
-ICICLE_PLOT_PX, ONE_LINE_PX, TWO_LINES_PX, VISIBLE_PX = 410, 18, 32, 3
+ICICLE_PLOT_PX, ONE_LINE_PX, TWO_LINES_PX, VISIBLE_PX = 410, 21, 38, 3
+# the labels' size (the house font's 13 px) and the least Plotly shrinks them to: every label
+# shown is drawn at the size of the smallest, so a least of 10 let one layer's label fitting
+# a 17 px tile at 10.5 px shrink the whole chart's (gpt-oss-20b's 12 layers a component at
+# 1,440 px); at 12 such a label is hidden instead
+ICICLE_TEXT_PX, ICICLE_MIN_TEXT_PX = 13, 12
 # the columns' spans across the plot, left to right: groups, components, layers; the
 # components' the widest (their labels are the longest: "KV (full attention, MLA latent)")
 ICICLE_COLUMNS = ((0.0, 0.34), (0.34, 0.8), (0.8, 1.0))
@@ -403,15 +409,13 @@ def icicle_unlabelled(nodes: Sequence[TreeNode]) -> list[tuple[str, int]]:
 
 def _icicle_text(depth: int, label: str, px: float) -> tuple[str, str]:
     """A tile's text and its template: a layer's by its index alone ("#5 2.99 GiB", its
-    component beside it), and only on a tile of two lines (TWO_LINES_PX): uniformtext draws
-    every label at the size of the smallest it shows, and a layer's label fitting 11 px of a
-    17 px tile shrank the whole chart's to it (gpt-oss-20b's 12 layers a component at 1,440
-    px). Any other tile's its label, on one line under TWO_LINES_PX."""
-    if depth == 3:
-        return ((label.rpartition(" ")[2], "%{text}<br>%{customdata[1]}") if px >= TWO_LINES_PX
-                else ("", ""))
-    return label, ("%{text} %{customdata[1]}" if px < TWO_LINES_PX
-                   else "%{text}<br>%{customdata[1]}")
+    component beside it), any other's its label; on one line under TWO_LINES_PX. Every tile
+    carries its text, however thin: Plotly hides what does not fit at ICICLE_MIN_TEXT_PX
+    (``uniformtext``), and shows it once a zoom makes the tile tall enough (Qwen3-Next's 48
+    ssm layers, 6 px each, named none of them before)."""
+    text = label.rpartition(" ")[2] if depth == 3 else label
+    return text, ("%{text} %{customdata[1]}" if px < TWO_LINES_PX
+                  else "%{text}<br>%{customdata[1]}")
 
 
 def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
@@ -445,7 +449,8 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
         text=[text for text, _ in texts], texttemplate=[template for _, template in texts],
         textposition="inside", insidetextanchor="start", textangle=0,
         # dark on the pale tiles (groups, reserved, unused), white on the colours
-        textfont={"color": [("#262730" if n.kind in ("group", "unused", "reserved")
+        textfont={"size": ICICLE_TEXT_PX,
+                  "color": [("#262730" if n.kind in ("group", "unused", "reserved")
                              else "white") for n, _ in drawn]},
         name="bytes", showlegend=False,
     )
@@ -458,7 +463,7 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
     # shrunk to a smear; its hover still says it, and the page names it under the chart. A
     # drag zooms down the columns only (their widths stay), a double click zooms back out
     return _house_figure([bars], {
-        "uniformtext": {"minsize": 10, "mode": "hide"}, "showlegend": False,
+        "uniformtext": {"minsize": ICICLE_MIN_TEXT_PX, "mode": "hide"}, "showlegend": False,
         "annotations": headings, "bargap": 0, "dragmode": "zoom",
         "xaxis": {"range": [0, 1], "visible": False, "fixedrange": True},
         "yaxis": {"range": [budget, 0], "visible": False}},

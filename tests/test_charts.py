@@ -156,7 +156,10 @@ def test_icicle_values_and_colours(analysis):
     assert [a.text for a in fig.layout.annotations] == [
         "groups (74.51 GiB budget)", "components", "layers"]
     # labels too small to read are hidden, not shrunk (the hover keeps them)
-    assert (fig.layout.uniformtext.minsize, fig.layout.uniformtext.mode) == (10, "hide")
+    # a label is hidden rather than shrunk under 12 px (the house font's 13), so no thin tile's
+    # label shrinks every other's: gpt-oss-20b's 17 px layer tiles drew all at 10.5 px
+    assert (fig.layout.uniformtext.minsize, fig.layout.uniformtext.mode) == (12, "hide")
+    assert fig.data[0].textfont.size == 13
 
 
 def test_icicle_names_a_tile_too_thin_for_its_label():
@@ -176,20 +179,26 @@ def test_icicle_names_a_tile_too_thin_for_its_label():
     assert texts["linear_attention/conv"] == "%{text} %{customdata[1]}"  # one line, if any
     assert texts["linear_attention/ssm"] == texts["linear_attention"] == (
         "%{text}<br>%{customdata[1]}")
-    # a tile of 20 px takes one line; of 40 px two; a layer's its index on a tile of two lines,
-    # none on a thinner one (where its label, drawn at the size of the smallest shown, shrank
-    # every label)
+    # every layer tile carries its index and bytes, which Plotly hides where they do not fit
+    # at 12 px and shows on a zoom: Qwen3-Next's 84 (12 KV, 36 conv, 36 ssm; 6 px each for the
+    # ssm's) had none
+    layers = {i: (x, tmpl) for i, x, tmpl in zip(ic.ids, ic.text, ic.texttemplate, strict=True)
+              if i.count("/") == 2}
+    assert len(layers) == 84 and all(x.startswith("#") for x, _ in layers.values())
+    assert layers["linear_attention/ssm/0"] == ("#0", "%{text} %{customdata[1]}")
+    # a tile of 22 px takes one line (a line of 12 px and its padding: 21 px); of 40 px two; a
+    # layer's its index either way
     from flatkv.app_data import TreeNode
     tiles = [TreeNode("budget", "", "budget", 410, "budget"),
              TreeNode("g", "budget", "g", 410, "group"),
-             TreeNode("g/a", "g", "a", 20, "conv"), TreeNode("g/b", "g", "b", 40, "ssm"),
-             TreeNode("g/c", "g", "c", 350, "ssm"), TreeNode("g/c/0", "g/c", "c #0", 31, "ssm"),
-             TreeNode("g/c/1", "g/c", "c #1", 319, "ssm")]
+             TreeNode("g/a", "g", "a", 22, "conv"), TreeNode("g/b", "g", "b", 40, "ssm"),
+             TreeNode("g/c", "g", "c", 348, "ssm"), TreeNode("g/c/0", "g/c", "c #0", 31, "ssm"),
+             TreeNode("g/c/1", "g/c", "c #1", 317, "ssm")]
     drawn = charts.bytes_icicle(tiles).data[0]
     made = dict(zip(drawn.ids, zip(drawn.text, drawn.texttemplate, strict=True), strict=True))
     assert [made[i] for i in ("g/a", "g/b", "g/c/0", "g/c/1")] == [
         ("conv state", "%{text} %{customdata[1]}"),
-        ("ssm state", "%{text}<br>%{customdata[1]}"), ("", ""),
+        ("ssm state", "%{text}<br>%{customdata[1]}"), ("#0", "%{text} %{customdata[1]}"),
         ("#1", "%{text}<br>%{customdata[1]}")]
     assert _tile_names(drawn)["g/c/0"] == "c #0"  # its hover names it
     assert charts.icicle_unlabelled(tiles) == []
