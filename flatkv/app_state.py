@@ -950,13 +950,16 @@ def decode_query(params: Mapping[str, str | list[str]]) -> tuple[AppState, list[
 
 def _memory_source(changes: dict[str, object], q: Mapping[str, str]) -> list[str]:
     """The memory source a link's budget keys pick (``_SOURCE_KEYS``): one given without a gpu
-    key sets it into ``changes`` (kv_mem=44.59GiB: KV cache memory). Those the budget does not
+    key sets it into ``changes`` (kv_mem=44.59GiB: KV cache memory), and says so: a link the
+    app wrote carries its gpu beside such a key, and older ones gave kv_mem beside the default
+    gpu unwritten, which opened on the H100's budget. Those the budget does not
     read are dropped from it, each said as typed with the gpu that reads it: beside a gpu of
     another source (or one the link gets wrong), or two kinds with no gpu to choose."""
     given = [k for k in _SOURCE_KEYS if _SETTINGS[k][0] in changes]
     if "gpu" not in q and len(given) == 1:
         changes["gpu"] = _SOURCE_KEYS[given[0]]
-        return []
+        return [f"{given[0]} given without gpu: read as gpu={_SOURCE_KEYS[given[0]]} (add "
+                f"gpu={DEFAULT.gpu} for the GPU's budget)."]
     gpu = changes.get("gpu", DEFAULT.gpu)
     unread = [k for k in given if _SOURCE_KEYS[k] != gpu]
     for key in unread:  # ignored as the notice says: the sidebar's value stays the default

@@ -2181,7 +2181,7 @@ def test_every_link_keys_suggested_fix_is_one_the_key_takes(text):
     # interval's example is SGLang's own default (sg_page 12, the example before, splits no
     # track interval of 256). "0", "-5", 11 nines and "bogus": a range's or a choice's refusal,
     # which named the range or the options and no value to give
-    from flatkv.app_state import _SETTINGS
+    from flatkv.app_state import _SETTINGS, _SOURCE_KEYS
 
     assert DEFAULT.sglang_mamba_track_interval % DEFAULT.sglang_page_size == 0
     suggested = 0
@@ -2196,7 +2196,10 @@ def test_every_link_keys_suggested_fix_is_one_the_key_takes(text):
             fix = fix.split(";", 1)[0].split(" or ")[0].split(", ")[0].split(" as ")[0]
             fix = fix.removeprefix(f"{key}=").strip("'")
             suggested += 1
-            assert decode_query({key: fix})[1] == [], (key, text, notice)
+            # a budget key with the gpu that reads it, as the app writes it (alone it picks
+            # its source, and says so)
+            gpu = {"gpu": _SOURCE_KEYS[key]} if key in _SOURCE_KEYS else {}
+            assert decode_query({key: fix, **gpu})[1] == [], (key, text, notice)
     assert suggested >= 10
 
 
@@ -2377,16 +2380,23 @@ def test_the_gpu_picked_sets_the_compute_capability_vllm_reads():
 def test_a_budget_key_given_without_a_gpu_picks_its_memory_source():
     # vLLM's "Available KV cache memory: 44.59 GiB" pasted as kv_mem=44.59GiB opened the H100's
     # budget (85,520,809,984 B x 0.9 = 76,968,728,985 B a rank at TP 2), in silence: the key
-    # picks its source, int(44.59 x 2^30) = 47,878,147,932 B a rank
+    # picks its source, int(44.59 x 2^30) = 47,878,147,932 B a rank; said, as older links
+    # carrying kv_mem beside the default gpu (not written) opened on the H100's budget
     qwen = {"model": "Qwen3-Next-80B-A3B", "tp": "2"}
     state, notices = decode_query({**qwen, "kv_mem": "44.59GiB"})
-    assert notices == [] and state.gpu == KV_MEMORY
+    assert notices == ["kv_mem given without gpu: read as gpu=KV cache memory (add gpu=H100 "
+                       "80GB for the GPU's budget)."] and state.gpu == KV_MEMORY
     assert state.budget().cache_bytes == int(Fraction("44.59") * 2**30) == 47_878_147_932
     assert encode_query(state) == {"tp": "2", "gpu": KV_MEMORY, "kv_mem": "44.59GiB"}
+    assert decode_query(encode_query(state)) == (state, [])  # the app's own link: no notice
     custom, notices = decode_query({"gpu_mem": "100GB"})
-    assert notices == [] and custom == AppState(gpu=CUSTOM_GPU, gpu_memory=10**11)
+    assert notices == ["gpu_mem given without gpu: read as gpu=Custom (add gpu=H100 80GB for "
+                       "the GPU's budget)."] and custom == AppState(gpu=CUSTOM_GPU,
+                                                                    gpu_memory=10**11)
     blocks, notices = decode_query({"kv_blocks": "6701"})
-    assert notices == [] and blocks == AppState(gpu=KV_BLOCKS, kv_blocks=6_701)
+    assert notices == ["kv_blocks given without gpu: read as gpu=vLLM KV cache blocks (add "
+                       "gpu=H100 80GB for the GPU's budget)."]
+    assert blocks == AppState(gpu=KV_BLOCKS, kv_blocks=6_701)
     # beside a gpu of another source: read as that gpu's budget, and said
     h100, notices = decode_query({**qwen, "gpu": "H100 80GB", "kv_mem": "44.59GiB"})
     assert h100.gpu == "H100 80GB" and h100.budget().cache_bytes == 76_968_728_985
