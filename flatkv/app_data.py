@@ -1026,23 +1026,48 @@ def block_size_sweep_rows(curves: Curves, has_history: bool) -> list[dict]:
 
 
 def block_size_floor_text(curves: Curves, has_state: bool) -> str:
-    """Why the block-size sweep is flat at its small sizes, where P outgrows the size asked:
-    the least P the sweep reaches (Qwen3-Next TP2's packed slabs: 536 at sizes 1 to 8, a
-    state row of 548,864 B over 1,024 B a token; vLLM's 544) and what a large P costs (SPEC
-    3.1). Empty where every size is its own P."""
-    sizes = [(size, p.block_size) for size, p in zip(curves.block_sizes, curves.by_block_size,
-                                                     strict=True) if p.block_size is not None]
-    if not any(p > size for size, p in sizes):
+    """Why the block-size sweep moves at its small sizes only as P does, where P outgrows the
+    size asked: the least P the sweep reaches, whether each P is a multiple of the size asked,
+    and P at the sizes under that least (Qwen3-Next TP2's packed slabs: 536 at sizes 1 to 8, a state
+    row of 548,864 B over 1,024 B a token, then 544 at 16 and 32, 576 at 64; vLLM's 544 at 16
+    and 32, 576, 640, 768, its concurrency 23.74x, 23.74x, 23.69x, 23.70x, 23.64x) and what a
+    large P costs (SPEC 3.1). Empty where the smallest size swept is its own P (the LCM pages'
+    P outgrows 1,024 alone, no floor)."""
+    points = [(size, p) for size, p in zip(curves.block_sizes, curves.by_block_size,
+                                           strict=True) if p.block_size is not None]
+    sizes = [(size, p.block_size) for size, p in points]
+    if not sizes or sizes[0][1] <= sizes[0][0]:
         return ""
     floor = min(p for _, p in sizes)
     why = ("a state row outgrows smaller pages" if has_state
            else "the engine pages by a size of its own")
+    multiple = (", a multiple of the size asked" if all(p % size == 0 for size, p in sizes)
+                else "")
+    steps = []  # P by the sizes under the floor, the sizes of one P together
+    for size, p in sizes:
+        if size < floor:
+            if steps and steps[-1][0] == p:
+                steps[-1][1].append(size)
+            else:
+                steps.append((p, [size]))
+    said = "; ".join(f"{p:,} at {_sizes_text(at)}" for p, at in steps)
+    # said only where the sweep shows it: one P, one concurrency
+    by_p = {p.block_size: p.concurrency for _, p in points}
+    as_p = ("; the curve moves only as P does" if all(
+        by_p[p.block_size] == p.concurrency for _, p in points) else "")
     return (f"The x axis is the block size asked; P, the tokens a page ends up with, is never "
-            f"under {floor:,} here (P >= {floor:,}: {why}; the sweep's table gives P at each "
-            "size), so the curve "
-            "is flat until the size asked passes it. A large P has costs these figures leave "
-            "out (SPEC 3.1): prefix-cache hits come in whole pages of P tokens, and kernels "
-            "that want P <= 128 break.")
+            f"under {floor:,} here (P >= {floor:,}: {why}){multiple}: {said} (the sweep's "
+            f"table gives P at each size){as_p}. A large P has costs these figures leave out "
+            "(SPEC 3.1): "
+            "prefix-cache hits come in whole pages of P tokens, and kernels that want "
+            "P <= 128 break.")
+
+
+def _sizes_text(sizes: list[int]) -> str:
+    """Block sizes as the floor's words list them: "64", "16 and 32", "1 to 8"."""
+    if len(sizes) == 1:
+        return f"{sizes[0]:,}"
+    return f"{sizes[0]:,} {'and' if len(sizes) == 2 else 'to'} {sizes[-1]:,}"
 
 
 def vllm_blocks_sweep_text(budget: Budget, block_size: int) -> str:

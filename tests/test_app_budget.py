@@ -692,24 +692,34 @@ def test_budget_sweeps_leave_a_gap_where_the_layout_does_not_start():
 def test_budget_block_size_sweep_says_the_size_is_asked_and_ps_floor():
     # Qwen3-Next TP2: a state row of 548,864 B over 1,024 B a token slot takes 536 slots, so
     # our packed slabs' P is 536 at the sizes 1 to 8 (their own alignment) and vLLM's
-    # 16 x cdiv(548,864, 16 x 1,024) = 544 (its kernel block of 16) up to 32: the curve is
-    # flat there, which an axis named "block size" read as the block size doing nothing
+    # 16 x cdiv(548,864, 16 x 1,024) = 544 (its kernel block of 16) up to 32; above, each P is
+    # the least multiple of the size asked that holds the row (64 x 9 = 576, 128 x 5 = 640,
+    # 256 x 3 = 768, 512 x 2 = 1,024). "Flat until the size asked passes 544" was wrong: vLLM's
+    # concurrency is 23.74x, 23.74x, 23.69x, 23.70x, 23.64x at 16 to 256, moving as P does
     assert -(-548_864 // 1_024) == 536 and 16 * -(-548_864 // (16 * 1_024)) == 544
-    trade = ("so the curve is flat until the size asked passes it. A large P has costs these "
-             "figures leave out (SPEC 3.1): prefix-cache hits come in whole pages of P tokens, "
-             "and kernels that want P <= 128 break.")
-    for layout, floor in (("flat", 536), ("vllm", 544)):
+    assert [b * -(-536 // b) for b in (16, 32, 64, 128, 256, 512)] == [544, 544, 576, 640, 768,
+                                                                       1024]
+    trade = ("(the sweep's table gives P at each size); the curve moves only as P does. A "
+             "large P has costs these figures leave out (SPEC 3.1): prefix-cache hits come in "
+             "whole pages of P tokens, and kernels that want P <= 128 break.")
+    steps = "544 at 16 and 32; 576 at 64; 640 at 128; 768 at 256; 1,024 at 512"
+    for layout, floor, said in (("flat", 536, f"536 at 1 to 8; {steps}"), ("vllm", 544, steps)):
         at = open_app("app_pages/budget.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2",
                                               "b_layout": layout})
         assert_clean(at)
         assert (f"The x axis is the block size asked; P, the tokens a page ends up with, is "
-                f"never under {floor} here (P >= {floor}: a state row outgrows smaller pages; "
-                f"the sweep's table gives P at each size), {trade}") in [
-                    c.value for c in at.caption]
+                f"never under {floor} here (P >= {floor}: a state row outgrows smaller pages), "
+                f"a multiple of the size asked: {said} {trade}") in [c.value for c in at.caption]
         spec = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
         assert "requested block size (tokens)" in [
             axis.get("title", {}).get("text") for name, axis in spec.items()
             if name.startswith("xaxis")]
+    # the LCM pages' P is the size asked from 1 (5,120 at 1,024): no floor, where the line
+    # said "never under 1"
+    lcm = open_app("app_pages/budget.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2",
+                                           "b_layout": "lcm"})
+    assert_clean(lcm)
+    assert not [c for c in lcm.caption if c.value.startswith("The x axis is the block size")]
     # a model whose P is the size asked at every size: no such line
     at = open_app("app_pages/budget.py", {"model": "Llama-3.1-8B"})
     assert not [c for c in at.caption if c.value.startswith("The x axis is the block size")]
