@@ -316,15 +316,22 @@ def split_table_css(name: str, columns_px: int) -> str:
     place holds its ``columns_px`` and its borders, else its runs, one under another: Compare's
     bytes by category (Qwen3-Next's, 741 px of columns) took two tables at 1,440 px as at
     1000 px, the page's width unknown to the script. Its place is a size container, so the
-    rule reads its width, the main column's or an expander's."""
+    rule reads its width, the main column's or an expander's. The whole is hidden unless the
+    container query shows it, and each keyed block is hidden by its own class, not only by
+    :has(): a browser without container queries or :has() shows the runs alone, not both."""
     fit = f"[class*='st-key-table-fit-{name}']"
-    # each keyed block's wrapper, hidden with it (an empty wrapper still took a gap of 16 px)
-    whole, runs = (f"{fit} > {_WRAPPER}:has(> [class*='st-key-table-{kind}-{name}'])"
-                   for kind in ("whole", "runs"))
+    keyed = {kind: f"{fit} [class*='st-key-table-{kind}-{name}']" for kind in ("whole", "runs")}
+    # each keyed block's wrapper, hidden with it (an empty wrapper still took a gap of 16 px);
+    # a rule of its own, as a browser drops a rule whose selector it cannot read
+    wrapper = {kind: f"{fit} > {_WRAPPER}:has(> [class*='st-key-table-{kind}-{name}'])"
+               for kind in ("whole", "runs")}
     wide = columns_px + TABLE_BORDER_PX
+    # Streamlit lays both out as flex boxes (1.67, Chromium), which the query gives back
     return (f"<style>{fit} {{container-type: inline-size;}} "
-            f"@container (min-width: {wide}px) {{{runs} {{display: none;}}}} "
-            f"@container (max-width: {wide - 0.02}px) {{{whole} {{display: none;}}}}</style>")
+            f"{keyed['whole']} {{display: none;}} {wrapper['whole']} {{display: none;}} "
+            f"@container (min-width: {wide}px) {{"
+            f"{keyed['whole']} {{display: flex;}} {wrapper['whole']} {{display: flex;}} "
+            f"{keyed['runs']} {{display: none;}} {wrapper['runs']} {{display: none;}}}}</style>")
 
 
 def column_runs(first_px: int, widths: list[int], fit_px: int) -> list[range]:
