@@ -33,6 +33,7 @@ from strategy_profiles import (
     pure_mamba,
     qwen3_next_tp2,
 )
+from test_hf_config import BAILING as BAILING_CONFIG
 
 from flatkv.budget import GPU_COMPUTE_CAPABILITIES
 from flatkv.hf_config import spec_from_hf_config
@@ -1188,6 +1189,30 @@ def test_vllm_refuses_a_float16_kda_state_and_takes_bfloat16_and_float32():
     assert -(-2_170_880 // 147_456) == 15 and 7 * 1_920 * 1_152 == 15_482_880
     assert (fp32.block_size, fp32.block_bytes, fp32.num_blocks) == (1_920, 15_482_880, 2_774)
     assert budget // 15_482_880 == 2_774
+
+
+def test_vllm_ssm_dtype_told_names_the_flag_and_moves_no_float32_kda_class():
+    # told --mamba-ssm-cache-dtype float16 (vllm_ssm_dtype), Kimi Linear's refusal says it was
+    # told and that the fix is that option, not the model's dtype (its float32 does not decide)
+    kimi = load_preset("Kimi-Linear-48B-A3B").profile()
+    told = run_strategy("vllm", kimi, budget_bytes=40 * 2**30, context_tokens=32_768,
+                        options=StrategyOptions(vllm_ssm_dtype="float16"))
+    assert not told.applies and told.reason == (
+        "vLLM refuses to start: KimiLinearForCausalLM's KDA layers keep their recurrent (ssm) "
+        "state in float32 or bfloat16 only, and --mamba-ssm-cache-dtype float16 is told "
+        "(--mamba-ssm-cache-dtype float16: \"KDA recurrent state supports only auto, float32, "
+        "and bfloat16; got float16\"): set vLLM's ssm cache dtype (--vllm-ssm-dtype) to "
+        "bfloat16 or float32, or leave it auto")
+    # Bailing V3's KDA state is float32 whatever is told (its own, here): a told bfloat16 moves
+    # no figure and says no "ssm state bfloat16" line (it said one, beside one saying vLLM keeps
+    # float32)
+    bailing = spec_from_hf_config(BAILING_CONFIG).profile()
+    auto = run_strategy("vllm", bailing, budget_bytes=40 * 2**30, context_tokens=32_768)
+    bf16 = run_strategy("vllm", bailing, budget_bytes=40 * 2**30, context_tokens=32_768,
+                        options=StrategyOptions(vllm_ssm_dtype="bfloat16"))
+    assert (bf16.block_size, bf16.num_blocks) == (auto.block_size, auto.num_blocks)
+    said = "\n".join((*bf16.formulas, bf16.why_block_size))
+    assert bailing.ssm_dtype == "float32" and "ssm state" not in said
 
 
 def test_vllm_refuses_a_float16_state_only_for_the_kda_classes_and_by_name():

@@ -717,21 +717,27 @@ def vllm_blocker(profile: CacheProfile) -> str:
     return ""
 
 
-def ssm_dtype_refusal(profile: CacheProfile) -> str:
+def ssm_dtype_refusal(profile: CacheProfile, told: str | None = None) -> str:
     """Why vLLM 0.34 does not start with this model's ssm state dtype, "" where it does: a KDA
     class (``KDA_SSM_DTYPE_CLASSES``) keeps its recurrent state in float32 or bfloat16 only,
     so an ssm state in float16 (--mamba-ssm-cache-dtype float16, the only way to ask for it)
-    is refused. The dtype must be known by name (``profile.ssm_dtype``): 2-byte elements alone
-    may be bfloat16, which it takes."""
+    is refused. The dtype must be known by name (``profile.ssm_dtype``, as served): 2-byte
+    elements alone may be bfloat16, which it takes. ``told``: the --mamba-ssm-cache-dtype told
+    (``StrategyOptions.vllm_ssm_dtype``), which the fix then names, as the model's own dtype
+    does not decide there."""
     arch = next(iter(sorted(KDA_SSM_DTYPE_CLASSES.intersection(profile.architectures))), None)
     if arch is None or profile.ssm_dtype is None or profile.ssm_dtype in KDA_SSM_DTYPES:
         return ""
+    said = (f"--mamba-ssm-cache-dtype {profile.ssm_dtype} is told" if told else
+            f"this model's ssm state is {profile.ssm_dtype}")
+    fix = ("set vLLM's ssm cache dtype (--vllm-ssm-dtype) to bfloat16 or float32, or leave it "
+           "auto" if told else
+           "give an ssm dtype of float32 (its own, with --mamba-ssm-cache-dtype auto) or "
+           "bfloat16")
     return (f"{REFUSES_TO_START}: {arch}'s KDA layers keep their recurrent (ssm) state in "
-            f"{' or '.join(KDA_SSM_DTYPES)} only, and this model's ssm state is "
-            f"{profile.ssm_dtype} (--mamba-ssm-cache-dtype {profile.ssm_dtype}: \"KDA recurrent "
-            f"state supports only auto, float32, and bfloat16; got {profile.ssm_dtype}\"): give "
-            "an ssm dtype of float32 (its own, with --mamba-ssm-cache-dtype auto) or "
-            "bfloat16")
+            f"{' or '.join(KDA_SSM_DTYPES)} only, and {said} (--mamba-ssm-cache-dtype "
+            f"{profile.ssm_dtype}: \"KDA recurrent state supports only auto, float32, and "
+            f"bfloat16; got {profile.ssm_dtype}\"): {fix}")
 
 
 # The KV dtype no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA GPU takes, dense or
@@ -884,6 +890,10 @@ def kda_dtype_unknown_text(profile: CacheProfile) -> str:
             "supports only auto, float32, and bfloat16\"): name the ssm dtype to know which")
 
 
+# ``ssm_dtype``'s reason where vLLM keeps the model's own ssm dtype (no formula line of its own)
+MODELS_SSM_DTYPE = "the model's ssm dtype"
+
+
 def ssm_dtype(profile: CacheProfile, options: StrategyOptions, *, older: bool = False
               ) -> tuple[str | None, str]:
     """The dtype vLLM keeps the ssm state in, and why, as a current release decides it (0.31
@@ -895,12 +905,16 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions, *, older: bool = 
     raw bytes have no dtype to change: the model's there too."""
     told = options.vllm_ssm_dtype
     if profile.ssm_element_bytes is None or profile.conv_free_state:
-        return profile.ssm_dtype, "the model's ssm dtype"
+        return profile.ssm_dtype, MODELS_SSM_DTYPE
+    if KDA_FLOAT32_SSM_CLASSES.intersection(profile.architectures):
+        # its KDA state dtype is asked without the flag (``_kda_state_as_served`` keeps it in
+        # float32), so a told one moves nothing and is no line of its own
+        return profile.ssm_dtype, f"{MODELS_SSM_DTYPE} (its KDA layers read no flag)"
     if told is not None:
         return told, "--mamba-ssm-cache-dtype, as the option sets it"
     arch = next(iter(sorted(FLOAT32_SSM_UNLESS_TOLD.intersection(profile.architectures))), None)
     if arch is None:
-        return profile.ssm_dtype, "the model's ssm dtype (--mamba-ssm-cache-dtype auto)"
+        return profile.ssm_dtype, f"{MODELS_SSM_DTYPE} (--mamba-ssm-cache-dtype auto)"
     release = f"vLLM {OLDER_RELEASE}'s" if older else "vLLM's"
     if profile.config_mamba_ssm_dtype is not None:
         return (profile.config_mamba_ssm_dtype,
@@ -926,7 +940,7 @@ def _ssm_as_served(profile: CacheProfile, options: StrategyOptions) -> tuple[Cac
     formula line saying which and where from: "" where it is the model's, as --mamba-ssm-cache-dtype
     auto keeps it for most models."""
     dtype, why = ssm_dtype(profile, options)
-    if dtype is None or why.startswith("the model's"):
+    if dtype is None or why.startswith(MODELS_SSM_DTYPE):
         return profile, ""
     served = _ssm_in(profile, dtype)
     line = f"ssm state {dtype}: {why}"
@@ -1002,7 +1016,7 @@ def start_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
     first item, in that order), "" where none applies: the GPU's is last, so a caller can tell
     whether the GPU alone is what stops vLLM."""
     return (vllm_blocker(profile) or int8_kv_refusal(profile)
-            or ssm_dtype_refusal(_ssm_as_served(profile, options)[0])
+            or ssm_dtype_refusal(_ssm_as_served(profile, options)[0], options.vllm_ssm_dtype)
             or mla_dtype_refusal(profile) or gpu_mla_refusal(profile, options))
 
 
