@@ -2146,7 +2146,8 @@ _OFF_DEFAULT = {
     "prefill_checkpoint_blocks": 1, "mamba_chunk_size": 128, "mamba_full_memory_ratio": "0.5",
     "swa_full_tokens_ratio": "0.5", "sglang_slots_per_request": 5, "sglang_page_size": 64,
     "sglang_max_running_requests": 20, "sglang_max_mamba_cache_size": 100,
-    "sglang_ssm_dtype": "bfloat16", "sglang_swa_pool": True, "max_batched_tokens": 65_536,
+    "sglang_ssm_dtype": "bfloat16", "vllm_ssm_dtype": "bfloat16",  # Nemotron-H's (float32)
+    "sglang_swa_pool": True, "max_batched_tokens": 65_536,
     "sglang_chunked_prefill_size": 2_048,
     "lcm_padding_bound": "0.01", "lcm_alignment_bytes": 1 << 20, "margin": 4,
     "vllm_hybrid_manager": False, "vllm_async_scheduling": True,
