@@ -277,28 +277,26 @@ def _sglang_swa_pool_widget() -> None:
                     f"{'on' if by_model else 'off'}, {literal(why)}."))
 
 
-def _sglang_ssm_dtype_widget() -> None:
-    by_model, why = state().engine_choices()["sglang_ssm_dtype"]
+def _ssm_dtype_widget(field: str, label: str, how: str, whose: str) -> None:
+    """An engine's ssm state dtype select: auto (the engine's own choice for this model, named)
+    or one of the dtypes both engines take (SGLANG_SSM_DTYPES: vLLM 0.31 to 0.34's MambaDType
+    too, less auto)."""
+    by_model, why = state().engine_choices()[field]
     choices = {"auto": f"auto ({by_model})", **{dtype: dtype for dtype in SGLANG_SSM_DTYPES}}
-    bind(st.selectbox, "sglang_ssm_dtype", "ssm state dtype", options=list(choices),
-         format_func=choices.get,
+    bind(st.selectbox, field, label, options=list(choices), format_func=choices.get,
          to_widget=lambda v: "auto" if v is None else v,
          from_widget=lambda k: None if k == "auto" else k,
-         help=_help("sglang_ssm_dtype", "Choosing a dtype here runs as "
-                    "SGLANG_MAMBA_SSM_DTYPE would; auto is SGLang's own choice; for this model "
-                    f"{by_model}, {why}."))
+         help=_help(field, f"Choosing a dtype here runs as {how} would; auto is {whose} own "
+                    f"choice; for this model {by_model}, {why}."))
+
+
+def _sglang_ssm_dtype_widget() -> None:
+    _ssm_dtype_widget("sglang_ssm_dtype", "ssm state dtype", "SGLANG_MAMBA_SSM_DTYPE",
+                      "SGLang's")
 
 
 def _vllm_ssm_dtype_widget() -> None:
-    by_model, why = state().engine_choices()["vllm_ssm_dtype"]
-    choices = {"auto": f"auto ({by_model})", **{dtype: dtype for dtype in SGLANG_SSM_DTYPES}}
-    bind(st.selectbox, "vllm_ssm_dtype", "ssm cache dtype", options=list(choices),
-         format_func=choices.get,
-         to_widget=lambda v: "auto" if v is None else v,
-         from_widget=lambda k: None if k == "auto" else k,
-         help=_help("vllm_ssm_dtype", "Choosing a dtype here runs as "
-                    "--mamba-ssm-cache-dtype would; auto is vLLM's own choice; for this model "
-                    f"{by_model}, {why}."))
+    _ssm_dtype_widget("vllm_ssm_dtype", "ssm cache dtype", "--mamba-ssm-cache-dtype", "vLLM's")
 
 
 def _sglang_mamba_radix_cache_strategy_widget() -> None:

@@ -959,7 +959,7 @@ def _memory_source(changes: dict[str, object], q: Mapping[str, str]) -> list[str
     if "gpu" not in q and len(given) == 1:
         changes["gpu"] = _SOURCE_KEYS[given[0]]
         return [f"{given[0]} given without gpu: read as gpu={_SOURCE_KEYS[given[0]]} (add "
-                f"gpu={DEFAULT.gpu} for the GPU's budget)."]
+                f"gpu={DEFAULT.gpu} for the {DEFAULT.gpu}'s own budget)."]
     gpu = changes.get("gpu", DEFAULT.gpu)
     unread = [k for k in given if _SOURCE_KEYS[k] != gpu]
     for key in unread:  # ignored as the notice says: the sidebar's value stays the default

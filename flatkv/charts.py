@@ -102,6 +102,8 @@ GROUP_KIND = {FULL_ATTENTION: "kv", SLIDING_ATTENTION: "kv_sliding",
               CHUNKED_ATTENTION: "kv_chunked", LINEAR_ATTENTION: "ssm"}
 
 FONT = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
+# the house font's size (px): every chart's text, a tile label's too (ICICLE_TEXT_PX)
+FONT_PX = 13
 
 
 # the legend's order on every chart that draws kinds: KV, state, then padding
@@ -224,7 +226,7 @@ def _house_figure(traces: Sequence, layout: Mapping | None = None, *, title: str
         "title": {"text": "<br>".join(lines), "x": 0, "xanchor": "left", "y": 1,
                   "yanchor": "top", "yref": "container", "font": {"size": 15},
                   "pad": {"t": MODEBAR_BAND_PX + 10 * (len(lines) - 1)}} if title else None,
-        "font": {"family": FONT, "size": 13},
+        "font": {"family": FONT, "size": FONT_PX},
         "margin": {"l": 10, "r": 10, "b": 10, "t": top},
         "legend": legend | layout.get("legend", {}),
         # the band and headings on top of the height asked for: the plot keeps its height
@@ -355,7 +357,7 @@ ICICLE_PLOT_PX, ONE_LINE_PX, TWO_LINES_PX, VISIBLE_PX = 410, 21, 38, 3
 # shown is drawn at the size of the smallest, so a least of 10 let one layer's label fitting
 # a 17 px tile at 10.5 px shrink the whole chart's (gpt-oss-20b's 12 layers a component at
 # 1,440 px); at 12 such a label is hidden instead
-ICICLE_TEXT_PX, ICICLE_MIN_TEXT_PX = 13, 12
+ICICLE_TEXT_PX, ICICLE_MIN_TEXT_PX = FONT_PX, 12
 # the columns' spans across the plot, left to right: groups, components, layers; the
 # components' the widest (their labels are the longest: "KV (full attention, MLA latent)")
 ICICLE_COLUMNS = ((0.0, 0.34), (0.34, 0.8), (0.8, 1.0))

@@ -2385,17 +2385,17 @@ def test_a_budget_key_given_without_a_gpu_picks_its_memory_source():
     qwen = {"model": "Qwen3-Next-80B-A3B", "tp": "2"}
     state, notices = decode_query({**qwen, "kv_mem": "44.59GiB"})
     assert notices == ["kv_mem given without gpu: read as gpu=KV cache memory (add gpu=H100 "
-                       "80GB for the GPU's budget)."] and state.gpu == KV_MEMORY
+                       "80GB for the H100 80GB's own budget)."] and state.gpu == KV_MEMORY
     assert state.budget().cache_bytes == int(Fraction("44.59") * 2**30) == 47_878_147_932
     assert encode_query(state) == {"tp": "2", "gpu": KV_MEMORY, "kv_mem": "44.59GiB"}
     assert decode_query(encode_query(state)) == (state, [])  # the app's own link: no notice
     custom, notices = decode_query({"gpu_mem": "100GB"})
     assert notices == ["gpu_mem given without gpu: read as gpu=Custom (add gpu=H100 80GB for "
-                       "the GPU's budget)."] and custom == AppState(gpu=CUSTOM_GPU,
+                       "the H100 80GB's own budget)."] and custom == AppState(gpu=CUSTOM_GPU,
                                                                     gpu_memory=10**11)
     blocks, notices = decode_query({"kv_blocks": "6701"})
     assert notices == ["kv_blocks given without gpu: read as gpu=vLLM KV cache blocks (add "
-                       "gpu=H100 80GB for the GPU's budget)."]
+                       "gpu=H100 80GB for the H100 80GB's own budget)."]
     assert blocks == AppState(gpu=KV_BLOCKS, kv_blocks=6_701)
     # beside a gpu of another source: read as that gpu's budget, and said
     h100, notices = decode_query({**qwen, "gpu": "H100 80GB", "kv_mem": "44.59GiB"})
