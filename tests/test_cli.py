@@ -3399,7 +3399,7 @@ def test_checkpoint_blocks_told_to_a_class_vllm_keeps_none_are_in_no_log_row_or_
     # 32,768 x 262,144 // (7 x 3 + 3,277) = 2,604,589 is no release's log (MambaMixer keeps
     # none: strategy_notes.unlogged_why, the rule of Compare's "Not in any vLLM log"), so
     # compare's engine log cell is none with a line saying why, and plan's row and both start-up
-    # log headings say so (they read 2,604,589 and "a current release's words"); told 0, the
+    # log headings say so (they read 2,604,589 and a current release's words); told 0, the
     # figure a log prints, 32,768 x 262,144 // (14 + 3,277) = 2,610,129, stays
     assert 32_768 * 262_144 // (7 * 3 + 3_277) == 2_604_589
     assert 32_768 * 262_144 // (7 * 2 + 3_277) == 2_610_129
@@ -3424,8 +3424,8 @@ def test_checkpoint_blocks_told_to_a_class_vllm_keeps_none_are_in_no_log_row_or_
     code, out, _ = run(["compare", *jamba], capsys)
     (row,) = [line.split() for line in out.splitlines() if line.startswith("engine log")]
     assert code == 0 and row[5] == "2,610,129"
-    assert ("vLLM's start-up log at these settings (a current release's words; mamba cache "
-            "mode align):") in out.splitlines()
+    assert ("vLLM's start-up log at these settings (vLLM 0.34's words, a current release; "
+            "mamba cache mode align):") in out.splitlines()
 
 
 def test_required_arguments_left_out_are_each_required():
