@@ -723,8 +723,11 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
     if flags.get("cache_dtype") == "fp8":  # --kv-cache-dtype fp8: one byte an element
         spec = spec.with_options(kv_dtype="float8_e4m3fn")
     kernel = 64 if flags.get("backend") == "FLASHMLA" else None  # --kernel-block-size 64
+    # no block told (vLLM picking: a sparse MLA row under 64): FlatKV's own word for it, 16 (a
+    # told 32 or 48 it refuses, as vLLM 0.34 does)
+    told_block = block if flags.get("block_told", True) else 16
     options = StrategyOptions(
-        block_size=block, mamba_cache_mode=mode, vllm_async_scheduling=async_sched,
+        block_size=told_block, mamba_cache_mode=mode, vllm_async_scheduling=async_sched,
         max_batched_tokens=flags.get("batched", BATCHED),
         kernel_block_size=kernel, vllm_ssm_dtype=flags.get("mamba_ssm_cache_dtype"),
         prefill_checkpoint_blocks=int(mode == "align" and (spec.architectures[0]
