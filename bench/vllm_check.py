@@ -723,11 +723,8 @@ def flatkv_figures(spec, budget: int, block: int, mode: str, async_sched: bool,
     if flags.get("cache_dtype") == "fp8":  # --kv-cache-dtype fp8: one byte an element
         spec = spec.with_options(kv_dtype="float8_e4m3fn")
     kernel = 64 if flags.get("backend") == "FLASHMLA" else None  # --kernel-block-size 64
-    # no block told (vLLM picking: a sparse MLA row under 64): FlatKV's own word for it, 16 (a
-    # told 32 or 48 it refuses, as vLLM 0.34 does)
-    told_block = block if flags.get("block_told", True) else 16
     options = StrategyOptions(
-        block_size=told_block, mamba_cache_mode=mode, vllm_async_scheduling=async_sched,
+        block_size=block, mamba_cache_mode=mode, vllm_async_scheduling=async_sched,
         max_batched_tokens=flags.get("batched", BATCHED),
         kernel_block_size=kernel, vllm_ssm_dtype=flags.get("mamba_ssm_cache_dtype"),
         prefill_checkpoint_blocks=int(mode == "align" and (spec.architectures[0]
@@ -1374,7 +1371,8 @@ def random_setting(vl: NS, rng: random.Random, presets: list[str]):
         flags["mamba_ssm_cache_dtype"] = rng.choice(("bfloat16", "float32", "float16"))
     block = rng.choice((64, 128, 256) if mla and "backend" in flags
                        else (16, 32, 48, 64, 128, 256))
-    if sparse and block < 64:
+    if sparse and block < 64:  # no block told, vLLM picking: FlatKV's word for it is 16 (a told
+        block = 16                # 32 or 48 both refuse, as the told-block rows check)
         flags["block_told"] = False
     mode = rng.choice(("none", "align"))
     if "GDNLayer" in kinds and not mla and mode == "align" and rng.random() < 0.5:
