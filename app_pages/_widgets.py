@@ -413,9 +413,11 @@ def options_text(names: tuple[str, ...] = ENGINE_FIELDS,
     changed, else ``strategy_notes.defaults_text`` (the words of every page showing vLLM
     figures); ``button_where``: where "Use vLLM 0.34's defaults" is."""
     s = state()
+    if s.changed_engine_options(names):  # the options said: no defaults text, no runs for it
+        return s.engine_options_text(names)
     recent = s.recent_vllm_changes()
-    return s.engine_options_text(names, defaults=strategy_notes.defaults_text(
-        recent, button_where, differs=bool(recent) and _recent_vllm_differs(s, recent)))
+    return strategy_notes.defaults_text(
+        recent, button_where, differs=bool(recent) and _recent_vllm_differs(s, recent))
 
 
 def _recent_vllm_differs(s: AppState, recent: dict[str, Any]) -> bool:
