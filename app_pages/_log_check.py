@@ -214,7 +214,8 @@ def _arch_off_the_preset(s: AppState, changes: dict) -> dict[str, str]:
     of their own, set beside it (a Blackwell they offer takes its place): the preset's
     (``AppState.arch_kept_off``) where it matters at the settings offered
     (``strategy_notes.arch_matters``: a figure, or a word that reads the GPU, such as the
-    prefill checkpoint block vLLM 0.34 keeps Qwen3-Next on an H100), as ``compare
+    prefill checkpoint block vLLM 0.34 keeps Qwen3-Next on an H100, which the checkpoint note
+    reads in align and the "vLLM 0.34's defaults" button in mode none too), as ``compare
     --check-log`` offers --gpu-arch (``log_cli``): vLLM refuses DeepSeek-V3.2 on the A100 it
     left, where none said (a Hopper taken) started it. Else none said (""), the preset's
     figures and words alike: not one told before the preset, which the field kept hidden and

@@ -139,7 +139,8 @@ def _arch_matters_offered(changes: Mapping[str, object], model: GivenModel,
     """Whether the GPU preset's architecture (in ``offered``: the options with the log's
     ``changes`` taken) matters at the settings the note offers, not at those told (a figure,
     or a note that reads the GPU, ``strategy_notes.arch_matters``: the prefill checkpoint
-    block vLLM 0.34 keeps Qwen3-Next on an H100 gives the fix):
+    block vLLM 0.34 keeps Qwen3-Next on an H100 gives the fix, in align, its own mode, and so
+    in mode none too, where the note on --gpu-arch says so):
     its budget (KV cache memory as printed, SGLang's searched bytes, or vLLM's blocks at the
     offered options), its context and its TP's profile, so that --gpu-arch is offered where
     that command reads it, as Compare's

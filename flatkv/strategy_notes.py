@@ -130,48 +130,70 @@ def arch_moves_figures(profile: CacheProfile, options: StrategyOptions, budget_b
         profile, options, budget_bytes, context_tokens, strategies, results))
 
 
+# What reads the GPU architecture told, against no GPU said (``arch_reader``): the one rule of
+# ``arch_matters`` (any of them) and ``arch_idle_why`` (speaks beside ARCH_NOTE alone)
+ARCH_CHECKPOINT = "checkpoint"
+ARCH_FIGURES = "figures"
+ARCH_NOTE = "note"
+
+
+def arch_reader(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
+                context_tokens: int | None, strategies: Sequence[str] = GPU_READERS, *,
+                results: Sequence[StrategyResult] = ()) -> str:
+    """What reads the GPU architecture in ``options`` here, against no GPU said; "" where
+    nothing does (or none is said). ARCH_FIGURES: a figure (``arch_moves_figures``: vLLM's
+    refusals on SM 8.x, SGLang's DSA layout on a Blackwell). ARCH_CHECKPOINT: the prefill
+    checkpoint block vLLM 0.34 keeps a GDN or KDA model in align, its own mode for a hybrid
+    (``checkpoint_reads_arch``: not known where no GPU is said), which the checkpoint note
+    reads in align and the "vLLM 0.34's defaults" button in any mode (no figure of mode none
+    or all moves with it). ARCH_NOTE: a note alone, beside figures it leaves as they are:
+    SGLang's GPU note (``sglang_gpu_note``: its page on a Blackwell) or vLLM's on the block it
+    runs a dense MLA cache at told none (``vllm.unasked_mla_block_text``: FLASHINFER_MLA's on a
+    Blackwell, FlashMLA's on a Hopper). ``results`` as ``arch_moves_figures`` takes them."""
+    if options.gpu_compute_capability is None:
+        return ""
+    checkpoint = checkpoint_reads_arch(profile, options, strategies)
+    if checkpoint and options.mamba_cache_mode == "align":
+        return ARCH_CHECKPOINT  # (checkpoint blocks are as told: no figure moves by them)
+    said = replace(options, gpu_compute_capability=None)
+    noted = "sglang" in strategies and (sglang_gpu_note("", profile, options)
+                                        != sglang_gpu_note("", profile, said))
+    for strategy, at, none in _runs_by_arch(profile, options, budget_bytes, context_tokens,
+                                            strategies, results):
+        if _figures(at) != _figures(none):
+            return ARCH_FIGURES
+        noted = noted or (strategy == "vllm" and unasked_mla_block_text(profile, options, at)
+                          != unasked_mla_block_text(profile, said, none))
+    return ARCH_CHECKPOINT if checkpoint else ARCH_NOTE if noted else ""
+
+
 def arch_matters(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
                  context_tokens: int | None, strategies: Sequence[str] = GPU_READERS, *,
                  results: Sequence[StrategyResult] = ()) -> bool:
     """Whether the GPU architecture in ``options`` matters to ``strategies`` here, against no
-    GPU said: it moves a figure (``arch_moves_figures``) or what the notes and the "vLLM
-    0.34's defaults" button read of the GPU: the prefill checkpoint blocks vLLM 0.34 keeps a
-    GDN or KDA model in align (``vllm.checkpoint_blocks_kept``: not known where no GPU is
-    said, so the checkpoint note and the button lose them), vLLM's note on the block it runs
-    a dense MLA cache at told none (``vllm.unasked_mla_block_text``: FLASHINFER_MLA's on a
-    Blackwell, FlashMLA's on a Hopper), or SGLang's GPU note (``sglang_gpu_note``). The one
-    rule for a log's offer leaving a GPU preset, in the app (``_log_check``) and the CLI
-    (``log_cli``), which carries the preset's architecture where this holds. (The note that
-    one told changes no figure, ``arch_idle_why``, stays silent on the checkpoint block
-    alone: the others it points to.) ``results`` as ``arch_moves_figures`` takes them."""
-    capability = options.gpu_compute_capability
-    if capability is None:
-        return False
-    said = replace(options, gpu_compute_capability=None)
-    if checkpoint_reads_arch(profile, options, strategies):
-        return True
-    if "sglang" in strategies and (sglang_gpu_note("", profile, options)
-                                   != sglang_gpu_note("", profile, said)):
-        return True
-    return any(_figures(at) != _figures(none) or (
-        strategy == "vllm" and unasked_mla_block_text(profile, options, at)
-        != unasked_mla_block_text(profile, said, none))
-        for strategy, at, none in _runs_by_arch(profile, options, budget_bytes,
-                                                context_tokens, strategies, results))
+    GPU said: anything reads it (``arch_reader``), a figure, the prefill checkpoint block or a
+    note. The one rule for a log's offer leaving a GPU preset, in the app (``_log_check``) and
+    the CLI (``log_cli``), which carries the preset's architecture where this holds: Qwen3-Next
+    off an H100 in mode none keeps its Hopper, which the "vLLM 0.34's defaults" button's
+    checkpoint block reads (without it the button sets none and its help asks for the GPU)."""
+    return bool(arch_reader(profile, options, budget_bytes, context_tokens, strategies,
+                            results=results))
 
 
 def checkpoint_reads_arch(profile: CacheProfile, options: StrategyOptions,
                           strategies: Sequence[str] = GPU_READERS) -> bool:
     """Whether the prefill checkpoint blocks vLLM 0.34 keeps this model in align read the GPU
     architecture in ``options`` (``vllm.checkpoint_blocks_kept``: a GDN or KDA class's, by
-    the prefill backend the GPU runs; not known where no GPU is said), so that the checkpoint
-    note and the "vLLM 0.34's defaults" button move with it: ``arch_matters`` keeps it, and
-    ``arch_idle_why`` says no "changes no figure" of it."""
+    the prefill backend the GPU runs; not known where no GPU is said), in any mode: align is
+    vLLM 0.34's own for a hybrid (prefix caching on), which the checkpoint note reads in align
+    and the "vLLM 0.34's defaults" button sets from none or all, with the GPU's checkpoint
+    block (``AppState.recent_vllm_changes``; none known at no GPU, and its help asks for one).
+    Mode none's figures keep no checkpoint block (vLLM 0.34's ``MambaSpec
+    .max_memory_usage_bytes``: 1 + speculative pages), so a figure moves in no mode."""
     capability = options.gpu_compute_capability
     # (a GDN or KDA class's blocks are not known at no GPU and known at any: the key head
     # dims decide which they are, not whether the GPU moves them, so none are passed)
     return ("vllm" in strategies and capability is not None
-            and options.mamba_cache_mode == "align"
             and checkpoint_blocks_kept(profile, capability, set())
             != checkpoint_blocks_kept(profile, None, set()))
 
@@ -210,21 +232,46 @@ VLLM_ON_BLACKWELL = ("vLLM's figures take the block size as told on any GPU; a B
 def arch_idle_why(profile: CacheProfile, options: StrategyOptions, strategies: Sequence[str],
                   budget_bytes: int, context_tokens: int | None, *,
                   results: Sequence[StrategyResult] = ()) -> str:
-    """Why the GPU architecture in ``options`` changes no figure of ``strategies``
-    (``arch_moves_figures``), for the CLI's note on --gpu-arch and Compare's on the sidebar's
-    select alike; "" where it moves one, or none is said. A Hopper is the GPU taken where none
-    is said; an SM 8.x GPU moves vLLM's refusals alone (DeepSeek-V3.2, an fp8 MLA cache on an
-    A100); a Blackwell SGLang's DSA layout alone, so the words say what it stores as a
-    Hopper does, or why SGLang does not start the model there (its KV dtype; learnable sinks
-    kept in bfloat16). Nothing either for vLLM on a GDN or KDA model in mode align, whose
-    prefill checkpoint block vLLM 0.34 keeps by the GPU (``checkpoint_reads_arch``: the
-    checkpoint note reads the architecture); the notes that name the GPU beside unmoved
-    figures (a dense MLA cache's block, SGLang's page on a Blackwell) these words point to."""
+    """Why the GPU architecture in ``options`` changes no figure of ``strategies``, for the
+    CLI's note on --gpu-arch and Compare's on the sidebar's select alike; "" where none is
+    said or something other than a note reads it (``arch_reader``, the rule ``arch_matters``
+    keeps too). A Hopper is the GPU taken where none is said; an SM 8.x GPU moves vLLM's
+    refusals alone (DeepSeek-V3.2, an fp8 MLA cache on an A100); a Blackwell SGLang's DSA
+    layout alone, so the words say what it stores as a Hopper does, or why SGLang does not
+    start the model there (its KV dtype; learnable sinks kept in bfloat16).
+
+    One rule with ``arch_matters``, ``arch_reader``, and where they part, why: these words
+    say what moves no figure, so they stand beside a note alone (ARCH_NOTE: a dense MLA
+    cache's block, SGLang's page on a Blackwell; at no GPU said that note is a Hopper's, the
+    GPU these words name, and they point to it), and beside the prefill checkpoint block of
+    vLLM 0.34's align in mode none or all, with ``ALIGN_CHECKPOINT_READS_GPU`` after them (why
+    the log's offer carried the GPU: Qwen3-Next's --gpu-arch hopper in mode none said "the
+    figures take a Hopper where no GPU is said" alone). In align they do not: at no GPU said
+    the checkpoint block is not known, not a Hopper's, so the checkpoint note and the "vLLM
+    0.34's defaults" button read the GPU, and "as on a Hopper" would be untrue of them.
+    """
     capability = options.gpu_compute_capability
-    if capability is None or checkpoint_reads_arch(profile, options, strategies) or (
-            arch_moves_figures(profile, options, budget_bytes, context_tokens, strategies,
-                               results=results)):
+    reader = arch_reader(profile, options, budget_bytes, context_tokens, strategies,
+                         results=results)
+    if capability is None or reader == ARCH_FIGURES or (
+            reader == ARCH_CHECKPOINT and options.mamba_cache_mode == "align"):
         return ""
+    why = _idle_arch_words(profile, options, strategies)
+    return f"{why}; {ALIGN_CHECKPOINT_READS_GPU}" if reader == ARCH_CHECKPOINT else why
+
+
+# Beside an architecture idle in mamba cache mode none or all where vLLM 0.34's own align keeps
+# a GDN or KDA model's prefill checkpoint block by it (``arch_reader``'s ARCH_CHECKPOINT)
+ALIGN_CHECKPOINT_READS_GPU = ("in mamba cache mode align, vLLM 0.34's own for a hybrid, the "
+                              "prefill checkpoint block vLLM keeps this model reads the GPU "
+                              "(not known where none is said)")
+
+
+def _idle_arch_words(profile: CacheProfile, options: StrategyOptions,
+                     strategies: Sequence[str]) -> str:
+    """``arch_idle_why``'s words for the architecture in ``options``, which moves no figure of
+    ``strategies``: the GPU the figures take, or what SGLang stores on a Blackwell."""
+    capability = options.gpu_compute_capability
     if capability == GPU_ARCHITECTURES["hopper"]:
         return "the figures take a Hopper where no GPU is said"
     if not options.blackwell:

@@ -2534,7 +2534,9 @@ def test_which_log_caption_says_what_is_known_of_the_releases_between():
 
 def test_compare_says_an_architecture_that_moves_no_figure_changes_none():
     # the sidebar's GPU architecture on KV cache memory, as the CLI's --gpu-arch notes it:
-    # ampere or blackwell on Qwen3-Next moves no figure from a Hopper's, and a line says so;
+    # ampere or blackwell on Qwen3-Next moves no figure from a Hopper's, and a line says so,
+    # and that in align, vLLM 0.34's own, the GDN layers' checkpoint block reads the GPU (the
+    # "vLLM 0.34's defaults" button sets none at no GPU said: strategy_notes.arch_reader);
     # ampere on DeepSeek-V3.2 makes vLLM refuse (no line); hopper, the select's value off an
     # H100 and the GPU taken where none is said, no line
     def idle(model: str, arch: str) -> list[str]:
@@ -2546,7 +2548,8 @@ def test_compare_says_an_architecture_that_moves_no_figure_changes_none():
     assert idle("Qwen3-Next-80B-A3B", "ampere") == [
         "GPU architecture ampere (SM 8.0: A100) changes no figure here: vLLM and SGLang lay "
         "this model out on an SM 8.0 GPU as on a Hopper, the GPU the figures take where none "
-        "is said."]
+        "is said; in mamba cache mode align, vLLM 0.34's own for a hybrid, the prefill "
+        "checkpoint block vLLM keeps this model reads the GPU (not known where none is said)."]
     (blackwell,) = idle("Qwen3-Next-80B-A3B", "blackwell")
     assert blackwell.startswith("GPU architecture blackwell (SM 10.0: B200) changes no figure "
                                 "here: SGLang stores this model's cache on a Blackwell GPU as "

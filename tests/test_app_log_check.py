@@ -1090,3 +1090,32 @@ def test_a_vllm_logs_blocks_off_an_h100_keep_its_hopper_for_the_checkpoint_note(
         "vLLM 0.28 to 0.32 did. Since 0.33 vLLM keeps a prefill checkpoint page more for this "
         "model's GDN layers on the Hopper GPU (SM 9.0), whose prefill runs on FlashInfer "
         "there (3 a request)")]
+
+
+def test_a_vllm_logs_blocks_off_an_h100_in_mode_none_keep_its_hopper_for_the_defaults():
+    # Qwen3-Next-80B-A3B on the H100 80GB in mode none at 32,768 tokens, and vLLM 0.34's log of
+    # it in mode none (test_cli's QWEN3_NEXT_H100_NONE_VLLM_LOG: 2,409 blocks of P 544): the
+    # offer of its blocks leaves the preset. Mode none's figures keep no checkpoint block, but
+    # the "vLLM 0.34's defaults" button sets align with the one a Hopper keeps there
+    # (strategy_notes.checkpoint_reads_arch, any mode): the offer set no architecture, and the
+    # button then set none and its help asked for the GPU the user had picked ("pick the GPU
+    # or its architecture, or set Prefill checkpoint blocks to 1 for a log of one"). Now the
+    # Hopper is kept, as the CLI offers --gpu-arch hopper (test_cli's ..._in_mode_none_...)
+    from test_cli import QWEN3_NEXT_H100_NONE_VLLM_LOG
+
+    link = {"model": "Qwen3-Next-80B-A3B", "gpu": "H100 80GB", "ctx": "32768"}
+    at = open_app("app_pages/compare.py", link)
+    before = at.button(key="options.recent_vllm").help
+    (offer,) = offers_after_pasting(at, QWEN3_NEXT_H100_NONE_VLLM_LOG)
+    assert offer.startswith("This log's run had 2,409 vLLM KV cache blocks a rank")
+    assert take_offer(at) == ["vLLM: all 5 lines are in the log and agree with it."]
+    assert_clean(at)
+    assert (at.query_params["gpu"], at.query_params["kv_blocks"],
+            at.query_params.get("gpu_arch"), at.selectbox(key="w.gpu_arch").value) == (
+        "vLLM KV cache blocks", "2409", "hopper", "hopper")
+    after = at.button(key="options.recent_vllm").help
+    assert "pick the GPU or its architecture" not in after
+    assert "and 1 prefill checkpoint block (vLLM 0.33 and later, for GDN layers, whose " \
+           "prefill runs on FlashInfer on the Hopper GPU (SM 9.0))" in after
+    assert before == after.replace("the Hopper GPU (SM 9.0)", "the H100 80GB")
+    assert not [c for c in at.caption if "changes no figure here" in c.value]

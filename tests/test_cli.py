@@ -1098,6 +1098,50 @@ QWEN3_NEXT_H100_VLLM_LOG = "\n".join(
         "request: 34.47x")))
 
 
+# vLLM 0.34's log of Qwen3-Next-80B-A3B in mamba cache mode none at 32,768 tokens: P 544,
+# 2,409 blocks fit, a request holds cdiv(32,768, 544) = 61 full pages and 3 state groups x 1
+# page (no checkpoint block in mode none): 2,409 / 64 = 37.64x
+QWEN3_NEXT_H100_NONE_VLLM_LOG = "\n".join(
+    f"(EngineCore_DP0 pid=812) INFO 12-06 07:00:0{i} [gpu_worker.py:3{i}] {line}"
+    for i, line in enumerate((
+        "Setting attention block size to 544 tokens to ensure that attention page size is >= "
+        "mamba page size.",
+        "Padding mamba page size by 1.49% to ensure that mamba page size and attention page "
+        "size are exactly equal.",
+        "Available KV cache memory: 30.0 GiB",
+        "Memory after warmup: 1.31 GiB free, 29.99 GiB committed to the KV cache, 2.1 GiB kept "
+        "for transient activations (1.87 GiB allocated at peak, 2.1 GiB of torch reservation "
+        "growth); 2409 KV cache blocks (29.99 GiB) fit within the requested 70.52 GiB. Torch "
+        "may reserve up to 75.02 GiB.",
+        "GPU KV cache size: 1,233,408 tokens, Maximum concurrency for 32,768 tokens per "
+        "request: 37.64x")))
+
+
+def test_check_log_off_an_h100_in_mode_none_offers_its_hopper_for_vllm_034s_align(
+        tmp_path, capsys):
+    # that log checked at the H100 80GB preset in mode none: the offer of its 2,409 blocks
+    # leaves the preset. No figure of mode none reads the GPU, but vLLM 0.34's own mode for a
+    # hybrid, align, keeps Qwen3-Next's GDN a checkpoint block on a Hopper and none known at
+    # no GPU said (strategy_notes.checkpoint_reads_arch, in any mode now): --gpu-arch hopper
+    # is offered, as Compare keeps it (test_app_log_check's ..._in_mode_none_keep_its_hopper);
+    # it was not ("--vllm-blocks 2409 (in place of --gpu-memory)"). Run with it, every line
+    # agrees; at a budget the note that it changes no figure says why it is there
+    # (test_an_architecture_is_not_said_to_change_nothing_where_vllm_keeps_a_checkpoint_by_it)
+    assert f"{2_409 / (-(-32_768 // 544) + 3):.2f}" == "37.64"
+    log = tmp_path / "vllm.log"
+    log.write_text(QWEN3_NEXT_H100_NONE_VLLM_LOG)
+    qwen = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "32768", "--check-log",
+            str(log)]
+    code, _, err = run([*qwen, "--gpu-memory", "H100 80GB"], capsys)
+    assert code == 1 and err.splitlines()[-1] == (
+        "python -m flatkv: note: this log's run had --vllm-blocks 2409 --gpu-arch hopper (in "
+        "place of --gpu-memory): every figure differs at other settings, so check it again "
+        "with those")
+    code, out, _ = run([*qwen, "--vllm-blocks", "2409", "--gpu-arch", "hopper"], capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        "vLLM: all 5 lines are in the log and agree with it.")
+
+
 def test_check_log_off_an_h100_offers_its_hopper_where_the_checkpoint_note_reads_it(
         tmp_path, capsys):
     # that log checked at the H100 80GB preset in align, told no checkpoint block: the offer
@@ -1576,12 +1620,18 @@ def test_sglang_blackwell_in_plan_is_read_by_the_engines_and_noted_where_it_acts
             "attention (a model with an indexer, such as DeepSeek-V3.2) is stored otherwise "
             "there (the page and backend SGLang runs there, where they differ from the ones "
             "told, a note of their own says)")
-    for argv in (["compare", "--preset", "gpt-oss-120b", "--budget", "40GiB"],
-                 ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
-                 ["plan", "--strategy", "sglang", "--preset", "DeepSeek-V3", "--budget",
-                  "40GiB"]):
+    # (Qwen3-Next's GDN layers: in align, vLLM 0.34's own, the GPU moves their checkpoint
+    # block, which the note adds: strategy_notes.ALIGN_CHECKPOINT_READS_GPU)
+    align = ("; in mamba cache mode align, vLLM 0.34's own for a hybrid, the prefill "
+             "checkpoint block vLLM keeps this model reads the GPU (not known where none is "
+             "said)")
+    for argv, after in ((["compare", "--preset", "gpt-oss-120b", "--budget", "40GiB"], ""),
+                        (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
+                         align),
+                        (["plan", "--strategy", "sglang", "--preset", "DeepSeek-V3", "--budget",
+                          "40GiB"], "")):
         code, told, err = run([*argv, "--sglang-blackwell", "--json"], capsys)
-        assert code == 0 and idle in err.splitlines(), argv
+        assert code == 0 and idle + after in err.splitlines(), argv
         assert told == run([*argv, "--json"], capsys)[1], argv
     code, _, err = run(["compare", *v32[1:], "--sglang-blackwell"], capsys)
     assert code == 0 and "changes no figure" not in err
@@ -3388,10 +3438,25 @@ def test_an_architecture_is_not_said_to_change_nothing_where_vllm_keeps_a_checkp
     code, _, err = run([*qwen, "--gpu-arch", "ampere"], capsys)
     assert code == 0 and "changes no figure" not in err
     assert "prefill checkpoint page more" not in err  # none kept on SM 8.0
-    # mode none keeps no checkpoint block: the note stays
-    code, _, err = run([*qwen[:-2], "--gpu-arch", "ampere"], capsys)
-    assert code == 0 and ("--gpu-arch ampere changes no figure here: vLLM lays this model out "
-                          "on an SM 8.0 GPU as on a Hopper") in err
+    # mode none's figures keep no checkpoint block: the note stays, and says that align,
+    # vLLM 0.34's own, reads the GPU (strategy_notes.arch_reader, the rule of the log's offer
+    # too: it said the GPU moved nothing, and the offer off an H100 in mode none dropped it)
+    for arch, why in (("ampere", "vLLM lays this model out on an SM 8.0 GPU as on a Hopper, the "
+                                 "GPU the figures take where none is said"),
+                      ("hopper", "the figures take a Hopper where no GPU is said")):
+        code, _, err = run([*qwen[:-2], "--gpu-arch", arch], capsys)
+        assert code == 0 and [line for line in err.splitlines() if "changes no figure" in line
+                              ] == [f"python -m flatkv: note: --gpu-arch {arch} changes no "
+                                    f"figure here: {why}; in mamba cache mode align, vLLM "
+                                    "0.34's own for a hybrid, the prefill checkpoint block vLLM "
+                                    "keeps this model reads the GPU (not known where none is "
+                                    "said)"]
+    # a model whose checkpoint block no GPU moves (Llama: none) keeps the words alone
+    code, _, err = run(["plan", "--strategy", "vllm", "--preset", "Llama-3.1-8B", "--budget",
+                        "40GiB", "--gpu-arch", "ampere"], capsys)
+    assert code == 0 and err.splitlines()[-1] == (
+        "python -m flatkv: note: --gpu-arch ampere changes no figure here: vLLM lays this model "
+        "out on an SM 8.0 GPU as on a Hopper, the GPU the figures take where none is said")
 
 
 def test_checkpoint_blocks_told_to_a_class_vllm_keeps_none_are_in_no_log_row_or_heading(capsys):

@@ -1181,3 +1181,34 @@ def test_arch_moves_figures_reads_a_refusal_that_moves_with_the_gpu():
     assert "on SM 8.0 (A100)" in on_sm80.reason and "on SM 8.0" not in hopper.reason
     assert notes.arch_moves_figures(profile, ampere, 2**30, 163_840)
     assert notes.arch_idle_text("ampere", profile, ampere, 2**30, 163_840) == ""
+
+
+def test_one_rule_says_what_reads_the_architecture_for_the_offer_and_the_idle_note():
+    # strategy_notes.arch_reader, the rule both arch_matters (a log's offer keeps the preset's
+    # architecture) and arch_idle_why (the note that it changes no figure) read: the note is
+    # silent where a figure moves (DeepSeek-V3.2 on SM 8.0: vLLM refuses) or where the
+    # checkpoint note reads the GPU (Qwen3-Next's GDN in align); it speaks beside a note alone
+    # (gpt-oss's SGLang page on a Blackwell) and, in mode none, beside align's checkpoint
+    # block, which it names: that was "the figures take a Hopper where no GPU is said" alone,
+    # while arch_matters said False there and a log's offer off an H100 dropped the Hopper
+    def read(model: str, arch: tuple[int, int], mode: str = "none") -> tuple[str, bool, str]:
+        profile = load_preset(model).profile()
+        options = StrategyOptions(gpu_compute_capability=arch, mamba_cache_mode=mode)
+        args = (profile, options, 40 << 30, 4_096)
+        return (notes.arch_reader(*args), notes.arch_matters(*args),
+                notes.arch_idle_why(profile, options, notes.GPU_READERS, 40 << 30, 4_096))
+
+    hopper, ampere, ada, blackwell = (9, 0), (8, 0), (8, 9), (10, 0)
+    assert read("Llama-3.1-8B", ada) == ("", False, (
+        "vLLM and SGLang lay this model out on an SM 8.9 GPU as on a Hopper, the GPU the "
+        "figures take where none is said"))
+    assert read("DeepSeek-V3.2", ampere) == (notes.ARCH_FIGURES, True, "")
+    assert read("Qwen3-Next-80B-A3B", hopper, "align") == (notes.ARCH_CHECKPOINT, True, "")
+    assert read("Qwen3-Next-80B-A3B", hopper) == (notes.ARCH_CHECKPOINT, True, (
+        "the figures take a Hopper where no GPU is said; "
+        f"{notes.ALIGN_CHECKPOINT_READS_GPU}"))
+    reader, matters, why = read("gpt-oss-120b", blackwell)
+    assert (reader, matters) == (notes.ARCH_NOTE, True)
+    assert why.startswith("SGLang stores this model's cache on a Blackwell GPU as on a Hopper")
+    # Kimi-Linear's KDA prefills on Triton on any GPU: no checkpoint block, nothing reads it
+    assert read("Kimi-Linear-48B-A3B", hopper)[:2] == ("", False)
