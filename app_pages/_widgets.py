@@ -416,20 +416,26 @@ def options_text(names: tuple[str, ...] = ENGINE_FIELDS,
     if s.changed_engine_options(names):  # the options said: no defaults text, no runs for it
         return s.engine_options_text(names)
     recent = s.recent_vllm_changes()
-    return strategy_notes.defaults_text(
-        recent, button_where, differs=bool(recent) and _recent_vllm_differs(s, recent))
+    return strategy_notes.defaults_text(recent, button_where,
+                                        **_recent_vllm_figures(s, recent) if recent else {})
 
 
-def _recent_vllm_differs(s: AppState, recent: dict[str, Any]) -> bool:
-    """Whether vLLM's figures move with vLLM 0.34's own defaults (``recent``): two cached runs
-    of vLLM alone, at these settings and at those. DeepSeek-V3.2 on the H100 keeps P 64 and
-    15,354 blocks either way. Settings the pages cannot take read as differing."""
+def _recent_vllm_figures(s: AppState, recent: dict[str, Any]) -> dict[str, Any]:
+    """Whether vLLM's figures move with vLLM 0.34's own defaults (``recent``), as
+    ``defaults_text`` takes it: two cached runs of vLLM alone, at these settings and at those.
+    DeepSeek-V3.2 on the H100 keeps P 64 and 15,354 blocks either way. Where vLLM has no
+    figures under them (``recent_refusal_text``: Nemotron-H-8B at 256 MiB in align), or the
+    pages cannot take them (the error), that, not "its figures differ"."""
     try:
-        now, then = (current_strategies(v, ("vllm",))[0]
-                     for v in (s, replace(s, **recent).after(s)))
-    except ValueError:
-        return True
-    return not strategy_notes.same_figures(now, then)
+        now = current_strategies(s, ("vllm",))[0]
+    except ValueError:  # the page says why: no figures to set beside
+        return {}
+    try:
+        then = current_strategies(replace(s, **recent).after(s), ("vllm",))[0]
+    except ValueError as exc:
+        return {"refused": f"these settings cannot take them ({exc})"}
+    return {"differs": not strategy_notes.same_figures(now, then),
+            "refused": strategy_notes.recent_refusal_text(then, now)}
 
 
 def engine_options(fields: tuple[str, ...] = ENGINE_FIELDS, *, label: str = "Engine options",

@@ -1414,14 +1414,17 @@ def _log_lines_are(r: StrategyResult, unlogged: str = "") -> str:
 
 
 def defaults_text(recent: Mapping[str, object], button_where: str = "Engine options",
-                  differs: bool = True) -> str:
+                  differs: bool = True, refused: str = "") -> str:
     """Whose engine options a view left at the app's defaults runs, in the one wording every page
     showing vLLM figures puts near its top: ANCHOR_OPTIONS (SPEC 3.1's anchor log), and what a
     CURRENT_RELEASE run with its own defaults sets apart (``recent``:
     ``AppState.recent_vllm_changes``), whether its figures differ (``differs``: Qwen3-Next TP2
     at 44.59 GiB: 14.77x at these, 14.68x in mode align alone; DeepSeek-V3.2 on the H100: P 64
     and 15,354 blocks either way, as its MLA pages are 64 tokens at any size asked,
-    ``same_figures``), with where the button that sets them is."""
+    ``same_figures``), with where the button that sets them is. ``refused``: why there are no
+    figures under them to differ (``recent_refusal_text``: Nemotron-H-8B at 256 MiB, whose
+    request no longer fits in align; or the error of settings the pages cannot take), said in
+    place of "its figures differ", which read as if vLLM ran there."""
     if not recent:
         return ANCHOR_OPTIONS
     said = {"block_size": lambda v: f"block size {v}",
@@ -1430,10 +1433,23 @@ def defaults_text(recent: Mapping[str, object], button_where: str = "Engine opti
             "vllm_async_scheduling": lambda v: "async scheduling"}
     parts = [said[k](v) for k, v in recent.items()]
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    figures = "its figures differ" if differs else "its figures here are the same"
+    figures = refused or ("its figures differ" if differs else "its figures here are the same")
     return (f"{ANCHOR_OPTIONS} (a vLLM {CURRENT_RELEASE} run with its own sets {listed}, "
             f"and {figures}: \"Use vLLM {CURRENT_RELEASE}'s defaults\" under "
             f"{button_where})")
+
+
+def recent_refusal_text(then: StrategyResult, now: StrategyResult) -> str:
+    """Where vLLM has no figures under vLLM 0.34's own defaults (``then``: its run with them,
+    ``AppState.recent_vllm_changes`` taken; ``now``: at the view's), that, for
+    ``defaults_text``: "vLLM refuses to start here under them" (its ``why_not_label``), "too"
+    where it does at the view's, the reason left to its column once they are set (a request's
+    bytes and the budget's: too long for a line every page puts near its top); "" where it
+    runs."""
+    if then.applies:
+        return ""
+    return (f"vLLM {why_not_label(then)} here under them{'' if now.applies else ' too'} (its "
+            "column says why once they are set)")
 
 
 def same_figures(a: StrategyResult, b: StrategyResult) -> bool:

@@ -83,6 +83,48 @@ def test_the_defaults_caption_says_differ_only_where_vllms_figures_move():
     assert llama.caption[0].value.endswith(same.replace("here are the same", "differ"))
 
 
+def test_the_defaults_caption_says_vllm_refuses_where_it_wont_start_under_them():
+    # Nemotron-H-8B at 256 MiB of KV cache memory, 4,096 tokens: vLLM starts it at vLLM 0.19's
+    # defaults (mode none), but under 0.34's (block 64, align, 1 checkpoint block) its request
+    # holds cdiv(4,096, 1,088) = 4 pages of its 4 attention layers and 6 groups of 4 Mamba2
+    # layers x (2 + 1 checkpoint) = 22 blocks of 4 layers x 1,088 x 4,096 B = 17,825,792 B,
+    # 392,167,424 B, more than 268,435,456 B less the null block: it won't start. The caption
+    # said "and its figures differ", of figures vLLM has none of there
+    assert -(-4_096 // 1_088) + 6 * (2 + 1) == 22 and 4 * 1_088 * 4_096 == 17_825_792
+    assert 22 * 17_825_792 == 392_167_424 > (256 << 20) - 17_825_792
+    at = open_app("app_pages/compare.py", {"model": "Nemotron-H-8B", "gpu": "KV cache memory",
+                                           "kv_mem": "256MiB", "ctx": "4096"})
+    assert_clean(at)
+    assert vllm_row(at)["blocks"] > 0
+    assert at.caption[0].value.endswith(
+        "vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets block size 64, "
+        "mamba cache mode align and 1 prefill checkpoint block, and vLLM refuses to start here "
+        "under them (its column says why once they are set): \"Use vLLM 0.34's defaults\" "
+        "under Engine options)")
+    at.button(key="options.recent_vllm").click().run()
+    assert not at.exception
+    assert any("one request of 4,096 tokens needs 392,167,424 B of KV cache" in shown(c)
+               for c in [*at.caption, *at.markdown, *at.warning, *at.info])
+
+
+def test_the_defaults_words_where_vllm_has_no_figures_under_them_now_either():
+    # Qwen3-Next on 3 vLLM KV cache blocks: vLLM refuses at vLLM 0.19's defaults (a request of
+    # its 262,144 tokens needs more) and under 0.34's, so the words say "too"; settings the
+    # pages cannot take (a block size of 0, which no release's defaults give: the guard) say
+    # so, where "its figures differ" stood for both
+    from app_pages._widgets import _recent_vllm_figures
+    from flatkv.app_state import KV_BLOCKS, AppState
+
+    s = AppState(model="Qwen3-Next-80B-A3B", gpu=KV_BLOCKS, kv_blocks=3)
+    recent = s.recent_vllm_changes()
+    assert recent == {"block_size": 64, "mamba_cache_mode": "align"}
+    assert _recent_vllm_figures(s, recent) == {
+        "differs": True, "refused": "vLLM refuses to start here under them too (its column "
+                                    "says why once they are set)"}
+    assert _recent_vllm_figures(s, {"block_size": 0}) == {
+        "refused": "these settings cannot take them (block_size must be positive, got 0)"}
+
+
 def test_compare_sets_a_recent_vllms_defaults_in_one_click():
     # SPEC's anchor keeps 0.9 and mode none; the button under Engine options sets what a
     # recent vLLM starts a hybrid with, and the log follows (2 state pages a request)
