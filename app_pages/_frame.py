@@ -38,7 +38,7 @@ from flatkv.app_state import (
     gpu_memory_size,
     kv_memory_size,
 )
-from flatkv.budget import GPU_ARCHITECTURES, gpu_arch_text
+from flatkv.budget import ARCH_NOT_SAID, GPU_ARCHITECTURES, gpu_arch_text
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.units import decimal_unit_note, format_bytes, format_size, memory_size, sentence_case
 from flatkv.units import markdown_literal as literal
@@ -476,7 +476,7 @@ def _gpu_arch_setting(side: Any) -> None:
     DeepSeek sparse attention layout (fp8 on a Blackwell); a B200's log is checked only so.
     "" (not said) keeps the figures a Hopper's, as a preset of none did."""
     bind(side.selectbox, "gpu_arch", "GPU architecture", options=["", *GPU_ARCHITECTURES],
-         format_func=lambda arch: gpu_arch_text(arch) if arch else "not said (a Hopper taken)",
+         format_func=lambda arch: gpu_arch_text(arch) if arch else ARCH_NOT_SAID,
          help="The GPU the engines run on, which the GPU presets say themselves; here the "
          "budget names no GPU. vLLM 0.34 has no sparse MLA backend on SM 8.x (DeepSeek-V3.2 "
          "won't start on an Ampere or Ada) and no fp8 MLA cache on SM 8.0; SGLang 0.5.23 on a "

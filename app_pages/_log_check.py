@@ -13,7 +13,7 @@ from app_pages._session import state, update
 from flatkv import log_check
 from flatkv.app_model import CUSTOM
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
-from flatkv.budget import GPU_PRESETS
+from flatkv.budget import ARCH_NOT_SAID, GPU_PRESETS, gpu_arch_of, gpu_arch_text
 from flatkv.dtypes import dtype_label
 from flatkv.sizing import sglang_budget_search
 from flatkv.strategies import StrategyResult
@@ -230,6 +230,21 @@ def _arch_off_the_preset(s: AppState, changes: dict) -> dict[str, str]:
     return kept if matters else {"gpu_arch": ""}
 
 
+def _arch_left_text(s: AppState, changes: dict) -> str:
+    """Where a log's ``changes`` leave the GPU preset of ``s`` and say no architecture
+    (``_arch_off_the_preset``: nothing reads it at the log's settings) though the preset's is
+    no Hopper's (an L40S's Ada, for Llama), that, beside the offer: the select then reads
+    ARCH_NOT_SAID, which says nothing of the user's GPU, and "not said (a Hopper taken)" read
+    as if FlatKV took their L40S for an H100. "" elsewhere (a Hopper's left unsaid is the GPU
+    the figures take)."""
+    left = gpu_arch_of(s.gpu_capability()) if s.gpu in GPU_PRESETS else None
+    if changes.get("gpu_arch") != "" or left in (None, "hopper"):
+        return ""
+    return (f"The {s.gpu}'s architecture, {gpu_arch_text(left)}, changes no figure or note "
+            f"at the log's settings, so the GPU architecture is left {ARCH_NOT_SAID}: those "
+            f"are the {s.gpu}'s figures too.")
+
+
 # how a setting taken from a log reads, by its name (the prefill chunk's words need the run)
 _SETTING_WORDS = {
     "tp": lambda v: f"TP {v}",
@@ -321,6 +336,8 @@ def _logged_run_button(run: log_check.LoggedRun, lines: list[log_check.LogLine],
         st.info(f"{had}: the figures here are at other settings, so its lines differ for that "
                 f"alone. Take its settings, then read the check again.",
                 icon=":material/tune:")
+    if left := _arch_left_text(state(), changes):
+        st.caption(left)
     if sink_alike := log_check.learnable_sink_alike(state().profile(), changes):
         st.caption(f"Or {sink_alike}.")
     st.button("Use the log's settings", key="compare.log_settings", on_click=update,

@@ -729,7 +729,7 @@ def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
 _NONE_DEFAULTS = {"context": f"the model's max_model_len, else {DEFAULT_CONTEXT:,}",
                   "requests": f"{DEFAULT_REQUESTS} live requests, or as many as fit",
                   "hold_requests": "one request more than fit",
-                  "gpu_arch": "the architecture not said: a Hopper taken"}
+                  "gpu_arch": "no architecture said, the figures as on a Hopper"}
 
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
 _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {

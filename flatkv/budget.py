@@ -164,6 +164,10 @@ GPU_ARCHITECTURES: dict[str, tuple[int, int]] = {
     "hopper": (9, 0),
     "blackwell": (BLACKWELL_MAJOR, 0),
 }
+# The sidebar's "GPU architecture" where none is said: the figures a Hopper's, which is not to
+# say the GPU is one (a log's offer off an L40S leaves none said where its Ada moves nothing:
+# "a Hopper taken" read as if FlatKV took the user's L40S for an H100)
+ARCH_NOT_SAID = "not said (figures as on a Hopper)"
 # a Blackwell told (--sglang-blackwell, a log's Blackwell offered) is the B200's SM 10.0
 BLACKWELL_CAPABILITY = GPU_ARCHITECTURES["blackwell"]
 

@@ -678,7 +678,8 @@ def test_compare_says_a_log_of_an_engine_that_wont_start_here_is_from_elsewhere(
 
 def test_the_gpu_architecture_select_shows_where_the_budget_names_no_gpu_preset():
     # "GPU architecture" in the sidebar on KV cache memory (and Custom, vLLM's blocks), not on
-    # a preset, which says it itself; not said by default (a Hopper taken); blackwell picked,
+    # a preset, which says it itself; not said by default (figures as on a Hopper); blackwell
+    # picked,
     # the link carries gpu_arch=blackwell and SGLang's figures are the B200's layout (994,432
     # tokens in 40 GiB, 61 x 708 B), and the link opens the same view again
     at = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2", "gpu": "H100 80GB"})
@@ -687,7 +688,7 @@ def test_the_gpu_architecture_select_shows_where_the_budget_names_no_gpu_preset(
     at = open_app("app_pages/compare.py", link)
     (select,) = [c for c in at.selectbox if c.key == "w.gpu_arch"]
     assert select.label == "GPU architecture" and select.value == ""
-    assert select.options == ["not said (a Hopper taken)", "ampere (SM 8.0: A100)",
+    assert select.options == ["not said (figures as on a Hopper)", "ampere (SM 8.0: A100)",
                               "ada (SM 8.9: L40S, RTX 4090)", "hopper (SM 9.0: H100, H200)",
                               "blackwell (SM 10.0: B200)"]
     select.set_value("blackwell").run()
@@ -1025,6 +1026,17 @@ def test_a_logs_budget_off_a_preset_sets_its_architecture_where_the_cli_offers_i
     at = open_app("app_pages/compare.py", taken)
     assert at.selectbox(key="w.gpu_arch").value == ""
     assert not [c for c in at.caption if "changes no figure here" in c.value]
+    # the select then read "not said (a Hopper taken)", as if FlatKV took the L40S for an H100:
+    # it says the figures are a Hopper's, and beside the offer a line says why none is said
+    # (the log names no GPU: the L40S is the preset the offer leaves)
+    assert at.selectbox(key="w.gpu_arch").options[0] == "not said (figures as on a Hopper)"
+    l40s = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
+                                             "gpu": "L40S 48GB"})
+    offers_after_pasting(l40s, log)
+    assert [c.value for c in l40s.caption if c.value.startswith("The L40S")] == [
+        "The L40S 48GB's architecture, ada (SM 8.9: L40S, RTX 4090), changes no figure or "
+        "note at the log's settings, so the GPU architecture is left not said (figures as on "
+        "a Hopper): those are the L40S 48GB's figures too."]
     path = tmp_path / "sglang.log"
     path.write_text(log)
     assert main(["compare", "--preset", "Llama-3.1-8B", "--gpu-memory", "L40S 48GB",
