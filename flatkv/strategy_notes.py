@@ -116,22 +116,9 @@ _FIGURE_FIELDS = ("applies", "reason", "block_size", "block_bytes", "num_blocks"
                   "concurrency_denominator", "breakdown")
 
 
-def arch_moves_figures(profile: CacheProfile, options: StrategyOptions, budget_bytes: int,
-                       context_tokens: int | None,
-                       strategies: Sequence[str] = GPU_READERS, *,
-                       results: Sequence[StrategyResult] = ()) -> bool:
-    """Whether the GPU architecture in ``options`` (``gpu_compute_capability``) moves a figure
-    of ``strategies`` from those of no GPU said (a Hopper's): vLLM's refusals on SM 8.x,
-    SGLang's DSA layout on a Blackwell. Whether it moves a word too is ``arch_matters``'s.
-    ``results``: layouts already run at these options, budget and context (the page's own),
-    taken in place of a run of theirs, so that a page asking runs each layout once more, at
-    no GPU said."""
-    return any(_figures(at) != _figures(said) for _, at, said in _runs_by_arch(
-        profile, options, budget_bytes, context_tokens, strategies, results))
-
-
 # What reads the GPU architecture told, against no GPU said (``arch_reader``): the one rule of
-# ``arch_matters`` (any of them) and ``arch_idle_why`` (speaks beside ARCH_NOTE alone)
+# ``arch_matters`` (any of them) and ``arch_idle_why`` (silent where a figure, or in align the
+# checkpoint block, reads it)
 ARCH_CHECKPOINT = "checkpoint"
 ARCH_FIGURES = "figures"
 ARCH_NOTE = "note"
@@ -141,15 +128,18 @@ def arch_reader(profile: CacheProfile, options: StrategyOptions, budget_bytes: i
                 context_tokens: int | None, strategies: Sequence[str] = GPU_READERS, *,
                 results: Sequence[StrategyResult] = ()) -> str:
     """What reads the GPU architecture in ``options`` here, against no GPU said; "" where
-    nothing does (or none is said). ARCH_FIGURES: a figure (``arch_moves_figures``: vLLM's
-    refusals on SM 8.x, SGLang's DSA layout on a Blackwell). ARCH_CHECKPOINT: the prefill
+    nothing does (or none is said). ARCH_FIGURES: a figure (``_FIGURE_FIELDS``, against
+    those of no GPU said, a Hopper's: vLLM's refusals on SM 8.x, SGLang's DSA layout on a
+    Blackwell), checked first of all but align's checkpoint block. ARCH_CHECKPOINT: the prefill
     checkpoint block vLLM 0.34 keeps a GDN or KDA model in align, its own mode for a hybrid
     (``checkpoint_reads_arch``: not known where no GPU is said), which the checkpoint note
     reads in align and the "vLLM 0.34's defaults" button in any mode (no figure of mode none
     or all moves with it). ARCH_NOTE: a note alone, beside figures it leaves as they are:
     SGLang's GPU note (``sglang_gpu_note``: its page on a Blackwell) or vLLM's on the block it
     runs a dense MLA cache at told none (``vllm.unasked_mla_block_text``: FLASHINFER_MLA's on a
-    Blackwell, FlashMLA's on a Hopper). ``results`` as ``arch_moves_figures`` takes them."""
+    Blackwell, FlashMLA's on a Hopper). ``results``: layouts already run at these options,
+    budget and context (the page's own), taken in place of a run of theirs, so that a page
+    asking runs each layout once more, at no GPU said."""
     if options.gpu_compute_capability is None:
         return ""
     checkpoint = checkpoint_reads_arch(profile, options, strategies)
@@ -300,7 +290,7 @@ def arch_idle_text(arch: str, profile: CacheProfile, options: StrategyOptions,
     the CLI's note on --gpu-arch says it; not a Hopper, the select's value off an H100 or H200
     preset (``AppState.arch_kept_off``) and the GPU taken where none is said, whose line would
     stand under every such page. Empty elsewhere. ``results``: the page's layouts at these
-    settings, not run again (``arch_moves_figures``)."""
+    settings, not run again (``arch_reader``)."""
     if arch in ("", "hopper"):
         return ""
     why = arch_idle_why(profile, options, GPU_READERS, budget_bytes, context_tokens,

@@ -1025,7 +1025,7 @@ def test_compare_check_log_off_an_a100_preset_keeps_its_ampere(tmp_path, capsys)
     # and vLLM won't start (a clause said so). Taken, vLLM still refuses. In bfloat16 (which
     # TRITON_MLA keeps on SM 8.0) the same budget is offered (1,870,410 / 2 = 935,205 tokens
     # of 61 x 1,152 B) with no architecture, as there the Ampere moves no figure from a
-    # Hopper's (strategy_notes.arch_moves_figures; a budget of no GPU takes a Hopper), as an
+    # Hopper's (strategy_notes.arch_reader; a budget of no GPU takes a Hopper), as an
     # L40S's Ada moves none of Llama's (test_compare_check_log_names_the_flags_of_the_logs_own_run)
     assert 85_899_345_920 * 9 // 10 - 90_000_000_000 // 8 == 66_059_411_328
     assert 1_870_410 * 61 * 576 == 935_205 * 61 * 1_152 == 65_718_725_760
@@ -3382,7 +3382,7 @@ def test_gpu_arch_refused_by_a_layout_that_does_not_read_it_names_both_engines(c
 def test_every_architecture_told_that_moves_no_figure_says_so_once(capsys):
     # --gpu-arch blackwell on Qwen3-Next noted that it changes no figure, while ampere, ada
     # and hopper said nothing though they move none either: one rule now
-    # (strategy_notes.arch_moves_figures against a Hopper, the GPU taken where none is told)
+    # (strategy_notes.arch_reader against a Hopper, the GPU taken where none is told)
     qwen = ["--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"]
     both = ("vLLM and SGLang lay this model out on an SM {} GPU as on a Hopper, the GPU the "
             "figures take where none is said")

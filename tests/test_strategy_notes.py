@@ -1167,7 +1167,7 @@ def test_arch_idle_text_runs_no_layout_again_that_the_page_ran(monkeypatch):
     assert sorted(ran) == ["sglang", "vllm"]
 
 
-def test_arch_moves_figures_reads_a_refusal_that_moves_with_the_gpu():
+def test_arch_reader_reads_a_refusal_that_moves_with_the_gpu():
     # DeepSeek-V3.2 in 1 GiB at its 163,840 tokens: vLLM refuses on a Hopper (one request
     # needs more pages than 1 GiB holds) and on SM 8.0 (no sparse MLA
     # backend); no figure is set either way, but the refusal shown in their place differs,
@@ -1179,7 +1179,7 @@ def test_arch_moves_figures_reads_a_refusal_that_moves_with_the_gpu():
                            options=ampere)
     assert not hopper.applies and not on_sm80.applies
     assert "on SM 8.0 (A100)" in on_sm80.reason and "on SM 8.0" not in hopper.reason
-    assert notes.arch_moves_figures(profile, ampere, 2**30, 163_840)
+    assert notes.arch_reader(profile, ampere, 2**30, 163_840) == notes.ARCH_FIGURES
     assert notes.arch_idle_text("ampere", profile, ampere, 2**30, 163_840) == ""
 
 
