@@ -4,7 +4,7 @@ link, and the shared sidebar (model, memory, paging)."""
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -392,11 +392,19 @@ CHART_CONFIG = {"displaylogo": False,
                                            "autoScale2d"]}
 
 
-def chart(fig: go.Figure, *, key: str, file_name: str) -> None:
+def chart(fig: go.Figure, *, key: str, file_name: str,
+          on_click: Callable[[], None] | None = None) -> None:
     """A chart and its HTML export (built only when downloaded). The toolbar keeps zoom, pan,
     reset and the PNG export: box and lasso select and the zoom steps select nothing here, and
-    the full toolbar covered a half-width chart's title at 1000 px."""
-    st.plotly_chart(fig, key=key, config=CHART_CONFIG)
+    the full toolbar covered a half-width chart's title at 1000 px. ``on_click``: run before
+    the rerun a click on a point makes (the point in ``st.session_state[key]``'s selection);
+    a drag still zooms (the figure's own dragmode), where streamlit's default for a selecting
+    chart is a pan."""
+    if on_click is None:
+        st.plotly_chart(fig, key=key, config=CHART_CONFIG)
+    else:
+        st.plotly_chart(fig, key=key, config=CHART_CONFIG, on_select=on_click,
+                        selection_mode="points")
     st.download_button(
         "Chart as HTML", data=lambda: fig.to_html(include_plotlyjs="cdn", full_html=True),
         file_name=file_name, mime="text/html", key=f"{key}.html", on_click="ignore",

@@ -188,21 +188,43 @@ def vllm_blocks(analysis, vllm: StrategyResult) -> None:
         key="layout.vllm", file_name="vllm_blocks.html")
 
 
+# The bytes chart's view (a focus id of charts.icicle_focus_options): this session's, not the
+# link's; a click on the chart or the select beside it sets it
+TREE_FOCUS_KEY = "layout.tree.focus"
+
+
 def where_bytes_go(analysis) -> None:
     st.subheader("Bytes by group, component and layer", divider="gray")
     st.caption("By tensor: the bytes each component's rows take in every block, whichever "
                "group owns the block. Compare's \"Where the budget goes\" splits the same "
                "budget by use: each page id goes to one group (in proportion to the pages a "
                "request needs in each at the context length), and its rows in the other "
-               "groups' tensors are dead weight. Hover a tile for its exact bytes; drag down "
-               "the chart to zoom in, double-click to zoom out.")
+               "groups' tensors are dead weight. Hover a tile for its exact bytes; click a "
+               "group or component to show only its parts (click it again, at the left, to "
+               "go back); drag down the chart to zoom in, double-click to zoom out.")
     profile = state().profile()  # its parts named as the page rows name them
     nodes = app_data.bytes_tree(analysis, indexer_bytes_per_slot=profile.indexer_bytes_per_slot
                                 or 0, mla=profile.mla)
-    chart(charts.bytes_icicle(nodes), key="layout.tree", file_name="bytes.html")
-    if thin := charts.icicle_unlabelled(nodes):  # a sliver's name, which only a hover gave
+    views = charts.icicle_focus_options(nodes)
+    ss = st.session_state
+    if ss.get(TREE_FOCUS_KEY) not in views:  # first drawn, or a part the model no longer has
+        ss[TREE_FOCUS_KEY] = charts.ICICLE_ROOT
+
+    def clicked() -> None:  # the tile a click selected opens its view (before the rerun)
+        points = ss["layout.tree"].selection.points
+        if points:
+            ss[TREE_FOCUS_KEY] = charts.icicle_focus_after_click(
+                nodes, ss[TREE_FOCUS_KEY], points[0]["customdata"][4])
+
+    st.selectbox("Show", options=list(views), format_func=views.get, key=TREE_FOCUS_KEY,
+                 help="The chart's view: the whole budget, or one group or component alone "
+                 "with its parts, its bytes the plot's height. A click on a tile does the same.")
+    focus = ss[TREE_FOCUS_KEY]
+    chart(charts.bytes_icicle(nodes, focus=focus), key="layout.tree", file_name="bytes.html",
+          on_click=clicked)
+    if thin := charts.icicle_unlabelled(nodes, focus):  # a sliver's name, only a hover gave
         budget = analysis.totals.budget_bytes  # the tree's root
-        st.caption("Too thin to label above (hover it, or zoom in): " + "; ".join(
+        st.caption("Not labelled above (hover or click it): " + "; ".join(
             f"{label} {format_bytes(n)} ({percent_text(n, budget)} of the budget)"
             for label, n in thin) + ".")
 

@@ -341,18 +341,31 @@ def layout_figure(segments: Sequence[Segment], *, title: str = "",
 # components, and those components' layers, each tile its share of the budget down the plot's
 # ICICLE_PLOT_PX. Plotly's own icicle kept a column for the budget's root tile, even with the root
 # dropped (a blank one then): a third of the chart's width (320 of 960 px at 1,440 px) for one
-# figure, which the groups' heading now gives; the layers, a click deeper there, show in a
-# column of their own. A tile's label (ICICLE_TEXT_PX, shrunk to ICICLE_MIN_TEXT_PX at least,
-# ``uniformtext``) takes two lines from TWO_LINES_PX, one ("conv state 2.40 GiB") from
-# ONE_LINE_PX (a line of 10 px fitted 18 px tiles drawn in Chromium; at 12 px, 12 / 10 of its
-# 12 px of text and the 6 px of padding); under that Plotly hides it, and the page names the
-# tile under the chart (``icicle_unlabelled``): Qwen3-Next's conv slice, 14 px under its ssm
-# state, had no label. Layers' tiles are thin for most models (Qwen3-Next's 84 in 410 px):
-# each carries its label, which Plotly hides where it does not fit, and a drag down the chart
-# zooms every column in until it does (``_icicle_text``); their hover names them.
+# figure, which the groups' heading now gives. A click on a group or component draws it alone
+# (``bytes_icicle``'s ``focus``), as the icicle's click did.
+# A tile's label (ICICLE_TEXT_PX) takes two lines from TWO_LINES_PX, one ("conv state 2.40
+# GiB") from ONE_LINE_PX and where the line is no wider than its column less TEXT_PAD_PX a side;
+# Plotly hides any other (``uniformtext``), and the page names the tile under the chart
+# (``icicle_unlabelled``): Qwen3-Next's conv slice, 14 px under its ssm state, had no label.
+# Measured in Chromium (Layout at 1000 and 1440 px, tiles of 14 to 40 px): a line of 13 px
+# text is 14 px tall and shows in a tile drawn 20 px tall, not 19; two lines (29.9 px) in 36,
+# not 35; a line 171 px wide shows in the groups' 177 px column at 1000 px, one 179 px wide
+# does not, whatever the height. Plotly draws a bar's edges on whole pixels, a tile of h px
+# as floor(h) or ceil(h): from 20 px always 20 or more, where 19.4 px drew 20 and showed its
+# label. None shrank to fit at 12 px: each showed at 13 px or not at all.
+# Layers' tiles are thin for most models (Qwen3-Next's 84 in 410 px): each carries its label,
+# which Plotly hides where it does not fit; a drag down the chart zooms every column in until
+# it does, and a component's view (a click on it) grows the plot, up to ICICLE_TALL_PLOT_PX, for
+# a line of label a layer (``_icicle_plot_px``); their hover names them.
 # A tile under VISIBLE_PX is no slice to name (its white border fills it: the few MiB unused
 # of most budgets), and Layout's "Unused" metric gives those bytes.
-ICICLE_PLOT_PX, ONE_LINE_PX, TWO_LINES_PX, VISIBLE_PX = 410, 21, 38, 3
+ICICLE_PLOT_PX, ONE_LINE_PX, TWO_LINES_PX, VISIBLE_PX = 410, 20, 36, 3
+ICICLE_TALL_PLOT_PX = 820  # a component's view at most: 41 layers at 20 px (Qwen3-Next's 36: 720)
+# the plot's width where Layout is narrowest (1000 px: 177 + 239 + 104 px of columns), the
+# padding Plotly keeps a side of a label, and the width of a character of a label at 13 px,
+# a little over the 5.1 to 5.3 px measured ("KV (full attention) 2.00 GiB" 143.6 px): a label
+# wider than its column there is named under the chart, though wider pages show it
+ICICLE_NARROW_PLOT_PX, TEXT_PAD_PX, LABEL_CHAR_PX = 520, 3, 5.4
 # the labels' size (the house font's 13 px) and the least Plotly shrinks them to: every label
 # shown is drawn at the size of the smallest, so a least of 10 let one layer's label fitting
 # a 17 px tile at 10.5 px shrink the whole chart's (gpt-oss-20b's 12 layers a component at
@@ -361,19 +374,28 @@ ICICLE_TEXT_PX, ICICLE_MIN_TEXT_PX = FONT_PX, 12
 # the columns' spans across the plot, left to right: groups, components, layers; the
 # components' the widest (their labels are the longest: "KV (full attention, MLA latent)")
 ICICLE_COLUMNS = ((0.0, 0.34), (0.34, 0.8), (0.8, 1.0))
-# the figure's height under the mode bar's band: the plot, the headings' row over it (30 px,
-# as a legend's) and the bottom margin (10)
-ICICLE_HEIGHT = ICICLE_PLOT_PX + 30 + 10
+# the figure's height under the mode bar's band, past the plot: the headings' row over it
+# (30 px, as a legend's) and the bottom margin (10)
+ICICLE_FRAME_PX = 30 + 10
 
 
 def _icicle_labels(nodes: Sequence[TreeNode]) -> list[str]:
     """A component as the page rows' key names it ("indexer keys", "ssm state"), but other
     state by its tensor's name: the key's "state" would name a raw model's h and c alike, two
-    tiles side by side; its layers by the component and their index (by its parent, a group:
-    not by the "/"s of its id, which a tensor name may hold)."""
+    tiles side by side; its layers by the component's label and their index ("KV (full
+    attention) #1", where the tree's own "kv #1" named a layer unlike its component), by its
+    parent, a group: not by the "/"s of its id, which a tensor name may hold."""
     groups = {n.id for n in nodes if n.kind == "group"}  # a component's parent, by the tree
-    return [LABELS.get(n.kind, n.label) if n.parent in groups and n.kind != "state"
-            else n.label for n in nodes]
+    parents = {n.id: n.parent for n in nodes}
+    labels: dict[str, str] = {}  # a parent's before its children's (``bytes_tree``'s order)
+    for n in nodes:
+        if n.parent in groups:
+            labels[n.id] = n.label if n.kind == "state" else LABELS.get(n.kind, n.label)
+        elif parents.get(n.parent) in groups:  # a layer: its component's label, its index
+            labels[n.id] = f"{labels[n.parent]} #{n.label.rpartition('#')[2]}"
+        else:
+            labels[n.id] = n.label
+    return [labels[n.id] for n in nodes]
 
 
 def _icicle_tiles(nodes: Sequence[TreeNode]) -> dict[str, tuple[int, int]]:
@@ -391,22 +413,111 @@ def _icicle_tiles(nodes: Sequence[TreeNode]) -> dict[str, tuple[int, int]]:
     return tiles
 
 
-def _tile_px(nodes: Sequence[TreeNode]) -> dict[str, float]:
-    """The height of each tile the chart draws (a group, reserved, unused, a component, a
-    layer; not the budget), by id: its share of the budget of ICICLE_PLOT_PX."""
-    (budget,) = [n.value for n in nodes if not n.parent]
-    return {n.id: n.value * ICICLE_PLOT_PX / budget if budget else 0.0
-            for n in nodes if n.parent}
+ICICLE_ROOT = "budget"  # the id of bytes_tree's root: the whole budget's view, unfocused
 
 
-def icicle_unlabelled(nodes: Sequence[TreeNode]) -> list[tuple[str, int]]:
-    """The tiles of ``bytes_icicle`` too thin for a line of label (under ONE_LINE_PX) yet a
-    slice one sees (VISIBLE_PX or more), as (label, bytes), but layers (thin for most models,
-    their component named): the page names them under the chart, where they would otherwise be
-    a coloured sliver whose name only a hover gives."""
-    heights, tiles = _tile_px(nodes), _icicle_tiles(nodes)
-    return [(label, n.value) for n, label in zip(nodes, _icicle_labels(nodes), strict=True)
-            if n.parent and tiles[n.id][0] <= 2 and VISIBLE_PX <= heights[n.id] < ONE_LINE_PX]
+def _icicle_view(nodes: Sequence[TreeNode], focus: str) -> list[tuple[TreeNode, str]]:
+    """The tiles a view draws, each with its label: under the whole budget (``ICICLE_ROOT``)
+    every tile but the budget's; focused on a group or component, that tile, as tall as the
+    plot, and its descendants, as Plotly's icicle drew a clicked tile and what lies under it.
+    ``ValueError`` for a focus that is no tile with parts (a layer, unused, reserved)."""
+    by_id = {n.id: n for n in nodes}
+    parents = {n.parent for n in nodes}
+    if focus not in by_id or focus not in parents:
+        raise ValueError(f"focus: {focus!r} is no group or component of this chart; use one of "
+                         f"{', '.join(i for i in by_id if i in parents)}")
+
+    def under(n: TreeNode) -> bool:  # n is the focus or lies under it
+        while n.id != focus and n.parent:
+            n = by_id[n.parent]
+        return n.id == focus
+
+    return [(n, label) for n, label in zip(nodes, _icicle_labels(nodes), strict=True)
+            if n.parent and under(n)]
+
+
+def _icicle_columns(first: int) -> list[tuple[float, float]]:
+    """The spans of the columns a view draws, from level ``first`` (1: groups, 2: components)
+    to the layers, ``ICICLE_COLUMNS``' own spans stretched across the plot: a component's
+    view gives it 0.70 of the width and its layers 0.30, as the whole view gives 0.46 and 0.20."""
+    spans = ICICLE_COLUMNS[first - 1:]
+    lo, width = spans[0][0], spans[-1][1] - spans[0][0]
+    return [((a - lo) / width, (b - lo) / width) for a, b in spans]
+
+
+def _icicle_plot_px(nodes: Sequence[TreeNode], focus: str = ICICLE_ROOT) -> int:
+    """The plot's height in the view of ``focus``: ICICLE_PLOT_PX, but a component's view
+    grows until its thinnest layer takes a line of label (ONE_LINE_PX), up to
+    ICICLE_TALL_PLOT_PX: at 410 px Qwen3-Next's 36 ssm layers were 11.4 px each, unlabelled
+    in the view one opens to read them; at 720 px each is 20 px, its label shown."""
+    by_id = {n.id: n for n in nodes}
+    layers = [n.value for n in nodes if n.parent == focus]
+    if by_id[focus].parent in ("", ICICLE_ROOT) or not min(layers):  # not a component
+        return ICICLE_PLOT_PX
+    return min(ICICLE_TALL_PLOT_PX,
+               max(ICICLE_PLOT_PX, cdiv(by_id[focus].value * ONE_LINE_PX, min(layers))))
+
+
+def _tile_px(nodes: Sequence[TreeNode], focus: str = ICICLE_ROOT) -> dict[str, float]:
+    """The height of each tile the view of ``focus`` draws, by id: its share of the focus's
+    bytes of the plot's height (``_icicle_plot_px``; the budget's in the whole view)."""
+    (total,) = [n.value for n in nodes if n.id == focus]
+    plot = _icicle_plot_px(nodes, focus)
+    return {n.id: n.value * plot / total if total else 0.0
+            for n, _ in _icicle_view(nodes, focus)}
+
+
+def _label_fits(text: str, px: float, column: tuple[float, float]) -> bool:
+    """Whether Plotly shows a tile's label (``_icicle_text``'s ``text``, then its bytes) in a
+    tile ``px`` tall in ``column`` (its span) at the narrowest page: two lines from
+    TWO_LINES_PX, one from ONE_LINE_PX where the line fits the column's width."""
+    if px >= TWO_LINES_PX:
+        return True
+    width = (column[1] - column[0]) * ICICLE_NARROW_PLOT_PX - 2 * TEXT_PAD_PX
+    return px >= ONE_LINE_PX and len(f"{text} 123.45 GiB") * LABEL_CHAR_PX <= width
+
+
+def icicle_unlabelled(nodes: Sequence[TreeNode],
+                      focus: str = ICICLE_ROOT) -> list[tuple[str, int]]:
+    """The tiles of ``bytes_icicle`` (of the view of ``focus``) whose label Plotly hides at
+    the narrowest page (``_label_fits``: too thin for a line, or its line too wide for its
+    column) yet a slice one sees (VISIBLE_PX or more), as (label, bytes), but layers (thin
+    for most models, their component named): the page names them under the chart, where
+    they would otherwise be a coloured sliver whose name only a hover gives."""
+    heights, tiles = _tile_px(nodes, focus), _icicle_tiles(nodes)
+    first = max(tiles[focus][0], 1)
+    columns = _icicle_columns(first)
+    return [(label, n.value) for n, label in _icicle_view(nodes, focus)
+            if tiles[n.id][0] <= 2 and heights[n.id] >= VISIBLE_PX
+            and not _label_fits(label, heights[n.id], columns[tiles[n.id][0] - first])]
+
+
+def icicle_focus_options(nodes: Sequence[TreeNode]) -> dict[str, str]:
+    """The views of ``bytes_icicle`` one can pick, by focus id: the whole budget, each group
+    and each of its components (a component by its group and its own label: two groups' KV
+    would read alike), in the chart's order, top down."""
+    parents = {n.parent for n in nodes}
+    labels = dict(zip((n.id for n in nodes), _icicle_labels(nodes), strict=True))
+    return {n.id: ("the whole budget" if not n.parent else labels[n.id]
+                   if n.parent == ICICLE_ROOT else f"{labels[n.parent]}: {labels[n.id]}")
+            for n in nodes if n.id in parents}
+
+
+def icicle_focus_after_click(nodes: Sequence[TreeNode], focus: str, clicked: str) -> str:
+    """The view a click on tile ``clicked`` opens from the view of ``focus``: the focused tile
+    (drawn leftmost, as tall as the plot) goes back up a level, as Plotly's icicle did; a
+    group or component is focused; a layer focuses its component, which draws its layers
+    tall enough to read; reserved and unused, which have no parts, leave the view as it is."""
+    by_id = {n.id: n for n in nodes}
+    parents = {n.parent for n in nodes}
+    if clicked == focus and focus != ICICLE_ROOT:
+        return by_id[focus].parent
+    if clicked in parents:
+        return clicked
+    node = by_id.get(clicked)
+    if node is not None and node.parent not in ("", ICICLE_ROOT):
+        return node.parent  # a layer: its component
+    return focus
 
 
 def _icicle_text(depth: int, label: str, px: float) -> tuple[str, str]:
@@ -420,32 +531,54 @@ def _icicle_text(depth: int, label: str, px: float) -> tuple[str, str]:
                   else "%{text}<br>%{customdata[1]}")
 
 
-def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
+def _icicle_headings(nodes: Sequence[TreeNode], focus: str, first: int) -> list[str]:
+    """The columns' headings, the levels from ``first`` by name, the groups' with the budget;
+    a focused view's first column holds the focus alone, and its heading says how to go back
+    up."""
+    levels = ["groups", "components", "layers"][first - 1:]
+    if focus == ICICLE_ROOT:
+        (budget,) = [n.value for n in nodes if not n.parent]
+        return [f"groups ({format_bytes(budget)} budget)", *levels[1:]]
+    return [f"{levels[0][:-1]} (click it to go back)", *levels[1:]]
+
+
+def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "",
+                 focus: str = ICICLE_ROOT) -> go.Figure:
     """Bytes of the budget by group, component and layer, a column each (``ICICLE_COLUMNS``),
-    values exact in the hover; the budget in the groups' heading. The hover's share of the
+    values exact in the hover; the budget in the groups' heading. ``focus``: a group or
+    component drawn alone, as tall as the plot, beside its parts (``_icicle_view``), the way
+    Plotly's icicle drew a clicked tile; the page opens it on a click
+    (``icicle_focus_after_click``). The hover's share of the
     budget is ours (``percent_text``), not a rounded ratio, which read a group of Llama-3.1-8B's
     rows "100.00% of the budget" beside 2,039,808 B unused at 80 GB, and those "0.00%". One
-    trace, a tile a bar: its ``ids``, ``y`` (bytes) and ``customdata[3]`` (the tile's name),
-    a column's tiles stacked top down from their ``base``; ``text`` the label drawn
+    trace, a tile a bar: its ``ids``, ``y`` (bytes) and ``customdata[3]`` (the tile's name,
+    ``customdata[4]`` its id, which a click's selection carries back), a column's tiles stacked
+    top down from their ``base`` (bytes from the focus's top); ``text`` the label drawn
     (``_icicle_text``). A tile under VISIBLE_PX has no white border, which would hide its
     colour (Qwen3-Next's 36 conv layers, 0.4 px each, read as a blank band)."""
     (budget,) = [n.value for n in nodes if not n.parent]
-    heights, tiles = _tile_px(nodes), _icicle_tiles(nodes)
-    drawn = [(n, label) for n, label in zip(nodes, _icicle_labels(nodes), strict=True)
-             if n.parent]
-    spans = [ICICLE_COLUMNS[tiles[n.id][0] - 1] for n, _ in drawn]
+    drawn = _icicle_view(nodes, focus)
+    heights, tiles = _tile_px(nodes, focus), _icicle_tiles(nodes)
+    top_depth, top = tiles[focus]
+    (total,) = [n.value for n in nodes if n.id == focus]
+    first = max(top_depth, 1)  # the whole view draws no budget column
+    columns = _icicle_columns(first)
+    spans = [columns[tiles[n.id][0] - first] for n, _ in drawn]
     texts = [_icicle_text(tiles[n.id][0], label, heights[n.id]) for n, label in drawn]
     bars = go.Bar(
         ids=[n.id for n, _ in drawn],
         x=[(lo + hi) / 2 for lo, hi in spans],
         width=[hi - lo for lo, hi in spans],
         y=[n.value for n, _ in drawn],
-        base=[tiles[n.id][1] for n, _ in drawn],
+        base=[tiles[n.id][1] - top for n, _ in drawn],
         marker={"color": [color_of(n.kind) for n, _ in drawn],
                 "line": {"color": "white", "width": [int(heights[n.id] >= VISIBLE_PX)
                                                      for n, _ in drawn]}},
+        # a clicked tile is selected, which would fade every other; a view the click leaves
+        # as it is (unused) stays as bright
+        selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 1}},
         customdata=[[f"{n.value:,}", format_bytes(n.value), percent_text(n.value, budget),
-                     label] for n, label in drawn],
+                     label, n.id] for n, label in drawn],
         hovertemplate="%{customdata[3]}<br>%{customdata[0]} B (%{customdata[1]})<br>"
         "%{customdata[2]} of the budget<extra></extra>",
         text=[text for text, _ in texts], texttemplate=[template for _, template in texts],
@@ -458,8 +591,7 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
     )
     headings = [{"text": text, "x": (lo + hi) / 2, "xref": "paper", "xanchor": "center",
                  "y": 1.0, "yref": "paper", "yanchor": "bottom", "showarrow": False}
-                for text, (lo, hi) in zip((f"groups ({format_bytes(budget)} budget)",
-                                           "components", "layers"), ICICLE_COLUMNS,
+                for text, (lo, hi) in zip(_icicle_headings(nodes, focus, first), columns,
                                           strict=True)]
     # a label too small to read at 10 px (a conv slice beside the ssm's) is left out, not
     # shrunk to a smear; its hover still says it, and the page names it under the chart. A
@@ -468,8 +600,8 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "") -> go.Figure:
         "uniformtext": {"minsize": ICICLE_MIN_TEXT_PX, "mode": "hide"}, "showlegend": False,
         "annotations": headings, "bargap": 0, "dragmode": "zoom",
         "xaxis": {"range": [0, 1], "visible": False, "fixedrange": True},
-        "yaxis": {"range": [budget, 0], "visible": False}},
-        title=title, height=ICICLE_HEIGHT, headings_px=0)
+        "yaxis": {"range": [total, 0], "visible": False}},
+        title=title, height=_icicle_plot_px(nodes, focus) + ICICLE_FRAME_PX, headings_px=0)
 
 
 def page_map_figure(pages: PageMap, *, columns: int = 64, title: str = "",

@@ -738,11 +738,85 @@ def test_layout_names_the_icicle_tiles_too_thin_for_a_label():
     # under a pixel)
     at = open_app("app_pages/layout.py")
     assert f"{2_574_581_760 / 76_968_728_985:.2%}" == "3.34%"
-    assert caption_starting(at, "Too thin to label") == (
-        "Too thin to label above (hover it, or zoom in): conv state 2.40 GiB (3.34% of the "
-        "budget).")
+    assert caption_starting(at, "Not labelled") == (
+        "Not labelled above (hover or click it): conv state 2.40 GiB (3.34% of the budget).")
     llama = open_app("app_pages/layout.py", {"model": "Llama-3.1-8B"})
-    assert not [c for c in llama.caption if c.value.startswith("Too thin")]
+    assert not [c for c in llama.caption if c.value.startswith("Not labelled")]
+
+
+def bytes_view(at) -> dict:
+    """The bytes chart's spec of a run: its figure's layout (height, y range, headings)."""
+    (spec,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+               if any(t.get("name") == "bytes" for t in json.loads(c.proto.spec)["data"])]
+    return spec
+
+
+def test_layouts_bytes_chart_shows_one_group_or_component_alone():
+    """The icicle's click into a part, lost when the chart became bars: "Show" (or a click on
+    a tile, the browser's test) draws a group or component alone, its bytes the plot's height,
+    beside its parts. By hand, Qwen3-Next at the default 76,968,728,985 B: P 544, a block 36
+    state rows of 49,152 + 1,048,576 B and 12 KV rows of 544 x 2,048 = 1,114,112 B,
+    52,887,552 B, 1,455 blocks; the state rows 36 x 1,097,728 x 1,455 = 57,498,992,640 B, of
+    them conv 36 x 49,152 x 1,455 = 2,574,581,760 and ssm 36 x 1,048,576 x 1,455 =
+    54,924,410,880 (a layer's 1,525,678,080)."""
+    at = open_app("app_pages/layout.py")
+    assert 76_968_728_985 // (36 * 1_097_728 + 12 * 1_114_112) == 1_455
+    show = at.selectbox(key="layout.tree.focus")
+    assert show.label == "Show" and show.value == "budget"
+    assert show.options == [
+        "the whole budget", "state rows", "state rows: conv state", "state rows: ssm state",
+        "full attention rows", "full attention rows: KV (full attention)"]
+    whole = bytes_tiles(at)
+    assert len(whole) == 2 + 3 + 84 + 1  # groups, components, layers, unused
+    show.set_value("linear_attention").run()
+    assert_clean(at)
+    tiles = bytes_tiles(at)
+    # the group and its parts only, each tile's bytes as in the whole view
+    assert set(tiles) == {"linear_attention", "linear_attention/conv", "linear_attention/ssm",
+                          *(f"linear_attention/{c}/{j}" for c in ("conv", "ssm")
+                            for j in range(36))}
+    assert {i: v for i, (_, v) in tiles.items()} == {i: whole[i][1] for i in tiles}
+    group, conv, ssm = (tiles[i][1] for i in ("linear_attention", "linear_attention/conv",
+                                              "linear_attention/ssm"))
+    assert (group, conv, ssm) == (57_498_992_640, 2_574_581_760, 54_924_410_880)
+    assert conv + ssm == group == sum(tiles[f"linear_attention/ssm/{j}"][1]
+                                      + tiles[f"linear_attention/conv/{j}"][1]
+                                      for j in range(36))
+    spec = bytes_view(at)
+    (bars,) = spec["data"]
+    bases = dict(zip(bars["ids"], bars["base"], strict=True))
+    # the plot's height is the group's bytes, its parts stacked from its top
+    assert spec["layout"]["yaxis"]["range"] == [57_498_992_640, 0]
+    assert (bases["linear_attention"], bases["linear_attention/conv"],
+            bases["linear_attention/ssm"]) == (0, 0, 2_574_581_760)
+    assert [a["text"] for a in spec["layout"]["annotations"]] == [
+        "group (click it to go back)", "components", "layers"]
+    # conv, 2,574,581,760 / 57,498,992,640 of 410 px = 18.4 px, still too thin to label
+    assert caption_starting(at, "Not labelled").startswith("Not labelled above (hover or "
+                                                          "click it): conv state 2.40 GiB")
+    # a component: its layers, 1,525,678,080 B each, the plot grown to 36 x 20 = 720 px for a
+    # line of label a layer (410 px gave each 11.4)
+    show.set_value("linear_attention/ssm").run()
+    tiles = bytes_tiles(at)
+    assert len(tiles) == 1 + 36 and tiles["linear_attention/ssm"][1] == 54_924_410_880
+    assert {v for i, (_, v) in tiles.items() if i.count("/") == 2} == {1_525_678_080}
+    spec = bytes_view(at)
+    assert spec["layout"]["yaxis"]["range"] == [54_924_410_880, 0]
+    assert spec["layout"]["height"] == 34 + 720 + 30 + 10
+    assert [a["text"] for a in spec["layout"]["annotations"]] == [
+        "component (click it to go back)", "layers"]
+    assert not [c for c in at.caption if c.value.startswith("Not labelled")]
+    # back to the whole budget
+    show.set_value("budget").run()
+    assert bytes_tiles(at) == whole
+    # another model, picked on the Model page, opens in its whole view
+    show.set_value("linear_attention/ssm").run()
+    at.switch_page("app_pages/model.py").run()
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    at.switch_page("app_pages/layout.py").run()
+    assert_clean(at)
+    assert at.selectbox(key="layout.tree.focus").value == "budget"
+    assert "full_attention/kv" in bytes_tiles(at)
 
 
 def test_layout_says_which_engine_serves_no_such_model():

@@ -186,22 +186,162 @@ def test_icicle_names_a_tile_too_thin_for_its_label():
               if i.count("/") == 2}
     assert len(layers) == 84 and all(x.startswith("#") for x, _ in layers.values())
     assert layers["linear_attention/ssm/0"] == ("#0", "%{text} %{customdata[1]}")
-    # a tile of 22 px takes one line (a line of 12 px and its padding: 21 px); of 40 px two; a
-    # layer's its index either way
+    # measured in Chromium at 1000 and 1440 px: a line of label (14 px of 13 px text) shows in
+    # a tile drawn 20 px tall, not 19; two lines (29.9 px) in 36, not 35. A tile of 20 px
+    # takes one line, of 36 two, of 19.9 none (named); a layer's its index either way
     from flatkv.app_data import TreeNode
-    tiles = [TreeNode("budget", "", "budget", 410, "budget"),
-             TreeNode("g", "budget", "g", 410, "group"),
-             TreeNode("g/a", "g", "a", 22, "conv"), TreeNode("g/b", "g", "b", 40, "ssm"),
-             TreeNode("g/c", "g", "c", 348, "ssm"), TreeNode("g/c/0", "g/c", "c #0", 31, "ssm"),
-             TreeNode("g/c/1", "g/c", "c #1", 317, "ssm")]
+    tiles = [TreeNode("budget", "", "budget", 4100, "budget"),
+             TreeNode("g", "budget", "g", 4100, "group"),
+             TreeNode("g/a", "g", "a", 200, "conv"), TreeNode("g/b", "g", "b", 360, "ssm"),
+             TreeNode("g/d", "g", "d", 199, "conv"), TreeNode("g/e", "g", "e", 359, "conv"),
+             TreeNode("g/c", "g", "c", 3182, "ssm"),
+             TreeNode("g/c/0", "g/c", "c #0", 200, "ssm"),
+             TreeNode("g/c/1", "g/c", "c #1", 2982, "ssm")]
     drawn = charts.bytes_icicle(tiles).data[0]
     made = dict(zip(drawn.ids, zip(drawn.text, drawn.texttemplate, strict=True), strict=True))
-    assert [made[i] for i in ("g/a", "g/b", "g/c/0", "g/c/1")] == [
+    assert [made[i] for i in ("g/a", "g/b", "g/e", "g/c/0", "g/c/1")] == [
         ("conv state", "%{text} %{customdata[1]}"),
-        ("ssm state", "%{text}<br>%{customdata[1]}"), ("#0", "%{text} %{customdata[1]}"),
-        ("#1", "%{text}<br>%{customdata[1]}")]
-    assert _tile_names(drawn)["g/c/0"] == "c #0"  # its hover names it
-    assert charts.icicle_unlabelled(tiles) == []
+        ("ssm state", "%{text}<br>%{customdata[1]}"), ("conv state", "%{text} %{customdata[1]}"),
+        ("#0", "%{text} %{customdata[1]}"), ("#1", "%{text}<br>%{customdata[1]}")]
+    assert _tile_names(drawn)["g/c/0"] == "ssm state #0"  # its hover names it, as its component
+    assert charts.icicle_unlabelled(tiles) == [("conv state", 199)]
+
+
+def test_icicle_names_a_label_too_wide_for_its_column_at_1000_px():
+    # measured in the groups' column at 1000 px (177 px): a line of label 171 px wide shows,
+    # one of 179 px does not, at any height; at 1440 px (326 px) both show. A group's line
+    # is its label and its bytes, counted at their longest ("123.45 GiB"): "full attention
+    # (MLA) rows" and those, 36 characters, 194.4 px at LABEL_CHAR_PX, over the 176.8 - 2 x 3
+    # px: named under the chart where its tile takes a line (30 px), not where it takes two
+    # (40 px); "state rows" and its bytes, 21 characters, 113.4 px, fit its line
+    from flatkv.app_data import TreeNode
+
+    def chart(px: int, label: str) -> list[TreeNode]:
+        nodes = [TreeNode("budget", "", "budget", 410, "budget")]
+        for gid, value, name in (("g", px, label), ("h", 410 - px, "h rows")):
+            nodes += [TreeNode(gid, "budget", name, value, "group"),
+                      TreeNode(f"{gid}/kv", gid, "kv", value, "kv"),
+                      TreeNode(f"{gid}/kv/0", f"{gid}/kv", "kv #0", value, "kv")]
+        return nodes
+
+    column, line = 0.34 * charts.ICICLE_NARROW_PLOT_PX, 36 * charts.LABEL_CHAR_PX
+    assert (column, line) == pytest.approx((176.8, 194.4))
+    assert charts.icicle_unlabelled(chart(30, "full attention (MLA) rows")) == [
+        ("full attention (MLA) rows", 30)]
+    assert charts.icicle_unlabelled(chart(40, "full attention (MLA) rows")) == []
+    # and "KV (full attention)" beside it, 30 characters, in the components' 239 px
+    assert charts.icicle_unlabelled(chart(30, "state rows")) == []
+
+
+@pytest.fixture(scope="module")
+def gpt_oss_tree():
+    """gpt-oss-20b at the default 76,968,728,985 B and P 16 (SPEC 2: 24 layers alternating
+    sliding and full, 2,048 B a token): a layer's row 16 x 2,048 = 32,768 B, a block 24 x
+    32,768 = 786,432 B, 97,870 blocks, 629,145 B unused; a layer's bytes 32,768 x 97,870 =
+    3,207,004,160, a group's (12 layers) 38,484,049,920."""
+    spec = preset_spec("gpt-oss-20b").profile()
+    a = analyze(spec.components(), block_size=16, alignment=16, budget_bytes=76_968_728_985)
+    assert 76_968_728_985 // 786_432 == a.totals.num_blocks == 97_870
+    assert 76_968_728_985 - 97_870 * 786_432 == a.totals.unused_bytes == 629_145
+    return app_data.bytes_tree(a)
+
+
+def _tiles(fig) -> dict[str, tuple[float, float, int, int]]:
+    """The bytes chart's tiles by id: left and right edges (fractions of the plot's width),
+    first byte down the view and bytes."""
+    (b,) = fig.data
+    return {i: (x - w / 2, x + w / 2, base, y) for i, x, w, base, y in zip(
+        b.ids, b.x, b.width, b.base, b.y, strict=True)}
+
+
+def test_icicle_draws_a_group_alone_as_tall_as_the_plot(gpt_oss_tree):
+    # the icicle's click into a part, which the bars lost: the full attention group alone,
+    # its 38,484,049,920 B the plot's height (the whole view: the budget's), its KV beside
+    # it and the KV's 12 layers, 3,207,004,160 B each, stacked from its top
+    whole = _tiles(charts.bytes_icicle(gpt_oss_tree))
+    assert whole["full_attention"][2:] == (38_484_049_920, 38_484_049_920)  # under sliding
+    fig = charts.bytes_icicle(gpt_oss_tree, focus="full_attention")
+    tiles = _tiles(fig)
+    assert set(tiles) == {"full_attention", "full_attention/kv",
+                          *(f"full_attention/kv/{j}" for j in range(12))}
+    assert fig.layout.yaxis.range == (38_484_049_920, 0)
+    assert tiles["full_attention"] == pytest.approx((0, 0.34, 0, 38_484_049_920))
+    assert tiles["full_attention/kv"] == pytest.approx((0.34, 0.8, 0, 38_484_049_920))
+    layers = sorted(v[2:] for i, v in tiles.items() if i.count("/") == 2)
+    assert layers == [(k * 3_207_004_160, 3_207_004_160) for k in range(12)]
+    assert sum(y for _, y in layers) == tiles["full_attention"][3]  # the parent bar's bytes
+    # the hover keeps the share of the whole budget: 3,207,004,160 / 76,968,728,985 = 4.1667%
+    (bars,) = fig.data
+    hover = {i: c for i, c in zip(bars.ids, bars.customdata, strict=True)}
+    assert list(hover["full_attention/kv/1"]) == [
+        "3,207,004,160", "2.99 GiB", "4.17%", "KV (full attention) #1",
+        "full_attention/kv/1"]  # the last, its id, what a click sends back
+    assert [a.text for a in fig.layout.annotations] == [
+        "group (click it to go back)", "components", "layers"]
+    # a click selects a tile; the others keep their colour
+    assert bars.unselected.marker.opacity == bars.selected.marker.opacity == 1
+
+
+def test_icicle_draws_a_component_alone_across_the_plot(gpt_oss_tree):
+    # a component's view: no groups' column; the component 0.46 / 0.66 of the width (its
+    # labels the longest), its layers 0.20 / 0.66; 12 layers of 410 px, 34.2 px each, a line
+    # of label each (two need 36 px)
+    fig = charts.bytes_icicle(gpt_oss_tree, focus="sliding_attention/kv")
+    tiles = _tiles(fig)
+    assert len(tiles) == 13 and fig.layout.yaxis.range == (38_484_049_920, 0)
+    assert tiles["sliding_attention/kv"] == pytest.approx((0, 0.46 / 0.66, 0, 38_484_049_920))
+    assert tiles["sliding_attention/kv/11"] == pytest.approx(
+        (0.46 / 0.66, 1, 11 * 3_207_004_160, 3_207_004_160))
+    assert fig.layout.height == 34 + 410 + 40
+    (bars,) = fig.data
+    made = dict(zip(bars.ids, zip(bars.text, bars.texttemplate, strict=True), strict=True))
+    assert made["sliding_attention/kv/11"] == ("#11", "%{text} %{customdata[1]}")
+    assert [a.text for a in fig.layout.annotations] == ["component (click it to go back)",
+                                                        "layers"]
+    # a tile that has no parts has no view of its own
+    for bad in ("sliding_attention/kv/0", "unused", "nope"):
+        with pytest.raises(ValueError, match=f"focus: '{bad}' is no group or component"):
+            charts.bytes_icicle(gpt_oss_tree, focus=bad)
+
+
+def test_a_click_on_the_bytes_chart_opens_a_part_and_its_own_tile_goes_back(gpt_oss_tree):
+    click = charts.icicle_focus_after_click
+    # from the whole view: a group, a component, a layer (its component: 12 layers in 410 px
+    # were 17 px each, unlabelled), unused (no parts: as it was)
+    assert click(gpt_oss_tree, "budget", "full_attention") == "full_attention"
+    assert click(gpt_oss_tree, "budget", "full_attention/kv") == "full_attention/kv"
+    assert click(gpt_oss_tree, "budget", "full_attention/kv/3") == "full_attention/kv"
+    assert click(gpt_oss_tree, "budget", "unused") == "budget"
+    # the focused tile, leftmost and as tall as the plot, goes back up a level
+    assert click(gpt_oss_tree, "full_attention/kv", "full_attention/kv") == "full_attention"
+    assert click(gpt_oss_tree, "full_attention", "full_attention") == "budget"
+    assert click(gpt_oss_tree, "full_attention/kv", "full_attention/kv/3") == (
+        "full_attention/kv")
+    assert charts.icicle_focus_options(gpt_oss_tree) == {
+        "budget": "the whole budget", "sliding_attention": "sliding attention rows",
+        "sliding_attention/kv": "sliding attention rows: KV (sliding window)",
+        "full_attention": "full attention rows",
+        "full_attention/kv": "full attention rows: KV (full attention)"}
+
+
+def test_a_components_view_grows_until_its_layers_take_a_line_of_label():
+    # Qwen3-Next's ssm: 36 layers of 1,048,576 B x 1,455 blocks, 11.4 px each in 410 px;
+    # its view 36 x 20 = 720 px tall, each layer 20 px, the least that shows a line in
+    # Chromium. Its conv (36 layers too) alike; the groups' views keep 410 px
+    qwen = preset_spec("Qwen3-Next-80B-A3B").profile()
+    a = analyze(qwen.components(), block_size=16, alignment=16, budget_bytes=76_968_728_985)
+    nodes = app_data.bytes_tree(a)
+    assert a.totals.num_blocks == 1_455
+    ssm = charts.bytes_icicle(nodes, focus="linear_attention/ssm")
+    assert ssm.layout.height == 34 + 720 + 40
+    assert ssm.layout.yaxis.range == (36 * 1_048_576 * 1_455, 0)
+    assert charts.bytes_icicle(nodes, focus="linear_attention").layout.height == 34 + 410 + 40
+    # a component of 100 layers stops at 820 px (8.2 px a layer; a drag zooms in)
+    from flatkv.app_data import TreeNode
+    many = [TreeNode("budget", "", "budget", 100, "budget"),
+            TreeNode("g", "budget", "g", 100, "group"), TreeNode("g/c", "g", "c", 100, "kv"),
+            *(TreeNode(f"g/c/{j}", "g/c", f"c #{j}", 1, "kv") for j in range(100))]
+    assert charts.bytes_icicle(many, focus="g/c").layout.height == 34 + 820 + 40
 
 
 def test_icicle_names_other_state_tensors_by_their_own_names():

@@ -564,3 +564,81 @@ def settled_tops(page, boxes) -> list[float]:
         before = tops
         page.wait_for_timeout(300)
     raise AssertionError(f"the fields kept moving: {tops}")
+
+
+# The bytes chart's tiles as drawn: id, drawn height, whether Plotly shows its label, and
+# whether that label lies inside the tile
+BYTES_TILES_JS = """el => {
+  const gd = el.querySelector('.js-plotly-plot'), ids = gd.data[0].ids;
+  return [...el.querySelectorAll('g.point')].map((p, i) => {
+    const r = p.querySelector('path').getBoundingClientRect(), t = p.querySelector('text');
+    const shown = !!t && !(t.getAttribute('transform') || '').includes('scale(0)');
+    const b = shown ? t.getBoundingClientRect() : null;
+    return [ids[i], Math.round(r.height), shown, shown && b.top >= r.top - 0.5 &&
+            b.bottom <= r.bottom + 0.5 && b.left >= r.left - 0.5 && b.right <= r.right + 0.5];
+  }); }"""
+
+
+def bytes_tiles(page) -> dict[str, tuple[int, bool, bool]]:
+    """The bytes chart's tiles as drawn, by id (``BYTES_TILES_JS``), once the chart, drawn
+    when scrolled to, is there."""
+    tree = page.locator(".st-key-layout-tree")
+    tree.scroll_into_view_if_needed()
+    expect(tree.locator(".js-plotly-plot g.point").first).to_be_attached()
+    return {i: (h, shown, inside) for i, h, shown, inside in tree.evaluate(BYTES_TILES_JS)}
+
+
+def tile_centre(page, tile: str) -> tuple[float, float]:
+    """The middle of the bytes chart's tile ``tile``, where the mouse goes: Plotly's drag
+    layer lies over the bars, so a locator's own click or hover never reaches them."""
+    ids = list(bytes_tiles(page))
+    box = page.locator(".st-key-layout-tree g.point").nth(ids.index(tile)).bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def click_tile(page, tile: str) -> None:
+    """A click on the bytes chart's tile ``tile``; returns once the view it opens is drawn."""
+    page.mouse.click(*tile_centre(page, tile))
+    settle(page)
+
+
+@pytest.mark.parametrize("width", [1000, 1440])
+def test_layouts_bytes_chart_labels_what_fits_and_opens_a_part_on_a_click(browser, app_url,
+                                                                          width):
+    """Qwen3-Next at the default budget (test_app_layout derives the bytes): every label
+    Plotly shows lies inside its tile; a group or component whose label it hides is named
+    under the chart (the conv state, 14 px), a tile of 20 px or more shows its line (the
+    threshold measured, charts.ONE_LINE_PX). A click on the ssm state draws it alone with
+    its 36 layers, 20 px each, every one labelled; a click on it goes back to its group, a
+    click on the group to the whole budget. The hover gives a tile's exact bytes."""
+    with browser_page(browser, width, 1000) as page:
+        open_view(page, f"{app_url}/layout", "Layout")
+        tiles = bytes_tiles(page)
+        assert len(tiles) == 90
+        assert all(inside for _, shown, inside in tiles.values() if shown)
+        assert [i for i, (h, shown, _) in tiles.items() if h >= 20 and not shown
+                and i.count("/") < 2] == []
+        hidden = [i for i, (h, shown, _) in tiles.items() if h >= 3 and not shown
+                  and i.count("/") < 2]
+        assert hidden == ["linear_attention/conv"] and tiles[hidden[0]][0] == 14
+        expect(page.get_by_text("Not labelled above (hover or click it): conv state 2.40 GiB"
+                                )).to_be_visible()
+        tree = page.locator(".st-key-layout-tree")
+        page.mouse.move(*tile_centre(page, "linear_attention/ssm/0"))
+        expect(tree.locator(".hoverlayer")).to_contain_text(
+            "ssm state #01,525,678,080 B (1.42 GiB)")
+        click_tile(page, "linear_attention/ssm")
+        show = page.get_by_role("combobox", name="Show")  # the select beside the chart
+        expect(show).to_have_value("state rows: ssm state")
+        expect(tree.locator(".annotation-text").first).to_have_text(
+            "component (click it to go back)")
+        tiles = bytes_tiles(page)
+        assert len(tiles) == 37 and tiles["linear_attention/ssm"][0] == 720
+        assert {h for i, (h, _, _) in tiles.items() if i.count("/") == 2} == {20}
+        assert all(shown and inside for _, shown, inside in tiles.values())
+        click_tile(page, "linear_attention/ssm")
+        expect(show).to_have_value("state rows")
+        assert len(bytes_tiles(page)) == 1 + 2 + 72
+        click_tile(page, "linear_attention")
+        expect(show).to_have_value("the whole budget")
+        assert len(bytes_tiles(page)) == 90
