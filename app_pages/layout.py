@@ -191,6 +191,10 @@ def vllm_blocks(analysis, vllm: StrategyResult) -> None:
 # The bytes chart's view (a focus id of charts.icicle_focus_options): this session's, not the
 # link's; a click on the chart or the select beside it sets it
 TREE_FOCUS_KEY = "layout.tree.focus"
+# its select's width: the longest view's name whole ("full attention (MLA) rows: KV (full
+# attention, MLA latent)", DeepSeek-V3's), where the main column's width (900 px at 1440 px)
+# stretched a short name across the page
+TREE_FOCUS_PX = 440
 
 
 def where_bytes_go(analysis) -> None:
@@ -217,6 +221,7 @@ def where_bytes_go(analysis) -> None:
                 nodes, ss[TREE_FOCUS_KEY], points[0]["customdata"][4])
 
     st.selectbox("Show", options=list(views), format_func=views.get, key=TREE_FOCUS_KEY,
+                 width=TREE_FOCUS_PX,
                  help="The chart's view: the whole budget, or one group or component alone "
                  "with its parts, its bytes the plot's height. A click on a tile does the same.")
     focus = ss[TREE_FOCUS_KEY]
