@@ -642,3 +642,10 @@ def test_layouts_bytes_chart_labels_what_fits_and_opens_a_part_on_a_click(browse
         click_tile(page, "linear_attention")
         expect(show).to_have_value("the whole budget")
         assert len(bytes_tiles(page)) == 90
+        # the whole view drawn again takes the same click again (its first selection, the ssm
+        # state, is not kept), and a layer's click opens its component
+        click_tile(page, "linear_attention/ssm")
+        expect(show).to_have_value("state rows: ssm state")
+        click_tile(page, "linear_attention/ssm/3")
+        expect(show).to_have_value("state rows: ssm state")
+        assert len(bytes_tiles(page)) == 37
