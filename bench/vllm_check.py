@@ -241,6 +241,14 @@ MODEL_CLASSES = {"Qwen3NextForCausalLM": "vllm.model_executor.models.qwen3_next"
                  "Mamba2ForCausalLM": "vllm.model_executor.models.mamba2"}
 # architectures vLLM's registry serves with another's class (registry.py:109)
 SERVED_AS = {"FalconMambaForCausalLM": "MambaForCausalLM"}
+# The Nemotron VL, Omni and transcribe classes, whose get_mamba_state_dtype_from_config asks
+# NemotronHForCausalLM's with their text config (nano_nemotron_vl.py 1775-1778,
+# nemotron3_5_transcribe.py 623-627): served by it here, their own config hook run on the
+# text config (vllm_config), to check the ssm dtype that hook gives
+NEMOTRON_TEXT_CONFIG_CLASSES = ("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
+                                "NemotronH_Super_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3",
+                                "Nemotron3_5TranscribeForConditionalGeneration")
+SERVED_AS.update({arch: "NemotronHForCausalLM" for arch in NEMOTRON_TEXT_CONFIG_CLASSES})
 # vLLM's warning where it assumes the length (config/model.py:2634)
 ASSUMED_WARNING = "does not contain any of the keys to determine the original maximum length"
 # DeepSeek-V3.2's sparse MLA top-k (its config's index_topk): the width of the top-k buffer
@@ -326,11 +334,27 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
                                              "block_told": False}) for b in BUDGETS]
     rows += [("Nemotron-H-8B", b, block, mode, {"mamba_ssm_cache_dtype": "bfloat16"})
              for b in BUDGETS for block, mode in modes]
+    # a config.json's own mamba_ssm_cache_dtype (FlatKV's config_mamba_ssm_cache_dtype), which
+    # the hook reads with none told, and a told one over it; the VL, Omni and transcribe
+    # classes' hooks, by default and reading their text config's, in mode none (their prefill
+    # checkpoint blocks, which mode align keeps where their class does, are not the point:
+    # NemotronHForCausalLM serves them here)
+    rows += [("Nemotron-H-8B", b, block, mode, {"config_ssm_cache_dtype": dtype})
+             for b in BUDGETS for block, mode in modes for dtype in ("bfloat16", "float16")]
+    rows += [("Nemotron-H-8B", BUDGETS[0], 64, "align",
+              {"config_ssm_cache_dtype": "float16", "mamba_ssm_cache_dtype": "bfloat16"})]
+    rows += [("Nemotron-H-8B", BUDGETS[0], block, mode, {"architecture": arch, **flags})
+             for arch in NEMOTRON_TEXT_CONFIG_CLASSES for block, mode in ((16, "none"),
+                                                                         (64, "none"))
+             for flags in ({}, {"config_ssm_cache_dtype": "bfloat16"})]
     rows += [(p, b, block, "align", {"flashinfer_gdn": True})
              for p in ("Qwen3-Next-80B-A3B", "Qwen3.5-27B") for b in BUDGETS
              for block in (16, 64)]
     rows += [("Kimi-Linear-48B-A3B", BUDGETS[0], block, mode, {"mamba_ssm_cache_dtype": dtype})
              for dtype in ("float16", "bfloat16", "float32") for block, mode in modes]
+    # the model's own ssm dtype made 2-byte (by hand), none told: vLLM's kda_state_dtype auto
+    rows += [("Kimi-Linear-48B-A3B", BUDGETS[0], block, mode, {"ssm_dtype": dtype})
+             for dtype in ("float16", "bfloat16") for block, mode in modes]
     rows += [(p, BUDGETS[0], 64, "align", {"mamba_ssm_cache_dtype": "float16"})
              for p in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Jamba-1.5-Mini")]
     rows += [("Kimi-Linear-48B-A3B", BUDGETS[0], block, mode,
@@ -438,6 +462,9 @@ def hf_config(spec) -> NS:
                                short_conv_kernel_size=g.conv_kernel)
     if spec.config_mamba_ssm_dtype is not None:  # Nemotron-H's name, then Qwen3.5's
         hf.mamba_ssm_cache_dtype = hf.mamba_ssm_dtype = spec.config_mamba_ssm_dtype
+    if spec.config_mamba_ssm_cache_dtype is not None:  # a config.json's own, Nemotron-H's
+        hf.mamba_ssm_cache_dtype = spec.config_mamba_ssm_cache_dtype
+    hf.text_config = hf  # (the VL classes' hooks read their text config's fields)
     return hf
 
 
@@ -473,9 +500,10 @@ def vllm_config(vl: NS, spec, block: int, mode: str, async_sched: bool, flags: d
             use_flashinfer_replayssm=False, max_concurrent_batches=1 + async_sched)
     vc.max_in_flight_tokens = (vc.max_concurrent_batches
                                * vc.scheduler_config.max_num_batched_tokens)
-    if spec.architectures[0] == "NemotronHForCausalLM":
-        vl.configs.NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype(
-            cache_config=cache, hf_config=hf)
+    # the Nemotron classes' own hook (MODELS_CONFIG_MAP's), each of which sets the ssm dtype
+    hook = vl.configs.MODELS_CONFIG_MAP.get(spec.architectures[0])
+    if hook is not None and hook.__name__.startswith(("NemotronH", "Nemotron3_5")):
+        hook.verify_and_update_config(vc)
     if spec.architectures[0] == "Qwen3_5ForConditionalGeneration":
         vl.configs.Qwen3_5ForConditionalGenerationConfig.verify_and_update_config(vc)
     if spec.architectures[0] in vl.models:  # MambaModelConfig's hook, cache part
@@ -2216,6 +2244,11 @@ def main() -> int:
         async_sched = windowed and mode == "align"  # 0.34's default goes with its block size
         if "architecture" in flags:  # the preset's shapes served by another class
             spec = dataclasses.replace(spec, architectures=(flags["architecture"],))
+        if "config_ssm_cache_dtype" in flags:  # as a config.json naming it gives it
+            spec = dataclasses.replace(
+                spec, config_mamba_ssm_cache_dtype=flags["config_ssm_cache_dtype"])
+        if "ssm_dtype" in flags:  # the model's own ssm dtype, set by hand
+            spec = spec.with_options(ssm_dtype=flags["ssm_dtype"])
         mismatches += not check(vl, spec, budget, block, mode, async_sched, flags, name)
     length_rows, length_bad = check_lengths(vl)
     checkpoint_rows, checkpoint_bad = check_checkpoint_blocks(vl)

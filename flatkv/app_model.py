@@ -74,7 +74,8 @@ DEFAULT_CONTEXT = 32_768
 _URL_SPEC_FIELDS = ("format", "name", "source", "edited_from", "notes", "model_layers",
                     "attention_heads", "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
                     "max_model_len_typed", "architectures", "kv_dtype",
-                    "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype", "mtp_layer_types",
+                    "conv_dtype", "ssm_dtype", "config_mamba_ssm_dtype",
+                    "config_mamba_ssm_cache_dtype", "mtp_layer_types",
                     "kv_shared_layer_types", "mtp_modules", "learnable_sink", "kinds",
                     "pattern")
 MAX_SPEC_URL = 8192  # characters of a packed spec in a link
@@ -333,8 +334,8 @@ class RawModel:
     rides along as it is (``CARRIED_FIELDS``; the editor shows the sliding window and the
     chunk, no widget the others): the kernel block size an MLA model's attention
     needs, the config's architectures (SGLang's sliding-window pool), the bytes of one ssm
-    element, its dtype (vLLM refuses some) and the config's mamba_ssm_dtype (SGLang re-sizes
-    the ssm state in its own dtype),
+    element, its dtype (vLLM refuses some), the config's mamba_ssm_dtype (SGLang re-sizes
+    the ssm state in its own dtype) and mamba_ssm_cache_dtype (vLLM's NemotronH hook's),
     the state kernel's chunk (vLLM's P in mamba cache mode all), the conv state's rows (vLLM
     widens them per speculative token) and element size (SGLang re-sizes it), the lightning
     indexer's bytes (both engines page such a model by 64 tokens), the chunk of chunked
@@ -352,6 +353,7 @@ class RawModel:
     architectures: tuple[str, ...] = ()
     ssm_element_bytes: int | None = None
     config_mamba_ssm_dtype: str | None = None
+    config_mamba_ssm_cache_dtype: str | None = None
     mamba_chunk_size: int | None = None
     conv_rows: int | None = None
     indexer_bytes_per_slot: int | None = None
@@ -645,9 +647,9 @@ EDITED = " (edited)"  # what a preset changed by hand is called after its name
 
 # what a draft writes into its spec only when set (the spec's defaults otherwise)
 _OPTIONAL_DRAFT_FIELDS = ("attention_heads", "architectures", "config_mamba_ssm_dtype",
-                          "mamba_chunk_size", "max_model_len", "max_model_len_assumed",
-                          "max_model_len_typed", "mtp_layer_types", "kv_shared_layer_types",
-                          "mtp_modules", "learnable_sink", "edited_from")
+                          "config_mamba_ssm_cache_dtype", "mamba_chunk_size", "max_model_len",
+                          "max_model_len_assumed", "max_model_len_typed", "mtp_layer_types",
+                          "kv_shared_layer_types", "mtp_modules", "learnable_sink", "edited_from")
 
 
 @dataclass(frozen=True)
@@ -669,6 +671,7 @@ class SpecDraft:
     # carried from the model edited (no widget): what SGLang and vLLM read of its config
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
+    config_mamba_ssm_cache_dtype: str | None = None
     max_model_len: int | None = None
     max_model_len_assumed: bool = False  # vLLM's 2,048, the config giving no length
     max_model_len_typed: bool = False  # typed in the editor, not the model's as loaded
@@ -698,6 +701,7 @@ class SpecDraft:
             pattern=spec.pattern, kv_dtype=spec.kv_dtype, conv_dtype=spec.conv_dtype,
             ssm_dtype=spec.ssm_dtype, attention_heads=spec.attention_heads,
             architectures=spec.architectures, config_mamba_ssm_dtype=spec.config_mamba_ssm_dtype,
+            config_mamba_ssm_cache_dtype=spec.config_mamba_ssm_cache_dtype,
             mamba_chunk_size=spec.mamba_chunk_size,
             max_model_len=spec.max_model_len, max_model_len_assumed=spec.max_model_len_assumed,
             max_model_len_typed=spec.max_model_len_typed,

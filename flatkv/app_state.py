@@ -837,6 +837,8 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
     "arch": ("architectures", _architectures, ",".join),
     "ssm_el": ("ssm_element_bytes", _int(1, 8), str),
     "cfg_ssm": ("config_mamba_ssm_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)), str),
+    "cfg_ssm_cache": ("config_mamba_ssm_cache_dtype", _choice(lambda: list(SGLANG_SSM_DTYPES)),
+                      str),
     "model_chunk": ("mamba_chunk_size", _int(1, MAX_CHUNK_SIZE, TYPICAL_CHUNK), str),
     "conv_rows": ("conv_rows", _int(1, MAX_CONV_KERNEL - 1), str),
     "indexer": ("indexer_bytes_per_slot", _int(1, MAX_BYTES), str),

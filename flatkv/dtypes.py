@@ -66,12 +66,20 @@ def check_state_dtype(field: str, name: object) -> str:
     return dtype
 
 
-def check_config_ssm_dtype(value: object) -> str | None:
-    """``value`` as a config's ``mamba_ssm_dtype`` that SGLang reads (one of SGLANG_SSM_DTYPES,
-    spelt as SGLang spells it), or None; raises ValueError naming the field otherwise."""
+# The config fields an engine's hook reads the ssm state's dtype from, by the model field that
+# keeps it: SGLang's ``mamba_ssm_dtype`` (any model), vLLM's NemotronH ``mamba_ssm_cache_dtype``
+CONFIG_SSM_FIELDS = {"config_mamba_ssm_dtype": "mamba_ssm_dtype as SGLang reads it",
+                     "config_mamba_ssm_cache_dtype": "mamba_ssm_cache_dtype as vLLM's NemotronH "
+                                                     "hook reads it"}
+
+
+def check_config_ssm_dtype(value: object, field: str = "config_mamba_ssm_dtype") -> str | None:
+    """``value`` as the config's ssm dtype ``field`` keeps (``CONFIG_SSM_FIELDS``: one of
+    SGLANG_SSM_DTYPES, spelt as the engines spell them), or None; raises ValueError naming the
+    field otherwise."""
     if value is not None and value not in SGLANG_SSM_DTYPES:
-        raise ValueError(f"config_mamba_ssm_dtype is {quoted_value(value)}: give the config's "
-                         f"mamba_ssm_dtype as SGLang reads it ({', '.join(SGLANG_SSM_DTYPES)}), "
+        raise ValueError(f"{field} is {quoted_value(value)}: give the config's "
+                         f"{CONFIG_SSM_FIELDS[field]} ({', '.join(SGLANG_SSM_DTYPES)}), "
                          "or None when the config names none")
     return value
 

@@ -185,9 +185,10 @@ ENGINE_OPTIONS = (
         lambda p: p.ssm_element_bytes is not None and not p.conv_free_state,
         help="vLLM's --mamba-ssm-cache-dtype: the dtype it keeps every state layer's ssm "
         f"tensor in ({', '.join(SGLANG_SSM_DTYPES)}). Its auto (the default) keeps the model's, "
-        "except Nemotron-H's, whose config hook takes the config's mamba_ssm_cache_dtype, else "
-        "float32 (vLLM 0.19's: float16); Kimi Linear's KDA takes float32 and bfloat16 alone, "
-        "and Bailing V3's and AliceAI's keep float32 whatever it says."),
+        "except Nemotron-H's (and its VL, Omni and transcribe classes'), whose config hook "
+        "takes the config's mamba_ssm_cache_dtype, else float32 (vLLM 0.19's: float16), and "
+        "Kimi Linear's KDA, float32 whatever the model's (told, it takes float32 and bfloat16 "
+        "alone); Bailing V3's and AliceAI's keep float32 whatever it says."),
     # off, vLLM keeps every token of sliding and chunked layers, and refuses a state hybrid
     EngineOption(
         "vllm_hybrid_manager", "vLLM hybrid KV cache manager", ("vllm",), VLLM_COLUMN,

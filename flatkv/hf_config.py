@@ -34,7 +34,13 @@ from flatkv.hf_checks import (
     check_text_config,
     refuse_top_level_text_fields,
 )
-from flatkv.hf_dtypes import kv_dtype_of, served_dtype, sglang_ssm_dtype_of, ssm_dtype_of
+from flatkv.hf_dtypes import (
+    kv_dtype_of,
+    served_dtype,
+    sglang_ssm_dtype_of,
+    ssm_dtype_of,
+    vllm_config_ssm_dtype_of,
+)
 from flatkv.hf_fields import (
     BAILING_KDA_GIVEN_AS,
     KDA_GIVEN_AS,
@@ -814,6 +820,7 @@ def spec_from_hf_config(
         ssm_dtype=ssm_dtype, tp=1, source=source,
         model_layers=n_model if 0 < n_model <= MAX_CACHE_LAYERS else None,
         architectures=architectures, config_mamba_ssm_dtype=sglang_ssm_dtype,
+        config_mamba_ssm_cache_dtype=vllm_config_ssm_dtype_of(cfg, model_type, state_dtype),
         attention_heads=attention_heads,
         mamba_chunk_size=chunk,
         max_model_len=max_model_len,

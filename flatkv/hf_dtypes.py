@@ -125,6 +125,31 @@ def ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str, family
     return model_dtype, "the model dtype"
 
 
+def vllm_config_ssm_dtype_of(cfg: Mapping[str, Any], model_type: str, model_dtype: str
+                             ) -> str | None:
+    """The config's own ``mamba_ssm_cache_dtype`` (its text config's first, where the VL
+    classes' hook reads it) for a model type whose vLLM hook reads that field (Nemotron-H),
+    canonical: ``model_dtype`` where it says "auto", which the hook sets as the flag's auto,
+    keeping the conv's dtype, the model's (mamba_utils.py _mamba_state_dtype); None where the
+    config names none, another model's hook reads no such field, or it names a dtype outside
+    vLLM's MambaDType (the model's ssm dtype keeps it, as before). vLLM keeps the ssm state
+    in it with --mamba-ssm-cache-dtype auto whatever the model's own ssm dtype is edited to,
+    where it takes transformers' float32 default for a config naming none
+    (``vllm.ssm_dtype``), so a default is not recorded here."""
+    field = "mamba_ssm_cache_dtype"
+    if model_type not in _VLLM_SSM_DTYPE_READERS[field][1]:
+        return None
+    text = cfg.get("text_config")
+    nested = isinstance(text, Mapping) and field in text
+    value = text[field] if nested else cfg.get(field)
+    if value is None:
+        return None
+    if str(value) == "auto":
+        return model_dtype
+    dtype = config_dtype(f"text_config.{field}" if nested else field, value)
+    return dtype if dtype in SGLANG_SSM_DTYPES else None  # (vLLM's MambaDType, less auto)
+
+
 def sglang_ssm_dtype_of(text: Any) -> tuple[str | None, str]:
     """The config's ``mamba_ssm_dtype`` as SGLang reads it (the text config's, spelt exactly
     float32, bfloat16 or float16; anything else it ignores, keeping float32), and a note when

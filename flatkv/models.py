@@ -628,6 +628,10 @@ class ModelSpec:
     config_mamba_ssm_dtype: the config's ``mamba_ssm_dtype`` when it names a dtype SGLang reads,
     else None; SGLang keeps the ssm state in it (``ssm_dtype`` is what vLLM keeps, and may come
     from ``mamba_ssm_cache_dtype`` or the model dtype instead).
+    config_mamba_ssm_cache_dtype: a config.json's own ``mamba_ssm_cache_dtype`` where vLLM's
+    hook for the model reads it (Nemotron-H), else None: vLLM keeps the ssm state in it with
+    --mamba-ssm-cache-dtype auto, whatever ``ssm_dtype`` is edited to
+    (``CacheProfile.config_mamba_ssm_cache_dtype``).
     attention_heads: the config's ``num_attention_heads`` (query heads), None when unknown. No
     cache holds query heads, but engines split them over the ranks and refuse a tp that does
     not divide them (vLLM: "Total number of attention heads (28) must be divisible by tensor
@@ -677,6 +681,7 @@ class ModelSpec:
     notes: str = ""
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
+    config_mamba_ssm_cache_dtype: str | None = None
     attention_heads: int | None = None
     mamba_chunk_size: int | None = None
     max_model_len: int | None = None
@@ -712,6 +717,7 @@ class ModelSpec:
         self._check_text()
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
         check_config_ssm_dtype(self.config_mamba_ssm_dtype)
+        check_config_ssm_dtype(self.config_mamba_ssm_cache_dtype, "config_mamba_ssm_cache_dtype")
         object.__setattr__(self, "layers", _checked_layers(self.layers))
         self._check_dtypes_and_sizes()
         self._check_length_flags()
@@ -1032,6 +1038,7 @@ class ModelSpec:
             conv_element_bytes=dtype_bytes(self.conv_dtype) if "conv" in state else None,
             architectures=self.architectures,
             config_mamba_ssm_dtype=self.config_mamba_ssm_dtype if has_state else None,
+            config_mamba_ssm_cache_dtype=self.config_mamba_ssm_cache_dtype if has_state else None,
             mamba_chunk_size=self.mamba_chunk_size if has_state else None,
             conv_rows=self.conv_rows(),
             indexer_bytes_per_slot=indexed and indexed.indexer_bytes_per_slot,
@@ -1193,8 +1200,9 @@ class ModelSpec:
             out["learnable_sink"] = True
         out.update(tp=self.tp, kv_dtype=self.kv_dtype, conv_dtype=self.conv_dtype,
                    ssm_dtype=self.ssm_dtype)
-        if self.config_mamba_ssm_dtype is not None:
-            out["config_mamba_ssm_dtype"] = self.config_mamba_ssm_dtype
+        for key in ("config_mamba_ssm_dtype", "config_mamba_ssm_cache_dtype"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         out.update(
             kinds={name: layer.geometry() for name, layer in self.kinds.items()},
             pattern=self.pattern,
@@ -1213,8 +1221,8 @@ class ModelSpec:
         allowed = {
             "format", "name", "source", "notes", "model_layers", "tp", "kv_dtype",
             "conv_dtype", "ssm_dtype", "kinds", "pattern", "architectures",
-            "config_mamba_ssm_dtype", "attention_heads", "mamba_chunk_size",
-            "max_model_len", "max_model_len_assumed", "max_model_len_typed",
+            "config_mamba_ssm_dtype", "config_mamba_ssm_cache_dtype", "attention_heads",
+            "mamba_chunk_size", "max_model_len", "max_model_len_assumed", "max_model_len_typed",
             "mtp_layer_types", "kv_shared_layer_types", "mtp_modules", "learnable_sink",
             "edited_from",
         }
@@ -1255,9 +1263,9 @@ class ModelSpec:
             key: data[key]
             for key in ("source", "notes", "model_layers", "tp", "kv_dtype", "conv_dtype",
                         "ssm_dtype", "architectures", "config_mamba_ssm_dtype",
-                        "attention_heads", "mamba_chunk_size", "max_model_len",
-                        "max_model_len_assumed", "max_model_len_typed", "mtp_layer_types",
-                        "kv_shared_layer_types", "mtp_modules", "learnable_sink",
+                        "config_mamba_ssm_cache_dtype", "attention_heads", "mamba_chunk_size",
+                        "max_model_len", "max_model_len_assumed", "max_model_len_typed",
+                        "mtp_layer_types", "kv_shared_layer_types", "mtp_modules", "learnable_sink",
                         "edited_from")
             if key in data
         }

@@ -230,9 +230,14 @@ class CacheProfile:
         (float32, bfloat16, float16), else None. SGLang keeps the ssm state in it unless told
         otherwise (float32 without it), whatever the model's own ssm dtype; it re-sizes the
         ssm tensor only when ``ssm_element_bytes`` is known (raw bytes are taken as given).
-        vLLM's NemotronH hook reads it as the config's ``mamba_ssm_cache_dtype``
-        (``vllm.ssm_dtype``), as bench/vllm_check.py sets both; a config.json's own
-        ``mamba_ssm_cache_dtype`` is read into ``ssm_dtype`` instead (``hf_dtypes``).
+        Where ``config_mamba_ssm_cache_dtype`` is None (a preset, a model by hand) vLLM's
+        NemotronH hook reads it as the config's ``mamba_ssm_cache_dtype`` too
+        (``vllm.ssm_dtype``), as bench/vllm_check.py sets both.
+    config_mamba_ssm_cache_dtype: a config.json's own ``mamba_ssm_cache_dtype`` (float32,
+        bfloat16, float16) where the model's vLLM hook reads it (Nemotron-H's, its text
+        config's for the VL classes: ``hf_dtypes.vllm_config_ssm_dtype_of``), else None. vLLM
+        keeps the ssm state in it with --mamba-ssm-cache-dtype auto, whatever the model's own
+        ssm dtype is edited to; SGLang does not read it.
     mamba_chunk_size: the config's ``mamba_chunk_size`` (or ``chunk_size``) of a state model,
         else None; vLLM aligns P to it in mamba cache mode all (2,048 when a config has none).
     conv_rows: the rows of the ``conv`` state (the conv kernel's K - 1) when the profile comes
@@ -308,6 +313,7 @@ class CacheProfile:
     ssm_element_bytes: int | None = None
     architectures: tuple[str, ...] = ()
     config_mamba_ssm_dtype: str | None = None
+    config_mamba_ssm_cache_dtype: str | None = None
     mamba_chunk_size: int | None = None
     conv_rows: int | None = None
     indexer_bytes_per_slot: int | None = None
@@ -337,6 +343,7 @@ class CacheProfile:
         self._freeze_layer_types()
         object.__setattr__(self, "architectures", check_architectures(self.architectures))
         check_config_ssm_dtype(self.config_mamba_ssm_dtype)
+        check_config_ssm_dtype(self.config_mamba_ssm_cache_dtype, "config_mamba_ssm_cache_dtype")
         object.__setattr__(self, "state_const_bytes", dict(self.state_const_bytes))
         self._check_layer_labels()
         self._check_sizes()
@@ -657,8 +664,9 @@ class CacheProfile:
 # (the others: layer_types as a pattern, state_const_bytes as pairs, name, kv_bytes_per_slot).
 # Absent from a JSON means the field's default. A test checks this covers every CacheProfile field.
 CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_element_bytes",
-                  "config_mamba_ssm_dtype", "mamba_chunk_size", "conv_rows",
-                  "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype", "kv_tensor_bytes",
+                  "config_mamba_ssm_dtype", "config_mamba_ssm_cache_dtype", "mamba_chunk_size",
+                  "conv_rows", "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype",
+                  "kv_tensor_bytes",
                   "conv_element_bytes", "sliding_kv_bytes_per_slot", "kv_shared_layer_types",
                   "sliding_kv_tensor_bytes", "ssm_dtype", "learnable_sink")
 

@@ -1250,32 +1250,35 @@ def test_compare_says_vllm_wont_start_in_a_budget_of_one_block_or_less():
 
 
 def test_compare_gives_vllms_reason_for_a_float16_kda_state():
-    # Kimi Linear with its ssm state in float16 (the Model page's ssm dtype): vLLM 0.34's KDA
-    # takes float32 or bfloat16 only, so Compare shows no vLLM figures but its reason; in
-    # bfloat16 (the same bytes) vLLM v1 has its row, P 1,024 and 5,201 blocks of 8,257,536 B
+    # Kimi Linear told vLLM's ssm cache dtype float16 (v_ssm): vLLM 0.34's KDA takes float32 or
+    # bfloat16 only, so Compare shows no vLLM figures but its reason; the model's own ssm dtype
+    # float16 (the Model page's) is no refusal: vLLM's auto keeps float32 whatever it, P 1,920
+    # and 2,774 blocks of 7 x 1,920 x 1,152 = 15,482,880 B at 40 GiB, and its line says so
     from flatkv.app_model import pack_spec, spec_to_json
 
     kimi = load_preset("Kimi-Linear-48B-A3B")
     links = {dtype: {"model": "spec", "ctx": "32768", "gpu": "KV cache memory",
                      "kv_mem": "40GiB",
                      "spec": pack_spec(spec_to_json(kimi.with_options(ssm_dtype=dtype)))}
-             for dtype in ("float16", "bfloat16")}
-    at = open_app("app_pages/compare.py", links["float16"])
+             for dtype in ("float16", "float32")}
+    at = open_app("app_pages/compare.py", {**links["float32"], "v_ssm": "float16"})
     assert_clean(at)
     assert layout_figures(at).loc["vLLM v1 (won't start)"].isna(
         ).all()  # listed without figures
     assert "SGLang" in " ".join(tables(at)[0].value["strategy"].tolist())
     refusal = ("**vLLM v1** refuses to start: KimiLinearForCausalLM's KDA layers keep their "
-               "recurrent (ssm) state in float32 or bfloat16 only, and this model's ssm state "
-               "is float16")
+               "recurrent (ssm) state in float32 or bfloat16 only, and --mamba-ssm-cache-dtype "
+               "float16 is told")
     assert any(unescaped(c.value).startswith(refusal) for c in at.caption)
     assert [e.label for e in at.expander if e.label.startswith("vLLM v1")] == [
         "vLLM v1 (refuses to start)"]
-    at = open_app("app_pages/compare.py", links["bfloat16"])
+    at = open_app("app_pages/compare.py", links["float16"])
     assert_clean(at)
     table = layout_figures(at)
-    assert table.loc["vLLM v1", "blocks"] == 5_201
+    assert 40 * 2**30 // (7 * 1_920 * 1_152) == table.loc["vLLM v1", "blocks"] == 2_774
     assert not any("KDA layers keep" in unescaped(c.value) for c in at.caption)
+    ssm = at.selectbox(key="w.vllm_ssm_dtype")  # its auto names what vLLM keeps
+    assert ssm.format_func(ssm.value) == "auto (float32)"
 
 def test_compare_over_context_lengths_stops_a_line_where_vllm_refuses_to_start():
     # Llama-3.1-8B in 10 GB of cache: 131,072 B a token, 4,768 blocks of 16 tokens (76,288),

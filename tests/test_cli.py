@@ -452,7 +452,7 @@ def test_a_long_preset_device_or_sglang_ssm_dtype_is_quoted_by_its_start(capsys)
         f"python -m flatkv: error: --vllm-ssm-dtype is {shown}: vLLM keeps the ssm state in "
         "one of float32, bfloat16, float16 (--mamba-ssm-cache-dtype), or leave it unset (None) "
         "for vLLM's own choice (its auto: the model's, Nemotron-H's config "
-        "mamba_ssm_cache_dtype, else float32)\n")
+        "mamba_ssm_cache_dtype, else float32, Kimi Linear's float32)\n")
     code, _, err = run(["compare", "--preset", "Llama-3.1-8B", "--budget", "80GB",
                         "--vllm-ssm-dtype", "float32"], capsys)
     assert code == 0 and ("python -m flatkv: note: --vllm-ssm-dtype changes no figure here: "
@@ -2865,27 +2865,39 @@ def test_compare_says_vllm_refuses_to_start_in_a_budget_of_one_block_or_less(cap
 
 
 def test_compare_gives_vllms_reason_for_a_float16_kda_state(capsys):
-    # Kimi Linear told --ssm-dtype float16: vLLM 0.34's KDA takes float32 or bfloat16 only, so
-    # compare shows no vLLM figures and says why, plan exits 2 with that one line; SGLang
-    # (which takes it) and bfloat16 (the same 2-byte elements) keep their figures
+    # Kimi Linear told --vllm-ssm-dtype float16: vLLM 0.34's KDA takes float32 or bfloat16 only,
+    # so compare shows no vLLM figures and says why, plan exits 2 with that one line; SGLang
+    # keeps its figures. The model's own --ssm-dtype float16 or bf16 is no refusal: vLLM's
+    # auto keeps float32 whatever it (kda_state_dtype), the float32 figures: P 128 x
+    # cdiv(73,728 + 2,097,152, 128 x 1,152) = 1,920, a block 7 x 1,920 x 1,152 = 15,482,880 B,
+    # 40 GiB // it = 2,774 blocks; told bf16, P 1,024: 7 x 1,024 x 1,152 = 8,257,536 B, 5,201
     args = ["--preset", "Kimi-Linear-48B-A3B", "--budget", "40GiB", "--context", "32K"]
     why = ("vLLM refuses to start: KimiLinearForCausalLM's KDA layers keep their recurrent "
-           "(ssm) state in float32 or bfloat16 only, and this model's ssm state is float16")
-    code, out, err = run(["compare", *args, "--ssm-dtype", "float16"], capsys)
+           "(ssm) state in float32 or bfloat16 only, and --mamba-ssm-cache-dtype float16 is "
+           "told")
+    code, out, err = run(["compare", *args, "--vllm-ssm-dtype", "float16"], capsys)
     assert code == 0 and err == ""
     # its line says the refusal once, as Compare's does: "vllm refuses to start: KimiLinear..."
     assert f"vllm {why.replace('vLLM refuses', 'refuses')}" in out
     row = next(line for line in out.splitlines() if line.startswith("blocks "))
     assert row.split()[3] == "n/a"  # flat, per-component, vllm, sglang, ...
-    code, out, _ = run(["compare", *args, "--ssm-dtype", "float16", "--json"], capsys)
+    code, out, _ = run(["compare", *args, "--vllm-ssm-dtype", "float16", "--json"], capsys)
     results = {r["strategy"]: r for r in json.loads(out)}
     assert results["vllm"]["applies"] is False and results["vllm"]["reason"].startswith(why)
     assert results["vllm"]["num_blocks"] is None and results["sglang"]["applies"] is True
-    code, out, err = run(["plan", *args, "--ssm-dtype", "fp16", "--strategy", "vllm"], capsys)
+    code, out, err = run(["plan", *args, "--vllm-ssm-dtype", "fp16", "--strategy", "vllm"],
+                         capsys)
     assert code == 2 and len(err.splitlines()) == 1
     assert err.startswith(f"python -m flatkv: error: --strategy vllm: {why}")
-    code, out, _ = run(["plan", *args, "--ssm-dtype", "bf16", "--strategy", "vllm", "--json"],
-                       capsys)
+    assert 7 * 1_920 * 1_152 == 15_482_880 and 40 * 2**30 // 15_482_880 == 2_774
+    for dtype in ("float16", "bf16"):
+        code, out, _ = run(["plan", *args, "--ssm-dtype", dtype, "--strategy", "vllm",
+                            "--json"], capsys)
+        result = json.loads(out)
+        assert code == 0 and (result["block_size"], result["block_bytes"],
+                              result["num_blocks"]) == (1_920, 15_482_880, 2_774)
+    code, out, _ = run(["plan", *args, "--vllm-ssm-dtype", "bf16", "--strategy", "vllm",
+                        "--json"], capsys)
     result = json.loads(out)
     assert code == 0 and (result["block_size"], result["block_bytes"], result["num_blocks"]) == (
         1_024, 8_257_536, 5_201)

@@ -1284,6 +1284,61 @@ def test_nemotron_layers_block_type_and_ssm_dtype_from_config():
     assert spec.layers[0] == Mamba2Layer(128, 64, 128, 8, 4)  # nemotron_h class defaults
 
 
+def test_vllm_keeps_a_nemotron_h_configs_own_mamba_ssm_cache_dtype():
+    # Nemotron-H-8B's config.json naming mamba_ssm_cache_dtype bfloat16: vLLM's NemotronH hook
+    # reads it with --mamba-ssm-cache-dtype auto (config.py 1143-1170), so the vLLM column keeps
+    # bfloat16, the figures of the preset told --mamba-ssm-cache-dtype bfloat16 (it gave
+    # float32's: P 1,040, 2,520 blocks). Conv (8,192 + 2 x 8 x 128) x 3 x 2 = 61,440 B, ssm
+    # 128 x 64 x 128 x 2 = 2,097,152 B: a state of 2,158,592 B; 2 x 8 x 128 x 2 = 4,096 B a
+    # token; P = 16 x cdiv(2,158,592, 16 x 4,096) = 16 x 33 = 528; 4 attention and 24 Mamba2
+    # layers, groups of 4: a block 4 x 528 x 4,096 = 8,650,752 B, 40 GiB // it = 4,964 blocks
+    budget = 40 * 2**30
+    assert (8_192 + 2 * 8 * 128) * 3 * 2 == 61_440 and 128 * 64 * 128 * 2 == 2_097_152
+    assert 16 * -(-2_158_592 // (16 * 4_096)) == 528 and 4 * 528 * 4_096 == 8_650_752
+    assert budget // 8_650_752 == 4_964
+    spec = spec_from_hf_config({**PRESET_CONFIGS["Nemotron-H-8B"],
+                                "mamba_ssm_cache_dtype": "bfloat16"})
+    profile = spec.profile()
+    assert (profile.ssm_dtype, profile.config_mamba_ssm_cache_dtype) == ("bfloat16", "bfloat16")
+    assert profile.state_const_bytes == {"conv": 61_440, "ssm": 2_097_152}
+    r = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=8_192)
+    assert (r.block_size, r.block_bytes, r.num_blocks) == (528, 8_650_752, 4_964)
+    assert r.formulas[0] == ("ssm state bfloat16: the config's mamba_ssm_cache_dtype, which "
+                             "vLLM's NemotronHForCausalLM reads with --mamba-ssm-cache-dtype "
+                             "auto")
+    told = run_strategy("vllm", load_preset("Nemotron-H-8B").profile(), budget_bytes=budget,
+                        context_tokens=8_192, options=StrategyOptions(vllm_ssm_dtype="bfloat16"))
+    assert (told.block_size, told.block_bytes, told.num_blocks) == (528, 8_650_752, 4_964)
+    # the model's ssm dtype edited to float32: vLLM still reads the config's bfloat16 (its
+    # hook reads the config, not the weights), and a model file keeps the field
+    edited = spec.with_options(ssm_dtype="float32")
+    assert edited.config_mamba_ssm_cache_dtype == "bfloat16"
+    assert run_strategy("vllm", edited.profile(), budget_bytes=budget,
+                        context_tokens=8_192).num_blocks == 4_964
+    assert ModelSpec.from_dict(spec.to_dict()) == spec
+    assert spec.to_dict()["config_mamba_ssm_cache_dtype"] == "bfloat16"
+    # SGLang does not read it: its own float32 (mamba_ssm_dtype unnamed)
+    assert spec.config_mamba_ssm_dtype is None
+    # "auto": the hook sets the flag's auto, which keeps the model dtype, bfloat16: the same
+    auto = spec_from_hf_config({**PRESET_CONFIGS["Nemotron-H-8B"],
+                                "mamba_ssm_cache_dtype": "auto"}).profile()
+    assert auto.config_mamba_ssm_cache_dtype == "bfloat16"
+    assert run_strategy("vllm", auto, budget_bytes=budget, context_tokens=8_192).num_blocks == (
+        4_964)
+    # naming none: transformers' float32, vLLM's default; ssm 4,194,304 B, state 4,255,744 B,
+    # P = 16 x cdiv(4,255,744, 65,536) = 1,040, a block 4 x 1,040 x 4,096 = 17,039,360 B, 2,520
+    # blocks
+    plain = spec_from_hf_config(PRESET_CONFIGS["Nemotron-H-8B"]).profile()
+    assert plain.config_mamba_ssm_cache_dtype is None
+    r = run_strategy("vllm", plain, budget_bytes=budget, context_tokens=8_192)
+    assert 16 * -(-4_255_744 // 65_536) == r.block_size == 1_040
+    assert (r.block_bytes, r.num_blocks) == (4 * 1_040 * 4_096, budget // 17_039_360)
+    assert r.num_blocks == 2_520
+    # another model's hook reads no such field: Bamba keeps the model dtype, nothing recorded
+    bamba = spec_from_hf_config({"model_type": "bamba", "mamba_ssm_cache_dtype": "float32"})
+    assert bamba.config_mamba_ssm_cache_dtype is None
+
+
 def test_sglang_reads_only_the_configs_mamba_ssm_dtype_spelt_as_it_spells_them():
     # SGLang's mamba2_state_dtype: the (text) config's mamba_ssm_dtype when it is float32,
     # bfloat16 or float16, else float32; nemotron_h's mamba_ssm_cache_dtype is vLLM's field

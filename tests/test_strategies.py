@@ -55,6 +55,7 @@ from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang_log import NO_SWA_SPLIT_LINE
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
 from flatkv.strategies.vllm import checkpoint_blocks_kept, mla_dtype_refusal, runs_all_as_align
+from flatkv.strategies.vllm import ssm_dtype as vllm_ssm_dtype
 from flatkv.strategies.vllm_log import (
     ALL_AS_ALIGN_LOG,
     CURRENT_LOG,
@@ -359,8 +360,8 @@ def test_vllm_older_log_of_kimi_linear_is_vllm_0_19s():
     # told a bfloat16 recurrent state (--mamba-ssm-cache-dtype bfloat16): 0.34 keeps it, P =
     # 128 x cdiv(73,728 + 1,048,576, 128 x 1,152) = 1,024; 0.19's kda_state_dtype keeps float32
     # whatever is told (mamba_utils.py:90-96), so its P and figure are the float32 ones
-    told = run_strategy("vllm", load_preset("Kimi-Linear-48B-A3B").with_options(
-        ssm_dtype="bfloat16").profile(), budget_bytes=GIB40, context_tokens=32_768)
+    told = run_strategy("vllm", load_preset("Kimi-Linear-48B-A3B").profile(), budget_bytes=GIB40,
+                        context_tokens=32_768, options=StrategyOptions(vllm_ssm_dtype="bfloat16"))
     assert told.block_size == 128 * -(-(73_728 + 1_048_576) // (128 * 1_152)) == 1_024
     assert told.extras["older_block_size"] == 1_920
     assert told.older_logged_tokens == 1_330_560  # it said num_blocks // 4 x 1,024 = 1,331,200
@@ -1153,42 +1154,85 @@ def test_vllm_pages_an_mla_hybrid_by_a_multiple_of_128():
                         budget_bytes=40 * 2**30).block_size == 16
 
 
-KDA_FLOAT16_REFUSAL = (
-    "vLLM refuses to start: KimiLinearForCausalLM's KDA layers keep their recurrent (ssm) state "
-    "in float32 or bfloat16 only, and this model's ssm state is float16 "
-    "(--mamba-ssm-cache-dtype float16: \"KDA recurrent state supports only auto, float32, and "
-    "bfloat16; got float16\"): give an ssm dtype of float32 (its own, with "
-    "--mamba-ssm-cache-dtype auto) or bfloat16")
+# Kimi Linear's float32 figures at 40 GiB = 42,949,672,960 B: 20 KDA + 7 MLA layers (1,152 B a
+# token), group_size 7, A 128 (an MLA hybrid's); state 73,728 + 524,288 x 4 = 2,170,880 B, P =
+# 128 x cdiv(2,170,880, 128 x 1,152 = 147,456) = 128 x 15 = 1,920, a block 7 x 1,920 x 1,152 =
+# 15,482,880 B, 2,774 blocks. Told bfloat16: 73,728 + 524,288 x 2 = 1,122,304 B, P = 128 x 8 =
+# 1,024, a block 7 x 1,024 x 1,152 = 8,257,536 B, 5,201 blocks (vLLM's own code: the same)
+KIMI_FLOAT32 = (1_920, 15_482_880, 2_774)
+KIMI_BFLOAT16 = (1_024, 8_257_536, 5_201)
 
 
-def test_vllm_refuses_a_float16_kda_state_and_takes_bfloat16_and_float32():
-    # vLLM 0.34's kda_state_dtype takes auto (float32), float32 and bfloat16 for KDA's
-    # recurrent state and raises on float16; 2 B an element is bfloat16 or float16, so the
-    # profile's dtype name decides. Kimi Linear: 20 KDA + 7 MLA layers (1,152 B a token),
-    # group_size 7, A 128 (an MLA hybrid's); 40 GiB = 42,949,672,960 B
+def test_kimi_linear_figures_by_hand():
+    budget = 40 * 2**30
+    assert -(-2_170_880 // 147_456) == 15 and 7 * 1_920 * 1_152 == 15_482_880
+    assert budget // 15_482_880 == 2_774
+    assert -(-1_122_304 // 147_456) == 8 and 7 * 1_024 * 1_152 == 8_257_536
+    assert budget // 8_257_536 == 5_201
+
+
+def test_vllm_keeps_a_kda_state_in_float32_untold_whatever_the_models_dtype():
+    # vLLM 0.34's kda_state_dtype keeps KDA's recurrent state in float32 with
+    # --mamba-ssm-cache-dtype auto (mamba_utils.py 148-149), whatever the model's dtype: a Kimi
+    # Linear made bfloat16 or float16 by hand runs float32 (no refusal: its auto would start),
+    # raw bytes of 2-byte elements too; the formula line says so and names the flag
     kimi = load_preset("Kimi-Linear-48B-A3B")
     budget = 40 * 2**30
-    half = run_strategy("vllm", kimi.with_options(ssm_dtype="float16").profile(),
-                        budget_bytes=budget, context_tokens=32_768)
-    assert not half.applies and half.reason == KDA_FLOAT16_REFUSAL
-    assert half.block_size is None and half.num_blocks is None
+    half = kimi.with_options(ssm_dtype="float16").profile()
+    for dtype, profile in (("bfloat16", kimi.with_options(ssm_dtype="bfloat16").profile()),
+                           ("float16", half), ("2-byte elements", replace(half, ssm_dtype=None))):
+        assert profile.state_const_bytes["ssm"] == 524_288 * 2
+        r = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=32_768)
+        assert (r.applies, r.block_size, r.block_bytes, r.num_blocks) == (True, *KIMI_FLOAT32)
+        assert r.formulas[0] == (
+            "ssm state float32: vLLM's KimiLinearForCausalLM keeps KDA's recurrent state in "
+            "float32 with --mamba-ssm-cache-dtype auto (its kda_state_dtype), whatever the "
+            f"model's dtype; told bfloat16 (--vllm-ssm-dtype), it keeps that, not the model's "
+            f"{dtype}: 524,288 elements x 4 = 2,097,152 B a layer, not 1,048,576 B")
+        assert r.extras["ssm_bytes"] == 2_097_152
+    # float32 already (the preset's): the same figures, no line of its own
+    fp32 = run_strategy("vllm", kimi.profile(), budget_bytes=budget, context_tokens=32_768)
+    assert (fp32.block_size, fp32.block_bytes, fp32.num_blocks) == KIMI_FLOAT32
+    assert not any(f.startswith("ssm state") for f in fp32.formulas)
+    # told bfloat16 (--mamba-ssm-cache-dtype bfloat16): kept, whatever the model's own dtype
+    for profile in (kimi.profile(), half):
+        told = run_strategy("vllm", profile, budget_bytes=budget, context_tokens=32_768,
+                            options=StrategyOptions(vllm_ssm_dtype="bfloat16"))
+        assert (told.block_size, told.block_bytes, told.num_blocks) == KIMI_BFLOAT16
+        assert told.formulas[0].startswith(
+            "ssm state bfloat16: --mamba-ssm-cache-dtype, as the option sets it")
+    # no float16 refusal for the model's own dtype: vLLM's block has a size; told, none
+    assert vllm_block_bytes(half, StrategyOptions()) == 7 * 1_920 * 1_152 == KIMI_FLOAT32[1]
     with pytest.raises(ValueError, match="vLLM's blocks have no size here: vLLM refuses to "
                        "start: KimiLinearForCausalLM's KDA layers"):
-        vllm_block_bytes(kimi.with_options(ssm_dtype="float16").profile(), StrategyOptions())
-    # bfloat16: state 73,728 + 524,288 x 2 = 1,122,304 B; P = 128 x cdiv(1,122,304, 128 x
-    # 1,152 = 147,456) = 128 x 8 = 1,024; page 1,024 x 1,152 = 1,179,648 B; a block 7 pages
-    # = 8,257,536 B, 42,949,672,960 // 8,257,536 = 5,201 blocks (vLLM's own code: the same)
-    bf16 = run_strategy("vllm", kimi.with_options(ssm_dtype="bfloat16").profile(),
-                        budget_bytes=budget, context_tokens=32_768)
-    assert -(-1_122_304 // 147_456) == 8 and 7 * 1_024 * 1_152 == 8_257_536
-    assert (bf16.block_size, bf16.block_bytes, bf16.num_blocks) == (1_024, 8_257_536, 5_201)
-    assert budget // 8_257_536 == 5_201
-    # float32 (the preset's, vLLM's auto): 73,728 + 524,288 x 4 = 2,170,880 B; 128 x 15 =
-    # 1,920; 7 x 1,920 x 1,152 = 15,482,880 B a block, 2,774 blocks
-    fp32 = run_strategy("vllm", kimi.profile(), budget_bytes=budget, context_tokens=32_768)
-    assert -(-2_170_880 // 147_456) == 15 and 7 * 1_920 * 1_152 == 15_482_880
-    assert (fp32.block_size, fp32.block_bytes, fp32.num_blocks) == (1_920, 15_482_880, 2_774)
-    assert budget // 15_482_880 == 2_774
+        vllm_block_bytes(kimi.profile(), StrategyOptions(vllm_ssm_dtype="float16"))
+
+
+def test_vllm_keeps_the_nemotron_vl_omni_and_transcribe_ssm_state_as_nemotron_hs():
+    # vLLM 0.34's MODELS_CONFIG_MAP gives these classes the NemotronH hook on their text config
+    # (config.py 1173-1195, 1588-1596): float32 unless the config or the flag names another.
+    # Nemotron-H-8B's shapes: 61,440 + 128 x 64 x 128 x 4 = 4,255,744 B a state page, P = 16 x
+    # cdiv(4,255,744, 16 x 4,096) = 1,040, 40 GiB // (4 x 1,040 x 4,096) = 2,520 blocks; the
+    # config's bfloat16, 2,158,592 B: P 528, 40 GiB // (4 x 528 x 4,096) = 4,964
+    budget = 40 * 2**30
+    assert 16 * -(-4_255_744 // 65_536) == 1_040 and budget // (4 * 1_040 * 4_096) == 2_520
+    assert 16 * -(-2_158_592 // 65_536) == 528 and budget // (4 * 528 * 4_096) == 4_964
+    nemotron = load_preset("Nemotron-H-8B").profile()
+    for arch in ("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
+                 "NemotronH_Super_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3",
+                 "Nemotron3_5TranscribeForConditionalGeneration"):
+        vl = replace(nemotron, architectures=(arch,))
+        r = run_strategy("vllm", vl, budget_bytes=budget, context_tokens=8_192)
+        assert (r.block_size, r.num_blocks) == (1_040, 2_520), arch
+        assert r.formulas[0].startswith(f"ssm state float32: vLLM's default for {arch} with "
+                                        "--mamba-ssm-cache-dtype auto"), arch
+        told = replace(vl, config_mamba_ssm_cache_dtype="bfloat16")
+        r = run_strategy("vllm", told, budget_bytes=budget, context_tokens=8_192)
+        assert (r.block_size, r.num_blocks) == (528, 4_964), arch
+    # vLLM 0.19's NemotronHNanoVLV2Config sets no ssm dtype (config.py 503-509): the model's
+    vl = replace(nemotron, architectures=("NemotronH_Nano_VL_V2",))
+    assert vllm_ssm_dtype(vl, StrategyOptions(), older=True)[0] == "bfloat16"
+    assert vllm_ssm_dtype(nemotron, StrategyOptions(), older=True)[0] == "float16"
 
 
 def test_vllm_ssm_dtype_told_names_the_flag_and_moves_no_float32_kda_class():
@@ -1216,22 +1260,21 @@ def test_vllm_ssm_dtype_told_names_the_flag_and_moves_no_float32_kda_class():
 
 
 def test_vllm_refuses_a_float16_state_only_for_the_kda_classes_and_by_name():
-    # the same bytes without the dtype's name (raw bytes: 2-byte elements, bfloat16 or
-    # float16) start; a float16 ssm state of GDN (Qwen3-Next), Mamba2 (Nemotron-H) and Mamba1
+    # told float16, the KDA classes refuse it whatever the model's dtype (raw bytes of unknown
+    # elements too); a float16 ssm state of GDN (Qwen3-Next), Mamba2 (Nemotron-H) and Mamba1
     # (Jamba) starts (vLLM's _mamba_state_dtype takes any of its mamba dtypes)
-    half = load_preset("Kimi-Linear-48B-A3B").with_options(ssm_dtype="float16").profile()
-    as_bytes = replace(half, ssm_dtype=None)
-    assert (as_bytes.ssm_element_bytes, as_bytes.state_const_bytes["ssm"]) == (2, 1_048_576)
-    r = run_strategy("vllm", as_bytes, budget_bytes=40 * 2**30, context_tokens=32_768)
-    assert (r.applies, r.block_size, r.num_blocks) == (True, 1_024, 5_201)
+    told = StrategyOptions(vllm_ssm_dtype="float16")
+    kimi = load_preset("Kimi-Linear-48B-A3B").profile()
+    as_bytes = replace(kimi, ssm_dtype=None, ssm_element_bytes=None)
+    r = run_strategy("vllm", as_bytes, budget_bytes=40 * 2**30, options=told)
+    assert not r.applies and r.reason.startswith("vLLM refuses to start: KimiLinearForCausalLM")
     for name in ("Qwen3-Next-80B-A3B", "Nemotron-H-8B", "Jamba-1.5-Mini"):
-        other = load_preset(name).with_options(ssm_dtype="float16").profile()
-        assert other.ssm_dtype == "float16"
-        assert run_strategy("vllm", other, budget_bytes=40 * 2**30,
-                            context_tokens=32_768).applies, name
+        other = load_preset(name).profile()
+        assert run_strategy("vllm", other, budget_bytes=40 * 2**30, context_tokens=32_768,
+                            options=told).applies, name
     # the other classes whose KDA hands vLLM the flag refuse it too, each by its own name
-    glm = replace(half, architectures=("Glm5NextForConditionalGeneration",))
-    reason = run_strategy("vllm", glm, budget_bytes=40 * 2**30).reason
+    glm = replace(kimi, architectures=("Glm5NextForConditionalGeneration",))
+    reason = run_strategy("vllm", glm, budget_bytes=40 * 2**30, options=told).reason
     assert reason.startswith("vLLM refuses to start: Glm5NextForConditionalGeneration's KDA "
                              "layers keep their recurrent (ssm) state in float32 or bfloat16")
 
@@ -2069,35 +2112,6 @@ def test_vllm_holds_the_null_block_back_as_the_last_release_serving_the_model(ar
     needed = 71 * 20_971_520
     starts = run_strategy("vllm", profile, budget_bytes=needed, context_tokens=32_768).applies
     assert starts is not held
-
-
-def test_vllm_says_a_kda_state_of_2_byte_elements_may_be_either_dtype():
-    # Kimi Linear's KDA state as raw bytes, 2-byte ssm elements and no dtype named: vLLM takes
-    # bfloat16 and refuses float16, the same bytes; the figures are bfloat16's (the
-    # bench/vllm_check.py row with --mamba-ssm-cache-dtype bfloat16): state 73,728 +
-    # 1,048,576 = 1,122,304 B, P = 128 x cdiv(1,122,304, 128 x 1,152) = 1,024, 20 KDA and 7
-    # MLA layers in groups of 7, a block 7 x 1,024 x 1,152 = 8,257,536 B
-    named = load_preset("Kimi-Linear-48B-A3B").with_options(ssm_dtype="bfloat16").profile()
-    raw = replace(named, ssm_dtype=None)
-    assert (raw.ssm_element_bytes, raw.state_const_bytes) == (2, {"conv": 73_728,
-                                                                  "ssm": 1_048_576})
-    r = run_strategy("vllm", raw, budget_bytes=40 * 2**30, context_tokens=32_768)
-    assert 128 * -(-1_122_304 // (128 * 1_152)) == r.block_size == 1_024
-    assert r.block_bytes == 7 * 1_024 * 1_152 == 8_257_536
-    assert r.num_blocks == 40 * 2**30 // 8_257_536 == 5_201
-    assert r.formulas[0] == (
-        "ssm state of 2-byte elements, its dtype not named: vLLM's KimiLinearForCausalLM starts "
-        "with bfloat16 there (these figures) and refuses float16 (\"KDA recurrent state "
-        "supports only auto, float32, and bfloat16\"): name the ssm dtype to know which")
-    told = run_strategy("vllm", named, budget_bytes=40 * 2**30, context_tokens=32_768)
-    assert (told.block_size, told.num_blocks) == (r.block_size, r.num_blocks)
-    assert not any(f.startswith("ssm state of 2-byte") for f in told.formulas)
-    # named float16, vLLM refuses; 4-byte elements are float32, which it takes: no line
-    f16 = replace(named, ssm_dtype="float16")
-    assert not run_strategy("vllm", f16, budget_bytes=40 * 2**30).applies
-    f32 = replace(load_preset("Kimi-Linear-48B-A3B").profile(), ssm_dtype=None)
-    assert not any(f.startswith("ssm state of 2-byte") for f in run_strategy(
-        "vllm", f32, budget_bytes=40 * 2**30).formulas)
 
 
 def test_vllm_starts_a_dense_mla_model_from_kernel_blocks_of_16():

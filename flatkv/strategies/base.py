@@ -396,7 +396,9 @@ class StrategyOptions:
         tensor in (``vllm.ssm_dtype``). None (default, its auto): as vLLM decides, the
         model's ssm dtype, except for the classes whose config hook picks another
         (``vllm_releases.FLOAT32_SSM_UNLESS_TOLD``, Nemotron-H: the config's
-        ``mamba_ssm_cache_dtype``, else float32). Told, vLLM keeps it for any such model, a
+        ``mamba_ssm_cache_dtype``, else float32) and the KDA classes that hand it to
+        kda_state_dtype (``vllm_releases.KDA_SSM_DTYPE_CLASSES``, Kimi Linear: float32
+        whatever the model's, float16 refused told). Told, vLLM keeps it for any such model, a
         lightning model (which reads no such flag) and a KDA model whose state is float32
         whatever it is told aside.
     sglang_chunked_prefill_size: SGLang's --chunked-prefill-size, the prefill chunk it
@@ -597,7 +599,7 @@ class StrategyOptions:
                  "SGLang's own choice (the config's mamba_ssm_dtype, else float32)"),
                 ("vllm_ssm_dtype", "--mamba-ssm-cache-dtype",
                  "vLLM's own choice (its auto: the model's, Nemotron-H's config "
-                 "mamba_ssm_cache_dtype, else float32)")):
+                 "mamba_ssm_cache_dtype, else float32, Kimi Linear's float32)")):
             value = getattr(self, name)
             if value is None:
                 continue

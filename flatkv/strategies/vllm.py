@@ -104,6 +104,7 @@ from flatkv.strategies.vllm_releases import (
     FLOAT32_SSM_UNLESS_TOLD,
     GDN_CHECKPOINT_CLASSES,
     GDN_CHECKPOINT_GRID,
+    KDA_AUTO_SSM_DTYPE,
     KDA_CHECKPOINT_SINCE,
     KDA_FLOAT32_SSM_CLASSES,
     KDA_SSM_DTYPE_CLASSES,
@@ -114,6 +115,7 @@ from flatkv.strategies.vllm_releases import (
     OLDER_ALIGNMENT,
     OLDER_CUTLASS_MLA_ALIGNMENT,
     OLDER_FLOAT32_SSM_CLASSES,
+    OLDER_FLOAT32_SSM_UNLESS_TOLD,
     OLDER_MLA_ALIGNMENT,
     OLDER_RELEASE,
     OLDER_SSM_DEFAULT,
@@ -717,27 +719,21 @@ def vllm_blocker(profile: CacheProfile) -> str:
     return ""
 
 
-def ssm_dtype_refusal(profile: CacheProfile, told: str | None = None) -> str:
-    """Why vLLM 0.34 does not start with this model's ssm state dtype, "" where it does: a KDA
-    class (``KDA_SSM_DTYPE_CLASSES``) keeps its recurrent state in float32 or bfloat16 only,
-    so an ssm state in float16 (--mamba-ssm-cache-dtype float16, the only way to ask for it)
-    is refused. The dtype must be known by name (``profile.ssm_dtype``, as served): 2-byte
-    elements alone may be bfloat16, which it takes. ``told``: the --mamba-ssm-cache-dtype told
-    (``StrategyOptions.vllm_ssm_dtype``), which the fix then names, as the model's own dtype
-    does not decide there."""
+def ssm_dtype_refusal(profile: CacheProfile, told: str | None) -> str:
+    """Why vLLM 0.34 does not start with the --mamba-ssm-cache-dtype ``told``
+    (``StrategyOptions.vllm_ssm_dtype``), "" where it does: a KDA class
+    (``KDA_SSM_DTYPE_CLASSES``) keeps its recurrent state in float32 or bfloat16 only, so a
+    told float16 is refused, whatever the model's own ssm dtype. Its auto (none told) keeps
+    float32 whatever the model's (``ssm_dtype``), so a model's float16 is no refusal."""
     arch = next(iter(sorted(KDA_SSM_DTYPE_CLASSES.intersection(profile.architectures))), None)
-    if arch is None or profile.ssm_dtype is None or profile.ssm_dtype in KDA_SSM_DTYPES:
+    if arch is None or told is None or told in KDA_SSM_DTYPES or (
+            "ssm" not in profile.state_const_bytes):
         return ""
-    said = (f"--mamba-ssm-cache-dtype {profile.ssm_dtype} is told" if told else
-            f"this model's ssm state is {profile.ssm_dtype}")
-    fix = ("set vLLM's ssm cache dtype (--vllm-ssm-dtype) to bfloat16 or float32, or leave it "
-           "auto" if told else
-           "give an ssm dtype of float32 (its own, with --mamba-ssm-cache-dtype auto) or "
-           "bfloat16")
     return (f"{REFUSES_TO_START}: {arch}'s KDA layers keep their recurrent (ssm) state in "
-            f"{' or '.join(KDA_SSM_DTYPES)} only, and {said} (--mamba-ssm-cache-dtype "
-            f"{profile.ssm_dtype}: \"KDA recurrent state supports only auto, float32, and "
-            f"bfloat16; got {profile.ssm_dtype}\"): {fix}")
+            f"{' or '.join(KDA_SSM_DTYPES)} only, and --mamba-ssm-cache-dtype {told} is told "
+            f"(--mamba-ssm-cache-dtype {told}: \"KDA recurrent state supports only auto, "
+            f"float32, and bfloat16; got {told}\"): set vLLM's ssm cache dtype "
+            "(--vllm-ssm-dtype) to bfloat16 or float32, or leave it auto")
 
 
 # The KV dtype no MLA attention backend of vLLM 0.31 to 0.34 on an NVIDIA GPU takes, dense or
@@ -877,19 +873,6 @@ def gpu_mla_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
             f"({gpu_models(lambda c: c >= TRITON_MLA_FP8_SINCE)})")
 
 
-def kda_dtype_unknown_text(profile: CacheProfile) -> str:
-    """What FlatKV cannot tell of a KDA_SSM_DTYPE_CLASSES model's ssm state of 2-byte elements
-    with no dtype named (raw bytes): vLLM starts with bfloat16 there and refuses float16
-    (``ssm_dtype_refusal``), and the bytes are the same; the figures are bfloat16's, and
-    this says so. "" where the dtype is named or the elements are not 2 bytes."""
-    arch = next(iter(sorted(KDA_SSM_DTYPE_CLASSES.intersection(profile.architectures))), None)
-    if arch is None or profile.ssm_dtype is not None or profile.ssm_element_bytes != 2:
-        return ""
-    return (f"ssm state of 2-byte elements, its dtype not named: vLLM's {arch} starts with "
-            "bfloat16 there (these figures) and refuses float16 (\"KDA recurrent state "
-            "supports only auto, float32, and bfloat16\"): name the ssm dtype to know which")
-
-
 # ``ssm_dtype``'s reason where vLLM keeps the model's own ssm dtype (no formula line of its own)
 MODELS_SSM_DTYPE = "the model's ssm dtype"
 
@@ -898,11 +881,19 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions, *, older: bool = 
               ) -> tuple[str | None, str]:
     """The dtype vLLM keeps the ssm state in, and why, as a current release decides it (0.31
     to 0.34; ``older``: 0.19's, whose NemotronH hook defaults to float16): --mamba-ssm-cache-dtype
-    where told (``options.vllm_ssm_dtype``); else, its auto, for the classes whose config hook
-    picks it (FLOAT32_SSM_UNLESS_TOLD), the config's mamba_ssm_cache_dtype
-    (``profile.config_mamba_ssm_dtype``, the config's ssm dtype), else the hook's default; else
-    the model's ssm dtype. A lightning model reads no such flag (``lightning_dtype_text``) and
-    raw bytes have no dtype to change: the model's there too."""
+    where told (``options.vllm_ssm_dtype``); else, its auto:
+
+    - for a KDA class that hands the flag to kda_state_dtype (KDA_SSM_DTYPE_CLASSES), float32
+      whatever the model's ssm dtype (a told float16 is ``ssm_dtype_refusal``'s);
+    - for the classes whose config hook picks it (FLOAT32_SSM_UNLESS_TOLD; in 0.19 the first
+      two of them alone, OLDER_FLOAT32_SSM_UNLESS_TOLD), the config's mamba_ssm_cache_dtype (a
+      config.json's own, ``profile.config_mamba_ssm_cache_dtype``; else
+      ``profile.config_mamba_ssm_dtype``, the one config ssm dtype a preset or a model by hand
+      names), else the hook's default;
+    - else the model's ssm dtype.
+
+    A lightning model reads no such flag (``lightning_dtype_text``) and raw bytes have no dtype
+    to change: the model's there too."""
     told = options.vllm_ssm_dtype
     if profile.ssm_element_bytes is None or profile.conv_free_state:
         return profile.ssm_dtype, MODELS_SSM_DTYPE
@@ -912,14 +903,22 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions, *, older: bool = 
         return profile.ssm_dtype, f"{MODELS_SSM_DTYPE} (its KDA layers read no flag)"
     if told is not None:
         return told, "--mamba-ssm-cache-dtype, as the option sets it"
-    arch = next(iter(sorted(FLOAT32_SSM_UNLESS_TOLD.intersection(profile.architectures))), None)
+    if kda := next(iter(sorted(KDA_SSM_DTYPE_CLASSES.intersection(profile.architectures))),
+                   None):
+        if profile.ssm_dtype == KDA_AUTO_SSM_DTYPE:  # the model's already: no line of its own
+            return profile.ssm_dtype, f"{MODELS_SSM_DTYPE} (--mamba-ssm-cache-dtype auto)"
+        return KDA_AUTO_SSM_DTYPE, (f"vLLM's {kda} keeps KDA's recurrent state in float32 with "
+                                    "--mamba-ssm-cache-dtype auto (its kda_state_dtype), "
+                                    "whatever the model's dtype; told bfloat16 "
+                                    "(--vllm-ssm-dtype), it keeps that")
+    hooked = OLDER_FLOAT32_SSM_UNLESS_TOLD if older else FLOAT32_SSM_UNLESS_TOLD
+    arch = next(iter(sorted(hooked.intersection(profile.architectures))), None)
     if arch is None:
         return profile.ssm_dtype, f"{MODELS_SSM_DTYPE} (--mamba-ssm-cache-dtype auto)"
     release = f"vLLM {OLDER_RELEASE}'s" if older else "vLLM's"
-    if profile.config_mamba_ssm_dtype is not None:
-        return (profile.config_mamba_ssm_dtype,
-                f"the config's mamba_ssm_cache_dtype, which {release} {arch} reads "
-                "with --mamba-ssm-cache-dtype auto")
+    if (config := profile.config_mamba_ssm_cache_dtype or profile.config_mamba_ssm_dtype):
+        return (config, f"the config's mamba_ssm_cache_dtype, which {release} {arch} reads "
+                        "with --mamba-ssm-cache-dtype auto")
     return (OLDER_SSM_DEFAULT if older else SSM_DEFAULT,
             f"{release} default for {arch} with --mamba-ssm-cache-dtype auto")
 
@@ -1016,7 +1015,7 @@ def start_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
     first item, in that order), "" where none applies: the GPU's is last, so a caller can tell
     whether the GPU alone is what stops vLLM."""
     return (vllm_blocker(profile) or int8_kv_refusal(profile)
-            or ssm_dtype_refusal(_ssm_as_served(profile, options)[0], options.vllm_ssm_dtype)
+            or ssm_dtype_refusal(profile, options.vllm_ssm_dtype)
             or mla_dtype_refusal(profile) or gpu_mla_refusal(profile, options))
 
 
@@ -1029,7 +1028,8 @@ def run_vllm(
     apply:
 
     - here, first: the ssm state in the dtype vLLM keeps it in (``_ssm_as_served``:
-      --mamba-ssm-cache-dtype told, else Nemotron-H's config hook's, else the model's); then
+      --mamba-ssm-cache-dtype told, else Nemotron-H's config hook's, Kimi Linear's float32,
+      else the model's); then
       a KV cache in int8, which vLLM keeps none in (``int8_kv_refusal``), a
       KDA model's ssm state in a dtype vLLM refuses (``ssm_dtype_refusal``), an
       MLA model's KV cache in fp8_e5m2 or float32, which no MLA backend takes
@@ -1046,8 +1046,7 @@ def run_vllm(
       and a dense MLA model's fp8 cache at a P vLLM told no block size does not run it at
       said so (``unasked_mla_block_text``);
     - last, here again: a lightning-attention model says which flag its state dtype is
-      (``lightning_dtype_text``), a KDA model of 2-byte ssm elements that it may be either
-      dtype (``kda_dtype_unknown_text``), and an architecture current releases dropped names the
+      (``lightning_dtype_text``), and an architecture current releases dropped names the
       releases that serve it."""
     if blocker := start_refusal(profile, options):
         return not_applicable("vllm", budget_bytes, blocker, profile_name=profile.name,
@@ -1082,7 +1081,7 @@ def run_vllm(
         # the ssm bytes a state page holds, where vLLM keeps another dtype than the profile's
         result = replace(result, extras={**result.extras,
                                          "ssm_bytes": profile.state_const_bytes["ssm"]})
-    dtype_note = lightning_dtype_text(profile) or kda_dtype_unknown_text(profile)
+    dtype_note = lightning_dtype_text(profile)
     if dtype_note and result.applies:  # (beside figures, not a refusal's reason)
         result = _explained(result, dtype_note)
     last = last_served_text(profile)

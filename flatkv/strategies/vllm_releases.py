@@ -168,7 +168,8 @@ UNCHECKED_LOG_RELEASES = ("vLLM 0.20 to 0.25 are not checked against these figur
 # --vllm-older (check_older_unserved), as FlatKV's classes (transformers' classes of the model
 # types it reads, hf_resolve.types_by_class, and SERVED_AS; its presets'; those this module
 # tables) in 0.34.0's registry less those in 0.19.0's: 147 of 0.34's classes are not in 0.19's,
-# these 16 of them FlatKV's. (A class no registry holds, which an engine could only run through
+# these 20 of them FlatKV's (the Nemotron Omni and transcribe classes FLOAT32_SSM_UNLESS_TOLD
+# names among them). (A class no registry holds, which an engine could only run through
 # its transformers backend, is no table's: 0.19's pins transformers < 5.)
 OLDER_UNSERVED_CLASSES = frozenset({
     "AliceAIForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration",
@@ -176,7 +177,9 @@ OLDER_UNSERVED_CLASSES = frozenset({
     "Glm5NextForCausalLM", "Glm5NextForConditionalGeneration", "GraniteMoeSWAForCausalLM",
     "GraniteSWAForCausalLM", "HYV3ForCausalLM", "KimiK31ForConditionalGeneration",
     "KimiK3ForConditionalGeneration", "Lfm3ForCausalLM", "Qwen3_5ForCausalLM",
-    "Qwen3_5MoeForCausalLM",
+    "Qwen3_5MoeForCausalLM", "NemotronH_Nano_Omni_Reasoning_V3",
+    "NemotronH_Super_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3",
+    "Nemotron3_5TranscribeForConditionalGeneration",
 })
 
 
@@ -308,10 +311,22 @@ WINDOW_PLUS_ONE_SINCE = "0.29"
 # DEFAULT_MAMBA_SSM_CACHE_DTYPE, model_executor/models/config.py 1143-1170 in 0.34.0, 678-705
 # in 0.31.0; transformers' NemotronHConfig fills the field in as float32 too). vLLM 0.19.0's
 # hook read the config's, else float16 (OLDER_SSM_DEFAULT: models/config.py 483-500, its own
-# NemotronHConfig naming no such field). Its MODELS_CONFIG_MAP gives the hook to these two
-# classes in all three releases (the VL classes' hooks, which read the text config, are not
-# modelled).
-FLOAT32_SSM_UNLESS_TOLD = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
+# NemotronHConfig naming no such field). Its MODELS_CONFIG_MAP gives the hook to the first two
+# classes in all three releases (OLDER_FLOAT32_SSM_UNLESS_TOLD); 0.34.0's gives the same hook,
+# reading the text config's field, to the Nemotron VL, Omni and transcribe classes
+# (NemotronHNanoVLV2Config, 1173-1179, and Nemotron3_5TranscribeForConditionalGenerationConfig,
+# 1189-1195, each calling update_mamba_ssm_cache_dtype with hf_config.text_config; the map
+# 1588-1596), whose get_mamba_state_dtype_from_config asks NemotronHForCausalLM's with that
+# text config (nano_nemotron_vl.py 1775-1778, nemotron3_5_transcribe.py 623-627). 0.31.0's map
+# names NemotronH_Nano_VL_V2 alone (1053, its hook 708-714: its three Omni classes, which it
+# serves, keep the model's dtype there), and 0.19.0's NemotronHNanoVLV2Config sets no dtype
+# (503-509): the Omni and transcribe classes are 0.34's figures, as the column is.
+OLDER_FLOAT32_SSM_UNLESS_TOLD = frozenset({"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"})
+FLOAT32_SSM_UNLESS_TOLD = OLDER_FLOAT32_SSM_UNLESS_TOLD | {
+    "NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
+    "NemotronH_Super_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3",
+    "Nemotron3_5TranscribeForConditionalGeneration",
+}
 SSM_DEFAULT, OLDER_SSM_DEFAULT = "float32", "float16"
 
 
@@ -319,12 +334,17 @@ SSM_DEFAULT, OLDER_SSM_DEFAULT = "float32", "float16"
 # get_mamba_state_dtype_from_config (and each KDA layer's get_state_dtype) hands
 # --mamba-ssm-cache-dtype to MambaStateDtypeCalculator.kda_state_dtype, which raises
 # "KDA recurrent state supports only auto, float32, and bfloat16; got float16"
-# (model_executor/layers/mamba/mamba_utils.py, 0.34.0) as the hybrid's block size is aligned at
-# start-up (Platform._align_hybrid_block_size). "auto" is float32. KimiK31ForConditionalGeneration
-# runs KimiK3ForConditionalGeneration, which asks KimiLinearForCausalLM; Glm5Next's
-# ConditionalGeneration asks its CausalLM. No config field reaches it: only the flag does.
+# (model_executor/layers/mamba/mamba_utils.py 141-157, 0.34.0; 133-149 in 0.31.0) as the
+# hybrid's block size is aligned at start-up (Platform._align_hybrid_block_size). "auto" is
+# float32 (KDA_AUTO_SSM_DTYPE: its line 148-149) whatever the model's dtype, a bfloat16 one too
+# (Kimi Linear's get_mamba_state_dtype_from_config and its KDA layers' get_state_dtype pass the
+# flag as told: models/kimi_k3/nvidia/model.py 1596-1604, kda.py 579-587).
+# KimiK31ForConditionalGeneration runs KimiK3ForConditionalGeneration, which asks
+# KimiLinearForCausalLM; Glm5Next's ConditionalGeneration asks its CausalLM. No config field
+# reaches it: only the flag does.
 # (KDA_FLOAT32_SSM_CLASSES' KDA pass no ssm dtype: no refusal there.)
 KDA_SSM_DTYPES = ("float32", "bfloat16")
+KDA_AUTO_SSM_DTYPE = "float32"
 KDA_SSM_DTYPE_CLASSES = frozenset({
     "KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "KimiK31ForConditionalGeneration",
     "Glm5NextForCausalLM", "Glm5NextForConditionalGeneration",
