@@ -148,7 +148,8 @@ def _run_settings(s: AppState) -> log_check.RunSettings:
         **log_check.sglang_page_settings(s.profile(), s.strategy_options()),
         **log_check.sglang_blackwell_settings(s.profile(), s.strategy_options(),
                                               preset=s.gpu in GPU_PRESETS),
-        **log_check.sglang_kv_cache_dtype_settings(s.profile(), s.strategy_options()))
+        **log_check.sglang_kv_cache_dtype_settings(s.profile(), s.strategy_options()),
+        **log_check.vllm_ssm_settings(s.profile(), s.strategy_options()))
 
 
 def _pages_at(s: AppState, changes: dict) -> AppState:
@@ -254,6 +255,8 @@ _SETTING_WORDS = {
     "sglang_mamba_track_interval": lambda v: f"SGLang's mamba track interval of {tokens_text(v)}",
     "sglang_mamba_radix_cache_strategy": lambda v: f"SGLang's mamba radix cache strategy {v}",
     "sglang_kv_cache_dtype": lambda v: f"SGLang's --kv-cache-dtype {v}",
+    "vllm_ssm_dtype": lambda v: (f"vLLM's ssm cache dtype {v} (--mamba-ssm-cache-dtype: "
+                                 "its \"Setting attention block size\" line's P)"),
     "sglang_overlap_schedule": lambda v: ("SGLang's overlap scheduling on" if v else
                                           "SGLang's overlap scheduling off "
                                           "(--disable-overlap-schedule)"),

@@ -52,9 +52,11 @@ from flatkv.strategies.sglang import (
 from flatkv.strategies.sglang_log import DRAFTER_LOGS, DRAFTER_POOL
 from flatkv.strategies.sglang_log import GB as SGLANG_GB
 from flatkv.strategies.sglang_log import older_forms as sglang_older_forms
+from flatkv.strategies.vllm import run_vllm
 from flatkv.strategies.vllm_log import format_gib
 from flatkv.units import (
     MAX_BLOCK_SIZE,
+    MAX_BYTES,
     MAX_TOKENS,
     control_character,
     count_text,
@@ -971,7 +973,10 @@ class LoggedRun:
     where that dtype is its layout's), ``sglang_kv_size`` the one KV size its KV pool line
     gives, in SGLang's GB (2**30 B) as printed ("40.00": MLA's latent, one figure), which
     tells a Blackwell's raw fp8 from a Hopper's scaled fp8, logged in the same dtype: the
-    model's pool's, where a drafter's pool logs its own after it (``_target_kv_sizes``)."""
+    model's pool's, where a drafter's pool logs its own after it (``_target_kv_sizes``).
+    ``vllm_block_size``: the P vLLM says it raised the attention block to ("Setting attention
+    block size to 528 tokens ...", a hybrid's page: platforms/interface.py), which the ssm
+    state's dtype moves (``logged_changes`` offers the one giving it)."""
 
     blocks: int | None = None
     memory: str | None = None
@@ -989,6 +994,7 @@ class LoggedRun:
     sglang_overlap_schedule: bool | None = None
     sglang_kv_dtype: str | None = None
     sglang_kv_size: str | None = None
+    vllm_block_size: int | None = None
 
 
 def _server_arg(name: str, value: str = r"([0-9]+)(?!\d)") -> re.Pattern[str]:
@@ -1051,6 +1057,7 @@ _RUN_FIGURES = (
         r".*?(?:'dp_size':\s*|\bdp_size=)([0-9]+)(?!\d)")),
     ("dp_attention", "sglang", re.compile(
         r"\bserver_args=.*?(?:'enable_dp_attention':\s*|\benable_dp_attention=)(False)")),
+    ("vllm_block_size", "vllm", re.compile(r"Setting attention block size to ([0-9]+) tokens")),
     ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode is set to '(\w+)'")),
     ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode '(all)' is deprecated")),
 )
@@ -1101,6 +1108,7 @@ def logged_run(lines: Sequence[LogLine]) -> LoggedRun:
                             else None),
         sglang_kv_dtype=one.get("sglang_kv_dtype"),
         sglang_kv_size=one.get("sglang_kv_size"),
+        vllm_block_size=int(one["vllm_block_size"]) if "vllm_block_size" in one else None,
         **{key: _PAGE_READ[key](one[key]) for key in SGLANG_PAGE_FIELDS if key in one},
     )
 
@@ -1174,6 +1182,11 @@ class RunSettings:
     # SGLang's --kv-cache-dtype told (``StrategyOptions.sglang_kv_cache_dtype``), where it acts
     # on its figures (None: not compared; ``sglang_kv_cache_dtype_settings``)
     sglang_kv_cache_dtype: str | None = None
+    # vLLM's --mamba-ssm-cache-dtype told (``StrategyOptions.vllm_ssm_dtype``, None: its
+    # auto) and vLLM's P at these settings, where the ssm dtype acts on a hybrid's P (both
+    # None: not compared; ``vllm_ssm_settings``)
+    vllm_ssm_dtype: str | None = None
+    vllm_block_size: int | None = None
     # SGLang's pool page at them: (tokens a page, bytes a page over its layers), where its
     # layout applies (``sglang_pool_settings``), from which the KV size its line prints for
     # any tokens follows (``_kv_size_printed``). Held, not derived when the check reads it:
@@ -1213,6 +1226,36 @@ def sglang_kv_cache_dtype_settings(profile: CacheProfile,
     where it acts (``logged_changes``)."""
     acts = "sglang_kv_cache_dtype" in acting_engine_options(profile, options, ("sglang",))
     return {"sglang_kv_cache_dtype": options.sglang_kv_cache_dtype if acts else None}
+
+
+def vllm_ssm_settings(profile: CacheProfile, options: StrategyOptions) -> dict[str, object]:
+    """``options.vllm_ssm_dtype`` (None: vLLM's auto) and vLLM's P at ``options`` as
+    ``RunSettings`` holds them: both None where the ssm dtype acts on no vLLM figure of
+    ``profile`` (``engine_options.acting_engine_options``) or vLLM starts no layout there, so
+    that a log's P is matched to an ssm dtype only where one moves it (``logged_changes``)."""
+    if "vllm_ssm_dtype" not in acting_engine_options(profile, options, ("vllm",)):
+        return {"vllm_ssm_dtype": None, "vllm_block_size": None}
+    result = run_vllm(profile, budget_bytes=MAX_BYTES, context_tokens=None, options=options)
+    return {"vllm_ssm_dtype": options.vllm_ssm_dtype,
+            "vllm_block_size": result.block_size if result.applies else None}
+
+
+# vLLM's --mamba-ssm-cache-dtype values a log's P is tried at, bfloat16 (most weights') first:
+# float16's elements are as wide, so its P is bfloat16's, which is offered
+_VLLM_SSM_OFFERS = ("bfloat16", "float32", "float16")
+
+
+def _ssm_dtype_logged(run: LoggedRun, then: RunSettings,
+                      at: Callable[[str], RunSettings]) -> str | None:
+    """The --mamba-ssm-cache-dtype whose P is the log's (its "Setting attention block size"
+    line) where the settings ``then`` give another and the ssm dtype moves it (``at``: the
+    settings with that dtype told), None elsewhere: a default vLLM log of Nemotron-H (float32,
+    P 1,040) checked against the preset told bfloat16 (P 528) is offered its auto's float32
+    by name. A dtype vLLM refuses there (a KDA model's float16) gives no P: not offered."""
+    if run.vllm_block_size is None or then.vllm_block_size in (None, run.vllm_block_size):
+        return None
+    return next((dtype for dtype in _VLLM_SSM_OFFERS if dtype != then.vllm_ssm_dtype
+                 and at(dtype).vllm_block_size == run.vllm_block_size), None)
 
 
 def learnable_sink_alike(profile: CacheProfile, changes: Mapping[str, object]) -> str:
@@ -1503,7 +1546,8 @@ def logged_changes(run: LoggedRun, now: RunSettings,
     settings are none and its layout gives the log's KV dtype (with --kv-cache-dtype auto
     where the one told keeps a Hopper's layout there), ``_blackwell_logged``, and
     ``sglang_kv_cache_dtype``: SGLang's --kv-cache-dtype told, where another gives the log's
-    KV dtype, ``_kv_cache_dtype_logged``), then
+    KV dtype, ``_kv_cache_dtype_logged``, and ``vllm_ssm_dtype``: vLLM's
+    --mamba-ssm-cache-dtype whose P is the log's, ``_ssm_dtype_logged``), then
     the budget, context and chunk at the settings with those taken (``at``). The strategy is
     set beside the log's at the page and overlap taken, as SGLang logs auto as the cache it
     picks there: a run of auto without overlap logs no_buffer, which overlap off taken gives
@@ -1544,6 +1588,9 @@ def logged_changes(run: LoggedRun, now: RunSettings,
     if kv := _kv_cache_dtype_logged(run, settings_at(changes), lambda value: settings_at(
             {**changes, "sglang_kv_cache_dtype": value})):
         changes["sglang_kv_cache_dtype"] = kv
+    if ssm := _ssm_dtype_logged(run, settings_at(changes), lambda value: settings_at(
+            {**changes, "vllm_ssm_dtype": value})):
+        changes["vllm_ssm_dtype"] = ssm
     then = settings_at(changes)
     if run.blocks is not None and MIN_VLLM_BLOCKS <= run.blocks <= MAX_VLLM_BLOCKS:
         if run.blocks not in then.vllm_blocks:

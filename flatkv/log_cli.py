@@ -41,7 +41,8 @@ _LOGGED_FLAGS = {"tp": "--tp", "sglang_attn_dp_size": "--attn-dp-size",
                  "sglang_mamba_radix_cache_strategy": "--mamba-radix-cache-strategy",
                  "sglang_overlap_schedule": "--sglang-overlap-schedule",
                  "sglang_blackwell": "--sglang-blackwell",
-                 "sglang_kv_cache_dtype": "--sglang-kv-cache-dtype"}
+                 "sglang_kv_cache_dtype": "--sglang-kv-cache-dtype",
+                 "vllm_ssm_dtype": "--vllm-ssm-dtype"}
 # ... and the RunSettings field each sets
 _SETTING_FIELDS = {"sglang_attn_dp_size": "attn_dp",
                    "sglang_chunked_prefill_size": "chunk"}
@@ -76,6 +77,7 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
                                     else options.gpu_compute_capability),
             sglang_kv_cache_dtype=taken.get("sglang_kv_cache_dtype",
                                             options.sglang_kv_cache_dtype),
+            vllm_ssm_dtype=taken.get("vllm_ssm_dtype", options.vllm_ssm_dtype),
             **{name: taken[name] for name in log_check.SGLANG_PAGE_FIELDS if name in taken})
 
     def at(taken: Mapping[str, object]) -> log_check.RunSettings:
@@ -87,7 +89,9 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
         ranked = profile if then.tp == now.tp else model.profile_at(then.tp)
         if ranked is None:
             return replace(then, sglang_tokens=None, sglang_state_slots=None,
-                           sglang_kv_dtype=None, sglang_budget=None)
+                           sglang_kv_dtype=None, sglang_budget=None, vllm_ssm_dtype=None,
+                           vllm_block_size=None)
+        then = replace(then, **log_check.vllm_ssm_settings(ranked, then_options))
         return _with_sglang_pool(then, ranked, then_options, args.budget)
 
     now = _with_sglang_pool(log_check.RunSettings(
@@ -106,7 +110,8 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
         **log_check.sglang_blackwell_settings(
             profile, options, preset=getattr(args, "gpu_memory", None) in GPU_PRESETS),
         **log_check.sglang_page_settings(profile, options),
-        **log_check.sglang_kv_cache_dtype_settings(profile, options)),
+        **log_check.sglang_kv_cache_dtype_settings(profile, options),
+        **log_check.vllm_ssm_settings(profile, options)),
         profile, options, args.budget)
     changes = log_check.logged_changes(run, now, at)
     if not changes:

@@ -1131,3 +1131,19 @@ def test_a_vllm_logs_blocks_off_an_h100_in_mode_none_keep_its_hopper_for_the_def
            "prefill runs on FlashInfer on the Hopper GPU (SM 9.0))" in after
     assert before == after.replace("the Hopper GPU (SM 9.0)", "the H100 80GB")
     assert not [c for c in at.caption if "changes no figure here" in c.value]
+
+
+def test_compare_takes_the_vllm_ssm_dtype_a_logs_p_gives():
+    # Nemotron-H-8B's default vLLM log (float32: P 1,040, 2,520 blocks at 40 GiB) pasted at the
+    # preset told vLLM's ssm cache dtype bfloat16 (P 528): its P names float32, offered and
+    # taken (the select's v_ssm), every line agrees
+    from test_log_check import nemotron_h_default_vllm_log
+
+    offer, agreed, taken = offer_taken({"model": "Nemotron-H-8B", "ctx": "8192",
+                                        "gpu": "KV cache memory", "kv_mem": "40GiB",
+                                        "v_ssm": "bfloat16"}, nemotron_h_default_vllm_log())
+    assert offer.startswith("This log's run had vLLM's ssm cache dtype float32 "
+                            "(--mamba-ssm-cache-dtype: its \"Setting attention block size\" "
+                            "line's P)")
+    assert taken["v_ssm"] == "float32"
+    assert agreed == ["vLLM: all 5 lines are in the log and agree with it."]

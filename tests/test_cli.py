@@ -1194,6 +1194,23 @@ def test_check_log_off_the_preset_adds_no_architecture_where_one_is_said(tmp_pat
                          "16384 (in place of --gpu-memory)", capsys)
 
 
+def test_compare_check_log_names_the_vllm_ssm_dtype_a_logs_p_gives(tmp_path, capsys):
+    # Nemotron-H-8B's default vLLM log (its hook's float32: P 1,040, 2,520 blocks at 40 GiB)
+    # checked at the preset told --vllm-ssm-dtype bfloat16 (P 528): the note names float32,
+    # whose P the log's is, beside its blocks; with them every line agrees
+    from test_log_check import nemotron_h_default_vllm_log
+
+    log = tmp_path / "vllm.log"
+    log.write_text(nemotron_h_default_vllm_log())
+    argv = ["compare", "--preset", "Nemotron-H-8B", "--context", "8192", "--check-log",
+            str(log)]
+    assert_log_run_named([*argv, "--budget", "40GiB", "--vllm-ssm-dtype", "bfloat16"],
+                         "--vllm-ssm-dtype float32 --vllm-blocks 2520", capsys)
+    code, out, _ = run([*argv, "--vllm-ssm-dtype", "float32", "--vllm-blocks", "2520"], capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        "vLLM: all 5 lines are in the log and agree with it.")
+
+
 def deepseek_v32_vllm_log(tmp_path):
     """vLLM's start-up lines for DeepSeek-V3.2 on an H100 (SM 9.0) in 40 GiB at 163,840 tokens:
     P 64, 61 x 64 x (1,152 + 132) = 5,012,736 B a block, 42,949,672,960 // that = 8,568

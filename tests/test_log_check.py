@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ from flatkv.log_check import (
     logged_run,
     read_log,
     template,
+    vllm_ssm_settings,
 )
 from flatkv.presets import load_preset
 from flatkv.strategies import StrategyOptions, run_strategy
@@ -961,10 +963,11 @@ def test_an_available_line_in_gb_is_offered_as_its_budget_exactly():
 
     # SPEC's anchor log with its Available lines as a build printing GB (10**9 B) would print
     # them: the 44.59 GiB budget (floor(44.59 x 2**30) = 47,878,147,932 B) is 47.88 GB. Its
-    # figure is read as printed, "47.88 GB", a budget of 47,880,000,000 B exactly
+    # figure is read as printed, "47.88 GB", a budget of 47,880,000,000 B exactly (its P, 544,
+    # the "Setting attention block size" line's, read too)
     gb = ANCHOR_LOG.replace("44.59 GiB", "47.88 GB")
     assert logged_run(read_log(gb)) == LoggedRun(memory="47.88 GB", context=262_144,
-                                                 least_tp=2)
+                                                 least_tp=2, vllm_block_size=544)
     assert logged_run(read_log(gb.replace("47.88 GB", "47.88 GBs"))).memory is None
     # the settings' own figure in both units, each to 0.01 as printed: 40 GiB =
     # 42,949,672,960 B = 40.0 GiB = 42.95 GB; 47,880,000,000 B = 44.5917 GiB = 44.59 GiB
@@ -2465,3 +2468,53 @@ def test_raw_bytes_take_a_logs_kv_dtype_at_its_element_size():
         "kv_bytes_per_slot = 2,199,023,255,552 is too large to be real (at most "
         "1,099,511,627,776) once re-sized from int8's 1-byte elements to float32's 4; give the "
         "KV bytes in float32 again")
+
+
+def nemotron_h_default_vllm_log() -> str:
+    """vLLM 0.34's start-up lines for Nemotron-H-8B in 40 GiB at 8,192 tokens with
+    --mamba-ssm-cache-dtype auto (its hook's float32: 61,440 + 1,048,576 x 4 = 4,255,744 B a
+    state page, P = 16 x cdiv(4,255,744, 16 x 4,096) = 1,040, 40 GiB // (4 x 1,040 x 4,096) =
+    2,520 blocks), as EngineCore logs them (FlatKV's lines, vLLM's own code giving the same:
+    bench/vllm_check.py)."""
+    assert 16 * -(-4_255_744 // (16 * 4_096)) == 1_040
+    assert 40 * 2**30 // (4 * 1_040 * 4_096) == 2_520
+    r = run_strategy("vllm", load_preset("Nemotron-H-8B").profile(), budget_bytes=40 * 2**30,
+                     context_tokens=8_192)
+    assert (r.block_size, r.num_blocks) == (1_040, 2_520)
+    return "\n".join(f"(EngineCore_DP0 pid=1) INFO 12-06 07:00:0{i} [x.py:1] {line}"
+                     for i, line in enumerate(r.extras["log_lines"]))
+
+
+def test_a_vllm_logs_p_names_the_ssm_dtype_that_gives_it():
+    # the default log of Nemotron-H (float32, P 1,040) checked at the preset told bfloat16 (P
+    # 16 x cdiv(61,440 + 2,097,152, 65,536) = 528): P is read off its "Setting attention block
+    # size" line and float32, whose P it is, offered by name; at float32 nothing is; a P no
+    # dtype gives (1,000) offers none; a model whose P no ssm dtype moves compares none
+    from flatkv.log_check import RunSettings, logged_changes
+
+    assert 16 * -(-2_158_592 // 65_536) == 528
+    run = logged_run(read_log(nemotron_h_default_vllm_log()))
+    assert (run.vllm_block_size, run.blocks) == (1_040, 2_520)
+    profile = load_preset("Nemotron-H-8B").profile()
+
+    def settings(**options) -> RunSettings:
+        return RunSettings(tp=1, attn_dp=1, mamba_cache_mode="none", context=8_192,
+                           chunk=8_192, vllm_blocks=(2_520,), **vllm_ssm_settings(
+                               profile, StrategyOptions(**options)))
+
+    def at(changes) -> RunSettings:
+        return settings(vllm_ssm_dtype=changes.get("vllm_ssm_dtype", "bfloat16"))
+
+    told = settings(vllm_ssm_dtype="bfloat16")
+    assert (told.vllm_ssm_dtype, told.vllm_block_size) == ("bfloat16", 528)
+    assert logged_changes(run, told, at) == {"vllm_ssm_dtype": "float32"}
+    auto = settings()
+    assert (auto.vllm_ssm_dtype, auto.vllm_block_size) == (None, 1_040)
+    assert logged_changes(run, auto, lambda c: auto) == {}
+    assert logged_changes(replace(run, vllm_block_size=1_000), told, at) == {}
+    llama = vllm_ssm_settings(load_preset("Llama-3.1-8B").profile(), StrategyOptions())
+    assert llama == {"vllm_ssm_dtype": None, "vllm_block_size": None}
+    # a told float16 Kimi Linear: refused, so no P (its float16 is never offered)
+    kimi = vllm_ssm_settings(load_preset("Kimi-Linear-48B-A3B").profile(),
+                             StrategyOptions(vllm_ssm_dtype="float16"))
+    assert kimi == {"vllm_ssm_dtype": "float16", "vllm_block_size": None}
