@@ -198,6 +198,9 @@ def summary_caption(profile: CacheProfile, spec: ModelSpec | None,
     if profile.config_mamba_ssm_dtype:
         parts.append(f"config mamba_ssm_dtype: {profile.config_mamba_ssm_dtype} (SGLang's ssm "
                      "dtype)")
+    if profile.config_mamba_ssm_cache_dtype:
+        parts.append(f"config mamba_ssm_cache_dtype: {profile.config_mamba_ssm_cache_dtype} "
+                     "(vLLM's ssm dtype unless told)")
     # raw bytes name a chunk only where one is given: they have no config to have none
     if (spec is not None or profile.mamba_chunk_size) and (
             chunk := mamba_chunk_text(profile, name=markdown_literal)):

@@ -172,6 +172,8 @@ def model_report(spec: ModelSpec) -> dict[str, Any]:
         "source": spec.source,
         "architectures": list(spec.architectures),
         "config_mamba_ssm_dtype": spec.config_mamba_ssm_dtype,  # SGLang's ssm dtype, if set
+        # vLLM's NemotronH hook's, where a config.json names it
+        "config_mamba_ssm_cache_dtype": spec.config_mamba_ssm_cache_dtype,
         "notes": spec.notes,
         "tp": spec.tp,
         "kv_dtype": spec.kv_dtype,
@@ -227,6 +229,9 @@ def format_model_text(spec: ModelSpec) -> str:
     if report["config_mamba_ssm_dtype"]:
         lines.append(f"config mamba_ssm_dtype: {report['config_mamba_ssm_dtype']} (SGLang keeps "
                      "its ssm state in it)")
+    if report["config_mamba_ssm_cache_dtype"]:
+        lines.append(f"config mamba_ssm_cache_dtype: {report['config_mamba_ssm_cache_dtype']} "
+                     "(vLLM keeps its ssm state in it unless told)")
     if report["source"]:
         lines.append(f"source: {report['source']}")
     if report["notes"]:

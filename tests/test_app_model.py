@@ -355,6 +355,21 @@ def test_model_page_names_the_configs_mamba_ssm_dtype():
     assert not any("mamba_ssm_dtype:" in shown(c) for c in at.caption)
 
 
+def test_model_caption_names_the_configs_mamba_ssm_cache_dtype():
+    # Nemotron-H's config.json naming mamba_ssm_cache_dtype bfloat16: vLLM's NemotronH hook's
+    from test_hf_config import PRESET_CONFIGS
+
+    from flatkv.app_model import summary_caption
+    from flatkv.hf_config import spec_from_hf_config
+
+    spec = spec_from_hf_config({**PRESET_CONFIGS["Nemotron-H-8B"],
+                                "mamba_ssm_cache_dtype": "bfloat16"})
+    assert " · config mamba_ssm_cache_dtype: bfloat16 (vLLM's ssm dtype unless told)" in (
+        summary_caption(spec.profile(), spec))
+    preset = load_preset("Nemotron-H-8B")
+    assert "mamba_ssm_cache_dtype" not in summary_caption(preset.profile(), preset)
+
+
 def test_model_page_shows_the_sliding_window():
     # gpt-oss-20b: 24 layers, alternating sliding (window 128) and full (SPEC section 2), so
     # 12 of each; Llama has no sliding layer

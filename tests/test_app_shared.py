@@ -335,6 +335,7 @@ def test_the_profile_cache_key_changes_with_every_field():
         (replace(qwen, ssm_dtype=None), "ssm_element_bytes", 4),
         (gpt, "architectures", ("Gemma3ForCausalLM",)),
         (qwen, "config_mamba_ssm_dtype", "bfloat16"), (qwen, "mamba_chunk_size", 64),
+        (qwen, "config_mamba_ssm_cache_dtype", "bfloat16"),
         (qwen, "conv_rows", 1), (gpt, "indexer_bytes_per_slot", 132),
         (scout, "attention_chunk_size", 4096), (qwen, "kv_dtype", "float16"),
         (qwen, "kv_tensor_bytes", (1024,)), (qwen, "conv_element_bytes", 4),

@@ -58,6 +58,26 @@ def test_model_names_the_configs_mamba_ssm_dtype_sglang_reads(capsys):
     assert "\nconfig mamba_ssm_dtype: float32 (SGLang keeps its ssm state in it)\n" in text
 
 
+def test_model_names_the_configs_mamba_ssm_cache_dtype_vllm_reads(capsys, tmp_path):
+    # Nemotron-H's config.json naming mamba_ssm_cache_dtype bfloat16: vLLM's NemotronH hook
+    # keeps the ssm state in it (SGLang does not read it); a config naming none says nothing
+    from test_hf_config import PRESET_CONFIGS
+
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({**PRESET_CONFIGS["Nemotron-H-8B"],
+                                  "mamba_ssm_cache_dtype": "bfloat16"}))
+    _, out = run(["model", "--hf-config", str(config), "--json"], capsys)
+    report = json.loads(out)
+    assert report["config_mamba_ssm_cache_dtype"] == report["spec"][
+        "config_mamba_ssm_cache_dtype"] == "bfloat16"
+    assert report["config_mamba_ssm_dtype"] is None
+    _, text = run(["model", "--hf-config", str(config)], capsys)
+    assert ("\nconfig mamba_ssm_cache_dtype: bfloat16 (vLLM keeps its ssm state in it unless "
+            "told)\n") in text
+    _, out = run(["model", "--preset", "Nemotron-H-8B", "--json"], capsys)
+    assert json.loads(out)["config_mamba_ssm_cache_dtype"] is None
+
+
 def test_model_json_without_state_has_empty_state(capsys):
     _, out = run(["model", "--preset", "llama-3.1-8b", "--kv-dtype", "fp8", "--json"], capsys)
     report = json.loads(out)
