@@ -1334,6 +1334,19 @@ def test_vllm_keeps_a_nemotron_h_configs_own_mamba_ssm_cache_dtype():
     assert 16 * -(-4_255_744 // 65_536) == r.block_size == 1_040
     assert (r.block_bytes, r.num_blocks) == (4 * 1_040 * 4_096, budget // 17_039_360)
     assert r.num_blocks == 2_520
+    # SGLang's mamba_ssm_dtype bfloat16 alone: SGLang keeps bfloat16, vLLM 0.34's hook reads
+    # transformers' float32 (mamba_ssm_cache_dtype), not SGLang's field: P 1,040, 2,520 blocks
+    sglang_only = spec_from_hf_config({**PRESET_CONFIGS["Nemotron-H-8B"],
+                                       "mamba_ssm_dtype": "bfloat16"}).profile()
+    assert (sglang_only.config_mamba_ssm_dtype, sglang_only.config_mamba_ssm_cache_dtype) == (
+        "bfloat16", "float32")
+    r = run_strategy("vllm", sglang_only, budget_bytes=budget, context_tokens=8_192)
+    assert (r.block_size, r.num_blocks) == (1_040, 2_520)
+    assert r.formulas[0].startswith("ssm state float32: the config's mamba_ssm_cache_dtype")
+    from flatkv.strategies.sglang.state import ssm_dtype as sglang_ssm_dtype
+
+    assert sglang_ssm_dtype(sglang_only, StrategyOptions()) == (
+        "bfloat16", "the config's mamba_ssm_dtype")
     # another model's hook reads no such field: Bamba keeps the model dtype, nothing recorded
     bamba = spec_from_hf_config({"model_type": "bamba", "mamba_ssm_cache_dtype": "float32"})
     assert bamba.config_mamba_ssm_cache_dtype is None
