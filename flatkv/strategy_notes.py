@@ -1430,16 +1430,20 @@ def defaults_text(recent: Mapping[str, object], button_where: str = "Engine opti
 
 
 def recent_refusal_text(then: StrategyResult, now: StrategyResult) -> str:
-    """Where vLLM has no figures under vLLM 0.34's own defaults (``then``: its run with them,
-    ``AppState.recent_vllm_changes`` taken; ``now``: at the view's), that, for
-    ``defaults_text``: "vLLM refuses to start here under them" (its ``why_not_label``), "too"
-    where it does at the view's, the reason left to its column once they are set (a request's
-    bytes and the budget's: too long for a line every page puts near its top); "" where it
-    runs."""
+    """Where vLLM has no figures on one side of vLLM 0.34's own defaults (``then``: its run
+    with them, ``AppState.recent_vllm_changes`` taken; ``now``: at the view's), that, for
+    ``defaults_text``, in place of "its figures differ", which read as if vLLM ran at both:
+    "vLLM refuses to start here under them" (its ``why_not_label``), "too" where it does at
+    the view's; "vLLM starts here under them, not under these" where it refuses at the view's
+    alone (DeepSeek-V3.2 told block 32, which its sparse MLA backend refuses: 0.34's 64 runs
+    it). The reason is left to Compare's line under its table once they are set (a request's
+    bytes and the budget's: too long for a line every page puts near its top), on the page
+    every page's button names ("its column" read as a column of vLLM's that neither Compare,
+    whose vLLM is a row, nor Layout or Budget has). "" where vLLM runs at both."""
     if then.applies:
-        return ""
-    return (f"vLLM {why_not_label(then)} here under them{'' if now.applies else ' too'} (its "
-            "column says why once they are set)")
+        return "" if now.applies else "vLLM starts here under them, not under these"
+    return (f"vLLM {why_not_label(then)} here under them{'' if now.applies else ' too'} "
+            "(Compare says why once they are set)")
 
 
 def same_figures(a: StrategyResult, b: StrategyResult) -> bool:

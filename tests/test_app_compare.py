@@ -99,8 +99,19 @@ def test_the_defaults_caption_says_vllm_refuses_where_it_wont_start_under_them()
     assert at.caption[0].value.endswith(
         "vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets block size 64, "
         "mamba cache mode align and 1 prefill checkpoint block, and vLLM refuses to start here "
-        "under them (its column says why once they are set): \"Use vLLM 0.34's defaults\" "
+        "under them (Compare says why once they are set): \"Use vLLM 0.34's defaults\" "
         "under Engine options)")
+    # Compare gives vLLM a row, and its reason a line under the table; Layout and Budget have
+    # neither, and said "its column says why" too
+    for page in ("app_pages/layout.py", "app_pages/budget.py"):
+        other = open_app(page, {"model": "Nemotron-H-8B", "gpu": "KV cache memory",
+                                "kv_mem": "256MiB", "ctx": "4096"})
+        assert_clean(other)
+        words = ("vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets block "
+                 "size 64, mamba cache mode align and 1 prefill checkpoint block, and vLLM "
+                 "refuses to start here under them (Compare says why once they are set): "
+                 "\"Use vLLM 0.34's defaults\" under Compare's Engine options)")
+        assert any(f"{words} · " in f"{c.value} · " for c in other.caption), page
     at.button(key="options.recent_vllm").click().run()
     assert not at.exception
     assert any("one request of 4,096 tokens needs 392,167,424 B of KV cache" in shown(c)
@@ -113,14 +124,20 @@ def test_the_defaults_words_where_vllm_has_no_figures_under_them_now_either():
     # pages cannot take (a block size of 0, which no release's defaults give: the guard) say
     # so, where "its figures differ" stood for both
     from app_pages._widgets import _recent_vllm_figures
-    from flatkv.app_state import KV_BLOCKS, AppState
+    from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState
 
     s = AppState(model="Qwen3-Next-80B-A3B", gpu=KV_BLOCKS, kv_blocks=3)
     recent = s.recent_vllm_changes()
     assert recent == {"block_size": 64, "mamba_cache_mode": "align"}
     assert _recent_vllm_figures(s, recent) == {
-        "differs": True, "refused": "vLLM refuses to start here under them too (its column "
-                                    "says why once they are set)"}
+        "differs": True, "refused": "vLLM refuses to start here under them too (Compare says "
+                                    "why once they are set)"}
+    # the other way round: DeepSeek-V3.2 told block 32, which vLLM 0.34's sparse MLA backend
+    # refuses, starts at its own 64 (P 64): "its figures differ" read as if it ran at both
+    deepseek = AppState(model="DeepSeek-V3.2", gpu=KV_MEMORY, kv_memory=40 << 30, block_size=32)
+    assert deepseek.recent_vllm_changes() == {"block_size": 64}
+    assert _recent_vllm_figures(deepseek, {"block_size": 64}) == {
+        "differs": True, "refused": "vLLM starts here under them, not under these"}
     assert _recent_vllm_figures(s, {"block_size": 0}) == {
         "refused": "these settings cannot take them (block_size must be positive, got 0)"}
 
