@@ -253,8 +253,8 @@ def arch_idle_why(profile: CacheProfile, options: StrategyOptions, strategies: S
 # Beside an architecture idle in mamba cache mode none or all where vLLM 0.34's own align keeps
 # a GDN or KDA model's prefill checkpoint block by it (``arch_reader``'s ARCH_CHECKPOINT)
 ALIGN_CHECKPOINT_READS_GPU = ("in mamba cache mode align, vLLM 0.34's own for a hybrid, the "
-                              "prefill checkpoint block vLLM keeps this model reads the GPU "
-                              "(not known where none is said)")
+                              "GPU decides whether vLLM keeps a prefill checkpoint block for "
+                              "this model (not known where no GPU is said)")
 
 
 def _idle_arch_words(profile: CacheProfile, options: StrategyOptions,

@@ -2610,8 +2610,9 @@ def test_compare_says_an_architecture_that_moves_no_figure_changes_none():
     assert idle("Qwen3-Next-80B-A3B", "ampere") == [
         "GPU architecture ampere (SM 8.0: A100) changes no figure here: vLLM and SGLang lay "
         "this model out on an SM 8.0 GPU as on a Hopper, the GPU the figures take where none "
-        "is said; in mamba cache mode align, vLLM 0.34's own for a hybrid, the prefill "
-        "checkpoint block vLLM keeps this model reads the GPU (not known where none is said)."]
+        "is said; in mamba cache mode align, vLLM 0.34's own for a hybrid, the GPU decides "
+        "whether vLLM keeps a prefill checkpoint block for this model (not known where no GPU "
+        "is said)."]
     (blackwell,) = idle("Qwen3-Next-80B-A3B", "blackwell")
     assert blackwell.startswith("GPU architecture blackwell (SM 10.0: B200) changes no figure "
                                 "here: SGLang stores this model's cache on a Blackwell GPU as "

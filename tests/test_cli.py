@@ -1639,9 +1639,9 @@ def test_sglang_blackwell_in_plan_is_read_by_the_engines_and_noted_where_it_acts
             "told, a note of their own says)")
     # (Qwen3-Next's GDN layers: in align, vLLM 0.34's own, the GPU moves their checkpoint
     # block, which the note adds: strategy_notes.ALIGN_CHECKPOINT_READS_GPU)
-    align = ("; in mamba cache mode align, vLLM 0.34's own for a hybrid, the prefill "
-             "checkpoint block vLLM keeps this model reads the GPU (not known where none is "
-             "said)")
+    align = ("; in mamba cache mode align, vLLM 0.34's own for a hybrid, the GPU decides "
+             "whether vLLM keeps a prefill checkpoint block for this model (not known where no "
+             "GPU is said)")
     for argv, after in ((["compare", "--preset", "gpt-oss-120b", "--budget", "40GiB"], ""),
                         (["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB"],
                          align),
@@ -3477,9 +3477,9 @@ def test_an_architecture_is_not_said_to_change_nothing_where_vllm_keeps_a_checkp
         assert code == 0 and [line for line in err.splitlines() if "changes no figure" in line
                               ] == [f"python -m flatkv: note: --gpu-arch {arch} changes no "
                                     f"figure here: {why}; in mamba cache mode align, vLLM "
-                                    "0.34's own for a hybrid, the prefill checkpoint block vLLM "
-                                    "keeps this model reads the GPU (not known where none is "
-                                    "said)"]
+                                    "0.34's own for a hybrid, the GPU decides whether vLLM "
+                                    "keeps a prefill checkpoint block for this model (not "
+                                    "known where no GPU is said)"]
     # a model whose checkpoint block no GPU moves (Llama: none) keeps the words alone
     code, _, err = run(["plan", "--strategy", "vllm", "--preset", "Llama-3.1-8B", "--budget",
                         "40GiB", "--gpu-arch", "ampere"], capsys)
