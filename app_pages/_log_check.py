@@ -242,8 +242,8 @@ def _arch_left_text(s: AppState, changes: dict) -> str:
     if changes.get("gpu_arch") != "" or left in (None, "hopper"):
         return ""
     return (f"The {s.gpu}'s architecture, {gpu_arch_text(left)}, changes no figure or note "
-            f"at the log's settings, so the GPU architecture is left {ARCH_NOT_SAID}: those "
-            f"are the {s.gpu}'s figures too.")
+            f"at the log's settings, so GPU architecture is left at \"{ARCH_NOT_SAID}\": "
+            f"these figures are the {s.gpu}'s too.")
 
 
 # how a setting taken from a log reads, by its name (the prefill chunk's words need the run)

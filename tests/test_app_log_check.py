@@ -1028,15 +1028,17 @@ def test_a_logs_budget_off_a_preset_sets_its_architecture_where_the_cli_offers_i
     assert not [c for c in at.caption if "changes no figure here" in c.value]
     # the select then read "not said (a Hopper taken)", as if FlatKV took the L40S for an H100:
     # it says the figures are a Hopper's, and beside the offer a line says why none is said
-    # (the log names no GPU: the L40S is the preset the offer leaves)
+    # (the log names no GPU: the L40S is the preset the offer leaves), the select's value
+    # quoted as the select shows it (unquoted, "left not said (figures as on a Hopper): those
+    # are" read as a sentence with a parenthesis whose "those" was unclear)
     assert at.selectbox(key="w.gpu_arch").options[0] == "not said (figures as on a Hopper)"
     l40s = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B", "ctx": "4096",
                                              "gpu": "L40S 48GB"})
     offers_after_pasting(l40s, log)
     assert [c.value for c in l40s.caption if c.value.startswith("The L40S")] == [
         "The L40S 48GB's architecture, ada (SM 8.9: L40S, RTX 4090), changes no figure or "
-        "note at the log's settings, so the GPU architecture is left not said (figures as on "
-        "a Hopper): those are the L40S 48GB's figures too."]
+        "note at the log's settings, so GPU architecture is left at \"not said (figures as on "
+        "a Hopper)\": these figures are the L40S 48GB's too."]
     path = tmp_path / "sglang.log"
     path.write_text(log)
     assert main(["compare", "--preset", "Llama-3.1-8B", "--gpu-memory", "L40S 48GB",
