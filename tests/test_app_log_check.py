@@ -1108,7 +1108,8 @@ def test_a_vllm_logs_blocks_off_an_h100_keep_its_hopper_for_the_checkpoint_note(
 
 def test_a_vllm_logs_blocks_off_an_h100_in_mode_none_keep_its_hopper_for_the_defaults():
     # Qwen3-Next-80B-A3B on the H100 80GB in mode none at 32,768 tokens, and vLLM 0.34's log of
-    # it in mode none (test_cli's QWEN3_NEXT_H100_NONE_VLLM_LOG: 2,409 blocks of P 544): the
+    # it in mode none told --block-size 16 (test_cli's QWEN3_NEXT_H100_NONE_VLLM_LOG: 2,409
+    # blocks of P 544): the
     # offer of its blocks leaves the preset. Mode none's figures keep no checkpoint block, but
     # the "vLLM 0.34's defaults" button sets align with the one a Hopper keeps there
     # (strategy_notes.checkpoint_reads_arch, any mode): the offer set no architecture, and the

@@ -1098,7 +1098,10 @@ QWEN3_NEXT_H100_VLLM_LOG = "\n".join(
         "request: 34.47x")))
 
 
-# vLLM 0.34's log of Qwen3-Next-80B-A3B in mamba cache mode none at 32,768 tokens: P 544,
+# vLLM 0.34's log of Qwen3-Next-80B-A3B in mamba cache mode none at 32,768 tokens, told
+# --block-size 16 (the anchor's, which the CLI takes untold; 0.34's own 64 aligns P to 64:
+# 576): a GDN layer's state of 3 x 8,192 x 2 B conv + 32 x 128 x 128 x 2 B = 1,097,728 B over
+# 2,048 B a token of attention is 536 tokens, P = 544 on the kernel's 16 (padded 1.49%),
 # 2,409 blocks fit, a request holds cdiv(32,768, 544) = 61 full pages and 3 state groups x 1
 # page (no checkpoint block in mode none): 2,409 / 64 = 37.64x
 QWEN3_NEXT_H100_NONE_VLLM_LOG = "\n".join(
@@ -1127,6 +1130,8 @@ def test_check_log_off_an_h100_in_mode_none_offers_its_hopper_for_vllm_034s_alig
     # it was not ("--vllm-blocks 2409 (in place of --gpu-memory)"). Run with it, every line
     # agrees; at a budget the note that it changes no figure says why it is there
     # (test_an_architecture_is_not_said_to_change_nothing_where_vllm_keeps_a_checkpoint_by_it)
+    assert 3 * 8_192 * 2 + 32 * 128 * 128 * 2 == 1_097_728 and -(-1_097_728 // 2_048) == 536
+    assert -(-536 // 16) * 16 == 544 and f"{544 * 2_048 / 1_097_728 - 1:.2%}" == "1.49%"
     assert f"{2_409 / (-(-32_768 // 544) + 3):.2f}" == "37.64"
     log = tmp_path / "vllm.log"
     log.write_text(QWEN3_NEXT_H100_NONE_VLLM_LOG)
