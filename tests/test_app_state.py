@@ -2063,8 +2063,12 @@ def test_the_gpu_picked_tells_sglang_whether_it_runs_on_a_blackwell():
         "gpu_arch=ada says the GPU is ada (SM 8.9: L40S, RTX 4090), but gpu=B200 192GB is "
         "blackwell (SM 10.0: B200); using the preset's (pick a preset of that architecture, or "
         "a memory source: Custom, KV cache memory, vLLM KV cache blocks)."])
-    # a name no architecture has: the default, said
-    assert decode_query({"gpu": "Custom", "gpu_arch": "volta"})[0] == AppState(gpu="Custom")
+    # a name no architecture has: the default, said in the select's words (not "a Hopper
+    # taken", which read as if FlatKV took the user's GPU for an H100: budget.ARCH_NOT_SAID)
+    assert decode_query({"gpu": "Custom", "gpu_arch": "volta"}) == (AppState(gpu="Custom"), [
+        "gpu_arch='volta' is not one of hopper, ampere, ada, blackwell: give one of them, e.g. "
+        "gpu_arch=hopper; using the default (no architecture said, the figures as on a "
+        "Hopper)."])
     r = run_strategy("sglang", told.profile(), budget_bytes=40 << 30,
                      options=told.strategy_options())
     assert r.capacity_tokens == 994_432
