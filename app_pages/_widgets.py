@@ -398,8 +398,8 @@ def log_options_text() -> str:
     if s.changed_engine_options(s.acting_engine_options()) or (
             s.block_size != ENGINE_DEFAULTS.block_size):
         return "the engine options and block size set here"
-    # what a 0.34 run with its own sets is said under the page's title (options_text)
-    return (f"{ANCHOR_OPTIONS} (what a 0.34 run with its own sets: under the title)"
+    # what vLLM 0.34's own defaults set is said under the page's title (options_text)
+    return (f"{ANCHOR_OPTIONS} (what vLLM 0.34's own defaults set: under the title)"
             if s.recent_vllm_changes() else ANCHOR_OPTIONS)
 
 

@@ -1423,9 +1423,12 @@ def defaults_text(recent: Mapping[str, object], button_where: str = "Engine opti
             "vllm_async_scheduling": lambda v: "async scheduling"}
     parts = [said[k](v) for k, v in recent.items()]
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    figures = refused or ("its figures differ" if differs else "its figures here are the same")
-    return (f"{ANCHOR_OPTIONS} (a vLLM {CURRENT_RELEASE} run with its own sets {listed}, "
-            f"and {figures}: \"Use vLLM {CURRENT_RELEASE}'s defaults\" under "
+    # "vLLM 0.34's own defaults set ..., at which its figures ...": the words read "a vLLM
+    # 0.34 run with its own sets block size 64", a noun missing, at the top of every page
+    figures = (f", and {refused}" if refused else
+               f", at which its figures {'differ' if differs else 'are the same here'}")
+    return (f"{ANCHOR_OPTIONS} (vLLM {CURRENT_RELEASE}'s own defaults set {listed}{figures}: "
+            f"\"Use vLLM {CURRENT_RELEASE}'s defaults\" under "
             f"{button_where})")
 
 

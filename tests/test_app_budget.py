@@ -318,7 +318,7 @@ def test_budget_caption_names_only_options_that_act():
     assert "vLLM 0.19's default engine options" in budget_caption(budget)
     assert engine_expanders(budget) == ["Engine options"]
     compare = open_app("app_pages/compare.py", link)
-    assert "vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets" in (
+    assert "vLLM 0.19's default engine options (vLLM 0.34's own defaults set " in (
         compare.caption[0].value)
     assert engine_expanders(compare) == ["Engine options"]
     assert not [w for w in compare.number_input if w.key == "w.mamba_chunk_size"]

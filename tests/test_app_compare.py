@@ -44,9 +44,10 @@ def test_pages_with_vllm_figures_say_whose_defaults_in_one_wording_at_the_top():
     # gives 14.68x there); Compare, Budget and Layout say so in the same words under their
     # titles, where Budget said "default engine options" and Layout nothing
     link = {"model": "Qwen3-Next-80B-A3B", "tp": "2"}
-    differs = ("vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets block "
-               "size 64, mamba cache mode align and 1 prefill checkpoint block, and its figures "
-               "differ: \"Use vLLM 0.34's defaults\" under ")
+    # (the words read "a vLLM 0.34 run with its own sets block size 64 ...", a noun missing)
+    differs = ("vLLM 0.19's default engine options (vLLM 0.34's own defaults set block "
+               "size 64, mamba cache mode align and 1 prefill checkpoint block, at which its "
+               "figures differ: \"Use vLLM 0.34's defaults\" under ")
     compare = open_app("app_pages/compare.py", link)
     assert_clean(compare)
     assert compare.caption[0].value.endswith(differs + "Engine options)")
@@ -60,7 +61,7 @@ def test_pages_with_vllm_figures_say_whose_defaults_in_one_wording_at_the_top():
     assert layout.caption[0].value.endswith(differs + "Compare's Engine options)")
     # the log caption names the settings by the same words, and the lines' release apart
     assert any(c.value.startswith("To check a log's") and "run with vLLM 0.19's default "
-               "engine options (what a 0.34 run with its own sets: under the title); vLLM "
+               "engine options (what vLLM 0.34's own defaults set: under the title); vLLM "
                "0.19 and earlier printed" in c.value for c in compare.caption)
     assert any(c.value.startswith("vLLM's start-up log at these settings, in vLLM 0.34's words "
                                   "(a current release) and number formats")
@@ -71,8 +72,8 @@ def test_the_defaults_caption_says_differ_only_where_vllms_figures_move():
     # DeepSeek-V3.2's sparse MLA pages are 64 tokens at any block size asked: on the H100 at
     # 0.9 vLLM holds 15,354 blocks of P 64 (5,012,736 B) at 16 and at 64, so block size 64 moves
     # nothing; Llama-3.1-8B's P goes 2,097,152 B x 36,701 blocks -> 8,388,608 B x 9,175
-    same = ("vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets block size "
-            "64, and its figures here are the same: \"Use vLLM 0.34's defaults\" under "
+    same = ("vLLM 0.19's default engine options (vLLM 0.34's own defaults set block size "
+            "64, at which its figures are the same here: \"Use vLLM 0.34's defaults\" under "
             "Engine options)")
     deepseek = open_app("app_pages/compare.py", {"model": "DeepSeek-V3.2"})
     assert_clean(deepseek)
@@ -80,7 +81,7 @@ def test_the_defaults_caption_says_differ_only_where_vllms_figures_move():
     assert (vllm_row(deepseek)["P (tokens)"], vllm_row(deepseek)["blocks"]) == (64, 15354)
     llama = open_app("app_pages/compare.py", {"model": "Llama-3.1-8B"})
     assert_clean(llama)
-    assert llama.caption[0].value.endswith(same.replace("here are the same", "differ"))
+    assert llama.caption[0].value.endswith(same.replace("are the same here", "differ"))
 
 
 def test_the_defaults_caption_says_vllm_refuses_where_it_wont_start_under_them():
@@ -97,7 +98,7 @@ def test_the_defaults_caption_says_vllm_refuses_where_it_wont_start_under_them()
     assert_clean(at)
     assert vllm_row(at)["blocks"] > 0
     assert at.caption[0].value.endswith(
-        "vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets block size 64, "
+        "vLLM 0.19's default engine options (vLLM 0.34's own defaults set block size 64, "
         "mamba cache mode align and 1 prefill checkpoint block, and vLLM refuses to start here "
         "under them (Compare says why once they are set): \"Use vLLM 0.34's defaults\" "
         "under Engine options)")
@@ -107,7 +108,7 @@ def test_the_defaults_caption_says_vllm_refuses_where_it_wont_start_under_them()
         other = open_app(page, {"model": "Nemotron-H-8B", "gpu": "KV cache memory",
                                 "kv_mem": "256MiB", "ctx": "4096"})
         assert_clean(other)
-        words = ("vLLM 0.19's default engine options (a vLLM 0.34 run with its own sets block "
+        words = ("vLLM 0.19's default engine options (vLLM 0.34's own defaults set block "
                  "size 64, mamba cache mode align and 1 prefill checkpoint block, and vLLM "
                  "refuses to start here under them (Compare says why once they are set): "
                  "\"Use vLLM 0.34's defaults\" under Compare's Engine options)")
@@ -2566,7 +2567,7 @@ def test_the_anchor_says_which_log_figure_is_which_release():
             "kv_mem": "44.59GiB", "ctx": "262144"}
     quote = ('To check a log\'s "GPU KV cache size: N tokens" line: vLLM 0.26 to 0.34 (a '
              f"current release) prints {7_162 * 262_144 // 485:,} (the engine log) run with "
-             "vLLM 0.19's default engine options (what a 0.34 run with its own sets: under "
+             "vLLM 0.19's default engine options (what vLLM 0.34's own defaults set: under "
              f"the title); vLLM 0.19 and earlier printed {7_162 // 4 * 544:,} (the "
              "older vLLM log); vLLM 0.20 to 0.25 are not checked against these figures "
              "(0.23.0's code already logs max concurrency x max_model_len). Capacity is this "

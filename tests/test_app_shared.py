@@ -213,7 +213,7 @@ def test_captions_say_where_the_budget_comes_from():
         "Qwen3-Next-80B-A3B · packed slabs · budget 36,968,728,985 B (34.43 GiB) per rank "
         "(79.65 GiB x 0.9 - 37.25 GiB of weights per rank)")
     # Layout draws vLLM's layout too, so its caption says whose vLLM options (the lab's not)
-    assert defaults.startswith(" default engine options (a vLLM 0.34 run with its own sets ")
+    assert defaults.startswith(" default engine options (vLLM 0.34's own defaults set ")
     lab = open_app("app_pages/gpu.py", {"weights": "80GB", "tp": "2"})
     assert budget_line in [shown(c) for c in lab.caption]
     given = open_app("app_pages/compare.py", {"gpu": "KV cache memory", "kv_mem": "40GiB"})
