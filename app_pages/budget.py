@@ -99,6 +99,8 @@ def block_size_sweep(s: AppState, r: StrategyResult, b: Budget, swept: app_data.
             key="budget.by_size", file_name="capacity_by_block_size.html")
         if note := app_data.block_size_floor_text(swept, s.profile().has_state):
             st.caption(note)  # flat where P outgrows the size asked
+        if note := app_data.block_size_gaps_text(swept):
+            st.caption(note)  # where the curve has no point, and why
         if note := app_data.vllm_blocks_sweep_text(b, s.block_size):
             st.caption(note)
     sweep = pd.DataFrame(app_data.block_size_sweep_rows(swept, history))

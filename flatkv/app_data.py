@@ -14,7 +14,7 @@ import csv
 import heapq
 import io
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import islice
 
@@ -38,7 +38,7 @@ from flatkv.strategies import (
 from flatkv.strategies.sglang import split_idle as sglang_split_idle
 from flatkv.strategies.vllm import runs_all_as_align
 from flatkv.strategies.vllm_log import format_gib, mamba_padding_percent
-from flatkv.strategy_notes import STRATEGY_TITLES, title_of
+from flatkv.strategy_notes import STRATEGY_TITLES, title_of, why_not_text
 from flatkv.units import (
     MAX_BYTES,
     MAX_TOKENS,
@@ -880,11 +880,13 @@ class CurvePoint:
     capacity_tokens: int | None
     concurrency: float | None
     block_size: int | None  # P
+    # why there is no figure, as Compare words it (``why_not_text``): the sweep's gaps say it
+    why_not: str = field(default="", compare=False)
 
     @classmethod
     def of(cls, r: StrategyResult) -> CurvePoint:
         if not r.applies:
-            return cls(None, None, None)
+            return cls(None, None, None, why_not_text(r))
         return cls(r.capacity_tokens, r.max_concurrency, r.block_size)
 
 
@@ -1061,6 +1063,32 @@ def block_size_floor_text(curves: Curves, has_state: bool) -> str:
             "(SPEC 3.1): "
             "prefix-cache hits come in whole pages of P tokens, and kernels that want "
             "P <= 128 break.")
+
+
+def block_size_gaps_text(curves: Curves) -> str:
+    """Why the block-size sweep has no figure at some sizes (a gap in its curve, "—" in its
+    table), which the chart alone leaves unsaid: the sizes, a run of the sweep's neighbours
+    together, and each run's reason at its largest size (vLLM v1 on gpt-oss-20b: none at 1 to
+    8, as its attention backend pages by multiples of 16 tokens; on Qwen3-Next TP 2 in 3.1 GiB
+    none at 4,096 too, where one request no longer fits). Empty where every size has its
+    figures."""
+    runs: list[list[int]] = []
+    last = None
+    for i, (size, p) in enumerate(zip(curves.block_sizes, curves.by_block_size, strict=True)):
+        if p.why_not:
+            if runs and last == i - 1:
+                runs[-1].append(size)
+            else:
+                runs.append([size])
+            last = i
+    if not runs:
+        return ""
+    many = len(runs) > 1 or len(runs[0]) > 1
+    whys = [curves.by_block_size[curves.block_sizes.index(run[-1])].why_not.rstrip(".")
+            for run in runs]
+    why = " ".join(f"At {run[-1]:,}: {text}." for run, text in zip(runs, whys, strict=True))
+    return (f"No figure at block size{'s' if many else ''} "
+            f"{' and '.join(_sizes_text(run) for run in runs)} (the table's —). {why}")
 
 
 def _sizes_text(sizes: list[int]) -> str:

@@ -680,6 +680,16 @@ def test_budget_sweeps_leave_a_gap_where_the_layout_does_not_start():
     assert by_size["concurrency at 262,144 tokens"]["y"][-1] is None
     sweep = next(d.value for d in at.dataframe if "block size (tokens)" in d.value.columns)
     assert sweep.iloc[-1][["P (tokens)", "capacity (tokens)", "concurrency"]].isna().all()
+    # the gaps say why under the chart, each run by its largest size: at 1 to 8 vLLM's kernel
+    # pages by 16 (the chart and the table only left them blank), at 4,096 the request
+    assert sweep["concurrency"].isna().tolist() == [True] * 4 + [False] * 8 + [True]
+    (gaps,) = [c.value for c in at.caption if c.value.startswith("No figure at block sizes")]
+    assert gaps.startswith(
+        "No figure at block sizes 1 to 8 and 4,096 (the table's —). At 8: **vLLM v1** refuses "
+        "to start: its attention backend pages by multiples of 16 tokens, and block size 8 is "
+        "none (")
+    assert (" At 4,096: **vLLM v1** refuses to start: one request of 262,144 tokens needs "
+            f"{(262_144 // 4_096 + 3) * 12 * 4_096 * 1_024:,} B of KV cache") in gaps
     # every size in the table says its unit, as the chart's axis does (a bare "P" of 544 beside
     # a capacity in tokens read as bytes)
     assert list(sweep.columns) == ["block size (tokens)", "P (tokens)", "capacity (tokens)",

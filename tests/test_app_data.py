@@ -406,6 +406,27 @@ def test_budget_curves_by_hand():
                             "capacity (tokens)": None, "concurrency": None}
 
 
+def test_block_size_gaps_say_which_sizes_have_no_figure_and_why():
+    from flatkv.app_model import profile_for
+    from flatkv.strategies import StrategyOptions
+
+    # gpt-oss-20b under vLLM on the H100 at 0.9: its attention backend pages by 16, so the
+    # sweep's 1, 2, 4 and 8 have no figure; from 16 on every size has one
+    gpt = profile_for("gpt-oss-20b", None, 1)
+    curves = app_data.curves(gpt, "vllm", 76_968_728_985, 131_072, StrategyOptions(block_size=16))
+    assert [p.concurrency is None for p in curves.by_block_size] == [True] * 4 + [False] * 9
+    assert [bool(p.why_not) for p in curves.by_block_size] == [True] * 4 + [False] * 9
+    assert app_data.block_size_gaps_text(curves) == (
+        "No figure at block sizes 1 to 8 (the table's —). At 8: **vLLM v1** refuses to start: "
+        "its attention backend pages by multiples of 16 tokens, and block size 8 is none (\"No "
+        "valid attention backend found ... block_size not supported\"): give 16.")
+    # a point's reason is not part of its figures: equal points stay equal
+    assert app_data.CurvePoint(None, None, None, "a") == app_data.CurvePoint(None, None, None)
+    # our planner plans every size: nothing to say
+    flat = app_data.curves(gpt, "flat", 76_968_728_985, 131_072, StrategyOptions(block_size=16))
+    assert app_data.block_size_gaps_text(flat) == ""
+
+
 def test_sglang_idle_split_says_what_its_static_pools_leave_idle_at_the_context():
     from flatkv.app_model import profile_for
     from flatkv.strategies import run_strategy
