@@ -37,6 +37,31 @@ def test_compare_checks_the_real_anchor_log_in_its_older_form():
                "older releases log it" in c.value for c in at.caption)
 
 
+def test_a_pasted_log_is_kept_through_a_trip_to_another_page():
+    # streamlit drops a widget's value on a run that does not draw it: Compare's log went
+    # empty, its check with it, after a look at Layout; the session keeps the paste apart
+    from test_log_check import ANCHOR_LOG
+
+    at = open_app("app_pages/compare.py", {"model": "Qwen3-Next-80B-A3B", "tp": "2",
+                                           "ctx": "262144", "gpu": "KV cache memory",
+                                           "kv_mem": "44.59GiB"})
+    at.text_area(key="compare.check_log").set_value(ANCHOR_LOG).run()
+    verdict = ["vLLM: 4 of 5 lines are in the log and agree with it; 1 not in it."]
+    assert [shown(s) for s in at.success] == verdict
+    at.switch_page("app_pages/layout.py").run()
+    assert_clean(at)
+    at.switch_page("app_pages/compare.py").run()
+    assert_clean(at)
+    assert at.text_area(key="compare.check_log").value == ANCHOR_LOG
+    assert [shown(s) for s in at.success] == verdict
+    # emptied by hand, it stays empty
+    at.text_area(key="compare.check_log").set_value("").run()
+    at.switch_page("app_pages/layout.py").run()
+    at.switch_page("app_pages/compare.py").run()
+    assert at.text_area(key="compare.check_log").value == ""
+    assert not at.success
+
+
 def offers_after_pasting(at: AppTest, log: str) -> list[str]:
     """Compare's offers of a log's settings ("This log's run had ...") after ``log`` is pasted
     into its log check (no exception raised)."""
