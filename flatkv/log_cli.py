@@ -120,8 +120,11 @@ def logged_run_notes(args: argparse.Namespace, context: int | None, run: log_che
     if {"kv_memory", "sglang_budget", "vllm_blocks"} & changes.keys():
         if getattr(args, "gpu_memory", None) is not None:
             replaced.append("--gpu-memory")
-        elif getattr(args, "vllm_blocks", None) is not None and "vllm_blocks" not in changes:
-            replaced.append("--vllm-blocks")
+        elif getattr(args, "vllm_blocks", None) is not None:
+            if "vllm_blocks" not in changes:
+                replaced.append("--vllm-blocks")
+        elif "vllm_blocks" in changes:  # the budget told as --budget (its other kinds offered
+            replaced.append("--budget")  # as --budget name the one flag, given a new value)
     if changes.get("sglang_blackwell") and (arch := getattr(args, "gpu_arch", None)) not in (
             None, "blackwell"):
         replaced.append(f"--gpu-arch {arch}")  # another architecture: the CLI refuses both

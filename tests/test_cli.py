@@ -1199,21 +1199,50 @@ def test_check_log_off_the_preset_adds_no_architecture_where_one_is_said(tmp_pat
                          "16384 (in place of --gpu-memory)", capsys)
 
 
+def offered_argv(argv, err):
+    """``argv`` as the note in ``err`` offers it run: the flags it names in place of (with
+    their values) and those it gives a new value dropped, its flags added (a flag given twice
+    is refused, as is --budget beside --vllm-blocks)."""
+    note = next(line for line in err.splitlines() if "this log's run had " in line)
+    offered = note.split("this log's run had ")[1].split(": every figure")[0]
+    offered, _, instead = offered.partition(" (in place of ")
+    flags = offered.split()
+    dropped = {*flags[::2], *instead.rstrip(")").split(" and ")} - {""}
+    kept, words = [], iter(argv)
+    for word in words:
+        if word in dropped:
+            next(words)  # its value
+        else:
+            kept.append(word)
+    return [*kept, *flags]
+
+
 def test_compare_check_log_names_the_vllm_ssm_dtype_a_logs_p_gives(tmp_path, capsys):
     # Nemotron-H-8B's default vLLM log (its hook's float32: P 1,040, 2,520 blocks at 40 GiB)
     # checked at the preset told --vllm-ssm-dtype bfloat16 (P 528): the note names float32,
-    # whose P the log's is, beside its blocks; with them every line agrees
+    # whose P the log's is, beside its blocks, in place of --budget (the CLI refuses
+    # --vllm-blocks beside it: it offered them as if added); run as offered every line agrees
     from test_log_check import nemotron_h_default_vllm_log
 
+    assert 30 * 2**30 // (4 * 1_040 * 4_096) == 1_890
     log = tmp_path / "vllm.log"
     log.write_text(nemotron_h_default_vllm_log())
     argv = ["compare", "--preset", "Nemotron-H-8B", "--context", "8192", "--check-log",
             str(log)]
-    assert_log_run_named([*argv, "--budget", "40GiB", "--vllm-ssm-dtype", "bfloat16"],
-                         "--vllm-ssm-dtype float32 --vllm-blocks 2520", capsys)
-    code, out, _ = run([*argv, "--vllm-ssm-dtype", "float32", "--vllm-blocks", "2520"], capsys)
-    assert code == 0 and out.splitlines()[0] == (
-        "vLLM: all 5 lines are in the log and agree with it.")
+    for told, flags in (
+            (["--budget", "40GiB", "--vllm-ssm-dtype", "bfloat16"],
+             "--vllm-ssm-dtype float32 --vllm-blocks 2520 (in place of --budget)"),
+            # at 30 GiB, P agrees (1,040): 30 GiB // 17,039,360 = 1,890 blocks, not 2,520
+            (["--budget", "30GiB"], "--vllm-blocks 2520 (in place of --budget)"),
+            (["--gpu-memory", "80GB"], "--vllm-blocks 2520 (in place of --gpu-memory)"),
+            (["--vllm-blocks", "2000"], "--vllm-blocks 2520")):
+        code, _, err = run([*argv, *told], capsys)
+        assert code == 1 and (f"python -m flatkv: note: this log's run had {flags}: every "
+                              "figure differs at other settings, so check it again with those"
+                              ) in err.splitlines()
+        code, out, err = run(offered_argv([*argv, *told], err), capsys)
+        assert code == 0 and "this log's run had" not in err, err
+        assert out.splitlines()[0] == "vLLM: all 5 lines are in the log and agree with it."
 
 
 def deepseek_v32_vllm_log(tmp_path):
@@ -1847,10 +1876,12 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     log = tmp_path / "vllm.log"
     log.write_text(FALCON_VLLM_LOG)
     # checked at 30 GiB and 4,096 tokens, the log's 2,155 blocks and 2,048 tokens differ: the
-    # note names the flags of its own run, with which its lines agree
+    # note names the flags of its own run, with which its lines agree, the blocks in place of
+    # --budget (the CLI refuses both)
     other = ["compare", "--hf-config", str(config), "--budget", "30GiB", "--context", "4096",
              "--check-log", str(log)]
-    assert_log_run_named(other, "--vllm-blocks 2155 --context 2048", capsys)
+    assert_log_run_named(other, "--vllm-blocks 2155 --context 2048 (in place of --budget)",
+                         capsys)
     own = ["compare", "--hf-config", str(config), "--vllm-blocks", "2155", "--context", "2048",
            "--check-log", str(log)]
     code, _, err = run(own, capsys)
@@ -1974,9 +2005,10 @@ def test_compare_check_log_names_the_flags_of_the_logs_own_run(tmp_path, capsys)
     qwen_args = ["compare", "--preset", "Qwen3-Next-80B-A3B", "--budget", "40GiB",
                  "--check-log", str(mode)]
     # (its 3,212 blocks at align, vLLM 0.34's figure, named too: the CLI names each figure
-    # of the log's run its flags do not give)
+    # of the log's run its flags do not give, in place of --budget: the CLI refuses both)
     blocks = aligned.num_blocks
-    assert_log_run_named(qwen_args, f"--mamba-cache-mode align --vllm-blocks {blocks}", capsys)
+    assert_log_run_named(qwen_args, f"--mamba-cache-mode align --vllm-blocks {blocks} (in place "
+                         "of --budget)", capsys)
     assert blocks == 3_212
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--vllm-blocks",
                         str(blocks), "--mamba-cache-mode", "align", "--check-log", str(mode)],
