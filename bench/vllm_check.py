@@ -347,6 +347,8 @@ def settings(presets: list[str]) -> list[tuple[str, int, int, str, dict]]:
              for arch in NEMOTRON_TEXT_CONFIG_CLASSES for block, mode in ((16, "none"),
                                                                          (64, "none"))
              for flags in ({}, {"config_ssm_cache_dtype": "bfloat16"})]
+    # SGLang's mamba_ssm_dtype alone, which the hook does not read: its float32 default
+    rows += [("Nemotron-H-8B", BUDGETS[0], 16, "none", {"config_ssm_dtype": "bfloat16"})]
     rows += [(p, b, block, "align", {"flashinfer_gdn": True})
              for p in ("Qwen3-Next-80B-A3B", "Qwen3.5-27B") for b in BUDGETS
              for block in (16, 64)]
@@ -460,8 +462,8 @@ def hf_config(spec) -> NS:
         if "BailingMoeV3ForCausalLM" in spec.architectures:  # its KDA's own names
             hf.__dict__.update(num_attention_heads=g.v_heads, head_dim=g.head_dim_v,
                                short_conv_kernel_size=g.conv_kernel)
-    if spec.config_mamba_ssm_dtype is not None:  # Nemotron-H's name, then Qwen3.5's
-        hf.mamba_ssm_cache_dtype = hf.mamba_ssm_dtype = spec.config_mamba_ssm_dtype
+    if spec.config_mamba_ssm_dtype is not None:  # SGLang's field (Qwen3.5's hook reads it)
+        hf.mamba_ssm_dtype = spec.config_mamba_ssm_dtype
     if spec.config_mamba_ssm_cache_dtype is not None:  # a config.json's own, Nemotron-H's
         hf.mamba_ssm_cache_dtype = spec.config_mamba_ssm_cache_dtype
     hf.text_config = hf  # (the VL classes' hooks read their text config's fields)
@@ -2247,6 +2249,8 @@ def main() -> int:
         if "config_ssm_cache_dtype" in flags:  # as a config.json naming it gives it
             spec = dataclasses.replace(
                 spec, config_mamba_ssm_cache_dtype=flags["config_ssm_cache_dtype"])
+        if "config_ssm_dtype" in flags:  # a config.json naming SGLang's mamba_ssm_dtype
+            spec = dataclasses.replace(spec, config_mamba_ssm_dtype=flags["config_ssm_dtype"])
         if "ssm_dtype" in flags:  # the model's own ssm dtype, set by hand
             spec = spec.with_options(ssm_dtype=flags["ssm_dtype"])
         mismatches += not check(vl, spec, budget, block, mode, async_sched, flags, name)

@@ -125,11 +125,6 @@ def ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str, family
     return model_dtype, "the model dtype"
 
 
-# transformers' NemotronHConfig default for mamba_ssm_cache_dtype, which vLLM 0.34's hook reads
-# from a config naming none (configuration_nemotron_h.py, transformers 5)
-_TRANSFORMERS_SSM_CACHE_DEFAULT = "float32"
-
-
 def vllm_config_ssm_dtype_of(cfg: Mapping[str, Any], model_type: str, model_dtype: str
                              ) -> str | None:
     """The config's own ``mamba_ssm_cache_dtype`` (its text config's first, where the VL
@@ -138,13 +133,9 @@ def vllm_config_ssm_dtype_of(cfg: Mapping[str, Any], model_type: str, model_dtyp
     keeping the conv's dtype, the model's (mamba_utils.py _mamba_state_dtype); None where the
     config names none, another model's hook reads no such field, or it names a dtype outside
     vLLM's MambaDType (the model's ssm dtype keeps it, as before). vLLM keeps the ssm state
-    in it with --mamba-ssm-cache-dtype auto whatever the model's own ssm dtype is edited to,
-    where it takes transformers' float32 default for a config naming none
-    (``vllm.ssm_dtype``), so a default is not recorded here; but where the config names
-    SGLang's ``mamba_ssm_dtype`` alone, that default is (``_TRANSFORMERS_SSM_CACHE_DEFAULT``):
-    vLLM's fallback for a preset, ``config_mamba_ssm_dtype`` standing for both fields, would
-    take SGLang's field, which vLLM 0.34's hook does not read (0.19's read its own default,
-    float16, there: not told apart)."""
+    in it with --mamba-ssm-cache-dtype auto whatever the model's own ssm dtype is edited to;
+    for a config naming none it takes its default (``vllm.ssm_dtype``: 0.34's float32, 0.19's
+    float16), which is not recorded here, so that the field says what the config names."""
     field = "mamba_ssm_cache_dtype"
     if model_type not in _VLLM_SSM_DTYPE_READERS[field][1]:
         return None
@@ -152,8 +143,7 @@ def vllm_config_ssm_dtype_of(cfg: Mapping[str, Any], model_type: str, model_dtyp
     nested = isinstance(text, Mapping) and field in text
     value = text[field] if nested else cfg.get(field)
     if value is None:
-        given = {**cfg, **(text if isinstance(text, Mapping) else {})}
-        return _TRANSFORMERS_SSM_CACHE_DEFAULT if "mamba_ssm_dtype" in given else None
+        return None
     if str(value) == "auto":
         return model_dtype
     dtype = config_dtype(f"text_config.{field}" if nested else field, value)

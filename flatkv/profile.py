@@ -226,14 +226,13 @@ class CacheProfile:
         float32, unless told).
     architectures: the config's ``architectures`` (``("GptOssForCausalLM",)``) when the profile
         comes from one, else empty. SGLang picks its sliding-window pool by this name.
-    config_mamba_ssm_dtype: the config's ``mamba_ssm_dtype`` when it names one SGLang reads
-        (float32, bfloat16, float16), else None. SGLang keeps the ssm state in it unless told
-        otherwise (float32 without it), whatever the model's own ssm dtype; it re-sizes the
+    config_mamba_ssm_dtype: SGLang's: the config's ``mamba_ssm_dtype`` when it names one SGLang
+        reads (float32, bfloat16, float16), else None. SGLang keeps the ssm state in it unless
+        told otherwise (float32 without it), whatever the model's own ssm dtype; it re-sizes the
         ssm tensor only when ``ssm_element_bytes`` is known (raw bytes are taken as given).
-        Where ``config_mamba_ssm_cache_dtype`` is None (a preset, a model by hand) vLLM's
-        NemotronH hook reads it as the config's ``mamba_ssm_cache_dtype`` too
-        (``vllm.ssm_dtype``), as bench/vllm_check.py sets both.
-    config_mamba_ssm_cache_dtype: a config.json's own ``mamba_ssm_cache_dtype`` (float32,
+        vLLM's figures never read it (Qwen3.5's hook reads that config field, which
+        ``ssm_dtype`` already holds; NemotronH's reads ``config_mamba_ssm_cache_dtype``).
+    config_mamba_ssm_cache_dtype: vLLM's: a config.json's own ``mamba_ssm_cache_dtype`` (float32,
         bfloat16, float16) where the model's vLLM hook reads it (Nemotron-H's, its text
         config's for the VL classes: ``hf_dtypes.vllm_config_ssm_dtype_of``), else None. vLLM
         keeps the ssm state in it with --mamba-ssm-cache-dtype auto, whatever the model's own

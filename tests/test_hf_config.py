@@ -1335,14 +1335,19 @@ def test_vllm_keeps_a_nemotron_h_configs_own_mamba_ssm_cache_dtype():
     assert (r.block_bytes, r.num_blocks) == (4 * 1_040 * 4_096, budget // 17_039_360)
     assert r.num_blocks == 2_520
     # SGLang's mamba_ssm_dtype bfloat16 alone: SGLang keeps bfloat16, vLLM 0.34's hook reads
-    # transformers' float32 (mamba_ssm_cache_dtype), not SGLang's field: P 1,040, 2,520 blocks
+    # its own default, float32 (the config names no mamba_ssm_cache_dtype, and none is
+    # recorded), not SGLang's field: P 1,040, 2,520 blocks; 0.19's default float16
     sglang_only = spec_from_hf_config({**PRESET_CONFIGS["Nemotron-H-8B"],
                                        "mamba_ssm_dtype": "bfloat16"}).profile()
     assert (sglang_only.config_mamba_ssm_dtype, sglang_only.config_mamba_ssm_cache_dtype) == (
-        "bfloat16", "float32")
+        "bfloat16", None)
     r = run_strategy("vllm", sglang_only, budget_bytes=budget, context_tokens=8_192)
     assert (r.block_size, r.num_blocks) == (1_040, 2_520)
-    assert r.formulas[0].startswith("ssm state float32: the config's mamba_ssm_cache_dtype")
+    assert r.formulas[0].startswith("ssm state float32: vLLM's default for "
+                                    "NemotronHForCausalLM with --mamba-ssm-cache-dtype auto")
+    from flatkv.strategies.vllm import ssm_dtype as vllm_ssm_dtype
+
+    assert vllm_ssm_dtype(sglang_only, StrategyOptions(), older=True)[0] == "float16"
     from flatkv.strategies.sglang.state import ssm_dtype as sglang_ssm_dtype
 
     assert sglang_ssm_dtype(sglang_only, StrategyOptions()) == (

@@ -2707,8 +2707,12 @@ def test_vllm_keeps_nemotron_hs_ssm_state_in_float32_unless_told():
         "vLLM logs \"Updating mamba_ssm_cache_dtype to 'float32' for NemotronH model\" as its "
         "config hook picks the ssm dtype (--mamba-ssm-cache-dtype auto), before the block size "
         "lines (after the first in mamba cache mode all), left out here"]
-    # the config's mamba_ssm_cache_dtype wins over the default (the hook reads it first) ...
-    named = replace(spec.profile(), config_mamba_ssm_dtype="bfloat16")
+    # SGLang's mamba_ssm_dtype is no field the hook reads: the default still ...
+    sglang_named = replace(spec.profile(), config_mamba_ssm_dtype="bfloat16")
+    r = run_strategy("vllm", sglang_named, budget_bytes=GIB8, context_tokens=8_192)
+    assert (r.block_size, r.num_blocks, r.formulas[0]) == (1_040, 504, wide.formulas[0])
+    # ... the config's mamba_ssm_cache_dtype wins over the default (the hook reads it first) ...
+    named = replace(spec.profile(), config_mamba_ssm_cache_dtype="bfloat16")
     r = run_strategy("vllm", named, budget_bytes=GIB8, context_tokens=8_192)
     assert r.block_size == 16 * -(-(61_440 + 2_097_152) // (16 * 4_096)) == 528
     assert r.formulas[0] == ("ssm state bfloat16: the config's mamba_ssm_cache_dtype, which "

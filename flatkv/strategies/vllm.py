@@ -886,10 +886,10 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions, *, older: bool = 
     - for a KDA class that hands the flag to kda_state_dtype (KDA_SSM_DTYPE_CLASSES), float32
       whatever the model's ssm dtype (a told float16 is ``ssm_dtype_refusal``'s);
     - for the classes whose config hook picks it (FLOAT32_SSM_UNLESS_TOLD; in 0.19 the first
-      two of them alone, OLDER_FLOAT32_SSM_UNLESS_TOLD), the config's mamba_ssm_cache_dtype (a
-      config.json's own, ``profile.config_mamba_ssm_cache_dtype``; else
-      ``profile.config_mamba_ssm_dtype``, the one config ssm dtype a preset or a model by hand
-      names), else the hook's default;
+      two of them alone, OLDER_FLOAT32_SSM_UNLESS_TOLD), the config's mamba_ssm_cache_dtype
+      (``profile.config_mamba_ssm_cache_dtype``; never SGLang's mamba_ssm_dtype,
+      ``profile.config_mamba_ssm_dtype``, which the hook does not read), else the hook's
+      default;
     - else the model's ssm dtype.
 
     A lightning model reads no such flag (``lightning_dtype_text``) and raw bytes have no dtype
@@ -916,7 +916,7 @@ def ssm_dtype(profile: CacheProfile, options: StrategyOptions, *, older: bool = 
     if arch is None:
         return profile.ssm_dtype, f"{MODELS_SSM_DTYPE} (--mamba-ssm-cache-dtype auto)"
     release = f"vLLM {OLDER_RELEASE}'s" if older else "vLLM's"
-    if (config := profile.config_mamba_ssm_cache_dtype or profile.config_mamba_ssm_dtype):
+    if (config := profile.config_mamba_ssm_cache_dtype) is not None:
         return (config, f"the config's mamba_ssm_cache_dtype, which {release} {arch} reads "
                         "with --mamba-ssm-cache-dtype auto")
     return (OLDER_SSM_DEFAULT if older else SSM_DEFAULT,
