@@ -127,8 +127,10 @@ def ssm_dtype_of(text: Any, model_dtype: str, cfg: dict, model_type: str, family
 
 def vllm_config_ssm_dtype_of(cfg: Mapping[str, Any], model_type: str, model_dtype: str
                              ) -> str | None:
-    """The config's own ``mamba_ssm_cache_dtype`` (its text config's first, where the VL
-    classes' hook reads it) for a model type whose vLLM hook reads that field (Nemotron-H),
+    """The config's own ``mamba_ssm_cache_dtype`` for a model type whose vLLM hook reads that
+    field (Nemotron-H; its VL, Omni and transcribe wrappers' hooks read their text config's,
+    which is loaded alone here, so a top-level field is the one read: a nemotron_h config
+    with a text_config is refused before this),
     canonical: ``model_dtype`` where it says "auto", which the hook sets as the flag's auto,
     keeping the conv's dtype, the model's (mamba_utils.py _mamba_state_dtype); None where the
     config names none, another model's hook reads no such field, or it names a dtype outside
@@ -139,14 +141,11 @@ def vllm_config_ssm_dtype_of(cfg: Mapping[str, Any], model_type: str, model_dtyp
     field = "mamba_ssm_cache_dtype"
     if model_type not in _VLLM_SSM_DTYPE_READERS[field][1]:
         return None
-    text = cfg.get("text_config")
-    nested = isinstance(text, Mapping) and field in text
-    value = text[field] if nested else cfg.get(field)
-    if value is None:
+    if (value := cfg.get(field)) is None:
         return None
     if str(value) == "auto":
         return model_dtype
-    dtype = config_dtype(f"text_config.{field}" if nested else field, value)
+    dtype = config_dtype(field, value)
     return dtype if dtype in SGLANG_SSM_DTYPES else None  # (vLLM's MambaDType, less auto)
 
 

@@ -233,8 +233,8 @@ class CacheProfile:
         vLLM's figures never read it (Qwen3.5's hook reads that config field, which
         ``ssm_dtype`` already holds; NemotronH's reads ``config_mamba_ssm_cache_dtype``).
     config_mamba_ssm_cache_dtype: vLLM's: a config.json's own ``mamba_ssm_cache_dtype`` (float32,
-        bfloat16, float16) where the model's vLLM hook reads it (Nemotron-H's, its text
-        config's for the VL classes: ``hf_dtypes.vllm_config_ssm_dtype_of``), else None. vLLM
+        bfloat16, float16) where the model's vLLM hook reads it (Nemotron-H's, and the text
+        config's of its VL classes: ``hf_dtypes.vllm_config_ssm_dtype_of``), else None. vLLM
         keeps the ssm state in it with --mamba-ssm-cache-dtype auto, whatever the model's own
         ssm dtype is edited to; SGLang does not read it.
     mamba_chunk_size: the config's ``mamba_chunk_size`` (or ``chunk_size``) of a state model,
