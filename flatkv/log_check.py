@@ -1057,7 +1057,10 @@ _RUN_FIGURES = (
         r".*?(?:'dp_size':\s*|\bdp_size=)([0-9]+)(?!\d)")),
     ("dp_attention", "sglang", re.compile(
         r"\bserver_args=.*?(?:'enable_dp_attention':\s*|\benable_dp_attention=)(False)")),
-    ("vllm_block_size", "vllm", re.compile(r"Setting attention block size to ([0-9]+) tokens")),
+    # (the hybrid's line alone: vLLM logs the same words before "so the quantized primary KV
+    # page covers ..." for another block, and "[XPU]Setting ..." for its XPU's multiple)
+    ("vllm_block_size", "vllm", re.compile(r"Setting attention block size to ([0-9]+) tokens "
+                                           r"to ensure that attention page size")),
     ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode is set to '(\w+)'")),
     ("mamba_cache_mode", "vllm", re.compile(r"Mamba cache mode '(all)' is deprecated")),
 )

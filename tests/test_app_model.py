@@ -1764,3 +1764,40 @@ def test_the_editor_refuses_an_empty_name_and_labels_its_fields_in_sentence_case
     at.text_input(key="spec.name").set_value("mine").run()
     assert_clean(at)
     assert shown(at.subheader[0]) == "mine"
+
+
+def test_a_configs_mamba_ssm_cache_dtype_travels_in_a_link_to_the_model_and_compare_pages():
+    # Nemotron-H-8B's config.json naming mamba_ssm_cache_dtype bfloat16, carried by a spec
+    # link: the Model page names it, the page's link gives it back as it came, and Compare's
+    # vLLM column reads it: P = 16 x cdiv(61,440 + 2,097,152, 65,536) = 528, a block 4 x 528 x
+    # 4,096 = 8,650,752 B, 40 GiB // it = 4,964 blocks (float32's 1,040 and 2,520 without it)
+    from test_hf_config import PRESET_CONFIGS
+
+    from flatkv.app_state import AppState, encode_query
+    from flatkv.hf_config import spec_from_hf_config
+
+    assert 16 * -(-2_158_592 // 65_536) == 528 and (40 << 30) // 8_650_752 == 4_964
+    spec = spec_from_hf_config({**PRESET_CONFIGS["Nemotron-H-8B"],
+                                "mamba_ssm_cache_dtype": "bfloat16"})
+    link = encode_query(AppState(model="spec", spec=app_model.spec_to_json(spec)))
+    at = open_app("app_pages/model.py", link)
+    assert_clean(at)
+    assert any(" · config mamba_ssm_cache_dtype: bfloat16 (vLLM's ssm dtype unless told)" in
+               shown(c) for c in at.caption)
+    assert at.query_params["spec"] == link["spec"]
+    at = open_app("app_pages/compare.py", {**link, "gpu": "Custom", "gpu_mem": "40GiB",
+                                           "frac": "1", "ctx": "8192"})
+    assert_clean(at)
+    vllm = vllm_row(at)
+    assert (vllm["P (tokens)"], vllm["blocks"]) == (528, 4_964)
+    # as raw bytes (the link's cfg_ssm_cache), and edited by hand, it stays
+    raw = encode_query(AppState(model="custom", raw=app_model.RawModel.from_profile(
+        spec.profile())))
+    assert raw["cfg_ssm_cache"] == "bfloat16"
+    at = open_app("app_pages/compare.py", {**raw, "gpu": "Custom", "gpu_mem": "40GiB",
+                                           "frac": "1", "ctx": "8192"})
+    assert_clean(at)
+    assert (vllm_row(at)["P (tokens)"], vllm_row(at)["blocks"]) == (528, 4_964)
+    assert at.query_params["cfg_ssm_cache"] == "bfloat16"
+    assert app_model.SpecDraft.from_spec(spec).to_spec().config_mamba_ssm_cache_dtype == (
+        "bfloat16")

@@ -2495,6 +2495,13 @@ def test_a_vllm_logs_p_names_the_ssm_dtype_that_gives_it():
     assert 16 * -(-2_158_592 // 65_536) == 528
     run = logged_run(read_log(nemotron_h_default_vllm_log()))
     assert (run.vllm_block_size, run.blocks) == (1_040, 2_520)
+    # the same words vLLM logs for a quantized primary KV page's block, or an XPU's multiple
+    # (platforms/interface.py 935, xpu.py 519), are no hybrid's P: not read
+    prefix = "(EngineCore_DP0 pid=1) INFO 12-06 07:00:00 [x.py:1] "
+    for other in ("Setting attention block size to 64 tokens so the quantized primary KV page "
+                  "covers the higher-precision padded-spec page.",
+                  "[XPU]Setting attention block size to 1040 tokens to ensure multiple of 64."):
+        assert logged_run(read_log(prefix + other)).vllm_block_size is None
     profile = load_preset("Nemotron-H-8B").profile()
 
     def settings(**options) -> RunSettings:
