@@ -1202,7 +1202,8 @@ def test_check_log_off_the_preset_adds_no_architecture_where_one_is_said(tmp_pat
 def offered_argv(argv, err):
     """``argv`` as the note in ``err`` offers it run: the flags it names in place of (with
     their values) and those it gives a new value dropped, its flags added (a flag given twice
-    is refused, as is --budget beside --vllm-blocks)."""
+    is refused, as is --budget beside --vllm-blocks). Each flag offered and replaced takes a
+    value (no on / off flag among them)."""
     note = next(line for line in err.splitlines() if "this log's run had " in line)
     offered = note.split("this log's run had ")[1].split(": every figure")[0]
     offered, _, instead = offered.partition(" (in place of ")
