@@ -626,9 +626,9 @@ class ModelSpec:
     architectures: the config's ``architectures`` class names, empty when unknown (a model
     typed by hand); SGLang chooses its sliding-window pool by them.
     config_mamba_ssm_dtype: SGLang's: the config's ``mamba_ssm_dtype`` when it names a dtype
-    SGLang reads, else None; SGLang keeps the ssm state in it, vLLM never reads it here
-    (``ssm_dtype`` is what the model keeps, from the model dtype, or from the config field
-    vLLM's hook reads for Qwen3.5).
+    SGLang reads, else None; SGLang keeps the ssm state in it, vLLM's figures never read it
+    (``ssm_dtype`` is the model's, from the model dtype or the config field vLLM's hook reads:
+    Qwen3.5's mamba_ssm_dtype, Nemotron-H's mamba_ssm_cache_dtype).
     config_mamba_ssm_cache_dtype: vLLM's: a config.json's own ``mamba_ssm_cache_dtype`` where vLLM's
     hook for the model reads it (Nemotron-H), else None: vLLM keeps the ssm state in it with
     --mamba-ssm-cache-dtype auto, whatever ``ssm_dtype`` is edited to
