@@ -1193,7 +1193,7 @@ def vllm_kda_checkpoint(vl: NS, spec, capability: tuple[int, int]) -> dict:
 def flatkv_kda_checkpoint(spec, capability: tuple[int, int]) -> dict:
     """FlatKV's word on the same: ``checkpoint_blocks_kept`` (what the app's "vLLM 0.34's
     defaults" button sets), and the attention block its vllm layout takes with them in align."""
-    kept = checkpoint_blocks_kept(spec.profile(), capability, set(spec.gdn_key_head_dims))
+    kept = checkpoint_blocks_kept(spec.profile(), capability)
     r = run_strategy("vllm", spec.profile(), budget_bytes=BUDGETS[0], context_tokens=CONTEXT,
                      options=StrategyOptions(block_size=16, mamba_cache_mode="align",
                                              prefill_checkpoint_blocks=kept or 0,
@@ -1248,8 +1248,7 @@ def check_checkpoint_blocks(vl: NS) -> tuple[int, int]:
             for gpu, capability in GPU_COMPUTE_CAPABILITIES.items():
                 setting = (f"{name} GDN key head {head_dim} on {gpu} (SM "
                            f"{capability_text(capability)}) align")
-                kept = checkpoint_blocks_kept(spec.profile(), capability,
-                                              set(spec.gdn_key_head_dims))
+                kept = checkpoint_blocks_kept(spec.profile(), capability)
                 same = report("vllm", setting, vllm_gdn_checkpoint(vl, spec, capability),
                               {"checkpoint_blocks": kept})
                 rows, bad = rows + 1, bad + (not same)

@@ -229,9 +229,7 @@ class AppState:
         """The prefill checkpoint blocks vLLM 0.34 keeps a request for this model in align on
         the GPU picked (``vllm.checkpoint_blocks_kept``: a preset's or the architecture told;
         none said, as with a KV cache memory or blocks given: not known)."""
-        spec = self.model_spec()
-        return checkpoint_blocks_kept(self.profile(), self.gpu_capability(),
-                                      set(spec.gdn_key_head_dims) if spec else set())
+        return checkpoint_blocks_kept(self.profile(), self.gpu_capability())
 
     def gpu_named(self) -> str:
         """The GPU as the notes name it (``budget.gpu_words``): the preset picked, or the

@@ -116,9 +116,6 @@ class GivenModel:
     tp: int = 1  # the ranks --weights split over
     raw: bool = False  # bytes given by hand: one rank's, --tp refused
     splits_over: Callable[[int], bool] = lambda tp: True  # whether the model splits over a tp
-    # its GDN layers' key head dims (vLLM's FlashInfer prefill on a B200 needs 128); none known
-    # for raw bytes
-    gdn_key_head_dims: frozenset[int] = frozenset()
     # the profile at another TP, None where the model does not split over it (raw bytes: at
     # none, they are one rank's)
     profile_at: Callable[[int], CacheProfile | None] = lambda tp: None
@@ -139,7 +136,6 @@ def given_model(args: argparse.Namespace) -> GivenModel:
                           max_model_len_assumed=spec.max_model_len_assumed,
                           drafts_otherwise=bool(mtp_layers_not_full(spec.mtp_layer_types)),
                           tp=spec.tp, splits_over=spec.splits_over,
-                          gdn_key_head_dims=spec.gdn_key_head_dims,
                           profile_at=lambda tp: spec.with_options(tp=tp).profile()
                           if spec.splits_over(tp) else None)
     return GivenModel(_raw_profile(args), raw=True)

@@ -1045,6 +1045,7 @@ class ModelSpec:
             indexer_bytes_per_slot=indexed and indexed.indexer_bytes_per_slot,
             dsa_raw_fp8_bytes_per_slot=indexed and indexed.dsa_raw_fp8_bytes_per_slot,
             learnable_sink=self.learnable_sink,  # only beside the indexer (_check_sink)
+            gdn_key_head_dims=self.gdn_key_head_dims,
             kv_dtype=self.kv_dtype if kv_split else None,
             kv_tensor_bytes=next(iter(kv_split)) if len(kv_split) == 1 else (),
             kv_shared_layer_types=self.kv_shared_layer_types,

@@ -66,7 +66,7 @@ def checkpoint_notes(options: StrategyOptions, model: GivenModel,
     FlashKDA there: the flag that matches their logs (the Compare page's note)."""
     profile = model.profile
     capability = compute_capability(gpu) or options.gpu_compute_capability
-    kept = checkpoint_blocks_kept(profile, capability, set(model.gdn_key_head_dims))
+    kept = checkpoint_blocks_kept(profile, capability)
     gdn_gpu = gpu_words(gpu, capability) if kept else ""
     return (f"note: {text}",) if (text := prefill_checkpoint_text(
         options, profile, fix="give --prefill-checkpoint-blocks 1", gdn_gpu=gdn_gpu)) else ()

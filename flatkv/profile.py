@@ -301,6 +301,11 @@ class CacheProfile:
         every GPU, a Blackwell too (its auto picks fp8_e4m3 at compute capability 10 only
         without it: 532-535), on flashmla_sparse (644-663), and refuses any other
         --kv-cache-dtype (527-531: ``sglang.dsa_dtype_refusal``).
+    gdn_key_head_dims: the key head dims of the model's GDN layers (its KDA layers too, whose
+        state shapes are GDN's) when the profile comes from a model, else empty (not known):
+        vLLM 0.34 picks their prefill kernel, and so whether it keeps a prefill checkpoint
+        block, by them (``vllm.checkpoint_blocks_kept``). Not in equality: it restates the
+        model, as ``dsa_raw_fp8_bytes_per_slot`` does.
     """
 
     layer_types: tuple[str, ...]
@@ -329,6 +334,7 @@ class CacheProfile:
         default=(), compare=False, repr=False)
     dsa_raw_fp8_bytes_per_slot: int | None = field(default=None, compare=False)
     learnable_sink: bool = False
+    gdn_key_head_dims: frozenset[int] = field(default=frozenset(), compare=False)
 
     def __post_init__(self) -> None:
         """Every field checked, and the collections frozen, in the order that decides which
@@ -362,6 +368,17 @@ class CacheProfile:
         self._check_sliding_kv()
         self._check_split("sliding_kv_tensor_bytes", "sliding_kv_bytes_per_slot")
         self._check_kv_shared()
+        self._check_gdn_key_head_dims()
+
+    def _check_gdn_key_head_dims(self) -> None:
+        """``gdn_key_head_dims`` frozen, each a whole number of 1 or more."""
+        dims = self.gdn_key_head_dims
+        if isinstance(dims, str) or not isinstance(dims, Iterable):
+            raise ValueError(f"gdn_key_head_dims is {quoted_value(dims)}: give a set of head "
+                             "dims, e.g. {128}, or an empty one where not known")
+        dims = [check_int("gdn_key_head_dims", dim, minimum=1, hint="a GDN layer's key head dim")
+                for dim in dims]  # (each checked before hashing: a list in it is no dim)
+        object.__setattr__(self, "gdn_key_head_dims", frozenset(dims))
 
     def _check_collection_kinds(self) -> None:
         """``layer_types`` a collection of labels (a string is one, which would read as one
@@ -672,9 +689,11 @@ CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_e
 
 # The fields only a model's profile has, which raw bytes (a link's custom model, an export) do
 # not carry: the TP its heads were split over and its profiles at fewer ranks (SGLang's
-# attention DP), and an indexed MLA layer's raw fp8 bytes (SGLang's trtllm DSA layout), which
-# bytes alone cannot re-derive.
-MODEL_ONLY_FIELDS = ("tp", "attention_dp_profiles", "dsa_raw_fp8_bytes_per_slot")
+# attention DP), an indexed MLA layer's raw fp8 bytes (SGLang's trtllm DSA layout), and its GDN
+# layers' key head dims (vLLM's prefill kernel: raw bytes' are not known, as ever), which bytes
+# alone cannot re-derive.
+MODEL_ONLY_FIELDS = ("tp", "attention_dp_profiles", "dsa_raw_fp8_bytes_per_slot",
+                     "gdn_key_head_dims")
 
 
 def profile_to_dict(profile: CacheProfile) -> dict:

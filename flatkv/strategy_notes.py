@@ -68,8 +68,10 @@ from flatkv.strategies.vllm import (
     DRAFT_WIDENED_CONV,
     FAILS_AT_START_UP,
     REFUSES_TO_START,
+    TRITON_KDA_EVERYWHERE,
     all_as_align_why,
     checkpoint_blocks_kept,
+    flashkda_refusal,
     runs_all_as_align,
     unasked_mla_block_text,
 )
@@ -174,18 +176,17 @@ def checkpoint_reads_arch(profile: CacheProfile, options: StrategyOptions,
                           strategies: Sequence[str] = GPU_READERS) -> bool:
     """Whether the prefill checkpoint blocks vLLM 0.34 keeps this model in align read the GPU
     architecture in ``options`` (``vllm.checkpoint_blocks_kept``: a GDN or KDA class's, by
-    the prefill backend the GPU runs; not known where no GPU is said), in any mode: align is
+    the prefill backend the GPU runs; not known where no GPU is said, but for a KDA model
+    FlashKDA runs on no GPU, whose 0 no GPU moves), in any mode: align is
     vLLM 0.34's own for a hybrid (prefix caching on), which the checkpoint note reads in align
     and the "vLLM 0.34's defaults" button sets from none or all, with the GPU's checkpoint
     block (``AppState.recent_vllm_changes``; none known at no GPU, and its help asks for one).
     Mode none's figures keep no checkpoint block (vLLM 0.34's ``MambaSpec
     .max_memory_usage_bytes``: 1 + speculative pages), so a figure moves in no mode."""
     capability = options.gpu_compute_capability
-    # (a GDN or KDA class's blocks are not known at no GPU and known at any: the key head
-    # dims decide which they are, not whether the GPU moves them, so none are passed)
     return ("vllm" in strategies and capability is not None
-            and checkpoint_blocks_kept(profile, capability, set())
-            != checkpoint_blocks_kept(profile, None, set()))
+            and checkpoint_blocks_kept(profile, capability)
+            != checkpoint_blocks_kept(profile, None))
 
 
 def _figures(r: StrategyResult) -> tuple:
@@ -1466,7 +1467,9 @@ def recent_vllm_help(changes: dict[str, object], profile: CacheProfile,
     """What the "vLLM 0.34's defaults" button sets (``AppState.recent_vllm_changes``) for
     ``profile``'s model on ``gpu``, where vLLM 0.34 keeps ``checkpoint_blocks``
     (``AppState.vllm_checkpoint_blocks``: None, not known). A GDN or KDA model's checkpoint
-    block depends on the GPU, so where it is not kept the help says where it would be."""
+    block depends on the GPU, so where it is not kept the help says where it would be; a KDA
+    model FlashKDA takes on no GPU (``flashkda_refusal``) keeps none on any, and the help says
+    why."""
     architectures = profile.architectures
     gdn = bool(GDN_CHECKPOINT_CLASSES.intersection(architectures))
     kda = set(KDA_CHECKPOINT_SINCE).intersection(architectures)
@@ -1479,8 +1482,9 @@ def recent_vllm_help(changes: dict[str, object], profile: CacheProfile,
                       f"on the {gpu})")
     else:
         checkpoint = "(vLLM 0.32 and later, for Mamba2 layers)"
+    never = flashkda_refusal(profile)
     gdn_elsewhere = ""
-    if (gdn or kda) and checkpoint_blocks != 1:
+    if (gdn or kda) and checkpoint_blocks != 1 and not never:
         where = (f"not on the {gpu}" if checkpoint_blocks == 0
                  else "pick the GPU or its architecture, or set Prefill checkpoint blocks to 1 "
                  "for a log of one")
@@ -1492,6 +1496,7 @@ def recent_vllm_help(changes: dict[str, object], profile: CacheProfile,
                          "128 (CUDA 13), where their prefill runs on FlashInfer") + f": {where}."
     kept = ("1 prefill checkpoint block " + checkpoint
             if changes.get("prefill_checkpoint_blocks") else
+            f"no prefill checkpoint blocks ({TRITON_KDA_EVERYWHERE}: {never})" if never else
             "no prefill checkpoint blocks (vLLM 0.34 keeps none for this model's state layers"
             + (f" on the {gpu})" if gdn or kda else ")"))
     said = {"block_size": f"block size {changes.get('block_size')} (vLLM 0.34's default "

@@ -1850,15 +1850,15 @@ def test_what_a_recent_vllm_sets_apart_from_this_views_defaults():
     assert replace(default, model="Llama-3.1-8B").vllm_checkpoint_blocks() is None
     # Hopper takes any key head dim, known or not (a raw profile names none); a B200 needs 128,
     # Qwen3-Next's (16 key heads x 128)
-    assert presets.load_preset("Qwen3-Next-80B-A3B").gdn_key_head_dims == {128}
-    qwen = ("Qwen3NextForCausalLM",)
-    assert gdn_checkpoint_on((9, 0), qwen, set())
-    assert not gdn_checkpoint_on((10, 0), qwen, set())
-    assert not gdn_checkpoint_on((10, 0), qwen, {256})
+    qwen = presets.load_preset("Qwen3-Next-80B-A3B").profile()
+    assert (qwen.gdn_key_head_dims, qwen.architectures) == ({128}, ("Qwen3NextForCausalLM",))
+    assert gdn_checkpoint_on((9, 0), replace(qwen, gdn_key_head_dims=()))
+    assert not gdn_checkpoint_on((10, 0), replace(qwen, gdn_key_head_dims=()))
+    assert not gdn_checkpoint_on((10, 0), replace(qwen, gdn_key_head_dims={256}))
     # by each preset's compute capability: FlashInfer's GDN prefill on SM 9.0 (H100, H200) at
     # any key head dim, on SM 10.x (B200) at 128 alone; the A100s, L40S and RTX 4090 none
     kept = {dims: {gpu for gpu, capability in GPU_COMPUTE_CAPABILITIES.items()
-                   if gdn_checkpoint_on(capability, qwen, dims)}
+                   if gdn_checkpoint_on(capability, replace(qwen, gdn_key_head_dims=dims))}
             for dims in (frozenset({128}), frozenset({256}))}
     assert kept == {frozenset({128}): {"H100 80GB", "H200 141GB", "B200 192GB"},
                     frozenset({256}): {"H100 80GB", "H200 141GB"}}

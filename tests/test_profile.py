@@ -168,7 +168,20 @@ def test_profile_components_and_counts():
      (dict(layer_types=["full_attention", "linear_attention"], kv_bytes_per_slot=8,
            state_const_bytes={"kv": 64}),
       "state_const_bytes has a tensor named 'kv', the attention layers' history: name the "
-      "state tensor otherwise, e.g. 'state'")],
+      "state tensor otherwise, e.g. 'state'"),
+     # GDN key head dims (vLLM's prefill kernel reads them): whole numbers of 1 or more, each
+     # checked before the set is hashed (a list in it was a TypeError)
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"ssm": 64},
+           gdn_key_head_dims=[[128]]),
+      r"^gdn_key_head_dims must be a whole number, got \[128\] \(list\); a GDN layer's key "
+      "head dim$"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"ssm": 64},
+           gdn_key_head_dims={0}),
+      "^gdn_key_head_dims must be"),
+     (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"ssm": 64},
+           gdn_key_head_dims="128"),
+      r"^gdn_key_head_dims is '128': give a set of head dims, e.g. \{128\}, or an empty one "
+      "where not known$")],
 )
 def test_profile_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):

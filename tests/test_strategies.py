@@ -222,24 +222,29 @@ def test_vllm_keeps_a_kda_prefill_checkpoint_block_where_its_prefill_runs_on_fla
     # GPU. Kimi-K3's KimiK3DeltaAttention and Glm5Next's KDA keep one where FlashKDA runs: SM
     # 9.x, 10.x (12.x), head dim 128, bfloat16 (a float16 KV cache is a float16 model)
     spec = load_preset("Kimi-Linear-48B-A3B")
-    kimi, dims = spec.profile(), set(spec.gdn_key_head_dims)
-    assert dims == {128} and kimi.architectures == ("KimiLinearForCausalLM",)
-    assert {checkpoint_blocks_kept(kimi, c, dims)
-            for c in GPU_COMPUTE_CAPABILITIES.values()} == {0}
-    assert checkpoint_blocks_kept(kimi, None, dims) == 0
+    kimi = spec.profile()
+    assert kimi.gdn_key_head_dims == {128} and kimi.architectures == ("KimiLinearForCausalLM",)
+    assert {checkpoint_blocks_kept(kimi, c) for c in GPU_COMPUTE_CAPABILITIES.values()} == {0}
+    assert checkpoint_blocks_kept(kimi, None) == 0
     for arch, since in (("KimiK3ForConditionalGeneration", "0.31"),
                         ("KimiK31ForConditionalGeneration", "0.31"),
                         ("Glm5NextForCausalLM", "0.32"),
                         ("Glm5NextForConditionalGeneration", "0.32")):
         kda = replace(kimi, architectures=(arch,))
         assert {gpu for gpu, c in GPU_COMPUTE_CAPABILITIES.items()
-                if checkpoint_blocks_kept(kda, c, dims)} == {"H100 80GB", "H200 141GB",
-                                                              "B200 192GB"}, arch
-        assert checkpoint_blocks_kept(kda, (12, 0), dims) == 1  # FlashKDA's SM 12.x too
-        assert checkpoint_blocks_kept(kda, (9, 0), {64}) == 0  # FlashKDA takes head dim 128
+                if checkpoint_blocks_kept(kda, c)} == {"H100 80GB", "H200 141GB",
+                                                       "B200 192GB"}, arch
+        assert checkpoint_blocks_kept(kda, (12, 0)) == 1  # FlashKDA's SM 12.x too
+        assert checkpoint_blocks_kept(kda, None) is None  # the GPU decides: not known
+        # FlashKDA takes heads of 128 in bfloat16 on any GPU (kimi_k3/nvidia/kda.py 370-386,
+        # glm5next/common/kda.py 141-164): heads of 64, a float16 model (its KV cache's dtype
+        # under --kv-cache-dtype auto), or dims not known (raw bytes) prefill on Triton on
+        # every GPU, so 0 checkpoint blocks with no GPU said too, not "not known"
         half = replace(spec.with_options(kv_dtype="float16").profile(), architectures=(arch,))
-        assert checkpoint_blocks_kept(half, (9, 0), dims) == 0
-        assert checkpoint_blocks_kept(kda, None, dims) is None  # the GPU decides: not known
+        for never in (replace(kda, gdn_key_head_dims={64}), half,
+                      replace(kda, gdn_key_head_dims=())):
+            assert {checkpoint_blocks_kept(never, c) for c in (
+                None, (12, 0), *GPU_COMPUTE_CAPABILITIES.values())} == {0}, arch
         told = run_strategy("vllm", kda, budget_bytes=ANCHOR_BUDGET, context_tokens=65_536,
                             options=StrategyOptions(mamba_cache_mode="align",
                                                     prefill_checkpoint_blocks=1))
@@ -263,7 +268,7 @@ def test_vllm_keeps_a_kda_prefill_checkpoint_block_where_its_prefill_runs_on_fla
                                   (replace(kimi, architectures=(
                                       "KimiK3ForConditionalGeneration",)), 1,
                                    4_971 * 1_048_576 // 556)):
-        assert checkpoint_blocks_kept(profile, (9, 0), dims) == kept
+        assert checkpoint_blocks_kept(profile, (9, 0)) == kept
         r = run_strategy("vllm", profile, budget_bytes=h100, context_tokens=1_048_576,
                          options=StrategyOptions(block_size=64, mamba_cache_mode="align",
                                                  prefill_checkpoint_blocks=kept))

@@ -796,6 +796,44 @@ def test_a_kda_model_on_flashkda_says_what_vllm_keeps_and_where():
                                                     kimi, "H100 80GB", 0)
 
 
+
+def test_a_kda_model_flashkda_never_takes_keeps_no_checkpoint_block_on_any_gpu():
+    # FlashKDA takes heads of 128 in bfloat16 alone, on any GPU (vLLM 0.34:
+    # kimi_k3/nvidia/kda.py 370-386 is_flashkda_supported, glm5next/common/kda.py 141-164):
+    # Kimi-K3 in float16 (its KV cache's dtype under --kv-cache-dtype auto) or with heads of 64
+    # prefills on Triton on every GPU, so vLLM keeps 0 checkpoint blocks with no GPU said too;
+    # they read "not known where no GPU is said" and the button asked for the GPU
+    kimi = load_preset("Kimi-Linear-48B-A3B")
+    k3 = replace(kimi.profile(), architectures=("KimiK3ForConditionalGeneration",))
+    half = replace(kimi.with_options(kv_dtype="float16").profile(),
+                   architectures=k3.architectures)
+    heads_64 = replace(k3, gdn_key_head_dims={64})
+    ampere, none = (8, 0), StrategyOptions(mamba_cache_mode="none")
+
+    def reads(profile: CacheProfile, arch: tuple[int, int]) -> tuple[str, str]:
+        options = replace(none, gpu_compute_capability=arch)
+        return (notes.arch_reader(profile, options, 40 << 30, 4_096),
+                notes.arch_idle_why(profile, options, notes.GPU_READERS, 40 << 30, 4_096))
+
+    # bfloat16 with heads of 128: the GPU decides (FlashKDA on SM 9.x, 10.x, 12.x)
+    assert reads(k3, ampere) == (notes.ARCH_CHECKPOINT, (
+        "vLLM and SGLang lay this model out on an SM 8.0 GPU as on a Hopper, the GPU the "
+        f"figures take where none is said; {notes.ALIGN_CHECKPOINT_READS_GPU}"))
+    for never in (half, heads_64):
+        assert reads(never, ampere) == ("", (
+            "vLLM and SGLang lay this model out on an SM 8.0 GPU as on a Hopper, the GPU the "
+            "figures take where none is said"))
+        assert reads(never, (9, 0))[0] == ""
+    for never, because in (
+            (half, "FlashKDA takes bfloat16 alone, and a float16 KV cache is a model run in "
+                   "float16"),
+            (heads_64, "FlashKDA takes heads of 128 alone, and this model's KDA heads are 64")):
+        help_text = notes.recent_vllm_help({"prefill_checkpoint_blocks": 0}, never, "", 0)
+        assert help_text.startswith(
+            "Sets no prefill checkpoint blocks (vLLM 0.34 prefills this model's KDA layers on "
+            f"Triton on every GPU, and keeps none for them: {because}), to match")
+        assert "pick the GPU" not in help_text and "on the )" not in help_text
+
 def test_flats_two_rows_say_why_they_read_the_same():
     # gpt-oss-20b on the H100's 76,968,728,985 B at P 16: both pay 24 layers x 16 x 2,048 =
     # 786,432 B a page id, 76,968,728,985 // 786,432 = 97,870 blocks; packed slabs keep 12

@@ -293,8 +293,9 @@ class StrategyOptions:
         runs on FlashInfer (Qwen3-Next and Qwen3.5 on Hopper, and on B200 under CUDA 13:
         ``vllm.gdn_checkpoint_on``; where vLLM also aligns P to a multiple of 64, as the vllm
         strategy does for their classes; 0.33+), and for KDA layers whose prefill runs on
-        FlashKDA (Kimi-K3's, 0.31+, and Glm5Next's, 0.32+, on SM 9.x or 10.x at head dim 128:
-        ``vllm.kda_checkpoint_on``; P not aligned; not Kimi-Linear's, Triton alone), else 0.
+        FlashKDA (Kimi-K3's, 0.31+, and Glm5Next's, 0.32+, on SM 9.x, 10.x or 12.x at head
+        dim 128 in bfloat16: ``vllm.kda_checkpoint_on``; P not aligned; not Kimi-Linear's,
+        Triton alone), else 0.
         ``align`` then holds 2 + this + N pages; other modes ignore it. Default 0, as vLLM up
         to 0.31 for Mamba2 and GDN layers.
     mamba_chunk_size: the chunk size of the state kernel; used by vllm in ``all`` mode only.

@@ -101,6 +101,7 @@ from flatkv.strategies.vllm_releases import (
     FLASHINFER_GDN_CAPABILITIES,
     FLASHKDA_CAPABILITY_MAJORS,
     FLASHKDA_HEAD_DIM,
+    FLASHKDA_REFUSED_KV_DTYPES,
     FLOAT32_SSM_UNLESS_TOLD,
     GDN_CHECKPOINT_CLASSES,
     GDN_CHECKPOINT_GRID,
@@ -563,52 +564,77 @@ def mamba_chunk_text(profile: CacheProfile, name: Callable[[str], str] = str) ->
             "all)")
 
 
-def gdn_checkpoint_on(capability: tuple[int, int] | None, architectures: tuple[str, ...],
-                      key_head_dims: set[int]) -> bool:
+def gdn_checkpoint_on(capability: tuple[int, int] | None, profile: CacheProfile) -> bool:
     """Whether vLLM 0.34 keeps a GDN model's prefill checkpoint block on a GPU of
     ``capability`` (a GPU preset's, ``budget.compute_capability``, or the architecture told): a
-    GDN_CHECKPOINT_CLASSES model whose GDN layers' key head dims (``key_head_dims``) the GPU's
-    FlashInfer prefill takes."""
+    GDN_CHECKPOINT_CLASSES model whose GDN layers' key head dims (``gdn_key_head_dims``) the
+    GPU's FlashInfer prefill takes."""
     if capability not in FLASHINFER_GDN_CAPABILITIES or not GDN_CHECKPOINT_CLASSES.intersection(
-            architectures):
+            profile.architectures):
         return False
     needed = FLASHINFER_GDN_CAPABILITIES[capability]
-    return needed is None or key_head_dims == {needed}  # unknown dims (raw bytes): not there
+    # (dims not known, raw bytes: not there)
+    return needed is None or profile.gdn_key_head_dims == {needed}
 
 
-def kda_checkpoint_on(capability: tuple[int, int] | None, profile: CacheProfile,
-                      key_head_dims: set[int]) -> bool:
+# What vLLM 0.34 does with a KDA model FlashKDA takes on no GPU (``flashkda_refusal`` says why)
+TRITON_KDA_EVERYWHERE = ("vLLM 0.34 prefills this model's KDA layers on Triton on every GPU, "
+                         "and keeps none for them")
+
+
+def flashkda_refusal(profile: CacheProfile) -> str:
+    """Why FlashKDA runs a KDA_CHECKPOINT_SINCE model's prefill on no GPU, in words after
+    TRITON_KDA_EVERYWHERE's; "" where it may (on FLASHKDA_CAPABILITY_MAJORS' GPUs) or the model
+    is no such class. FlashKDA takes heads of FLASHKDA_HEAD_DIM (``gdn_key_head_dims``: not
+    known, raw bytes, is not that) in bfloat16 alone, on any GPU, so a model whose KV cache is
+    in FLASHKDA_REFUSED_KV_DTYPES (--kv-cache-dtype auto keeps the model's dtype) runs on
+    Triton everywhere."""
+    if not set(KDA_CHECKPOINT_SINCE).intersection(profile.architectures):
+        return ""
+    if profile.gdn_key_head_dims != {FLASHKDA_HEAD_DIM}:
+        dims = ", ".join(f"{d:,}" for d in sorted(profile.gdn_key_head_dims)) or "not known"
+        return (f"FlashKDA takes heads of {FLASHKDA_HEAD_DIM} alone, and this model's KDA heads "
+                f"are {dims}")
+    if profile.kv_dtype in FLASHKDA_REFUSED_KV_DTYPES:
+        return (f"FlashKDA takes bfloat16 alone, and a {profile.kv_dtype} KV cache is a model run "
+                f"in {profile.kv_dtype}")
+    return ""
+
+
+def kda_checkpoint_on(capability: tuple[int, int] | None, profile: CacheProfile) -> bool:
     """Whether vLLM 0.34 keeps a KDA model's prefill checkpoint block on a GPU of
-    ``capability``: a KDA_CHECKPOINT_SINCE class whose KDA layers' head dims
-    (``key_head_dims``) FlashKDA takes there (FLASHKDA_CAPABILITY_MAJORS, FLASHKDA_HEAD_DIM),
-    in bfloat16: a float16 KV cache is a model run in float16 (--kv-cache-dtype auto keeps the
-    model's dtype), which FlashKDA refuses, so it prefills on Triton, with none."""
+    ``capability``: a KDA_CHECKPOINT_SINCE class FlashKDA takes (``flashkda_refusal``: heads
+    of FLASHKDA_HEAD_DIM in bfloat16) on a GPU it runs on (FLASHKDA_CAPABILITY_MAJORS);
+    elsewhere it prefills on Triton, with none."""
     return (capability is not None and capability[0] in FLASHKDA_CAPABILITY_MAJORS
             and bool(set(KDA_CHECKPOINT_SINCE).intersection(profile.architectures))
-            and key_head_dims == {FLASHKDA_HEAD_DIM} and profile.kv_dtype != "float16")
+            and not flashkda_refusal(profile))
 
 
-def checkpoint_blocks_kept(profile: CacheProfile, capability: tuple[int, int] | None,
-                           key_head_dims: set[int]) -> int | None:
+def checkpoint_blocks_kept(profile: CacheProfile,
+                           capability: tuple[int, int] | None) -> int | None:
     """The prefill checkpoint blocks vLLM 0.34 keeps a request of this model in align, run on
     a GPU of ``capability`` (a GPU preset's or the architecture told; None: not known): 1 for
     a Mamba2 class; for a GDN class 1 where its prefill runs on FlashInfer
     (``gdn_checkpoint_on``), for a KDA class where it runs on FlashKDA
     (``kda_checkpoint_on``: Kimi-K3's, Glm5Next's), 0 on another GPU, None on one not known;
-    0 for other state layers (Kimi-Linear's KDA among them: Triton alone); None without state
-    (nothing to keep). The app's button and notes and the CLI's notes all read it."""
+    0 for a KDA class FlashKDA takes on no GPU (``flashkda_refusal``: heads not of 128, or
+    float16), whatever the GPU, and for other state layers (Kimi-Linear's KDA among them:
+    Triton alone); None without state (nothing to keep). The app's button and notes and the
+    CLI's notes all read it."""
     if not profile.has_state:
         return None
     if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
         return 1
     kda = set(KDA_CHECKPOINT_SINCE).intersection(profile.architectures)
-    if not kda and not GDN_CHECKPOINT_CLASSES.intersection(profile.architectures):
+    if (not kda and not GDN_CHECKPOINT_CLASSES.intersection(profile.architectures)
+            or flashkda_refusal(profile)):
         return 0
     if capability is None:
         return None
     if kda:
-        return int(kda_checkpoint_on(capability, profile, key_head_dims))
-    return int(gdn_checkpoint_on(capability, profile.architectures, key_head_dims))
+        return int(kda_checkpoint_on(capability, profile))
+    return int(gdn_checkpoint_on(capability, profile))
 
 
 # An MLA model with state layers pages by a multiple of this (vLLM 0.27 and later:

@@ -115,6 +115,10 @@ KDA_CHECKPOINT_SINCE = {"KimiK3ForConditionalGeneration": "0.31",
 # FlatKV reads none of: taken as bounded.
 FLASHKDA_CAPABILITY_MAJORS = frozenset({9, 10, 12})
 FLASHKDA_HEAD_DIM = 128
+# The KV dtypes of a model FlashKDA refuses on any GPU (bfloat16 input alone; kda.py 378-385,
+# glm5next/common/kda.py 151-158): --kv-cache-dtype auto keeps the model's dtype, so a float16
+# or float32 KV cache is a model run in it (vLLM's --kv-cache-dtype names no float32)
+FLASHKDA_REFUSED_KV_DTYPES = frozenset({"float16", "float32"})
 # Every vLLM class some release keeps a prefill checkpoint block for, each under its condition
 CHECKPOINT_CLASSES = (PREFILL_CHECKPOINT_CLASSES | GDN_CHECKPOINT_CLASSES
                       | frozenset(KDA_CHECKPOINT_SINCE))
