@@ -607,34 +607,37 @@ def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
 
 
 def _choice(options: Callable[[], list[str]],
-            named: Callable[[str], object] = lambda text: text) -> Callable[[str, str], str]:
+            named: Callable[[str], object] = lambda text: text, *,
+            example: Callable[[], str] | None = None) -> Callable[[str, str], str]:
     """One of ``options``, after ``named`` reads an alias the option takes as one of them. A
-    refusal lists them and gives one as the link writes it (it listed them alone): the one
-    ``text`` is a typo of (``mamba=Align``, ``planner=packd``), else the first."""
+    refusal lists them, in their order, and gives one as the link writes it (it listed them
+    alone): the one ``text`` is a typo of (``mamba=Align``, ``planner=packd``), else
+    ``example``'s (the default's), else the first."""
     def parse(key: str, text: str) -> str:
         names = options()
         if (value := named(text)) not in names:
+            likeliest = _likeliest(text, names, example() if example else None)
             # named by its first 40 characters, past any option's: the list follows
             raise ValueError(f"{key}={quoted(text, 40)} is not one of {', '.join(names)}: give one "
-                             f"of them, e.g. {key}={_likeliest(text, names)}")
+                             f"of them, e.g. {key}={likeliest}")
         return str(value)
 
     return parse
 
 
-def _likeliest(text: str, names: list[str]) -> str:
+def _likeliest(text: str, names: list[str], fallback: str | None = None) -> str:
     """The one of ``names`` that ``text`` most likely meant: the same case and spacing aside
     (``units.folded``, as ``budget.gpu_name`` reads a GPU preset), else the closest spelling
     (difflib's, at least 0.75 alike), else the first with a word that starts so (gpu=B200 is
     the B200 192GB, gpu=4090 the RTX 4090 24GB, where the first, H100 80GB, moved every
-    figure to another GPU), else the first."""
+    figure to another GPU), else ``fallback`` where given, else the first."""
     said = folded(text)
     by_key = {folded(name): name for name in names}
     if (same := by_key.get(said)) is not None:
         return same
     close = difflib.get_close_matches(said, list(by_key), n=1, cutoff=0.75)
     holding = [name for key, name in by_key.items() if said and f" {said}" in f" {key}"]
-    return by_key[close[0]] if close else (holding or names)[0]
+    return by_key[close[0]] if close else (holding or [fallback or names[0]])[0]
 
 
 def _ratio(bounds: tuple[Fraction, Fraction],
@@ -743,10 +746,10 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "kv_mem": ("kv_memory", lambda key, text: kv_memory_size(text, key, key_value=True),
                format_size),
     "kv_blocks": ("kv_blocks", _int(MIN_VLLM_BLOCKS, MAX_VLLM_BLOCKS, DEFAULT.kv_blocks), str),
-    # the default GPU's architecture first, so that a refusal's example opens beside it
-    "gpu_arch": ("gpu_arch", _choice(lambda: sorted(
-        GPU_ARCHITECTURES, key=lambda a: GPU_ARCHITECTURES[a] != compute_capability(DEFAULT_GPU))),
-        str),
+    # listed in GPU_ARCHITECTURES' order, as --gpu-arch and gpu_capability's refusals list them
+    # and the select shows them; a refusal's example the default GPU's architecture
+    "gpu_arch": ("gpu_arch", _choice(lambda: list(GPU_ARCHITECTURES), example=lambda: str(
+        gpu_arch_of(compute_capability(DEFAULT_GPU)))), str),
     "frac": ("mem_fraction", _fraction, lambda v: f"{v:g}"),
     "weights": ("weights", lambda key, text: memory_size(text, key, weights=True, key_value=True),
                 format_size),

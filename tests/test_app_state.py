@@ -2065,8 +2065,10 @@ def test_the_gpu_picked_tells_sglang_whether_it_runs_on_a_blackwell():
         "a memory source: Custom, KV cache memory, vLLM KV cache blocks)."])
     # a name no architecture has: the default, said in the select's words (not "a Hopper
     # taken", which read as if FlatKV took the user's GPU for an H100: budget.ARCH_NOT_SAID)
+    # (listed in GPU_ARCHITECTURES' order, as the CLI and gpu_capability list them: it put the
+    # default GPU's first, "hopper, ampere, ada, blackwell"; the example stays the default's)
     assert decode_query({"gpu": "Custom", "gpu_arch": "volta"}) == (AppState(gpu="Custom"), [
-        "gpu_arch='volta' is not one of hopper, ampere, ada, blackwell: give one of them, e.g. "
+        "gpu_arch='volta' is not one of ampere, ada, hopper, blackwell: give one of them, e.g. "
         "gpu_arch=hopper; using the default (no architecture said, the figures as on a "
         "Hopper)."])
     r = run_strategy("sglang", told.profile(), budget_bytes=40 << 30,

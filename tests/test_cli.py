@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from flatkv.app_state import AppState, decode_query
+from flatkv.budget import GPU_ARCHITECTURES
 from flatkv.cli import main
 from flatkv.units import parse_size
 
@@ -1574,9 +1576,18 @@ def test_gpu_arch_tells_vllm_an_a100_where_the_budget_names_no_preset(capsys):
     assert results("--gpu-memory", "A100 80GB", "--gpu-arch", "ampere") == preset
     assert results("--gpu-memory", "80GB", "--gpu-arch", "ampere")["vllm"]["reason"] == (
         preset["vllm"]["reason"])
+    # a name no architecture has: listed in GPU_ARCHITECTURES' order, as a link's refusal and
+    # AppState.gpu_capability's list them (the link's put hopper first)
     code, _, err = run(["compare", "--preset", "DeepSeek-V3.2", "--budget", "40GiB",
                         "--gpu-arch", "volta"], capsys)
-    assert code == 2 and err.count("\n") == 1 and "--gpu-arch" in err and "ampere" in err
+    assert (code, err) == (2, "python -m flatkv: error: --gpu-arch 'volta' is not one it takes: "
+                              "give ampere, ada, hopper or blackwell\n")
+    assert list(GPU_ARCHITECTURES) == ["ampere", "ada", "hopper", "blackwell"]
+    assert "is not one of ampere, ada, hopper, blackwell: " in decode_query(
+        {"gpu": "Custom", "gpu_arch": "volta"})[1][0]
+    with pytest.raises(ValueError, match="^gpu_arch is 'volta': give one of ampere, ada, "
+                                         "hopper, blackwell "):
+        AppState(gpu="Custom", gpu_arch="volta").gpu_capability()
 
 
 def test_an_sm8x_gpu_preset_makes_vllm_refuse_deepseek_sparse_and_an_fp8_mla_cache(capsys):
