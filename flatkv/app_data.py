@@ -398,7 +398,7 @@ def vllm_block_text(result: StrategyResult, profile: CacheProfile,
     ours_per = (f", {_per_token(ours.block_bytes, ours.block_size)}) at P {ours.block_size:,}"
                 if tokens else ")")
     return (
-        f"vLLM at these settings (Compare's column): {p}, {tensors}. A block id is "
+        f"vLLM at these settings (Compare's row): {p}, {tensors}. A block id is "
         f"{count_text(size, 'page')}, {result.block_bytes:,} B "
         f"({format_bytes(result.block_bytes)}{theirs}), and {holds}." + state_pad
         + (f" Groups short of {size:,} layers keep whole pages for padding layers "

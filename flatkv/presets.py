@@ -110,7 +110,7 @@ def preset_class_note(spec: ModelSpec) -> str:
     (``seeded_from``), kept its class, and its cache layers are no preset of that class's (a
     preset edited by hand keeps the preset's class, and vLLM and SGLang choose their pools,
     defaults and refusals by the class: a hand-made hybrid under Qwen3NextForCausalLM gets
-    Qwen3-Next's engine columns). "" where they may: a model made from no preset (a config.json
+    Qwen3-Next's engine figures). "" where they may: a model made from no preset (a config.json
     as loaded and edited names its own class), the class changed, or a preset's layers (its
     dtypes, lengths or name changed, its MTP layer added). Said on the Model page and by the
     CLI's ``model`` alike; the caller adds where to change it."""

@@ -881,7 +881,7 @@ def mamba_all_text(options: StrategyOptions, profile: CacheProfile) -> str:
             "its own P (vLLM first aligns a hybrid's P to lcm(chunk, A)), so a small P, such as "
             f"two-level pages' requested block size, means many snapshots. vLLM has it up to "
             f"{MODE_ALL_RELEASE} (0.32 and later run align with prefix caching, none without), "
-            f"so in this mode the vLLM column is vLLM {MODE_ALL_RELEASE}'s: its figures and its "
+            f"so in this mode vLLM's row is vLLM {MODE_ALL_RELEASE}'s: its figures and its "
             "start-up log lines are that release's.")
     if aligning := runs_all_as_align(profile):
         # (0.31's align keeps no prefill checkpoint block: they came in 0.32 and 0.33)

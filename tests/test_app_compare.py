@@ -936,10 +936,11 @@ def test_options_another_option_idles_are_neither_offered_nor_named():
     at = open_app("app_pages/compare.py", {**chunk, "mamba": "all"})
     assert at.caption[0].value.endswith(
         "engine options: mamba cache mode all, mamba chunk 128")
-    # and in mode all the page says plainly which release the vLLM column is: 0.31, the last
-    # with it, its start-up lines too (Qwen3.5 falls back to align there)
+    # and in mode all the page says plainly which release vLLM's row is: 0.31, the last with
+    # it, its start-up lines too (Qwen3.5 falls back to align there); the table gives each
+    # layout a row (it said "the vLLM column")
     captions = [c.value for c in at.caption]
-    assert any("so in this mode the vLLM column is vLLM 0.31's: its figures and its start-up "
+    assert any("so in this mode vLLM's row is vLLM 0.31's: its figures and its start-up "
                "log lines are that release's." in c for c in captions)
     assert any(c.startswith("vLLM's start-up log at these settings, in vLLM 0.31's words (the "
                             "last release with mamba cache mode all)") for c in captions)
@@ -1673,7 +1674,7 @@ def test_sliding_layers_of_their_own_bytes_in_compare_and_layout():
     assert metrics(layout)["Block bytes"] == format_bytes(50 * 16 * 16_384 + 10 * 16 * 8_192)
     said = caption_starting(layout, "vLLM at these settings")
     assert said.startswith(
-        "vLLM at these settings (Compare's column): P 16 (full attention 32: its layers keep "
+        "vLLM at these settings (Compare's row): P 16 (full attention 32: its layers keep "
         "fewer bytes a token, so their page of the same bytes holds more tokens), pages of "
         f"{16 * 16_384:,} B in 10 tensors (group_size). A block id is 10 pages, "
         f"{10 * 16 * 16_384:,} B (2.50 MiB), and")  # no one figure a token: 16 or 32 tokens

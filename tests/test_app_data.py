@@ -700,7 +700,7 @@ def test_vllm_blocks_of_the_worked_example_one_row_per_group():
     text = app_data.vllm_block_text(result, QWEN35, analyze(QWEN35.components(), block_size=16,
                                                     alignment=16, budget_bytes=80 * 10**9))
     assert text == (
-        "vLLM at these settings (Compare's column): P 1,056, pages of 2,162,688 B in 12 tensors "
+        "vLLM at these settings (Compare's row): P 1,056, pages of 2,162,688 B in 12 tensors "
         "(group_size). A block id is 12 pages, 25,952,256 B (24.75 MiB, 24,576 B a token), and "
         "belongs to one of 4 groups: tensor j's page holds that group's layer j, so no other "
         "group's rows sit beside it (no dead weight). State pages (2,146,304 B) are padded to "
@@ -831,7 +831,7 @@ def test_vllm_block_text_of_a_state_only_model_gives_no_p():
         planner="per-component"))
     # 26,345,472 B = 25.125 MiB exactly: 25.13 MiB, rounded half up
     assert text == (
-        "vLLM at these settings (Compare's column): no P (a state-only model's page is one "
+        "vLLM at these settings (Compare's row): no P (a state-only model's page is one "
         "state page, whatever the tokens), pages of 1,097,728 B in 24 tensors (group_size). A "
         "block id is 24 pages, 26,345,472 B (25.13 MiB), and holds a page of every layer (one "
         "group: no other group's rows to sit beside them). Our block above: 26,345,472 B "

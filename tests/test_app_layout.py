@@ -84,7 +84,7 @@ def test_layout_shows_the_worked_example_from_a_link():
     # vLLM's blocks beside ours, at the link's block size 64: A = 64, P = 64 x cdiv(2,146,304,
     # 64 x 2,048) = 64 x 17 = 1,088; pages of 1,088 x 2,048 = 2,228,224 B, 12 a block id
     (vllm,) = [unescaped(c.value) for c in at.caption if c.value.startswith("vLLM at these")]
-    assert vllm.startswith("vLLM at these settings (Compare's column): P 1,088, pages of "
+    assert vllm.startswith("vLLM at these settings (Compare's row): P 1,088, pages of "
                            "2,228,224 B in 12 tensors (group_size). A block id is 12 pages, "
                            "26,738,688 B (25.50 MiB, 24,576 B a token), and belongs to one of 4 "
                            "groups")
@@ -447,7 +447,7 @@ def test_a_state_only_model_under_packed_slabs_is_a_click_from_the_planner_that_
 def test_the_maps_mode_all_count_is_not_said_to_be_the_log_of_a_model_vllm_runs_in_align():
     # Qwen3-Next asked for mamba cache mode all: FlatKV's layouts keep a state page every P
     # tokens, 1,455 / (482 + 482) = 1.51 requests; vLLM runs its class in align (no prefix
-    # caching of state in mode all), 2 state pages a state group: Compare's vLLM column logs
+    # caching of state in mode all), 2 state pages a state group: Compare's vLLM row logs
     # int(5,757 / (482 + 3 x 2) x 262,144) = 3,092,547 tokens, not mode all's count
     at = open_app("app_pages/layout.py", {"mamba": "all"})
     assert_clean(at)
@@ -1076,7 +1076,7 @@ def test_layout_draws_vllms_one_group_of_two_page_sizes_without_its_hybrid_manag
     assert 76_968_728_985 // 14_417_920 == 5_338
     text = caption_starting(at, "vLLM at these settings")
     assert text.startswith(
-        "vLLM at these settings (Compare's column): P 16, pages of two sizes in 60 tensors, one "
+        "vLLM at these settings (Compare's row): P 16, pages of two sizes in 60 tensors, one "
         "a layer: 10 of 131,072 B and 50 of 262,144 B (its hybrid KV cache manager off: every "
         "layer in one group). A block id is 60 pages, 14,417,920 B (13.75 MiB, 901,120 B a "
         "token)")

@@ -497,12 +497,13 @@ def test_a_budget_too_small_for_two_blocks_names_the_sidebar_settings(page):
 
 def test_a_presets_caveat_shows_where_its_figures_do():
     # Nemotron-H-8B is planned in bf16 as SPEC.md has it; vLLM and transformers keep float32,
-    # and the vLLM column does
+    # and vLLM's figures do (it said "the vLLM column": Compare gives vLLM a row, the CLI a
+    # column, the Model page neither)
     for page in ("app_pages/model.py", "app_pages/compare.py"):
         at = open_app(page, {"model": "Nemotron-H-8B"})
         shown_text = [shown(e) for e in at.info] + [shown(c) for c in at.caption]
         assert any("default nemotron_h's to float32 (mamba_ssm_cache_dtype), twice the state "
-                   "bytes: the vLLM column keeps float32, as vLLM does unless told" in t
+                   "bytes: vLLM's figures keep float32, as vLLM does unless told" in t
                    for t in shown_text), page
         if page.endswith("compare.py"):  # and under vLLM's log, the line it leaves out
             assert any("vLLM logs \"Updating mamba_ssm_cache_dtype to 'float32' for NemotronH "

@@ -2899,8 +2899,8 @@ def test_vllm_says_the_block_it_runs_an_fp8_dense_mla_cache_at_told_none():
                  "A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA cache (\"FP8 KV cache is "
                  "not supported by the Triton MLA backend ... native FP8 (fp8e4nv) requires "
                  "SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 "
-                 "there (pick an A100 GPU preset or tell the architecture ampere, and the vLLM "
-                 "column says it won't start)")
+                 "there (pick an A100 GPU preset or tell the architecture ampere, and FlatKV "
+                 "shows vLLM refusing to start)")
     assert told16.formulas[0] == note + elsewhere
     # on a Hopper's preset (H100, H200: SM 9.0) the same figures and the Hopper's note alone,
     # without what SM 8.x GPUs do; on an L40S's or RTX 4090's (SM 8.9) TRITON_MLA runs told
@@ -3030,7 +3030,7 @@ def test_vllm_refuses_an_fp8_dense_mla_cache_on_an_sm80_gpu_preset():
     unknown = run_strategy("vllm", fp8, budget_bytes=40 << 30)
     assert unknown.applies and unknown.formulas[0].endswith(
         "set the KV dtype to bfloat16 there (pick an A100 GPU preset or tell the architecture "
-        "ampere, and the vLLM column says it won't start)")
+        "ampere, and FlatKV shows vLLM refusing to start)")
     # told the architecture ampere (--gpu-arch, the sidebar's select) it is the A100 preset's
     # refusal itself
     told = run_strategy("vllm", fp8, budget_bytes=40 << 30,

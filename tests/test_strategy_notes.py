@@ -313,10 +313,10 @@ def test_notes_under_the_figures_say_which_layout_does_what():
     # mode all: only where there is state to snapshot
     mode_all, mode_none = (StrategyOptions(mamba_cache_mode=m) for m in ("all", "none"))
     assert notes.mamba_all_text(mode_all, qwen).startswith("Mamba cache mode all: every paged")
-    # and only vLLM up to 0.31 has it (0.32's MambaCacheMode is align or none): the vLLM
-    # column is that release's, as the note says plainly
+    # and only vLLM up to 0.31 has it (0.32's MambaCacheMode is align or none): vLLM's row
+    # (Compare's, which shows it; it said "the vLLM column") is that release's
     assert ("vLLM has it up to 0.31 (0.32 and later run align with prefix caching, none "
-            "without), so in this mode the vLLM column is vLLM 0.31's: its figures and its "
+            "without), so in this mode vLLM's row is vLLM 0.31's: its figures and its "
             "start-up log lines are that release's.") in notes.mamba_all_text(mode_all, qwen)
     assert notes.mamba_all_text(mode_none, qwen) == notes.mamba_all_text(mode_all,
                                                                                llama) == ""

@@ -959,9 +959,9 @@ def ratio_text(value: Fraction) -> str:
 
 def refuses_to_start(engine: str) -> str:
     """How a reason opens where ``engine`` would not start at these settings (a flag with no
-    such choice, a check at start-up), not a model it does not serve: Compare labels such a
-    column "won't start", the others "n/a" (``strategy_notes.why_not_label``). One wording for
-    each engine, so the label reads the reason alone."""
+    such choice, a check at start-up), not a model it does not serve: Compare labels such an
+    engine's row "won't start", the others "n/a" (``strategy_notes.why_not_label``). One
+    wording for each engine, so the label reads the reason alone."""
     return f"{engine} refuses to start"
 
 

@@ -662,8 +662,8 @@ SM8X_FP8_MLA = (
     "log of a run told none too. On an A100 (SM 8.0) vLLM 0.34 refuses to start an fp8 MLA "
     "cache (\"FP8 KV cache is not supported by the Triton MLA backend ... native FP8 (fp8e4nv) "
     "requires SM89+. Re-run with --kv-cache-dtype bfloat16.\"): set the KV dtype to bfloat16 "
-    "there (pick an A100 GPU preset or tell the architecture ampere, and the vLLM column says "
-    "it won't start)")
+    "there (pick an A100 GPU preset or tell the architecture ampere, and FlatKV shows vLLM "
+    "refusing to start)")
 # The least compute capability at which vLLM 0.34's TRITON_MLA keeps an fp8 cache
 # (TritonMLAImpl.__init__, triton_mla.py 227-238: has_device_capability(89), "native FP8
 # (fp8e4nv) requires SM89+"; 0.31's alike, 200-210), the one MLA backend valid on SM 8.x
@@ -869,7 +869,7 @@ def gpu_mla_refusal(profile: CacheProfile, options: StrategyOptions) -> str:
       whatever the block or kernel block size.
 
     Each quotes vLLM's error and gives the fix; the reason opens with ``REFUSES_TO_START``,
-    so Compare labels the column "won't start" and the CLI prints it as vLLM's other start-up
+    so Compare labels vLLM's row "won't start" and the CLI prints it as vLLM's other start-up
     refusals."""
     capability = options.gpu_compute_capability
     if capability is None or not runs_mla(profile):
