@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages._figures import current_strategies, use_spec
-from app_pages._session import show_value, state, update
+from app_pages._session import kept_text_area, state, update
 from flatkv import log_check
 from flatkv.app_model import CUSTOM
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
@@ -26,15 +26,6 @@ from flatkv.units import markdown_literal as literal
 # How each outcome reads in the table: coloured, so a differing line stands out in a long list
 _OUTCOMES = {log_check.SAME: ":green[same]", log_check.DIFFERS: ":red[**differs**]",
              log_check.MISSING: ":orange[not in the log]"}
-
-
-# The pasted log, kept in the session apart from its text area: streamlit drops a widget's value
-# on a run that does not draw it, so a trip to Layout and back emptied the check
-LOG_WIDGET, KEPT_LOG = "compare.check_log", "flatkv.check_log"
-
-
-def _keep_log() -> None:
-    st.session_state[KEPT_LOG] = st.session_state[LOG_WIDGET]
 
 
 def _code(text: str) -> str:
@@ -67,11 +58,11 @@ def log_check_section(results: list[StrategyResult]) -> None:
                "as the VA upper bound it reserves), and the table says which. Where tokens "
                "are drafted, the KV line SGLang's drafter logs after the model's is named and "
                "not compared.")
-    show_value(LOG_WIDGET, st.session_state.get(KEPT_LOG, ""))
-    text = st.text_area("Engine log", key=LOG_WIDGET, height=120, on_change=_keep_log,
-                        label_visibility="collapsed",
-                        placeholder="(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 "
-                                    "[gpu_worker.py:123] Available KV cache memory: ...")
+    # kept through a trip to Layout and back, which emptied the check
+    text = kept_text_area("Engine log", "compare.check_log", height=120,
+                          label_visibility="collapsed",
+                          placeholder="(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 "
+                                      "[gpu_worker.py:123] Available KV cache memory: ...")
     if not text.strip():
         return
     try:

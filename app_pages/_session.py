@@ -88,6 +88,22 @@ def show_value(key: str, value: Any, *, write: bool = True) -> None:
         ss[key] = value
 
 
+KEPT_PREFIX = "flatkv.kept."  # + a text area's key: its text, kept apart from the widget
+
+
+def _keep_text(key: str) -> None:
+    st.session_state[KEPT_PREFIX + key] = st.session_state[key]
+
+
+def kept_text_area(label: str, key: str, **kwargs: Any) -> str:
+    """A text area whose text survives runs that do not draw it. Streamlit drops the value of a
+    widget a run does not draw, so a paste (an engine log, a config.json not yet loaded) went
+    empty on a trip to another page or another source; the session keeps each entry apart
+    from the widget and restores it. Text emptied by hand is kept empty."""
+    show_value(key, st.session_state.get(KEPT_PREFIX + key, ""))
+    return st.text_area(label, key=key, on_change=_keep_text, args=(key,), **kwargs)
+
+
 def state() -> AppState:
     """The current view; on a session's first run it is read from the URL, and again where
     the session holds a view of an older AppState class (the code changed under a running
