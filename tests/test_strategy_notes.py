@@ -1021,12 +1021,15 @@ def test_layouts_gap_sentence_names_dead_weight_by_hand():
     assert (ours.num_blocks, ours.block_bytes) == (1_455, block)
     mine, theirs = dict(ours.breakdown), dict(vllm.breakdown)
     assert (mine["dead_weight"], theirs["dead_weight"]) == (dead, 0)
-    # every byte that holds nothing, ours less vLLM's: the bytes vLLM gives requests instead;
-    # dead weight is more than half of it (its unused and state page padding are the rest)
-    gap = sum(mine[c] - theirs[c] for c in mine if c not in notes.HELD_CATEGORIES)
-    assert mine["unused"] == budget - 1_455 * block == 17_340_825
-    assert 2 * dead > gap > 0
-    assert notes.gap_category(ours, vllm) == ("dead_weight", True)
+    # the gap: the share of the budget vLLM's layout saves on our requests. vLLM's 5,757 page
+    # ids of 12 x 1,114,112 B, 3 state + 482 full attention a request: 1 - (1,455 / 483) /
+    # (5,757 / 485) = 74.62%; dead weight, 74.60%, is most of it (all but 0.03%)
+    assert (ours.concurrency, vllm.concurrency) == (Fraction(1_455, 483), Fraction(5_757, 485))
+    assert 76_968_728_985 // (12 * 1_114_112) == 5_757
+    gap = budget * (1 - Fraction(1_455 * 485, 483 * 5_757))
+    assert f"{float(gap / budget):.2%}" == "74.62%"
+    assert notes.gap_category(ours, vllm) == ("dead_weight", dead / gap)
+    assert Fraction(1, 2) < dead / gap < 1
     assert notes.gap_text(ours, [vllm, sglang]) == (
         "Most of the gap is dead weight: 53.48 GiB in this plan (74.60% of the budget), "
         "none in vLLM v1's.")
@@ -1047,10 +1050,12 @@ def test_layouts_gap_sentence_says_less_than_most_and_nothing_for_a_remainder():
         assert sum(nbytes.values()) == 100
         return replace(result, budget_bytes=100, breakdown=tuple({**zero, **nbytes}.items()))
 
-    # dead weight the largest, 10 of the 24 bytes ours keeps empty beyond the engine's: not most
+    # dead weight the largest of the 24 bytes ours keeps empty beyond the engine's, 10 B of
+    # a gap of 100 x (1 - (1,455 / 483) / (5,757 / 485)) = 74.62 B: not most
     mixed = spending(ours, kv_history=76, dead_weight=10, row_padding=8, unused=6)
     engine = spending(vllm, kv_history=100)
-    assert notes.gap_category(mixed, engine) == ("dead_weight", False)
+    assert notes.gap_category(mixed, engine) == (
+        "dead_weight", 10 / (100 * (1 - Fraction(1_455 * 485, 483 * 5_757))))
     assert notes.gap_text(mixed, [engine]) == (
         "The largest part of the gap is dead weight: 10 B in this plan (10.00% of the budget), "
         "none in vLLM v1's.")
@@ -1078,6 +1083,69 @@ def test_layouts_gap_sentence_says_less_than_most_and_nothing_for_a_remainder():
     assert notes.gap_text(ours, [sglang]) == (
         "Most of the gap is unused bytes: 14.83 MiB in this plan (1.31% of the budget), "
         "14.79 KiB in SGLang's.")
+
+def test_layouts_gap_sentence_says_where_dead_weight_is_more_than_the_gap():
+    # Llama-4-Scout (12 full + 36 chunked layers of 4,096 B a token, chunk 8,192) in Layout's
+    # 76,968,728,985 B: our page ids of 48 rows of 16 x 4,096 B = 3,145,728 B, 24,467 of them;
+    # a request needs 1,024 chunked pages (ceil(min(8,192 + 8,192, L) / 16)) and L / 16 full.
+    scout = load_preset("Llama-4-Scout-17B-16E").profile()
+    budget = 76_968_728_985
+    assert budget // (48 * 16 * 4_096) == 24_467
+    # at 262,144 tokens vLLM v1 holds the most: 12-layer pages of 16 x 4,096 B, 76,968,728,985
+    # // 65,536 // 12 = 97,870 page ids, 3 x 1,024 + 16,384 a request, to our 24,467 / (1,024
+    # + 16,384). Of our page ids 1,439 are chunked attention's and 23,028 full attention's,
+    # each with the other group's rows dead: 23,028 x 36 + 1,439 x 12 rows of 65,536 B =
+    # 55,461,543,936 B, 72.06% of the budget; the gap is 1 - (24,467 / 17,408) / (97,870 /
+    # 19,456) = 72.06% too: most of the gap is dead weight (all of it but 0.003%)
+    ours, vllm, sglang = _flat_vllm_sglang(scout, budget, 262_144, StrategyOptions())
+    assert (ours.concurrency, vllm.concurrency) == (Fraction(24_467, 17_408),
+                                                    Fraction(97_870, 19_456))
+    dead = (23_028 * 36 + 1_439 * 12) * 65_536
+    assert dict(ours.breakdown)["dead_weight"] == dead == 55_461_543_936
+    gap = budget * (1 - Fraction(24_467 * 19_456, 17_408 * 97_870))
+    assert (f"{dead / budget:.2%}", f"{float(gap / budget):.2%}") == ("72.06%", "72.06%")
+    assert notes.gap_category(ours, vllm) == ("dead_weight", dead / gap)
+    assert notes.gap_text(ours, [vllm, sglang]) == (
+        "Most of the gap is dead weight: 51.65 GiB in this plan (72.06% of the budget), none "
+        "in vLLM v1's.")
+    # at its own 10,485,760 tokens (the app's 10M) vLLM does not start and SGLang holds 1.18x
+    # ours: its full pool of budget // (4,096 x (12 + 0.8 x 36)) = 460,568 tokens, 0.04 of a
+    # request, to our 24,467 / (1,024 + 655,360) = 0.04. Our page ids split 24,429 full
+    # attention's (24,467 x 655,360 / 656,384 = 24,428.83, the larger remainder rounded up)
+    # and 38 chunked: dead weight (24,429 x 36 + 38 x 12) x 65,536 = 57,665,126,400 B (74.92%
+    # of the budget), yet SGLang fits our requests in (24,467 / 656,384) / (460,568 /
+    # 10,485,760) = 84.87% of it: the gap is 15.13%, a fifth of the dead weight. SGLang's
+    # sliding pool, 0.8 x 460,568 = 368,454 tokens of 36 x 4,096 B, is reserved whole (no
+    # request runs) where a request keeps 16,384 of its tokens. "Most of the gap is dead
+    # weight: 53.70 GiB" read as SGLang giving those bytes to requests
+    ours, vllm, sglang = _flat_vllm_sglang(scout, budget, 10_485_760, StrategyOptions())
+    assert not vllm.applies
+    assert (ours.concurrency, sglang.concurrency) == (Fraction(24_467, 656_384),
+                                                      Fraction(460_568, 10_485_760))
+    assert budget * 5 // (4_096 * (12 * 5 + 4 * 36)) == 460_568
+    dead = (24_429 * 36 + 38 * 12) * 65_536
+    assert dict(ours.breakdown)["dead_weight"] == dead == 57_665_126_400
+    fits = Fraction(24_467 * 10_485_760, 656_384 * 460_568)
+    assert (f"{dead / budget:.2%}", f"{float(fits):.3%}", f"{float(1 - fits):.2%}") == (
+        "74.92%", "84.865%", "15.13%")
+    assert notes.gap_category(ours, sglang) == ("dead_weight", dead / (budget * (1 - fits)))
+    assert round(dead / (budget * (1 - fits)), 2) == Fraction(99, 20)  # 4.95x the gap
+    assert notes.engines_beside_text(ours, [vllm, sglang], scout).endswith(
+        "SGLang 0.04 (1.18x ours). Compare shows where each layout's bytes go and why a "
+        "layout does not apply. Dead weight is more than the whole gap: 53.70 GiB in this "
+        "plan (74.92% of the budget), none in SGLang's, where SGLang fits this plan's "
+        "requests in 84.87% of the budget.")
+    # unused bytes, a plural noun, are more than a gap they exceed: ours keeps 50 B empty to
+    # the engine's none where the engine fits our requests in 80% of the budget (a gap of 20 B)
+    zero = {c: 0 for c, _ in ours.breakdown}
+    empty = replace(ours, budget_bytes=100, concurrency_numerator=4, concurrency_denominator=1,
+                    breakdown=tuple({**zero, "kv_history": 50, "unused": 50}.items()))
+    full = replace(sglang, budget_bytes=100, concurrency_numerator=5, concurrency_denominator=1,
+                   breakdown=tuple({**zero, "kv_history": 100}.items()))
+    assert notes.gap_text(empty, [full]) == (
+        "Unused bytes are more than the whole gap: 50 B in this plan (50.00% of the budget), "
+        "none in SGLang's, where SGLang fits this plan's requests in 80.00% of the budget.")
+
 
 def test_attention_dp_says_sglangs_figures_are_one_groups():
     from flatkv.presets import load_preset
