@@ -130,7 +130,9 @@ def budgets_to_hold(s: AppState, results: list[StrategyResult], context: int,
     more than the layout that holds most until a number is typed (Budget's field); a layout
     that does not apply at this budget too, as one that holds none is where it helps most;
     ``marks``, the page's ``strategy_notes.kv_dtype_marks``, names SGLang by its dtype."""
-    left, right = st.columns([1, 2], vertical_alignment="bottom")
+    # the field's label level with the caption's first line: set at the bottom, beside the
+    # caption's seven lines at 1000 px, the field sat 89 px low with blank room above it
+    left, right = st.columns([1, 2], vertical_alignment="top")
     with left:
         fitting, fit = most_held(results, marks)
         requests = hold_requests_widget(fitting, context, fit=fit)

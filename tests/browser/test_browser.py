@@ -196,6 +196,26 @@ def test_compares_tables_fit_at_1000_px_and_stand_whole_at_1400(browser, app_url
                     assert fits_sideways(frames.nth(i), wait_ms=2_000), (width, query, i)
 
 
+def test_compares_requests_to_hold_starts_level_with_its_caption_at_1000_and_1440_px(
+        browser, app_url):
+    # "Requests to hold" beside the least budgets' caption: seven lines at 1000 px, four at
+    # 1,440. Set at the bottom of the row, the field's label began 89 px below the caption's
+    # first line at 1000 px (22 at 1,440), the box low beside the text; now both begin at the
+    # top of the row, the label level with the caption's first line
+    for width in (1000, 1440):
+        with browser_page(browser, width, 900) as page:
+            open_view(page, f"{app_url}/compare", "Compare")
+            box = page.locator('input[aria-label="Requests to hold"]')
+            row = page.locator('[data-testid="stHorizontalBlock"]').filter(has=box).last
+            label = row.locator('[data-testid="stWidgetLabel"]').filter(
+                has_text="Requests to hold")
+            caption = row.locator('[data-testid="stCaptionContainer"]').filter(
+                has_text="The least cache budget per rank that holds")
+            tops = settled_tops(page, [label, caption])
+            assert caption.bounding_box()["height"] > 3 * label.bounding_box()["height"]
+            assert abs(tops[0] - tops[1]) <= 1, (width, tops)
+
+
 def test_models_tables_fit_at_1000_px(browser, app_url):
     # the Model page's kinds table of a model with state was 593 to 657 px of columns in the
     # main column's 538 at 1000 px (MiniMax-M1's and Qwen3-Next's kind read "kinc"), its
