@@ -28,7 +28,13 @@ from flatkv.gpu_view import (
     over_baseline_text,
     per_device_text,
 )
-from flatkv.plan import PACKED_NEEDS_HISTORY, alignment_or_block_size, plan_tensors
+from flatkv.plan import (
+    PACKED_NEEDS_HISTORY,
+    alignment_or_block_size,
+    bound_fix,
+    bound_refusal,
+    plan_tensors,
+)
 from flatkv.profile import CacheProfile
 from flatkv.strategy_cli import positive_argument, whole_argument, whole_argument_in
 from flatkv.units import count_text, percent_text
@@ -91,25 +97,26 @@ def bench_text(args: argparse.Namespace, profile: CacheProfile) -> str:
 
 
 def _check_counts(args: argparse.Namespace) -> None:
-    """bench's counts in the command line's words, one rule for each: ``--flag N: what is
-    wrong; fix``, N grouped as every other message groups a figure, before the library's
-    words for the lab ("repeats must be positive, got 0", "cpu_threads = 10,000 is ...")."""
+    """bench's counts in the command line's words, one rule for each, in the form of every
+    bound's refusal (``plan.bound_refusal``: ``--repeats 0 must be positive: give 1 or
+    more``), before the library's words for the lab ("repeats 0 must be positive", "cpu_threads
+    10,000 is ...")."""
     cores = most_bench_count("cpu_threads")  # the library's bounds, in the flags' words
     if args.threads < 0:  # the library's own hint (None) is no value this flag takes
-        raise ValueError(f"--threads {args.threads:,}: a count of threads is not negative; "
-                         "give --threads 1 or more, or 0 for torch's choice")
+        raise ValueError(f"--threads {args.threads:,} {bound_refusal(args.threads)}: give 1 or "
+                         "more, or 0 for torch's choice")
     if args.threads > cores:
-        raise ValueError(f"--threads {args.threads:,}: more than this machine's "
-                         f"{count_text(cores, 'core')}; give --threads {cores:,} or fewer, or "
-                         "0 for torch's choice")
+        raise ValueError(f"--threads {args.threads:,} is more than this machine's "
+                         f"{count_text(cores, 'core')}: give {cores:,} or fewer, or 0 for "
+                         "torch's choice")
     for flag, value, what in (("--repeats", args.repeats, "a bench times one round"),
                               ("--pages-per-call", args.pages_per_call, "a call moves one page")):
         if value is not None and value < 1:
-            raise ValueError(f"{flag} {value:,}: {what} at least; give {flag} 1 or more, or "
-                             "leave it out for the default")
+            raise ValueError(f"{flag} {value:,} {bound_refusal(value, 1)} ({what} at least): "
+                             f"{bound_fix(value, 1)}, or leave it out for the default")
     if args.repeats is not None and args.repeats > (most := most_bench_count("repeats")):
-        raise ValueError(f"--repeats {args.repeats:,}: more timed rounds than a bench takes; "
-                         f"give --repeats {most:,} or fewer")
+        raise ValueError(f"--repeats {args.repeats:,} is more timed rounds than a bench takes: "
+                         f"give {most:,} or fewer")
 
 
 def format_result(result: BenchResult) -> str:

@@ -310,7 +310,7 @@ def blocks_budget(blocks: int, block_bytes: int, tp: int) -> Budget:
     """A budget as vLLM 0.34 logs it after warm-up: ``blocks`` of its blocks, each
     ``block_bytes`` (``strategies.vllm.block_bytes`` at the view's options)."""
     check_int("vLLM KV cache blocks", blocks, minimum=MIN_VLLM_BLOCKS, maximum=MAX_VLLM_BLOCKS,
-              hint="give the N of vLLM's \"Memory after warmup: ... N KV cache blocks\" line "
+              hint="the N of vLLM's \"Memory after warmup: ... N KV cache blocks\" line "
               "(vLLM needs 2 at least)")
     check_int("vLLM block bytes", block_bytes, minimum=1)
     check_int("TP", tp, minimum=1)

@@ -36,7 +36,14 @@ from flatkv.budget import (
 )
 from flatkv.models import mtp_layers_not_full
 from flatkv.patterns import parse_layer_pattern
-from flatkv.plan import CHUNKED_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION, check_int
+from flatkv.plan import (
+    CHUNKED_ATTENTION,
+    LINEAR_ATTENTION,
+    SLIDING_ATTENTION,
+    bound_fix,
+    bound_refusal,
+    check_int,
+)
 from flatkv.profile import MAX_ROW_BYTES, MAX_WINDOW, WINDOWED, CacheProfile
 from flatkv.strategies.base import StrategyOptions
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
@@ -275,8 +282,8 @@ def positive_int(text: str) -> int:
     range to StrategyOptions: no later check refuses these with a fix (--ssm-element-bytes 0
     divided --state's ssm by zero; --block-size's names none)."""
     value = _count(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be positive: give 1 or more")
+    if (wrong := bound_refusal(value, 1)) is not None:
+        raise argparse.ArgumentTypeError(f"{value} {wrong}: {bound_fix(value, 1)}")
     if len(str(value)) > MAX_COUNT_DIGITS:
         raise argparse.ArgumentTypeError(
             f"{quoted(text)} has over {MAX_COUNT_DIGITS} digits, more than any count here: "

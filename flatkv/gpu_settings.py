@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flatkv.plan import figure_text
+from flatkv.plan import bound_refusal, figure_text
 from flatkv.units import quoted, whole_number
 
 BENCH_REPEATS = {"cpu": 7, "cuda": 15}  # the library's and the CLI's timed rounds
@@ -93,13 +93,13 @@ def check_max_blocks(field: str, blocks: int, *, as_typed: str | None = None,
     automatic, so it takes no 0), which said "must be at least 2, got 1" where the lab said
     this."""
     if blocks == 1 or (flag and blocks < 2):
-        if flag:
-            named, fix = f"{field} {blocks}", f"{field} 2 or more, or leave it out for automatic"
-        else:
-            named, fix = ((f"{field} is 1", "2") if as_typed is None else
-                          (f"{field}={quoted(as_typed)}", f"{field}=2"))
-            fix += " or more, or 0 for automatic"
-        raise ValueError(f"{named}: a benchmark's pool holds two pages at least; give {fix}")
+        if flag:  # the form of every flag's bound (plan.bound_refusal)
+            raise ValueError(f"{field} {blocks:,} {bound_refusal(blocks, 2)} (a benchmark's pool "
+                             "holds two pages): give 2 or more, or leave it out for automatic")
+        named, fix = ((f"{field} is 1", "2") if as_typed is None else
+                      (f"{field}={quoted(as_typed)}", f"{field}=2"))
+        raise ValueError(f"{named}: a benchmark's pool holds two pages at least; give {fix} or "
+                         "more, or 0 for automatic")
     return blocks
 
 
@@ -120,9 +120,9 @@ def check_pages_fit_pool(field: str, pages: int, pool_blocks: int, cap_field: st
     else:
         fix = (f"or set {cap_field} (the automatic pool is a safe share of free memory; a run "
                "checks that a larger one fits)")
-    # a flag's message as the command line's others ("--pages-per-call 2,000: ..."), a
-    # label's as the lab's ("pages per call is 2,000, ...")
-    said = f"{field} {pages:,}:" if field.startswith("--") else f"{field} is {pages:,},"
+    # a flag's message as the command line's others ("--pages-per-call 2,000 is more ..."), a
+    # label's as the lab's ("pages per call is 2,000, more ...")
+    said = f"{field} {pages:,} is" if field.startswith("--") else f"{field} is {pages:,},"
     raise ValueError(f"{said} more than the {pool_blocks:,} blocks of the pool: give at most "
                      f"{pool_blocks:,}, {fix}")
 

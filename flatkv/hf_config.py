@@ -719,8 +719,8 @@ def learnable_sink_of(cfg: Mapping[str, Any], model_type: str) -> bool:
     value = cfg.get("learnable_sink")
     if value is None or isinstance(value, bool):
         return bool(value)
-    raise ValueError(f"{model_type} config.json learnable_sink must be true or false, got "
-                     f"{as_written(value)}: fix the field")
+    raise ValueError(f"{model_type} config.json learnable_sink = {as_written(value)} must be "
+                     "true or false: fix the field")
 
 
 def _source_clauses(model_type: str, layers: Sequence[CacheLayer], *, n_model: int, shared: int,

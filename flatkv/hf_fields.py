@@ -14,7 +14,7 @@ from typing import Any
 from flatkv.hf_json import as_written
 from flatkv.models import MAX_CONV_KERNEL, MAX_DIM
 from flatkv.patterns import MAX_CACHE_LAYERS
-from flatkv.plan import int_text
+from flatkv.plan import bound_fix, bound_refusal, int_text
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW
 
 
@@ -99,17 +99,11 @@ def whole_field(conf: Any, attr: str, model_type: str, *, default: Any = None,
     field = field_name(conf, attr)
     if value is None:
         raise ValueError(f"{model_type} config.json has no {field}: add it to the config")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{model_type} config.json {field} must be a whole number, got "
-                         f"{as_written(value)}: fix the field")
-    if value < minimum:
-        least = "positive" if minimum == 1 else f"{minimum} or more"
-        raise ValueError(f"{model_type} config.json {field} must be {least}, got {value}: fix "
-                         "the field")
-    most = _MOST.get(attr, MAX_DIM)
-    if value > most:  # said here, by its key: the layer built of it names its own field
-        raise ValueError(f"{model_type} config.json {field} = {int_text(value)} is too large "
-                         f"to be real (at most {most:,}): fix the field")
+    most = _MOST.get(attr, MAX_DIM)  # said here, by its key: the layer built of it names its own
+    if (wrong := bound_refusal(value, minimum, most)) is not None:
+        shown = int_text(value) if type(value) is int else as_written(value)
+        raise ValueError(f"{model_type} config.json {field} = {shown} {wrong}: "
+                         f"{bound_fix(value, minimum, most)} in the field")
     if isinstance(conf, Recorded):
         conf.used[attr] = value
     return value

@@ -17,7 +17,7 @@ from typing import Any
 from flatkv.hf_dtypes import config_dtype
 from flatkv.jsonfile import parse_json_object, read_json_file
 from flatkv.models import MAX_CACHE_LAYERS, MAX_DIM
-from flatkv.plan import figure_text, int_text
+from flatkv.plan import bound_fix, bound_refusal, int_text
 from flatkv.profile import MAX_CHUNK_SIZE, MAX_WINDOW
 from flatkv.units import quoted
 
@@ -91,15 +91,16 @@ def _precheck_sizes(cfg: Mapping[str, Any], where: str = "") -> None:
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > MAX_CACHE_LAYERS:
             raise ValueError(
-                f"config.json {where}{key} = {figure_text(value)} is too large to be real "
-                f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
+                f"config.json {where}{key} = {int_text(value)} "
+                f"{bound_refusal(value, maximum=MAX_CACHE_LAYERS)}: "
+                f"{bound_fix(value, maximum=MAX_CACHE_LAYERS)} in the field"
             )
     for key in ("layer_types", "layers_block_type", "hybrid_override_pattern"):
         value = cfg.get(key)
         if isinstance(value, (list, str)) and len(value) > MAX_CACHE_LAYERS:
             raise ValueError(
-                f"config.json {where}{key} has {len(value):,} entries: too large to be real "
-                f"(at most {MAX_CACHE_LAYERS:,}): fix the field"
+                f"config.json {where}{key} has {len(value):,} entries, too many to be real: "
+                f"give {MAX_CACHE_LAYERS:,} or fewer in the field"
             )
 
 
@@ -146,20 +147,12 @@ def _precheck_whole(cfg: Mapping[str, Any], where: str = "") -> None:
             continue
         if key == "sliding_window_pattern" and isinstance(value, str):
             continue  # EXAONE 4's letters, read by hf_resolve._exaone_layer_types
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(  # transformers' own message names a dataclass, not the field
-                f"config.json {where}{key} = {as_written(value)} must be a whole number: fix or "
-                "remove the field"
-            )
-        if value < least:
-            raise ValueError(
-                f"config.json {where}{key} = {int_text(value)} must be "
-                f"{'positive' if least else 'at least 0'}: fix or remove the field"
-            )
         most = _WHOLE_MOST.get(key, MAX_DIM)
-        if value > most:
-            raise ValueError(f"config.json {where}{key} = {int_text(value)} is too large to be "
-                             f"real (at most {most:,}): fix the field")
+        if (wrong := bound_refusal(value, least, most)) is not None:
+            # transformers' own message names a dataclass, not the field
+            shown = int_text(value) if type(value) is int else as_written(value)
+            raise ValueError(f"config.json {where}{key} = {shown} {wrong}: "
+                             f"{bound_fix(value, least, most)}, or remove the field")
 
 
 def _precheck_dtype(cfg: Mapping[str, Any], where: str = "") -> None:

@@ -436,15 +436,15 @@ def _readable_model_type(cfg: Any) -> str:
         raise ConfigError(f"{said} ({cli})", f"{said} ({page})")
     if not isinstance(model_type, str):
         raise ValueError(
-            "config.json model_type must be a string such as \"llama\", got "
-            f"{as_written(model_type)}"
+            f"config.json model_type = {as_written(model_type)} must be a string such as "
+            "\"llama\": fix the field"
         )
     if model_type not in FAMILIES:
         inner = cfg.get("text_config")
         inner_type = inner.get("model_type") if isinstance(inner, Mapping) else None
         if inner_type is not None and not isinstance(inner_type, str):
-            raise ValueError(f"config.json text_config.model_type must be a string such as "
-                             f"\"llama\", got {as_written(inner_type)}")
+            raise ValueError(f"config.json text_config.model_type = {as_written(inner_type)} must "
+                             "be a string such as \"llama\": fix the field")
         if model_type in _MINIMAX_M3 and _minimax_m3_sparse(cfg):
             raise ValueError(_not_modeled_text(model_type, _MINIMAX_M3_WHY))
         if model_type in _MINIMAX_M3 and inner_type not in FAMILIES:

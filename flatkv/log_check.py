@@ -1529,9 +1529,10 @@ def raw_kv_in(profile: CacheProfile, dtype: str) -> dict[str, object]:
         else value * then // was for name, value in sizes.items()}}
     try:
         replace(profile, **changes)
-    except ValueError as exc:  # past MAX_ROW_BYTES
-        raise ValueError(f"{exc} once re-sized from {profile.kv_dtype}'s {was}-byte elements "
-                         f"to {dtype}'s {then}; {again}") from None
+    except ValueError as exc:  # past MAX_ROW_BYTES: "... is too large to be real: give N or less"
+        said, _, fix = str(exc).partition(": give ")
+        raise ValueError(f"{said} once re-sized from {profile.kv_dtype}'s {was}-byte elements "
+                         f"to {dtype}'s {then} ({fix or 'a bound'}); {again}") from None
     return changes
 
 

@@ -532,8 +532,8 @@ def past_max_model_len_text(max_model_len: int, code: Callable[[str], str] = str
 def layer_from_dict(data: object, *, where: str = "layer") -> CacheLayer:
     """A cache layer from ``{"kind": ..., <fields>}``; unknown kinds or fields are errors."""
     if not isinstance(data, Mapping):
-        raise ValueError(f"{where} must be an object with a 'kind', got {quoted_value(data)}: "
-                         f"give one such as {example_layer()}")
+        raise ValueError(f"{where} {quoted_value(data)} must be an object with a 'kind': give "
+                         f"one such as {example_layer()}")
     kind = data.get("kind")
     cls = LAYER_KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
@@ -600,17 +600,20 @@ def _checked_layers(layers: object) -> tuple[CacheLayer, ...]:
     """``layers`` as a tuple of one to MAX_CACHE_LAYERS cache layers, or the ValueError that
     names what it is instead."""
     if isinstance(layers, (str, bytes)) or not isinstance(layers, Iterable):
-        raise ValueError(f"layers must be a list of cache layers, got {quoted_value(layers)}")
+        raise ValueError(f"layers {quoted_value(layers)} must be a list of cache layers: give "
+                         f"one such as [{example_layer()}]")
     layers = tuple(layers)
     if not layers:
         raise ValueError("layers is empty: a model needs at least one cache layer")
     if len(layers) > MAX_CACHE_LAYERS:
         raise ValueError(
-            f"{len(layers)} cache layers is too large to be real (at most {MAX_CACHE_LAYERS})"
+            f"layers holds {len(layers):,} cache layers, too many to be real: give "
+            f"{MAX_CACHE_LAYERS:,} or fewer"
         )
     for i, layer in enumerate(layers):
         if not isinstance(layer, CacheLayer):
-            raise ValueError(f"layers[{i}] must be a cache layer, got {type(layer).__name__}")
+            raise ValueError(f"layers[{i}] {quoted_value(layer)} must be a cache layer: give one "
+                             f"such as layer_from_dict({example_layer()})")
     return layers
 
 
@@ -736,8 +739,8 @@ class ModelSpec:
         warning ``presets.preset_class_note`` gives."""
         for attr in ("source", "notes", "edited_from"):
             if not isinstance(getattr(self, attr), str):
-                raise ValueError(f"{attr} must be a string, got "
-                                 f"{quoted_value(getattr(self, attr))}: give text, e.g. "
+                raise ValueError(f"{attr} {quoted_value(getattr(self, attr))} must be a string: "
+                                 "give text, e.g. "
                                  f"{_TEXT_EXAMPLES[attr]}, or leave it out")
             if (bad := control_character(getattr(self, attr), allow="\n\t")) is not None:
                 raise ValueError(f"{attr} is {quoted(getattr(self, attr))}: it holds the "
@@ -755,7 +758,7 @@ class ModelSpec:
         for tensor, dtype in self.state_dtypes().items():  # the state tensors it keeps
             check_state_dtype(f"{tensor}_dtype", dtype)
         check_int("tp", self.tp, minimum=1, maximum=MAX_TP,
-                  hint="give the number of GPUs the model is split over")
+                  hint="the number of GPUs the model is split over")
         if self.model_layers is not None:
             _check_dim("model_layers", self.model_layers, maximum=MAX_CACHE_LAYERS)
         if self.attention_heads is not None:
@@ -1150,8 +1153,8 @@ class ModelSpec:
         for name_of_kind, layer in kinds.items():
             check_kind_name(name_of_kind)
             if not isinstance(layer, CacheLayer):
-                raise ValueError(f"kinds[{quoted(name_of_kind)}] must be a cache layer, got "
-                                 f"{quoted_value(layer)}")
+                raise ValueError(f"kinds[{quoted(name_of_kind)}] {quoted_value(layer)} must be "
+                                 f"a cache layer: give one such as {example_layer()}")
             check_label_name(name_of_kind, layer)
         order = parse_pattern(pattern)
         unknown = sorted(set(order) - set(kinds))
@@ -1216,7 +1219,7 @@ class ModelSpec:
         """A spec from the export format, validated field by field with clear errors."""
         if not isinstance(data, Mapping):
             raise ValueError(
-                f"a model specification must be a JSON object, got {type(data).__name__}: give "
+                f"a model specification ({type(data).__name__}) must be a JSON object: give "
                 f'one such as {{"name": "custom", "kinds": {EXAMPLE_KINDS}, "pattern": '
                 f"{EXAMPLE_PATTERN}}} (`model --export` writes one)"
             )
@@ -1255,8 +1258,8 @@ class ModelSpec:
                 '"head_dim_v": 128}}'
             )
         if len(kinds_data) > MAX_CACHE_LAYERS:
-            raise ValueError(f"kinds has {len(kinds_data):,} entries: too large to be real (at "
-                             f"most {MAX_CACHE_LAYERS:,}): give one per distinct layer geometry")
+            raise ValueError(f"kinds has {len(kinds_data):,} entries, too many to be real: give "
+                             f"{MAX_CACHE_LAYERS:,} or fewer, one per distinct layer geometry")
         kinds = {
             name: layer_from_dict(geom, where=f"kinds[{quoted(name)}]")
             for name, geom in kinds_data.items()

@@ -110,26 +110,47 @@ class FlatMemoryPlan:
 # Validation: every public function checks its arguments and names the field, value and fix.
 
 
+def bound_refusal(value: object, minimum: int = 0, maximum: int | None = None) -> str | None:
+    """What is wrong with ``value`` as a whole number in ``[minimum, maximum]``, in the words
+    that follow its name and value in a refusal (``must be positive``, ``is too large to be
+    real``), or None where it is one: every bound the library, the CLI's flags and a
+    config.json's fields check reads the same (``--block-size 0 must be positive: give 1 or
+    more``), where each wrote its own ("must be positive, got 0; ...")."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return "must be a whole number"
+    if value < minimum:
+        return ("must be positive" if minimum == 1 else "must not be negative" if minimum == 0
+                else f"must be at least {minimum:,}")
+    if maximum is not None and value > maximum:  # a typo or a corrupt config, not a plan
+        return "is too large to be real"
+    return None
+
+
+def bound_fix(value: object, minimum: int = 0, maximum: int | None = None) -> str:
+    """The fix of a ``bound_refusal``, the side of the range ``value`` missed: ``give 1 or
+    more`` (a sanity bound of 2**40 tokens is no advice to one who typed 0), ``give 1,024 or
+    less``."""
+    if maximum is not None and isinstance(value, int) and value > maximum:
+        return f"give {maximum:,} or less"
+    return f"give {minimum:,} or more"
+
+
 def check_int(field: str, value: object, *, minimum: int = 0, maximum: int | None = None,
               hint: str = "") -> int:
-    """``value`` if it is an int (not a bool) in ``[minimum, maximum]``; else ValueError.
+    """``value`` if it is an int (not a bool) in ``[minimum, maximum]``; else a ValueError
+    naming ``field``, the value and the fix: ``block_size 0 must be positive: give 1 or
+    more``, then ``hint`` (joined by a comma where it reads ``or ...``, else a semicolon).
 
     ``maximum`` guards sizes read from files: a value beyond it is a typo or a corrupt config,
     and is refused before it turns into a plausible-looking but absurd plan.
     """
-    tail = f"; {hint}" if hint else ""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(
-            f"{field} must be a whole number, got {quoted_value(value)} "
-            f"({type(value).__name__}){tail}"
-        )
-    if value < minimum:
-        bound = "positive" if minimum == 1 else f"at least {minimum}"
-        raise ValueError(f"{field} must be {bound}, got {figure_text(value)}{tail}")
-    if maximum is not None and value > maximum:  # grouped as its bound is
-        raise ValueError(
-            f"{field} = {figure_text(value)} is too large to be real (at most {maximum:,}){tail}")
-    return value
+    wrong = bound_refusal(value, minimum, maximum)
+    if wrong is None:
+        return value  # type: ignore[return-value]  (bound_refusal checked it is an int)
+    shown = (figure_text(value) if isinstance(value, int) and not isinstance(value, bool)
+             else f"{quoted_value(value)} ({type(value).__name__})")
+    tail = "" if not hint else f", {hint}" if hint.startswith("or ") else f"; {hint}"
+    raise ValueError(f"{field} {shown} {wrong}: {bound_fix(value, minimum, maximum)}{tail}")
 
 
 def cdiv(a: int, b: int) -> int:

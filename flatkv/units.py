@@ -297,7 +297,7 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
     shown = quoted(text) if isinstance(text, str) else repr(text)
     named, key = value_named(field, shown, key_value), link_key(field, key_value)
     if isinstance(text, bool):
-        raise ValueError(f"{field} must be a size such as 80GB or 10GiB, got {shown}")
+        raise ValueError(f"{named} is not a size: give one such as 80GB or 10GiB")
     if isinstance(text, int):
         value = Fraction(text)
         unit = ""
@@ -343,7 +343,7 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
                          f"{keyed(key, '4096')} or 4KiB")
     nbytes = int(exact)  # floor: a text's number has no sign; an int is exact (and may be < 0)
     if nbytes < 0:
-        raise ValueError(f"{field} must not be negative, got {shown}")
+        raise ValueError(f"{named} is negative: give a size of 0 or more")
     if nbytes > MAX_BYTES:
         raise ValueError(f"{named} is over 1 EiB: check the unit (GB, not B?)")
     return nbytes

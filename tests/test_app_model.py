@@ -513,10 +513,10 @@ def test_the_editor_keeps_and_edits_the_max_model_len():
 
 @pytest.mark.parametrize(("field", "value", "said"), [
     # in the fields' labels' words ("max model len, tokens", "mamba chunk, tokens")
-    ("max_model_len", 2**40 + 1, "Max model len = 1,099,511,627,777 is too large to be real "
-     "(at most 1,099,511,627,776)"),
-    ("mamba_chunk_size", 2**20 + 1, "Mamba chunk = 1,048,577 is too large to "
-     "be real (at most 1,048,576)"),
+    ("max_model_len", 2**40 + 1, "Max model len 1,099,511,627,777 is too large to be real: "
+     "give 1,099,511,627,776 or less"),
+    ("mamba_chunk_size", 2**20 + 1, "Mamba chunk 1,048,577 is too large to be real: give "
+     "1,048,576 or less"),
 ])
 def test_the_editor_says_why_a_length_or_chunk_past_its_bound_is_refused(field, value, said):
     # a bound given to streamlit kept the entry on screen unsent: the error went on naming the
@@ -1397,8 +1397,9 @@ def test_raw_bytes_edit_the_sliding_layers_own_kv_bytes():
     at.number_input(key="edit.window").set_value(1024).run()
     at.number_input(key="edit.swa_kv").set_value(2**41).run()
     assert [shown(e) for e in at.error] == [
-        "\"Sliding layers' KV bytes\" = 2,199,023,255,552 is too large to be real (at most "
-        '1,099,511,627,776); or 0 when sliding layers add "KV bytes per token per layer" too. '
+        "\"Sliding layers' KV bytes\" 2,199,023,255,552 is too large to be real: give "
+        '1,099,511,627,776 or less, or 0 when sliding layers add "KV bytes per token per layer" '
+        'too. '
         "Until it is fixed, every page (and the summary below) shows the last valid model."]
     assert at.query_params["layers"] == "(5*sliding,full)*10" and "swa_kv" not in at.query_params
 

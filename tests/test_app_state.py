@@ -1128,8 +1128,8 @@ def test_a_drafts_model_errors_speak_the_editors_words():
     with pytest.raises(ValueError) as refused:
         draft.to_spec()
     assert str(refused.value).startswith("lin: v heads = 2 is not a multiple of k heads = ")
-    assert app_model.editor_words("kinds['full']: attention.head_dim_k = 99 is too large") == (
-        "full: head dim k = 99 is too large")
+    assert app_model.editor_words("kinds['full']: attention.head_dim_k 99 is too large") == (
+        "full: head dim k 99 is too large")
     assert app_model.editor_words("full_attention.kv_heads") == "full_attention.kv_heads"
     # a model's own check names a kind's field under the kind's name, and the model's fields
     # and the TP by their keys (the hand editor showed "gdn.k_heads ... tp = 128"): the
@@ -1138,8 +1138,8 @@ def test_a_drafts_model_errors_speak_the_editors_words():
         "gdn.k_heads = 16 is not divisible by tp = 128: choose a tp that divides it", ["gdn"]) == (
         "gdn's k heads = 16 is not divisible by TP = 128: choose a TP that divides it")
     assert app_model.editor_words(
-        "the model's mamba_chunk_size = 9 is too large; attention_heads = 3; max_model_len = 1; "
-        "'tp.x'", ["tp"]) == "mamba chunk = 9 is too large; attention heads = 3; max model len " \
+        "the model's mamba_chunk_size 9 is too large; attention_heads = 3; max_model_len = 1; "
+        "'tp.x'", ["tp"]) == "mamba chunk 9 is too large; attention heads = 3; max model len " \
         "= 1; 'tp.x'"
 
 
@@ -1944,7 +1944,8 @@ def test_a_kv_shared_models_shared_layers_ride_in_its_links_and_files():
 @pytest.mark.parametrize(("raw", "said"), [
     (RawModel("full*2", 0), '"KV bytes per token per layer" is 0 but "Layer pattern" has '
      "attention layers"),
-    (RawModel("full*2", -5), '"KV bytes per token per layer" must be at least 0, got -5'),
+    (RawModel("full*2", -5), '"KV bytes per token per layer" -5 must not be negative: give 0 or '
+     "more"),
     (RawModel("sliding*2", 1024), '"Sliding window" is not set but the model has '
      "sliding_attention layers: give the window in tokens"),
     (RawModel("full*2", 1024, sliding_window=100), '"Sliding window" is 100 but "Layer '
@@ -1953,13 +1954,14 @@ def test_a_kv_shared_models_shared_layers_ride_in_its_links_and_files():
      'pattern" has no chunked_attention layer: drop "Attention chunk"'),
     (RawModel("full*2", 1024, sliding_kv_bytes_per_slot=512), "\"Sliding layers' KV bytes\" "
      'is 512 but "Layer pattern" has no sliding_attention layer'),
-    (RawModel("linear*2", 1024, (("conv", 0),)), '"State tensors" conv must be positive, '
-     "got 0"),
+    (RawModel("linear*2", 1024, (("conv", 0),)), '"State tensors" conv 0 must be positive: '
+     "give 1 or more"),
     # past 1 TiB (2**40 B) a row: the profile's hint for a Python caller says "or None", which
     # the field ("0 = the same") takes as 0
     (RawModel("(sliding,full)*2", 1024, sliding_window=128, sliding_kv_bytes_per_slot=2**41),
-     "\"Sliding layers' KV bytes\" = 2,199,023,255,552 is too large to be real (at most "
-     '1,099,511,627,776); or 0 when sliding layers add "KV bytes per token per layer" too'),
+     "\"Sliding layers' KV bytes\" 2,199,023,255,552 is too large to be real: give "
+     '1,099,511,627,776 or less, or 0 when sliding layers add "KV bytes per token per layer" '
+     "too"),
 ])
 def test_the_raw_editors_errors_name_its_fields_by_their_labels(raw, said):
     # the profile's messages name its fields (kv_bytes_per_slot); the editor relabels them by
@@ -2151,8 +2153,8 @@ def test_an_sglang_page_has_one_bound_in_the_link_the_sidebar_and_the_options():
         "sg_page='1048577' is outside 1..1,048,576: e.g. sg_page=1; using the default "
         "(sg_page=1)."])
     assert StrategyOptions(sglang_page_size=1_048_576).sglang_page_size == 1_048_576
-    with pytest.raises(ValueError, match=r"^sglang_page_size = 1,048,577 is too large to be "
-                                         r"real \(at most 1,048,576\); SGLang's --page-size"):
+    with pytest.raises(ValueError, match=r"^sglang_page_size 1,048,577 is too large to be "
+                                         r"real: give 1,048,576 or less; SGLang's --page-size"):
         StrategyOptions(sglang_page_size=1_048_577)
 
 

@@ -141,7 +141,8 @@ def test_per_component_planner(capsys):
       "positive number of tokens"),
      (["plan", *QWEN35, "--budget", "80GB", "--strategy", "flat", "--context", "²"],
       "--context is '²'"),
-     (["plan", *QWEN35, "--budget", "80GB", "--margin", "-1"], "margin must be at least 0"),
+     (["plan", *QWEN35, "--budget", "80GB", "--margin", "-1"],
+      "--margin -1 must not be negative: give 0 or more"),
      (["plan", *QWEN35, "--budget", "80GB", "--strategy", "vllm",
        "--reserved-bytes-per-block", "5000"], "applies to the per-component layout"),
      (["plan", *QWEN35, "--budget", "80GB", "--strategy", "vllm", "--planner", "packed"],
@@ -215,9 +216,9 @@ def test_per_component_planner(capsys):
        "--budget", "1GiB", "--planner", "per-component"], "error: --state has 10,000 tensors: "
       "too many to be real (at most 8; a state layer keeps one or two, conv and ssm)\n"),
      # the fix in the flag's terms (leave it unset), not the library's (None)
-     (["plan", *QWEN35, "--budget", "1GB", "--alignment", str(2**62)], "--alignment = "
-      "4,611,686,018,427,387,904 is too large to be real (at most 1,099,511,627,776); or leave it "
-      "unset for the block size\n")],
+     (["plan", *QWEN35, "--budget", "1GB", "--alignment", str(2**62)], "--alignment "
+      "4,611,686,018,427,387,904 is too large to be real: give 1,099,511,627,776 or less, or "
+      "leave it unset for the block size\n")],
 )
 def test_errors_are_one_line_exit_2(argv, needle, capsys):
     code, out, err = run(argv, capsys)
@@ -237,7 +238,7 @@ def test_errors_are_one_line_exit_2(argv, needle, capsys):
      '"layer_types": true}', "error: config.json layer_types = true is not a value "
      "transformers' deepseek_v2 config takes: fix or remove the field\n"),
     ('{"model_type": "llama", "head_dim": NaN}', "error: config.json head_dim = NaN must be a "
-     "whole number: fix or remove the field\n"),
+     "whole number: give 1 or more, or remove the field\n"),
 ])
 def test_a_bad_config_json_is_one_line_exit_2_in_its_own_words(config, needle, tmp_path,
                                                                 capsys):
@@ -331,8 +332,8 @@ def test_bench_bounds_block_size_and_alignment_as_plan_does(capsys):
     for flag in ("--block-size", "--alignment"):
         assert refused(["bench", "--preset", "Llama-3.1-8B", "--max-blocks", "4", flag,
                         str(2**63)], capsys) == (
-            f"python -m flatkv: error: {flag} = 9,223,372,036,854,775,808 is too large to be "
-            "real (at most 1,099,511,627,776)\n")
+            f"python -m flatkv: error: {flag} 9,223,372,036,854,775,808 is too large to be "
+            "real: give 1,099,511,627,776 or less\n")
 
 
 def test_bench_threads_past_the_cores_are_grouped(capsys):
@@ -342,9 +343,9 @@ def test_bench_threads_past_the_cores_are_grouped(capsys):
     cores = os.cpu_count() or 1
     assert refused(["bench", "--preset", "Llama-3.1-8B", "--max-blocks", "4", "--threads",
                     str(2**63)], capsys) == (
-        "python -m flatkv: error: --threads 9,223,372,036,854,775,808: more than this "
-        f"machine's {cores:,} core{'s' if cores > 1 else ''}; give --threads {cores:,} or "
-        "fewer, or 0 for torch's choice\n")
+        "python -m flatkv: error: --threads 9,223,372,036,854,775,808 is more than this "
+        f"machine's {cores:,} core{'s' if cores > 1 else ''}: give {cores:,} or fewer, or 0 for "
+        "torch's choice\n")
 
 
 def test_benchs_counts_are_refused_in_one_form(capsys):
@@ -353,13 +354,13 @@ def test_benchs_counts_are_refused_in_one_form(capsys):
     # where its others read "--max-blocks 1: ...; give ...": one form now, N grouped
     bench = ["bench", "--preset", "Llama-3.1-8B", "--budget", "1GiB"]
     for argv, said in (
-            (["--repeats", "0"], "--repeats 0: a bench times one round at least; give --repeats "
-             "1 or more, or leave it out for the default"),
-            (["--repeats", "100000000"], "--repeats 100,000,000: more timed rounds than a bench "
-             "takes; give --repeats 100 or fewer"),
-            (["--pages-per-call", "0"], "--pages-per-call 0: a call moves one page at least; "
-             "give --pages-per-call 1 or more, or leave it out for the default"),
-            (["--max-blocks", "3", "--pages-per-call", "2000"], "--pages-per-call 2,000: more "
+            (["--repeats", "0"], "--repeats 0 must be positive (a bench times one round at "
+             "least): give 1 or more, or leave it out for the default"),
+            (["--repeats", "100000000"], "--repeats 100,000,000 is more timed rounds than a "
+             "bench takes: give 100 or fewer"),
+            (["--pages-per-call", "0"], "--pages-per-call 0 must be positive (a call moves one "
+             "page at least): give 1 or more, or leave it out for the default"),
+            (["--max-blocks", "3", "--pages-per-call", "2000"], "--pages-per-call 2,000 is more "
              "than the 3 blocks of the pool: give at most 3, or raise --max-blocks")):
         assert refused([*bench, *argv], capsys) == f"python -m flatkv: error: {said}\n", argv
 
@@ -475,13 +476,14 @@ def test_errors_name_the_option_the_user_typed_not_the_library_field():
     from flatkv.cli import build_parser, in_option_terms
 
     parser = build_parser()
-    assert in_option_terms("cpu_threads = 100000 is more than this machine's 2 cores",
-                           parser) == "--threads = 100000 is more than this machine's 2 cores"
-    assert in_option_terms("pages_per_call[0] must be positive, got 0", parser) == (
-        "--pages-per-call must be positive, got 0")
+    assert in_option_terms("cpu_threads 100000 is more than this machine's 2 cores",
+                           parser) == "--threads 100000 is more than this machine's 2 cores"
+    assert in_option_terms("pages_per_call[0] 0 must be positive: give 1 or more", parser) == (
+        "--pages-per-call 0 must be positive: give 1 or more")
     # a state row's name stays with its flag: --state ssm=0
-    assert in_option_terms("state_const_bytes['ssm'] must be positive, got 0", parser) == (
-        "--state ssm must be positive, got 0")
+    assert in_option_terms("state_const_bytes['ssm'] 0 must be positive: give 1 or more",
+                           parser) == (
+        "--state ssm 0 must be positive: give 1 or more")
     # a window's field is its flag's: a model file's message keeps its field (FileFieldError,
     # not read here) and a config.json's names the config
     assert in_option_terms("sliding_window is 0", parser) == "--sliding-window is 0"
@@ -2162,9 +2164,9 @@ def test_compare_check_log_at_int8_of_raw_bytes_names_the_files_bytes_in_the_log
     model.write_text(json.dumps({**raw, "layers": "4*full_attention",
                                  "kv_bytes_per_slot": 1 << 40, "kv_tensor_bytes": []}))
     assert refused(argv, capsys).endswith(
-        "holds raw bytes, which --kv-dtype does not re-type, and its kv_bytes_per_slot = "
-        "2,199,023,255,552 is too large to be real (at most 1,099,511,627,776) once re-sized "
-        "from int8's 1-byte elements to bfloat16's 2; give the KV bytes in bfloat16 again, "
+        "holds raw bytes, which --kv-dtype does not re-type, and its kv_bytes_per_slot "
+        "2,199,023,255,552 is too large to be real once re-sized from int8's 1-byte elements "
+        "to bfloat16's 2 (1,099,511,627,776 or less); give the KV bytes in bfloat16 again, "
         'with "kv_dtype": "bfloat16"\n')
 
 
@@ -2611,8 +2613,8 @@ def test_sglang_page_size_stops_where_the_link_and_the_sidebar_do(capsys):
     assert any(r["strategy"] == "sglang" for r in json.loads(out))
     code, out, err = run([*args, "--sglang-page-size", "1048577"], capsys)
     assert code == 2 and out == ""
-    assert err == ("python -m flatkv: error: --sglang-page-size = 1,048,577 is too large to be "
-                   "real (at most 1,048,576); SGLang's --page-size: tokens per page of its "
+    assert err == ("python -m flatkv: error: --sglang-page-size 1,048,577 is too large to be "
+                   "real: give 1,048,576 or less; SGLang's --page-size: tokens per page of its "
                    "token pool, 1 on most backends, 64 on Blackwell's\n")
 
 
@@ -3583,3 +3585,4 @@ def test_required_arguments_left_out_are_each_required():
     assert _one_line("the following arguments are required: --a") == "--a is required: give it"
     assert _one_line("one of the arguments --a --b is required") == (
         "--a or --b is required: give one of them")
+

@@ -574,9 +574,9 @@ def test_a_rope_type_or_rope_number_no_engine_reads_is_refused_by_its_field():
     ("Llama-3.1-8B", {"max_position_embeddings": 10**40}, r"config.json max_position_embeddings"
      r" is a 41-digit number: give the model's context length .* \(at most 1,099,511,627,776\)"),
     ("Nemotron-H-8B", {"mamba_num_heads": 2**62}, r"config.json mamba_num_heads = "
-     r"4611686018427387904 is too large to be real \(at most 1,048,576\): fix the field"),
+     r"4611686018427387904 is too large to be real: give 1,048,576 or less, or remove the field"),
     ("gpt-oss-20b", {"sliding_window": 2**31 + 1}, r"config.json sliding_window = 2147483649 "
-     r"is too large to be real \(at most 2,147,483,648\)"),
+     r"is too large to be real: give 2,147,483,648 or less, or remove the field"),
 ])
 def test_a_config_value_transformers_fails_on_is_named_as_the_config_writes_it(
         name, change, message):
@@ -2061,7 +2061,7 @@ def test_gemma3n_shared_layers_keep_no_cache(layers, shared):
                                                        "num_kv_shared_layers": 0}}).pattern == (
         f"(4*sliding,full)*{layers // 5}")
     with pytest.raises(ValueError, match="^gemma3n config.json text_config.num_kv_shared_layers "
-                                         "must be 0 or more, got -1: fix the field$"):
+                                         "= -1 must not be negative: give 0 or more in the field$"):
         spec_from_hf_config({**cfg, "text_config": {**cfg["text_config"],
                                                     "num_kv_shared_layers": -1}})
     with pytest.raises(ValueError, match=rf"num_kv_shared_layers = {layers} leaves none of its "
@@ -2169,8 +2169,8 @@ def test_path_and_pasted_text(tmp_path):
          "those sizes too$"),
         # a text_config whose model_type is no string says so (it was a TypeError)
         ({"model_type": "foo", "text_config": {"model_type": ["gemma4_text"]}},
-         "^config.json text_config.model_type must be a string such as \"llama\", got "
-         "\\[\"gemma4_text\"\\]$"),
+         "^config.json text_config.model_type = \\[\"gemma4_text\"\\] must be a string such as "
+         "\"llama\": fix the field$"),
         # ... and so does a wrapper whose text_config is one
         # a type FlatKV plans by hand but does not read yet says so
         ({"model_type": "mistral_large4_text"},
@@ -2302,7 +2302,8 @@ def test_path_and_pasted_text(tmp_path):
         ({"architectures": ["BertForMaskedLM"]}, "^config.json has no model_type: cannot tell "
          "how to read it; add the model's own \\(FlatKV reads \\d+ model types, listed in full "
          "in the README under --hf-config\\)$"),
-        ({"model_type": ["llama"]}, "model_type must be a string such as \"llama\", got"),
+        ({"model_type": ["llama"]}, "model_type = \\[\"llama\"\\] must be a string such as "
+         "\"llama\": fix the field"),
         ({"model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 5},
          "num_attention_heads = 32 is not a multiple of num_key_value_heads = 5"),
         ({"model_type": "nemotron_h", "hybrid_override_pattern": "M-X*"},
@@ -2319,8 +2320,8 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "qwen3_next", "num_hidden_layers": 10**7}, "too large to be real"),
         # past 30 digits the count of digits, not the digits; past 4,300 Python will not read it
         ("{\"model_type\": \"llama\", \"num_hidden_layers\": " + "1" * 4000 + "}",
-         "^config.json num_hidden_layers = a 4000-digit number is too large to be real \\(at "
-         "most 2,048\\): fix the field$"),
+         "^config.json num_hidden_layers = a 4000-digit number is too large to be real: give "
+         "2,048 or less in the field$"),
         ("{\"model_type\": \"llama\", \"num_hidden_layers\": " + "1" * 4400 + "}",
          "holds a number too long to read \\(Exceeds the limit \\(4300 digits\\) for integer "
          "string conversion\\): no model field is that large, fix the number"),
@@ -2341,10 +2342,10 @@ def test_path_and_pasted_text(tmp_path):
         ("{\"model_type\": \"llama\", \"x\": " + "{\"a\": " * 40 + "1" + "}" * 40 + "}",
          "nests objects or arrays more than 32 deep"),
         ({"model_type": "nemotron_h", "hybrid_override_pattern": "M" * 20000},
-         "too large to be real"),
+         "hybrid_override_pattern has 20,000 entries, too many to be real: give 2,048 or fewer"),
         ({"model_type": "llama", "num_attention_heads": "many"},
-         "config.json num_attention_heads = 'many' must be a whole number: fix or remove the "
-         "field"),
+         "config.json num_attention_heads = 'many' must be a whole number: give 1 or more, or "
+         "remove the field"),
         ({"model_type": "llama", "text_config": {"num_hidden_layers": "thirty"}},
          "text_config.num_hidden_layers = 'thirty' must be a whole number"),
         # a period of 1.5 read as 3 (16 full layers of 48), NaN as none, an offset of -1 as none
@@ -2352,8 +2353,8 @@ def test_path_and_pasted_text(tmp_path):
          "full_attention_interval = 1.5 must be a whole number"),
         ({"model_type": "qwen3_next", "full_attention_interval": float("nan")},
          "full_attention_interval = NaN must be a whole number"),
-        ({"model_type": "jamba", "attn_layer_offset": -1}, "attn_layer_offset = -1 must be at "
-         "least 0"),
+        ({"model_type": "jamba", "attn_layer_offset": -1}, "attn_layer_offset = -1 must not be "
+         "negative"),
         ({"model_type": "bamba", "head_dim": float("inf")}, "head_dim = Infinity must be a whole"),
         ({"model_type": "zamba2", "n_mamba_heads": 0}, "n_mamba_heads = 0 must be positive"),
         ({"model_type": "zamba2", "n_mamba_heads": 7, "hidden_size": 2560, "mamba_expand": 2},
@@ -2410,10 +2411,10 @@ def test_path_and_pasted_text(tmp_path):
          "config takes: give a whole number, or remove the field$"),
         # JSON's true, null and NaN, not Python's True, None and nan
         ({"model_type": "llama", "num_hidden_layers": True},
-         "^config.json num_hidden_layers = true must be a whole number: fix or remove the "
-         "field$"),
+         "^config.json num_hidden_layers = true must be a whole number: give 1 or more, or "
+         "remove the field$"),
         ({"model_type": float("nan")},
-         "^config.json model_type must be a string such as \"llama\", got NaN$"),
+         "^config.json model_type = NaN must be a string such as \"llama\": fix the field$"),
         ({"model_type": "olmoe", "layer_types": ["full_attention", "M", None, "M"]},
          "^config.json layer_types, entry 2 of 4, is 'M', which transformers' olmoe config does "
          "not take \\(the others in it: full_attention, null\\)"),
@@ -2451,11 +2452,11 @@ def test_path_and_pasted_text(tmp_path):
         ({"model_type": "nemotron_h", "chunk_size": 0}, "config.json chunk_size = 0 must be "
          "positive"),
         ({"model_type": "nemotron_h", "chunk_size": 1_048_577}, r"config.json chunk_size = "
-         r"1048577 is too large to be real \(at most 1,048,576\)"),
+         r"1048577 is too large to be real: give 1,048,576 or less, or remove the field"),
         ({"model_type": "falcon_h1", "mamba_chunk_size": 10**30}, "config.json "
          "mamba_chunk_size = a 31-digit number is too large"),
         ({"model_type": "qwen2", "max_window_layers": -1}, "config.json max_window_layers = -1 "
-         "must be at least 0"),
+         "must not be negative"),
     ],
 )
 def test_bad_configs_give_one_clear_error(config, message, capfd):
@@ -2741,10 +2742,10 @@ def test_gemma4_kv_shared_layers_keep_no_cache_and_bad_heads_are_named():
         _gemma4(num_kv_shared_layers=55)
     # the fields transformers pops (so no later check sees them) are named as written
     with pytest.raises(ValueError, match="^config.json text_config.global_head_dim = 0 must be "
-                       "positive: fix or remove the field$"):
+                       "positive: give 1 or more, or remove the field$"):
         _gemma4(global_head_dim=0)
     with pytest.raises(ValueError, match="^config.json text_config.num_global_key_value_heads = "
-                       "'2' must be a whole number: fix or remove the field$"):
+                       "'2' must be a whole number: give 1 or more, or remove the field$"):
         _gemma4(num_global_key_value_heads="2")
     # (no Python None in the words, which a fuzzer of config.json texts flagged)
     with pytest.raises(ValueError, match="^config.json text_config.global_head_dim is null, "
@@ -3207,7 +3208,7 @@ def test_a_size_too_large_to_be_real_is_refused_by_its_config_key():
             ({**LFM2, "conv_L_cache": 2**63}, "conv_L_cache", "64"),
             ({**PRESET_CONFIGS["Nemotron-H-8B"], "conv_kernel": 100}, "conv_kernel", "64")):
         with pytest.raises(ValueError, match=rf"config\.json {re.escape(key)} = .* is too "
-                           rf"large to be real \(at most {most}\): fix the field"):
+                           rf"large to be real: give {most} or less(, or remove| in) the field"):
             spec_from_hf_config(cfg)
 
 
@@ -3253,9 +3254,10 @@ def test_an_mtp_layer_count_that_is_no_whole_number_is_refused_by_its_field():
     for cfg, value, why in ((deepseek, "8", "must be a whole number"),
                             (ernie, "8", "must be a whole number"),
                             (STEP35, 1.5, "must be a whole number"),
-                            (deepseek, -1, "must be at least 0")):
+                            (deepseek, -1, "must not be negative")):
         with pytest.raises(ValueError, match=rf"^config.json num_nextn_predict_layers = "
-                           rf"{re.escape(as_written(value))} {why}: fix or remove the field$"):
+                           rf"{re.escape(as_written(value))} {why}: give 0 or more, or remove the "
+                           rf"field$"):
             spec_from_hf_config({**cfg, "num_nextn_predict_layers": value})
     for value in (0, None):
         assert spec_from_hf_config({**deepseek, "num_nextn_predict_layers": value}).pattern == (
@@ -3269,11 +3271,12 @@ def test_an_mtp_layer_count_that_is_no_whole_number_is_refused_by_its_field():
 
 def test_a_size_below_its_least_is_refused_with_the_fix():
     # whole_field's refusals said the field and value but not what to do (fuzz)
-    with pytest.raises(ValueError, match=r"^lfm2 config.json conv_L_cache must be positive, got "
-                       r"0: fix the field$"):
+    with pytest.raises(ValueError, match=r"^lfm2 config.json conv_L_cache = 0 must be positive: "
+                                         r"give 1 "
+                       r"or more in the field$"):
         spec_from_hf_config({**LFM2, "conv_L_cache": 0})
-    with pytest.raises(ValueError, match=r"^deepseek_v32 config.json index_head_dim must be "
-                       r"positive, got -1: fix the field$"):
+    with pytest.raises(ValueError, match=r"^deepseek_v32 config.json index_head_dim = -1 must be "
+                       r"positive: give 1 or more in the field$"):
         spec_from_hf_config({**DEEPSEEK_V32, "index_head_dim": -1})
 
 
@@ -3540,8 +3543,8 @@ def test_a_dsa_config_carries_its_learnable_sink_to_the_profile_and_the_export()
     for value, written in (("true", "'true'"), (1, "1")):
         with pytest.raises(ValueError) as refused:
             spec_from_hf_config({**DEEPSEEK_V32, "learnable_sink": value})
-        assert str(refused.value) == (f"deepseek_v32 config.json learnable_sink must be true or "
-                                      f"false, got {written}: fix the field")
+        assert str(refused.value) == (f"deepseek_v32 config.json learnable_sink = {written} must "
+                                      "be true or false: fix the field")
     # dense MLA (no index_topk): no sparse attention for SGLang to read it for
     dense = spec_from_hf_config({**PRESET_CONFIGS["DeepSeek-V3"], "learnable_sink": True})
     assert not dense.learnable_sink and not dense.profile().learnable_sink

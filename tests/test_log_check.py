@@ -2465,9 +2465,9 @@ def test_raw_bytes_take_a_logs_kv_dtype_at_its_element_size():
     # said as the other reasons are, the re-sizing and the fix after the field (it read "in
     # float32, kv_bytes_per_slot = ...", which the CLI and the page put after "its")
     assert refusal(huge, "float32") == (
-        "kv_bytes_per_slot = 2,199,023,255,552 is too large to be real (at most "
-        "1,099,511,627,776) once re-sized from int8's 1-byte elements to float32's 4; give the "
-        "KV bytes in float32 again")
+        "kv_bytes_per_slot 2,199,023,255,552 is too large to be real once re-sized from int8's "
+        "1-byte elements to float32's 4 (1,099,511,627,776 or less); give the KV bytes in "
+        "float32 again")
 
 
 def nemotron_h_default_vllm_log() -> str:

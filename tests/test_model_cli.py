@@ -170,8 +170,8 @@ def test_model_text_and_export(capsys, tmp_path):
     capsys.readouterr()
     assert main(["model", "--model-file", str(path)]) == 2
     assert capsys.readouterr().err == (
-        "python -m flatkv: error: the model's mamba_chunk_size must be positive, got 0; check "
-        "the model's value\n")
+        "python -m flatkv: error: the model's mamba_chunk_size 0 must be positive: give 1 or "
+        "more; check the model's value\n")
     assert report["state_const_bytes"] == {"conv": (128 * 64 + 2 * 8 * 128) // 2 * 3 * 2,
                                            "ssm": 64 * 64 * 128 * 2}
 
@@ -231,7 +231,8 @@ def test_plan_style_options():
     [
         (["model", "--preset", "nope"], "unknown preset 'nope'"),
         (["model", "--preset", "llama-3.1-8b", "--tp", "3"], "TP 3 does not divide them"),
-        (["model", "--preset", "llama-3.1-8b", "--tp", "0"], "tp must be positive"),
+        (["model", "--preset", "llama-3.1-8b", "--tp", "0"],
+         "--tp 0 must be positive: give 1 or more; the number of GPUs"),
         (["model", "--preset", "llama-3.1-8b", "--kv-dtype", "fp4"], "unknown dtype 'fp4'"),
         (["model"], "model needs a source"),
         (["model", "--hf-config", "{oops"], "not valid JSON"),
@@ -508,23 +509,23 @@ def test_a_model_files_fields_are_named_as_the_file_names_them(tmp_path, capsys)
     data = json.loads((ROOT / "assets" / "presets" / "llama-3.1-8b.json").read_text())
     data["tp"] = "2"
     assert _model_file_error(tmp_path, capsys, data) == (
-        "tp must be a whole number, got '2' (str); give the number of GPUs the model is split "
-        "over")
+        "tp '2' (str) must be a whole number: give 1 or more; the number of GPUs the model is "
+        "split over")
     raw = {"format": "flatkv-profile/1", "layers": "(3*linear,full)*12",
            "kv_bytes_per_slot": 4096, "state_const_bytes": {"conv": 0, "ssm": 2097152}}
     assert _model_file_error(tmp_path, capsys, raw) == (
-        "state_const_bytes['conv'] must be positive, got 0")
+        "state_const_bytes['conv'] 0 must be positive: give 1 or more")
     raw["state_const_bytes"]["conv"] = 49152
     raw["kernel_block_size"] = 0
     assert _model_file_error(tmp_path, capsys, raw) == (
-        "kernel_block_size must be positive, got 0")
+        "kernel_block_size 0 must be positive: give 1 or more")
     # --tp typed is still named as typed
     path = tmp_path / "m.json"
     path.write_text(json.dumps({**data, "tp": 1}))
     assert main(["plan", "--model-file", str(path), "--budget", "40GiB", "--tp", "0"]) == 2
     assert capsys.readouterr().err == (
-        "python -m flatkv: error: --tp must be positive, got 0; give the number of GPUs the "
-        "model is split over\n")
+        "python -m flatkv: error: --tp 0 must be positive: give 1 or more; the number of GPUs "
+        "the model is split over\n")
 
 
 def test_a_model_file_naming_a_key_twice_is_refused(tmp_path, capsys):
@@ -563,7 +564,7 @@ def test_a_huge_mtp_layer_count_is_refused_before_transformers_lists_it(tmp_path
     assert main(["model", "--hf-config", str(path)]) == 2
     assert capsys.readouterr().err == (
         "python -m flatkv: error: config.json num_nextn_predict_layers = "
-        "9,223,372,036,854,775,808 is too large to be real (at most 2,048): fix the field\n")
+        "9223372036854775808 is too large to be real: give 2,048 or less in the field\n")
 
 
 def test_an_empty_architecture_name_is_refused(tmp_path, capsys):

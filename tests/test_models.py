@@ -174,7 +174,7 @@ def test_mla_with_the_lightning_indexer_keeps_its_keys_per_token():
     assert v32.kv_bytes_per_slot(1, "bf16") == 576 * 2 + 132 == 1_284
     assert v32.kv_bytes_per_slot(8, "fp8") == 512 + 16 + 128 + 132 == 788  # not split by TP
     assert MLALayer(512, 64).kv_bytes_per_slot(1, "fp8") == 576  # a plain latent
-    with pytest.raises(ValueError, match=r"mla.index_head_dim must be"):
+    with pytest.raises(ValueError, match=r"mla.index_head_dim 0 must be positive: give 1 or more"):
         MLALayer(512, 64, index_head_dim=0)
     assert layer_from_dict(v32.geometry()) == v32
     # the Model page and the model report say how those bytes add up; plain layers need not
@@ -283,7 +283,8 @@ def test_with_options_changes_only_what_is_given():
         1, "bfloat16", "bfloat16", "float32")
     assert changed.state_const_bytes()["ssm"] == 32 * 128 * 128 * 4
     assert changed.with_options(kv_dtype="fp8").kv_bytes_per_slot() == 2 * 512 * 1
-    with pytest.raises(ValueError, match="tp must be positive"):
+    with pytest.raises(ValueError, match="tp 0 must be positive: give 1 or more; the "
+                       "number of GPUs"):
         spec.with_options(tp=0)
     with pytest.raises(ValueError, match="kv_dtype: unknown dtype"):
         spec.with_options(kv_dtype="fp4")
@@ -401,9 +402,10 @@ def test_spec_validation_errors():
         ModelSpec(name="x", layers=())
     with pytest.raises(ValueError, match="name is '', which is blank"):
         ModelSpec(name="", layers=(QWEN_NEXT_ATTN,))
-    with pytest.raises(ValueError, match="too large to be real"):
+    with pytest.raises(ValueError, match="layers holds 10,001 cache layers, too many to be "
+                       "real: give 2,048 or fewer"):
         ModelSpec(name="x", layers=(QWEN_NEXT_ATTN,) * 10_001)
-    with pytest.raises(ValueError, match=r"layers\[1\] must be a cache layer"):
+    with pytest.raises(ValueError, match=r"layers\[1\] .* must be a cache layer: give one "):
         ModelSpec(name="x", layers=(QWEN_NEXT_ATTN, "full"))
     with pytest.raises(ValueError, match="gdn.k_heads = 16 is not divisible by tp = 3"):
         qwen_next(tp=3)
@@ -470,7 +472,7 @@ def test_to_dict_from_dict_round_trip_is_exact():
 
 def test_query_heads_given_limit_the_tp_and_unknown_ones_do_not():
     assert qwen_next(tp=16, attention_heads=16).attention_heads == 16  # 16 splits every count
-    with pytest.raises(ValueError, match="attention_heads must be positive, got 0"):
+    with pytest.raises(ValueError, match="attention_heads 0 must be positive: give 1 or more"):
         qwen_next(attention_heads=0)
     # 2 KV heads and 6 query heads: TP 4 replicates the KV heads but splits 6 unevenly; TP 6
     # replicates the KV heads three times and splits 6
@@ -531,15 +533,18 @@ def test_a_kind_named_after_another_layer_type_is_refused():
         (lambda d: d.update(format="other/9"), "not supported"),
         (lambda d: d["kinds"]["full"].update(kind="rwkv"), "kind = 'rwkv' is unknown"),
         (lambda d: d["kinds"]["full"].pop("kv_heads"), "missing field 'kv_heads'"),
-        (lambda d: d["kinds"]["full"].update(kv_heads=0), "kv_heads must be positive"),
-        (lambda d: d["kinds"]["full"].update(head_dim_k=0), "head_dim_k must be positive"),
+        (lambda d: d["kinds"]["full"].update(kv_heads=0),
+         "attention.kv_heads 0 must be positive: give 1 or more"),
+        (lambda d: d["kinds"]["full"].update(head_dim_k=0),
+         "attention.head_dim_k 0 must be positive: give 1 or more"),
         (lambda d: d["kinds"]["full"].update(heads=2),
          "unknown field 'heads': fields are kv_heads, "),
-        (lambda d: d["kinds"]["gdn"].update(k_heads="16"), "k_heads must be a whole number"),
+        (lambda d: d["kinds"]["gdn"].update(k_heads="16"),
+         r"gdn.k_heads '16' \(str\) must be a whole number: give 1 or more"),
         (lambda d: d.update(pattern="(gdn,full)*10000000"), "too large to be real|more than"),
         (lambda d: d.update(pattern="(gdn,fulll)*2"),
          "unknown kind 'fulll': known kinds are 'gdn', 'full'"),
-        (lambda d: d.update(tp=2.0), "tp must be a whole number"),
+        (lambda d: d.update(tp=2.0), r"tp 2\.0 \(float\) must be a whole number: give 1 or more"),
         (lambda d: d.update(tp=10**6), "too large to be real"),
         (lambda d: d.update(kv_dtype="fp4"), "unknown dtype 'fp4'"),
         (lambda d: d.update(name=None), "model specification name is None, not text"),
@@ -585,10 +590,10 @@ LLAMA_LAYER = ('{"kind": "attention", "kv_heads": 8, "head_dim_k": 128, "head_di
          "model specification is missing 'pattern': add its layers in order, over the kinds' "
          'names, e.g. "pattern": "32*full"'),
         (lambda d: d.update(source=None),
-         'source must be a string, got None: give text, e.g. "meta-llama/Llama-3.1-8B '
+         'source None must be a string: give text, e.g. "meta-llama/Llama-3.1-8B '
          'config.json", or leave it out'),
         (lambda d: d.update(notes=3),
-         'notes must be a string, got 3: give text, e.g. "KV cache in FP8 as served.", or '
+         'notes 3 must be a string: give text, e.g. "KV cache in FP8 as served.", or '
          "leave it out"),
         (lambda d: d.update(format="x"),
          "format = 'x' is not supported: this version reads 'flatkv-model/1'; give \"format\": "
@@ -597,11 +602,11 @@ LLAMA_LAYER = ('{"kind": "attention", "kv_heads": 8, "head_dim_k": 128, "head_di
          "kinds['full'] (attention) is missing fields 'kv_heads', 'head_dim_v': give kv_heads, "
          f"head_dim_k, head_dim_v, e.g. {LLAMA_LAYER}"),
         (lambda d: d["kinds"].update(full="attention"),
-         "kinds['full'] must be an object with a 'kind', got 'attention': give one such as "
+         "kinds['full'] 'attention' must be an object with a 'kind': give one such as "
          f"{LLAMA_LAYER}"),
         # MAX_CACHE_LAYERS = 2,048
         (lambda d: d.update(kinds={f"k{i}": d["kinds"]["full"] for i in range(2049)}),
-         "kinds has 2,049 entries: too large to be real (at most 2,048): give one per distinct "
+         "kinds has 2,049 entries, too many to be real: give 2,048 or fewer, one per distinct "
          "layer geometry"),
     ],
 )
@@ -620,7 +625,7 @@ def test_the_fixes_examples_are_valid():
     with pytest.raises(ValueError) as caught:
         ModelSpec.from_dict([1])
     assert str(caught.value) == (
-        "a model specification must be a JSON object, got list: give one such as "
+        "a model specification (list) must be a JSON object: give one such as "
         f'{{"name": "custom", "kinds": {{"full": {LLAMA_LAYER}}}, "pattern": "32*full"}} '
         "(`model --export` writes one)")
 
@@ -637,16 +642,16 @@ LONG_LISTED = "[" + repr("x" * 40) + "... (1,000 characters)]"
     [
         # a 1,000-character value was quoted whole: a line of ~1.1 KB
         (lambda d: d["kinds"]["full"].update(sliding_window=LONG),
-         f"kinds['full']: attention.sliding_window must be a whole number, got {LONG_SHOWN} "
-         "(str); check the model's value"),
+         f"kinds['full']: attention.sliding_window {LONG_SHOWN} (str) must be a whole number: "
+         "give 1 or more; check the model's value"),
         (lambda d: d["kinds"]["full"].update(kind=LONG),
          f"kinds['full'].kind = {LONG_SHOWN} is unknown: use one of ['attention', 'mla', 'gdn', "
          "'mamba2', 'mamba1', 'short_conv', 'lightning']"),
         (lambda d: d["kinds"].update(full=LONG),
-         f"kinds['full'] must be an object with a 'kind', got {LONG_SHOWN}: give one such as "
+         f"kinds['full'] {LONG_SHOWN} must be an object with a 'kind': give one such as "
          f"{LLAMA_LAYER}"),
         (lambda d: d.update(source=[LONG]),
-         f"source must be a string, got {LONG_LISTED}: give text, e.g. \"meta-llama/Llama-3.1-8B "
+         f"source {LONG_LISTED} must be a string: give text, e.g. \"meta-llama/Llama-3.1-8B "
          'config.json", or leave it out'),
         (lambda d: d.update(name=[LONG]),
          f"model specification name is {LONG_LISTED}, not text: give the model's name in "
@@ -664,8 +669,8 @@ LONG_LISTED = "[" + repr("x" * 40) + "... (1,000 characters)]"
          f"max_model_len_typed is {LONG_SHOWN}: give true or false"),
         # a short value is quoted whole, as before
         (lambda d: d["kinds"]["full"].update(sliding_window="8"),
-         "kinds['full']: attention.sliding_window must be a whole number, got '8' (str); check "
-         "the model's value"),
+         "kinds['full']: attention.sliding_window '8' (str) must be a whole number: give 1 or "
+         "more; check the model's value"),
         (lambda d: d.update(mtp_layer_types=["mtp"]),
          "mtp_layer_types is ['mtp']: give the MTP modules' layer types, each one of "
          "full_attention, sliding_attention, chunked_attention, or none"),
@@ -681,7 +686,7 @@ def test_a_long_value_in_a_model_file_is_quoted_by_its_start(mutate, message):
         (lambda: hf_config.resolve_config(None),
          "config is NoneType: give the config.json as a dict"),
         (lambda: AttentionLayer(8, 64, 64).kv_bytes_per_slot(0, "bf16"),
-         "tp must be positive, got 0"),
+         "tp 0 must be positive: give 1 or more"),
         (lambda: plan.plan_tensors(None, block_size=16, alignment=16, budget_bytes=10**9),
          "components is None: give a list of ComponentSpec"),
         (lambda: hf_config.spec_from_hf_config({"model_type": "llama"}, source=5),

@@ -34,14 +34,15 @@ def test_profile_components_and_counts():
       "name is None, not text: give the model's name"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=0), "kv_bytes_per_slot is 0"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=-1),
-      "kv_bytes_per_slot must be at least 0, got -1"),
+      "kv_bytes_per_slot -1 must not be negative: give 0 or more"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=1.5),
-      "must be a whole number, got 1.5"),
+      r"kv_bytes_per_slot 1\.5 \(float\) must be a whole number: give 0 or more"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0), "state_const_bytes is empty"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
-           state_const_bytes={"ssm": 0}), r"state_const_bytes\['ssm'\] must be positive"),
+           state_const_bytes={"ssm": 0}),
+      r"state_const_bytes\['ssm'\] 0 must be positive: give 1 or more"),
      (dict(layer_types=["sliding_attention"], kv_bytes_per_slot=8, sliding_window=0),
-      "sliding_window must be positive"),
+      "sliding_window 0 must be positive: give 1 or more"),
      # Llama 4's chunked layers take their chunk, and a chunk needs chunked layers
      (dict(layer_types=["chunked_attention", "full_attention"], kv_bytes_per_slot=8),
       "attention_chunk_size is not set but the model has chunked_attention layers: give the "
@@ -50,20 +51,20 @@ def test_profile_components_and_counts():
       "attention_chunk_size is 8192 but layer_types has no chunked_attention layer: drop "
       "attention_chunk_size or add chunked_attention layers"),
      (dict(layer_types=["chunked_attention"], kv_bytes_per_slot=8, attention_chunk_size=0),
-      "attention_chunk_size must be positive"),
+      "attention_chunk_size 0 must be positive: give 1 or more"),
      # a terabyte per token or per state tensor is a typo; a link's 2**60 became 0 in the
      # browser's number field
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=2**40 + 1),
-      r"kv_bytes_per_slot = 1,099,511,627,777 is too large to be real "
-      r"\(at most 1,099,511,627,776\)"),
+      r"kv_bytes_per_slot 1,099,511,627,777 is too large to be real: give 1,099,511,627,776 or "
+      r"less"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={"conv": 2**60}),
-      r"state_const_bytes\['conv'\] = 1,152,921,504,606,846,976 is too large"),
+      r"state_const_bytes\['conv'\] 1,152,921,504,606,846,976 is too large"),
      # the caps the app's link reads them with: a model it writes, it reopens
      (dict(layer_types=["sliding_attention"], kv_bytes_per_slot=8, sliding_window=2**31 + 1),
-      r"sliding_window = 2,147,483,649 is too large to be real \(at most 2,147,483,648\)"),
+      r"sliding_window 2,147,483,649 is too large to be real: give 2,147,483,648 or less"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kernel_block_size=10**30),
-      "kernel_block_size = a 31-digit number is too large to be real"),
+      "kernel_block_size a 31-digit number is too large to be real"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={"conv": 8, "ssm": 6}, ssm_element_bytes=4),
       "ssm_element_bytes is 4 but state_const_bytes has an ssm tensor of 6 B"),
@@ -105,7 +106,7 @@ def test_profile_components_and_counts():
       r"\(latent,\) bytes that add up to kv_bytes_per_slot, and the KV dtype \(the engines' "
       r"logs name it\), or \(\)"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 0, 4)),
-      "kv_tensor_bytes must be positive"),
+      "kv_tensor_bytes 0 must be positive: give 1 or more"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_dtype="bfloat16",
            kv_tensor_bytes=(4, 2, 2)), r"kv_tensor_bytes \(4, 2, 2\) holds more than two sizes"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=8, kv_tensor_bytes=(4, 4)),
@@ -125,7 +126,7 @@ def test_profile_components_and_counts():
       "kv_bytes_per_slot, and sliding_kv_bytes_per_slot None"),
      (dict(layer_types=["full_attention", "sliding_attention"], kv_bytes_per_slot=8,
            sliding_window=4, sliding_kv_bytes_per_slot=0),
-      "sliding_kv_bytes_per_slot must be positive"),
+      "sliding_kv_bytes_per_slot 0 must be positive: give 1 or more, or None when"),
      (dict(layer_types=["full_attention", "sliding_attention"], kv_bytes_per_slot=8,
            sliding_window=4, sliding_kv_bytes_per_slot=16, indexer_bytes_per_slot=4),
       "beside a lightning indexer"),
@@ -139,7 +140,7 @@ def test_profile_components_and_counts():
            indexer_bytes_per_slot=132),
       r"^indexer_bytes_per_slot is 132 but kv_bytes_per_slot is 0: "),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=0),
-      "indexer_bytes_per_slot must be positive"),
+      "indexer_bytes_per_slot 0 must be positive: give 1 or more; the indexer's part"),
      # the raw fp8 layout's bytes hold the indexer's keys and a latent: none without keys
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_152,
            dsa_raw_fp8_bytes_per_slot=576),
@@ -152,13 +153,13 @@ def test_profile_components_and_counts():
      # checked after the keys it is set beside, as a whole number of bytes a token could be
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot="132",
            dsa_raw_fp8_bytes_per_slot=708),
-      r"^indexer_bytes_per_slot must be a whole number, got '132' \(str\)"),
+      r"^indexer_bytes_per_slot '132' \(str\) must be a whole number"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=132,
            dsa_raw_fp8_bytes_per_slot=1 << 41),
-      r"^dsa_raw_fp8_bytes_per_slot = 2,199,023,255,552 is too large to be real"),
+      r"^dsa_raw_fp8_bytes_per_slot 2,199,023,255,552 is too large to be real"),
      (dict(layer_types=["full_attention"], kv_bytes_per_slot=1_284, indexer_bytes_per_slot=132,
            dsa_raw_fp8_bytes_per_slot=True),
-      r"^dsa_raw_fp8_bytes_per_slot must be a whole number, got True \(bool\)"),
+      r"^dsa_raw_fp8_bytes_per_slot True \(bool\) must be a whole number"),
      # more state tensors than a layer keeps: 10,000 (raw bytes, --state) planned for minutes
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={f"t{i}": 1 for i in range(9)}),

@@ -1226,9 +1226,10 @@ def test_sglang_track_interval_said_to_change_nothing_leaves_every_figure(name):
 
 
 @pytest.mark.parametrize("value, said", [
-    (0, "must be positive, got 0"), (-256, "must be positive, got -256"),
-    (2**41, "= 2,199,023,255,552 is too large to be real"), (256.0, "must be a whole number"),
-    (True, "must be a whole number")])
+    (0, "0 must be positive: give 1 or more;"), (-256, "-256 must be positive: give 1 or more;"),
+    (2**41, "2,199,023,255,552 is too large to be real: give 1,099,511,627,776 or less;"),
+    (256.0, "256.0 (float) must be a whole number: give 1 or more;"),
+    (True, "True (bool) must be a whole number: give 1 or more;")])
 def test_sglang_mamba_track_interval_out_of_bounds(value, said):
     with pytest.raises(ValueError) as err:
         StrategyOptions(sglang_mamba_track_interval=value)
@@ -1821,17 +1822,17 @@ def test_sglang_drafting_without_state_moves_only_max_running_requests_to_48():
 
 
 @pytest.mark.parametrize("value, said", [
-    (0, "sglang_max_running_requests must be positive, got 0"),
-    (-3, "sglang_max_running_requests must be positive, got -3"),
-    (2.5, "sglang_max_running_requests must be a whole number, got 2.5 (float)"),
-    (True, "sglang_max_running_requests must be a whole number, got True (bool)"),
-    ("8", "sglang_max_running_requests must be a whole number, got '8' (str)"),
+    (0, "sglang_max_running_requests 0 must be positive: give 1 or more"),
+    (-3, "sglang_max_running_requests -3 must be positive: give 1 or more"),
+    (2.5, "sglang_max_running_requests 2.5 (float) must be a whole number: give 1 or more"),
+    (True, "sglang_max_running_requests True (bool) must be a whole number: give 1 or more"),
+    ("8", "sglang_max_running_requests '8' (str) must be a whole number: give 1 or more"),
 ])
 def test_sglang_max_running_requests_is_checked(value, said):
     # the fix in words: what to give, or leave unset (it read "; SGLang's --max-running-
     # requests, or leave it unset", naming the flag but not what it wants)
     with pytest.raises(ValueError, match=re.escape(
-            said + "; give the requests SGLang runs at once (its --max-running-requests), or "
+            said + "; the requests SGLang runs at once (its --max-running-requests), or "
             "leave it unset for SGLang's own")):
         StrategyOptions(sglang_max_running_requests=value)
 
@@ -1967,25 +1968,25 @@ def test_sglang_told_max_running_requests_sizes_the_draft_token_buffers():
 
 def test_sglang_max_mamba_cache_size_is_checked():
     with pytest.raises(ValueError, match=re.escape(
-            "sglang_max_mamba_cache_size must be positive, got 0; give the state slots for "
+            "sglang_max_mamba_cache_size 0 must be positive: give 1 or more; the state slots for "
             "requests (SGLang's --max-mamba-cache-size), or leave it unset")):
         StrategyOptions(sglang_max_mamba_cache_size=0)
-    with pytest.raises(ValueError, match="sglang_max_mamba_cache_size must be a whole number, "
-                       "got 1.5"):
+    with pytest.raises(ValueError, match=r"sglang_max_mamba_cache_size 1\.5 \(float\) must be a "
+                       "whole number: give 1 or more"):
         StrategyOptions(sglang_max_mamba_cache_size=1.5)
-    with pytest.raises(ValueError, match=r"sglang_max_mamba_cache_size = 1,073,741,825 is too "
-                       r"large to be real \(at most 1,073,741,824\)"):  # MAX_MAMBA_CACHE_SIZE
+    with pytest.raises(ValueError, match=r"sglang_max_mamba_cache_size 1,073,741,825 is too "
+                       r"large to be real: give 1,073,741,824 or less"):  # MAX_MAMBA_CACHE_SIZE
         StrategyOptions(sglang_max_mamba_cache_size=2**30 + 1)
 
 
 def test_sglang_slots_per_request_is_checked_as_the_other_counts():
     # one loop checks SGLang's three counts (slots per request, running requests, state slots)
     with pytest.raises(ValueError, match=re.escape(
-            "sglang_slots_per_request must be positive, got 0; or leave it unset for SGLang's "
-            "own (3, or 5 with its extra buffer)")):
+            "sglang_slots_per_request 0 must be positive: give 1 or more, or leave it unset for "
+            "SGLang's own (3, or 5 with its extra buffer)")):
         StrategyOptions(sglang_slots_per_request=0)
     with pytest.raises(ValueError, match=re.escape(
-            "sglang_slots_per_request = 1,025 is too large to be real (at most 1,024)")):
+            "sglang_slots_per_request 1,025 is too large to be real: give 1,024 or less")):
         StrategyOptions(sglang_slots_per_request=1025)
     assert StrategyOptions(sglang_slots_per_request=1024).sglang_slots_per_request == 1024
 
@@ -2643,7 +2644,8 @@ def test_sglang_chunked_prefill_off_holds_a_whole_prompt_in_the_sliding_pool():
     assert sglang(sglang_page_size=48, sglang_chunked_prefill_size=CHUNKED_PREFILL_OFF).applies
     # -1 alone stands for it; SGLang's 0 (or -2) is the command line's to map
     for bad in (0, -2, -1.0):
-        with pytest.raises(ValueError, match=r"^sglang_chunked_prefill_size must be .*; -1 turns "
+        with pytest.raises(ValueError, match=r"^sglang_chunked_prefill_size .* must be .*; -1 "
+                                             r"turns "
                            r"chunked prefill off \(SGLang reads 0 or less so\)"):
             StrategyOptions(sglang_chunked_prefill_size=bad)
 

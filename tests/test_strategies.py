@@ -1514,9 +1514,9 @@ def test_unknown_strategy_lists_known_ones():
         ({"budget_bytes": 1.5}, "budget_bytes"),
         ({"budget_bytes": GIB8, "context_tokens": 0}, "context_tokens"),
         # past float range once multiplied out: refused with the cap, not an OverflowError
-        ({"budget_bytes": 10**400}, "budget_bytes = a 401-digit number is too large to be real "
-         r"\(at most 1,152,921,504,606,846,976\)"),
-        ({"budget_bytes": GIB8, "context_tokens": 2**40 + 1}, "context_tokens = 1,099,511,627,777 "
+        ({"budget_bytes": 10**400}, "budget_bytes a 401-digit number is too large to be real: "
+         "give 1,152,921,504,606,846,976 or less"),
+        ({"budget_bytes": GIB8, "context_tokens": 2**40 + 1}, "context_tokens 1,099,511,627,777 "
          "is too large"),
     ],
 )
@@ -1540,18 +1540,18 @@ def test_a_strategy_is_named_by_a_string():
         ({"block_size": 0}, "block_size"),
         ({"kernel_block_size": -16}, "kernel_block_size"),
         ({"lcm_padding_bound": -0.1}, "lcm_padding_bound"),
-        ({"block_size": 10**320}, "block_size = a 321-digit number is too large"),
-        ({"kernel_block_size": 2**40 + 1}, "kernel_block_size = 1,099,511,627,777 is too large"),
-        ({"mamba_chunk_size": 2**41}, "mamba_chunk_size = 2,199,023,255,552 is too large"),
-        ({"lcm_alignment_bytes": 2**61}, "lcm_alignment_bytes = 2,305,843,009,213,693,952 is too "
+        ({"block_size": 10**320}, "block_size a 321-digit number is too large"),
+        ({"kernel_block_size": 2**40 + 1}, "kernel_block_size 1,099,511,627,777 is too large"),
+        ({"mamba_chunk_size": 2**41}, "mamba_chunk_size 2,199,023,255,552 is too large"),
+        ({"lcm_alignment_bytes": 2**61}, "lcm_alignment_bytes 2,305,843,009,213,693,952 is too "
          "large"),
-        ({"sglang_page_size": 2**40 + 1}, "sglang_page_size = 1,099,511,627,777 is too large"),
+        ({"sglang_page_size": 2**40 + 1}, "sglang_page_size 1,099,511,627,777 is too large"),
         # the bounds the app's fields and links take, so the CLI and the app agree: SGLang's
         # sliding pool is at most the full one's tokens, S at most 1,024 slots
         ({"swa_full_tokens_ratio": 2},
          r"swa_full_tokens_ratio is 2: give a number in \[0.000001, 1\]"),
-        ({"sglang_slots_per_request": 1025}, "sglang_slots_per_request = 1,025 is too large to "
-         "be real \\(at most 1,024\\)"),
+        ({"sglang_slots_per_request": 1025}, "sglang_slots_per_request 1,025 is too large to "
+         "be real: give 1,024 or less"),
     ],
 )
 def test_bad_options_name_the_field(kwargs, field):
@@ -2323,11 +2323,11 @@ def test_every_paged_layout_holds_n_more_state_pages_a_request():
 
 
 def test_speculative_tokens_is_checked():
-    with pytest.raises(ValueError, match="speculative_tokens must be at least 0, got -1; 0 "
-                       "without speculative decoding"):
+    with pytest.raises(ValueError, match="speculative_tokens -1 must not be negative: give 0 or "
+                       "more; 0 without speculative decoding"):
         StrategyOptions(speculative_tokens=-1)
-    with pytest.raises(ValueError, match=r"speculative_tokens = 1,025 is too large to be real "
-                       r"\(at most 1,024\)"):
+    with pytest.raises(ValueError, match=r"speculative_tokens 1,025 is too large to be real: give "
+                                         r"1,024 or less"):
         StrategyOptions(speculative_tokens=1025)
 
 

@@ -358,21 +358,21 @@ def test_plan_prints_sglangs_start_up_log():
          "python -m flatkv: error: --lcm-padding-bound is '1__0': give a number in [0, 10] "
          "such as 0.25 or 1/4\n"),
         (["--budget", "1GiB", "--speculative-tokens", "-1"],
-         "--speculative-tokens must be at least 0, got -1"),
+         "--speculative-tokens -1 must not be negative: give 0 or more"),
         # the library's refusals of a flag of two names name the one typed (they named the
         # --sglang- one), as argparse's and the type functions' do
         (["--budget", "1GiB", "--max-mamba-cache-size", "0"],
-         "error: --max-mamba-cache-size must be positive, got 0; give the state slots for "
+         "error: --max-mamba-cache-size 0 must be positive: give 1 or more; the state slots for "
          "requests (SGLang's --max-mamba-cache-size), or leave it unset"),
         (["--budget", "1GiB", "--max-running-requests", "0"],
-         "error: --max-running-requests must be positive, got 0; give the requests SGLang runs "
-         "at once (its --max-running-requests), or leave it unset"),
+         "error: --max-running-requests 0 must be positive: give 1 or more; the requests SGLang "
+         "runs at once (its --max-running-requests), or leave it unset"),
         (["--budget", "1GiB", "--mamba-track-interval", "0"],
-         "error: --mamba-track-interval must be positive, got 0; SGLang's "
+         "error: --mamba-track-interval 0 must be positive: give 1 or more; SGLang's "
          "--mamba-track-interval, tokens between the state snapshots of its extra_buffer radix "
          "cache (256 by default), a multiple of the page size"),
         (["--budget", "1GiB", "--sglang-mamba-track-interval", "0"],
-         "error: --sglang-mamba-track-interval must be positive, got 0;"),
+         "error: --sglang-mamba-track-interval 0 must be positive: give 1 or more;"),
         (["--budget", "1GiB", "--chunked-prefill-size", "+0"],
          "error: --chunked-prefill-size '+0' has a plus sign: write it without the sign"),
         (["--budget", "1GiB", "--sglang-mamba-track-interval", "2.5"],
@@ -427,9 +427,9 @@ def test_mamba_cache_mode_all_and_chunk_size():
     # c = lcm(256, 16) = 256; P = 256 x cdiv(548,864, 256 x 1,024) = 768.
     assert json.loads(out)["block_size"] == 256 * -(-548_864 // (256 * 1024)) == 768
     code, _, err = run([*base, "--mamba-chunk-size", "0"])
-    assert code == 2 and err == ("python -m flatkv: error: --mamba-chunk-size must be positive, "
-                                 "got 0; or leave it unset for the model's own (its config's "
-                                 "chunk)\n")
+    assert code == 2 and err == ("python -m flatkv: error: --mamba-chunk-size 0 must be "
+                                 "positive: give 1 or more, or leave it unset for the model's "
+                                 "own (its config's chunk)\n")
     code, out, _ = run([*base, "--mamba-chunk-size", "48"])
     # c = lcm(48, 16) = 48; P = 48 x cdiv(548,864, 48 x 1,024) = 48 x 12 = 576.
     assert code == 0 and json.loads(out)["block_size"] == 576
@@ -665,9 +665,9 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
     code, out, err = run(["compare", *gemma[:4], "--sliding-kv-bytes-per-slot", "2TiB",
                           "--sliding-window", "1024", "--budget", "1GiB"])
     assert code == 2 and err.strip() == (
-        "python -m flatkv: error: --sliding-kv-bytes-per-slot = 2,199,023,255,552 is too large to "
-        "be real (at most 1,099,511,627,776); or drop --sliding-kv-bytes-per-slot where sliding "
-        "layers keep --kv-bytes-per-slot's")
+        "python -m flatkv: error: --sliding-kv-bytes-per-slot 2,199,023,255,552 is too large to "
+        "be real: give 1,099,511,627,776 or less, or drop --sliding-kv-bytes-per-slot where "
+        "sliding layers keep --kv-bytes-per-slot's")
 
 
 def _qwen3_next_sglang(*extra: str) -> dict:
@@ -754,15 +754,16 @@ def test_compare_takes_sglangs_attention_dp_size():
     code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget",
                           "40GiB", "--attn-dp-size", "0"])
     assert (code, out) == (2, "")
-    assert err.strip() == ("python -m flatkv: error: --attn-dp-size must be positive, "
-                           "got 0; SGLang's --attn-dp-size (a divisor of the TP), or 1 without "
-                           "attention DP")
+    assert err.strip() == ("python -m flatkv: error: --attn-dp-size 0 must be positive: "
+                           "give 1 or more; SGLang's --attn-dp-size (a divisor of the TP), "
+                           "or 1 without attention DP")
     code, out, err = run(["compare", "--preset", "Llama-3.1-8B", "--tp", "8", "--budget",
                           "40GiB", "--enable-dp-attention", "--dp-size", "0"])
     assert (code, out) == (2, "")
-    assert err.strip() == ("python -m flatkv: error: --dp-size must be positive, got 0; SGLang's "
-                           "--dp-size: with --enable-dp-attention the attention DP size (a "
-                           "divisor of the TP), else the replicas of the whole model")
+    assert err.strip() == ("python -m flatkv: error: --dp-size 0 must be positive: give 1 or "
+                           "more; SGLang's --dp-size: with --enable-dp-attention the "
+                           "attention DP size (a divisor of the TP), else the replicas of the "
+                           "whole model")
 
 
 def test_compare_takes_sglangs_max_mamba_cache_size():

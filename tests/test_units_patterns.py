@@ -59,7 +59,7 @@ def test_parse_size(text, expected):
      ("80G", "^--budget '80G' has unknown unit 'G': use B, KB"),  # the unit as typed
      ("-5GB", r"^--budget '-5GB' is negative: give a size of 0 or more$"),
      ("", r"^--budget is empty: give a size such as 80GB or 10GiB$"), ("  ", "is empty"),
-     ("1e30", "over 1 EiB"), (True, "must be a size"),
+     ("1e30", "over 1 EiB"), (True, "True is not a size: give one such as 80GB"),
      # a decimal comma, or commas not in threes, is refused rather than guessed
      ("1,5GB", r"not a size: .* \(a decimal point, not a comma; commas only group thousands\)"),
      ("12,34,567", "not a comma"), (",5GB", "not a comma"), ("1,000.5,5", "not a comma")],

@@ -535,8 +535,8 @@ def _check_cpu_threads(cpu_threads: int | None) -> None:
     check_int("cpu_threads", cpu_threads, minimum=1, hint="or None for torch's setting")
     cores = most_bench_count("cpu_threads")
     if cpu_threads > cores:
-        raise ValueError(f"cpu_threads = {cpu_threads:,} is more than this machine's {cores:,} "
-                         f"cores: give at most {cores:,}")
+        raise ValueError(f"cpu_threads {cpu_threads:,} is more than this machine's {cores:,} "
+                         f"cores: give {cores:,} or fewer")
 
 
 def _checked_layouts(layouts: Sequence[str]) -> list[str]:

@@ -117,10 +117,10 @@ def _check_inputs(profile, budget_bytes, context_tokens, options) -> None:
             "flatkv.profile.CacheProfile(...) or a model spec's .profile()"
         )
     check_int("budget_bytes", budget_bytes, minimum=1, maximum=MAX_BYTES,
-              hint="give the cache budget in bytes")
+              hint="the cache budget in bytes")
     if context_tokens is not None:
         check_int("context_tokens", context_tokens, minimum=1, maximum=MAX_TOKENS,
-                  hint="give the context length in tokens, or None")
+                  hint="the context length in tokens, or None")
     if not isinstance(options, StrategyOptions):
         raise ValueError(
             f"options must be a StrategyOptions, got {type(options).__name__}"

@@ -550,11 +550,11 @@ class StrategyOptions:
             ("sglang_slots_per_request", MAX_SLOTS_PER_REQUEST,
              "or leave it unset for SGLang's own (3, or 5 with its extra buffer)"),
             ("sglang_max_running_requests", MAX_RUNNING_REQUESTS,
-             "give the requests SGLang runs at once (its --max-running-requests), or leave it "
+             "the requests SGLang runs at once (its --max-running-requests), or leave it "
              "unset for SGLang's own (from its token pool and the context, 48 with speculative "
              "decoding)"),
             ("sglang_max_mamba_cache_size", MAX_MAMBA_CACHE_SIZE,
-             "give the state slots for requests (SGLang's --max-mamba-cache-size), or leave it "
+             "the state slots for requests (SGLang's --max-mamba-cache-size), or leave it "
              "unset for SGLang's own (from the budget and --mamba-full-memory-ratio)"),
             ("sglang_chunked_prefill_size", MAX_TOKENS,
              f"{CHUNKED_PREFILL_OFF} turns chunked prefill off (SGLang reads 0 or less so), or "

@@ -172,9 +172,11 @@ def test_both_layouts_share_the_default_share_of_free_memory(monkeypatch):
     plan = small_plan(budget=10**9)  # 637,755 blocks planned: the cap decides
     assert bench.check_sweep_fits([plan], "cpu", None, [1], pools=1) == [255_102]
     assert bench.check_sweep_fits([plan], "cpu", None, [1], pools=2) == [127_551]
-    for args, message in ((([plan], "cpu", 0, [1]), "max_blocks must be at least 2"),
+    for args, message in ((([plan], "cpu", 0, [1]), "max_blocks 0 must be at least 2: give 2 or "
+                                                     "more"),
                           (([plan], "cpu", None, []), "pages_per_call is empty"),
-                          (([plan], "cpu", None, [1], 0), "pools must be positive, got 0")):
+                          (([plan], "cpu", None, [1], 0),
+                           "pools 0 must be positive: give 1 or more")):
         with pytest.raises(ValueError, match=message):
             bench.check_sweep_fits(*args)
 
@@ -219,11 +221,11 @@ def test_lock_is_shared_per_device_and_refuses_a_second_run():
 
 def test_repeats_and_threads_are_bounded(monkeypatch):
     # a hundred million rounds would run for days; torch.set_num_threads(100_000) crashes
-    with pytest.raises(ValueError, match=r"repeats = 101 is too large to be real \(at most 100\)"):
+    with pytest.raises(ValueError, match="repeats 101 is too large to be real: give 100 or less"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=101)
     monkeypatch.setattr(gpu_settings.os, "cpu_count", lambda: 16)
-    with pytest.raises(ValueError, match="cpu_threads = 17 is more than this machine's 16 "
-                       "cores: give at most 16"):
+    with pytest.raises(ValueError, match="cpu_threads 17 is more than this machine's 16 "
+                       "cores: give 16 or fewer"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=1, cpu_threads=17)
 
 
@@ -423,9 +425,8 @@ def test_cli_text(capsys):
     assert main(small) == 0
     assert "(limited by the plan's own size (the whole plan fits))" in capsys.readouterr().out
     assert main([*ARGS, "--threads", "-1"]) == 2
-    assert capsys.readouterr().err == ("python -m flatkv: error: --threads -1: a count of threads "
-                                       "is not negative; give --threads 1 or more, or 0 for "
-                                       "torch's choice\n")
+    assert capsys.readouterr().err == ("python -m flatkv: error: --threads -1 must not be "
+                                       "negative: give 1 or more, or 0 for torch's choice\n")
     assert main([*ARGS, "--pool-layout", "page-major"]) == 0
     assert ("pool    page-major: 3 slot tensors in one buffer, each page's slot rows back to "
             "back") in capsys.readouterr().out
@@ -449,15 +450,15 @@ def test_cli_preset_with_budget(capsys):
     (["--device", "cuda:99"], "cuda"),
     (["--layers", "LLXF"], "unknown layer kind 'LLXF':"),
     (["--state", "conv"], "name=bytes"),
-    # the rule of bench's own checks, "--max-blocks 1: <what is wrong>; <fix>", in the GPU
-    # lab's words (gpu_settings.check_max_blocks): it said "must be at least 2, got 1"
-    (["--max-blocks", "1"], "--max-blocks 1: a benchmark's pool holds two pages at least; give "
-     "--max-blocks 2 or more, or leave it out for automatic\n"),
-    (["--max-blocks", "0"], "--max-blocks 0: a benchmark's pool holds two pages at least; give "
-     "--max-blocks 2 or more, or leave it out for automatic\n"),
+    # the form of every bound, "--max-blocks 1 must be at least 2 (why): <fix>"
+    # (plan.bound_refusal); it said "must be at least 2, got 1", then "--max-blocks 1: ..."
+    (["--max-blocks", "1"], "--max-blocks 1 must be at least 2 (a benchmark's pool holds two "
+     "pages): give 2 or more, or leave it out for automatic\n"),
+    (["--max-blocks", "0"], "--max-blocks 0 must be at least 2 (a benchmark's pool holds two "
+     "pages): give 2 or more, or leave it out for automatic\n"),
     (["--device", "tpu"], "--device 'tpu': not a device; give --device cpu, cuda or cuda:N\n"),
     # 21 pages a call of a pool capped at 20 blocks
-    (["--pages-per-call", "21"], "--pages-per-call 21: more than the 20 blocks of the pool: "
+    (["--pages-per-call", "21"], "--pages-per-call 21 is more than the 20 blocks of the pool: "
      "give at most 20, or raise --max-blocks"),
     (["--pool-layout", "rows"], "--pool-layout 'rows' is not one it takes: give slot-major or "
      "page-major\n"),
@@ -480,17 +481,17 @@ def test_cli_and_library_bound_threads_and_repeats_by_one_helper(capsys, monkeyp
     # os.cpu_count read twice, MAX_REPEATS imported by name, so it took 100 rounds here)
     monkeypatch.setattr(gpu_settings.os, "cpu_count", lambda: 4)
     monkeypatch.setattr(gpu_settings, "MAX_REPEATS", 5)
-    for extra, said in ((["--threads", "5"], "--threads 5: more than this machine's 4 cores; "
-                         "give --threads 4 or fewer, or 0 for torch's choice\n"),
-                        (["--repeats", "6"], "--repeats 6: more timed rounds than a bench "
-                         "takes; give --repeats 5 or fewer\n")):
+    for extra, said in ((["--threads", "5"], "--threads 5 is more than this machine's 4 cores: "
+                         "give 4 or fewer, or 0 for torch's choice\n"),
+                        (["--repeats", "6"], "--repeats 6 is more timed rounds than a bench "
+                         "takes: give 5 or fewer\n")):
         flag = extra[0]  # in place of ARGS' own
         args = ARGS[:ARGS.index(flag)] + ARGS[ARGS.index(flag) + 2:] if flag in ARGS else ARGS
         assert main(args + extra) == 2
         assert capsys.readouterr().err == f"python -m flatkv: error: {said}"
-    with pytest.raises(ValueError, match=r"repeats = 6 is too large to be real \(at most 5\)"):
+    with pytest.raises(ValueError, match="repeats 6 is too large to be real: give 5 or less"):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=6)
-    with pytest.raises(ValueError, match="cpu_threads = 5 is more than this machine's 4 "):
+    with pytest.raises(ValueError, match="cpu_threads 5 is more than this machine's 4 "):
         run_benchmark(small_plan(), device="cpu", max_blocks=4, repeats=1, cpu_threads=5)
 
 
@@ -519,7 +520,7 @@ def test_cpu_benchmarks_run_on_one_thread_and_restore_torchs_setting():
                       warmup=0)
     assert r.device_name.endswith("(1 thread)")  # the threads the figures were timed with
     assert torch.get_num_threads() == before
-    with pytest.raises(ValueError, match="cpu_threads must be positive, got 0"):
+    with pytest.raises(ValueError, match="cpu_threads 0 must be positive: give 1 or more"):
         run_benchmark(small_plan(), device="cpu", max_blocks=10, cpu_threads=0)
     r = run_benchmark(small_plan(), device="cpu", max_blocks=10, pages_per_call=2, repeats=1,
                       warmup=0, cpu_threads=None)  # torch's own setting

@@ -213,7 +213,7 @@ def test_a_pool_past_free_memory_is_refused_before_allocating(monkeypatch):
 
 
 def test_bad_inputs_name_the_field():
-    with pytest.raises(ValueError, match="max_blocks must be positive, got 0"):
+    with pytest.raises(ValueError, match="max_blocks 0 must be positive: give 1 or more"):
         allocate_pool(small_plan(), "cpu", max_blocks=0)
     with pytest.raises(ValueError, match="device must be 'cpu', 'cuda' or 'cuda:N'"):
         allocate_pool(small_plan(), "tpu")
