@@ -527,6 +527,8 @@ def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str
             if name == "--model" and "--model-file" in known:
                 return _NO_MODEL_FLAG
             return f"unrecognized argument {name}: {where} --help lists the options"
+    if after_dashes:  # a "--" with nothing after it: argparse said so without the pointer
+        return f"unrecognized argument --: {where} --help lists the options"
     return None
 
 
@@ -535,6 +537,22 @@ def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str
 _NO_MODEL_FLAG = ("unrecognized argument --model: give --preset NAME (a bundled model), "
                   "--hf-config PATH (a config.json, or a Hugging Face model id as vLLM's --model "
                   "takes) or --model-file PATH (a model exported as JSON)")
+
+
+def _dashes_as_value(argv: Sequence[str]) -> str | None:
+    """Why ``--flag=--`` is refused, or None where no option is given ``--`` so: argparse
+    (Python 3.11) drops the ``--`` and hands the flag an empty list unchecked, so
+    ``--strategy=--`` planned the default layout without a word, ``--preset=--`` was "unknown
+    preset '[]'", ``--tp=--`` "must be a whole number, got []" and ``--name=--`` a
+    traceback."""
+    for token in argv:
+        if token == "--":
+            return None  # past it every token is a positional, which _unknown_option refuses
+        name, given, value = token.partition("=")
+        if given and value == "--" and name.startswith("--"):
+            return (f"{name} -- is not a value: '--' ends the options; give {name} a value, "
+                    f"e.g. {name}=VALUE")
+    return None
 
 
 def _takes_a_value(known: Mapping[str, argparse.Action], option: str) -> bool:
@@ -559,7 +577,7 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        if unknown := _unknown_option(parser, argv):
+        if unknown := _unknown_option(parser, argv) or _dashes_as_value(argv):
             raise UsageError(unknown)
         args = parser.parse_args(argv)
         vars(args).pop(_GIVEN, None)
