@@ -10,10 +10,12 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from flatkv.app_state import AppState, decode_query
 from flatkv.budget import GPU_ARCHITECTURES
-from flatkv.cli import main
+from flatkv.cli import build_parser, main
 from flatkv.units import parse_size
 
 QWEN35 = ["--layers", "(3*linear_attention,full_attention)*12", "--kv-bytes-per-slot", "2048",
@@ -2621,10 +2623,10 @@ def test_sglang_page_size_stops_where_the_link_and_the_sidebar_do(capsys):
 def test_a_gpu_name_left_unquoted_is_refused_with_the_quoting_fix(capsys):
     """A GPU's name holds a space: unquoted, its second word is a stray argument, and the error
     says to quote the name rather than only pointing to --help."""
-    for given in (["--gpu-memory", "h100", "80gb"], ["--gpu-memory=H100", "80GB"]):
-        code, out, err = run(["compare", "--preset", "gpt-oss-20b", *given], capsys)
+    for typed in (["--gpu-memory", "h100", "80gb"], ["--gpu-memory=H100", "80GB"]):
+        code, out, err = run(["compare", "--preset", "gpt-oss-20b", *typed], capsys)
         assert code == 2 and out == ""
-        assert err == (f"python -m flatkv: error: unrecognized argument {given[-1]}: a GPU's "
+        assert err == (f"python -m flatkv: error: unrecognized argument {typed[-1]}: a GPU's "
                        "name holds a space, so quote it: --gpu-memory 'H100 80GB'\n")
     # a stray word that with the one before it names no GPU keeps the --help pointer
     code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--gpu-memory", "H100 80GB",
@@ -3609,3 +3611,32 @@ def test_a_lone_double_dash_is_refused_with_the_pointer(capsys):
     assert refused(["model", "--preset", "Llama-3.1-8B", "--"], capsys) == (
         "python -m flatkv: error: unrecognized argument --: python -m flatkv model --help lists "
         "the options\n")
+
+
+# compare's options that take a value, but the paths (a file, a Hugging Face id fetched online)
+_COMPARE = next(a for a in build_parser()._actions if a.dest == "command").choices["compare"]
+_VALUE_FLAGS = sorted(a.option_strings[0] for a in _COMPARE._actions if a.option_strings
+                      and a.nargs != 0 and a.option_strings[0] not in (
+                          "-h", "--hf-config", "--model-file", "--check-log"))
+# what fuzzing the flags turned up (--flag=-- among them) and text of any kind
+_ODD_VALUES = st.sampled_from([
+    "0", "-1", "-0", "1" + "0" * 30, "1e999", "nan", "inf", "", " ", "--", "=", "٣", "½",
+    "40 GiB", "40GB", "-1GiB", "0.5", "1_000", "+5", "１２", "😀", "x" * 300, "None", "[]",
+]) | st.text(max_size=12)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(flag=st.sampled_from(_VALUE_FLAGS), value=_ODD_VALUES, glued=st.booleans())
+@example(flag="--gpu-arch", value="--", glued=True)  # [] as a dict key: a TypeError
+def test_any_value_of_any_flag_is_a_result_or_one_line(flag, value, glued, capsys):
+    # the standard: a command's output (0), or one line naming the flag and the fix (2);
+    # never a traceback (argparse's [] for --flag=-- reached .strip() in model_cli)
+    base = ["compare", "--preset", "Llama-3.1-8B", "--budget", "1GiB"]
+    argv = [*base, f"{flag}={value}"] if glued else [*base, flag, value]
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code in (0, 2), (argv, code, err)
+    if code == 2:
+        assert out == "" and err.count("\n") == 1, (argv, err)
+        assert err.startswith("python -m flatkv: error: "), (argv, err)
