@@ -392,9 +392,9 @@ class CacheProfile:
             raise ValueError(f"state_const_bytes is {quoted_value(self.state_const_bytes)}: give "
                              "a mapping of tensor name to bytes, e.g. {'conv': 49152}, or {}")
         if len(self.state_const_bytes) > MAX_STATE_TENSORS:
-            raise ValueError(f"state_const_bytes has {len(self.state_const_bytes):,} tensors: too "
-                             f"many to be real (at most {MAX_STATE_TENSORS}; a state layer keeps "
-                             "one or two, conv and ssm)")
+            raise ValueError(f"state_const_bytes has {len(self.state_const_bytes):,} tensors, too "
+                             f"many to be real: give {MAX_STATE_TENSORS} or fewer (a state layer "
+                             "keeps one or two, conv and ssm)")
 
     def _freeze_layer_types(self) -> None:
         """``layer_types`` as a tuple (a frozen profile's, hashable; a generator read once),

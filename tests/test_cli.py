@@ -215,8 +215,8 @@ def test_per_component_planner(capsys):
      (["plan", *QWEN35, "--budget", "1e" + "9" * 5000], "exponent of 5,000 digits is out of"),
      # 10,000 state tensors of 2,048 layers planned for minutes (a layer keeps one or two)
      (["plan", "--layers", "linear*2048", "--state", ",".join(f"t{i}=1" for i in range(10_000)),
-       "--budget", "1GiB", "--planner", "per-component"], "error: --state has 10,000 tensors: "
-      "too many to be real (at most 8; a state layer keeps one or two, conv and ssm)\n"),
+       "--budget", "1GiB", "--planner", "per-component"], "error: --state has 10,000 tensors, "
+      "too many to be real: give 8 or fewer (a state layer keeps one or two, conv and ssm)\n"),
      # the fix in the flag's terms (leave it unset), not the library's (None)
      (["plan", *QWEN35, "--budget", "1GB", "--alignment", str(2**62)], "--alignment "
       "4,611,686,018,427,387,904 is too large to be real: give 1,099,511,627,776 or less, or "

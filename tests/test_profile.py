@@ -163,8 +163,8 @@ def test_profile_components_and_counts():
      # more state tensors than a layer keeps: 10,000 (raw bytes, --state) planned for minutes
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0,
            state_const_bytes={f"t{i}": 1 for i in range(9)}),
-      r"^state_const_bytes has 9 tensors: too many to be real \(at most 8; a state layer keeps "
-      r"one or two, conv and ssm\)$"),
+      r"^state_const_bytes has 9 tensors, too many to be real: give 8 or fewer \(a state layer "
+      r"keeps one or two, conv and ssm\)$"),
      # a state tensor named as the history would be drawn (and coloured) as attention KV
      (dict(layer_types=["full_attention", "linear_attention"], kv_bytes_per_slot=8,
            state_const_bytes={"kv": 64}),
