@@ -301,13 +301,15 @@ def _vllm_blocks(text: str) -> int:
     return value
 
 
-def _size(field: str, *, whole: bool = False, memory: bool = False) -> Callable[[str], int]:
+def _size(field: str, *, whole: bool = False, memory: bool = False,
+          weights: bool = False) -> Callable[[str], int]:
     """A size argument; ``memory``: read as the app's memory fields read one, a bare number
-    under a MiB (``44.59``) or bytes under a MiB (``70B``) refused as a unit left out."""
+    under a MiB (``44.59``) or bytes under a MiB (``70B``) refused as a unit left out;
+    ``weights``: as the app's weights read (``70B`` is 140GB in bf16; 0 is none)."""
     def parse(text: str) -> int:
         try:
             if memory:
-                return memory_size(text, field)
+                return memory_size(text, field, weights=weights)
             return parse_size(text, field=field, whole=whole)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
@@ -370,7 +372,7 @@ def add_plan_arguments(
             "0.92 from 0.20 to 0.33; vLLM 0.34 on CUDA takes 1.0 and sizes its cache after "
             "warm-up: give --vllm-blocks to match its log)")
         group.add_argument(
-            "--weights", type=_size("--weights", memory=True), default=None,
+            "--weights", type=_size("--weights", memory=True, weights=True), default=None,
             help="with --gpu-memory: the model's weights on all ranks (2 B a parameter in bf16, "
             "so 160GB for 80B; default 0), each rank holding 1 / TP of them")
     if reserved:

@@ -425,6 +425,14 @@ def kv_memory_size(text: str, field: str = "KV cache memory", *, key_value: bool
                          memory_size, key_value=key_value, example="44.59GiB")
 
 
+def _above_zero(number: str) -> bool:
+    """Whether ``number`` (a size's digits, its unit cut off) is a number above 0."""
+    try:
+        return Fraction(number) > 0
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
 def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool = False) -> int:
     """Bytes of memory from ``text``; a bare number under a MiB (``80``) is refused as a size
     typed without its unit: 80 B of weights or of GPU memory is never meant. So is a number of
@@ -460,6 +468,12 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
             + (f"a model of {number} billion parameters takes {bf16} in bf16: give "
                f"{keyed(key, bf16)}" if weights
                else f"give {keyed(key, f'{number}GB')} or {number}GiB"))
+    if nbytes == 0 and _above_zero(plain.rstrip("BbKkMmGgTtIi ")):
+        # 1e-10GB floored to 0 B: refused later as "--budget 0" or "a budget of 0 B", a value
+        # not typed
+        least = "0 for none, or a size of 1 B or more" if weights else "a size of 1 B or more"
+        raise ValueError(f"{named} reads as 0 B, under one byte: give {least}, e.g. "
+                         f"{keyed(key, '80GB')}")
     return nbytes
 
 

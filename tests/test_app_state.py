@@ -634,6 +634,12 @@ def test_a_preset_is_linked_by_name():
          "a model of 70 billion parameters takes 140GB in bf16: give weights=140GB"),
         ({"weights": "0.5B"}, "weights", "weights='0.5B' reads as 0 B (B is bytes, not "
          "billions): a model of 0.5 billion parameters takes 1GB in bf16: give weights=1GB"),
+        # (fuzz) under a byte once floored: refused as typed (kv_mem=1e-10GB planned a 0 B
+        # budget's refusal, naming 0)
+        ({"kv_mem": "1e-10GB"}, "kv_memory", "kv_mem='1e-10GB' reads as 0 B, under one byte: "
+         "give a size of 1 B or more, e.g. kv_mem=80GB"),
+        ({"weights": "1e-13TB"}, "weights", "weights='1e-13TB' reads as 0 B, under one byte: "
+         "give 0 for none, or a size of 1 B or more, e.g. weights=80GB"),
         ({"gpu": "Custom", "gpu_mem": "141 B"}, "gpu_memory",
          "gpu_mem='141 B' reads as 141 B (B is bytes, not billions): give gpu_mem=141GB or 141GiB"),
         ({"planner": "magic"}, "planner", "planner='magic'"),

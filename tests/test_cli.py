@@ -3640,3 +3640,26 @@ def test_any_value_of_any_flag_is_a_result_or_one_line(flag, value, glued, capsy
     if code == 2:
         assert out == "" and err.count("\n") == 1, (argv, err)
         assert err.startswith("python -m flatkv: error: "), (argv, err)
+
+
+def test_a_size_under_one_byte_is_refused_as_typed(capsys):
+    # (fuzz) 1e-10GB floors to 0 B, which compare refused as "--budget 0 must be positive" and
+    # plan as "the budget of 0 B holds 0 blocks", naming a value no one typed
+    for command in ("plan", "compare"):
+        assert refused([command, "--preset", "Llama-3.1-8B", "--budget", "1e-10GB"], capsys) == (
+            "python -m flatkv: error: --budget '1e-10GB' reads as 0 B, under one byte: give a "
+            "size of 1 B or more, e.g. 80GB\n")
+    # weights take 0 (none) as well
+    assert refused(["compare", "--preset", "Llama-3.1-8B", "--gpu-memory", "H100 80GB",
+                    "--weights", "1e-10GB"], capsys) == (
+        "python -m flatkv: error: --weights '1e-10GB' reads as 0 B, under one byte: give 0 for "
+        "none, or a size of 1 B or more, e.g. 80GB\n")
+
+
+def test_weights_in_billions_of_parameters_get_the_apps_advice(capsys):
+    # --weights 70B said "give 70GB or 70GiB" where the app's weights link says what 70 billion
+    # parameters take in bf16 (2 B each): 140GB
+    assert refused(["compare", "--preset", "Llama-3.1-8B", "--gpu-memory", "H100 80GB",
+                    "--weights", "70B"], capsys) == (
+        "python -m flatkv: error: --weights '70B' reads as 70 B (B is bytes, not billions): a "
+        "model of 70 billion parameters takes 140GB in bf16: give 140GB\n")
