@@ -199,7 +199,7 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
     if isinstance(text, int) and not isinstance(text, bool):
         value = text
         # a number given as such, grouped as the figures are
-        counted = named if key_value else value_named(field, f"{text:,}", key_value, verb=" is")
+        counted = named if key_value else value_named(field, f"{text:,}", key_value)
     else:
         raw = str(text).strip()
         # a context of 2**40 tokens is 13 digits (17 grouped): a longer entry is no context
@@ -214,7 +214,7 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
             # a runaway entry by its start, as given (no 5,000 digits to group)
             count = (_count_named(field, raw, negative, key_value, sign="-") if len(raw) <= 32
                      else named)
-            raise ValueError(f"{count}: give a positive number of tokens")
+            raise ValueError(f"{count} {_TOKENS_LEAST}")
         if match is None:
             commas = ("; commas only group thousands (262,144)" if "," in raw and "_" not in raw
                       else "")
@@ -247,16 +247,17 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
                              f"{engine} or {int(exact)} in digits")
         else:
             value = int(exact)
-    if value < 1:
-        raise ValueError(f"{counted}: give a positive number of tokens")
+    if value < 1:  # the form of every bound's refusal (plan.bound_refusal), in tokens
+        raise ValueError(f"{counted} {_TOKENS_LEAST}")
     if value > maximum:
-        raise ValueError(f"{counted}: give at most {maximum:,} tokens{_bound_note(maximum)}")
+        raise ValueError(f"{counted} is more than {maximum:,} tokens: give {maximum:,} or fewer"
+                         f"{_bound_note(maximum)}")
     return value
 
 
 def _count_named(field: str, raw: str, match: re.Match, key_value: bool, sign: str = "") -> str:
     """A token count in an error, after its field, as the other fields name a number: grouped
-    (``--context is 99,999,999,999,999``), with its count beside a suffix (``is 2T
+    (``--context 99,999,999,999,999``), with its count beside a suffix (``--context 2T
     (2,199,023,255,552 tokens)``); in a link's notice, its value as the link gives it
     (``ctx='0'``, as every link key's is)."""
     if key_value:
@@ -266,10 +267,14 @@ def _count_named(field: str, raw: str, match: re.Match, key_value: bool, sign: s
     exact = Fraction(digits) * (_DECIMAL_TOKENS.get(suffix or "")
                                 or _BINARY_TOKENS.get(suffix or "", 1))
     if exact.denominator != 1:  # no whole count to group (-1.5): as typed
-        return value_named(field, quoted(raw), key_value, verb=" is")
+        return value_named(field, quoted(raw), key_value)
     count = int(exact)
     shown = f"{sign}{count:,}" if not suffix else f"{sign}{number}{suffix} ({sign}{count:,} tokens)"
-    return value_named(field, shown, key_value, verb=" is")
+    return value_named(field, shown, key_value)
+
+
+# A token count under 1, after the count as named (``--context 0``, ``ctx='0'``)
+_TOKENS_LEAST = "must be positive: give 1 or more tokens"
 
 
 def _bound_note(maximum: int) -> str:

@@ -320,8 +320,9 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     assert f"full attention: {-(-4096 * (1 << 40) // 544) + 4096 + 1:,}" in warning
     # one past it is the link's notice, not a figure, its value as the link gives it
     at = open_app(None, {"ctx": str((1 << 40) + 1)})
-    assert any("ctx='1099511627777': give at most 1,099,511,627,776 tokens (2^40: more is "
-               "taken for a typo)" in shown(w) for w in at.warning)
+    assert any("ctx='1099511627777' is more than 1,099,511,627,776 tokens: give "
+               "1,099,511,627,776 or fewer (2^40: more is taken for a typo)" in shown(w)
+               for w in at.warning)
     # typed in the field, the count is grouped as Live requests' is ("is 99,999,999"), not
     # quoted as typed ("is '99999999999999'"); the cap says it is FlatKV's guard, 2^40
     at = open_app("app_pages/layout.py")
@@ -329,10 +330,11 @@ def test_layout_takes_the_largest_workload_a_link_can_ask_for():
     at.number_input(key="w.requests").set_value(99_999_999).run()
     assert [shown(e) for e in at.error] == [
         "Live requests is 99,999,999: give a number from 1 to 4,096",
-        "Context length (tokens per request) is 99,999,999,999,999: give at most "
-        "1,099,511,627,776 tokens (2^40: more is taken for a typo)"]
+        "Context length (tokens per request) 99,999,999,999,999 is more than "
+        "1,099,511,627,776 tokens: give 1,099,511,627,776 or fewer (2^40: more is taken for a "
+        "typo)"]
     at.text_input(key="w.context").set_value("0").run()
-    assert "Context length (tokens per request) is 0: give a positive number of tokens" in [
+    assert "Context length (tokens per request) 0 must be positive: give 1 or more tokens" in [
         shown(e) for e in at.error]
 
 

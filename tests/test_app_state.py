@@ -657,9 +657,10 @@ def test_a_preset_is_linked_by_name():
         ({"sg_track": "2.5"}, "sglang_mamba_track_interval", "sg_track='2.5' is not a whole"),
         ({"sg_ssm": "int8"}, "sglang_ssm_dtype",
          "sg_ssm='int8' is not one of float32, bfloat16, float16"),
-        ({"mbt": "-1"}, "max_batched_tokens", "mbt='-1': give a positive number of tokens"),
+        ({"mbt": "-1"}, "max_batched_tokens", "mbt='-1' must be positive: give 1 or more tokens"),
         ({"mbt": str(2**40 + 1)}, "max_batched_tokens",
-         "mbt='1099511627777': give at most 1,099,511,627,776 tokens"),
+         "mbt='1099511627777' is more than 1,099,511,627,776 tokens: give "
+         "1,099,511,627,776 or fewer"),
         ({"lcm_pad": "11"}, "lcm_padding_bound",
          "lcm_pad='11': give a number in [0, 10] such as 0.25 or 1/4"),
         ({"device": "tpu:0"}, "lab_device", "device='tpu:0' is not a device"),
@@ -789,7 +790,7 @@ def test_every_link_notice_names_its_keys_value_as_key_equals_value():
                          "sg_chunk": "+5", "lcm_pad": "x"})[1] == [
         "gpu_mem='80' reads as 80 B: give a unit, e.g. gpu_mem=80GB or 80GiB; using the default "
         "(gpu_mem=80GB).",
-        "ctx='0': give a positive number of tokens; using the default (the model's "
+        "ctx='0' must be positive: give 1 or more tokens; using the default (the model's "
         "max_model_len, else 32,768).",
         "sg_ratio='+0.8' has a plus sign: write it without the sign, e.g. sg_ratio=0.8; using "
         "the default (sg_ratio=0.9).",
@@ -2182,7 +2183,7 @@ def test_sglang_chunked_prefill_off_rides_a_link():
                             ) == (off, []), text
     state, notes = decode_query({"model": "gpt-oss-20b", "sg_chunk": "-1.5"})
     assert state.sglang_chunked_prefill_size is None
-    assert notes == ["sg_chunk='-1.5': give a positive number of tokens; or -1 (any whole "
+    assert notes == ["sg_chunk='-1.5' must be positive: give 1 or more tokens; or -1 (any whole "
                      "number 0 or less, as SGLang reads it, or off) for chunked prefill off; "
                      "using the default (sg_chunk=auto)."]
 

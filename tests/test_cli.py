@@ -139,8 +139,8 @@ def test_per_component_planner(capsys):
      (["plan", *QWEN35, "--budget", "1e999999999"], "exponent 999999999 is out of range"),
      (["plan", *QWEN35, "--budget", "-5GiB"], "--budget needs a value: give one after it (for "
       "a value that starts with '-', write --budget=VALUE)"),
-     (["plan", *QWEN35, "--budget", "80GB", "--context", "0"], "--context is 0: give a "
-      "positive number of tokens"),
+     (["plan", *QWEN35, "--budget", "80GB", "--context", "0"], "--context 0 must be "
+      "positive: give 1 or more tokens"),
      (["plan", *QWEN35, "--budget", "80GB", "--strategy", "flat", "--context", "²"],
       "--context is '²'"),
      (["plan", *QWEN35, "--budget", "80GB", "--margin", "-1"],
@@ -173,7 +173,7 @@ def test_per_component_planner(capsys):
       "--attention-chunk-size gives their chunk: add e.g. --attention-chunk-size 8192 "
       "(tokens)\n"),
      (["plan", "--layers", "sliding", "--kv-bytes-per-slot", "8", "--sliding-window", "0",
-       "--budget", "1GiB"], "--sliding-window is 0: give a positive number of tokens"),
+       "--budget", "1GiB"], "--sliding-window 0 must be positive: give 1 or more tokens"),
      (["plan", "--layers", "chunked", "--kv-bytes-per-slot", "8", "--attention-chunk-size",
        "8,19", "--budget", "1GiB"], "--attention-chunk-size is '8,19': give whole tokens"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--attention-chunk-size", "8192",
@@ -404,7 +404,7 @@ def test_a_type_error_names_its_flag_once(capsys):
              "(128,000); or -1 (any whole number 0 or less, as SGLang reads it, or off) for "
              "chunked prefill off"),
             (["--chunked-prefill-size=-" + "9" * 5_000], "--chunked-prefill-size is "
-             f"'-{'9' * 23}...': give a positive number of tokens; or -1 (any whole number 0 "
+             f"'-{'9' * 23}...' must be positive: give 1 or more tokens; or -1 (any whole number 0 "
              "or less, as SGLang reads it, or off) for chunked prefill off"),
             # a plus sign refused before 0 as before 5 ('+0' was read as chunked prefill off)
             (["--chunked-prefill-size", "+0"], "--chunked-prefill-size '+0' has a plus "
@@ -2641,11 +2641,11 @@ def test_a_bad_context_is_told_before_a_missing_budget(capsys):
     code, out, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "-5"],
                          capsys)
     assert (code, out, err) == (
-        2, "", "python -m flatkv: error: --context is -5: give a positive number of tokens\n")
+        2, "", "python -m flatkv: error: --context -5 must be positive: give 1 or more tokens\n")
     # with a budget, the same words; a good context without one: the missing budget
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "-5",
                         "--budget", "1GiB"], capsys)
-    assert err == "python -m flatkv: error: --context is -5: give a positive number of tokens\n"
+    assert err == "python -m flatkv: error: --context -5 must be positive: give 1 or more tokens\n"
     code, _, err = run(["compare", "--preset", "Qwen3-Next-80B-A3B", "--context", "256K"],
                        capsys)
     assert code == 2 and err == ("python -m flatkv: error: --budget, --vllm-blocks or "

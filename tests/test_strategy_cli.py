@@ -894,8 +894,8 @@ def test_chunked_prefill_off_as_sglangs_command_line_writes_it():
     # what is no whole number of tokens nor a whole number <= 0 is refused, saying -1 is off
     code, _, err = run(["compare", "--preset", "gpt-oss-20b", "--budget", "40GiB",
                         "--chunked-prefill-size", "-1.5"])
-    assert code == 2 and ("error: --chunked-prefill-size is '-1.5': give a positive "
-                          "number of tokens; or -1 (any whole number 0 or less, as SGLang "
+    assert code == 2 and ("error: --chunked-prefill-size '-1.5' must be positive: give 1 "
+                          "or more tokens; or -1 (any whole number 0 or less, as SGLang "
                           "reads it, or off) for chunked prefill off") in err
     # off, as a link writes it, is -1 too: the ratio's 776,722, not the cap's 32,833
     assert sglang("--disable-radix-cache", "--max-running-requests", "64",

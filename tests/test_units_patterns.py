@@ -103,20 +103,20 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
     # typed ("is '99999999999999'" beside Live requests' "is 99,999,999"), a suffix's with its
     # count; the cap, FlatKV's own 2^40, says why it is there (no engine's limit)
     for text, shown, words in (
-            ("0", "0", "give a positive number of tokens$"),
-            ("-5", "-5", "give a positive number of tokens$"),  # as 0 is told
-            ("99999999999999", "99,999,999,999,999", "give at most 1,099,511,627,776 tokens "
-             r"\(2\^40: more is taken for a typo\)$"),
+            ("0", "0", "must be positive: give 1 or more tokens$"),
+            ("-5", "-5", "must be positive: give 1 or more tokens$"),  # as 0 is told
+            ("99999999999999", "99,999,999,999,999", "is more than 1,099,511,627,776 tokens: "
+             r"give 1,099,511,627,776 or fewer \(2\^40: more is taken for a typo\)$"),
             ("2000000000000k", r"2000000000000k \(2,000,000,000,000,000 tokens\)",
-             "give at most 1,099,511,627,776 tokens")):
-        with pytest.raises(ValueError, match=f"^--context is {shown}: {words}"):
+             "is more than 1,099,511,627,776 tokens: give 1,099,511,627,776 or fewer")):
+        with pytest.raises(ValueError, match=f"^--context {shown} {words}"):
             parse(text)
     assert 2**40 == 1_099_511_627_776
     # the cap's note names no context where another token field is over it (it said "a longer
     # context is taken for a typo" of --max-batched-tokens 2T)
-    with pytest.raises(ValueError, match=r"^--max-batched-tokens is 2T \(2,199,023,255,552 "
-                       r"tokens\): give at most 1,099,511,627,776 tokens \(2\^40: more is "
-                       r"taken for a typo\)$"):
+    with pytest.raises(ValueError, match=r"^--max-batched-tokens 2T \(2,199,023,255,552 "
+                       r"tokens\) is more than 1,099,511,627,776 tokens: give "
+                       r"1,099,511,627,776 or fewer \(2\^40: more is taken for a typo\)$"):
         parse_tokens("2T", "--max-batched-tokens")
     # vLLM's g / G and t / T too: "--max-model-len 1G" starts vLLM at 1,073,741,824 tokens and
     # was refused here as no token count ("give whole tokens such as ..."); 1T = 2**40 is the cap
@@ -127,8 +127,8 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
                         ("1.2G", "binary G takes a whole number; use 1.2g")):
         with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
             parse(text)
-    with pytest.raises(ValueError, match=r"^--context is 2T \(2,199,023,255,552 tokens\): give "
-                       "at most 1,099,511,627,776 tokens"):
+    with pytest.raises(ValueError, match=r"^--context 2T \(2,199,023,255,552 tokens\) is more "
+                       "than 1,099,511,627,776 tokens: give 1,099,511,627,776 or fewer"):
         parse("2T")
     # vLLM multiplies a float and truncates (int(float("1.001") * 1000) = int(1000.99...) =
     # 1,000): where that is not the exact count, the figures would be a token off vLLM's, so
@@ -175,8 +175,8 @@ def test_parse_tokens_names_an_empty_entry_and_the_callers_cap():
     with pytest.raises(ValueError, match=r"^Context length is empty: give whole tokens such as"):
         parse_tokens("  ", "Context length")
     assert parse_tokens("16M", "Context length", maximum=2**24) == 2**24
-    with pytest.raises(ValueError, match=r"^Context length is 17m \(17,000,000 tokens\): give at "
-                       r"most 16,777,216 tokens$"):
+    with pytest.raises(ValueError, match=r"^Context length 17m \(17,000,000 tokens\) is more "
+                       r"than 16,777,216 tokens: give 16,777,216 or fewer$"):
         parse_tokens("17m", "Context length", maximum=2**24)
 
 
