@@ -140,7 +140,8 @@ def test_the_defaults_words_where_vllm_has_no_figures_under_them_now_either():
     assert _recent_vllm_figures(deepseek, {"block_size": 64}) == {
         "differs": True, "refused": "vLLM starts here under them, not under these"}
     assert _recent_vllm_figures(s, {"block_size": 0}) == {
-        "refused": "these settings cannot take them (block_size must be positive, got 0)"}
+        "refused": "these settings cannot take them (block_size 0 must be positive: give 1 "
+                   "or more)"}
 
 
 def test_compare_sets_a_recent_vllms_defaults_in_one_click():
