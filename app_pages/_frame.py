@@ -399,12 +399,14 @@ def chart(fig: go.Figure, *, key: str, file_name: str,
     the full toolbar covered a half-width chart's title at 1000 px. ``on_click``: run before
     the rerun a click on a point makes (the point in ``st.session_state[key]``'s selection);
     a drag still zooms (the figure's own dragmode), where streamlit's default for a selecting
-    chart is a pan."""
+    chart is a pan. Its double-click, the first click of which is a click on a point, resets
+    nothing: Plotly's reset, landing after the click's rerun, left the chart drawn as before
+    the click (the toolbar's Reset axes zooms out)."""
     if on_click is None:
         st.plotly_chart(fig, key=key, config=CHART_CONFIG)
     else:
-        st.plotly_chart(fig, key=key, config=CHART_CONFIG, on_select=on_click,
-                        selection_mode="points")
+        st.plotly_chart(fig, key=key, config={**CHART_CONFIG, "doubleClick": False},
+                        on_select=on_click, selection_mode="points")
     st.download_button(
         "Chart as HTML", data=lambda: fig.to_html(include_plotlyjs="cdn", full_html=True),
         file_name=file_name, mime="text/html", key=f"{key}.html", on_click="ignore",

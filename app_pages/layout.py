@@ -191,6 +191,10 @@ def vllm_blocks(analysis, vllm: StrategyResult) -> None:
 # The bytes chart's view (a focus id of charts.icicle_focus_options): this session's, not the
 # link's; a click on the chart or the select beside it sets it
 TREE_FOCUS_KEY = "layout.tree.focus"
+# the chart's key in the whole view; a focused view's adds its focus: each view a chart of its
+# own, which a double-click cannot leave drawn beside another view's select (it kept the
+# whole view's bars, Plotly resetting them, under "state rows: ssm state")
+TREE_KEY = "layout.tree"
 # its select's width: the longest view's name whole ("full attention (MLA) rows: KV (full
 # attention, MLA latent)", DeepSeek-V3's), where the main column's width (900 px at 1440 px)
 # stretched a short name across the page
@@ -199,13 +203,18 @@ TREE_FOCUS_PX = 440
 
 def where_bytes_go(analysis) -> None:
     st.subheader("Bytes by group, component and layer", divider="gray")
+    # the plot is all tiles, so a double-click, the zoom-out the chart had before a click
+    # opened a tile, lands on one and opens it as a click does; Plotly's own (``chart``'s
+    # on_click turns it off) drew the last view back beside this one's select
     st.caption("By tensor: the bytes each component's rows take in every block, whichever "
                "group owns the block. Compare's \"Where the budget goes\" splits the same "
                "budget by use: each page id goes to one group (in proportion to the pages a "
                "request needs in each at the context length), and its rows in the other "
                "groups' tensors are dead weight. Hover a tile for its exact bytes; click a "
                "group or component to show only its parts (click it again, at the left, to "
-               "go back); drag down the chart to zoom in, double-click to zoom out.")
+               "go back); drag down the chart to zoom in, and zoom out with the toolbar's "
+               "house (Reset axes): a double-click opens a group or component as a click "
+               "does.")
     profile = state().profile()  # its parts named as the page rows name them
     nodes = app_data.bytes_tree(analysis, indexer_bytes_per_slot=profile.indexer_bytes_per_slot
                                 or 0, mla=profile.mla)
@@ -215,7 +224,7 @@ def where_bytes_go(analysis) -> None:
         ss[TREE_FOCUS_KEY] = charts.ICICLE_ROOT
 
     def clicked() -> None:  # the tile a click selected opens its view (before the rerun)
-        points = ss["layout.tree"].selection.points
+        points = ss[key].selection.points  # this run's chart's key, set below
         if points:
             ss[TREE_FOCUS_KEY] = charts.icicle_focus_after_click(
                 nodes, ss[TREE_FOCUS_KEY], points[0]["customdata"][4])
@@ -225,7 +234,8 @@ def where_bytes_go(analysis) -> None:
                  help="The chart's view: the whole budget, or one group or component alone "
                  "with its parts, its bytes the plot's height. A click on a tile does the same.")
     focus = ss[TREE_FOCUS_KEY]
-    chart(charts.bytes_icicle(nodes, focus=focus), key="layout.tree", file_name="bytes.html",
+    key = TREE_KEY if focus == charts.ICICLE_ROOT else f"{TREE_KEY}:{focus}"
+    chart(charts.bytes_icicle(nodes, focus=focus), key=key, file_name="bytes.html",
           on_click=clicked)
     if thin := charts.icicle_unlabelled(nodes, focus):  # a sliver's name, only a hover gave
         budget = analysis.totals.budget_bytes  # the tree's root

@@ -767,6 +767,11 @@ def test_layouts_bytes_chart_shows_one_group_or_component_alone():
     54,924,410,880 (a layer's 1,525,678,080)."""
     at = open_app("app_pages/layout.py")
     assert 76_968_728_985 // (36 * 1_097_728 + 12 * 1_114_112) == 1_455
+    # a double-click lands on a tile and opens it (the browser's test): the caption zooms out
+    # with the toolbar's Reset axes, where it said a double-click did
+    assert caption_starting(at, "By tensor").endswith(
+        "drag down the chart to zoom in, and zoom out with the toolbar's house (Reset axes): "
+        "a double-click opens a group or component as a click does.")
     show = at.selectbox(key="layout.tree.focus")
     assert show.label == "Show" and show.value == "budget"
     assert show.options == [

@@ -586,6 +586,9 @@ def settled_tops(page, boxes) -> list[float]:
     raise AssertionError(f"the fields kept moving: {tops}")
 
 
+# Layout's bytes chart, whichever view it draws (a view's chart key is "layout.tree" and its
+# focus: app_pages/layout.py)
+BYTES_CHART = "[class*=st-key-layout-tree]:has(.js-plotly-plot)"
 # The bytes chart's tiles as drawn: id, drawn height, whether Plotly shows its label, and
 # whether that label lies inside the tile
 BYTES_TILES_JS = """el => {
@@ -602,7 +605,7 @@ BYTES_TILES_JS = """el => {
 def bytes_tiles(page) -> dict[str, tuple[int, bool, bool]]:
     """The bytes chart's tiles as drawn, by id (``BYTES_TILES_JS``), once the chart, drawn
     when scrolled to, is there."""
-    tree = page.locator(".st-key-layout-tree")
+    tree = page.locator(BYTES_CHART)
     tree.scroll_into_view_if_needed()
     expect(tree.locator(".js-plotly-plot g.point").first).to_be_attached()
     return {i: (h, shown, inside) for i, h, shown, inside in tree.evaluate(BYTES_TILES_JS)}
@@ -612,7 +615,7 @@ def tile_centre(page, tile: str) -> tuple[float, float]:
     """The middle of the bytes chart's tile ``tile``, where the mouse goes: Plotly's drag
     layer lies over the bars, so a locator's own click or hover never reaches them."""
     ids = list(bytes_tiles(page))
-    box = page.locator(".st-key-layout-tree g.point").nth(ids.index(tile)).bounding_box()
+    box = page.locator(BYTES_CHART + " g.point").nth(ids.index(tile)).bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
@@ -643,7 +646,7 @@ def test_layouts_bytes_chart_labels_what_fits_and_opens_a_part_on_a_click(browse
         assert hidden == ["linear_attention/conv"] and tiles[hidden[0]][0] == 14
         expect(page.get_by_text("Not labelled above (hover or click it): conv state 2.40 GiB"
                                 )).to_be_visible()
-        tree = page.locator(".st-key-layout-tree")
+        tree = page.locator(BYTES_CHART)
         page.mouse.move(*tile_centre(page, "linear_attention/ssm/0"))
         expect(tree.locator(".hoverlayer")).to_contain_text(
             "ssm state #01,525,678,080 B (1.42 GiB)")
@@ -669,3 +672,57 @@ def test_layouts_bytes_chart_labels_what_fits_and_opens_a_part_on_a_click(browse
         click_tile(page, "linear_attention/ssm/3")
         expect(show).to_have_value("state rows: ssm state")
         assert len(bytes_tiles(page)) == 37
+
+
+def visible_centre(page, tile: str) -> tuple[float, float]:
+    """The middle of the part of tile ``tile`` inside the bytes chart's plot: zoomed in, a
+    tile's own middle may lie outside it."""
+    x, _ = tile_centre(page, tile)
+    box = page.locator(BYTES_CHART + " g.point").nth(
+        list(bytes_tiles(page)).index(tile)).bounding_box()
+    plot = page.locator(BYTES_CHART + " .nsewdrag").first.bounding_box()
+    top = max(box["y"], plot["y"])
+    bottom = min(box["y"] + box["height"], plot["y"] + plot["height"])
+    return x, (top + bottom) / 2
+
+
+def test_layouts_bytes_chart_zooms_out_with_reset_axes_and_a_double_click_opens(browser,
+                                                                               app_url):
+    """The caption's claim: Qwen3-Next's bytes chart, zoomed in by a drag over the ssm
+    state, zooms back out with the toolbar's Reset axes, its view kept (the y range the
+    budget's, 76,968,728,985 B, test_app_layout); a double-click, zoomed in or not, opens the
+    tile under it as a click does, and the chart draws that view, its select beside it (a
+    double-click once left the whole view's 90 tiles drawn under "state rows: ssm state")."""
+    with browser_page(browser, 1000, 1000) as page:
+        open_view(page, f"{app_url}/layout", "Layout")
+        plot = page.locator(BYTES_CHART + " .js-plotly-plot")
+        show = page.get_by_role("combobox", name="Show")
+        y_range = "gd => gd.layout.yaxis.range"
+
+        def zoom_in() -> None:  # a drag 80 px down over the ssm state
+            x, y = visible_centre(page, "linear_attention/ssm")
+            page.mouse.move(x, y - 100)
+            page.mouse.down()
+            page.mouse.move(x, y - 20, steps=8)
+            page.mouse.up()
+            settle(page)
+            top, bottom = plot.evaluate(y_range)
+            assert 0 < bottom < top < 76_968_728_985
+
+        zoom_in()
+        page.locator(BYTES_CHART + " .modebar-btn[data-title='Reset axes']").click()
+        settle(page)
+        assert plot.evaluate(y_range) == [76_968_728_985, 0]
+        expect(show).to_have_value("the whole budget")
+        for zoomed in (True, False):
+            if zoomed:
+                zoom_in()
+            page.mouse.dblclick(*visible_centre(page, "linear_attention/ssm"), delay=60)
+            settle(page)
+            expect(show).to_have_value("state rows: ssm state")
+            assert len(bytes_tiles(page)) == 37  # the ssm state and its 36 layers
+            assert plot.evaluate(y_range) == [54_924_410_880, 0]  # 36 x 1,048,576 x 1,455
+            show.click()
+            page.get_by_role("option", name="the whole budget", exact=True).click()
+            settle(page)
+            assert len(bytes_tiles(page)) == 90
