@@ -227,7 +227,7 @@ def where_bytes_go(analysis) -> None:
         points = ss[key].selection.points  # this run's chart's key, set below
         if points:
             ss[TREE_FOCUS_KEY] = charts.icicle_focus_after_click(
-                nodes, ss[TREE_FOCUS_KEY], points[0]["customdata"][4])
+                nodes, ss[TREE_FOCUS_KEY], charts.icicle_clicked_tile(points[0]))
 
     st.selectbox("Show", options=list(views), format_func=views.get, key=TREE_FOCUS_KEY,
                  width=TREE_FOCUS_PX,

@@ -503,6 +503,13 @@ def icicle_focus_options(nodes: Sequence[TreeNode]) -> dict[str, str]:
             for n in nodes if n.id in parents}
 
 
+def icicle_clicked_tile(point: Mapping[str, Sequence[object]]) -> str:
+    """The id of the ``bytes_icicle`` tile a click selected, from a point of streamlit's
+    selection, which carries the point's customdata but not Plotly's ``ids``: the chart puts
+    the id last in its customdata for this."""
+    return str(point["customdata"][-1])
+
+
 def icicle_focus_after_click(nodes: Sequence[TreeNode], focus: str, clicked: str) -> str:
     """The view a click on tile ``clicked`` opens from the view of ``focus``: the focused tile
     (drawn leftmost, as tall as the plot) goes back up a level, as Plotly's icicle did; a
@@ -548,14 +555,14 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "",
     values exact in the hover; the budget in the groups' heading. ``focus``: a group or
     component drawn alone, as tall as the plot, beside its parts (``_icicle_view``), the way
     Plotly's icicle drew a clicked tile; the page opens it on a click
-    (``icicle_focus_after_click``). The hover's share of the
-    budget is ours (``percent_text``), not a rounded ratio, which read a group of Llama-3.1-8B's
-    rows "100.00% of the budget" beside 2,039,808 B unused at 80 GB, and those "0.00%". One
-    trace, a tile a bar: its ``ids``, ``y`` (bytes) and ``customdata[3]`` (the tile's name,
-    ``customdata[4]`` its id, which a click's selection carries back), a column's tiles stacked
-    top down from their ``base`` (bytes from the focus's top); ``text`` the label drawn
-    (``_icicle_text``). A tile under VISIBLE_PX has no white border, which would hide its
-    colour (Qwen3-Next's 36 conv layers, 0.4 px each, read as a blank band)."""
+    (``icicle_focus_after_click``). The hover's share of the budget is ours (``percent_text``),
+    not a rounded ratio, which read a group of Llama-3.1-8B's rows "100.00% of the budget"
+    beside 2,039,808 B unused at 80 GB, and those "0.00%". One trace, a tile a bar: its ``ids``,
+    ``y`` (bytes) and ``customdata[3]`` (the tile's name, the last its id, which a click's
+    selection carries back: ``icicle_clicked_tile``), a column's tiles stacked top down from
+    their ``base`` (bytes from the focus's top); ``text`` the label drawn (``_icicle_text``). A
+    tile under VISIBLE_PX has no white border, which would hide its colour (Qwen3-Next's 36 conv
+    layers, 0.4 px each, read as a blank band)."""
     (budget,) = [n.value for n in nodes if not n.parent]
     drawn = _icicle_view(nodes, focus)
     heights, tiles = _tile_px(nodes, focus), _icicle_tiles(nodes)

@@ -276,6 +276,9 @@ def test_icicle_draws_a_group_alone_as_tall_as_the_plot(gpt_oss_tree):
     assert list(hover["full_attention/kv/1"]) == [
         "3,207,004,160", "2.99 GiB", "4.17%", "KV (full attention) #1",
         "full_attention/kv/1"]  # the last, its id, what a click sends back
+    # a click's point as streamlit's selection gives it: its customdata, not Plotly's ids
+    point = {"curve_number": 0, "point_index": 5, "customdata": hover["full_attention/kv/1"]}
+    assert charts.icicle_clicked_tile(point) == "full_attention/kv/1"
     assert [a.text for a in fig.layout.annotations] == [
         "group (click it to go back)", "components", "layers"]
     # a click selects a tile; the others keep their colour
