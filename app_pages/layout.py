@@ -188,12 +188,16 @@ def vllm_blocks(analysis, vllm: StrategyResult) -> None:
         key="layout.vllm", file_name="vllm_blocks.html")
 
 
-# The bytes chart's view (a focus id of charts.icicle_focus_options): this session's, not the
-# link's; a click on the chart or the select beside it sets it
+# The bytes chart's view (a focus id of charts.icicle_focus_options), a plain session key:
+# this session's, not the link's, kept off the page and back; a click on the chart or a pick
+# in the select beside it sets it
 TREE_FOCUS_KEY = "layout.tree.focus"
-# the chart's key in the whole view; a focused view's adds its focus: each view a chart of its
-# own, which a double-click cannot leave drawn beside another view's select (it kept the
-# whole view's bars, Plotly resetting them, under "state rows: ssm state")
+# the chart's key in the whole view; a focused view's adds its focus, and its select's adds
+# ".show": each view draws widgets of its own. A double-click's second click, sent before its
+# first click's run had drawn the new view, carried the select's old value (the whole budget)
+# back as if picked: the chart went back to the whole view under "state rows: ssm state".
+# A widget of the last view sends what it showed (streamlit, which dropped its state when the
+# new view's run ended, calls that a change), which changes nothing now
 TREE_KEY = "layout.tree"
 # its select's width: the longest view's name whole ("full attention (MLA) rows: KV (full
 # attention, MLA latent)", DeepSeek-V3's), where the main column's width (900 px at 1440 px)
@@ -220,21 +224,26 @@ def where_bytes_go(analysis) -> None:
                                 or 0, mla=profile.mla)
     views = charts.icicle_focus_options(nodes)
     ss = st.session_state
-    if ss.get(TREE_FOCUS_KEY) not in views:  # first drawn, or a part the model no longer has
-        ss[TREE_FOCUS_KEY] = charts.ICICLE_ROOT
+    focus = ss.get(TREE_FOCUS_KEY)
+    if focus not in views:  # first drawn, or a part the model no longer has
+        focus = ss[TREE_FOCUS_KEY] = charts.ICICLE_ROOT
+    key = TREE_KEY if focus == charts.ICICLE_ROOT else f"{TREE_KEY}:{focus}"
 
-    def clicked() -> None:  # the tile a click selected opens its view (before the rerun)
-        points = ss[key].selection.points  # this run's chart's key, set below
+    def picked() -> None:  # the view picked, from this one
+        if ss[f"{key}.show"] != focus:  # not the view it showed, resent by a stale select
+            ss[TREE_FOCUS_KEY] = ss[f"{key}.show"]
+
+    def clicked() -> None:  # the tile a click selected opens its view, from this one
+        points = ss[key].selection.points
         if points:
             ss[TREE_FOCUS_KEY] = charts.icicle_focus_after_click(
-                nodes, ss[TREE_FOCUS_KEY], charts.icicle_clicked_tile(points[0]))
+                nodes, focus, charts.icicle_clicked_tile(points[0]))
 
-    st.selectbox("Show", options=list(views), format_func=views.get, key=TREE_FOCUS_KEY,
+    st.selectbox("Show", options=list(views), index=list(views).index(focus),
+                 format_func=views.get, key=f"{key}.show", on_change=picked,
                  width=TREE_FOCUS_PX,
                  help="The chart's view: the whole budget, or one group or component alone "
                  "with its parts, its bytes the plot's height. A click on a tile does the same.")
-    focus = ss[TREE_FOCUS_KEY]
-    key = TREE_KEY if focus == charts.ICICLE_ROOT else f"{TREE_KEY}:{focus}"
     chart(charts.bytes_icicle(nodes, focus=focus), key=key, file_name="bytes.html",
           on_click=clicked)
     if thin := charts.icicle_unlabelled(nodes, focus):  # a sliver's name, only a hover gave

@@ -757,6 +757,13 @@ def bytes_view(at) -> dict:
     return spec
 
 
+def show_select(at):
+    """Layout's "Show" select beside the bytes chart: its key names the view it was drawn
+    in (app_pages/layout.py's TREE_KEY)."""
+    (select,) = [s for s in at.selectbox if s.label == "Show"]
+    return select
+
+
 def test_layouts_bytes_chart_shows_one_group_or_component_alone():
     """The icicle's click into a part, lost when the chart became bars: "Show" (or a click on
     a tile, the browser's test) draws a group or component alone, its bytes the plot's height,
@@ -772,8 +779,8 @@ def test_layouts_bytes_chart_shows_one_group_or_component_alone():
     assert caption_starting(at, "By tensor").endswith(
         "drag down the chart to zoom in, and zoom out with the toolbar's house (Reset axes): "
         "a double-click opens a group or component as a click does.")
-    show = at.selectbox(key="layout.tree.focus")
-    assert show.label == "Show" and show.value == "budget"
+    show = show_select(at)
+    assert show.key == "layout.tree.show" and show.value == "budget"
     assert show.options == [
         "the whole budget", "state rows", "state rows: conv state", "state rows: ssm state",
         "full attention rows", "full attention rows: KV (full attention)"]
@@ -781,6 +788,7 @@ def test_layouts_bytes_chart_shows_one_group_or_component_alone():
     assert len(whole) == 2 + 3 + 84 + 1  # groups, components, layers, unused
     show.set_value("linear_attention").run()
     assert_clean(at)
+    assert show_select(at).key == "layout.tree:linear_attention.show"
     tiles = bytes_tiles(at)
     # the group and its parts only, each tile's bytes as in the whole view
     assert set(tiles) == {"linear_attention", "linear_attention/conv", "linear_attention/ssm",
@@ -807,7 +815,7 @@ def test_layouts_bytes_chart_shows_one_group_or_component_alone():
                                                           "click it): conv state 2.40 GiB")
     # a component: its layers, 1,525,678,080 B each, the plot grown to 36 x 20 = 720 px for a
     # line of label a layer (410 px gave each 11.4)
-    show.set_value("linear_attention/ssm").run()
+    show_select(at).set_value("linear_attention/ssm").run()
     tiles = bytes_tiles(at)
     assert len(tiles) == 1 + 36 and tiles["linear_attention/ssm"][1] == 54_924_410_880
     assert {v for i, (_, v) in tiles.items() if i.count("/") == 2} == {1_525_678_080}
@@ -818,15 +826,21 @@ def test_layouts_bytes_chart_shows_one_group_or_component_alone():
         "component (click it to go back)", "layers"]
     assert not [c for c in at.caption if c.value.startswith("Not labelled")]
     # back to the whole budget
-    show.set_value("budget").run()
+    show_select(at).set_value("budget").run()
     assert bytes_tiles(at) == whole
-    # another model, picked on the Model page, opens in its whole view
-    show.set_value("linear_attention/ssm").run()
+    # the view is the session's: kept off the page and back (the select's state, which
+    # streamlit drops off its page, is not where it lives)
+    show_select(at).set_value("linear_attention/ssm").run()
+    at.switch_page("app_pages/model.py").run()
+    at.switch_page("app_pages/layout.py").run()
+    assert show_select(at).value == "linear_attention/ssm"
+    assert len(bytes_tiles(at)) == 37
+    # another model, picked on the Model page, which has no such part: its whole view
     at.switch_page("app_pages/model.py").run()
     at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
     at.switch_page("app_pages/layout.py").run()
     assert_clean(at)
-    assert at.selectbox(key="layout.tree.focus").value == "budget"
+    assert show_select(at).value == "budget"
     assert "full_attention/kv" in bytes_tiles(at)
 
 
