@@ -399,9 +399,9 @@ def chart(fig: go.Figure, *, key: str, file_name: str,
     the full toolbar covered a half-width chart's title at 1000 px. ``on_click``: run before
     the rerun a click on a point makes (the point in ``st.session_state[key]``'s selection);
     a drag still zooms (the figure's own dragmode), where streamlit's default for a selecting
-    chart is a pan. Its double-click, the first click of which is a click on a point, resets
-    nothing: Plotly's reset, landing after the click's rerun, left the chart drawn as before
-    the click (the toolbar's Reset axes zooms out)."""
+    chart is a pan. Its double-click is two clicks and resets nothing: its first click is a
+    click on a point, which may draw another figure, and Plotly's reset of the axes, landing
+    after it, reset a figure no longer drawn (the toolbar's Reset axes zooms out)."""
     if on_click is None:
         st.plotly_chart(fig, key=key, config=CHART_CONFIG)
     else:
