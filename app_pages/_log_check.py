@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages._figures import current_strategies, use_spec
-from app_pages._session import kept_text_area, state, update
+from app_pages._session import kept_text, state, update
 from flatkv import log_check
 from flatkv.app_model import CUSTOM
 from flatkv.app_state import KV_BLOCKS, KV_MEMORY, AppState, kv_memory_size
@@ -59,10 +59,10 @@ def log_check_section(results: list[StrategyResult]) -> None:
                "are drafted, the KV line SGLang's drafter logs after the model's is named and "
                "not compared.")
     # kept through a trip to Layout and back, which emptied the check
-    text = kept_text_area("Engine log", "compare.check_log", height=120,
-                          label_visibility="collapsed",
-                          placeholder="(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 "
-                                      "[gpu_worker.py:123] Available KV cache memory: ...")
+    text = kept_text(st.text_area, "Engine log", "compare.check_log", height=120,
+                     label_visibility="collapsed",
+                     placeholder="(EngineCore_DP0 pid=123) INFO 12-06 07:00:00 "
+                                 "[gpu_worker.py:123] Available KV cache memory: ...")
     if not text.strip():
         return
     try:

@@ -88,20 +88,27 @@ def show_value(key: str, value: Any, *, write: bool = True) -> None:
         ss[key] = value
 
 
-KEPT_PREFIX = "flatkv.kept."  # + a text area's key: its text, kept apart from the widget
+KEPT_PREFIX = "flatkv.kept."  # + a text widget's key: its text, kept apart from the widget
 
 
 def _keep_text(key: str) -> None:
     st.session_state[KEPT_PREFIX + key] = st.session_state[key]
 
 
-def kept_text_area(label: str, key: str, **kwargs: Any) -> str:
-    """A text area whose text survives runs that do not draw it. Streamlit drops the value of a
-    widget a run does not draw, so a paste (an engine log, a config.json not yet loaded) went
-    empty on a trip to another page or another source; the session keeps each entry apart
-    from the widget and restores it. Text emptied by hand is kept empty."""
+def kept_text(widget: Callable[..., str], label: str, key: str, **kwargs: Any) -> str:
+    """A text area or text input (``widget``: ``st.text_area``, ``st.text_input``) whose text
+    survives runs that do not draw it. Streamlit drops the value of a widget a run does not
+    draw, so a paste (an engine log, a config.json not yet loaded) or the name typed for it
+    went empty on a trip to another page or another source; the session keeps each entry
+    apart from the widget and restores it. Text emptied by hand is kept empty."""
     show_value(key, st.session_state.get(KEPT_PREFIX + key, ""))
-    return st.text_area(label, key=key, on_change=_keep_text, args=(key,), **kwargs)
+    return widget(label, key=key, on_change=_keep_text, args=(key,), **kwargs)
+
+
+def forget_kept(key: str) -> None:
+    """Empty the kept text of ``key``: its widget shows nothing from the next time it is drawn
+    (a name typed for one load is not offered for the next)."""
+    st.session_state.pop(KEPT_PREFIX + key, None)
 
 
 def state() -> AppState:

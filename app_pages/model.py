@@ -14,7 +14,8 @@ from app_pages._figures import TP_REFUSED, refuse_draft, tp_refusal, use_spec
 from app_pages._frame import EXPANDER_COLUMN_PX, MAIN_COLUMN_PX, chart, metric_row, table
 from app_pages._session import (
     error_text,
-    kept_text_area,
+    forget_kept,
+    kept_text,
     show_value,
     state,
     update,
@@ -496,10 +497,10 @@ def _nothing_loaded_on_error(what: str) -> Iterator[None]:
 
 def _config_source(s) -> None:
     upload = st.file_uploader("Hugging Face config.json", type=["json"], key="hf.upload")
-    pasted = kept_text_area("…or paste it", "hf.paste", height=140)
+    pasted = kept_text(st.text_area, "…or paste it", "hf.paste", height=140)
     if ss.pop("hf.loaded", False):  # a name names one load, not the next config's
-        ss["hf.name"] = ""
-    name = st.text_input("Model name", key="hf.name", placeholder="from the config")
+        forget_kept("hf.name")
+    name = kept_text(st.text_input, "Model name", "hf.name", placeholder="from the config")
     # the list a refused model_type's error points at, above it (a browser has no README open)
     with st.expander(f"{TYPES_LISTED_ON_PAGE} ({len(SUPPORTED_MODEL_TYPES)})"):
         st.markdown(literal(", ".join(SUPPORTED_MODEL_TYPES)))
@@ -515,7 +516,7 @@ def _config_source(s) -> None:
 def _model_json_source(s) -> None:
     upload = st.file_uploader("Model JSON (exported from this page)", type=["json"],
                               key="model.upload")
-    pasted = kept_text_area("…or paste it", "model.paste", height=140)
+    pasted = kept_text(st.text_area, "…or paste it", "model.paste", height=140)
     if tp_set := ss.pop("model.tp_set", None):
         st.info(f"TP {tp_set[1]}, the model file's, replaces the sidebar's TP {tp_set[0]}: its "
                 "figures are the file's. Change TP in the sidebar to see another.",

@@ -1830,3 +1830,38 @@ def test_a_pasted_config_or_model_json_is_kept_through_a_trip_to_another_page():
         at.switch_page("app_pages/layout.py").run()
         at.switch_page("app_pages/model.py").run()
         assert at.text_area(key=key).value == ""
+
+
+def test_a_model_name_typed_for_a_config_is_kept_through_a_trip_to_another_page():
+    # the name box under the paste box lost its entry the same way the paste did: typed, a look
+    # at Layout or at another source, and it was empty
+    config = json.dumps({"model_type": "llama", "num_hidden_layers": 2,
+                         "num_attention_heads": 8, "num_key_value_heads": 2,
+                         "hidden_size": 512})
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    at.text_input(key="hf.name").set_value("tiny-llama").run()
+    at.switch_page("app_pages/layout.py").run()
+    assert_clean(at)
+    at.switch_page("app_pages/model.py").run()
+    assert_clean(at)
+    assert at.text_input(key="hf.name").value == "tiny-llama"
+    at.segmented_control(key="model.source").set_value("Preset").run()
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    assert at.text_input(key="hf.name").value == "tiny-llama"
+    # emptied by hand, it stays empty
+    at.text_input(key="hf.name").set_value("").run()
+    at.switch_page("app_pages/layout.py").run()
+    at.switch_page("app_pages/model.py").run()
+    assert at.text_input(key="hf.name").value == ""
+    # a name names one load: loaded, it goes, and a trip does not bring it back
+    at.text_input(key="hf.name").set_value("tiny-llama").run()
+    at.text_area(key="hf.paste").set_value(config).run()
+    at.button(key="hf.load").click().run()
+    assert_clean(at)
+    assert shown(at.subheader[0]) == "tiny-llama"
+    assert at.text_input(key="hf.name").value == ""
+    at.switch_page("app_pages/layout.py").run()
+    at.switch_page("app_pages/model.py").run()
+    assert at.text_input(key="hf.name").value == ""
+    assert at.text_area(key="hf.paste").value == config  # the config stays, to load again
