@@ -508,13 +508,15 @@ def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str
     where = f"{PROG} {command}" if command else PROG
     after_dashes = False  # past "--", every token is a positional: none is wanted
     for i, token in enumerate(argv[at + 1:] if command else argv):
-        if token == "--" and not after_dashes:
-            after_dashes = True
-            continue
-        name = token.split("=", 1)[0]
         previous = argv[at + i] if command else None  # the option this may be the value of
         is_value = (not after_dashes and previous is not None and previous.startswith("-")
                     and "=" not in previous and _takes_a_value(known, previous))
+        if token == "--" and not after_dashes:
+            if is_value:  # "--name -- --preset X": argparse named --preset, not the valueless
+                return _dashes_end_options(previous, "got no value")
+            after_dashes = True
+            continue
+        name = token.split("=", 1)[0]
         if after_dashes or (command and not token.startswith("-") and not is_value):
             # "--gpu-memory H100 80GB" unquoted: the name's second word is the stray one
             gpu = gpu_name(f"{(previous or '').split('=', 1)[-1]} {token}")
@@ -550,9 +552,13 @@ def _dashes_as_value(argv: Sequence[str]) -> str | None:
             return None  # past it every token is a positional, which _unknown_option refuses
         name, given, value = token.partition("=")
         if given and value == "--" and name.startswith("--"):
-            return (f"{name} -- is not a value: '--' ends the options; give {name} a value, "
-                    f"e.g. {name}=VALUE")
+            return _dashes_end_options(name, "-- is not a value")
     return None
+
+
+def _dashes_end_options(flag: str, what: str) -> str:
+    """Why ``flag``, given ``--`` for its value (``what`` says how), is refused, and the fix."""
+    return f"{flag} {what}: '--' ends the options; give {flag} a value, e.g. {flag}=VALUE"
 
 
 def _takes_a_value(known: Mapping[str, argparse.Action], option: str) -> bool:

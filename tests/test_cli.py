@@ -3663,3 +3663,16 @@ def test_weights_in_billions_of_parameters_get_the_apps_advice(capsys):
                     "--weights", "70B"], capsys) == (
         "python -m flatkv: error: --weights '70B' reads as 70 B (B is bytes, not billions): a "
         "model of 70 billion parameters takes 140GB in bf16: give 140GB\n")
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["model", "--name", "--", "--preset", "Llama-3.1-8B"], "--name"),
+    (["model", "--preset", "Llama-3.1-8B", "--name", "--"], "--name"),
+    (["plan", "--preset", "Llama-3.1-8B", "--budget", "--", "--tp", "2"], "--budget"),
+])
+def test_a_flag_followed_by_a_lone_double_dash_is_said_to_get_no_value(argv, flag, capsys):
+    # the "--" ended the options, so the flag had no value; argparse named the next flag instead
+    # ("unrecognized argument --preset", "unrecognized argument --tp") or the "--" itself
+    assert refused(argv, capsys) == (
+        f"python -m flatkv: error: {flag} got no value: '--' ends the options; give {flag} a "
+        f"value, e.g. {flag}=VALUE\n")
