@@ -188,14 +188,19 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
     is 25,600), uppercase K / M / G / T and Ki / Mi / Gi / Ti binary (whole numbers only). The
     CLI and the app's token fields read them alike, so a context copied from a vLLM command line
     means the same; a decimal that vLLM's float product truncates to another count (1.001k:
-    1,000 there) is refused with both, rather than counted a token off its log. An error
-    names the value ``ctx is '0'``, or with ``key_value`` as a link's notices do, ``ctx='0'``
-    (``value_named``)."""
+    1,000 there) is refused with both, rather than counted a token off its log. A refusal says
+    the field, the value as typed, what is wrong and the fix, an entry that is no count as a
+    bound's (``--context 0 must be positive: give 1 or more tokens``): ``--context '1e3' is not
+    a whole number of tokens: give e.g. ...``, or with ``key_value`` as a link's notices name a
+    value, ``ctx='1e3' ...`` (``value_named``)."""
     if not str(text).strip():
         shown = "empty"
     else:
         shown = repr(text) if len(str(text)) <= 30 else repr(str(text)[:24] + "...")
-    named = value_named(field, shown, key_value, verb=" is")
+    named = value_named(field, shown, key_value)  # "is empty" said, where empty
+    key = link_key(field, key_value)
+    # the fix for an entry that is no count of tokens: vLLM's suffixes, binary and decimal
+    examples = f"{keyed(key, '262144')}, 256K (262,144) or 128k (128,000)"
     if isinstance(text, int) and not isinstance(text, bool):
         value = text
         # a number given as such, grouped as the figures are
@@ -205,9 +210,8 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
         # a context of 2**40 tokens is 13 digits (17 grouped): a longer entry is no context
         match = _TOKENS.fullmatch(raw) if raw.isascii() and len(raw) <= 32 else None
         if match is None and (problem := number_problem(
-                raw, value_named(field, shown, key_value), "256K",
-                lambda t: parse_tokens(t, field, maximum=maximum),
-                key=link_key(field, key_value))):
+                raw, named, "256K", lambda t: parse_tokens(t, field, maximum=maximum),
+                key=key)):
             raise ValueError(problem)
         if match is None and raw.startswith("-") and (
                 negative := _TOKENS.fullmatch(raw[1:].strip())):
@@ -216,35 +220,36 @@ def parse_tokens(text: str | int, field: str = "--context", *, maximum: int = MA
                      else named)
             raise ValueError(f"{count} {_TOKENS_LEAST}")
         if match is None:
-            commas = ("; commas only group thousands (262,144)" if "," in raw and "_" not in raw
-                      else "")
-            raise ValueError(f"{named}: give whole tokens such as 262144, 256K "
-                             f"(262,144) or 128k (128,000){commas}")
+            if shown == "empty":
+                raise ValueError(f"{named}: give e.g. {examples}")
+            if len(raw) > 32:
+                wrong = f"is too long for a token count ({len(raw):,} characters)"
+            else:
+                wrong = "is not a whole number of tokens" + (
+                    " (commas only group thousands)" if "," in raw and "_" not in raw else "")
+            raise ValueError(f"{named} {wrong}: give e.g. {examples}")
         number, suffix = match.groups()
         number = number.replace(",", "").replace("_", "")
-        if suffix in _DECIMAL_TOKENS:
-            exact = Fraction(number) * _DECIMAL_TOKENS[suffix]
-        elif "." in number and suffix:
-            raise ValueError(f"{named}: binary {suffix} takes a whole number; use "
-                             f"{number}{suffix[0].lower()} for the decimal multiple")
-        elif "." in number:
-            raise ValueError(f"{named}: give a whole number of tokens")
-        else:
-            exact = Fraction(int(number) * _BINARY_TOKENS.get(suffix or "", 1))
+        if "." in number and suffix and suffix not in _DECIMAL_TOKENS:
+            raise ValueError(f"{named} is not a whole number of binary {suffix}: give e.g. "
+                             f"{keyed(key, number + suffix[0].lower())} for the decimal "
+                             "multiple")
+        exact = _exact_tokens(number, suffix)
         # a count out of range named as the other fields name theirs, grouped (is 0, is
         # 99,999,999,999,999, is 2T (2,199,023,255,552 tokens)); a link's value as it gives it
         counted = _count_named(field, raw, match, key_value)
         if exact > maximum:
             value = maximum + 1  # refused below, with the cap
         elif exact.denominator != 1:
-            raise ValueError(f"{named}: that is {exact.numerator}/"
-                             f"{exact.denominator} tokens; give a whole number of tokens")
+            low = int(exact)
+            raise ValueError(f"{named} is not a whole number of tokens (between {low:,} and "
+                             f"{low + 1:,}): give e.g. {examples}")
         elif suffix in _DECIMAL_TOKENS and (
                 engine := int(float(number) * _DECIMAL_TOKENS[suffix])) != exact:
             # vLLM multiplies a float and truncates: 1.001k is 1000.9999999999999, so 1,000
-            raise ValueError(f"{named}: vLLM reads it as {engine:,} tokens (its "
-                             f"float arithmetic), exactly it is {int(exact):,}; give "
-                             f"{engine} or {int(exact)} in digits")
+            raise ValueError(f"{named} is read by vLLM as {engine:,} tokens (its float "
+                             f"arithmetic), exactly {int(exact):,}: give {engine} or "
+                             f"{int(exact)} in digits")
         else:
             value = int(exact)
     if value < 1:  # the form of every bound's refusal (plan.bound_refusal), in tokens
@@ -263,14 +268,19 @@ def _count_named(field: str, raw: str, match: re.Match, key_value: bool, sign: s
     if key_value:
         return value_named(field, quoted(raw), key_value)
     number, suffix = match.groups()
-    digits = number.replace(",", "").replace("_", "")
-    exact = Fraction(digits) * (_DECIMAL_TOKENS.get(suffix or "")
-                                or _BINARY_TOKENS.get(suffix or "", 1))
+    exact = _exact_tokens(number.replace(",", "").replace("_", ""), suffix)
     if exact.denominator != 1:  # no whole count to group (-1.5): as typed
         return value_named(field, quoted(raw), key_value)
     count = int(exact)
     shown = f"{sign}{count:,}" if not suffix else f"{sign}{number}{suffix} ({sign}{count:,} tokens)"
     return value_named(field, shown, key_value)
+
+
+def _exact_tokens(digits: str, suffix: str | None) -> Fraction:
+    """The tokens ``digits`` (no commas or underscores) times ``suffix`` count, exactly: a
+    fraction where they are none whole (1.5, 1.0005k), which the caller refuses."""
+    return Fraction(digits) * (_DECIMAL_TOKENS.get(suffix or "")
+                               or _BINARY_TOKENS.get(suffix or "", 1))
 
 
 # A token count under 1, after the count as named (``--context 0``, ``ctx='0'``)

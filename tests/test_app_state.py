@@ -137,9 +137,9 @@ def test_a_links_whole_numbers_are_read_in_ascii_digits_as_the_cli_reads_them():
     # a chunk past int()'s 4,300 digits: its own "Exceeds the limit (4300 digits)" was the notice
     state, notices = decode_query({"sg_chunk": "9" * 5_000})
     assert state.sglang_chunked_prefill_size is None and notices == [
-        f"sg_chunk='{'9' * 24}...': give whole tokens such as 262144, 256K (262,144) or 128k "
-        "(128,000); or -1 (any whole number 0 or less, as SGLang reads it, or off) for chunked "
-        "prefill off; using the default (sg_chunk=auto)."]
+        f"sg_chunk='{'9' * 24}...' is too long for a token count (5,000 characters): give e.g. "
+        "sg_chunk=262144, 256K (262,144) or 128k (128,000); or -1 (any whole number 0 or less, "
+        "as SGLang reads it, or off) for chunked prefill off; using the default (sg_chunk=auto)."]
     # ... and one of 0 with a plus sign, read as chunked prefill off where '+5' was refused
     state, notices = decode_query({"sg_chunk": "+0"})
     assert state.sglang_chunked_prefill_size is None and notices == [

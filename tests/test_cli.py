@@ -142,7 +142,7 @@ def test_per_component_planner(capsys):
      (["plan", *QWEN35, "--budget", "80GB", "--context", "0"], "--context 0 must be "
       "positive: give 1 or more tokens"),
      (["plan", *QWEN35, "--budget", "80GB", "--strategy", "flat", "--context", "²"],
-      "--context is '²'"),
+      "--context '²' is not a whole number of tokens"),
      (["plan", *QWEN35, "--budget", "80GB", "--margin", "-1"],
       "--margin -1 must not be negative: give 0 or more"),
      (["plan", *QWEN35, "--budget", "80GB", "--strategy", "vllm",
@@ -175,7 +175,8 @@ def test_per_component_planner(capsys):
      (["plan", "--layers", "sliding", "--kv-bytes-per-slot", "8", "--sliding-window", "0",
        "--budget", "1GiB"], "--sliding-window 0 must be positive: give 1 or more tokens"),
      (["plan", "--layers", "chunked", "--kv-bytes-per-slot", "8", "--attention-chunk-size",
-       "8,19", "--budget", "1GiB"], "--attention-chunk-size is '8,19': give whole tokens"),
+       "8,19", "--budget", "1GiB"], "--attention-chunk-size '8,19' is not a whole number of "
+      "tokens (commas only group thousands): give e.g. 262144"),
      (["plan", "--layers", "full", "--kv-bytes-per-slot", "8", "--attention-chunk-size", "8192",
        "--budget", "1GiB"], "error: --attention-chunk-size is given but --layers 'full' has "
       "no chunked layer: drop --attention-chunk-size or add chunked layers\n"),
@@ -391,19 +392,19 @@ def test_a_type_error_names_its_flag_once(capsys):
              "unit, e.g. 80GB, 10GiB, 1.5TiB, 12e9 or 4096"),
             (["--reserved-bytes-per-block", "1.5"], "--reserved-bytes-per-block '1.5' is not a "
              "whole number of bytes (between 1 and 2): give whole bytes, e.g. 4096 or 4KiB"),
-            (["--max-batched-tokens", "abc"], "--max-batched-tokens is 'abc': give whole tokens "
-             "such as 262144, 256K (262,144) or 128k (128,000)"),
+            (["--max-batched-tokens", "abc"], "--max-batched-tokens 'abc' is not a whole number "
+             "of tokens: give e.g. 262144, 256K (262,144) or 128k (128,000)"),
             # typed by its alias: named by that alias, once (it was the --sglang- name)
-            (["--chunked-prefill-size", "abc"], "--chunked-prefill-size is 'abc': give "
-             "whole tokens such as 262144, 256K (262,144) or 128k (128,000); or -1 (any whole "
-             "number 0 or less, as SGLang reads it, or off) for chunked prefill off"),
+            (["--chunked-prefill-size", "abc"], "--chunked-prefill-size 'abc' is not a whole "
+             "number of tokens: give e.g. 262144, 256K (262,144) or 128k (128,000); or -1 (any "
+             "whole number 0 or less, as SGLang reads it, or off) for chunked prefill off"),
             # past int()'s 4,300 digits: its own "Exceeds the limit (4300 digits) for integer
             # string conversion" was the message, under argparse's prefix
-            (["--chunked-prefill-size=" + "9" * 5_000], "--chunked-prefill-size is "
-             f"'{'9' * 24}...': give whole tokens such as 262144, 256K (262,144) or 128k "
-             "(128,000); or -1 (any whole number 0 or less, as SGLang reads it, or off) for "
-             "chunked prefill off"),
-            (["--chunked-prefill-size=-" + "9" * 5_000], "--chunked-prefill-size is "
+            (["--chunked-prefill-size=" + "9" * 5_000], "--chunked-prefill-size "
+             f"'{'9' * 24}...' is too long for a token count (5,000 characters): give e.g. "
+             "262144, 256K (262,144) or 128k (128,000); or -1 (any whole number 0 or less, as "
+             "SGLang reads it, or off) for chunked prefill off"),
+            (["--chunked-prefill-size=-" + "9" * 5_000], "--chunked-prefill-size "
              f"'-{'9' * 23}...' must be positive: give 1 or more tokens; or -1 (any whole number 0 "
              "or less, as SGLang reads it, or off) for chunked prefill off"),
             # a plus sign refused before 0 as before 5 ('+0' was read as chunked prefill off)

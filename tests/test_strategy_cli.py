@@ -36,8 +36,8 @@ def test_max_batched_tokens_reads_vllms_suffixes():
     code, out, err = run(["plan", "--preset", "gpt-oss-20b", "--budget", "40GiB",
                           "--max-batched-tokens", "2x"])
     assert code == 2 and err.strip().endswith(
-        "--max-batched-tokens is '2x': give whole tokens such as 262144, 256K (262,144) or "
-        "128k (128,000)")
+        "--max-batched-tokens '2x' is not a whole number of tokens: give e.g. 262144, 256K "
+        "(262,144) or 128k (128,000)")
     assert len(err.strip().splitlines()) == 1
 
 

@@ -93,11 +93,12 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
     assert parse("262144") == parse("262,144") == parse("256K") == parse("256Ki") == 262_144
     assert parse("128k") == 128_000 and parse("25.6k") == 25_600 and parse("1m") == 1_000_000
     assert parse("1M") == parse("1Mi") == 1_048_576
-    for text, words in (("long", "give whole tokens such as 262144, 256K"),
-                        ("1.5M", "binary M takes a whole number; use 1.5m"),
-                        ("1.5", "give a whole number of tokens"),
-                        ("0.0001k", "that is 1/10 tokens")):
-        with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
+    for text, words in (("long", r"is not a whole number of tokens: give e.g. 262144, 256K"),
+                        ("1.5M", "is not a whole number of binary M: give e.g. 1.5m for the "
+                                 "decimal multiple"),
+                        ("1.5", r"is not a whole number of tokens \(between 1 and 2\)"),
+                        ("0.0001k", r"is not a whole number of tokens \(between 0 and 1\)")):
+        with pytest.raises(ValueError, match=f"^--context '{text}' {words}"):
             parse(text)
     # a count out of range is named as the other fields name a number, grouped, not quoted as
     # typed ("is '99999999999999'" beside Live requests' "is 99,999,999"), a suffix's with its
@@ -123,9 +124,10 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
     assert parse("1G") == parse("1Gi") == 2**30 and parse("1.5g") == 1_500_000_000
     assert parse("1T") == parse("1Ti") == 2**40 == 1_099_511_627_776
     assert parse("0.5t") == 500_000_000_000
-    for text, words in (("0.5T", "binary T takes a whole number; use 0.5t"),
-                        ("1.2G", "binary G takes a whole number; use 1.2g")):
-        with pytest.raises(ValueError, match=f"--context is '{text}': .*{words}"):
+    for text, words in (("0.5T", "binary T: give e.g. 0.5t"),
+                        ("1.2G", "binary G: give e.g. 1.2g")):
+        with pytest.raises(ValueError, match=f"^--context '{text}' is not a whole number of "
+                                             f"{words} for the decimal multiple$"):
             parse(text)
     with pytest.raises(ValueError, match=r"^--context 2T \(2,199,023,255,552 tokens\) is more "
                        "than 1,099,511,627,776 tokens: give 1,099,511,627,776 or fewer"):
@@ -133,15 +135,16 @@ def test_parse_tokens_reads_suffixes_as_vllm_does():
     # vLLM multiplies a float and truncates (int(float("1.001") * 1000) = int(1000.99...) =
     # 1,000): where that is not the exact count, the figures would be a token off vLLM's, so
     # the entry is refused with both readings; the usual ones read alike
-    with pytest.raises(ValueError, match=r"^--context is '1\.001k': vLLM reads it as 1,000 "
-                       r"tokens \(its float arithmetic\), exactly it is 1,001; give 1000 or "
-                       r"1001 in digits$"):
+    with pytest.raises(ValueError, match=r"^--context '1\.001k' is read by vLLM as 1,000 "
+                       r"tokens \(its float arithmetic\), exactly 1,001: give 1000 or 1001 in "
+                       r"digits$"):
         parse("1.001k")
     assert int(float("1.001") * 1000) == 1_000
     assert [parse(t) for t in ("131.072k", "1.048576m", "2.3g", "0.128m")] == [
         131_072, 1_048_576, 2_300_000_000, 128_000]
     # a runaway entry is refused in one short line, not a traceback
-    with pytest.raises(ValueError, match=r"^--context is '9{24}\.\.\.': give whole tokens"):
+    with pytest.raises(ValueError, match=r"^--context '9{24}\.\.\.' is too long for a token "
+                       r"count \(406 characters\): give e\.g\. 262144, 256K"):
         parse("9" * 400 + ".0001k")
 
 
@@ -151,12 +154,13 @@ def test_parse_tokens_refuses_a_comma_that_does_not_group_thousands():
     assert parse_tokens("1,048,576") == parse_tokens("1_048_576") == 1_048_576
     assert parse_tokens("1_28_000") == 128_000 and parse_tokens("1_0K") == 10_240
     for text in ("128,00", "1,2,8,0,0,0", ",128", "128,000,"):
-        with pytest.raises(ValueError, match=f"^--context is '{text}': give whole tokens .*; "
-                                             r"commas only group thousands \(262,144\)$"):
+        with pytest.raises(ValueError, match=f"^--context '{text}' is not a whole number of "
+                                             r"tokens \(commas only group thousands\): give "
+                                             r"e\.g\. 262144, .*\(128,000\)$"):
             parse_tokens(text)
     for text in ("1__0K", "_128", "128_", "1,000_000"):  # no word on commas: the _ is wrong
-        with pytest.raises(ValueError, match=f"^--context is '{text}': give whole tokens .*"
-                                             r"\(128,000\)$"):
+        with pytest.raises(ValueError, match=f"^--context '{text}' is not a whole number of "
+                                             r"tokens: give e\.g\. 262144, .*\(128,000\)$"):
             parse_tokens(text)
 
 
@@ -172,7 +176,7 @@ def test_decimal_tokens_note_names_the_binary_count_of_the_same_digits():
 
 def test_parse_tokens_names_an_empty_entry_and_the_callers_cap():
     # the app's token fields read the CLI's suffixes, within their own cap, and say what is wrong
-    with pytest.raises(ValueError, match=r"^Context length is empty: give whole tokens such as"):
+    with pytest.raises(ValueError, match=r"^Context length is empty: give e\.g\. 262144, 256K"):
         parse_tokens("  ", "Context length")
     assert parse_tokens("16M", "Context length", maximum=2**24) == 2**24
     with pytest.raises(ValueError, match=r"^Context length 17m \(17,000,000 tokens\) is more "
@@ -778,3 +782,33 @@ def test_a_layer_patterns_leftover_and_its_size_say_what_to_write():
         parse_layer_pattern("full*" + "9" * 19)
     assert str(caught.value) == (f"layer pattern 'full*{'9' * 19}' expands to more than 2,048 "
                                  "cache layers: too large to be real; give 2,048 or fewer")
+
+
+@pytest.mark.parametrize(("text", "key_value", "message"), [
+    ("1e3", False, "--context '1e3' is not a whole number of tokens: give e.g. 262144, 256K "
+     "(262,144) or 128k (128,000)"),
+    ("1e3", True, "ctx='1e3' is not a whole number of tokens: give e.g. ctx=262144, 256K "
+     "(262,144) or 128k (128,000)"),
+    ("8,19", False, "--context '8,19' is not a whole number of tokens (commas only group "
+     "thousands): give e.g. 262144, 256K (262,144) or 128k (128,000)"),
+    ("1.5", False, "--context '1.5' is not a whole number of tokens (between 1 and 2): give e.g. "
+     "262144, 256K (262,144) or 128k (128,000)"),
+    ("1.0005k", False, "--context '1.0005k' is not a whole number of tokens (between 1,000 and "
+     "1,001): give e.g. 262144, 256K (262,144) or 128k (128,000)"),
+    ("1.5K", True, "ctx='1.5K' is not a whole number of binary K: give e.g. ctx=1.5k for the "
+     "decimal multiple"),
+    ("1.001k", False, "--context '1.001k' is read by vLLM as 1,000 tokens (its float "
+     "arithmetic), exactly 1,001: give 1000 or 1001 in digits"),
+    ("9" * 40, False, f"--context '{'9' * 24}...' is too long for a token count (40 "
+     "characters): give e.g. 262144, 256K (262,144) or 128k (128,000)"),
+    ("-" + "9" * 40, False, f"--context '-{'9' * 23}...' must be positive: give 1 or more "
+     "tokens"),
+    ("", False, "--context is empty: give e.g. 262144, 256K (262,144) or 128k (128,000)"),
+])
+def test_a_token_entry_that_is_no_count_is_refused_as_a_bound_is(text, key_value, message):
+    # the form of a bound's refusal ("--context 0 must be positive: give 1 or more tokens"):
+    # the field, the value as typed, what is wrong, the fix; it was "--context is '1e3': give
+    # whole tokens such as ...", and a runaway negative "--context is '-99...' must be positive"
+    with pytest.raises(ValueError) as caught:
+        parse_tokens(text, "ctx" if key_value else "--context", key_value=key_value)
+    assert str(caught.value) == message
