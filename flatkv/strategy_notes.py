@@ -633,10 +633,10 @@ def gap_text(ours: StrategyResult, engines: Sequence[StrategyResult]) -> str:
     """One sentence after Layout's line beside the engines: the category of bytes that makes
     most of the gap to the engine that holds the most requests (``gap_category``), its bytes
     in our plan and in the engine's, as Compare's breakdown gives them. Where those bytes are
-    more than the whole gap, it says so and how much of the budget the engine fits our
-    requests in: "most of the gap is dead weight: 53.70 GiB" beside SGLang's 1.18x ours read
-    as SGLang giving those bytes to requests. Empty where no engine holds more requests than
-    ours, or the best one's lead is not in such bytes."""
+    more than the whole gap, it says so, how much of the budget the engine fits our
+    requests in, and the gap that leaves: "most of the gap is dead weight: 53.70 GiB" beside
+    SGLang's 1.18x ours read as SGLang giving those bytes to requests. Empty where no engine
+    holds more requests than ours, or the best one's lead is not in such bytes."""
     held = [r for r in engines if r.applies and r.concurrency is not None]
     if not held:
         return ""
@@ -655,9 +655,11 @@ def gap_text(ours: StrategyResult, engines: Sequence[StrategyResult]) -> str:
     if of_gap > _WITHIN_GAP:
         fits = ours.concurrency / best.concurrency
         verb = "are" if noun.endswith("bytes") else "is"
-        return (f"{sentence_case(noun)} {verb} more than the whole gap: {figures}, where "
+        # the gap in its own words: "more than the whole gap" beside "1.18x ours" alone left
+        # the reader to take 84.87% from 100% to find what it is more than
+        return (f"{sentence_case(noun)} {verb} more than the whole gap: {figures}; "
                 f"{title_of(best)} fits this plan's requests in {percent_text(fits)} of the "
-                "budget.")
+                f"budget, a gap of {percent_text(1 - fits)}.")
     return f"{'Most' if 2 * of_gap > 1 else 'The largest part'} of the gap is {noun}: {figures}."
 
 

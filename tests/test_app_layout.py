@@ -642,14 +642,15 @@ def test_layout_sets_its_plan_beside_the_engines():
     # 36 state rows dead: 74.85% of the budget, more than the gap, as SGLang fits our requests
     # in 775 x 4,194,304 / (3,973 x 1,714,648) = 47.72% of it (a gap of 52.28%)
     assert f"{775 * 4_194_304 / (3_973 * 1_714_648):.2%}" == "47.72%"
+    assert f"{1 - 775 * 4_194_304 / (3_973 * 1_714_648):.2%}" == "52.28%"
     assert line == (
         "At 4,194,304 tokens per request, this plan holds no whole request (0.20 of one); in "
         "the same budget vLLM v1 does not start, SGLang 0.41 "
         f"({1_714_648 * 3_973 / (4_194_304 * 775):.2f}x ours). Compare shows where each "
         "layout's bytes go and why a layout does not apply. Dead weight is more than the "
         f"whole gap: {775 * 77_266_944 / 2**30:.2f} GiB in this plan "
-        f"({775 * 77_266_944 / 8e10:.2%} of the budget), none in SGLang's, where SGLang fits "
-        "this plan's requests in 47.72% of the budget.")
+        f"({775 * 77_266_944 / 8e10:.2%} of the budget), none in SGLang's; SGLang fits "
+        "this plan's requests in 47.72% of the budget, a gap of 52.28%.")
 
 
 def test_layout_says_in_bytes_why_an_engine_holds_more():
@@ -852,14 +853,15 @@ def test_layout_says_where_dead_weight_is_more_than_the_gap():
     at = open_app("app_pages/layout.py", {"model": "Llama-4-Scout-17B-16E"})
     assert_clean(at)
     assert f"{24_467 * 10_485_760 / (656_384 * 460_568):.2%}" == "84.87%"
+    assert f"{1 - 24_467 * 10_485_760 / (656_384 * 460_568):.2%}" == "15.13%"
     dead = (24_429 * 36 + 38 * 12) * 65_536
     assert (f"{dead / 2**30:.2f}", f"{dead / 76_968_728_985:.2%}") == ("53.70", "74.92%")
     (line,) = [unescaped(c.value) for c in at.caption if c.value.startswith("At ")]
     assert line.endswith(
         "SGLang 0.04 (1.18x ours). Compare shows where each layout's bytes go and why a layout "
         "does not apply. Dead weight is more than the whole gap: 53.70 GiB in this plan (74.92% "
-        "of the budget), none in SGLang's, where SGLang fits this plan's requests in 84.87% of "
-        "the budget.")
+        "of the budget), none in SGLang's; SGLang fits this plan's requests in 84.87% of the "
+        "budget, a gap of 15.13%.")
     # at 262,144 tokens vLLM v1 holds 3.58x ours, and dead weight, 72.06% of the budget, is the
     # gap, 1 - (24,467 / 17,408) / (97,870 / 19,456) = 72.06%: most of it
     at = open_app("app_pages/layout.py", {"model": "Llama-4-Scout-17B-16E", "ctx": "262144"})

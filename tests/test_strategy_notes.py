@@ -1133,8 +1133,8 @@ def test_layouts_gap_sentence_says_where_dead_weight_is_more_than_the_gap():
     assert notes.engines_beside_text(ours, [vllm, sglang], scout).endswith(
         "SGLang 0.04 (1.18x ours). Compare shows where each layout's bytes go and why a "
         "layout does not apply. Dead weight is more than the whole gap: 53.70 GiB in this "
-        "plan (74.92% of the budget), none in SGLang's, where SGLang fits this plan's "
-        "requests in 84.87% of the budget.")
+        "plan (74.92% of the budget), none in SGLang's; SGLang fits this plan's requests in "
+        "84.87% of the budget, a gap of 15.13%.")
     # unused bytes, a plural noun, are more than a gap they exceed: ours keeps 50 B empty to
     # the engine's none where the engine fits our requests in 80% of the budget (a gap of 20 B)
     zero = {c: 0 for c, _ in ours.breakdown}
@@ -1144,7 +1144,8 @@ def test_layouts_gap_sentence_says_where_dead_weight_is_more_than_the_gap():
                    breakdown=tuple({**zero, "kv_history": 100}.items()))
     assert notes.gap_text(empty, [full]) == (
         "Unused bytes are more than the whole gap: 50 B in this plan (50.00% of the budget), "
-        "none in SGLang's, where SGLang fits this plan's requests in 80.00% of the budget.")
+        "none in SGLang's; SGLang fits this plan's requests in 80.00% of the budget, a gap of "
+        "20.00%.")
 
 
 def test_attention_dp_says_sglangs_figures_are_one_groups():
