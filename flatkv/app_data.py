@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import heapq
 import io
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -1068,27 +1069,40 @@ def block_size_floor_text(curves: Curves, has_state: bool) -> str:
 def block_size_gaps_text(curves: Curves) -> str:
     """Why the block-size sweep has no figure at some sizes (a gap in its curve, "—" in its
     table), which the chart alone leaves unsaid: the sizes, a run of the sweep's neighbours
-    together, and each run's reason at its largest size (vLLM v1 on gpt-oss-20b: none at 1 to
-    8, as its attention backend pages by multiples of 16 tokens; on Qwen3-Next TP 2 in 3.1 GiB
-    none at 4,096 too, where one request no longer fits). Empty where every size has its
-    figures."""
+    refused alike together, and each run's reason at its largest size (vLLM v1 on gpt-oss-20b:
+    none at 1 to 8, as its attention backend pages by multiples of 16 tokens; on Qwen3-Next TP 2
+    in 3.1 GiB none at 4,096 too, where one request no longer fits). Neighbours refused for
+    another reason start a run of their own (``_why_kind``): in 2 GiB every size of Qwen3-Next
+    TP 2 fails, 1 to 8 on the backend's pages and 16 to 4,096 on the request, and one run of
+    1 to 4,096 gave the request's reason alone, as if the backend took 1 to 8. Empty where
+    every size has its figures."""
     runs: list[list[int]] = []
     last = None
     for i, (size, p) in enumerate(zip(curves.block_sizes, curves.by_block_size, strict=True)):
         if p.why_not:
-            if runs and last == i - 1:
+            if runs and last is not None and last[0] == i - 1 and last[1] == _why_kind(
+                    p.why_not):
                 runs[-1].append(size)
             else:
                 runs.append([size])
-            last = i
+            last = (i, _why_kind(p.why_not))
     if not runs:
         return ""
     many = len(runs) > 1 or len(runs[0]) > 1
     whys = [curves.by_block_size[curves.block_sizes.index(run[-1])].why_not.rstrip(".")
             for run in runs]
     why = " ".join(f"At {run[-1]:,}: {text}." for run, text in zip(runs, whys, strict=True))
-    return (f"No figure at block size{'s' if many else ''} "
-            f"{' and '.join(_sizes_text(run) for run in runs)} (the table's —). {why}")
+    sizes = [_sizes_text(run) for run in runs]  # "1 to 8, 16 to 2,048 and 4,096"
+    sizes_said = ", ".join(sizes[:-1]) + " and " + sizes[-1] if len(sizes) > 1 else sizes[0]
+    return f"No figure at block size{'s' if many else ''} {sizes_said} (the table's —). {why}"
+
+
+def _why_kind(why_not: str) -> str:
+    """A refusal's kind: its words before its first figure ("refuses to start: one request of"
+    at every size a request outgrows the budget, whatever its bytes; "... its attention
+    backend pages by multiples of" where the backend refuses the size). A figure is a number
+    standing alone: the 1 of "vLLM v1" is part of a name."""
+    return re.split(r"(?<!\w)\d", why_not, maxsplit=1)[0]
 
 
 def _sizes_text(sizes: list[int]) -> str:

@@ -420,6 +420,25 @@ def test_block_size_gaps_say_which_sizes_have_no_figure_and_why():
         "No figure at block sizes 1 to 8 (the table's —). At 8: **vLLM v1** refuses to start: "
         "its attention backend pages by multiples of 16 tokens, and block size 8 is none (\"No "
         "valid attention backend found ... block_size not supported\"): give 16.")
+    # Llama-3.1-8B (32 layers of 8 KV heads x (128 + 128) x 2 B = 4,096 B a token) in 512 MiB
+    # at 262,144 tokens: no size has a figure, for three reasons, each run said apart (one run
+    # "1 to 4,096" gave 4,096's reason alone, as if the backend took 1 to 8): 1 to 8 the
+    # backend's pages; 16 to 2,048 the request, 262,144 x 4,096 x 32 = 34,359,738,368 B, more
+    # than the budget (2,048's blocks, 512 MiB // (2,048 x 4,096) // 32 = 2, are enough); at
+    # 4,096 a block of 4,096 x 4,096 B a layer leaves 1, and vLLM needs 2
+    llama = profile_for("Llama-3.1-8B", None, 1)
+    small = app_data.curves(llama, "vllm", 2**29, 262_144, StrategyOptions(block_size=16))
+    assert all(p.why_not for p in small.by_block_size)
+    assert (262_144 * 4_096 * 32, 2**29 // (2_048 * 4_096) // 32, 2**29 // 4_096**2 // 32) == (
+        34_359_738_368, 2, 1)
+    text = app_data.block_size_gaps_text(small)
+    assert text.startswith(
+        "No figure at block sizes 1 to 8, 16 to 2,048 and 4,096 (the table's —). At 8: "
+        "**vLLM v1** refuses to start: its attention backend pages by multiples of 16 tokens")
+    assert ("At 2,048: **vLLM v1** refuses to start: one request of 262,144 tokens needs "
+            "34,359,738,368 B of KV cache") in text
+    assert ("At 4,096: **vLLM v1** refuses to start: the budget of 536,870,912 B holds "
+            "num_blocks = 536,870,912 // 16,777,216 // 32 = 1 and vLLM needs at least 2") in text
     # a point's reason is not part of its figures: equal points stay equal
     assert app_data.CurvePoint(None, None, None, "a") == app_data.CurvePoint(None, None, None)
     # our planner plans every size: nothing to say
