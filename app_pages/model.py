@@ -483,21 +483,48 @@ def _nothing_loaded_on_error(what: str) -> Iterator[None]:
     try:
         yield
     except ValueError as exc:
-        try:  # at TP 1 where the sidebar's TP does not split it, as the summary shows it
-            current = state().plannable_tp()[0].profile().name
-            if state().model == CUSTOM:
-                current = f"the model given in raw bytes ({current})"
-        except ValueError:  # a model that plans at no TP: the summary says why
-            current = "the model before"
         said = on_the_model_page(exc)  # what to do here, not on the command line
         said = said if said.endswith(".") else f"{said}."
         raise ValueError(f"{said} No {what} was loaded: every page still shows "
-                         f"{current}.") from None
+                         f"{_current_model_words('the model before')}.") from None
+
+
+def _current_model_words(unplannable: str) -> str:
+    """The current model as a note names it: its name at TP 1 where the sidebar's TP does not
+    split it, as the summary shows it; a model in raw bytes said to be one (its name, custom
+    on every page, alone read as no model at all); ``unplannable`` for a model that plans at
+    no TP (the summary says why)."""
+    try:
+        current = state().plannable_tp()[0].profile().name
+    except ValueError:
+        return unplannable
+    return f"the model given in raw bytes ({current})" if state().model == CUSTOM else current
+
+
+# + a pasted box's key: the text a Load read from it, and the model that load made current
+LOADED_FROM = "flatkv.loaded_from."
+
+
+def _loaded_from(key: str, text: str) -> None:
+    """Record that ``text`` in the box ``key`` is what the current model was loaded from."""
+    s = state()
+    ss[LOADED_FROM + key] = (text, s.model, s.spec, s.raw)
+
+
+def _unloaded_note(key: str, text: str) -> None:
+    """Under a paste box whose text is not the current model's (pasted and not loaded, kept
+    through a trip to another page; or loaded, then another model picked): a line saying so,
+    as the summary below goes on showing another model beside the pasted text."""
+    s = state()
+    if text.strip() and ss.get(LOADED_FROM + key) != (text, s.model, s.spec, s.raw):
+        current = literal(_current_model_words("the model before"))
+        st.caption(f"Not loaded: every page shows {current} until you click Load.")
 
 
 def _config_source(s) -> None:
     upload = st.file_uploader("Hugging Face config.json", type=["json"], key="hf.upload")
     pasted = kept_text(st.text_area, "…or paste it", "hf.paste", height=140)
+    _unloaded_note("hf.paste", pasted)
     if ss.pop("hf.loaded", False):  # a name names one load, not the next config's
         forget_kept("hf.name")
     name = kept_text(st.text_input, "Model name", "hf.name", placeholder="from the config")
@@ -509,6 +536,7 @@ def _config_source(s) -> None:
             given = app_model.one_source(upload and upload.getvalue(), pasted, "config.json")
             config = given if isinstance(given, bytes) else config_from_pasted_text(given or "")
             _use_spec(spec_from_hf_config(config, name=name.strip() or None))
+        _loaded_from("hf.paste", pasted)
         ss["hf.loaded"] = True
         st.rerun()
 
@@ -517,6 +545,7 @@ def _model_json_source(s) -> None:
     upload = st.file_uploader("Model JSON (exported from this page)", type=["json"],
                               key="model.upload")
     pasted = kept_text(st.text_area, "…or paste it", "model.paste", height=140)
+    _unloaded_note("model.paste", pasted)
     if tp_set := ss.pop("model.tp_set", None):
         st.info(f"TP {tp_set[1]}, the model file's, replaces the sidebar's TP {tp_set[0]}: its "
                 "figures are the file's. Change TP in the sidebar to see another.",
@@ -538,6 +567,7 @@ def _model_json_source(s) -> None:
                 raw.profile()  # what every page plans from: a model they refuse is not loaded
                 update(model=CUSTOM, raw=raw, spec=None)
                 _fill_raw(raw)
+        _loaded_from("model.paste", pasted)
         st.rerun()
 
 

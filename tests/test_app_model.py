@@ -1865,3 +1865,45 @@ def test_a_model_name_typed_for_a_config_is_kept_through_a_trip_to_another_page(
     at.switch_page("app_pages/model.py").run()
     assert at.text_input(key="hf.name").value == ""
     assert at.text_area(key="hf.paste").value == config  # the config stays, to load again
+
+
+def test_a_kept_paste_that_is_not_the_current_model_says_so():
+    # a paste kept through page trips (862952a) sits beside a summary of another model: pasted
+    # and not loaded, or loaded and then another model picked. A line under the box says
+    # which model every page shows until Load; none where the box holds the current model's
+    def unloaded(at: AppTest) -> list[str]:
+        return [unescaped(c.value) for c in at.caption if c.value.startswith("Not loaded")]
+
+    config = json.dumps({"model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 8,
+                         "num_key_value_heads": 2, "hidden_size": 512,
+                         "torch_dtype": "bfloat16"})
+    at = open_app("app_pages/model.py")
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    assert unloaded(at) == []  # an empty box says nothing
+    at.text_area(key="hf.paste").set_value(config).run()
+    assert unloaded(at) == [
+        "Not loaded: every page shows Qwen3-Next-80B-A3B until you click Load."]
+    at.button(key="hf.load").click().run()
+    assert_clean(at)
+    assert metrics(at)["Cache layers, all kinds"] == "4 layers"
+    assert unloaded(at) == []
+    at.switch_page("app_pages/layout.py").run()
+    at.switch_page("app_pages/model.py").run()
+    assert at.text_area(key="hf.paste").value == config and unloaded(at) == []
+    # another model picked: the loaded text comes back on the way, said not to be the model
+    at.segmented_control(key="model.source").set_value("Preset").run()
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    assert at.text_area(key="hf.paste").value == config
+    assert unloaded(at) == ["Not loaded: every page shows Llama-3.1-8B until you click Load."]
+    # the Model JSON box is its own: a load there says nothing of the config's box
+    exported = json.dumps(load_preset("Qwen3-Next-80B-A3B").to_dict())
+    at.segmented_control(key="model.source").set_value("Model JSON").run()
+    assert at.text_area(key="model.paste").value == "" and unloaded(at) == []
+    at.text_area(key="model.paste").set_value(exported).run()
+    at.button(key="model.load").click().run()
+    assert_clean(at)
+    assert unloaded(at) == []
+    at.segmented_control(key="model.source").set_value("config.json").run()
+    assert unloaded(at) == [
+        "Not loaded: every page shows Qwen3-Next-80B-A3B until you click Load."]
