@@ -54,7 +54,12 @@ from flatkv.strategies import (
 from flatkv.strategies.base import EXTRAS, request_pages
 from flatkv.strategies.sglang_log import NO_SWA_SPLIT_LINE
 from flatkv.strategies.vllm import block_bytes as vllm_block_bytes
-from flatkv.strategies.vllm import checkpoint_blocks_kept, mla_dtype_refusal, runs_all_as_align
+from flatkv.strategies.vllm import (
+    checkpoint_blocks_kept,
+    flashkda_refusal,
+    mla_dtype_refusal,
+    runs_all_as_align,
+)
 from flatkv.strategies.vllm import ssm_dtype as vllm_ssm_dtype
 from flatkv.strategies.vllm_log import (
     ALL_AS_ALIGN_LOG,
@@ -237,14 +242,21 @@ def test_vllm_keeps_a_kda_prefill_checkpoint_block_where_its_prefill_runs_on_fla
         assert checkpoint_blocks_kept(kda, (12, 0)) == 1  # FlashKDA's SM 12.x too
         assert checkpoint_blocks_kept(kda, None) is None  # the GPU decides: not known
         # FlashKDA takes heads of 128 in bfloat16 on any GPU (kimi_k3/nvidia/kda.py 370-386,
-        # glm5next/common/kda.py 141-164): heads of 64, a float16 model (its KV cache's dtype
-        # under --kv-cache-dtype auto), or dims not known (raw bytes) prefill on Triton on
-        # every GPU, so 0 checkpoint blocks with no GPU said too, not "not known"
+        # glm5next/common/kda.py 141-164): heads of 64 or a float16 model (its KV cache's
+        # dtype under --kv-cache-dtype auto) prefill on Triton on every GPU, so 0 checkpoint
+        # blocks with no GPU said too, not "not known"
         half = replace(spec.with_options(kv_dtype="float16").profile(), architectures=(arch,))
-        for never in (replace(kda, gdn_key_head_dims={64}), half,
-                      replace(kda, gdn_key_head_dims=())):
+        for never in (replace(kda, gdn_key_head_dims={64}), half):
             assert {checkpoint_blocks_kept(never, c) for c in (
                 None, (12, 0), *GPU_COMPUTE_CAPABILITIES.values())} == {0}, arch
+        # dims not known (raw bytes: this very model exported and loaded back, heads of 128)
+        # are no refusal: 0 on a GPU told, as for GDN, and not known with no GPU said; it read
+        # "on Triton on every GPU: this model's KDA heads are not known"
+        unknown = replace(kda, gdn_key_head_dims=())
+        assert {checkpoint_blocks_kept(unknown, c) for c in (
+            (12, 0), *GPU_COMPUTE_CAPABILITIES.values())} == {0}, arch
+        assert checkpoint_blocks_kept(unknown, None) is None
+        assert flashkda_refusal(unknown) == ""
         told = run_strategy("vllm", kda, budget_bytes=ANCHOR_BUDGET, context_tokens=65_536,
                             options=StrategyOptions(mamba_cache_mode="align",
                                                     prefill_checkpoint_blocks=1))

@@ -585,14 +585,17 @@ TRITON_KDA_EVERYWHERE = ("vLLM 0.34 prefills this model's KDA layers on Triton o
 def flashkda_refusal(profile: CacheProfile) -> str:
     """Why FlashKDA runs a KDA_CHECKPOINT_SINCE model's prefill on no GPU, in words after
     TRITON_KDA_EVERYWHERE's; "" where it may (on FLASHKDA_CAPABILITY_MAJORS' GPUs) or the model
-    is no such class. FlashKDA takes heads of FLASHKDA_HEAD_DIM (``gdn_key_head_dims``: not
-    known, raw bytes, is not that) in bfloat16 alone, on any GPU, so a model whose KV cache is
-    in FLASHKDA_REFUSED_KV_DTYPES (--kv-cache-dtype auto keeps the model's dtype) runs on
-    Triton everywhere."""
+    is no such class. FlashKDA takes heads of FLASHKDA_HEAD_DIM (``gdn_key_head_dims``) in
+    bfloat16 alone, on any GPU, so a model whose KV cache is in FLASHKDA_REFUSED_KV_DTYPES
+    (--kv-cache-dtype auto keeps the model's dtype) runs on Triton everywhere. Heads not known
+    (raw bytes: a Kimi-K3 exported and loaded back, whose heads are 128) are no refusal: that
+    read "on Triton on every GPU ...: this model's KDA heads are not known", a claim of what
+    vLLM does where FlatKV does not know (``kda_checkpoint_on`` takes none there, as
+    ``gdn_checkpoint_on`` does)."""
     if not set(KDA_CHECKPOINT_SINCE).intersection(profile.architectures):
         return ""
-    if profile.gdn_key_head_dims != {FLASHKDA_HEAD_DIM}:
-        dims = ", ".join(f"{d:,}" for d in sorted(profile.gdn_key_head_dims)) or "not known"
+    if profile.gdn_key_head_dims and profile.gdn_key_head_dims != {FLASHKDA_HEAD_DIM}:
+        dims = ", ".join(f"{d:,}" for d in sorted(profile.gdn_key_head_dims))
         return (f"FlashKDA takes heads of {FLASHKDA_HEAD_DIM} alone, and this model's KDA heads "
                 f"are {dims}")
     if profile.kv_dtype in FLASHKDA_REFUSED_KV_DTYPES:
@@ -608,6 +611,8 @@ def kda_checkpoint_on(capability: tuple[int, int] | None, profile: CacheProfile)
     elsewhere it prefills on Triton, with none."""
     return (capability is not None and capability[0] in FLASHKDA_CAPABILITY_MAJORS
             and bool(set(KDA_CHECKPOINT_SINCE).intersection(profile.architectures))
+            # (dims not known, raw bytes: not there)
+            and profile.gdn_key_head_dims == {FLASHKDA_HEAD_DIM}
             and not flashkda_refusal(profile))
 
 
@@ -619,9 +624,9 @@ def checkpoint_blocks_kept(profile: CacheProfile,
     (``gdn_checkpoint_on``), for a KDA class where it runs on FlashKDA
     (``kda_checkpoint_on``: Kimi-K3's, Glm5Next's), 0 on another GPU, None on one not known;
     0 for a KDA class FlashKDA takes on no GPU (``flashkda_refusal``: heads not of 128, or
-    float16), whatever the GPU, and for other state layers (Kimi-Linear's KDA among them:
-    Triton alone); None without state (nothing to keep). The app's button and notes and the
-    CLI's notes all read it."""
+    float16), whatever the GPU (heads not known, raw bytes: 0 on a GPU told, None at none),
+    and for other state layers (Kimi-Linear's KDA among them: Triton alone); None without
+    state (nothing to keep). The app's button and notes and the CLI's notes all read it."""
     if not profile.has_state:
         return None
     if PREFILL_CHECKPOINT_CLASSES.intersection(profile.architectures):
