@@ -394,7 +394,7 @@ SGLANG_NO_INT8 = ("neither its --kv-cache-dtype (auto, fp8_e5m2, fp8_e4m3, mxfp8
 
 
 # How a reason opens where SGLang would not start (its flags name no such choice, a check at
-# start-up), as vLLM's do (``base.refuses_to_start``): Compare labels the column "won't start"
+# start-up), as vLLM's do (``base.refuses_to_start``): Compare labels its row "(won't start)"
 SGLANG_REFUSES_TO_START = refuses_to_start("SGLang")
 
 
