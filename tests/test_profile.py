@@ -174,11 +174,11 @@ def test_profile_components_and_counts():
      # checked before the set is hashed (a list in it was a TypeError)
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"ssm": 64},
            gdn_key_head_dims=[[128]]),
-      r"^gdn_key_head_dims must be a whole number, got \[128\] \(list\); a GDN layer's key "
-      "head dim$"),
+      r"^gdn_key_head_dims \[128\] \(list\) must be a whole number: give 1 or more; a GDN "
+      "layer's key head dim$"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"ssm": 64},
            gdn_key_head_dims={0}),
-      "^gdn_key_head_dims must be"),
+      "^gdn_key_head_dims 0 must be positive: give 1 or more; a GDN layer's key head dim$"),
      (dict(layer_types=["linear_attention"], kv_bytes_per_slot=0, state_const_bytes={"ssm": 64},
            gdn_key_head_dims="128"),
       r"^gdn_key_head_dims is '128': give a set of head dims, e.g. \{128\}, or an empty one "
