@@ -302,12 +302,17 @@ def _vllm_blocks(text: str) -> int:
 
 
 def _size(field: str, *, whole: bool = False, memory: bool = False,
-          weights: bool = False) -> Callable[[str], int]:
+          weights: bool = False, positive: str = "") -> Callable[[str], int]:
     """A size argument; ``memory``: read as the app's memory fields read one, a bare number
     under a MiB (``44.59``) or bytes under a MiB (``70B``) refused as a unit left out;
-    ``weights``: as the app's weights read (``70B`` is 140GB in bf16; 0 is none)."""
+    ``weights``: as the app's weights read (``70B`` is 140GB in bf16; 0 is none);
+    ``positive``: the fix for 0 or a negative size (``positive_size``), which ``memory_size``
+    alone asks to be 0 or more: --budget -1GB was told "give a size of 0 or more", and 0 then
+    "--budget 0 must be positive: give 1 or more", where 1 is refused as a unit left out."""
     def parse(text: str) -> int:
         try:
+            if positive:
+                return positive_size(text, field, positive, memory_size, example="80GB")
             if memory:
                 return memory_size(text, field, weights=weights)
             return parse_size(text, field=field, whole=whole)
@@ -345,7 +350,7 @@ def add_plan_arguments(
     budget.add_argument(
         "--budget",
         default=default_budget,
-        type=_size("--budget", memory=True),
+        type=_size("--budget", memory=True, positive="a size such as 80GB or 10GiB"),
         help="memory for the cache: 80GB, 10GiB, 1.5TiB or 12e9 bytes (a bare number under "
         "a MiB is refused as a size missing its unit)"
         + (f" (default {format_bytes(default_budget)}: {DEFAULT_GPU} x "

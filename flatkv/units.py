@@ -394,9 +394,8 @@ def positive_size(text: str, field: str, fix: str,
         if "is negative" not in str(exc):
             raise
         raise ValueError(f"{named} is negative: give {fix}") from None
-    if nbytes == 0:
-        said = named if key_value else f"{field} is 0"
-        raise ValueError(f"{said}: give {fix}")
+    if nbytes == 0:  # the form of every bound's refusal (plan.bound_refusal), as typed
+        raise ValueError(f"{named} must be positive: give {fix}")
     return nbytes
 
 
@@ -470,7 +469,8 @@ def memory_size(text: str, field: str, *, weights: bool = False, key_value: bool
     # the number as typed: 0.5 (meant 0.5 GB) is 0 bytes once floored, but not 0
     if plain and not plain[-1].isalpha() and nbytes < BARE_BYTES_LIMIT and float(plain) != 0:
         # the unit a number of this size was meant in: 44.59 GiB, not 100000 GiB
-        first, second = (f"{plain}GB", f"{plain}GiB") if float(plain) < 10_000 else (
+        # (and not 1e-10 GB, which is under one byte in turn)
+        first, second = (f"{plain}GB", f"{plain}GiB") if 1e-9 <= float(plain) < 10_000 else (
             "80GB", "44.59GiB")
         raise ValueError(f"{named} reads as {nbytes:,} B: give a unit, e.g. "
                          f"{keyed(key, first)} or {second}")

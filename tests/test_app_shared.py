@@ -108,8 +108,8 @@ def test_bad_inputs_show_st_error_not_a_traceback():
                                                                    "Model weights (all ranks)")]
     # 0 is refused under the field like any other bad size, and never reaches the link
     at.sidebar.text_input(key="w.gpu_memory").set_value("0").run()
-    assert any(shown(e) == "GPU memory is 0: give the memory of one GPU, e.g. 80GB or 141GB"
-               for e in at.error)
+    assert any(shown(e) == "GPU memory '0' must be positive: give the memory of one GPU, e.g. "
+               "80GB or 141GB" for e in at.error)
     assert "gpu_mem" not in at.query_params  # still the default 80GB, which links leave out
     # a budget too small for two blocks: the planner's message, as st.error
     at.sidebar.text_input(key="w.gpu_memory").set_value("100MB").run()

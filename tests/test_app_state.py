@@ -1280,8 +1280,8 @@ def test_notices_write_defaults_as_a_link_would():
         False, ["uniform='yes' is not 0 or 1; using the default (uniform=0)."])
     assert decode_query({"uniform": "1"})[0].uniform_rows
     _, notices = decode_query({"gpu": "Custom", "gpu_mem": "0"})
-    assert notices == ["gpu_mem='0': give the memory of one GPU, e.g. gpu_mem=80GB or 141GB; "
-                       "using the default (gpu_mem=80GB)."]
+    assert notices == ["gpu_mem='0' must be positive: give the memory of one GPU, e.g. "
+                       "gpu_mem=80GB or 141GB; using the default (gpu_mem=80GB)."]
 
 
 def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
@@ -1296,8 +1296,8 @@ def test_kv_cache_memory_is_the_budget_as_a_log_gives_it():
         "47,878,147,932 B (44.59 GiB) of KV cache memory per rank, as given")
     assert encode_query(state) == query
     _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "0"})
-    assert notices == ["kv_mem='0': give the KV cache memory of one rank, e.g. kv_mem=44.59GiB as "
-                       "vLLM logs it; using the default (kv_mem=40GiB)."]
+    assert notices == ["kv_mem='0' must be positive: give the KV cache memory of one rank, e.g. "
+                       "kv_mem=44.59GiB as vLLM logs it; using the default (kv_mem=40GiB)."]
     # a negative one asks for the same, not for "0 or more", which 0 then refuses
     _, notices = decode_query({"gpu": "KV cache memory", "kv_mem": "-5GB"})
     assert notices == ["kv_mem='-5GB' is negative: give the KV cache memory of one rank, e.g. "

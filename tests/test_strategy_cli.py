@@ -652,7 +652,7 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
                           "--sliding-kv-bytes-per-slot", "16384", "--budget", "1GiB"])
     assert code == 2 and "raw bytes (--sliding-kv-bytes-per-slot), not both" in err
     # 0 or a negative size: the way out is to drop the option, not "0 or more"
-    for size, said in (("0", "--sliding-kv-bytes-per-slot is 0: "),
+    for size, said in (("0", "--sliding-kv-bytes-per-slot '0' must be positive: "),
                        ("-5", "--sliding-kv-bytes-per-slot '-5' is negative: ")):
         code, out, err = run(["compare", *gemma[:4], "--sliding-kv-bytes-per-slot", size,
                               "--sliding-window", "1024", "--budget", "1GiB"])

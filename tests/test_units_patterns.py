@@ -373,7 +373,7 @@ def test_parse_named_sizes():
     # any name a profile keeps reads back (a link writes state tensors so)
     assert parse_named_sizes("ssm-0=4096", field="--state") == {"ssm-0": 4096}
     # a state tensor holds a byte at least: 0 and negatives are refused alike
-    for text, said in (("conv=0", "is 0"), ("conv=-5", "'-5' is negative")):
+    for text, said in (("conv=0", "'0' must be positive"), ("conv=-5", "'-5' is negative")):
         with pytest.raises(ValueError, match=f"^--state conv {said}: give a size of 1 byte or "
                                              "more, or leave the tensor out$"):
             parse_named_sizes(text, field="--state")
