@@ -42,7 +42,6 @@ from flatkv.plan import (
     SLIDING_ATTENTION,
     bound_fix,
     bound_refusal,
-    check_int,
 )
 from flatkv.profile import MAX_ROW_BYTES, MAX_WINDOW, WINDOWED, CacheProfile
 from flatkv.strategies.base import StrategyOptions
@@ -193,8 +192,19 @@ def _sliding_kv_bytes(text: str | None) -> int | None:
     nbytes = positive_size(text, flag, f"the sliding layers' bytes a token (1 or more), or "
                            f"drop {flag} where they keep --kv-bytes-per-slot's")
     # bounded here, in the flag's words: the profile's bound says "or None" to a Python caller
-    return check_int(flag, nbytes, minimum=1, maximum=MAX_ROW_BYTES,
-                     hint=f"or drop {flag} where sliding layers keep --kv-bytes-per-slot's")
+    return _row_bytes(flag, text, nbytes,
+                      hint=f", or drop {flag} where sliding layers keep --kv-bytes-per-slot's")
+
+
+def _row_bytes(flag: str, text: str, nbytes: int, *, hint: str = "") -> int:
+    """``nbytes``, read from ``text`` for a row's bytes, bounded by MAX_ROW_BYTES as typed
+    (``--kv-bytes-per-slot '2TiB' (2,199,023,255,552 B) is too large to be real: give
+    1,099,511,627,776 or less``): the profile's bound names the bytes alone, a figure no one
+    typed."""
+    if (wrong := bound_refusal(nbytes, 0, MAX_ROW_BYTES)) is not None:
+        raise ValueError(f"{flag} {quoted(text)} ({nbytes:,} B) {wrong}: "
+                         f"{bound_fix(nbytes, 0, MAX_ROW_BYTES)}{hint}")
+    return nbytes
 
 
 def _raw_profile(args: argparse.Namespace) -> CacheProfile:
@@ -238,9 +248,9 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
     return CacheProfile(
         layer_types=tuple(labels),
         # not given: 0 (a model of state layers alone); given empty: said so, not read as 0
-        kv_bytes_per_slot=parse_size("0" if args.kv_bytes_per_slot is None
-                                     else args.kv_bytes_per_slot,
-                                     field="--kv-bytes-per-slot", whole=True),
+        kv_bytes_per_slot=0 if args.kv_bytes_per_slot is None else _row_bytes(
+            "--kv-bytes-per-slot", args.kv_bytes_per_slot,
+            parse_size(args.kv_bytes_per_slot, field="--kv-bytes-per-slot", whole=True)),
         sliding_kv_bytes_per_slot=_sliding_kv_bytes(args.sliding_kv_bytes_per_slot),
         state_const_bytes=state,
         sliding_window=_window_tokens(args.sliding_window, "--sliding-window",

@@ -316,8 +316,10 @@ def parse_size(text: str | int, *, field: str = "size", whole: bool = False,
     if isinstance(text, int):
         value = Fraction(text)
         unit = ""
-    elif not str(text).strip():  # as the token fields say of an empty one
-        raise ValueError(f"{field} is empty: give a size such as 80GB or 10GiB")
+    elif not str(text).strip():  # as the token fields say of an empty one; a row's bytes by a
+        # row's size (--kv-bytes-per-slot '' was told "e.g. 80GB", a token's bytes no budget holds)
+        raise ValueError(f"{field} is empty: give a size such as "
+                         f"{'4096 or 4KiB' if whole else '80GB or 10GiB'}")
     else:
         match = _SIZE.match(str(text))
         if not match and (problem := number_problem(

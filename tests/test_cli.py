@@ -305,8 +305,8 @@ def test_an_empty_kv_bytes_per_slot_is_said_empty_not_read_as_0(capsys):
         assert refused(["plan", "--layers", layers, "--kv-bytes-per-slot", "", "--state",
                         "conv=49152", "--budget", "80GB", "--planner", "per-component"],
                        capsys) == (
-            "python -m flatkv: error: --kv-bytes-per-slot is empty: give a size such as 80GB or "
-            "10GiB\n")
+            "python -m flatkv: error: --kv-bytes-per-slot is empty: give a size such as 4096 or "
+            "4KiB\n")
 
 
 def test_a_blank_state_is_said_missing_in_flag_terms(capsys):
@@ -3701,3 +3701,17 @@ def test_a_bare_size_under_one_byte_gets_a_unit_fix_that_reads(capsys):
     assert refused(["plan", "--preset", "Llama-3.1-8B", "--budget", "0.5"], capsys) == (
         "python -m flatkv: error: --budget '0.5' reads as 0 B: give a unit, e.g. 0.5GB or "
         "0.5GiB\n")
+
+
+@pytest.mark.parametrize(("typed", "bytes_"), [("2TiB", "2,199,023,255,552"),
+                                                ("2e12", "2,000,000,000,000")])
+def test_a_row_past_its_bound_is_named_as_typed(typed, bytes_, capsys):
+    # (review) --kv-bytes-per-slot 2TiB was "--kv-bytes-per-slot 2,199,023,255,552 is too large
+    # to be real", a figure no one typed; the bound (1 TiB) itself plans
+    assert refused(["plan", "--layers", "full*4", "--kv-bytes-per-slot", typed, "--budget",
+                    "1GB"], capsys) == (
+        f"python -m flatkv: error: --kv-bytes-per-slot '{typed}' ({bytes_} B) is too large to be "
+        "real: give 1,099,511,627,776 or less\n")
+    code, _, _ = run(["plan", "--layers", "full*4", "--kv-bytes-per-slot", "1099511627776",
+                      "--budget", "9000TB"], capsys)
+    assert code == 0

@@ -665,9 +665,9 @@ def test_raw_bytes_give_sliding_layers_their_own_size():
     code, out, err = run(["compare", *gemma[:4], "--sliding-kv-bytes-per-slot", "2TiB",
                           "--sliding-window", "1024", "--budget", "1GiB"])
     assert code == 2 and err.strip() == (
-        "python -m flatkv: error: --sliding-kv-bytes-per-slot 2,199,023,255,552 is too large to "
-        "be real: give 1,099,511,627,776 or less, or drop --sliding-kv-bytes-per-slot where "
-        "sliding layers keep --kv-bytes-per-slot's")
+        "python -m flatkv: error: --sliding-kv-bytes-per-slot '2TiB' (2,199,023,255,552 B) is "
+        "too large to be real: give 1,099,511,627,776 or less, or drop "
+        "--sliding-kv-bytes-per-slot where sliding layers keep --kv-bytes-per-slot's")
 
 
 def _qwen3_next_sglang(*extra: str) -> dict:
