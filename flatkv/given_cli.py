@@ -228,6 +228,11 @@ def _raw_profile(args: argparse.Namespace) -> CacheProfile:
     except ValueError as exc:  # in the flag's name: "layer pattern 'zz'" named no option
         raise UsageError(renamed(str(exc), "layer pattern", args.layers,
                                  f"--layers {quoted(args.layers)}")) from None
+    if args.kv_bytes_per_slot is None and any(label != LINEAR_ATTENTION for label in labels):
+        # not given: the profile's "--kv-bytes-per-slot is 0" named a value no one typed
+        raise UsageError(f"--layers {quoted(args.layers)} has attention layers, which need "
+                         "--kv-bytes-per-slot: add it, the bytes one token adds to one "
+                         "attention layer, e.g. --kv-bytes-per-slot 2048")
     state_text = args.state or ""  # not given, or given empty: no state tensors
     if state_text and LINEAR_ATTENTION not in labels:
         raise UsageError(f"--state is given but --layers {quoted(args.layers)} has no linear "

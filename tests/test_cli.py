@@ -124,7 +124,12 @@ def test_per_component_planner(capsys):
 
 @pytest.mark.parametrize(
     ("argv", "needle"),
-    [(["plan", "--layers", "full*4", "--budget", "1GB"], "--kv-bytes-per-slot is 0"),
+    # (review) not given, it was "--kv-bytes-per-slot is 0", a value no one typed
+    [(["plan", "--layers", "full*4", "--budget", "1GB"], "--layers 'full*4' has attention "
+      "layers, which need --kv-bytes-per-slot: add it, the bytes one token adds to one attention "
+      "layer, e.g. --kv-bytes-per-slot 2048\n"),
+     (["plan", "--layers", "full*4", "--kv-bytes-per-slot", "0", "--budget", "1GB"],
+      "--kv-bytes-per-slot is 0 but layer_types has attention layers"),
      (["plan", *QWEN35, "--budget", "lots"], "--budget 'lots' is not a size"),
      (["plan", *QWEN35, "--budget", "1MB"], "holds 0 blocks of"),
      (["plan", *QWEN35, "--budget", "1GB", "--block-size", "0"], "must be positive"),
