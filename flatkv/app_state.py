@@ -46,7 +46,7 @@ from flatkv.engine_options import (
     acting_engine_options,
 )
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
-from flatkv.plan import alignment_or_block_size
+from flatkv.plan import alignment_or_block_size, bound_refusal
 from flatkv.profile import (
     MAX_CHUNK_SIZE,
     MAX_KERNEL_BLOCK_SIZE,
@@ -515,9 +515,10 @@ def _int(lo: int, hi: int, example: int | None = None,
     400 nines by their start and length) and one the key takes, as the link writes it (out
     of range it said the range alone): where it is no number ``example``, by default the one
     nearest 12 (``units.whole_example``); where it is out of range the nearest in range
-    (``req='0' is outside 1..4,096: give req=1``), or ``example`` where the key is given one,
-    a typical value that runs beside the other defaults, as frac's 0.9 (``block='0' is outside
-    1..1,048,576: e.g. block=16``, where block=1 read as a size to use; SGLang's page and track
+    (``req='0' must be positive: give req=1``, in the form of every bound's refusal,
+    ``plan.bound_refusal``), or ``example`` where the key is given one, a typical value that
+    runs beside the other defaults, as frac's 0.9 (``block='0' must be positive: e.g.
+    block=16``, where block=1 read as a size to use; SGLang's page and track
     interval: sg_track=1 splits no page of 512). ``fits``: what a fix must pass besides the
     range (``_nearest_fit``), as a link's tp is given the model's (``tp='2048' ...: give
     tp=16``)."""
@@ -538,9 +539,8 @@ def _int(lo: int, hi: int, example: int | None = None,
         near = example if chosen else _nearest(min(max(value, lo), hi), example, lo, hi,
                                                fits or (lambda n: True))
         fix = f"{'e.g.' if chosen else 'give'} {key}={near}"
-        if value < lo and hi >= _NO_REAL_BOUND:
-            raise ValueError(f"{shown} must be {lo:,} or more: {fix}")
-        raise ValueError(f"{shown} is outside {lo:,}..{hi:,}: {fix}")
+        # the form of every bound's refusal (plan.bound_refusal), as the link's ctx='0' reads
+        raise ValueError(f"{shown} {bound_refusal(value, lo, hi)}: {fix}")
 
     return parse
 

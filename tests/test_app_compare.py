@@ -764,7 +764,7 @@ def test_bad_engine_options_in_the_link_fall_back_with_a_notice():
     assert not at.exception
     assert not at.error  # the page shows its figures, with defaults: warnings
     notices = " ".join(shown(w) for w in at.warning)
-    assert ("kernel='0' is outside 1..1,048,576: e.g. kernel=16; using the default (kernel=auto)"
+    assert ("kernel='0' must be positive: e.g. kernel=16; using the default (kernel=auto)"
             in notices)
     assert ("mamba='bogus' is not one of none, align, all: give one of them, e.g. mamba=none; "
             "using the default (mamba=none)") in notices
@@ -2095,7 +2095,7 @@ def test_compare_takes_sglangs_mamba_track_interval():
     bad = open_app(None, {**link, "sg_track": "0"})
     assert not bad.exception
     assert not bad.exception and not bad.error
-    assert ("sg_track='0' must be 1 or more: e.g. sg_track=256; using the default "
+    assert ("sg_track='0' must be positive: e.g. sg_track=256; using the default "
             "(sg_track=256).") in " ".join(shown(w) for w in bad.warning)
     bad.switch_page("app_pages/compare.py").run()
     assert_clean(bad)

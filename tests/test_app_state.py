@@ -265,8 +265,8 @@ def test_sglang_mamba_track_interval_round_trips_through_the_link():
         assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
                             options=at.strategy_options()).applies is applies
     # a refusal's fix SGLang's own 256, not the nearest 1, which splits no page of 512
-    for text, why in (("0", "must be 1 or more: e.g. sg_track=256"),
-                      ("-512", "must be 1 or more: e.g. sg_track=256"),
+    for text, why in (("0", "must be positive: e.g. sg_track=256"),
+                      ("-512", "must be positive: e.g. sg_track=256"),
                       ("x", "is not a whole number: give one of 1 or more, e.g. sg_track=256")):
         back, notices = decode_query({**query, "sg_track": text})
         assert back.sglang_mamba_track_interval == 256
@@ -353,7 +353,7 @@ def test_sglang_attention_dp_size_round_trips_through_the_link():
         assert run_strategy("sglang", at.profile(), budget_bytes=40 << 30,
                             options=at.strategy_options()).capacity_tokens == tokens
     # a bad value falls back to none, saying so
-    for text, why in (("0", "is outside 1..1,024: give sg_dp=1"),
+    for text, why in (("0", "must be positive: give sg_dp=1"),
                       ("x", "is not a whole number: give one from 1 to 1,024, e.g. sg_dp=12")):
         back, notices = decode_query({"tp": "8", "sg_dp": text})
         assert back.sglang_attn_dp_size == 1
@@ -451,7 +451,7 @@ def test_a_raw_model_carries_its_kernel_block_size_in_the_link():
     assert decode_query(query) == (state, [])
     assert state.profile().kernel_block_size == 64
     _, notices = decode_query({**query, "model_kernel": "0"})
-    assert "custom model in the link is not valid (model_kernel='0' is outside" in notices[0]
+    assert "custom model in the link is not valid (model_kernel='0' must be positive" in notices[0]
     # the largest window and kernel block a profile takes reopen from the link it writes
     widest = AppState(model=CUSTOM, raw=RawModel("sliding,full", 8, sliding_window=2**31,
                                                  kernel_block_size=2**20))
@@ -542,8 +542,8 @@ def test_a_raw_model_carries_its_sliding_layers_own_bytes_in_the_link_and_the_ex
     # 0 (none of its own) is the link without swa_kv: the value names its least, not a range
     # to 2^60
     _, notices = decode_query({**query, "swa_kv": "0"})
-    assert notices == ["The custom model in the link is not valid (swa_kv='0' must be 1 or "
-                       "more: give swa_kv=1); using the default model (Qwen3-Next-80B-A3B)."]
+    assert notices == ["The custom model in the link is not valid (swa_kv='0' must be "
+                       "positive: give swa_kv=1); using the default model (Qwen3-Next-80B-A3B)."]
 
 
 def test_a_raw_model_carries_its_attention_chunk_in_the_link():
@@ -611,7 +611,7 @@ def test_a_preset_is_linked_by_name():
     ("params", "field", "words"),
     [
         ({"block": "abc"}, "block_size", "block='abc' is not a whole number"),
-        ({"block": "0"}, "block_size", "block='0' is outside"),
+        ({"block": "0"}, "block_size", "block='0' must be positive"),
         ({"frac": "1.5"}, "mem_fraction", "frac='1.5' is outside 0.01..1: e.g. frac=0.9"),
         # the slider shows 4 decimals: a fifth would be counted unseen, not rounded away
         ({"frac": "0.912345"}, "mem_fraction", "frac='0.912345' has more than 4 decimals: give "
@@ -643,17 +643,18 @@ def test_a_preset_is_linked_by_name():
         ({"gpu": "Custom", "gpu_mem": "141 B"}, "gpu_memory",
          "gpu_mem='141 B' reads as 141 B (B is bytes, not billions): give gpu_mem=141GB or 141GiB"),
         ({"planner": "magic"}, "planner", "planner='magic'"),
-        ({"tp": "-2"}, "tp", "tp='-2' is outside"),
-        ({"kernel": "0"}, "kernel_block_size", "kernel='0' is outside"),
+        ({"tp": "-2"}, "tp", "tp='-2' must be positive"),
+        ({"kernel": "0"}, "kernel_block_size", "kernel='0' must be positive"),
         ({"mamba": "bogus"}, "mamba_cache_mode", "mamba='bogus' is not one of none, align, all"),
         ({"chunk": "x"}, "mamba_chunk_size", "chunk='x' is not a whole number"),
         ({"sg_ratio": "0"}, "mamba_full_memory_ratio", "sg_ratio='0': give a number in"),
-        ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots='0' is outside"),
-        ({"sg_maxrun": "0"}, "sglang_max_running_requests", "sg_maxrun='0' is outside"),
-        ({"sg_mamba_size": "-1"}, "sglang_max_mamba_cache_size", "sg_mamba_size='-1' is outside"),
+        ({"sg_slots": "0"}, "sglang_slots_per_request", "sg_slots='0' must be positive"),
+        ({"sg_maxrun": "0"}, "sglang_max_running_requests", "sg_maxrun='0' must be positive"),
+        ({"sg_mamba_size": "-1"}, "sglang_max_mamba_cache_size",
+         "sg_mamba_size='-1' must be positive"),
         ({"sg_swa": "2"}, "swa_full_tokens_ratio", "sg_swa='2': give a number in [0.000001, 1]"),
-        ({"sg_page": "0"}, "sglang_page_size", "sg_page='0' is outside"),
-        ({"sg_track": "0"}, "sglang_mamba_track_interval", "sg_track='0' must be 1 or more"),
+        ({"sg_page": "0"}, "sglang_page_size", "sg_page='0' must be positive"),
+        ({"sg_track": "0"}, "sglang_mamba_track_interval", "sg_track='0' must be positive"),
         ({"sg_track": "2.5"}, "sglang_mamba_track_interval", "sg_track='2.5' is not a whole"),
         ({"sg_ssm": "int8"}, "sglang_ssm_dtype",
          "sg_ssm='int8' is not one of float32, bfloat16, float16"),
@@ -667,8 +668,8 @@ def test_a_preset_is_linked_by_name():
         ({"kernels": "cuda"}, "lab_kernels", "kernels='cuda' is not a list of torch / triton"),
         ({"layouts": "rows"}, "lab_layouts",
          "layouts='rows' is not a list of slot-major / page-major"),
-        ({"rounds": "0"}, "lab_rounds", "rounds='0' is outside 1..100"),
-        ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks='-1' must be 0 or more"),
+        ({"rounds": "0"}, "lab_rounds", "rounds='0' must be positive"),
+        ({"max_blocks": "-1"}, "lab_max_blocks", "max_blocks='-1' must not be negative"),
         ({"max_blocks": "1"}, "lab_max_blocks",
          "max_blocks='1': a benchmark's pool holds two pages at least; give max_blocks=2 or "
          "more, or 0"),
@@ -714,7 +715,7 @@ def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_
         "default (tp=1).",
         # its fix SGLang's own page, 1, as where it is no number (a page past 256 splits no
         # track interval of 256: SGLang would not start)
-        "sg_page='1_000_000_0' is outside 1..1,048,576: e.g. sg_page=1; using the default "
+        "sg_page='1_000_000_0' is too large to be real: e.g. sg_page=1; using the default "
         "(sg_page=1).",
         # a bound past any real one is not named: its lower bound alone
         "sg_track='x' is not a whole number: give one of 1 or more, e.g. sg_track=256; using "
@@ -729,37 +730,37 @@ def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_
 
 
 def test_a_links_range_or_choice_refusal_gives_a_value_the_key_takes_as_the_link_writes_it():
-    # "block='0' is outside 1..1,048,576", "mamba='bogus' is not one of none, align, all" said
+    # "block='0' must be positive", "mamba='bogus' is not one of none, align, all" said
     # the range or the options and no value to give, where a number's refusal said "e.g. tp=2"
     assert decode_query({"block": "0", "rounds": "500", "req": "5000", "max_blocks": "-1",
                          "sg_track": "0"})[1] == [
-        "block='0' is outside 1..1,048,576: e.g. block=16; using the default (block=16).",
-        "req='5000' is outside 1..4,096: give req=4096; using the default (4 live requests, or "
+        "block='0' must be positive: e.g. block=16; using the default (block=16).",
+        "req='5000' is too large to be real: give req=4096; using the default (4 live requests, or "
         "as many as fit).",
         # SGLang's default, 256, not the nearest 1: pages of 512 split no interval of 1
-        "sg_track='0' must be 1 or more: e.g. sg_track=256; using the default (sg_track=256).",
-        "rounds='500' is outside 1..100: give rounds=100; using the default (rounds=auto).",
-        "max_blocks='-1' must be 0 or more: give max_blocks=0; using the default "
+        "sg_track='0' must be positive: e.g. sg_track=256; using the default (sg_track=256).",
+        "rounds='500' is too large to be real: give rounds=100; using the default (rounds=auto).",
+        "max_blocks='-1' must not be negative: give max_blocks=0; using the default "
         "(max_blocks=0)."]
     # a size (block, kernel, chunk, window, blocks) out of range is given a typical one, as
     # frac's 0.9: block=1 (the nearest) read as a size to use; a count keeps the nearest
     assert decode_query({"align": "2000000", "kernel": "0", "chunk": "0", "kv_blocks": "1"}
                         )[1] == [
-        "align='2000000' is outside 1..1,048,576: e.g. align=16; using the default "
+        "align='2000000' is too large to be real: e.g. align=16; using the default "
         "(align=auto).",
-        "kv_blocks='1' is outside 2..2,147,483,648: e.g. kv_blocks=6000; using the default "
+        "kv_blocks='1' must be at least 2: e.g. kv_blocks=6000; using the default "
         "(kv_blocks=6000).",
-        "kernel='0' is outside 1..1,048,576: e.g. kernel=16; using the default (kernel=auto).",
-        "chunk='0' is outside 1..1,048,576: e.g. chunk=256; using the default (chunk=auto)."]
+        "kernel='0' must be positive: e.g. kernel=16; using the default (kernel=auto).",
+        "chunk='0' must be positive: e.g. chunk=256; using the default (chunk=auto)."]
     raw = {"model": "custom", "layers": "sliding,full", "kv": "8"}
     for key, typical in (("window", 4096), ("model_chunk", 256), ("attn_chunk", 8192),
                          ("model_kernel", 16)):
-        assert f"{key}='0' is outside 1.." in (
+        assert f"{key}='0' must be positive: " in (
             notice := decode_query({**raw, key: "0"})[1][0])
         assert f": e.g. {key}={typical})" in notice
     # a TP past 1,024: the nearest the model splits over, Llama-3.1-8B's 32 query heads
     assert decode_query({"model": "Llama-3.1-8B", "tp": "2048"})[1] == [
-        "tp='2048' is outside 1..1,024: give tp=32; using the default (tp=1)."]
+        "tp='2048' is too large to be real: give tp=32; using the default (tp=1)."]
     # an option typed in another case or a letter off: that option, else the first
     assert decode_query({"mamba": "ALL", "planner": "packd", "sweep": "all"})[1] == [
         "planner='packd' is not one of packed, per-component: give one of them, e.g. "
@@ -826,11 +827,11 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
         _, notices = decode_query(link)
         assert all(len(n) < 300 for n in notices), (key, notices)
     assert decode_query({"kv_blocks": nines})[1] == [
-        f"kv_blocks='{'9' * 80}'... (400 characters) is outside 2..2,147,483,648: e.g. "
+        f"kv_blocks='{'9' * 80}'... (400 characters) is too large to be real: e.g. "
         "kv_blocks=6000; using the default (kv_blocks=6000)."]
     # "-" and 40 digits, as typed (its minus sign was once lost: "a 40-digit number")
     assert decode_query({"tp": "-" + "1" * 40})[1] == [
-        f"tp='-{'1' * 40}' is outside 1..1,024: give tp=1; using the default (tp=1)."]
+        f"tp='-{'1' * 40}' must be positive: give tp=1; using the default (tp=1)."]
     assert decode_query({"sweep_pages": nines})[1] == [
         f"sweep_pages='{'9' * 80}'... (400 characters) is out of range; give values from 1 to "
         "1,099,511,627,776; using the default (sweep_pages=auto)."]
@@ -841,7 +842,7 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
         "such as 0.9 or 9/10; using the default (sg_ratio=0.9)."]
     # a value short of 80 characters stays whole, as typed
     # its fix the nearest TP the default model (Qwen3-Next, 16 key heads) splits over
-    assert decode_query({"tp": "2048"})[1] == ["tp='2048' is outside 1..1,024: give tp=16; "
+    assert decode_query({"tp": "2048"})[1] == ["tp='2048' is too large to be real: give tp=16; "
                                                "using the default (tp=1)."]
 
 
@@ -918,7 +919,7 @@ def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     # the count with its thousands separator, as the 4,995 beside it and the notice under it
     assert notices == ["The link gives tp 5,000 times ('0', '1', '2', '3', '4', and 4,995 more): "
                        "using the last, tp='4999'.",
-                       "tp='4999' is outside 1..1,024: give tp=16; using the default (tp=1).",
+                       "tp='4999' is too large to be real: give tp=16; using the default (tp=1).",
                        "Ignored unknown link parameters: 'k0', 'k1', 'k10', 'k100', 'k1000', "
                        "and 4,995 more."]
 
@@ -1253,7 +1254,7 @@ def test_a_memory_fraction_the_slider_cannot_show_falls_back():
     assert notices[0].endswith("; using the default (the model's max_model_len, else 32,768).")
     state, notices = decode_query({"req": "0"})
     assert state.requests is None
-    assert notices == ["req='0' is outside 1..4,096: give req=1; using the default (4 live "
+    assert notices == ["req='0' must be positive: give req=1; using the default (4 live "
                        "requests, or as many as fit)."]
     assert decode_query({"frac": "0.01"})[0].mem_fraction == 0.01
     # 4 decimals, the slider's (and the CLI's --memory-fraction's, budget.takes_mem_fraction),
@@ -2157,7 +2158,7 @@ def test_an_sglang_page_has_one_bound_in_the_link_the_sidebar_and_the_options():
     assert 2**20 == 1_048_576
     assert decode_query({"sg_page": "1048576"}) == (AppState(sglang_page_size=1_048_576), [])
     assert decode_query({"sg_page": "1048577"}) == (AppState(), [
-        "sg_page='1048577' is outside 1..1,048,576: e.g. sg_page=1; using the default "
+        "sg_page='1048577' is too large to be real: e.g. sg_page=1; using the default "
         "(sg_page=1)."])
     assert StrategyOptions(sglang_page_size=1_048_576).sglang_page_size == 1_048_576
     with pytest.raises(ValueError, match=r"^sglang_page_size 1,048,577 is too large to be "
