@@ -54,8 +54,10 @@ def parse_json_object(text: str | bytes, where: str, *,
     ``unique_keys``: an object naming a key twice is refused (our model files: a config.json
     keeps the last, as transformers reads it)."""
     if len(text) > MAX_JSON_BYTES:
-        raise ValueError(f"{where} is {len(text):,} characters, too large for a model file: "
-                         f"give one of {MAX_JSON_BYTES:,} characters or fewer")
+        # "over": a file is read no further than one past the bound (/dev/zero has no length),
+        # so its length read is no length of the file
+        raise ValueError(f"{where} is over {MAX_JSON_BYTES:,} characters, too large for a model "
+                         f"file: give one of {MAX_JSON_BYTES:,} characters or fewer")
     if isinstance(text, bytes) and text.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ValueError(f"{where} is UTF-16 (its first bytes are a UTF-16 byte-order mark): "
                          "save it as UTF-8, as JSON files are")

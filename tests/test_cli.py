@@ -3720,3 +3720,14 @@ def test_a_row_past_its_bound_is_named_as_typed(typed, bytes_, capsys):
     code, _, _ = run(["plan", "--layers", "full*4", "--kv-bytes-per-slot", "1099511627776",
                       "--budget", "9000TB"], capsys)
     assert code == 0
+
+
+def test_a_model_file_past_the_bound_is_not_given_a_length_it_lacks(tmp_path, capsys):
+    # (review) a file is read to one past MAX_JSON_BYTES: one of 8,400,012 characters (and
+    # /dev/zero) was said to be "8,388,609 characters", a length it does not have
+    big = tmp_path / "big.json"
+    big.write_text('{"a": "' + "x" * 8_400_004 + '"}')
+    for flag in ("--model-file", "--hf-config"):
+        assert refused(["compare", flag, str(big), "--budget", "1GB"], capsys) == (
+            f"python -m flatkv: error: '{big}' is over 8,388,608 characters, too large for a "
+            "model file: give one of 8,388,608 characters or fewer\n")
