@@ -499,12 +499,9 @@ def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str
     positional arguments), is refused, which argparse would say only after a missing required
     option ("--budget is required" for a misspelt --budgte), and for a stray word without the
     --help pointer ("unrecognized arguments: extra"); None where every token is known."""
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    at = next((i for i, t in enumerate(argv) if not t.startswith("-")), len(argv))
-    if at < len(argv) and argv[at] not in commands.choices:
+    at, command, known = _command_options(parser, argv)
+    if known is None:
         return None  # a misspelt command, or an option's value before it: argparse says
-    command = argv[at] if at < len(argv) else None
-    known = (commands.choices[command] if command else parser)._option_string_actions
     where = f"{PROG} {command}" if command else PROG
     after_dashes = False  # past "--", every token is a positional: none is wanted
     for i, token in enumerate(argv[at + 1:] if command else argv):
@@ -541,17 +538,36 @@ _NO_MODEL_FLAG = ("unrecognized argument --model: give --preset NAME (a bundled 
                   "takes) or --model-file PATH (a model exported as JSON)")
 
 
-def _dashes_as_value(argv: Sequence[str]) -> str | None:
+def _command_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[
+        int, str | None, Mapping[str, argparse.Action] | None]:
+    """Where the command of ``argv`` is (its index, else len(argv)), its name (None before
+    one) and the options it knows by name; None for those where the first word is no command
+    (a misspelt one, or an option's value before it), which argparse says."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    at = next((i for i, t in enumerate(argv) if not t.startswith("-")), len(argv))
+    if at < len(argv) and argv[at] not in commands.choices:
+        return at, None, None
+    command = argv[at] if at < len(argv) else None
+    return at, command, (commands.choices[command] if command else parser)._option_string_actions
+
+
+def _dashes_as_value(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
     """Why ``--flag=--`` is refused, or None where no option is given ``--`` so: argparse
     (Python 3.11) drops the ``--`` and hands the flag an empty list unchecked, so
     ``--strategy=--`` planned the default layout without a word, ``--preset=--`` was "unknown
     preset '[]'", ``--tp=--`` "must be a whole number, got []" and ``--name=--`` a
-    traceback."""
+    traceback. A flag that takes no value is told so, as for ``--json=x``: "give --json a
+    value" was a fix it refuses."""
+    if (known := _command_options(parser, argv)[2]) is None:
+        return None  # no command: argparse names the misspelt one
     for token in argv:
         if token == "--":
             return None  # past it every token is a positional, which _unknown_option refuses
         name, given, value = token.partition("=")
         if given and value == "--" and name.startswith("--"):
+            if name in known and not _takes_a_value(known, name):
+                return (f"{name} takes no value (got '--'): give the flag alone, or leave it "
+                        "out")
             return _dashes_end_options(name, "-- is not a value")
     return None
 
@@ -583,7 +599,7 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        if unknown := _unknown_option(parser, argv) or _dashes_as_value(argv):
+        if unknown := _unknown_option(parser, argv) or _dashes_as_value(parser, argv):
             raise UsageError(unknown)
         args = parser.parse_args(argv)
         vars(args).pop(_GIVEN, None)

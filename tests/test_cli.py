@@ -3731,3 +3731,14 @@ def test_a_model_file_past_the_bound_is_not_given_a_length_it_lacks(tmp_path, ca
         assert refused(["compare", flag, str(big), "--budget", "1GB"], capsys) == (
             f"python -m flatkv: error: '{big}' is over 8,388,608 characters, too large for a "
             "model file: give one of 8,388,608 characters or fewer\n")
+
+
+def test_a_flag_taking_no_value_given_dashes_is_told_it_takes_none(capsys):
+    # (review) --json=-- was told "give --json a value, e.g. --json=VALUE", which --json=x
+    # then refused as "takes no value"
+    assert refused(["compare", "--preset", "Llama-3.1-8B", "--budget", "1GB", "--json=--"],
+                   capsys) == ("python -m flatkv: error: --json takes no value (got '--'): give "
+                               "the flag alone, or leave it out\n")
+    # a misspelt command is said as such, not its flag's '--'
+    assert refused(["bogus", "--x=--"], capsys).startswith(
+        "python -m flatkv: error: 'bogus' is not a command: give one of ")
