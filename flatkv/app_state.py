@@ -515,13 +515,13 @@ def _int(lo: int, hi: int, example: int | None = None,
     400 nines by their start and length) and one the key takes, as the link writes it (out
     of range it said the range alone): where it is no number ``example``, by default the one
     nearest 12 (``units.whole_example``); where it is out of range the nearest in range
-    (``req='0' must be positive: give req=1``, in the form of every bound's refusal,
-    ``plan.bound_refusal``), or ``example`` where the key is given one, a typical value that
-    runs beside the other defaults, as frac's 0.9 (``block='0' must be positive: e.g.
-    block=16``, where block=1 read as a size to use; SGLang's page and track
-    interval: sg_track=1 splits no page of 512). ``fits``: what a fix must pass besides the
-    range (``_nearest_fit``), as a link's tp is given the model's (``tp='2048' ...: give
-    tp=16``)."""
+    (``req='0' must be positive: give req=1``, ``req='5000' is more than 4,096: give
+    req=4096``, in the form of every bound's refusal, ``plan.bound_refusal``), or ``example``
+    where the key is given one, a typical value that runs beside the other defaults, as
+    frac's 0.9 (``block='0' must be positive: e.g. block=16``, where block=1 read as a size
+    to use; SGLang's page and track interval: sg_track=1 splits no page of 512). ``fits``:
+    what a fix must pass besides the range (``_nearest_fit``), as a link's tp is given the
+    model's (``tp='2048' ...: give tp=16``)."""
     chosen = example is not None and fits is None
     example = whole_example(lo, hi) if example is None else example
 
@@ -539,8 +539,11 @@ def _int(lo: int, hi: int, example: int | None = None,
         near = example if chosen else _nearest(min(max(value, lo), hi), example, lo, hi,
                                                fits or (lambda n: True))
         fix = f"{'e.g.' if chosen else 'give'} {key}={near}"
-        # the form of every bound's refusal (plan.bound_refusal), as the link's ctx='0' reads
-        raise ValueError(f"{shown} {bound_refusal(value, lo, hi)}: {fix}")
+        # the form of every bound's refusal (plan.bound_refusal), as the link's ctx reads: '0'
+        # must be positive, '2T' is more than its bound (not "too large to be real": req's
+        # 4,096 is the page's bound, not the engines')
+        wrong = f"is more than {hi:,}" if value > hi else bound_refusal(value, lo, hi)
+        raise ValueError(f"{shown} {wrong}: {fix}")
 
     return parse
 

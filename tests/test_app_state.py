@@ -715,7 +715,7 @@ def test_a_links_whole_number_refusal_gives_a_value_the_key_takes_and_echoes_it_
         "default (tp=1).",
         # its fix SGLang's own page, 1, as where it is no number (a page past 256 splits no
         # track interval of 256: SGLang would not start)
-        "sg_page='1_000_000_0' is too large to be real: e.g. sg_page=1; using the default "
+        "sg_page='1_000_000_0' is more than 1,048,576: e.g. sg_page=1; using the default "
         "(sg_page=1).",
         # a bound past any real one is not named: its lower bound alone
         "sg_track='x' is not a whole number: give one of 1 or more, e.g. sg_track=256; using "
@@ -735,18 +735,18 @@ def test_a_links_range_or_choice_refusal_gives_a_value_the_key_takes_as_the_link
     assert decode_query({"block": "0", "rounds": "500", "req": "5000", "max_blocks": "-1",
                          "sg_track": "0"})[1] == [
         "block='0' must be positive: e.g. block=16; using the default (block=16).",
-        "req='5000' is too large to be real: give req=4096; using the default (4 live requests, or "
+        "req='5000' is more than 4,096: give req=4096; using the default (4 live requests, or "
         "as many as fit).",
         # SGLang's default, 256, not the nearest 1: pages of 512 split no interval of 1
         "sg_track='0' must be positive: e.g. sg_track=256; using the default (sg_track=256).",
-        "rounds='500' is too large to be real: give rounds=100; using the default (rounds=auto).",
+        "rounds='500' is more than 100: give rounds=100; using the default (rounds=auto).",
         "max_blocks='-1' must not be negative: give max_blocks=0; using the default "
         "(max_blocks=0)."]
     # a size (block, kernel, chunk, window, blocks) out of range is given a typical one, as
     # frac's 0.9: block=1 (the nearest) read as a size to use; a count keeps the nearest
     assert decode_query({"align": "2000000", "kernel": "0", "chunk": "0", "kv_blocks": "1"}
                         )[1] == [
-        "align='2000000' is too large to be real: e.g. align=16; using the default "
+        "align='2000000' is more than 1,048,576: e.g. align=16; using the default "
         "(align=auto).",
         "kv_blocks='1' must be at least 2: e.g. kv_blocks=6000; using the default "
         "(kv_blocks=6000).",
@@ -760,7 +760,7 @@ def test_a_links_range_or_choice_refusal_gives_a_value_the_key_takes_as_the_link
         assert f": e.g. {key}={typical})" in notice
     # a TP past 1,024: the nearest the model splits over, Llama-3.1-8B's 32 query heads
     assert decode_query({"model": "Llama-3.1-8B", "tp": "2048"})[1] == [
-        "tp='2048' is too large to be real: give tp=32; using the default (tp=1)."]
+        "tp='2048' is more than 1,024: give tp=32; using the default (tp=1)."]
     # an option typed in another case or a letter off: that option, else the first
     assert decode_query({"mamba": "ALL", "planner": "packd", "sweep": "all"})[1] == [
         "planner='packd' is not one of packed, per-component: give one of them, e.g. "
@@ -827,7 +827,7 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
         _, notices = decode_query(link)
         assert all(len(n) < 300 for n in notices), (key, notices)
     assert decode_query({"kv_blocks": nines})[1] == [
-        f"kv_blocks='{'9' * 80}'... (400 characters) is too large to be real: e.g. "
+        f"kv_blocks='{'9' * 80}'... (400 characters) is more than 2,147,483,648: e.g. "
         "kv_blocks=6000; using the default (kv_blocks=6000)."]
     # "-" and 40 digits, as typed (its minus sign was once lost: "a 40-digit number")
     assert decode_query({"tp": "-" + "1" * 40})[1] == [
@@ -842,7 +842,7 @@ def test_a_links_huge_number_is_named_by_its_start_not_written_whole():
         "such as 0.9 or 9/10; using the default (sg_ratio=0.9)."]
     # a value short of 80 characters stays whole, as typed
     # its fix the nearest TP the default model (Qwen3-Next, 16 key heads) splits over
-    assert decode_query({"tp": "2048"})[1] == ["tp='2048' is too large to be real: give tp=16; "
+    assert decode_query({"tp": "2048"})[1] == ["tp='2048' is more than 1,024: give tp=16; "
                                                "using the default (tp=1)."]
 
 
@@ -919,7 +919,7 @@ def test_unknown_parameters_are_named_and_streamlit_ones_ignored():
     # the count with its thousands separator, as the 4,995 beside it and the notice under it
     assert notices == ["The link gives tp 5,000 times ('0', '1', '2', '3', '4', and 4,995 more): "
                        "using the last, tp='4999'.",
-                       "tp='4999' is too large to be real: give tp=16; using the default (tp=1).",
+                       "tp='4999' is more than 1,024: give tp=16; using the default (tp=1).",
                        "Ignored unknown link parameters: 'k0', 'k1', 'k10', 'k100', 'k1000', "
                        "and 4,995 more."]
 
@@ -2158,7 +2158,7 @@ def test_an_sglang_page_has_one_bound_in_the_link_the_sidebar_and_the_options():
     assert 2**20 == 1_048_576
     assert decode_query({"sg_page": "1048576"}) == (AppState(sglang_page_size=1_048_576), [])
     assert decode_query({"sg_page": "1048577"}) == (AppState(), [
-        "sg_page='1048577' is too large to be real: e.g. sg_page=1; using the default "
+        "sg_page='1048577' is more than 1,048,576: e.g. sg_page=1; using the default "
         "(sg_page=1)."])
     assert StrategyOptions(sglang_page_size=1_048_576).sglang_page_size == 1_048_576
     with pytest.raises(ValueError, match=r"^sglang_page_size 1,048,577 is too large to be "
