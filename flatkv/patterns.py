@@ -19,7 +19,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from flatkv.plan import CHUNKED_ATTENTION, FULL_ATTENTION, LINEAR_ATTENTION, SLIDING_ATTENTION
+from flatkv.plan import (
+    CHUNKED_ATTENTION,
+    FULL_ATTENTION,
+    LINEAR_ATTENTION,
+    SLIDING_ATTENTION,
+    bound_fix,
+    bound_refusal,
+)
 from flatkv.units import ascii_digits, names_text, quoted, quoted_value, whole_number
 
 # More cache layers than any real model has (the deepest have about 130, Falcon-H1 counts two a
@@ -137,17 +144,15 @@ class _PatternParser:
         digits = typed.replace("_", "").lstrip("0")
         # past any layer count, and int() refuses 4,300 digits
         if typed.isascii() and digits.isdigit() and len(digits) > 18:
-            raise ValueError(f"layer pattern {quoted(self.text)} expands to more than "
-                             f"{self.max_layers:,} cache layers: too large to be real; give "
-                             f"{self.max_layers:,} or fewer")
+            raise _too_many_layers(self.text, self.max_layers)
         count = whole_number(typed, where, least=1, example=PATTERN_EXAMPLE,
                              fix_as=self.with_count)
         if count is None or count < 0:  # 0x10, -1, 1.5, 1e3, 1²
             raise ValueError(f"{where} is not a whole number >= 1: write the count in digits, "
                              "e.g. (3*linear,full)*12")
         if count == 0:  # in digits already: "write it in digits" would not say what is wrong
-            raise ValueError(f"{where} is 0: give 1 or more, or leave the item out, e.g. "
-                             "(3*linear,full)*12")
+            raise ValueError(f"{where} {bound_refusal(count, 1)}: {bound_fix(count, 1)}, or "
+                             "leave the item out, e.g. (3*linear,full)*12")
         return count
 
     def with_count(self, instead: str) -> str:
@@ -216,11 +221,18 @@ def _check_length(nodes: list[_Node], text: str, max_layers: int) -> int:
     for repeat, atom in nodes:
         total += repeat * (1 if isinstance(atom, str) else _check_length(atom, text, max_layers))
         if total > max_layers:
-            raise ValueError(
-                f"layer pattern {quoted(text)} expands to more than {max_layers:,} cache layers: "
-                f"too large to be real; give {max_layers:,} or fewer"
-            )
+            raise _too_many_layers(text, max_layers)
     return total
+
+
+def _too_many_layers(text: str, max_layers: int) -> ValueError:
+    """The refusal of a pattern past ``max_layers`` cache layers, in the words of every bound's
+    (``plan.bound_refusal``): its count is known only to pass the bound (counting stops there,
+    and a count of 19 digits is not read), so it says "more than"."""
+    past = max_layers + 1
+    return ValueError(f"layer pattern {quoted(text)} expands to more than {max_layers:,} cache "
+                      f"layers, which {bound_refusal(past, 1, max_layers)}: "
+                      f"{bound_fix(past, 1, max_layers)}")
 
 
 def _expand(nodes: list[_Node]) -> list[str]:

@@ -2246,8 +2246,8 @@ def test_a_links_sglang_page_and_memory_fraction_refusals_suggest_values_that_ru
      "sliding, sliding_attention, state, swa"),
     ({"layers": ""}, "layers='' is empty: write one name per cache layer, e.g. "
      "layers=(3*linear,full)*12"),
-    ({"layers": "0*full"}, "layers='0*full': repeat count '0' at character 1 is 0: give 1 or "
-     "more, or leave the item out, e.g. layers=(3*linear,full)*12"),
+    ({"layers": "0*full"}, "layers='0*full': repeat count '0' at character 1 must be positive: "
+     "give 1 or more, or leave the item out, e.g. layers=(3*linear,full)*12"),
     ({"state": "x"}, "state='x': write name=bytes pairs, e.g. state=conv=49152,ssm=2097152"),
     # an entry's own example stays the entry's
     ({"layers": "linear*2,full", "state": "conv=x"}, "state='conv=x': conv 'x' is not a "

@@ -3163,10 +3163,11 @@ def test_sglang_takes_the_gpus_own_chunked_prefill_size(capsys):
     ("", "--layers '' is empty: write one name per cache layer, e.g. (3*linear,full)*12"),
     ("(full", "--layers '(full': expected ')' at character 6, got the end of the pattern "
      "(write it like (3*linear,full)*12)"),
-    ("full*0", "--layers 'full*0': repeat count '0' at character 6 is 0: give 1 or more, or "
+    ("full*0", "--layers 'full*0': repeat count '0' at character 6 must be positive: give 1 or "
+     "more, or "
      "leave the item out, e.g. (3*linear,full)*12"),
-    ("full*3000", "--layers 'full*3000' expands to more than 2,048 cache layers: too large to "
-     "be real; give 2,048 or fewer"),
+    ("full*3000", "--layers 'full*3000' expands to more than 2,048 cache layers, which is "
+     "too large to be real: give 2,048 or less"),
     ("(" * 33 + "full" + ")" * 33, "--layers '" + "(" * 33 + "full" + ")" * 33 + "' nests "
      "parentheses more than 32 deep (at character 33): write it flatter, e.g. (3*gdn,full)*12"),
 ])

@@ -428,7 +428,7 @@ def test_parse_pattern_forms():
         ("", "^layer pattern is empty: write one name per cache layer"),
         ("(a,b", r"expected '\)'"),
         ("a,,b", "expected a layer name at character 3, got ','"),
-        ("0*a", "repeat count '0' at character 1 is 0: give 1 or more"),
+        ("0*a", "repeat count '0' at character 1 must be positive: give 1 or more"),
         ("a;b", "unexpected ';'"),
         ("(a)*10000000", "more than 2,048 cache layers"),
         ("((a)*1000)*1000000000", "more than 2,048 cache layers"),

@@ -230,7 +230,7 @@ def test_layer_patterns():
      ("full*", "expected a repeat count at character 6, got the end of the pattern"),
      ("(full", r"expected '\)'"),
      ("mlp*3", "unknown layer kind 'mlp': use one of"),
-     ("full*0", "'0' at character 6 is 0: give 1 or more"),
+     ("full*0", "'0' at character 6 must be positive: give 1 or more"),
      ("full)", "unexpected '\\)'"), ("full*1000000*1000000", "more than 2,048 cache layers"),
      # the 33rd '(' is the 33rd character
      ("(" * 500 + "full" + ")" * 500, r"nests parentheses more than 32 deep \(at character 33\)"),
@@ -281,7 +281,8 @@ def test_a_pattern_missing_its_count_or_holding_a_stray_character_says_where():
             parse_layer_pattern(text)
         assert str(error.value) == (
             f"layer pattern {text!r}: repeat count {text[at - 1:].split('*')[0]!r} at character "
-            f"{at} is 0: give 1 or more, or leave the item out, e.g. (3*linear,full)*12")
+            f"{at} must be positive: give 1 or more, or leave the item out, e.g. "
+            "(3*linear,full)*12")
     # whitespace is ignored, as the grammar says: a space after '*' is no error
     assert parse_layer_pattern("full* 3") == ["full_attention"] * 3
 
@@ -777,11 +778,12 @@ def test_a_layer_patterns_leftover_and_its_size_say_what_to_write():
     with pytest.raises(ValueError) as caught:
         parse_layer_pattern("full*2049")  # 2,048 at most
     assert str(caught.value) == ("layer pattern 'full*2049' expands to more than 2,048 cache "
-                                 "layers: too large to be real; give 2,048 or fewer")
+                                 "layers, which is too large to be real: give 2,048 or less")
     with pytest.raises(ValueError) as caught:  # a count of 19 digits, not read as a number
         parse_layer_pattern("full*" + "9" * 19)
     assert str(caught.value) == (f"layer pattern 'full*{'9' * 19}' expands to more than 2,048 "
-                                 "cache layers: too large to be real; give 2,048 or fewer")
+                                 "cache layers, which is too large to be real: give 2,048 or "
+                                 "less")
 
 
 @pytest.mark.parametrize(("text", "key_value", "message"), [
