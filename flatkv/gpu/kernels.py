@@ -31,6 +31,7 @@ import torch
 
 from flatkv.gpu.pool import FlatPool, empty_bytes
 from flatkv.gpu_settings import TORCH_KERNEL, TRITON_KERNEL
+from flatkv.plan import check_int
 from flatkv.units import count_text
 
 # Element sizes tried for the copies, widest first: torch's indexing kernels copy one element at
@@ -112,8 +113,7 @@ def new_staging(pool: FlatPool, count: int, *, device: str | torch.device | None
     ``device`` defaults to the pool's; ``pin=True`` pins a host buffer (needs CUDA). An unpinned
     host buffer is advised onto transparent huge pages (``pool.advise_huge_pages``).
     """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ValueError(f"count must be a positive number of pages, got {count!r}")
+    check_int("count", count, minimum=1)  # pages: "count 0 must be positive: give 1 or more"
     dev = pool.device if device is None else torch.device(device)
     if pin and (dev.type != "cpu" or not torch.cuda.is_available()):
         raise ValueError("pin=True needs a host ('cpu') buffer on a machine with CUDA")

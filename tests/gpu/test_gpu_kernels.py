@@ -294,6 +294,17 @@ def test_bad_ids_are_refused(pool):
         triton_kernels.scatter(pool, [3, 3], staging)
 
 
+def test_a_staging_buffer_of_no_pages_is_refused_in_the_words_of_every_bound(pool):
+    # was "count must be a positive number of pages, got 0", worded apart from the rest
+    for count, message in ((0, "count 0 must be positive: give 1 or more"),
+                           (-2, "count -2 must be positive: give 1 or more"),
+                           (True, "count True (bool) must be a whole number: give 1 or more"),
+                           ("3", "count '3' (str) must be a whole number: give 1 or more")):
+        with pytest.raises(ValueError) as caught:
+            kernels.new_staging(pool, count)
+        assert str(caught.value) == message
+
+
 def test_many_pages_in_random_order_round_trip_bit_exactly(device, layout):
     # 8,000 pages (slot 0 spans 6.6 MiB: huge pages on the CPU), 1,000 ids in random order.
     with allocate_pool(small_plan(budget=10**8), device, max_blocks=8000, layout=layout) as pool:
