@@ -42,6 +42,7 @@ from flatkv.plan import (
     LAYER_LABELS,
     LINEAR_ATTENTION,
     SLIDING_ATTENTION,
+    bound_fix,
     occurrence_index,
 )
 from flatkv.profile import (
@@ -142,7 +143,10 @@ def check_link_size(spec: ModelSpec) -> None:
 def unpack_spec(text: str) -> str:
     """The spec JSON of ``pack_spec``; ValueError when the value is damaged or too big."""
     if len(text) > MAX_SPEC_URL:
-        raise ValueError(f"spec is {len(text):,} characters long: at most {MAX_SPEC_URL:,}")
+        # a link's bound, not "too large to be real": said as a link's req='5000' is
+        raise ValueError(f"spec is {len(text):,} characters long, which is more than "
+                         f"{MAX_SPEC_URL:,}: {bound_fix(len(text), 0, MAX_SPEC_URL)}, as the "
+                         "links this app writes do")
     damaged = ValueError("spec value is damaged: it is not a model packed by this app (a link "
                          "cut short?); copy the whole link again")
     # none given: the editor's "model JSON is empty: give the model's JSON" is no fix a

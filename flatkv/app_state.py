@@ -46,7 +46,7 @@ from flatkv.engine_options import (
     acting_engine_options,
 )
 from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
-from flatkv.plan import alignment_or_block_size, bound_refusal
+from flatkv.plan import alignment_or_block_size, bound_fix, bound_refusal
 from flatkv.profile import (
     MAX_CHUNK_SIZE,
     MAX_KERNEL_BLOCK_SIZE,
@@ -603,7 +603,9 @@ def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
     def parse(key: str, text: str) -> tuple[int, ...]:
         parts = text.split(",")
         if len(parts) > most:
-            raise ValueError(f"{key}={quoted(text)} holds {len(parts)} numbers, at most {most}")
+            # a bound of the field, not "too large to be real": said as _int's req='5000' is
+            raise ValueError(f"{key}={quoted(text)} holds {len(parts)} numbers, which is more "
+                             f"than {most}: {bound_fix(len(parts), 1, most)}")
         return tuple(one(key, part.strip()) for part in parts)
 
     return parse

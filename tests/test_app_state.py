@@ -385,7 +385,8 @@ def test_a_raw_model_carries_its_kv_dtype_and_split_while_its_kv_bytes_stand():
     query = encode_query(AppState(model=CUSTOM, raw=raw))
     assert (query["kv_dtype"], query["kv_split"]) == ("bfloat16", "1024,1024")
     assert decode_query(query)[0].raw == raw
-    for bad, why in (("1024,1024,0", "kv_split='1024,1024,0' holds 3 numbers, at most 2"),
+    for bad, why in (("1024,1024,0", "kv_split='1024,1024,0' holds 3 numbers, which is "
+                                      "more than 2: give 2 or less"),
                      ("1024,x", "kv_split='x' is not a whole number")):
         state, notices = decode_query({**query, "kv_split": bad})
         assert state.raw is None and why in notices[0]
@@ -895,6 +896,11 @@ def test_a_stale_model_or_a_broken_custom_model_falls_back_to_the_default_model(
     assert decode_query({"model": "spec", "spec": "eJw"})[1] == [
         "The model in the link is not valid (spec value is damaged: it is not a model packed by "
         f"this app (a link cut short?); copy the whole link again); {fallback}"]
+    # one longer than any link the app writes: its length, the bound and the fix, where it
+    # read "spec is 8,193 characters long: at most 8,192" with no fix
+    assert decode_query({"model": "spec", "spec": "A" * 8193})[1] == [
+        "The model in the link is not valid (spec is 8,193 characters long, which is more than "
+        f"8,192: give 8,192 or less, as the links this app writes do); {fallback}"]
 
 
 def test_a_hand_typed_preset_name_finds_its_preset_in_any_case_or_by_its_file():
