@@ -114,6 +114,37 @@ def color_of(kind: str) -> str:
     return COLORS.get(kind, COLORS["state"])
 
 
+# WCAG 2's least contrast ratio for text of a tile label's size (13 px, not "large text")
+MIN_CONTRAST = 4.5
+LIGHT_TEXT, DARK_TEXT = "#FFFFFF", "#000000"
+
+
+def relative_luminance(color: str) -> float:
+    """WCAG 2's relative luminance of a ``#RRGGBB`` colour: 0 for black, 1 for white (each
+    channel linearised from sRGB, then weighted 0.2126 R + 0.7152 G + 0.0722 B)."""
+    digits = color.removeprefix("#")
+    if len(digits) != 6:
+        raise ValueError(f"color={color!r}: a label's fill must be written #RRGGBB")
+    channels = [int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two colours, (lighter + 0.05) / (darker + 0.05): 1 to 21."""
+    lighter, darker = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def label_color(fill: str) -> str:
+    """The text colour for a label drawn on ``fill``: white where it reaches MIN_CONTRAST,
+    else black. White on every tile read poorly on the light ones (1.74:1 on DeepSeek-V3.2's
+    indexer keys, 2.55:1 on the conv state's orange). Black, not the page's #262730: where
+    white falls under 4.5:1 the fill's luminance is over 0.183, so black gives at least
+    4.67:1, where #262730 gave 3.63:1 on dead weight's brown (white 4.09:1)."""
+    return LIGHT_TEXT if contrast_ratio(LIGHT_TEXT, fill) >= MIN_CONTRAST else DARK_TEXT
+
+
 def _house_template() -> dict:
     """plotly_white, cut to what these charts draw: the page, the x and y axes, and bar, scatter
     and heatmap traces.
@@ -590,10 +621,9 @@ def bytes_icicle(nodes: Sequence[TreeNode], *, title: str = "",
         "%{customdata[2]} of the budget<extra></extra>",
         text=[text for text, _ in texts], texttemplate=[template for _, template in texts],
         textposition="inside", insidetextanchor="start", textangle=0,
-        # dark on the pale tiles (groups, reserved, unused), white on the colours
+        # each label black or white, whichever its tile's fill reads under (``label_color``)
         textfont={"size": ICICLE_TEXT_PX,
-                  "color": [("#262730" if n.kind in ("group", "unused", "reserved")
-                             else "white") for n, _ in drawn]},
+                  "color": [label_color(color_of(n.kind)) for n, _ in drawn]},
         name="bytes", showlegend=False,
     )
     headings = [{"text": text, "x": (lo + hi) / 2, "xref": "paper", "xanchor": "center",
@@ -1186,11 +1216,13 @@ def bandwidth_bars(series: Sequence[Series], *, title: str = "") -> go.Figure:
         traces.append(go.Bar(
             name=s.name, orientation="h", y=[i], x=[s.gbps[0]],
             marker={"color": color_of(s.kind), "line": {"color": "white", "width": 0.5},
-                    # faint stripes: the bar's white label must stay readable over them
+                    # faint stripes: the bar's label must stay readable over them
                     "pattern": {"shape": "/" if s.is_baseline else "",
                                 "fgcolor": "rgba(255, 255, 255, 0.4)", "solidity": 0.2}},
             # inside the bar from its start where it fits: clear of the baseline marks
             text=[f"{s.gbps[0]:,.2f} GB/s"], textposition="auto", insidetextanchor="start",
+            # black or white as the bar's fill reads (outside it, the page's text colour)
+            insidetextfont={"color": label_color(color_of(s.kind))},
             cliponaxis=False,
             customdata=[[f"{s.call_bytes[0]:,}", format_bytes(s.call_bytes[0])]],
             hovertemplate=f"{s.name}<br>%{{x:,.2f}} GB/s<br>%{{customdata[0]}} B "

@@ -162,6 +162,52 @@ def test_icicle_values_and_colours(analysis):
     assert fig.data[0].textfont.size == 13
 
 
+def test_label_colour_reads_on_its_fill_by_wcag_contrast():
+    # WCAG 2: sRGB channel c/255 linearised ((c + 0.055) / 1.055) ** 2.4 (c/12.92 under
+    # 0.04045), L = 0.2126 R + 0.7152 G + 0.0722 B, ratio (lighter + 0.05) / (darker + 0.05).
+    # #1f77b4: 31, 119, 180 -> 0.01370, 0.18447, 0.45641 -> L 0.16780; white 1.05 / 0.21780
+    # = 4.82:1, over 4.5, so white
+    assert charts.relative_luminance("#1f77b4") == pytest.approx(0.16780, abs=1e-5)
+    assert charts.contrast_ratio("#FFFFFF", "#1f77b4") == pytest.approx(4.821, abs=1e-3)
+    assert charts.label_color("#1f77b4") == "#FFFFFF"
+    # DeepSeek-V3.2's indexer keys, #9ECAE9: 158, 202, 233 -> 0.34191, 0.59062, 0.81485 ->
+    # L 0.55393; white 1.05 / 0.60393 = 1.74:1, so black: 0.60393 / 0.05 = 12.08:1
+    assert charts.relative_luminance("#9ECAE9") == pytest.approx(0.55393, abs=1e-5)
+    assert charts.contrast_ratio("#9ECAE9", "#FFFFFF") == pytest.approx(1.7386, abs=1e-4)
+    assert charts.label_color("#9ECAE9") == "#000000"
+    assert charts.contrast_ratio("#000000", "#9ECAE9") == pytest.approx(12.079, abs=1e-3)
+    assert (charts.relative_luminance("#FFFFFF"), charts.relative_luminance("#000000")) == (1, 0)
+    assert charts.contrast_ratio("#FFFFFF", "#000000") == 21
+    # white's ratio at the threshold's edge: 4.5:1 is L 1.05 / 4.5 - 0.05 = 0.18333; #777777's
+    # 119 -> 0.18447 (as #1f77b4's green), 4.48:1, black; #767676's 118 -> 0.18116, 4.54:1, white
+    assert charts.label_color("#777777") == "#000000"
+    assert charts.label_color("#767676") == "#FFFFFF"
+    # every fill the charts put text on: the label reads at 4.5:1 or better
+    for kind, fill in COLORS.items():
+        assert charts.contrast_ratio(charts.label_color(fill), fill) >= 4.5, kind
+    with pytest.raises(ValueError, match="color='blue'"):
+        charts.label_color("blue")
+
+
+def test_icicle_labels_of_deepseek_v32_read_on_their_tiles():
+    # the KV's blue #4C78A8 (white 4.61:1) keeps white labels; the indexer keys' light blue
+    # #9ECAE9 (white 1.74:1), the group's #DCE3EC and unused's #E2E2E2 take black
+    profile = preset_spec("DeepSeek-V3.2").profile()
+    nodes = app_data.bytes_tree(
+        analyze(profile.components(), block_size=64, alignment=16, budget_bytes=80 * 10**9),
+        indexer_bytes_per_slot=profile.indexer_bytes_per_slot, mla=profile.mla)
+    ic = charts.bytes_icicle(nodes).data[0]
+    text = {i: (fill, font) for i, fill, font in zip(ic.ids, ic.marker.color, ic.textfont.color,
+                                                     strict=True)}
+    assert text["full_attention"] == ("#DCE3EC", "#000000")
+    assert text["full_attention/kv"] == text["full_attention/kv/60"] == ("#4C78A8", "#FFFFFF")
+    assert text["full_attention/indexer keys"] == text["full_attention/indexer keys/0"] == (
+        "#9ECAE9", "#000000")
+    assert text["unused"] == ("#E2E2E2", "#000000")
+    assert sorted(set(text.values())) == [("#4C78A8", "#FFFFFF"), ("#9ECAE9", "#000000"),
+                                          ("#DCE3EC", "#000000"), ("#E2E2E2", "#000000")]
+
+
 def test_icicle_names_a_tile_too_thin_for_its_label():
     # Qwen3-Next in the default 76,968,728,985 B at P 544: 1,455 blocks of 36 conv rows of
     # 49,152 B, 2,574,581,760 B, 13.7 of the icicle's 410 px: under the 18 px a line of label
@@ -646,6 +692,11 @@ def test_bandwidth_bars_mark_each_bar_against_its_own_baseline():
     assert [t.marker.color for t in bars] == [COLORS["copy"], COLORS["gather"],
                                              COLORS["scatter"], COLORS["state_copy"],
                                              COLORS["state_copy"]]
+    # the label inside each bar as its fill reads: white on the copy's #3B3B3B (11.20:1) and
+    # the scatter's #8E5EA2 (4.91:1), black on the gather's #54A24B (white 3.16:1, black
+    # 6.65:1) and the state copy's #EE9A8F (white 2.18:1)
+    assert [t.insidetextfont.color for t in bars] == ["#FFFFFF", "#000000", "#FFFFFF",
+                                                     "#000000", "#000000"]
     assert bars[0].marker.pattern.shape == "/" and bars[1].marker.pattern.shape == ""
     assert bars[3].marker.pattern.shape == "/"
     # each baseline a tick across its own bar and the bars measured against it, no further
