@@ -349,7 +349,9 @@ class RawModel:
     attention layers (Llama 4), the KV dtype and the K / V split (SGLang's KV log lines), and
     the bytes a token of a sliding layer where they differ from a full layer's (Gemma 4), and
     the types of the kv-shared layers past the cache layers (SGLang keeps a pool layer each),
-    and the config's learnable_sink (SGLang keeps DeepSeek's sparse attention in bfloat16 then).
+    and the config's learnable_sink (SGLang keeps DeepSeek's sparse attention in bfloat16 then),
+    and the GDN (KDA) layers' key head dims (vLLM 0.34's prefill kernel, and so whether it keeps
+    a prefill checkpoint block).
     """
 
     layers: str
@@ -373,6 +375,7 @@ class RawModel:
     sliding_kv_tensor_bytes: tuple[int, ...] = ()
     ssm_dtype: str | None = None
     learnable_sink: bool = False
+    gdn_key_head_dims: frozenset[int] = frozenset()
 
     def profile(self, name: str = CUSTOM) -> CacheProfile:
         labels = tuple(parse_layer_pattern(self.layers))

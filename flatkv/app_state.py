@@ -45,7 +45,7 @@ from flatkv.engine_options import (
     STRATEGY_FIELDS,
     acting_engine_options,
 )
-from flatkv.models import MAX_CONV_KERNEL, MAX_TP, ModelSpec
+from flatkv.models import MAX_CONV_KERNEL, MAX_DIM, MAX_TP, ModelSpec
 from flatkv.plan import alignment_or_block_size, bound_fix, bound_refusal
 from flatkv.profile import (
     MAX_CHUNK_SIZE,
@@ -53,6 +53,7 @@ from flatkv.profile import (
     MAX_WINDOW,
     CacheProfile,
     architectures_problem,
+    is_unset,
     split_problem,
 )
 from flatkv.strategies import STRATEGIES, StrategyOptions, last_served_text
@@ -596,9 +597,11 @@ def _dtype(key: str, text: str) -> str:
         raise ValueError(f"{key}={quoted(text)}: {exc}") from None
 
 
-def _sizes(hi: int, most: int) -> Callable[[str, str], tuple[int, ...]]:
-    """Up to ``most`` whole numbers of 1..``hi``, comma-separated (``1024,1024``)."""
-    one = _int(1, hi)
+def _sizes(hi: int, most: int, typical: int | None = None
+           ) -> Callable[[str, str], tuple[int, ...]]:
+    """Up to ``most`` whole numbers of 1..``hi``, comma-separated (``1024,1024``); a
+    refusal's example is ``typical`` where given (``_int``'s)."""
+    one = _int(1, hi) if typical is None else _int(1, hi, typical)
 
     def parse(key: str, text: str) -> tuple[int, ...]:
         parts = text.split(",")
@@ -834,6 +837,10 @@ def _architectures(key: str, text: str) -> tuple[str, ...]:
     return names
 
 
+# the GDN (KDA) layers' key head dims: a model's share one, so a few are room enough; 128 is
+# the one vLLM's FlashInfer and FlashKDA prefill takes
+_head_dims = _sizes(MAX_DIM, most=4, typical=128)
+
 # URL key -> (RawModel field, parser, writer): the fields a raw model carries as they are
 # (profile.CARRIED_FIELDS), each written only when set.
 _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
@@ -859,6 +866,8 @@ _CARRIED_KEYS: dict[str, tuple[str, Callable[[str, str], object], Callable[[obje
                   lambda v: ",".join(map(str, v))),
     "ssm_dtype": ("ssm_dtype", _choice(lambda: list(STATE_DTYPES)), str),
     "sink": ("learnable_sink", _flag, lambda v: "1"),  # written only when true
+    "gdn_dims": ("gdn_key_head_dims", lambda key, text: frozenset(_head_dims(key, text)),
+                 lambda v: ",".join(map(str, sorted(v)))),
 }
 _MODEL_KEYS = ("model", "layers", "kv", "state", "spec", *_CARRIED_KEYS)
 # the older link's key for a Blackwell told (sg_bw=1), read as gpu_arch=blackwell; none writes it
@@ -878,7 +887,7 @@ def encode_query(state: AppState) -> dict[str, str]:
         if state.raw.state:
             out["state"] = app_model.format_state_text(state.raw.state)
         for key, (name, _parse, write) in _CARRIED_KEYS.items():
-            if (value := getattr(state.raw, name)) not in (None, ()) and value is not False:
+            if not is_unset(value := getattr(state.raw, name)):
                 out[key] = write(value)
     for key, (name, _parse, write) in _SETTINGS.items():
         value = getattr(state, name)

@@ -302,7 +302,8 @@ class CacheProfile:
         without it: 532-535), on flashmla_sparse (644-663), and refuses any other
         --kv-cache-dtype (527-531: ``sglang.dsa_dtype_refusal``).
     gdn_key_head_dims: the key head dims of the model's GDN layers (its KDA layers too, whose
-        state shapes are GDN's) when the profile comes from a model, else empty (not known):
+        state shapes are GDN's) when the profile comes from a model or raw bytes that carry
+        them (a link's ``gdn_dims``, the JSON's ``gdn_key_head_dims``), else empty (not known):
         vLLM 0.34 picks their prefill kernel, and so whether it keeps a prefill checkpoint
         block, by them (``vllm.checkpoint_blocks_kept``). Not in equality: it restates the
         model, as ``dsa_raw_fp8_bytes_per_slot`` does.
@@ -684,16 +685,23 @@ CARRIED_FIELDS = ("sliding_window", "kernel_block_size", "architectures", "ssm_e
                   "conv_rows", "indexer_bytes_per_slot", "attention_chunk_size", "kv_dtype",
                   "kv_tensor_bytes",
                   "conv_element_bytes", "sliding_kv_bytes_per_slot", "kv_shared_layer_types",
-                  "sliding_kv_tensor_bytes", "ssm_dtype", "learnable_sink")
+                  "sliding_kv_tensor_bytes", "ssm_dtype", "learnable_sink", "gdn_key_head_dims")
 
 
 # The fields only a model's profile has, which raw bytes (a link's custom model, an export) do
 # not carry: the TP its heads were split over and its profiles at fewer ranks (SGLang's
-# attention DP), an indexed MLA layer's raw fp8 bytes (SGLang's trtllm DSA layout), and its GDN
-# layers' key head dims (vLLM's prefill kernel: raw bytes' are not known, as ever), which bytes
-# alone cannot re-derive.
-MODEL_ONLY_FIELDS = ("tp", "attention_dp_profiles", "dsa_raw_fp8_bytes_per_slot",
-                     "gdn_key_head_dims")
+# attention DP) and an indexed MLA layer's raw fp8 bytes (SGLang's trtllm DSA layout), which
+# bytes alone cannot re-derive. (Its GDN layers' key head dims are carried: a Qwen3-Next
+# exported and loaded back keeps vLLM's prefill checkpoint block.)
+MODEL_ONLY_FIELDS = ("tp", "attention_dp_profiles", "dsa_raw_fp8_bytes_per_slot")
+
+
+def is_unset(value: object) -> bool:
+    """Whether a carried field's ``value`` says "not given" (None, False, an empty tuple or
+    set), which a link and a JSON leave out; False by identity: 0 == False, and a 0 is a
+    value to refuse, not one to drop."""
+    return value is None or value is False or (isinstance(value, (tuple, frozenset))
+                                               and not value)
 
 
 def profile_to_dict(profile: CacheProfile) -> dict:
@@ -708,8 +716,8 @@ def profile_to_dict(profile: CacheProfile) -> dict:
         "kv_bytes_per_slot": profile.kv_bytes_per_slot,
         "state_const_bytes": dict(profile.state_const_bytes),
         "sliding_window": profile.sliding_window,
-        **{f: list(v) if isinstance(v, tuple) else v for f, v in carried.items()
-           if v not in (None, ()) and v is not False},
+        **{f: sorted(v) if isinstance(v, frozenset) else list(v) if isinstance(v, tuple)
+           else v for f, v in carried.items() if not is_unset(v)},
     }
 
 

@@ -2680,3 +2680,29 @@ def test_compare_says_vllm_wont_start_deepseek_v3_2_told_block_32_or_48():
     assert layout_figures(at).loc["vLLM v1", "P (tokens)"] == 64
     assert any(c.value.startswith("block size 16 read as no --block-size told: vLLM then picks "
                                   "64") for c in at.code)
+
+
+def test_a_linked_raw_kda_model_keeps_its_key_head_dims_and_so_its_checkpoint_page():
+    # a Kimi-K3 shape as raw bytes in a link (Kimi-Linear's bytes under
+    # KimiK3ForConditionalGeneration) on the H100 in align: gdn_dims=128 says its KDA layers
+    # prefill on FlashKDA there, so vLLM 0.34 keeps a checkpoint block (1), as the model does;
+    # the link without it (every raw link before) reads the dims as not known: 0, no line
+    from dataclasses import replace
+
+    from flatkv.app_model import CUSTOM, RawModel, profile_for
+    from flatkv.app_state import AppState, encode_query
+
+    k3 = replace(profile_for("Kimi-Linear-48B-A3B", None, 1),
+                 architectures=("KimiK3ForConditionalGeneration",))
+    link = encode_query(AppState(model=CUSTOM, raw=RawModel.from_profile(k3),
+                                 mamba_cache_mode="align"))
+    assert link["gdn_dims"] == "128"
+    said = ("Mamba cache mode align counts 2 state pages a request in each state group here, "
+            "as vLLM 0.28 to 0.30 did. Since 0.31 vLLM keeps a prefill checkpoint page more "
+            "for this model's KDA layers on the H100 80GB, whose prefill runs on FlashKDA there "
+            "(3 a request): set \"Prefill checkpoint blocks\" to 1 to match a later log.")
+    for query, lines in ((link, [said]),
+                         ({k: v for k, v in link.items() if k != "gdn_dims"}, [])):
+        at = open_app("app_pages/compare.py", query)
+        assert_clean(at)
+        assert [shown(c) for c in at.caption if "checkpoint page" in shown(c)] == lines

@@ -35,7 +35,7 @@ from flatkv.models import ModelSpec, with_mtp_layer
 from flatkv.presets import list_presets, load_preset
 from flatkv.profile import CARRIED_FIELDS, MODEL_ONLY_FIELDS, CacheProfile, profile_to_dict
 from flatkv.strategies import STRATEGIES, StrategyOptions, run_strategy
-from flatkv.strategies.vllm import gdn_checkpoint_on
+from flatkv.strategies.vllm import checkpoint_blocks_kept, gdn_checkpoint_on
 from flatkv.strategies.vllm_releases import FLASHINFER_GDN_CAPABILITIES
 
 QWEN35 = RawModel("(3*linear,full)*12", 2048, (("conv", 49152), ("ssm", 2097152)))
@@ -501,6 +501,58 @@ def test_every_preset_survives_raw_bytes_the_link_and_the_export_whole(preset):
     state = AppState(model=CUSTOM, raw=raw)
     assert decode_query(encode_query(state))[0].profile() == replace(profile, name=CUSTOM)
     assert app_model.load_model_json(json.dumps(profile_to_dict(profile))) == profile
+    # the GDN layers' key head dims are outside equality (they restate the model): said apart
+    for back in (raw.profile(), decode_query(encode_query(state))[0].profile(),
+                 app_model.load_model_json(json.dumps(profile_to_dict(profile)))):
+        assert back.gdn_key_head_dims == profile.gdn_key_head_dims
+
+
+def k3_and_qwen_on_the_gpus_that_keep_their_checkpoint_block():
+    """A Kimi-K3 shape (Kimi-Linear's bytes under KimiK3ForConditionalGeneration: FlashKDA on
+    a Hopper, heads of 128 alone) and Qwen3-Next (FlashInfer's GDN prefill on a Blackwell,
+    heads of 128 alone), each with the compute capability at which vLLM 0.34 keeps their
+    prefill checkpoint block only where the key head dims are known to be 128."""
+    kimi = app_model.profile_for("Kimi-Linear-48B-A3B", None, 1)
+    return ((replace(kimi, architectures=("KimiK3ForConditionalGeneration",)), (9, 0)),
+            (app_model.profile_for("Qwen3-Next-80B-A3B", None, 1), (10, 0)))
+
+
+def test_a_raw_model_keeps_its_gdn_key_head_dims_through_the_link_and_the_export():
+    # raw bytes once read no dims back (not known): 0 checkpoint blocks at these GPUs where
+    # the models keep 1; now the link's gdn_dims and the JSON's gdn_key_head_dims carry them
+    for profile, capability in k3_and_qwen_on_the_gpus_that_keep_their_checkpoint_block():
+        assert profile.gdn_key_head_dims == {128}
+        assert checkpoint_blocks_kept(profile, capability) == 1
+        assert checkpoint_blocks_kept(replace(profile, gdn_key_head_dims=()), capability) == 0
+        query = encode_query(AppState(model=CUSTOM, raw=RawModel.from_profile(profile)))
+        exported = profile_to_dict(profile)
+        assert (query["gdn_dims"], exported["gdn_key_head_dims"]) == ("128", [128])
+        for back in (decode_query(query)[0].raw.profile(),
+                     app_model.load_model_json(json.dumps(exported))):
+            assert back.gdn_key_head_dims == {128}
+            assert checkpoint_blocks_kept(back, capability) == 1
+        # dims not known stay not known: no key, no field, as before
+        bare = RawModel.from_profile(replace(profile, gdn_key_head_dims=()))
+        assert "gdn_dims" not in encode_query(AppState(model=CUSTOM, raw=bare))
+        assert "gdn_key_head_dims" not in profile_to_dict(bare.profile())
+    for bad, why in (("0", "gdn_dims='0' must be positive: e.g. gdn_dims=128"),
+                     ("x", "gdn_dims='x' is not a whole number: give one from 1 to 1,048,576, "
+                           "e.g. gdn_dims=128"),
+                     ("1,2,3,4,5", "gdn_dims='1,2,3,4,5' holds 5 numbers, which is more than 4: "
+                                   "give 4 or less")):
+        state, notices = decode_query({**query, "gdn_dims": bad})
+        assert state.raw is None and notices == [
+            f"The custom model in the link is not valid ({why}); using the default model "
+            "(Qwen3-Next-80B-A3B)."]
+    for bad, why in (([0], "gdn_key_head_dims 0 must be positive: give 1 or more; a GDN "
+                           "layer's key head dim"),
+                     (["128"], "gdn_key_head_dims '128' (str) must be a whole number: give 1 "
+                               "or more; a GDN layer's key head dim"),
+                     (128, "gdn_key_head_dims is 128: give a set of head dims, e.g. {128}, or "
+                           "an empty one where not known")):
+        with pytest.raises(ValueError) as caught:
+            app_model.load_model_json(json.dumps({**exported, "gdn_key_head_dims": bad}))
+        assert str(caught.value) == why
 
 
 def test_raw_models_carry_every_cache_profile_field():

@@ -3743,3 +3743,43 @@ def test_a_flag_taking_no_value_given_dashes_is_told_it_takes_none(capsys):
     # a misspelt command is said as such, not its flag's '--'
     assert refused(["bogus", "--x=--"], capsys).startswith(
         "python -m flatkv: error: 'bogus' is not a command: give one of ")
+
+
+def test_a_raw_export_keeps_its_gdn_key_head_dims_so_compare_tells_its_checkpoint_page(
+        tmp_path, capsys):
+    # a Kimi-K3 shape (Kimi-Linear's bytes under KimiK3ForConditionalGeneration) on an H100
+    # and Qwen3-Next on a B200, exported as raw bytes (the Model page's JSON): vLLM 0.34 keeps
+    # a prefill checkpoint block for them there (FlashKDA, FlashInfer: key heads of 128), and
+    # the export's gdn_key_head_dims [128] says so to compare in align, as the model does;
+    # the same export without the field (dims not known, as every raw export read before)
+    # keeps 0 blocks there and says nothing
+    from dataclasses import replace
+
+    from flatkv.app_model import profile_for
+    from flatkv.profile import profile_to_dict
+
+    k3 = replace(profile_for("Kimi-Linear-48B-A3B", None, 1),
+                 architectures=("KimiK3ForConditionalGeneration",))
+    qwen = profile_for("Qwen3-Next-80B-A3B", None, 1)
+    for profile, gpu, since, kind, kernel in (
+            (k3, "H100 80GB", "0.31", "KDA", "FlashKDA"),
+            (qwen, "B200 192GB", "0.33", "GDN", "FlashInfer")):
+        said = (f"Since {since} vLLM keeps a prefill checkpoint page more for this model's "
+                f"{kind} layers on the {gpu}, whose prefill runs on {kernel} there (3 a "
+                "request): give --prefill-checkpoint-blocks 1 to match a later log.")
+        data = profile_to_dict(profile)
+        assert data["gdn_key_head_dims"] == [128]
+        bare = {k: v for k, v in data.items() if k != "gdn_key_head_dims"}
+        errs = []
+        for name, body in (("dims.json", data), ("bare.json", bare)):
+            (tmp_path / name).write_text(json.dumps(body))
+            code, _out, err = run(["compare", "--model-file", str(tmp_path / name),
+                                   "--gpu-memory", gpu, "--mamba-cache-mode", "align",
+                                   "--json"], capsys)
+            assert code == 0
+            errs.append(said in err)
+        assert errs == [True, False], gpu
+    (tmp_path / "bad.json").write_text(json.dumps({**data, "gdn_key_head_dims": [0]}))
+    assert refused(["compare", "--model-file", str(tmp_path / "bad.json"), "--budget", "1GiB"],
+                   capsys).strip() == ("python -m flatkv: error: gdn_key_head_dims 0 must be "
+                                       "positive: give 1 or more; a GDN layer's key head dim")
