@@ -16,7 +16,7 @@ from app_pages._session import (
     ERRORS_KEY,
     REJECTED_SLOT,
     bind,
-    error_text,
+    link_notice,
     pop_notices,
     start_run,
     state,
@@ -427,7 +427,7 @@ def frame(page: str, *, page_shows_budget: bool = True) -> None:
     start_run(page)
     st.html(METRIC_GRID_CSS)  # a style alone takes no room on the page
     for notice in pop_notices():
-        st.warning(error_text(notice), icon=":material/link_off:")
+        link_notice(notice)
     st.session_state[REJECTED_SLOT] = st.empty()  # end_run fills it: which widgets are drawn
     sidebar(page_shows_budget)
 

@@ -295,6 +295,13 @@ class PageDone(Exception):
     the run, which ``st.stop()`` would skip."""
 
 
+def link_notice(notice: str) -> None:
+    """A link's value the view does not use, said as a warning: the page shows its figures with
+    a default in its place (``frame``'s, from ``decode_query``; a page's, for what only the page
+    can check, as Layout's bytes chart view)."""
+    st.warning(error_text(notice), icon=":material/link_off:")
+
+
 def error_text(message: str) -> str:
     """A library message as a page's st.error or st.warning shows it: a sentence where it opens
     with prose (``error_sentence``: "mamba chunk is empty" -> "Mamba chunk is empty"; a flag,

@@ -13,7 +13,7 @@ from app_pages._figures import (
     speculative_note,
 )
 from app_pages._frame import CACHE_BUDGET, NOT_APPLICABLE, chart, metric_row, table
-from app_pages._session import ERRORS_KEY, bind, state, update, user_errors
+from app_pages._session import ERRORS_KEY, bind, link_notice, state, update, user_errors
 from app_pages._widgets import (
     COMPARE_BUTTON,
     context_note,
@@ -28,7 +28,14 @@ from flatkv.analysis import PLANNER_STRATEGY, plan_json
 from flatkv.app_state import DEFAULT_REQUESTS, MAX_REQUESTS
 from flatkv.profile import group_name
 from flatkv.strategies import StrategyResult, last_served_text
-from flatkv.units import count_text, format_bytes, percent_text, sentence_case, tokens_text
+from flatkv.units import (
+    count_text,
+    format_bytes,
+    percent_text,
+    quoted,
+    sentence_case,
+    tokens_text,
+)
 
 
 def headline(analysis, ours: StrategyResult, engines: list[StrategyResult]) -> None:
@@ -188,10 +195,8 @@ def vllm_blocks(analysis, vllm: StrategyResult) -> None:
         key="layout.vllm", file_name="vllm_blocks.html")
 
 
-# The bytes chart's view (a focus id of charts.icicle_focus_options), a plain session key:
-# this session's, not the link's, kept off the page and back; a click on the chart or a pick
-# in the select beside it sets it
-TREE_FOCUS_KEY = "layout.tree.focus"
+# The bytes chart's view is AppState.bytes_focus (link key focus, a focus id of
+# charts.icicle_focus_options): a click on the chart or a pick in the select beside it sets it;
 # the chart's key in the whole view; a focused view's adds its focus, and its select's adds
 # ".show": each view draws widgets of its own. A double-click's second click, sent before its
 # first click's run had drawn the new view, carried the select's old value (the whole budget)
@@ -203,6 +208,15 @@ TREE_KEY = "layout.tree"
 # attention, MLA latent)", DeepSeek-V3's), where the main column's width (900 px at 1440 px)
 # stretched a short name across the page
 TREE_FOCUS_PX = 440
+
+
+def focus_notice(focus: str, views: dict[str, str]) -> str:
+    """A link's bytes chart view (``focus``) that names no part of this model's budget, in
+    the form of a link's other notices: the parts it could name, and the view it opens."""
+    parts = [v for v in views if v != charts.ICICLE_ROOT]
+    return (f"focus={quoted(focus, 40)} is not a group or component of this model's budget: "
+            f"give one of {', '.join(parts)}; using the default (the whole budget, "
+            f"focus={charts.ICICLE_ROOT}).")
 
 
 def where_bytes_go(analysis) -> None:
@@ -224,20 +238,21 @@ def where_bytes_go(analysis) -> None:
                                 or 0, mla=profile.mla)
     views = charts.icicle_focus_options(nodes)
     ss = st.session_state
-    focus = ss.get(TREE_FOCUS_KEY)
-    if focus not in views:  # first drawn, or a part the model no longer has
-        focus = ss[TREE_FOCUS_KEY] = charts.ICICLE_ROOT
+    focus = state().bytes_focus
+    if focus not in views:  # a link's part this model lacks (another model's drops it)
+        link_notice(focus_notice(focus, views))
+        focus = update(bytes_focus=charts.ICICLE_ROOT).bytes_focus
     key = TREE_KEY if focus == charts.ICICLE_ROOT else f"{TREE_KEY}:{focus}"
 
     def picked() -> None:  # the view picked, from this one
         if ss[f"{key}.show"] != focus:  # not the view it showed, resent by a stale select
-            ss[TREE_FOCUS_KEY] = ss[f"{key}.show"]
+            update(bytes_focus=ss[f"{key}.show"])
 
     def clicked() -> None:  # the tile a click selected opens its view, from this one
         points = ss[key].selection.points
         if points:
-            ss[TREE_FOCUS_KEY] = charts.icicle_focus_after_click(
-                nodes, focus, charts.icicle_clicked_tile(points[0]))
+            update(bytes_focus=charts.icicle_focus_after_click(
+                nodes, focus, charts.icicle_clicked_tile(points[0])))
 
     st.selectbox("Show", options=list(views), index=list(views).index(focus),
                  format_func=views.get, key=f"{key}.show", on_change=picked,

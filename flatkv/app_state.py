@@ -158,6 +158,11 @@ class AppState:
     # Layout's page-id map charges state prefix-caching snapshots (SPEC 3.5), not the mamba
     # cache mode's state pages (the engine's log's count, the concurrency at the top)
     map_snapshots: bool = False
+    # Layout's bytes chart's view: a focus id of charts.icicle_focus_options (a group, or a
+    # group/component as app_data.bytes_tree names them); "budget" (charts.ICICLE_ROOT): the
+    # whole budget. In the link, so a link shared in a review opens on the part it shows; the
+    # page checks it against the model's parts (a link can name any)
+    bytes_focus: str = "budget"
     # Engine options (StrategyOptions; the Compare and Budget pages). Ratios are floats read as
     # their shortest decimal (0.9 is 9/10 exactly), as StrategyOptions reads them.
     kernel_block_size: int | None = ENGINE_DEFAULTS.kernel_block_size  # None: the model's
@@ -410,7 +415,13 @@ class AppState:
     def after(self, old: AppState) -> AppState:
         """This view, come from ``old``: a chunk set for a model stays with models of the same
         own chunk; a model whose config says another starts at its own (a chunk is a property
-        of the model's state kernel, not of the engine, unlike the kernel block size)."""
+        of the model's state kernel, not of the engine, unlike the kernel block size). Another
+        model drops the bytes chart's focus (``bytes_focus``): the parts are the model's."""
+        if self.bytes_focus != DEFAULT.bytes_focus and self.bytes_focus == old.bytes_focus and (
+                self.model, self.raw, self.spec) != (old.model, old.raw, old.spec):
+            # another model's parts: its bytes chart opens on its whole budget, not on a notice
+            # that the part is gone (Layout's, for a link's part the model lacks)
+            return replace(self, bytes_focus=DEFAULT.bytes_focus).after(old)
         if self.mamba_chunk_size is None or old.mamba_chunk_size != self.mamba_chunk_size:
             return self  # nothing set, or set just now
         try:
@@ -734,11 +745,26 @@ def _counts(maximum: int) -> Callable[[str, str], tuple[int, ...]]:
     return parse
 
 
+def _focus(key: str, text: str) -> str:
+    """A link's bytes chart view (``focus=linear_attention/ssm``), read as a name only: which
+    parts there are is the model's, which Layout checks: here only a name's form (at most
+    ``MAX_FOCUS_CHARS``, no control character nor blank at either end: DeepSeek-V3.2's
+    ``full_attention/indexer keys`` has one inside), so junk is refused as any key's."""
+    if not text or len(text) > MAX_FOCUS_CHARS or not text.isprintable() or text != text.strip():
+        raise ValueError(f"{key}={quoted(text, 40)} is not a part's name: give a group or a "
+                         f"group/component, as Layout's bytes chart names them, e.g. "
+                         f"{key}=linear_attention/ssm")
+    return text
+
+
+MAX_FOCUS_CHARS = 100  # a focus id's longest: a group's id, "/" and a component's name
+
 # Defaults that are no figure a link writes, in words (a bad link's notice names them).
 _NONE_DEFAULTS = {"context": f"the model's max_model_len, else {DEFAULT_CONTEXT:,}",
                   "requests": f"{DEFAULT_REQUESTS} live requests, or as many as fit",
                   "hold_requests": "one request more than fit",
-                  "gpu_arch": "no architecture said, the figures as on a Hopper"}
+                  "gpu_arch": "no architecture said, the figures as on a Hopper",
+                  "bytes_focus": "the whole budget, focus=budget"}
 
 # URL key -> (AppState field, parser, writer). The model keys are handled apart.
 _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object], str]]] = {
@@ -767,6 +793,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str, str], object], Callable[[object],
     "hold": ("hold_requests", _int(1, MAX_REQUESTS), str),
     "uniform": ("uniform_rows", _flag, lambda v: "1" if v else "0"),
     "snap": ("map_snapshots", _flag, lambda v: "1" if v else "0"),
+    "focus": ("bytes_focus", _focus, str),
     "kernel": ("kernel_block_size", _auto(_int(1, MAX_BLOCK_SIZE, ENGINE_DEFAULTS.block_size)),
                _write_auto(str)),
     "mamba": ("mamba_cache_mode", _choice(lambda: list(MAMBA_CACHE_MODES)), str),

@@ -845,6 +845,50 @@ def test_layouts_bytes_chart_shows_one_group_or_component_alone():
     assert "full_attention/kv" in bytes_tiles(at)
 
 
+def test_a_link_opens_the_bytes_chart_on_its_focus_and_says_a_part_the_model_lacks():
+    """The chart's view travels in the link (``focus``, a focus id, written only off the whole
+    budget): a link shared in a review opened on the whole budget. Qwen3-Next's ssm state at
+    the default budget, by hand: 36 layers x 1,048,576 B x 1,455 blocks = 54,924,410,880 B."""
+    at = open_app("app_pages/layout.py", {"focus": "linear_attention/ssm"})
+    assert_clean(at)
+    assert not at.warning
+    assert show_select(at).value == "linear_attention/ssm"
+    tiles = bytes_tiles(at)
+    assert 36 * 1_048_576 * 1_455 == 54_924_410_880
+    assert len(tiles) == 1 + 36 and tiles["linear_attention/ssm"][1] == 54_924_410_880
+    assert bytes_view(at)["layout"]["yaxis"]["range"] == [54_924_410_880, 0]
+    assert at.query_params["focus"] == "linear_attention/ssm"
+    # a pick writes it, the whole budget removes it
+    show_select(at).set_value("linear_attention").run()
+    assert at.query_params["focus"] == "linear_attention"
+    show_select(at).set_value("budget").run()
+    assert "focus" not in at.query_params and len(bytes_tiles(at)) == 2 + 3 + 84 + 1
+    # a part the model lacks (Llama's KV, on Qwen3-Next): the whole budget, and a notice
+    lacking = open_app("app_pages/layout.py", {"focus": "full_attention/ssm"})
+    assert_clean(lacking)
+    assert [unescaped(w.value) for w in lacking.warning] == [
+        "focus='full_attention/ssm' is not a group or component of this model's budget: give "
+        "one of linear_attention, linear_attention/conv, linear_attention/ssm, full_attention,"
+        " full_attention/kv; using the default (the whole budget, focus=budget)."]
+    assert show_select(lacking).value == "budget" and "focus" not in lacking.query_params
+    assert len(bytes_tiles(lacking)) == 2 + 3 + 84 + 1
+    # junk is refused as any key's, by the link's notices (on the page it opens)
+    junk = open_app(query={"focus": " "})
+    assert [unescaped(w.value) for w in junk.warning] == [
+        "focus=' ' is not a part's name: give a group or a group/component, as Layout's bytes "
+        "chart names them, e.g. focus=linear_attention/ssm; using the default (the whole "
+        "budget, focus=budget)."]
+    # another model drops the focus silently: its parts are its own
+    at.query_params.clear()
+    show_select(at).set_value("linear_attention/ssm").run()
+    at.switch_page("app_pages/model.py").run()
+    at.selectbox(key="w.model").set_value("Llama-3.1-8B").run()
+    assert "focus" not in at.query_params
+    at.switch_page("app_pages/layout.py").run()
+    assert_clean(at)
+    assert not at.warning and show_select(at).value == "budget"
+
+
 def test_layout_says_where_dead_weight_is_more_than_the_gap():
     # Llama-4-Scout at its own 10,485,760 tokens: SGLang holds 1.18x ours, and our dead weight,
     # 57,665,126,400 B (53.70 GiB, 74.92% of the budget), is near five times the gap: SGLang

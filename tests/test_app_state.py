@@ -177,7 +177,7 @@ def test_every_setting_of_the_view_has_a_link_key_and_round_trips():
         "gpu_memory": 96 * 10**9, "kv_memory": 30 * 2**30, "kv_blocks": 6_701, "mem_fraction": 0.85,
         "gpu_arch": "ampere",
         "weights": 16 * 10**9, "tp": 2, "context": 8192, "requests": 3, "hold_requests": 12,
-        "uniform_rows": True, "map_snapshots": True,
+        "uniform_rows": True, "map_snapshots": True, "bytes_focus": "linear_attention/ssm",
         "kernel_block_size": 64, "mamba_cache_mode": "all", "mamba_chunk_size": 128,
         "speculative_tokens": 2, "prefill_checkpoint_blocks": 1,
         "mamba_full_memory_ratio": 0.5, "swa_full_tokens_ratio": 0.25,
