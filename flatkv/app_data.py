@@ -43,6 +43,7 @@ from flatkv.strategy_notes import STRATEGY_TITLES, title_of, why_not_text
 from flatkv.units import (
     MAX_BYTES,
     MAX_TOKENS,
+    and_text,
     concurrency_text,
     concurrency_value,
     count_text,
@@ -1076,24 +1077,21 @@ def block_size_gaps_text(curves: Curves) -> str:
     TP 2 fails, 1 to 8 on the backend's pages and 16 to 4,096 on the request, and one run of
     1 to 4,096 gave the request's reason alone, as if the backend took 1 to 8. Empty where
     every size has its figures."""
-    runs: list[list[int]] = []
-    last = None
-    for i, (size, p) in enumerate(zip(curves.block_sizes, curves.by_block_size, strict=True)):
-        if p.why_not:
-            if runs and last is not None and last[0] == i - 1 and last[1] == _why_kind(
-                    p.why_not):
-                runs[-1].append(size)
+    runs: list[list[tuple[int, str]]] = []  # (size, why not) of neighbours refused alike
+    kind = None  # the refusal's kind at the size before (None: it has its figures)
+    for size, p in zip(curves.block_sizes, curves.by_block_size, strict=True):
+        before, kind = kind, _why_kind(p.why_not) if p.why_not else None
+        if kind is not None:
+            if kind == before:
+                runs[-1].append((size, p.why_not))
             else:
-                runs.append([size])
-            last = (i, _why_kind(p.why_not))
+                runs.append([(size, p.why_not)])
     if not runs:
         return ""
     many = len(runs) > 1 or len(runs[0]) > 1
-    whys = [curves.by_block_size[curves.block_sizes.index(run[-1])].why_not.rstrip(".")
-            for run in runs]
-    why = " ".join(f"At {run[-1]:,}: {text}." for run, text in zip(runs, whys, strict=True))
-    sizes = [_sizes_text(run) for run in runs]  # "1 to 8, 16 to 2,048 and 4,096"
-    sizes_said = ", ".join(sizes[:-1]) + " and " + sizes[-1] if len(sizes) > 1 else sizes[0]
+    why = " ".join(f"At {run[-1][0]:,}: {run[-1][1].rstrip('.')}." for run in runs)
+    # "1 to 8, 16 to 2,048 and 4,096"
+    sizes_said = and_text([_sizes_text([size for size, _ in run]) for run in runs])
     return f"No figure at block size{'s' if many else ''} {sizes_said} (the table's —). {why}"
 
 

@@ -92,6 +92,7 @@ from flatkv.strategies.vllm_releases import (
     release_before,
 )
 from flatkv.units import (
+    and_text,
     concurrency_text,
     concurrency_value,
     count_text,
@@ -435,7 +436,7 @@ def pick_another_text(result: StrategyResult, results: Sequence[StrategyResult],
     others = [title_of(r) for r in results if r.applies and r.strategy != result.strategy]
     if not others:
         return f"{line}."
-    names = others[0] if len(others) == 1 else f"{', '.join(others[:-1])} and {others[-1]}"
+    names = and_text(others)
     return (f"{line}. Pick another layout under \"{control}\": {names} "
             f"{'has' if len(others) == 1 else 'have'} figures for this model here.")
 
@@ -1448,7 +1449,7 @@ def defaults_text(recent: Mapping[str, object], button_where: str = "Engine opti
             "prefill_checkpoint_blocks": lambda v: count_text(v, "prefill checkpoint block"),
             "vllm_async_scheduling": lambda v: "async scheduling"}
     parts = [said[k](v) for k, v in recent.items()]
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    listed = and_text(parts)
     # "vLLM 0.34's own defaults set ..., at which its figures ...": the words read "a vLLM
     # 0.34 run with its own sets block size 64", a noun missing, at the top of every page
     figures = (f", and {refused}" if refused else
@@ -1532,7 +1533,7 @@ def recent_vllm_help(changes: dict[str, object], profile: CacheProfile,
             "vllm_async_scheduling": "async scheduling (two batches in flight in the window "
                                      "pages, vLLM 0.26 and later)"}
     parts = [said[k] for k in changes]
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    listed = and_text(parts)
     moves = (" The block size is the sidebar's: FlatKV's layouts and the others page by it "
              "too." if "block_size" in changes else "")
     return ("Sets " + listed + ", to match a log of vLLM 0.34 run with its defaults; the "

@@ -753,6 +753,12 @@ def plain_number(value: float | Fraction) -> str:
     return f"{float(value):.6f}".rstrip("0").rstrip(".")
 
 
+def and_text(parts: Sequence[str], last: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``: parts as a sentence lists them (``last``: the word
+    before the last part, e.g. "or")."""
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} {last} {parts[-1]}"
+
+
 def count_text(count: int, noun: str) -> str:
     """``1 layer``, ``36 layers``: a count and its noun, singular for one."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"

@@ -814,3 +814,14 @@ def test_a_token_entry_that_is_no_count_is_refused_as_a_bound_is(text, key_value
     with pytest.raises(ValueError) as caught:
         parse_tokens(text, "ctx" if key_value else "--context", key_value=key_value)
     assert str(caught.value) == message
+
+
+def test_and_text_lists_parts_as_a_sentence_does():
+    # the one helper behind "block size 64, mamba cache mode align and 1 prefill checkpoint
+    # block" and Budget's "No figure at block sizes 1 to 8, 16 to 2,048 and 4,096"
+    from flatkv.units import and_text
+
+    assert and_text(["64"]) == "64"
+    assert and_text(["1 to 8", "4,096"]) == "1 to 8 and 4,096"
+    assert and_text(["1 to 8", "16 to 2,048", "4,096"]) == "1 to 8, 16 to 2,048 and 4,096"
+    assert and_text(["ampere", "ada", "hopper"], "or") == "ampere, ada or hopper"
